@@ -1,0 +1,932 @@
+//! The typed builder: the only way most code makes a [`KernelIr`].
+//!
+//! Registers are `Reg<T>` handles whose marker type `T` (`U32`, `F32`, ...) makes rustc reject
+//! an ill-typed instruction. Sources are [`Val<T>`]: a register or an immediate. When every
+//! source of a pure operation is an immediate, the builder computes the result on the host
+//! ([`crate::eval`], bit-exact with PTX) and emits nothing; otherwise immediates are folded
+//! into the instruction's operands (`mul.lo.u32 %r2, %r1, 4`), never moved into a register first.
+
+use std::marker::PhantomData;
+
+use crate::eval;
+use crate::ir::{
+    AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, KernelIr,
+    Label, Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp,
+    VReg,
+};
+use crate::types::{
+    AtomAddTy, Bits32, Bits32Or64, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy,
+    Ty, WideningTy, U32, U64,
+};
+
+/// A typed virtual register.
+pub struct Reg<T: Ty> {
+    raw: VReg,
+    _ty: PhantomData<T>,
+}
+
+impl<T: Ty> Clone for Reg<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Ty> Copy for Reg<T> {}
+impl<T: Ty> std::fmt::Debug for Reg<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "%{}{}", T::PTX.reg_prefix(), self.raw.index)
+    }
+}
+impl<T: Ty> PartialEq for Reg<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+
+impl<T: Ty> Reg<T> {
+    /// The untyped register.
+    pub fn raw(self) -> VReg {
+        self.raw
+    }
+}
+
+/// A source value: a register, or an immediate known while the kernel is built.
+pub enum Val<T: Ty> {
+    /// Held in a register.
+    Reg(Reg<T>),
+    /// A constant.
+    Imm(T::Host),
+}
+
+impl<T: Ty> Clone for Val<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Ty> Copy for Val<T> {}
+impl<T: Ty> std::fmt::Debug for Val<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Reg(r) => r.fmt(f),
+            Val::Imm(v) => v.fmt(f),
+        }
+    }
+}
+
+impl<T: Ty> Val<T> {
+    /// The constant, if this value is one.
+    pub fn as_imm(self) -> Option<T::Host> {
+        match self {
+            Val::Imm(v) => Some(v),
+            Val::Reg(_) => None,
+        }
+    }
+
+    /// The untyped operand.
+    pub fn operand(self) -> Operand {
+        match self {
+            Val::Reg(r) => Operand::Reg(r.raw),
+            Val::Imm(v) => Operand::Imm(Imm::new(T::PTX, T::host_to_bits(v))),
+        }
+    }
+
+    fn imm_raw(self) -> Option<Imm> {
+        self.as_imm().map(|v| Imm::new(T::PTX, T::host_to_bits(v)))
+    }
+
+    fn from_imm(i: Imm) -> Val<T> {
+        Val::Imm(T::host_from_bits(i.bits))
+    }
+}
+
+impl<T: Ty> From<Reg<T>> for Val<T> {
+    fn from(r: Reg<T>) -> Val<T> {
+        Val::Reg(r)
+    }
+}
+
+macro_rules! imm_from {
+    ($($marker:ident => $host:ty),*) => {$(
+        impl From<$host> for Val<crate::types::$marker> {
+            fn from(v: $host) -> Self {
+                Val::Imm(v)
+            }
+        }
+    )*};
+}
+imm_from!(Pred => bool, U16 => u16, S16 => i16, U32 => u32, S32 => i32, U64 => u64, S64 => i64, F32 => f32, F64 => f64);
+
+/// A declared kernel parameter of type `T`.
+pub struct ParamRef<T: Ty> {
+    index: u32,
+    _ty: PhantomData<T>,
+}
+
+impl<T: Ty> Clone for ParamRef<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Ty> Copy for ParamRef<T> {}
+
+impl<T: Ty> ParamRef<T> {
+    /// Position among the kernel's parameters.
+    pub fn index(self) -> u32 {
+        self.index
+    }
+}
+
+/// Builds one kernel. Create with [`KernelBuilder::new`], add parameters and instructions,
+/// then [`KernelBuilder::finish`].
+#[derive(Clone, Debug)]
+pub struct KernelBuilder {
+    ir: KernelIr,
+}
+
+impl KernelBuilder {
+    /// Starts a kernel named `name` (a PTX identifier; the verifier checks it).
+    pub fn new(name: impl Into<String>) -> KernelBuilder {
+        KernelBuilder {
+            ir: KernelIr {
+                name: name.into(),
+                params: Vec::new(),
+                shared: Vec::new(),
+                body: Vec::with_capacity(64),
+                reg_counts: [0; 14],
+                label_count: 0,
+            },
+        }
+    }
+
+    /// The instructions so far.
+    pub fn body(&self) -> &[Instr] {
+        &self.ir.body
+    }
+
+    /// Ends the kernel: appends `ret` unless the body already ends in `ret` or an
+    /// unconditional branch, and returns the IR (not yet verified).
+    pub fn finish(mut self) -> KernelIr {
+        let terminated = matches!(
+            self.ir.body.last(),
+            Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. })
+        );
+        if !terminated {
+            self.ir.body.push(Instr::Ret);
+        }
+        self.ir
+    }
+
+    /// Appends a raw instruction. Typed methods are preferred; the verifier checks raw ones.
+    pub fn push(&mut self, instr: Instr) {
+        self.ir.body.push(instr);
+    }
+
+    // ----- registers, parameters, special registers -------------------------------------
+
+    /// A fresh register of type `T`.
+    pub fn reg<T: Ty>(&mut self) -> Reg<T> {
+        Reg {
+            raw: self.raw_reg(T::PTX),
+            _ty: PhantomData,
+        }
+    }
+
+    /// A fresh untyped register of type `ty`.
+    pub fn raw_reg(&mut self, ty: PtxType) -> VReg {
+        let slot = &mut self.ir.reg_counts[crate::ir::type_slot(ty)];
+        let index = *slot;
+        *slot += 1;
+        VReg { ty, index }
+    }
+
+    /// Declares a scalar parameter of type `T`.
+    pub fn param<T: Ty>(&mut self, name: impl Into<String>) -> ParamRef<T> {
+        self.declare_param(name.into(), T::PTX, false)
+    }
+
+    /// Declares a pointer parameter (a `.u64` holding a global-memory address).
+    pub fn pointer_param(&mut self, name: impl Into<String>) -> ParamRef<U64> {
+        self.declare_param(name.into(), PtxType::U64, true)
+    }
+
+    fn declare_param<T: Ty>(&mut self, name: String, ty: PtxType, is_pointer: bool) -> ParamRef<T> {
+        let index = self.ir.params.len() as u32;
+        self.ir.params.push(Param {
+            name,
+            ty,
+            is_pointer,
+        });
+        ParamRef {
+            index,
+            _ty: PhantomData,
+        }
+    }
+
+    /// `ld.param`: reads a parameter into a register.
+    pub fn load_param<T: Ty>(&mut self, param: ParamRef<T>) -> Reg<T> {
+        let dst = self.reg::<T>();
+        self.push(Instr::LdParam {
+            ty: T::PTX,
+            dst: dst.raw,
+            param: param.index,
+        });
+        dst
+    }
+
+    /// Declares a pointer parameter and returns its global-space address
+    /// (`ld.param.u64` then `cvta.to.global.u64`).
+    pub fn global_pointer(&mut self, name: impl Into<String>) -> Reg<U64> {
+        let p = self.pointer_param(name);
+        self.load_global_pointer(p)
+    }
+
+    /// Reads a declared pointer parameter as a global-space address.
+    pub fn load_global_pointer(&mut self, param: ParamRef<U64>) -> Reg<U64> {
+        let generic = self.load_param(param);
+        let dst = self.reg::<U64>();
+        self.push(Instr::CvtaGlobal {
+            dst: dst.raw,
+            src: generic.raw,
+        });
+        dst
+    }
+
+    /// Reads a special register (`%tid.x`, `%ctaid.y`, `%laneid`, ...).
+    pub fn special(&mut self, reg: SpecialReg) -> Reg<U32> {
+        let dst = self.reg::<U32>();
+        self.push(Instr::Special { dst: dst.raw, reg });
+        dst
+    }
+
+    /// `mov`: a new register holding `src`.
+    pub fn mov<T: Ty>(&mut self, src: impl Into<Val<T>>) -> Reg<T> {
+        let dst = self.reg::<T>();
+        self.assign(dst, src);
+        dst
+    }
+
+    /// `mov` into an existing register (mutable variables, loop counters).
+    pub fn assign<T: Ty>(&mut self, dst: Reg<T>, src: impl Into<Val<T>>) {
+        let src = src.into();
+        self.push(Instr::Mov {
+            ty: T::PTX,
+            dst: dst.raw,
+            src: src.operand(),
+        });
+    }
+
+    /// `src` in a register: the register itself, or a `mov` of the immediate.
+    pub fn to_reg<T: Ty>(&mut self, src: impl Into<Val<T>>) -> Reg<T> {
+        match src.into() {
+            Val::Reg(r) => r,
+            imm @ Val::Imm(_) => self.mov(imm),
+        }
+    }
+
+    /// Reinterprets the bits of `src` as type `D` of the same width (`mov.bN`).
+    pub fn bitcast<D: Ty, S: Ty>(&mut self, src: impl Into<Val<S>>) -> Val<D> {
+        let src = src.into();
+        if let Some(i) = src.imm_raw() {
+            return Val::Imm(D::host_from_bits(i.bits));
+        }
+        let bits = match D::PTX.bits() {
+            16 => PtxType::B16,
+            32 => PtxType::B32,
+            _ => PtxType::B64,
+        };
+        let dst = self.reg::<D>();
+        self.push(Instr::Mov {
+            ty: bits,
+            dst: dst.raw,
+            src: src.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    // ----- arithmetic -------------------------------------------------------------------
+
+    fn emit_unary<T: Ty>(&mut self, op: UnaryOp, mode: Option<FloatMode>, a: Val<T>) -> Val<T> {
+        if let Some(r) = a.imm_raw().and_then(|x| eval::unary(op, T::PTX, mode, x)) {
+            return Val::from_imm(r);
+        }
+        let dst = self.reg::<T>();
+        self.push(Instr::Unary {
+            op,
+            ty: T::PTX,
+            mode,
+            dst: dst.raw,
+            src: a.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    fn emit_binary<T: Ty, B: Ty>(
+        &mut self,
+        op: BinaryOp,
+        mode: Option<FloatMode>,
+        a: Val<T>,
+        b: Val<B>,
+    ) -> Val<T> {
+        if let (Some(x), Some(y)) = (a.imm_raw(), b.imm_raw()) {
+            if let Some(r) = eval::binary(op, T::PTX, mode, x, y) {
+                return Val::from_imm(r);
+            }
+        }
+        let dst = self.reg::<T>();
+        self.push(Instr::Binary {
+            op,
+            ty: T::PTX,
+            mode,
+            dst: dst.raw,
+            a: a.operand(),
+            b: b.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    /// The rounding the plain arithmetic methods use: explicit `.rn` for floats, so ptxas
+    /// never contracts a `mul` and an `add` into an `fma` behind the program's back.
+    fn default_mode<T: Ty>() -> Option<FloatMode> {
+        T::PTX.is_float().then_some(FloatMode::Rn)
+    }
+
+    /// `add` (floats: `add.rn`).
+    pub fn add<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Add, Self::default_mode::<T>(), a.into(), b.into())
+    }
+
+    /// `sub` (floats: `sub.rn`).
+    pub fn sub<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Sub, Self::default_mode::<T>(), a.into(), b.into())
+    }
+
+    /// `mul.lo` for integers (wrapping), `mul.rn` for floats.
+    pub fn mul<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Mul, Self::default_mode::<T>(), a.into(), b.into())
+    }
+
+    /// Float add, sub, mul or div with an explicit rounding mode (or `.approx`/`.full` for div).
+    pub fn float_op<T: FloatTy>(
+        &mut self,
+        op: BinaryOp,
+        mode: FloatMode,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+    ) -> Val<T> {
+        self.emit_binary(op, Some(mode), a.into(), b.into())
+    }
+
+    /// `mul.hi`: the high half of the full integer product.
+    pub fn mul_hi<T: IntTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::MulHi, None, a.into(), b.into())
+    }
+
+    /// Division: integer `div` (truncating), or IEEE `div.rn` for floats.
+    pub fn div<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Div, Self::default_mode::<T>(), a.into(), b.into())
+    }
+
+    /// `div.approx.f32`: fast division, max 2 ulp for divisors in [2^-126, 2^126].
+    pub fn div_approx(
+        &mut self,
+        a: impl Into<Val<crate::F32>>,
+        b: impl Into<Val<crate::F32>>,
+    ) -> Val<crate::F32> {
+        self.emit_binary(BinaryOp::Div, Some(FloatMode::Approx), a.into(), b.into())
+    }
+
+    /// Integer remainder (`rem`, sign of the dividend).
+    pub fn rem<T: IntTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Rem, None, a.into(), b.into())
+    }
+
+    /// `min` (floats: a NaN operand yields the other operand).
+    pub fn min<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Min, None, a.into(), b.into())
+    }
+
+    /// `max`.
+    pub fn max<T: NumTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Max, None, a.into(), b.into())
+    }
+
+    /// Bitwise (or predicate) `and`.
+    pub fn and<T: LogicTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::And, None, a.into(), b.into())
+    }
+
+    /// Bitwise (or predicate) `or`.
+    pub fn or<T: LogicTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Or, None, a.into(), b.into())
+    }
+
+    /// Bitwise (or predicate) `xor`.
+    pub fn xor<T: LogicTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Xor, None, a.into(), b.into())
+    }
+
+    /// `shl`: shift left; amounts of the width or more give 0.
+    pub fn shl<T: IntTy>(&mut self, a: impl Into<Val<T>>, amount: impl Into<Val<U32>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Shl, None, a.into(), amount.into())
+    }
+
+    /// `shr`: arithmetic for signed types, logical for unsigned; amounts clamp to the width.
+    pub fn shr<T: IntTy>(&mut self, a: impl Into<Val<T>>, amount: impl Into<Val<U32>>) -> Val<T> {
+        self.emit_binary(BinaryOp::Shr, None, a.into(), amount.into())
+    }
+
+    /// Negation (two's complement for integers).
+    pub fn neg<T: NumTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        self.emit_unary(UnaryOp::Neg, None, a.into())
+    }
+
+    /// Absolute value (signed integers and floats).
+    pub fn abs<T: SignedOrFloat>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        self.emit_unary(UnaryOp::Abs, None, a.into())
+    }
+
+    /// Bitwise (or predicate) complement.
+    pub fn not<T: LogicTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        self.emit_unary(UnaryOp::Not, None, a.into())
+    }
+
+    /// A float unary operation with an explicit mode: `sqrt`/`rcp` with `.rn`..`.rp` or
+    /// `.approx`; `rsqrt`, `ex2`, `lg2`, `sin`, `cos` with `.approx` (f32 only).
+    pub fn float_unary<T: FloatTy>(
+        &mut self,
+        op: UnaryOp,
+        mode: FloatMode,
+        a: impl Into<Val<T>>,
+    ) -> Val<T> {
+        self.emit_unary(op, Some(mode), a.into())
+    }
+
+    /// IEEE square root, `sqrt.rn`.
+    pub fn sqrt<T: FloatTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        self.emit_unary(UnaryOp::Sqrt, Some(FloatMode::Rn), a.into())
+    }
+
+    /// IEEE reciprocal, `rcp.rn`.
+    pub fn rcp<T: FloatTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        self.emit_unary(UnaryOp::Rcp, Some(FloatMode::Rn), a.into())
+    }
+
+    /// `mul.wide`: the full product of two 16/32-bit integers as a value twice as wide.
+    pub fn mul_wide<T: WideningTy>(
+        &mut self,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+    ) -> Val<T::Wide> {
+        let (a, b) = (a.into(), b.into());
+        if let (Some(x), Some(y)) = (a.imm_raw(), b.imm_raw()) {
+            return Val::Imm(<T::Wide as Ty>::host_from_bits(eval::mul_wide(
+                T::PTX,
+                x.bits,
+                y.bits,
+            )));
+        }
+        let dst = self.reg::<T::Wide>();
+        self.push(Instr::MulWide {
+            ty: T::PTX,
+            dst: dst.raw,
+            a: a.operand(),
+            b: b.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    /// `mad.lo`: integer `a * b + c`, wrapping.
+    pub fn mad_lo<T: IntTy>(
+        &mut self,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+        c: impl Into<Val<T>>,
+    ) -> Val<T> {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        if let (Some(x), Some(y), Some(z)) = (a.imm_raw(), b.imm_raw(), c.imm_raw()) {
+            let p = eval::int_binary(BinaryOp::Mul, T::PTX, x.bits, y.bits).unwrap_or(0);
+            let s = eval::int_binary(BinaryOp::Add, T::PTX, p, z.bits).unwrap_or(0);
+            return Val::Imm(T::host_from_bits(s));
+        }
+        let dst = self.reg::<T>();
+        self.push(Instr::Mad {
+            ty: T::PTX,
+            dst: dst.raw,
+            a: a.operand(),
+            b: b.operand(),
+            c: c.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    /// `fma.rn`: `a * b + c` with one rounding.
+    pub fn fma<T: FloatTy>(
+        &mut self,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+        c: impl Into<Val<T>>,
+    ) -> Val<T> {
+        self.fma_with(FloatMode::Rn, a, b, c)
+    }
+
+    /// `fma` with an explicit IEEE rounding mode.
+    pub fn fma_with<T: FloatTy>(
+        &mut self,
+        mode: FloatMode,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+        c: impl Into<Val<T>>,
+    ) -> Val<T> {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        if let (Some(x), Some(y), Some(z)) = (a.imm_raw(), b.imm_raw(), c.imm_raw()) {
+            if let Some(r) = eval::fma(T::PTX, mode, x, y, z) {
+                return Val::from_imm(r);
+            }
+        }
+        let dst = self.reg::<T>();
+        self.push(Instr::Fma {
+            ty: T::PTX,
+            mode,
+            dst: dst.raw,
+            a: a.operand(),
+            b: b.operand(),
+            c: c.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    // ----- conversions ------------------------------------------------------------------
+
+    /// `cvt` with the semantics of Rust's `as`: integers truncate or extend, float to integer
+    /// rounds toward zero and saturates (NaN gives 0), integer to float and f64 to f32 round
+    /// to nearest, f32 to f64 is exact.
+    pub fn cast<D: Ty, S: Ty>(&mut self, src: impl Into<Val<S>>) -> Val<D> {
+        let round = match (D::PTX.is_float(), S::PTX.is_float()) {
+            (false, true) => Some(CvtRound::Rzi),
+            (true, false) => Some(CvtRound::Rn),
+            (true, true) if D::PTX.bits() < S::PTX.bits() => Some(CvtRound::Rn),
+            _ => None,
+        };
+        self.cvt(src, round, false)
+    }
+
+    /// `cvt` with an explicit rounding mode and saturation (the verifier checks the combination).
+    pub fn cvt<D: Ty, S: Ty>(
+        &mut self,
+        src: impl Into<Val<S>>,
+        round: Option<CvtRound>,
+        sat: bool,
+    ) -> Val<D> {
+        let src = src.into();
+        if D::PTX == S::PTX && round.is_none() && !sat {
+            return match src {
+                Val::Reg(r) => Val::Reg(Reg {
+                    raw: r.raw,
+                    _ty: PhantomData,
+                }),
+                Val::Imm(v) => Val::Imm(D::host_from_bits(S::host_to_bits(v))),
+            };
+        }
+        if let Some(r) = src
+            .imm_raw()
+            .and_then(|i| eval::cvt(D::PTX, S::PTX, round, sat, i))
+        {
+            return Val::from_imm(r);
+        }
+        let dst = self.reg::<D>();
+        self.push(Instr::Cvt {
+            dst_ty: D::PTX,
+            src_ty: S::PTX,
+            round,
+            sat,
+            dst: dst.raw,
+            src: src.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    // ----- comparison and selection -----------------------------------------------------
+
+    /// `setp.cmp`: compares two values into a predicate.
+    pub fn setp<T: Ty>(
+        &mut self,
+        cmp: Cmp,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+    ) -> Val<Pred> {
+        let (a, b) = (a.into(), b.into());
+        if let (Some(x), Some(y)) = (a.imm_raw(), b.imm_raw()) {
+            if let Some(r) = eval::compare(cmp, T::PTX, x, y) {
+                return Val::Imm(r);
+            }
+        }
+        let dst = self.reg::<Pred>();
+        self.push(Instr::Setp {
+            cmp,
+            ty: T::PTX,
+            dst: dst.raw,
+            a: a.operand(),
+            b: b.operand(),
+        });
+        Val::Reg(dst)
+    }
+
+    /// `selp`: `if pred { a } else { b }`.
+    pub fn selp<T: Ty>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        a: impl Into<Val<T>>,
+        b: impl Into<Val<T>>,
+    ) -> Val<T> {
+        let (a, b) = (a.into(), b.into());
+        match pred.into() {
+            Val::Imm(p) => {
+                if p {
+                    a
+                } else {
+                    b
+                }
+            }
+            Val::Reg(p) => {
+                let dst = self.reg::<T>();
+                self.push(Instr::Selp {
+                    ty: T::PTX,
+                    dst: dst.raw,
+                    a: a.operand(),
+                    b: b.operand(),
+                    pred: p.raw,
+                });
+                Val::Reg(dst)
+            }
+        }
+    }
+
+    // ----- control flow -----------------------------------------------------------------
+
+    /// A new label, not yet placed.
+    pub fn label(&mut self) -> Label {
+        let l = Label(self.ir.label_count);
+        self.ir.label_count += 1;
+        l
+    }
+
+    /// Places `label` here.
+    pub fn place(&mut self, label: Label) {
+        self.push(Instr::Label(label));
+    }
+
+    /// Unconditional `bra`.
+    pub fn bra(&mut self, target: Label) {
+        self.push(Instr::Bra {
+            guard: None,
+            target,
+        });
+    }
+
+    /// `@p bra`: branch when `pred` holds (a constant predicate branches always or never).
+    pub fn bra_if(&mut self, pred: impl Into<Val<Pred>>, target: Label) {
+        self.guarded_bra(pred.into(), false, target);
+    }
+
+    /// `@!p bra`: branch when `pred` does not hold.
+    pub fn bra_unless(&mut self, pred: impl Into<Val<Pred>>, target: Label) {
+        self.guarded_bra(pred.into(), true, target);
+    }
+
+    fn guarded_bra(&mut self, pred: Val<Pred>, negated: bool, target: Label) {
+        match pred {
+            Val::Imm(p) if p != negated => self.bra(target),
+            Val::Imm(_) => {}
+            Val::Reg(r) => self.push(Instr::Bra {
+                guard: Some(Guard {
+                    pred: r.raw,
+                    negated,
+                }),
+                target,
+            }),
+        }
+    }
+
+    /// `ret`.
+    pub fn ret(&mut self) {
+        self.push(Instr::Ret);
+    }
+
+    // ----- memory -----------------------------------------------------------------------
+
+    /// The global address of element `index` of an array of `T` at `base`: the index is
+    /// widened with `mul.wide.u32` before it is scaled, so arrays over 4 GiB work.
+    pub fn element_address<T: MemTy>(
+        &mut self,
+        base: Reg<U64>,
+        index: impl Into<Val<U32>>,
+    ) -> Reg<U64> {
+        let offset = self.mul_wide(index, T::PTX.bytes());
+        match self.add(base, offset) {
+            Val::Reg(r) => r,
+            imm @ Val::Imm(_) => self.mov(imm),
+        }
+    }
+
+    fn emit_load<T: MemTy>(&mut self, space: Space, addr: Address, n: usize) -> RegList {
+        let regs: Vec<VReg> = (0..n).map(|_| self.raw_reg(T::PTX)).collect();
+        let dsts = RegList::new(&regs).expect("1, 2 or 4 registers");
+        self.push(Instr::Ld {
+            space,
+            ty: T::PTX,
+            dsts,
+            addr,
+        });
+        dsts
+    }
+
+    /// `ld.global`: one value at `addr + offset` bytes.
+    pub fn ld_global<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> Reg<T> {
+        let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 1);
+        Reg {
+            raw: list.as_slice()[0],
+            _ty: PhantomData,
+        }
+    }
+
+    /// `ld.global.v2`: two consecutive values (the address must be aligned to both).
+    pub fn ld_global_v2<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> [Reg<T>; 2] {
+        let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 2);
+        let r = list.as_slice();
+        [0, 1].map(|i| Reg {
+            raw: r[i],
+            _ty: PhantomData,
+        })
+    }
+
+    /// `ld.global.v4`: four consecutive 16/32-bit values.
+    pub fn ld_global_v4<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> [Reg<T>; 4] {
+        let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 4);
+        let r = list.as_slice();
+        [0, 1, 2, 3].map(|i| Reg {
+            raw: r[i],
+            _ty: PhantomData,
+        })
+    }
+
+    /// `st.global`: stores `value` at `addr + offset` bytes.
+    pub fn st_global<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32, value: impl Into<Val<T>>) {
+        let v = self.to_reg(value);
+        self.store(Space::Global, reg_address(addr.raw, offset), &[v]);
+    }
+
+    /// `st.global.v2` / `.v4`: stores 2 or 4 consecutive values.
+    pub fn st_global_vec<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32, values: &[Reg<T>]) {
+        self.store(Space::Global, reg_address(addr.raw, offset), values);
+    }
+
+    fn store<T: MemTy>(&mut self, space: Space, addr: Address, values: &[Reg<T>]) {
+        let raw: Vec<VReg> = values.iter().map(|r| r.raw).collect();
+        match RegList::new(&raw) {
+            Some(srcs) => self.push(Instr::St {
+                space,
+                ty: T::PTX,
+                srcs,
+                addr,
+            }),
+            None => {
+                for (i, r) in values.iter().enumerate() {
+                    let addr = Address {
+                        base: addr.base,
+                        offset: addr.offset + (i as u32 * T::PTX.bytes()) as i32,
+                    };
+                    let srcs = RegList::new(&[r.raw]).expect("one register");
+                    self.push(Instr::St {
+                        space,
+                        ty: T::PTX,
+                        srcs,
+                        addr,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
+    pub fn shared_array(&mut self, bytes: u32, align: u32) -> SharedId {
+        self.ir.shared.push(SharedDecl { bytes, align });
+        SharedId(self.ir.shared.len() as u32 - 1)
+    }
+
+    /// The 32-bit shared-window address of a shared array.
+    pub fn shared_address(&mut self, shared: SharedId) -> Reg<U32> {
+        let dst = self.reg::<U32>();
+        self.push(Instr::SharedAddr {
+            dst: dst.raw,
+            shared,
+        });
+        dst
+    }
+
+    /// `ld.shared` at a 32-bit shared address plus `offset` bytes.
+    pub fn ld_shared<T: MemTy>(&mut self, addr: Reg<U32>, offset: i32) -> Reg<T> {
+        let list = self.emit_load::<T>(Space::Shared, reg_address(addr.raw, offset), 1);
+        Reg {
+            raw: list.as_slice()[0],
+            _ty: PhantomData,
+        }
+    }
+
+    /// `st.shared` at a 32-bit shared address plus `offset` bytes.
+    pub fn st_shared<T: MemTy>(&mut self, addr: Reg<U32>, offset: i32, value: impl Into<Val<T>>) {
+        let v = self.to_reg(value);
+        self.store(Space::Shared, reg_address(addr.raw, offset), &[v]);
+    }
+
+    /// `ld.shared` directly from a shared array at a constant byte offset.
+    pub fn ld_shared_at<T: MemTy>(&mut self, shared: SharedId, offset: i32) -> Reg<T> {
+        let addr = Address {
+            base: AddrBase::Shared(shared),
+            offset,
+        };
+        let list = self.emit_load::<T>(Space::Shared, addr, 1);
+        Reg {
+            raw: list.as_slice()[0],
+            _ty: PhantomData,
+        }
+    }
+
+    /// `bar.sync 0`: waits until every thread of the block arrives.
+    pub fn bar_sync(&mut self) {
+        self.push(Instr::BarSync { barrier: 0 });
+    }
+
+    /// `atom.global.add`: adds `value` at `addr`, returns the old value.
+    pub fn atom_add<T: AtomAddTy>(&mut self, addr: Reg<U64>, value: impl Into<Val<T>>) -> Reg<T> {
+        self.atom(AtomOp::Add, addr, value.into(), None)
+    }
+
+    /// `atom.global.exch`: stores `value` at `addr`, returns the old value.
+    pub fn atom_exch<T: Bits32Or64>(&mut self, addr: Reg<U64>, value: impl Into<Val<T>>) -> Reg<T> {
+        self.atom(AtomOp::Exch, addr, value.into(), None)
+    }
+
+    /// `atom.global.cas`: stores `new` at `addr` if it holds `expected`; returns the old value.
+    pub fn atom_cas<T: Bits32Or64>(
+        &mut self,
+        addr: Reg<U64>,
+        expected: impl Into<Val<T>>,
+        new: impl Into<Val<T>>,
+    ) -> Reg<T> {
+        let new = new.into().operand();
+        self.atom(AtomOp::Cas, addr, expected.into(), Some(new))
+    }
+
+    fn atom<T: MemTy>(
+        &mut self,
+        op: AtomOp,
+        addr: Reg<U64>,
+        a: Val<T>,
+        b: Option<Operand>,
+    ) -> Reg<T> {
+        let dst = self.reg::<T>();
+        self.push(Instr::Atom {
+            op,
+            space: Space::Global,
+            ty: T::PTX,
+            dst: dst.raw,
+            addr: reg_address(addr.raw, 0),
+            a: a.operand(),
+            b,
+        });
+        dst
+    }
+
+    /// `shfl.sync.mode.b32` over the full warp: `lane` is the source lane (`.idx`), the
+    /// delta (`.up`/`.down`) or the xor mask (`.bfly`).
+    pub fn shfl<T: Bits32>(
+        &mut self,
+        mode: ShflMode,
+        src: Reg<T>,
+        lane: impl Into<Val<U32>>,
+    ) -> Reg<T> {
+        let dst = self.reg::<T>();
+        let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+        self.push(Instr::Shfl {
+            mode,
+            dst: dst.raw,
+            src: src.raw,
+            lane: lane.into().operand(),
+            clamp,
+            mask: u32::MAX,
+        });
+        dst
+    }
+}
+
+/// Marker trait for the types `abs` accepts: signed integers and floats.
+pub trait SignedOrFloat: NumTy {}
+impl<T: SignedTy> SignedOrFloat for T {}
+impl SignedOrFloat for crate::F32 {}
+impl SignedOrFloat for crate::F64 {}
+
+fn reg_address(base: VReg, offset: i32) -> Address {
+    Address {
+        base: AddrBase::Reg(base),
+        offset,
+    }
+}

@@ -1,0 +1,516 @@
+//! Exact host evaluation of PTX operations on immediates, as PTX defines them: integers wrap,
+//! shifts clamp, float operations round to nearest even. The builder folds with it, so a
+//! computation on constants gives the same bits at build time as on the GPU.
+//!
+//! Every function returns `None` for a case it does not fold (division by zero, a rounding
+//! mode other than `.rn`, an `.approx` instruction): the builder then emits the instruction.
+
+use crate::ir::{BinaryOp, Cmp, CvtRound, FloatMode, Imm, UnaryOp};
+use crate::types::PtxType;
+
+/// The canonical NaN PTX produces for f32 results.
+pub const F32_CANONICAL_NAN: u32 = 0x7fff_ffff;
+/// The canonical NaN PTX produces for f64 results.
+pub const F64_CANONICAL_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+
+/// Sign-extends the low `bits` bits of `v`.
+pub fn sign_extend(v: u64, bits: u32) -> i64 {
+    let shift = 64 - bits;
+    ((v << shift) as i64) >> shift
+}
+
+fn width_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn f32_of(i: Imm) -> f32 {
+    f32::from_bits(i.bits as u32)
+}
+
+fn f64_of(i: Imm) -> f64 {
+    f64::from_bits(i.bits)
+}
+
+fn imm_f32(v: f32) -> Imm {
+    Imm::new(PtxType::F32, v.to_bits() as u64)
+}
+
+fn imm_f64(v: f64) -> Imm {
+    Imm::new(PtxType::F64, v.to_bits())
+}
+
+/// PTX `min`/`max` on floats: a NaN operand yields the other operand, two NaNs the canonical
+/// NaN, and -0.0 orders below +0.0.
+pub fn float_min_max(is_max: bool, a: f64, b: f64) -> Option<f64> {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => None,
+        (true, false) => Some(b),
+        (false, true) => Some(a),
+        (false, false) => {
+            let a_first = if a == b { a.is_sign_negative() } else { a < b };
+            Some(if a_first != is_max { a } else { b })
+        }
+    }
+}
+
+/// Evaluates a one-operand instruction on an immediate.
+pub fn unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm) -> Option<Imm> {
+    let mask = width_mask(ty.bits());
+    match (ty, op) {
+        (PtxType::F32, _) => {
+            let x = f32_of(a);
+            let r = match (op, mode) {
+                (UnaryOp::Neg, None) => -x,
+                (UnaryOp::Abs, None) => x.abs(),
+                (UnaryOp::Sqrt, Some(FloatMode::Rn)) => x.sqrt(),
+                (UnaryOp::Rcp, Some(FloatMode::Rn)) => 1.0 / x,
+                _ => return None,
+            };
+            Some(imm_f32(r))
+        }
+        (PtxType::F64, _) => {
+            let x = f64_of(a);
+            let r = match (op, mode) {
+                (UnaryOp::Neg, None) => -x,
+                (UnaryOp::Abs, None) => x.abs(),
+                (UnaryOp::Sqrt, Some(FloatMode::Rn)) => x.sqrt(),
+                (UnaryOp::Rcp, Some(FloatMode::Rn)) => 1.0 / x,
+                _ => return None,
+            };
+            Some(imm_f64(r))
+        }
+        (PtxType::Pred, UnaryOp::Not) => Some(Imm::new(ty, a.bits ^ 1)),
+        (_, UnaryOp::Not) if !ty.is_float() => Some(Imm::new(ty, !a.bits & mask)),
+        (_, UnaryOp::Neg) if ty.is_int() => Some(Imm::new(ty, a.bits.wrapping_neg() & mask)),
+        (_, UnaryOp::Abs) if ty.is_signed() => Some(Imm::new(
+            ty,
+            sign_extend(a.bits, ty.bits()).unsigned_abs() & mask,
+        )),
+        _ => None,
+    }
+}
+
+/// Evaluates a two-operand instruction on immediates (`b` is the shift amount for shifts).
+pub fn binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm, b: Imm) -> Option<Imm> {
+    match ty {
+        PtxType::F32 => {
+            let (x, y) = (f32_of(a), f32_of(b));
+            let r = match (op, mode) {
+                (BinaryOp::Add, Some(FloatMode::Rn)) => x + y,
+                (BinaryOp::Sub, Some(FloatMode::Rn)) => x - y,
+                (BinaryOp::Mul, Some(FloatMode::Rn)) => x * y,
+                (BinaryOp::Div, Some(FloatMode::Rn)) => x / y,
+                (BinaryOp::Min, None) => float_min_max(false, x as f64, y as f64)? as f32,
+                (BinaryOp::Max, None) => float_min_max(true, x as f64, y as f64)? as f32,
+                _ => return None,
+            };
+            Some(imm_f32(r))
+        }
+        PtxType::F64 => {
+            let (x, y) = (f64_of(a), f64_of(b));
+            let r = match (op, mode) {
+                (BinaryOp::Add, Some(FloatMode::Rn)) => x + y,
+                (BinaryOp::Sub, Some(FloatMode::Rn)) => x - y,
+                (BinaryOp::Mul, Some(FloatMode::Rn)) => x * y,
+                (BinaryOp::Div, Some(FloatMode::Rn)) => x / y,
+                (BinaryOp::Min, None) => float_min_max(false, x, y)?,
+                (BinaryOp::Max, None) => float_min_max(true, x, y)?,
+                _ => return None,
+            };
+            Some(imm_f64(r))
+        }
+        PtxType::Pred => {
+            let r = match op {
+                BinaryOp::And => a.bits & b.bits,
+                BinaryOp::Or => a.bits | b.bits,
+                BinaryOp::Xor => a.bits ^ b.bits,
+                _ => return None,
+            };
+            Some(Imm::new(ty, r))
+        }
+        _ if mode.is_none() && !ty.is_float() => {
+            int_binary(op, ty, a.bits, b.bits).map(|r| Imm::new(ty, r))
+        }
+        _ => None,
+    }
+}
+
+/// Integer and bit-type binary operations on raw bits of width `ty.bits()`.
+pub fn int_binary(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> Option<u64> {
+    let bits = ty.bits();
+    let mask = width_mask(bits);
+    let (a, b) = (a & mask, b & mask);
+    let (sa, sb) = (sign_extend(a, bits), sign_extend(b, bits));
+    let signed = ty.is_signed();
+    let r = match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::MulHi => {
+            let wide = if signed {
+                ((sa as i128) * (sb as i128)) as u128
+            } else {
+                (a as u128) * (b as u128)
+            };
+            (wide >> bits) as u64
+        }
+        BinaryOp::Div | BinaryOp::Rem if b == 0 => return None,
+        BinaryOp::Div | BinaryOp::Rem
+            if signed && sb == -1 && sa == sign_extend(1 << (bits - 1), bits) =>
+        {
+            return None
+        }
+        BinaryOp::Div if signed => (sa / sb) as u64,
+        BinaryOp::Div => a / b,
+        BinaryOp::Rem if signed => (sa % sb) as u64,
+        BinaryOp::Rem => a % b,
+        BinaryOp::Min if signed => sa.min(sb) as u64,
+        BinaryOp::Min => a.min(b),
+        BinaryOp::Max if signed => sa.max(sb) as u64,
+        BinaryOp::Max => a.max(b),
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::Shl => {
+            let amount = b & 0xffff_ffff;
+            if amount >= bits as u64 {
+                0
+            } else {
+                a << amount
+            }
+        }
+        BinaryOp::Shr => {
+            let amount = b & 0xffff_ffff;
+            if signed {
+                (sa >> amount.min(63)) as u64
+            } else if amount >= bits as u64 {
+                0
+            } else {
+                a >> amount
+            }
+        }
+    };
+    Some(r & mask)
+}
+
+/// `mul.wide`: the full product of two `ty` values (16 or 32 bits) as a value twice as wide.
+pub fn mul_wide(ty: PtxType, a: u64, b: u64) -> u64 {
+    let bits = ty.bits();
+    let r = if ty.is_signed() {
+        (sign_extend(a, bits) * sign_extend(b, bits)) as u64
+    } else {
+        (a & width_mask(bits)) * (b & width_mask(bits))
+    };
+    r & width_mask(bits * 2)
+}
+
+/// `fma.rn` on immediates (f32 or f64).
+pub fn fma(ty: PtxType, mode: FloatMode, a: Imm, b: Imm, c: Imm) -> Option<Imm> {
+    match (ty, mode) {
+        (PtxType::F32, FloatMode::Rn) => Some(imm_f32(f32_of(a).mul_add(f32_of(b), f32_of(c)))),
+        (PtxType::F64, FloatMode::Rn) => Some(imm_f64(f64_of(a).mul_add(f64_of(b), f64_of(c)))),
+        _ => None,
+    }
+}
+
+/// `setp` on immediates.
+pub fn compare(cmp: Cmp, ty: PtxType, a: Imm, b: Imm) -> Option<bool> {
+    if ty.is_float() {
+        let (x, y) = match ty {
+            PtxType::F32 => (f32_of(a) as f64, f32_of(b) as f64),
+            PtxType::F64 => (f64_of(a), f64_of(b)),
+            _ => return None,
+        };
+        return Some(float_compare(cmp, x, y));
+    }
+    let bits = ty.bits();
+    let ord = if ty.is_signed() {
+        sign_extend(a.bits, bits).cmp(&sign_extend(b.bits, bits))
+    } else {
+        (a.bits & width_mask(bits)).cmp(&(b.bits & width_mask(bits)))
+    };
+    use std::cmp::Ordering::*;
+    Some(match cmp {
+        Cmp::Eq => ord == Equal,
+        Cmp::Ne => ord != Equal,
+        Cmp::Lt => ord == Less,
+        Cmp::Le => ord != Greater,
+        Cmp::Gt => ord == Greater,
+        Cmp::Ge => ord != Less,
+        _ => return None,
+    })
+}
+
+/// A float comparison with PTX's ordered/unordered semantics.
+pub fn float_compare(cmp: Cmp, x: f64, y: f64) -> bool {
+    let unordered = x.is_nan() || y.is_nan();
+    match cmp {
+        Cmp::Eq => x == y,
+        Cmp::Ne => !unordered && x != y,
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        Cmp::Ge => x >= y,
+        Cmp::Equ => unordered || x == y,
+        Cmp::Neu => x != y,
+        Cmp::Ltu => unordered || x < y,
+        Cmp::Leu => unordered || x <= y,
+        Cmp::Gtu => unordered || x > y,
+        Cmp::Geu => unordered || x >= y,
+        Cmp::Num => !unordered,
+        Cmp::Nan => unordered,
+    }
+}
+
+/// Rounds `x` to an integral value with an integer-rounding mode.
+pub fn round_integral(x: f64, round: CvtRound) -> f64 {
+    match round {
+        CvtRound::Rni => x.round_ties_even(),
+        CvtRound::Rzi => x.trunc(),
+        CvtRound::Rmi => x.floor(),
+        CvtRound::Rpi => x.ceil(),
+        CvtRound::Rn | CvtRound::Rz | CvtRound::Rm | CvtRound::Rp => x,
+    }
+}
+
+/// Reads an integer immediate of type `ty` as an `i128` (exact for every integer type).
+fn int_value(ty: PtxType, bits: u64) -> i128 {
+    if ty.is_signed() {
+        sign_extend(bits, ty.bits()) as i128
+    } else {
+        (bits & width_mask(ty.bits())) as i128
+    }
+}
+
+/// Clamps an integer to the range of integer type `ty` and returns its bits.
+fn saturate_int(ty: PtxType, v: i128) -> u64 {
+    let bits = ty.bits();
+    let (lo, hi) = if ty.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    (v.clamp(lo, hi) as u64) & width_mask(bits)
+}
+
+/// Float-to-integer `cvt`: round with `round`, saturate to the destination range, NaN gives 0.
+pub fn float_to_int(dst: PtxType, x: f64, round: CvtRound) -> u64 {
+    if x.is_nan() {
+        return 0;
+    }
+    let r = round_integral(x, round);
+    let v = if r >= 1.8e19 {
+        i128::MAX
+    } else if r <= -1.8e19 {
+        i128::MIN
+    } else {
+        r as i128
+    };
+    saturate_int(dst, v)
+}
+
+/// `cvt` on an immediate. Folds integer<->integer, float->integer, integer->float and
+/// float->float conversions with round-to-nearest; other rounding modes are not folded.
+pub fn cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool, a: Imm) -> Option<Imm> {
+    let bits = match (dst.is_int(), src.is_int()) {
+        (true, true) => {
+            let v = int_value(src, a.bits);
+            if sat {
+                saturate_int(dst, v)
+            } else {
+                (v as u64) & width_mask(dst.bits())
+            }
+        }
+        (true, false) => {
+            let x = match src {
+                PtxType::F32 => f32_of(a) as f64,
+                PtxType::F64 => f64_of(a),
+                _ => return None,
+            };
+            float_to_int(dst, x, round?)
+        }
+        (false, true) => {
+            if round != Some(CvtRound::Rn) {
+                return None;
+            }
+            let v = int_value(src, a.bits);
+            let r = match dst {
+                PtxType::F32 => (v as f32).to_bits() as u64,
+                PtxType::F64 => (v as f64).to_bits(),
+                _ => return None,
+            };
+            saturate_float(dst, r, sat)
+        }
+        (false, false) => {
+            let r = match (dst, src, round) {
+                (PtxType::F64, PtxType::F32, None) => (f32_of(a) as f64).to_bits(),
+                (PtxType::F32, PtxType::F64, Some(CvtRound::Rn)) => {
+                    (f64_of(a) as f32).to_bits() as u64
+                }
+                (PtxType::F32, PtxType::F32, Some(r)) if r.is_integer_rounding() => {
+                    (round_integral(f32_of(a) as f64, r) as f32).to_bits() as u64
+                }
+                (PtxType::F64, PtxType::F64, Some(r)) if r.is_integer_rounding() => {
+                    round_integral(f64_of(a), r).to_bits()
+                }
+                _ => return None,
+            };
+            saturate_float(dst, r, sat)
+        }
+    };
+    Some(Imm::new(dst, bits))
+}
+
+/// Applies `.sat` to a float result: clamp to [0.0, 1.0], NaN becomes +0.0.
+fn saturate_float(ty: PtxType, bits: u64, sat: bool) -> u64 {
+    if !sat {
+        return bits;
+    }
+    match ty {
+        PtxType::F32 => {
+            let x = f32::from_bits(bits as u32);
+            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            c.to_bits() as u64
+        }
+        _ => {
+            let x = f64::from_bits(bits);
+            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            c.to_bits()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32i(v: u32) -> Imm {
+        Imm::new(PtxType::U32, v as u64)
+    }
+    fn s32i(v: i32) -> Imm {
+        Imm::new(PtxType::S32, v as u32 as u64)
+    }
+
+    #[test]
+    fn integer_ops_wrap_and_clamp_like_ptx() {
+        assert_eq!(
+            binary(BinaryOp::Add, PtxType::U32, None, u32i(u32::MAX), u32i(2)),
+            Some(u32i(1))
+        );
+        assert_eq!(
+            binary(BinaryOp::Shl, PtxType::U32, None, u32i(1), u32i(40)),
+            Some(u32i(0))
+        );
+        assert_eq!(
+            binary(BinaryOp::Shr, PtxType::S32, None, s32i(-8), u32i(40)),
+            Some(s32i(-1))
+        );
+        assert_eq!(
+            binary(
+                BinaryOp::MulHi,
+                PtxType::U32,
+                None,
+                u32i(0x8000_0000),
+                u32i(4)
+            ),
+            Some(u32i(2))
+        );
+        assert_eq!(
+            binary(BinaryOp::Div, PtxType::U32, None, u32i(1), u32i(0)),
+            None
+        );
+        assert_eq!(
+            binary(BinaryOp::Rem, PtxType::S32, None, s32i(-7), s32i(2)),
+            Some(s32i(-1))
+        );
+        assert_eq!(
+            mul_wide(PtxType::S32, (-3i32) as u32 as u64, 5),
+            (-15i64) as u64
+        );
+    }
+
+    #[test]
+    fn float_min_max_follow_ptx() {
+        assert_eq!(float_min_max(false, f64::NAN, 2.0), Some(2.0));
+        assert!(float_min_max(false, 0.0, -0.0).unwrap().is_sign_negative());
+        assert!(float_min_max(true, -0.0, 0.0).unwrap().is_sign_positive());
+        assert_eq!(float_min_max(true, 1.0, 3.0), Some(3.0));
+    }
+
+    #[test]
+    fn conversions_round_and_saturate() {
+        let f = |v: f32| Imm::new(PtxType::F32, v.to_bits() as u64);
+        assert_eq!(
+            cvt(
+                PtxType::S32,
+                PtxType::F32,
+                Some(CvtRound::Rni),
+                false,
+                f(2.5)
+            ),
+            Some(s32i(2))
+        );
+        assert_eq!(
+            cvt(
+                PtxType::S32,
+                PtxType::F32,
+                Some(CvtRound::Rmi),
+                false,
+                f(-2.5)
+            ),
+            Some(s32i(-3))
+        );
+        assert_eq!(
+            cvt(
+                PtxType::U32,
+                PtxType::F32,
+                Some(CvtRound::Rzi),
+                false,
+                f(-5.0)
+            ),
+            Some(u32i(0))
+        );
+        assert_eq!(
+            cvt(
+                PtxType::U32,
+                PtxType::F32,
+                Some(CvtRound::Rzi),
+                false,
+                f(1e20)
+            ),
+            Some(u32i(u32::MAX))
+        );
+        assert_eq!(
+            cvt(
+                PtxType::U32,
+                PtxType::F32,
+                Some(CvtRound::Rzi),
+                false,
+                f(f32::NAN)
+            ),
+            Some(u32i(0))
+        );
+        assert_eq!(
+            cvt(PtxType::U32, PtxType::S32, None, true, s32i(-4)),
+            Some(u32i(0))
+        );
+        assert_eq!(
+            cvt(PtxType::U32, PtxType::U32, None, false, u32i(9)),
+            Some(u32i(9))
+        );
+        assert_eq!(
+            cvt(
+                PtxType::F32,
+                PtxType::U32,
+                Some(CvtRound::Rz),
+                false,
+                u32i(9)
+            ),
+            None
+        );
+    }
+}

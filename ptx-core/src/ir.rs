@@ -1,0 +1,867 @@
+//! The kernel as data: virtual registers, labels, operands, the [`Instr`] enum and
+//! [`KernelIr`]. Building ([`crate::builder`]), checking ([`crate::verify`]) and printing
+//! ([`crate::print`]) are separate passes over these types.
+
+use crate::types::PtxType;
+
+/// An untyped virtual register: its type and its index among registers of that type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg {
+    /// The register's declared type.
+    pub ty: PtxType,
+    /// Index among the kernel's registers of `ty` (printed as `%r3`, `%f0`, ...).
+    pub index: u32,
+}
+
+/// A branch target. Labels are handles allocated by the builder, never strings, so two
+/// labels cannot collide; the printer names them `$L0`, `$L1`, ...
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label(pub u32);
+
+/// An immediate with its type; `bits` is the value's bit pattern zero-extended to 64 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Imm {
+    /// The immediate's type.
+    pub ty: PtxType,
+    /// Its bit pattern (for f32, `f32::to_bits`; for s32, the two's complement in the low 32 bits).
+    pub bits: u64,
+}
+
+impl Imm {
+    /// An immediate of type `ty` from a bit pattern, truncated to the type's width.
+    pub fn new(ty: PtxType, bits: u64) -> Imm {
+        let bits = match ty.bits() {
+            1 => bits & 1,
+            16 => bits & 0xffff,
+            32 => bits & 0xffff_ffff,
+            _ => bits,
+        };
+        Imm { ty, bits }
+    }
+}
+
+/// A source operand: a register or an immediate folded into the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A virtual register.
+    Reg(VReg),
+    /// An immediate value.
+    Imm(Imm),
+}
+
+impl Operand {
+    /// The register, if this operand is one.
+    pub fn reg(self) -> Option<VReg> {
+        match self {
+            Operand::Reg(r) => Some(r),
+            Operand::Imm(_) => None,
+        }
+    }
+
+    /// The type of the register or immediate.
+    pub fn ty(self) -> PtxType {
+        match self {
+            Operand::Reg(r) => r.ty,
+            Operand::Imm(i) => i.ty,
+        }
+    }
+}
+
+impl From<VReg> for Operand {
+    fn from(r: VReg) -> Operand {
+        Operand::Reg(r)
+    }
+}
+
+/// Rounding and precision modifiers of float instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatMode {
+    /// `.rn`: round to nearest even (IEEE default).
+    Rn,
+    /// `.rz`: round toward zero.
+    Rz,
+    /// `.rm`: round toward minus infinity.
+    Rm,
+    /// `.rp`: round toward plus infinity.
+    Rp,
+    /// `.approx`: the fast hardware approximation.
+    Approx,
+    /// `.full`: `div.full.f32`, max 2 ulp.
+    Full,
+}
+
+impl FloatMode {
+    /// The modifier as printed, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            FloatMode::Rn => ".rn",
+            FloatMode::Rz => ".rz",
+            FloatMode::Rm => ".rm",
+            FloatMode::Rp => ".rp",
+            FloatMode::Approx => ".approx",
+            FloatMode::Full => ".full",
+        }
+    }
+
+    /// True for the four IEEE rounding modes.
+    pub fn is_ieee_rounding(self) -> bool {
+        matches!(
+            self,
+            FloatMode::Rn | FloatMode::Rz | FloatMode::Rm | FloatMode::Rp
+        )
+    }
+}
+
+/// One-operand operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `neg`: two's-complement or float negation.
+    Neg,
+    /// `abs`.
+    Abs,
+    /// `not`: bitwise (or predicate) complement.
+    Not,
+    /// `sqrt` (`.rn`..`.rp` or `.approx`).
+    Sqrt,
+    /// `rcp` (`.rn`..`.rp` or `.approx`).
+    Rcp,
+    /// `rsqrt.approx`.
+    Rsqrt,
+    /// `ex2.approx`: 2^x.
+    Ex2,
+    /// `lg2.approx`: log2(x).
+    Lg2,
+    /// `sin.approx`.
+    Sin,
+    /// `cos.approx`.
+    Cos,
+}
+
+impl UnaryOp {
+    /// The mnemonic.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Not => "not",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rcp => "rcp",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Ex2 => "ex2",
+            UnaryOp::Lg2 => "lg2",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+        }
+    }
+}
+
+/// Two-operand operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `mul` (`mul.lo` for integers).
+    Mul,
+    /// `mul.hi`: high half of the full product (integers).
+    MulHi,
+    /// `div`.
+    Div,
+    /// `rem` (integers).
+    Rem,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+    /// `and`.
+    And,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
+    /// `shl`: the shift amount is always a `.u32` operand.
+    Shl,
+    /// `shr`: arithmetic for signed types, logical otherwise; amount is `.u32`.
+    Shr,
+}
+
+impl BinaryOp {
+    /// The mnemonic, without type or modifiers (`mul` prints as `mul.lo` for integers).
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::MulHi => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Rem => "rem",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::Shl => "shl",
+            BinaryOp::Shr => "shr",
+        }
+    }
+
+    /// True when the second operand is a shift amount (`.u32`) rather than of the instruction type.
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinaryOp::Shl | BinaryOp::Shr)
+    }
+}
+
+/// Rounding modifiers of `cvt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CvtRound {
+    /// `.rn`: to nearest even float.
+    Rn,
+    /// `.rz`: float toward zero.
+    Rz,
+    /// `.rm`: float toward minus infinity.
+    Rm,
+    /// `.rp`: float toward plus infinity.
+    Rp,
+    /// `.rni`: to nearest even integer.
+    Rni,
+    /// `.rzi`: integer toward zero.
+    Rzi,
+    /// `.rmi`: integer toward minus infinity (floor).
+    Rmi,
+    /// `.rpi`: integer toward plus infinity (ceil).
+    Rpi,
+}
+
+impl CvtRound {
+    /// The modifier as printed, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            CvtRound::Rn => ".rn",
+            CvtRound::Rz => ".rz",
+            CvtRound::Rm => ".rm",
+            CvtRound::Rp => ".rp",
+            CvtRound::Rni => ".rni",
+            CvtRound::Rzi => ".rzi",
+            CvtRound::Rmi => ".rmi",
+            CvtRound::Rpi => ".rpi",
+        }
+    }
+
+    /// True for the integer-rounding modes (`.rni .rzi .rmi .rpi`).
+    pub fn is_integer_rounding(self) -> bool {
+        matches!(
+            self,
+            CvtRound::Rni | CvtRound::Rzi | CvtRound::Rmi | CvtRound::Rpi
+        )
+    }
+}
+
+/// Comparison operators of `setp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `eq`.
+    Eq,
+    /// `ne`.
+    Ne,
+    /// `lt` (for unsigned types: below).
+    Lt,
+    /// `le`.
+    Le,
+    /// `gt`.
+    Gt,
+    /// `ge`.
+    Ge,
+    /// `equ`: equal or unordered (floats).
+    Equ,
+    /// `neu`: not equal or unordered.
+    Neu,
+    /// `ltu`: less or unordered.
+    Ltu,
+    /// `leu`.
+    Leu,
+    /// `gtu`.
+    Gtu,
+    /// `geu`.
+    Geu,
+    /// `num`: both operands are numbers.
+    Num,
+    /// `nan`: either operand is NaN.
+    Nan,
+}
+
+impl Cmp {
+    /// Every comparison.
+    pub const ALL: [Cmp; 14] = [
+        Cmp::Eq,
+        Cmp::Ne,
+        Cmp::Lt,
+        Cmp::Le,
+        Cmp::Gt,
+        Cmp::Ge,
+        Cmp::Equ,
+        Cmp::Neu,
+        Cmp::Ltu,
+        Cmp::Leu,
+        Cmp::Gtu,
+        Cmp::Geu,
+        Cmp::Num,
+        Cmp::Nan,
+    ];
+
+    /// The mnemonic suffix.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+            Cmp::Lt => "lt",
+            Cmp::Le => "le",
+            Cmp::Gt => "gt",
+            Cmp::Ge => "ge",
+            Cmp::Equ => "equ",
+            Cmp::Neu => "neu",
+            Cmp::Ltu => "ltu",
+            Cmp::Leu => "leu",
+            Cmp::Gtu => "gtu",
+            Cmp::Geu => "geu",
+            Cmp::Num => "num",
+            Cmp::Nan => "nan",
+        }
+    }
+
+    /// True for the comparisons only floats have (unordered forms, `num`, `nan`).
+    pub fn is_float_only(self) -> bool {
+        !matches!(
+            self,
+            Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge
+        )
+    }
+}
+
+/// Special registers readable with `mov`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `%tid.x`.
+    TidX,
+    /// `%tid.y`.
+    TidY,
+    /// `%tid.z`.
+    TidZ,
+    /// `%ntid.x`: block size.
+    NtidX,
+    /// `%ntid.y`.
+    NtidY,
+    /// `%ntid.z`.
+    NtidZ,
+    /// `%ctaid.x`: block index.
+    CtaidX,
+    /// `%ctaid.y`.
+    CtaidY,
+    /// `%ctaid.z`.
+    CtaidZ,
+    /// `%nctaid.x`: grid size in blocks.
+    NctaidX,
+    /// `%nctaid.y`.
+    NctaidY,
+    /// `%nctaid.z`.
+    NctaidZ,
+    /// `%laneid`.
+    LaneId,
+}
+
+impl SpecialReg {
+    /// Every special register.
+    pub const ALL: [SpecialReg; 13] = [
+        SpecialReg::TidX,
+        SpecialReg::TidY,
+        SpecialReg::TidZ,
+        SpecialReg::NtidX,
+        SpecialReg::NtidY,
+        SpecialReg::NtidZ,
+        SpecialReg::CtaidX,
+        SpecialReg::CtaidY,
+        SpecialReg::CtaidZ,
+        SpecialReg::NctaidX,
+        SpecialReg::NctaidY,
+        SpecialReg::NctaidZ,
+        SpecialReg::LaneId,
+    ];
+
+    /// The register's PTX name.
+    pub fn ptx_name(self) -> &'static str {
+        match self {
+            SpecialReg::TidX => "%tid.x",
+            SpecialReg::TidY => "%tid.y",
+            SpecialReg::TidZ => "%tid.z",
+            SpecialReg::NtidX => "%ntid.x",
+            SpecialReg::NtidY => "%ntid.y",
+            SpecialReg::NtidZ => "%ntid.z",
+            SpecialReg::CtaidX => "%ctaid.x",
+            SpecialReg::CtaidY => "%ctaid.y",
+            SpecialReg::CtaidZ => "%ctaid.z",
+            SpecialReg::NctaidX => "%nctaid.x",
+            SpecialReg::NctaidY => "%nctaid.y",
+            SpecialReg::NctaidZ => "%nctaid.z",
+            SpecialReg::LaneId => "%laneid",
+        }
+    }
+}
+
+/// A memory state space for loads, stores and atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `.global`: device memory, addressed by 64-bit registers.
+    Global,
+    /// `.shared`: per-block memory, addressed by 32-bit registers or a shared array.
+    Shared,
+}
+
+impl Space {
+    /// The state space as printed, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+        }
+    }
+}
+
+/// Index of a `.shared` array declared on the kernel ([`KernelIr::shared`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SharedId(pub u32);
+
+/// The base of a memory address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    /// A register holding the address (`.u64` for global, `.u32` for shared).
+    Reg(VReg),
+    /// A shared array by name.
+    Shared(SharedId),
+}
+
+/// A memory operand `[base+offset]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// Register or symbol.
+    pub base: AddrBase,
+    /// Constant byte offset.
+    pub offset: i32,
+}
+
+/// How many elements a load or store moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VecWidth {
+    /// A scalar access.
+    V1,
+    /// `.v2`.
+    V2,
+    /// `.v4`.
+    V4,
+}
+
+impl VecWidth {
+    /// Number of elements.
+    pub fn len(self) -> usize {
+        match self {
+            VecWidth::V1 => 1,
+            VecWidth::V2 => 2,
+            VecWidth::V4 => 4,
+        }
+    }
+
+    /// The vector width for `len` elements, if PTX has one.
+    pub fn from_len(len: usize) -> Option<VecWidth> {
+        match len {
+            1 => Some(VecWidth::V1),
+            2 => Some(VecWidth::V2),
+            4 => Some(VecWidth::V4),
+            _ => None,
+        }
+    }
+}
+
+/// Operations of `atom`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    /// `atom.add`: returns the old value, stores old + a.
+    Add,
+    /// `atom.cas`: compare with a, store b if equal; returns the old value.
+    Cas,
+    /// `atom.exch`: store a, return the old value.
+    Exch,
+}
+
+/// Modes of `shfl.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// `.up`: read from lane - delta.
+    Up,
+    /// `.down`: read from lane + delta.
+    Down,
+    /// `.bfly`: read from lane ^ mask.
+    Bfly,
+    /// `.idx`: read from a given lane.
+    Idx,
+}
+
+impl ShflMode {
+    /// The mode as printed, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ShflMode::Up => ".up",
+            ShflMode::Down => ".down",
+            ShflMode::Bfly => ".bfly",
+            ShflMode::Idx => ".idx",
+        }
+    }
+}
+
+/// A predicate guard on a branch: `@%p` or `@!%p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// The `.pred` register tested.
+    pub pred: VReg,
+    /// Branch when the predicate is false.
+    pub negated: bool,
+}
+
+/// Up to four registers of a vector load or store; `len` is 1, 2 or 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RegList {
+    len: u8,
+    regs: [VReg; 4],
+}
+
+impl RegList {
+    /// A list from a slice of 1, 2 or 4 registers; `None` for other lengths.
+    pub fn new(regs: &[VReg]) -> Option<RegList> {
+        VecWidth::from_len(regs.len())?;
+        let mut all = [regs[0]; 4];
+        all[..regs.len()].copy_from_slice(regs);
+        Some(RegList {
+            len: regs.len() as u8,
+            regs: all,
+        })
+    }
+
+    /// The registers.
+    pub fn as_slice(&self) -> &[VReg] {
+        &self.regs[..self.len as usize]
+    }
+
+    /// The vector width.
+    pub fn width(&self) -> VecWidth {
+        VecWidth::from_len(self.len as usize).unwrap_or(VecWidth::V1)
+    }
+}
+
+/// One PTX instruction, or a label placement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// `mov.ty dst, src`.
+    Mov {
+        ty: PtxType,
+        dst: VReg,
+        src: Operand,
+    },
+    /// `mov.u32 dst, %special`.
+    Special { dst: VReg, reg: SpecialReg },
+    /// `ld.param.ty dst, [param]`.
+    LdParam { ty: PtxType, dst: VReg, param: u32 },
+    /// `cvta.to.global.u64 dst, src`: generic to global address.
+    CvtaGlobal { dst: VReg, src: VReg },
+    /// `mov.u32 dst, shared_array`: the shared-window address of a shared array.
+    SharedAddr { dst: VReg, shared: SharedId },
+    /// `op{.mode}.ty dst, src`.
+    Unary {
+        op: UnaryOp,
+        ty: PtxType,
+        mode: Option<FloatMode>,
+        dst: VReg,
+        src: Operand,
+    },
+    /// `op{.mode}.ty dst, a, b`.
+    Binary {
+        op: BinaryOp,
+        ty: PtxType,
+        mode: Option<FloatMode>,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `mul.wide.ty dst, a, b`: `ty` is the 16/32-bit source type, `dst` twice as wide.
+    MulWide {
+        ty: PtxType,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `mad.lo.ty dst, a, b, c`: integer a*b+c, low half.
+    Mad {
+        ty: PtxType,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `fma.rnd.ty dst, a, b, c`: fused multiply-add, one rounding.
+    Fma {
+        ty: PtxType,
+        mode: FloatMode,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `cvt{.rnd}{.sat}.dst_ty.src_ty dst, src`.
+    Cvt {
+        dst_ty: PtxType,
+        src_ty: PtxType,
+        round: Option<CvtRound>,
+        sat: bool,
+        dst: VReg,
+        src: Operand,
+    },
+    /// `setp.cmp.ty dst, a, b`.
+    Setp {
+        cmp: Cmp,
+        ty: PtxType,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `selp.ty dst, a, b, pred`: `pred ? a : b`.
+    Selp {
+        ty: PtxType,
+        dst: VReg,
+        a: Operand,
+        b: Operand,
+        pred: VReg,
+    },
+    /// `{@guard} bra target`.
+    Bra { guard: Option<Guard>, target: Label },
+    /// Places a label.
+    Label(Label),
+    /// `ret`.
+    Ret,
+    /// `ld.space{.vN}.ty dsts, [addr]`.
+    Ld {
+        space: Space,
+        ty: PtxType,
+        dsts: RegList,
+        addr: Address,
+    },
+    /// `st.space{.vN}.ty [addr], srcs`.
+    St {
+        space: Space,
+        ty: PtxType,
+        srcs: RegList,
+        addr: Address,
+    },
+    /// `bar.sync id`.
+    BarSync { barrier: u32 },
+    /// `atom.space.op.ty dst, [addr], a{, b}`; `b` only for `cas`.
+    Atom {
+        op: AtomOp,
+        space: Space,
+        ty: PtxType,
+        dst: VReg,
+        addr: Address,
+        a: Operand,
+        b: Option<Operand>,
+    },
+    /// `shfl.sync.mode.b32 dst, src, lane, clamp, mask`.
+    Shfl {
+        mode: ShflMode,
+        dst: VReg,
+        src: VReg,
+        lane: Operand,
+        clamp: u32,
+        mask: u32,
+    },
+}
+
+macro_rules! instr_kinds {
+    ($($kind:ident),* $(,)?) => {
+        /// The variant of an [`Instr`], without its fields; [`InstrKind::ALL`] lists every one,
+        /// so tests can prove they cover each variant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum InstrKind { $(#[allow(missing_docs)] $kind),* }
+
+        impl InstrKind {
+            /// Every variant of [`Instr`].
+            pub const ALL: &'static [InstrKind] = &[$(InstrKind::$kind),*];
+        }
+    };
+}
+
+instr_kinds!(
+    Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp,
+    Selp, Bra, Label, Ret, Ld, St, BarSync, Atom, Shfl,
+);
+
+impl Instr {
+    /// Which variant this is.
+    pub fn kind(&self) -> InstrKind {
+        match self {
+            Instr::Mov { .. } => InstrKind::Mov,
+            Instr::Special { .. } => InstrKind::Special,
+            Instr::LdParam { .. } => InstrKind::LdParam,
+            Instr::CvtaGlobal { .. } => InstrKind::CvtaGlobal,
+            Instr::SharedAddr { .. } => InstrKind::SharedAddr,
+            Instr::Unary { .. } => InstrKind::Unary,
+            Instr::Binary { .. } => InstrKind::Binary,
+            Instr::MulWide { .. } => InstrKind::MulWide,
+            Instr::Mad { .. } => InstrKind::Mad,
+            Instr::Fma { .. } => InstrKind::Fma,
+            Instr::Cvt { .. } => InstrKind::Cvt,
+            Instr::Setp { .. } => InstrKind::Setp,
+            Instr::Selp { .. } => InstrKind::Selp,
+            Instr::Bra { .. } => InstrKind::Bra,
+            Instr::Label(_) => InstrKind::Label,
+            Instr::Ret => InstrKind::Ret,
+            Instr::Ld { .. } => InstrKind::Ld,
+            Instr::St { .. } => InstrKind::St,
+            Instr::BarSync { .. } => InstrKind::BarSync,
+            Instr::Atom { .. } => InstrKind::Atom,
+            Instr::Shfl { .. } => InstrKind::Shfl,
+        }
+    }
+
+    /// The registers this instruction writes.
+    pub fn defs(&self) -> Vec<VReg> {
+        match self {
+            Instr::Mov { dst, .. }
+            | Instr::Special { dst, .. }
+            | Instr::LdParam { dst, .. }
+            | Instr::CvtaGlobal { dst, .. }
+            | Instr::SharedAddr { dst, .. }
+            | Instr::Unary { dst, .. }
+            | Instr::Binary { dst, .. }
+            | Instr::MulWide { dst, .. }
+            | Instr::Mad { dst, .. }
+            | Instr::Fma { dst, .. }
+            | Instr::Cvt { dst, .. }
+            | Instr::Setp { dst, .. }
+            | Instr::Selp { dst, .. }
+            | Instr::Atom { dst, .. }
+            | Instr::Shfl { dst, .. } => vec![*dst],
+            Instr::Ld { dsts, .. } => dsts.as_slice().to_vec(),
+            Instr::Bra { .. }
+            | Instr::Label(_)
+            | Instr::Ret
+            | Instr::St { .. }
+            | Instr::BarSync { .. } => Vec::new(),
+        }
+    }
+
+    /// The registers this instruction reads.
+    pub fn uses(&self) -> Vec<VReg> {
+        fn regs(ops: &[Operand]) -> Vec<VReg> {
+            ops.iter().filter_map(|o| o.reg()).collect()
+        }
+        fn addr_reg(a: &Address) -> Option<VReg> {
+            match a.base {
+                AddrBase::Reg(r) => Some(r),
+                AddrBase::Shared(_) => None,
+            }
+        }
+        match self {
+            Instr::Mov { src, .. } | Instr::Unary { src, .. } | Instr::Cvt { src, .. } => {
+                regs(&[*src])
+            }
+            Instr::Special { .. } | Instr::LdParam { .. } | Instr::SharedAddr { .. } => Vec::new(),
+            Instr::CvtaGlobal { src, .. } => vec![*src],
+            Instr::Binary { a, b, .. } | Instr::MulWide { a, b, .. } | Instr::Setp { a, b, .. } => {
+                regs(&[*a, *b])
+            }
+            Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => regs(&[*a, *b, *c]),
+            Instr::Selp { a, b, pred, .. } => {
+                let mut v = regs(&[*a, *b]);
+                v.push(*pred);
+                v
+            }
+            Instr::Bra { guard, .. } => guard.iter().map(|g| g.pred).collect(),
+            Instr::Label(_) | Instr::Ret | Instr::BarSync { .. } => Vec::new(),
+            Instr::Ld { addr, .. } => addr_reg(addr).into_iter().collect(),
+            Instr::St { srcs, addr, .. } => {
+                let mut v = srcs.as_slice().to_vec();
+                v.extend(addr_reg(addr));
+                v
+            }
+            Instr::Atom { addr, a, b, .. } => {
+                let mut v: Vec<VReg> = addr_reg(addr).into_iter().collect();
+                v.extend(a.reg());
+                v.extend(b.and_then(|b| b.reg()));
+                v
+            }
+            Instr::Shfl { src, lane, .. } => {
+                let mut v = vec![*src];
+                v.extend(lane.reg());
+                v
+            }
+        }
+    }
+}
+
+/// A kernel parameter: a name and a `.param` type (`.u64` for pointers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name in the PTX (an identifier).
+    pub name: String,
+    /// Its type.
+    pub ty: PtxType,
+    /// True when the parameter is a pointer to global memory.
+    pub is_pointer: bool,
+}
+
+/// A `.shared` array of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedDecl {
+    /// Size in bytes.
+    pub bytes: u32,
+    /// Alignment in bytes (a power of two).
+    pub align: u32,
+}
+
+/// A whole kernel: name, parameters, shared arrays, instructions and register counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelIr {
+    /// The entry's name (an identifier).
+    pub name: String,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+    /// Shared arrays, named in PTX after the kernel (`<kernel>_smem<N>`).
+    pub shared: Vec<SharedDecl>,
+    /// The body.
+    pub body: Vec<Instr>,
+    /// How many registers of each type exist, indexed like [`PtxType::ALL`].
+    pub reg_counts: [u32; 14],
+    /// How many labels were allocated.
+    pub label_count: u32,
+}
+
+impl KernelIr {
+    /// The number of registers declared of type `ty`.
+    pub fn reg_count(&self, ty: PtxType) -> u32 {
+        self.reg_counts[type_slot(ty)]
+    }
+
+    /// Instructions proper, not counting label placements.
+    pub fn instruction_count(&self) -> usize {
+        self.body
+            .iter()
+            .filter(|i| !matches!(i, Instr::Label(_)))
+            .count()
+    }
+
+    /// The PTX name of shared array `id`.
+    pub fn shared_name(&self, id: SharedId) -> String {
+        format!("{}_smem{}", self.name, id.0)
+    }
+}
+
+/// The position of `ty` in [`PtxType::ALL`].
+pub fn type_slot(ty: PtxType) -> usize {
+    ty as usize
+}

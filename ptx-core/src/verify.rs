@@ -1,0 +1,865 @@
+//! The verifier: checks a [`KernelIr`] for everything the typed builder cannot rule out, so
+//! the printer never writes PTX that ptxas rejects. It checks operand types against each
+//! instruction's type, the modifier combinations PTX allows, parameter and shared-array
+//! references, label placement, identifiers, and that every register is defined on every
+//! path before it is read.
+
+use std::fmt;
+
+use crate::ir::{
+    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, Space,
+    UnaryOp, VReg, VecWidth,
+};
+use crate::print::instr_text;
+use crate::types::{PtxType, TypeClass};
+
+/// What is wrong with a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyErrorKind {
+    /// A register is read on some path before any instruction writes it.
+    UseBeforeDef {
+        /// The register, as printed.
+        reg: String,
+    },
+    /// A branch targets a label that is never placed.
+    LabelNeverPlaced {
+        /// The label's number.
+        label: u32,
+    },
+    /// A label is placed twice.
+    LabelPlacedTwice {
+        /// The label's number.
+        label: u32,
+    },
+    /// `ld.param` reads a parameter with another type than it was declared with.
+    ParamType {
+        /// The parameter's name.
+        param: String,
+        /// Its declared type.
+        declared: PtxType,
+        /// The type the instruction reads.
+        read_as: PtxType,
+    },
+    /// An operand's type does not fit the instruction.
+    OperandType {
+        /// Which operand (`"dst"`, `"a"`, ...).
+        operand: &'static str,
+        /// What the instruction needs.
+        expected: String,
+        /// The operand's type.
+        found: PtxType,
+    },
+    /// A combination of instruction, type and modifiers PTX does not have.
+    InvalidForm {
+        /// Why.
+        reason: String,
+    },
+    /// A reference to a parameter, shared array, register or label that does not exist.
+    UnknownReference {
+        /// What was referenced.
+        what: String,
+    },
+    /// A kernel or parameter name that is not a PTX identifier, or a duplicate parameter name.
+    BadName {
+        /// The name.
+        name: String,
+    },
+    /// The body does not end in `ret` or an unconditional branch.
+    FallsOffEnd,
+}
+
+/// A verification failure: the kernel, the offending instruction (index and text) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// The kernel's name.
+    pub kernel: String,
+    /// Index of the instruction in the body, if the error is about one.
+    pub index: Option<usize>,
+    /// The instruction as it would print.
+    pub instr: Option<String>,
+    /// What is wrong.
+    pub kind: VerifyErrorKind,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel `{}`", self.kernel)?;
+        if let (Some(i), Some(text)) = (self.index, &self.instr) {
+            write!(f, ", instruction {i} (`{text}`)")?;
+        }
+        f.write_str(": ")?;
+        match &self.kind {
+            VerifyErrorKind::UseBeforeDef { reg } => {
+                write!(
+                    f,
+                    "register {reg} is read before it is written on some path"
+                )
+            }
+            VerifyErrorKind::LabelNeverPlaced { label } => {
+                write!(f, "branch to label $L{label}, which is never placed")
+            }
+            VerifyErrorKind::LabelPlacedTwice { label } => {
+                write!(f, "label $L{label} is placed twice")
+            }
+            VerifyErrorKind::ParamType {
+                param,
+                declared,
+                read_as,
+            } => {
+                write!(
+                    f,
+                    "parameter `{param}` is declared {declared} but read as {read_as}"
+                )
+            }
+            VerifyErrorKind::OperandType {
+                operand,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "operand `{operand}` has type {found}, but the instruction needs {expected}"
+                )
+            }
+            VerifyErrorKind::InvalidForm { reason } => write!(f, "{reason}"),
+            VerifyErrorKind::UnknownReference { what } => write!(f, "{what} does not exist"),
+            VerifyErrorKind::BadName { name } => {
+                write!(f, "`{name}` is not a valid PTX identifier or is used twice")
+            }
+            VerifyErrorKind::FallsOffEnd => {
+                f.write_str("the body does not end in `ret` or an unconditional branch")
+            }
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Checks `k`; `Ok(())` means the printer's output is valid PTX.
+pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
+    check_names(k)?;
+    for (i, instr) in k.body.iter().enumerate() {
+        check_instr(k, instr).map_err(|kind| error_at(k, i, kind))?;
+    }
+    check_labels(k)?;
+    match k.body.last() {
+        Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }) => {}
+        _ => {
+            return Err(VerifyError {
+                kernel: k.name.clone(),
+                index: None,
+                instr: None,
+                kind: VerifyErrorKind::FallsOffEnd,
+            })
+        }
+    }
+    check_definitions(k)
+}
+
+fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
+    VerifyError {
+        kernel: k.name.clone(),
+        index: Some(index),
+        instr: Some(instr_text(k, &k.body[index])),
+        kind,
+    }
+}
+
+/// True for a PTX identifier: a letter, `_` or `$` first, then letters, digits, `_`, `$`.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
+    let bad = |name: &str| VerifyError {
+        kernel: k.name.clone(),
+        index: None,
+        instr: None,
+        kind: VerifyErrorKind::BadName {
+            name: name.to_string(),
+        },
+    };
+    if !is_identifier(&k.name) {
+        return Err(bad(&k.name));
+    }
+    for (i, p) in k.params.iter().enumerate() {
+        if !is_identifier(&p.name) || k.params[..i].iter().any(|q| q.name == p.name) {
+            return Err(bad(&p.name));
+        }
+        if p.ty == PtxType::Pred || (p.is_pointer && p.ty != PtxType::U64) {
+            return Err(VerifyError {
+                kernel: k.name.clone(),
+                index: None,
+                instr: None,
+                kind: VerifyErrorKind::InvalidForm {
+                    reason: format!("parameter `{}` cannot have type {}", p.name, p.ty),
+                },
+            });
+        }
+    }
+    for s in &k.shared {
+        if !s.align.is_power_of_two() {
+            return Err(VerifyError {
+                kernel: k.name.clone(),
+                index: None,
+                instr: None,
+                kind: VerifyErrorKind::InvalidForm {
+                    reason: format!("shared alignment {} is not a power of two", s.align),
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+type Check = Result<(), VerifyErrorKind>;
+
+fn invalid(reason: impl Into<String>) -> VerifyErrorKind {
+    VerifyErrorKind::InvalidForm {
+        reason: reason.into(),
+    }
+}
+
+fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(reason()))
+    }
+}
+
+/// Checks that a register exists and fits an instruction of type `ty`.
+fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
+    if r.index >= k.reg_count(r.ty) {
+        return Err(VerifyErrorKind::UnknownReference {
+            what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
+        });
+    }
+    if ty.accepts_register(r.ty) {
+        Ok(())
+    } else {
+        Err(VerifyErrorKind::OperandType {
+            operand,
+            expected: format!("a register compatible with {ty}"),
+            found: r.ty,
+        })
+    }
+}
+
+/// Checks a source operand: a fitting register, or an immediate of the same class and width.
+fn src_fits(k: &KernelIr, operand: &'static str, o: Operand, ty: PtxType) -> Check {
+    match o {
+        Operand::Reg(r) => reg_fits(k, operand, r, ty),
+        Operand::Imm(i) => {
+            let same_kind = i.ty.bits() == ty.bits()
+                && i.ty != PtxType::Pred
+                && ty != PtxType::Pred
+                && (i.ty.is_float() == ty.is_float() || ty.class() == TypeClass::Bits);
+            if same_kind {
+                Ok(())
+            } else {
+                Err(VerifyErrorKind::OperandType {
+                    operand,
+                    expected: format!("an immediate of type {ty}"),
+                    found: i.ty,
+                })
+            }
+        }
+    }
+}
+
+fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
+    match addr.base {
+        AddrBase::Reg(r) => {
+            let ok_width = match space {
+                Space::Global => r.ty.bits() == 64,
+                Space::Shared => r.ty.bits() == 32 || r.ty.bits() == 64,
+            };
+            if r.index >= k.reg_count(r.ty) {
+                return Err(VerifyErrorKind::UnknownReference {
+                    what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
+                });
+            }
+            if !ok_width || !(r.ty.is_int() || r.ty.class() == TypeClass::Bits) {
+                return Err(VerifyErrorKind::OperandType {
+                    operand: "address",
+                    expected: format!(
+                        "a {} address register",
+                        if space == Space::Global {
+                            "64-bit"
+                        } else {
+                            "32- or 64-bit"
+                        }
+                    ),
+                    found: r.ty,
+                });
+            }
+            Ok(())
+        }
+        AddrBase::Shared(s) => {
+            if space != Space::Shared {
+                return Err(invalid(
+                    "a shared array can only be addressed in the .shared space",
+                ));
+            }
+            if s.0 as usize >= k.shared.len() {
+                return Err(VerifyErrorKind::UnknownReference {
+                    what: format!("shared array {}", s.0),
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
+    match instr {
+        Instr::Mov { ty, dst, src } => {
+            require(*ty != PtxType::Bf16, || {
+                "mov of .bf16 is written with .b16".into()
+            })?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "src", *src, *ty)
+        }
+        Instr::Special { dst, .. } | Instr::SharedAddr { dst, .. } => {
+            reg_fits(k, "dst", *dst, PtxType::U32)?;
+            if let Instr::SharedAddr { shared, .. } = instr {
+                require((shared.0 as usize) < k.shared.len(), || {
+                    format!("shared array {} is not declared", shared.0)
+                })?;
+            }
+            Ok(())
+        }
+        Instr::LdParam { ty, dst, param } => {
+            let p =
+                k.params
+                    .get(*param as usize)
+                    .ok_or_else(|| VerifyErrorKind::UnknownReference {
+                        what: format!("parameter {param}"),
+                    })?;
+            if p.ty != *ty {
+                return Err(VerifyErrorKind::ParamType {
+                    param: p.name.clone(),
+                    declared: p.ty,
+                    read_as: *ty,
+                });
+            }
+            reg_fits(k, "dst", *dst, *ty)
+        }
+        Instr::CvtaGlobal { dst, src } => {
+            reg_fits(k, "dst", *dst, PtxType::U64)?;
+            reg_fits(k, "src", *src, PtxType::U64)
+        }
+        Instr::Unary {
+            op,
+            ty,
+            mode,
+            dst,
+            src,
+        } => {
+            check_unary(*op, *ty, *mode)?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "src", *src, *ty)
+        }
+        Instr::Binary {
+            op,
+            ty,
+            mode,
+            dst,
+            a,
+            b,
+        } => {
+            check_binary(*op, *ty, *mode)?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, if op.is_shift() { PtxType::U32 } else { *ty })
+        }
+        Instr::MulWide { ty, dst, a, b } => {
+            require(ty.is_int() && ty.bits() <= 32, || {
+                format!("mul.wide needs a 16- or 32-bit integer type, not {ty}")
+            })?;
+            let wide = match *ty {
+                PtxType::U16 => PtxType::U32,
+                PtxType::S16 => PtxType::S32,
+                PtxType::U32 => PtxType::U64,
+                _ => PtxType::S64,
+            };
+            reg_fits(k, "dst", *dst, wide)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, *ty)
+        }
+        Instr::Mad { ty, dst, a, b, c } => {
+            require(ty.is_int(), || {
+                format!("mad.lo needs an integer type, not {ty}")
+            })?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, *ty)?;
+            src_fits(k, "c", *c, *ty)
+        }
+        Instr::Fma {
+            ty,
+            mode,
+            dst,
+            a,
+            b,
+            c,
+        } => {
+            require(ty.is_arith_float(), || {
+                format!("fma needs .f32 or .f64, not {ty}")
+            })?;
+            require(mode.is_ieee_rounding(), || {
+                format!("fma needs .rn/.rz/.rm/.rp, not {}", mode.suffix())
+            })?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, *ty)?;
+            src_fits(k, "c", *c, *ty)
+        }
+        Instr::Cvt {
+            dst_ty,
+            src_ty,
+            round,
+            sat,
+            dst,
+            src,
+        } => {
+            check_cvt(*dst_ty, *src_ty, *round, *sat)?;
+            reg_fits(k, "dst", *dst, *dst_ty)?;
+            src_fits(k, "src", *src, *src_ty)
+        }
+        Instr::Setp { cmp, ty, dst, a, b } => {
+            require(
+                *ty != PtxType::Pred && *ty != PtxType::F16 && *ty != PtxType::Bf16,
+                || format!("setp cannot compare {ty}"),
+            )?;
+            require(!cmp.is_float_only() || ty.is_float(), || {
+                format!("setp.{} applies to floats only", cmp.name())
+            })?;
+            require(
+                ty.class() != TypeClass::Bits
+                    || matches!(cmp, crate::ir::Cmp::Eq | crate::ir::Cmp::Ne),
+                || {
+                    format!(
+                        "bit types can only be compared with eq/ne, not {}",
+                        cmp.name()
+                    )
+                },
+            )?;
+            reg_fits(k, "dst", *dst, PtxType::Pred)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, *ty)
+        }
+        Instr::Selp {
+            ty,
+            dst,
+            a,
+            b,
+            pred,
+        } => {
+            require(
+                *ty != PtxType::Pred && ty.bits() >= 16 && *ty != PtxType::Bf16,
+                || format!("selp cannot select {ty}"),
+            )?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "a", *a, *ty)?;
+            src_fits(k, "b", *b, *ty)?;
+            reg_fits(k, "pred", *pred, PtxType::Pred)
+        }
+        Instr::Bra { guard, target } => {
+            if let Some(g) = guard {
+                reg_fits(k, "guard", g.pred, PtxType::Pred)?;
+            }
+            require(target.0 < k.label_count, || {
+                format!("label $L{} was not allocated", target.0)
+            })
+        }
+        Instr::Label(l) => require(l.0 < k.label_count, || {
+            format!("label $L{} was not allocated", l.0)
+        }),
+        Instr::Ret => Ok(()),
+        Instr::BarSync { barrier } => require(*barrier < 16, || {
+            format!("barrier {barrier} is not in 0..16")
+        }),
+        Instr::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+        }
+        | Instr::St {
+            space,
+            ty,
+            srcs: dsts,
+            addr,
+        } => {
+            require(*ty != PtxType::Pred, || {
+                "predicates have no memory form".into()
+            })?;
+            let width = dsts.width();
+            require(
+                width == VecWidth::V1
+                    || (width == VecWidth::V2 && ty.bits() <= 64)
+                    || (width == VecWidth::V4 && ty.bits() <= 32),
+                || format!(".v{} is not available for {ty}", width.len()),
+            )?;
+            let role = if matches!(instr, Instr::Ld { .. }) {
+                "dst"
+            } else {
+                "src"
+            };
+            for r in dsts.as_slice() {
+                reg_fits(k, role, *r, ty.reg_decl_type())?;
+            }
+            check_address(k, *space, addr)
+        }
+        Instr::Atom {
+            op,
+            space,
+            ty,
+            dst,
+            addr,
+            a,
+            b,
+        } => {
+            match op {
+                AtomOp::Add => require(
+                    matches!(
+                        ty,
+                        PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64
+                    ),
+                    || format!("atom.add does not exist for {ty}"),
+                )?,
+                AtomOp::Cas | AtomOp::Exch => require(
+                    (ty.bits() == 32 || ty.bits() == 64) && *ty != PtxType::Pred,
+                    || {
+                        format!(
+                            "atom.{} needs a 32- or 64-bit type, not {ty}",
+                            if *op == AtomOp::Cas { "cas" } else { "exch" }
+                        )
+                    },
+                )?,
+            }
+            require(b.is_some() == (*op == AtomOp::Cas), || {
+                "only atom.cas takes a second value".into()
+            })?;
+            reg_fits(k, "dst", *dst, *ty)?;
+            src_fits(k, "a", *a, *ty)?;
+            if let Some(b) = b {
+                src_fits(k, "b", *b, *ty)?;
+            }
+            check_address(k, *space, addr)
+        }
+        Instr::Shfl {
+            dst,
+            src,
+            lane,
+            clamp,
+            ..
+        } => {
+            reg_fits(k, "dst", *dst, PtxType::B32)?;
+            reg_fits(k, "src", *src, PtxType::B32)?;
+            src_fits(k, "lane", *lane, PtxType::U32)?;
+            require(*clamp < 0x2000, || {
+                format!("shfl clamp value {clamp:#x} is out of range")
+            })
+        }
+    }
+}
+
+fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
+    let name = op.mnemonic();
+    match op {
+        UnaryOp::Neg | UnaryOp::Abs => {
+            let ok = if op == UnaryOp::Neg {
+                ty.is_int() || ty.is_arith_float()
+            } else {
+                ty.is_signed() || ty.is_arith_float()
+            };
+            require(ok, || format!("{name} does not exist for {ty}"))?;
+            require(mode.is_none(), || {
+                format!("{name} takes no rounding modifier")
+            })
+        }
+        UnaryOp::Not => {
+            require(!ty.is_float(), || format!("not does not exist for {ty}"))?;
+            require(mode.is_none(), || "not takes no modifier".into())
+        }
+        UnaryOp::Sqrt | UnaryOp::Rcp => {
+            require(ty.is_arith_float(), || {
+                format!("{name} needs .f32 or .f64, not {ty}")
+            })?;
+            match mode {
+                Some(m) if m.is_ieee_rounding() => Ok(()),
+                Some(FloatMode::Approx) if ty == PtxType::F32 => Ok(()),
+                _ => Err(invalid(format!(
+                    "{name}{} needs .rn/.rz/.rm/.rp (or .approx for .f32)",
+                    ty
+                ))),
+            }
+        }
+        UnaryOp::Rsqrt | UnaryOp::Ex2 | UnaryOp::Lg2 | UnaryOp::Sin | UnaryOp::Cos => require(
+            ty == PtxType::F32 && mode == Some(FloatMode::Approx),
+            || format!("{name} exists only as {name}.approx.f32"),
+        ),
+    }
+}
+
+fn check_binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
+    let name = op.mnemonic();
+    if ty.is_float() {
+        require(ty.is_arith_float(), || {
+            format!("{name} is not available for {ty} in this version")
+        })?;
+        return match (op, mode) {
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, Some(m)) if m.is_ieee_rounding() => {
+                Ok(())
+            }
+            (BinaryOp::Div, Some(m)) if m.is_ieee_rounding() => Ok(()),
+            (BinaryOp::Div, Some(FloatMode::Approx | FloatMode::Full)) if ty == PtxType::F32 => {
+                Ok(())
+            }
+            (BinaryOp::Min | BinaryOp::Max, None) => Ok(()),
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, _) => Err(invalid(
+                format!("{name}{ty} needs an explicit rounding modifier (.rn/.rz/.rm/.rp)"),
+            )),
+            _ => Err(invalid(format!("{name} does not exist for {ty}"))),
+        };
+    }
+    require(mode.is_none(), || {
+        format!("{name}{ty} takes no float modifier")
+    })?;
+    let ok = match op {
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ty.bits() >= 16 || ty == PtxType::Pred,
+        _ => ty.is_int() || (op.is_shift() && ty.class() == TypeClass::Bits),
+    };
+    require(ok, || format!("{name} does not exist for {ty}"))
+}
+
+fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> Check {
+    let desc = || format!("cvt{}{}", dst, src);
+    require(dst != PtxType::Pred && src != PtxType::Pred, || {
+        "cvt does not convert predicates".into()
+    })?;
+    require(
+        dst.class() != TypeClass::Bits && src.class() != TypeClass::Bits,
+        || format!("{} needs typed operands, not bit types", desc()),
+    )?;
+    let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
+    if half(dst) || half(src) {
+        let other = if half(dst) { src } else { dst };
+        require(other == PtxType::F32, || {
+            format!(
+                "{}: f16/bf16 convert only to and from f32 in this version",
+                desc()
+            )
+        })?;
+        let want = if half(dst) { Some(CvtRound::Rn) } else { None };
+        return require(round == want && !sat, || {
+            format!(
+                "{} needs {}",
+                desc(),
+                if half(dst) {
+                    ".rn"
+                } else {
+                    "no rounding modifier"
+                }
+            )
+        });
+    }
+    match (dst.is_float(), src.is_float()) {
+        (true, true) => match round {
+            Some(r) if r.is_integer_rounding() => require(dst == src, || {
+                format!("{}: integer rounding needs equal float types", desc())
+            }),
+            Some(_) => require(dst.bits() < src.bits(), || {
+                format!(
+                    "{}: widening float conversion takes no rounding modifier",
+                    desc()
+                )
+            }),
+            None => require(dst.bits() > src.bits(), || {
+                format!("{} needs a rounding modifier", desc())
+            }),
+        },
+        (false, true) => require(round.is_some_and(|r| r.is_integer_rounding()), || {
+            format!("{} needs .rni/.rzi/.rmi/.rpi", desc())
+        }),
+        (true, false) => require(round.is_some_and(|r| !r.is_integer_rounding()), || {
+            format!("{} needs .rn/.rz/.rm/.rp", desc())
+        }),
+        (false, false) => {
+            require(round.is_none(), || {
+                format!("{} takes no rounding modifier", desc())
+            })?;
+            require(dst != src || !sat, || {
+                format!("{}.sat between equal types does nothing", desc())
+            })
+        }
+    }
+}
+
+fn check_labels(k: &KernelIr) -> Result<(), VerifyError> {
+    let mut placed = vec![false; k.label_count as usize];
+    for (i, instr) in k.body.iter().enumerate() {
+        if let Instr::Label(l) = instr {
+            if std::mem::replace(&mut placed[l.0 as usize], true) {
+                return Err(error_at(
+                    k,
+                    i,
+                    VerifyErrorKind::LabelPlacedTwice { label: l.0 },
+                ));
+            }
+        }
+    }
+    for (i, instr) in k.body.iter().enumerate() {
+        if let Instr::Bra { target, .. } = instr {
+            if !placed[target.0 as usize] {
+                return Err(error_at(
+                    k,
+                    i,
+                    VerifyErrorKind::LabelNeverPlaced { label: target.0 },
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A set of registers as bits, one per register of the kernel.
+#[derive(Clone, PartialEq)]
+struct RegSet(Vec<u64>);
+
+impl RegSet {
+    fn empty(n: usize) -> RegSet {
+        RegSet(vec![0; n.div_ceil(64)])
+    }
+    fn full(n: usize) -> RegSet {
+        RegSet(vec![u64::MAX; n.div_ceil(64)])
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+    fn intersect(&mut self, other: &RegSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a &= *b;
+        }
+    }
+}
+
+/// Definite-assignment analysis over the control-flow graph: every read must be preceded by
+/// a write on every path from the entry.
+fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
+    let mut base = [0usize; 14];
+    let mut total = 0usize;
+    for (slot, b) in base.iter_mut().enumerate() {
+        *b = total;
+        total += k.reg_counts[slot] as usize;
+    }
+    let flat = |r: VReg| base[crate::ir::type_slot(r.ty)] + r.index as usize;
+
+    // Basic blocks: a new block starts at each label and after each branch or ret.
+    let mut starts = vec![0usize];
+    for (i, instr) in k.body.iter().enumerate() {
+        match instr {
+            Instr::Label(_) if i != 0 => starts.push(i),
+            Instr::Bra { .. } | Instr::Ret if i + 1 < k.body.len() => starts.push(i + 1),
+            _ => {}
+        }
+    }
+    starts.dedup();
+    let n_blocks = starts.len();
+    let block_end = |b: usize| {
+        if b + 1 < n_blocks {
+            starts[b + 1]
+        } else {
+            k.body.len()
+        }
+    };
+    let mut label_block = vec![usize::MAX; k.label_count as usize];
+    for (b, &s) in starts.iter().enumerate() {
+        if let Some(Instr::Label(l)) = k.body.get(s) {
+            label_block[l.0 as usize] = b;
+        }
+    }
+    let successors = |b: usize| -> Vec<usize> {
+        let end = block_end(b);
+        match k.body.get(end.wrapping_sub(1)) {
+            Some(Instr::Ret) => vec![],
+            Some(Instr::Bra {
+                guard: None,
+                target,
+            }) => vec![label_block[target.0 as usize]],
+            Some(Instr::Bra {
+                guard: Some(_),
+                target,
+            }) => {
+                let mut v = vec![label_block[target.0 as usize]];
+                if b + 1 < n_blocks {
+                    v.push(b + 1);
+                }
+                v
+            }
+            _ if b + 1 < n_blocks => vec![b + 1],
+            _ => vec![],
+        }
+    };
+    let succ: Vec<Vec<usize>> = (0..n_blocks).map(successors).collect();
+
+    let mut ins: Vec<RegSet> = (0..n_blocks)
+        .map(|b| {
+            if b == 0 {
+                RegSet::empty(total)
+            } else {
+                RegSet::full(total)
+            }
+        })
+        .collect();
+    let transfer = |b: usize, mut set: RegSet| {
+        for instr in &k.body[starts[b]..block_end(b)] {
+            for d in instr.defs() {
+                set.insert(flat(d));
+            }
+        }
+        set
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n_blocks {
+            let out = transfer(b, ins[b].clone());
+            for &s in &succ[b] {
+                let mut next = ins[s].clone();
+                next.intersect(&out);
+                if next != ins[s] {
+                    ins[s] = next;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for b in 0..n_blocks {
+        let mut set = ins[b].clone();
+        for i in starts[b]..block_end(b) {
+            let instr = &k.body[i];
+            for u in instr.uses() {
+                if !set.contains(flat(u)) {
+                    let reg = format!("%{}{}", u.ty.reg_prefix(), u.index);
+                    return Err(error_at(k, i, VerifyErrorKind::UseBeforeDef { reg }));
+                }
+            }
+            for d in instr.defs() {
+                set.insert(flat(d));
+            }
+        }
+    }
+    Ok(())
+}
