@@ -32,6 +32,7 @@ pub mod eval;
 pub mod ir;
 pub mod math;
 pub mod print;
+pub mod ptxas;
 pub mod target;
 pub mod types;
 pub mod verify;
