@@ -10,13 +10,12 @@ use std::marker::PhantomData;
 
 use crate::eval;
 use crate::ir::{
-    AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, KernelIr,
-    Label, Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp,
-    VReg,
+    AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, KernelIr, Label,
+    Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp, VReg,
 };
 use crate::types::{
-    AtomAddTy, Bits32, Bits32Or64, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy,
-    Ty, WideningTy, U32, U64,
+    AtomAddTy, Bits32, Bits32Or64, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy, Ty,
+    WideningTy, U32, U64,
 };
 
 /// A typed virtual register.
@@ -162,13 +161,16 @@ impl KernelBuilder {
         &self.ir.body
     }
 
+    /// The kernel as built so far (for checking candidate instructions against it).
+    pub fn ir(&self) -> &KernelIr {
+        &self.ir
+    }
+
     /// Ends the kernel: appends `ret` unless the body already ends in `ret` or an
     /// unconditional branch, and returns the IR (not yet verified).
     pub fn finish(mut self) -> KernelIr {
-        let terminated = matches!(
-            self.ir.body.last(),
-            Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. })
-        );
+        let terminated =
+            matches!(self.ir.body.last(), Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }));
         if !terminated {
             self.ir.body.push(Instr::Ret);
         }
@@ -184,10 +186,7 @@ impl KernelBuilder {
 
     /// A fresh register of type `T`.
     pub fn reg<T: Ty>(&mut self) -> Reg<T> {
-        Reg {
-            raw: self.raw_reg(T::PTX),
-            _ty: PhantomData,
-        }
+        Reg { raw: self.raw_reg(T::PTX), _ty: PhantomData }
     }
 
     /// A fresh untyped register of type `ty`.
@@ -208,27 +207,22 @@ impl KernelBuilder {
         self.declare_param(name.into(), PtxType::U64, true)
     }
 
+    /// Declares a scalar parameter of a type chosen at run time; returns its index.
+    pub fn raw_param(&mut self, name: impl Into<String>, ty: PtxType) -> u32 {
+        self.ir.params.push(Param { name: name.into(), ty, is_pointer: false });
+        self.ir.params.len() as u32 - 1
+    }
+
     fn declare_param<T: Ty>(&mut self, name: String, ty: PtxType, is_pointer: bool) -> ParamRef<T> {
         let index = self.ir.params.len() as u32;
-        self.ir.params.push(Param {
-            name,
-            ty,
-            is_pointer,
-        });
-        ParamRef {
-            index,
-            _ty: PhantomData,
-        }
+        self.ir.params.push(Param { name, ty, is_pointer });
+        ParamRef { index, _ty: PhantomData }
     }
 
     /// `ld.param`: reads a parameter into a register.
     pub fn load_param<T: Ty>(&mut self, param: ParamRef<T>) -> Reg<T> {
         let dst = self.reg::<T>();
-        self.push(Instr::LdParam {
-            ty: T::PTX,
-            dst: dst.raw,
-            param: param.index,
-        });
+        self.push(Instr::LdParam { ty: T::PTX, dst: dst.raw, param: param.index });
         dst
     }
 
@@ -243,10 +237,7 @@ impl KernelBuilder {
     pub fn load_global_pointer(&mut self, param: ParamRef<U64>) -> Reg<U64> {
         let generic = self.load_param(param);
         let dst = self.reg::<U64>();
-        self.push(Instr::CvtaGlobal {
-            dst: dst.raw,
-            src: generic.raw,
-        });
+        self.push(Instr::CvtaGlobal { dst: dst.raw, src: generic.raw });
         dst
     }
 
@@ -267,11 +258,7 @@ impl KernelBuilder {
     /// `mov` into an existing register (mutable variables, loop counters).
     pub fn assign<T: Ty>(&mut self, dst: Reg<T>, src: impl Into<Val<T>>) {
         let src = src.into();
-        self.push(Instr::Mov {
-            ty: T::PTX,
-            dst: dst.raw,
-            src: src.operand(),
-        });
+        self.push(Instr::Mov { ty: T::PTX, dst: dst.raw, src: src.operand() });
     }
 
     /// `src` in a register: the register itself, or a `mov` of the immediate.
@@ -294,11 +281,7 @@ impl KernelBuilder {
             _ => PtxType::B64,
         };
         let dst = self.reg::<D>();
-        self.push(Instr::Mov {
-            ty: bits,
-            dst: dst.raw,
-            src: src.operand(),
-        });
+        self.push(Instr::Mov { ty: bits, dst: dst.raw, src: src.operand() });
         Val::Reg(dst)
     }
 
@@ -309,13 +292,7 @@ impl KernelBuilder {
             return Val::from_imm(r);
         }
         let dst = self.reg::<T>();
-        self.push(Instr::Unary {
-            op,
-            ty: T::PTX,
-            mode,
-            dst: dst.raw,
-            src: a.operand(),
-        });
+        self.push(Instr::Unary { op, ty: T::PTX, mode, dst: dst.raw, src: a.operand() });
         Val::Reg(dst)
     }
 
@@ -332,14 +309,7 @@ impl KernelBuilder {
             }
         }
         let dst = self.reg::<T>();
-        self.push(Instr::Binary {
-            op,
-            ty: T::PTX,
-            mode,
-            dst: dst.raw,
-            a: a.operand(),
-            b: b.operand(),
-        });
+        self.push(Instr::Binary { op, ty: T::PTX, mode, dst: dst.raw, a: a.operand(), b: b.operand() });
         Val::Reg(dst)
     }
 
@@ -434,8 +404,8 @@ impl KernelBuilder {
         self.emit_binary(BinaryOp::Shr, None, a.into(), amount.into())
     }
 
-    /// Negation (two's complement for integers).
-    pub fn neg<T: NumTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+    /// Negation (signed integers: two's complement; floats: sign flip).
+    pub fn neg<T: SignedOrFloat>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
         self.emit_unary(UnaryOp::Neg, None, a.into())
     }
 
@@ -451,12 +421,7 @@ impl KernelBuilder {
 
     /// A float unary operation with an explicit mode: `sqrt`/`rcp` with `.rn`..`.rp` or
     /// `.approx`; `rsqrt`, `ex2`, `lg2`, `sin`, `cos` with `.approx` (f32 only).
-    pub fn float_unary<T: FloatTy>(
-        &mut self,
-        op: UnaryOp,
-        mode: FloatMode,
-        a: impl Into<Val<T>>,
-    ) -> Val<T> {
+    pub fn float_unary<T: FloatTy>(&mut self, op: UnaryOp, mode: FloatMode, a: impl Into<Val<T>>) -> Val<T> {
         self.emit_unary(op, Some(mode), a.into())
     }
 
@@ -471,26 +436,13 @@ impl KernelBuilder {
     }
 
     /// `mul.wide`: the full product of two 16/32-bit integers as a value twice as wide.
-    pub fn mul_wide<T: WideningTy>(
-        &mut self,
-        a: impl Into<Val<T>>,
-        b: impl Into<Val<T>>,
-    ) -> Val<T::Wide> {
+    pub fn mul_wide<T: WideningTy>(&mut self, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<T::Wide> {
         let (a, b) = (a.into(), b.into());
         if let (Some(x), Some(y)) = (a.imm_raw(), b.imm_raw()) {
-            return Val::Imm(<T::Wide as Ty>::host_from_bits(eval::mul_wide(
-                T::PTX,
-                x.bits,
-                y.bits,
-            )));
+            return Val::Imm(<T::Wide as Ty>::host_from_bits(eval::mul_wide(T::PTX, x.bits, y.bits)));
         }
         let dst = self.reg::<T::Wide>();
-        self.push(Instr::MulWide {
-            ty: T::PTX,
-            dst: dst.raw,
-            a: a.operand(),
-            b: b.operand(),
-        });
+        self.push(Instr::MulWide { ty: T::PTX, dst: dst.raw, a: a.operand(), b: b.operand() });
         Val::Reg(dst)
     }
 
@@ -508,13 +460,7 @@ impl KernelBuilder {
             return Val::Imm(T::host_from_bits(s));
         }
         let dst = self.reg::<T>();
-        self.push(Instr::Mad {
-            ty: T::PTX,
-            dst: dst.raw,
-            a: a.operand(),
-            b: b.operand(),
-            c: c.operand(),
-        });
+        self.push(Instr::Mad { ty: T::PTX, dst: dst.raw, a: a.operand(), b: b.operand(), c: c.operand() });
         Val::Reg(dst)
     }
 
@@ -579,17 +525,11 @@ impl KernelBuilder {
         let src = src.into();
         if D::PTX == S::PTX && round.is_none() && !sat {
             return match src {
-                Val::Reg(r) => Val::Reg(Reg {
-                    raw: r.raw,
-                    _ty: PhantomData,
-                }),
+                Val::Reg(r) => Val::Reg(Reg { raw: r.raw, _ty: PhantomData }),
                 Val::Imm(v) => Val::Imm(D::host_from_bits(S::host_to_bits(v))),
             };
         }
-        if let Some(r) = src
-            .imm_raw()
-            .and_then(|i| eval::cvt(D::PTX, S::PTX, round, sat, i))
-        {
+        if let Some(r) = src.imm_raw().and_then(|i| eval::cvt(D::PTX, S::PTX, round, sat, i)) {
             return Val::from_imm(r);
         }
         let dst = self.reg::<D>();
@@ -607,12 +547,7 @@ impl KernelBuilder {
     // ----- comparison and selection -----------------------------------------------------
 
     /// `setp.cmp`: compares two values into a predicate.
-    pub fn setp<T: Ty>(
-        &mut self,
-        cmp: Cmp,
-        a: impl Into<Val<T>>,
-        b: impl Into<Val<T>>,
-    ) -> Val<Pred> {
+    pub fn setp<T: Ty>(&mut self, cmp: Cmp, a: impl Into<Val<T>>, b: impl Into<Val<T>>) -> Val<Pred> {
         let (a, b) = (a.into(), b.into());
         if let (Some(x), Some(y)) = (a.imm_raw(), b.imm_raw()) {
             if let Some(r) = eval::compare(cmp, T::PTX, x, y) {
@@ -620,13 +555,7 @@ impl KernelBuilder {
             }
         }
         let dst = self.reg::<Pred>();
-        self.push(Instr::Setp {
-            cmp,
-            ty: T::PTX,
-            dst: dst.raw,
-            a: a.operand(),
-            b: b.operand(),
-        });
+        self.push(Instr::Setp { cmp, ty: T::PTX, dst: dst.raw, a: a.operand(), b: b.operand() });
         Val::Reg(dst)
     }
 
@@ -676,10 +605,7 @@ impl KernelBuilder {
 
     /// Unconditional `bra`.
     pub fn bra(&mut self, target: Label) {
-        self.push(Instr::Bra {
-            guard: None,
-            target,
-        });
+        self.push(Instr::Bra { guard: None, target });
     }
 
     /// `@p bra`: branch when `pred` holds (a constant predicate branches always or never).
@@ -696,13 +622,7 @@ impl KernelBuilder {
         match pred {
             Val::Imm(p) if p != negated => self.bra(target),
             Val::Imm(_) => {}
-            Val::Reg(r) => self.push(Instr::Bra {
-                guard: Some(Guard {
-                    pred: r.raw,
-                    negated,
-                }),
-                target,
-            }),
+            Val::Reg(r) => self.push(Instr::Bra { guard: Some(Guard { pred: r.raw, negated }), target }),
         }
     }
 
@@ -715,11 +635,7 @@ impl KernelBuilder {
 
     /// The global address of element `index` of an array of `T` at `base`: the index is
     /// widened with `mul.wide.u32` before it is scaled, so arrays over 4 GiB work.
-    pub fn element_address<T: MemTy>(
-        &mut self,
-        base: Reg<U64>,
-        index: impl Into<Val<U32>>,
-    ) -> Reg<U64> {
+    pub fn element_address<T: MemTy>(&mut self, base: Reg<U64>, index: impl Into<Val<U32>>) -> Reg<U64> {
         let offset = self.mul_wide(index, T::PTX.bytes());
         match self.add(base, offset) {
             Val::Reg(r) => r,
@@ -730,42 +646,28 @@ impl KernelBuilder {
     fn emit_load<T: MemTy>(&mut self, space: Space, addr: Address, n: usize) -> RegList {
         let regs: Vec<VReg> = (0..n).map(|_| self.raw_reg(T::PTX)).collect();
         let dsts = RegList::new(&regs).expect("1, 2 or 4 registers");
-        self.push(Instr::Ld {
-            space,
-            ty: T::PTX,
-            dsts,
-            addr,
-        });
+        self.push(Instr::Ld { space, ty: T::PTX, dsts, addr });
         dsts
     }
 
     /// `ld.global`: one value at `addr + offset` bytes.
     pub fn ld_global<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> Reg<T> {
         let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 1);
-        Reg {
-            raw: list.as_slice()[0],
-            _ty: PhantomData,
-        }
+        Reg { raw: list.as_slice()[0], _ty: PhantomData }
     }
 
     /// `ld.global.v2`: two consecutive values (the address must be aligned to both).
     pub fn ld_global_v2<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> [Reg<T>; 2] {
         let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 2);
         let r = list.as_slice();
-        [0, 1].map(|i| Reg {
-            raw: r[i],
-            _ty: PhantomData,
-        })
+        [0, 1].map(|i| Reg { raw: r[i], _ty: PhantomData })
     }
 
     /// `ld.global.v4`: four consecutive 16/32-bit values.
     pub fn ld_global_v4<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32) -> [Reg<T>; 4] {
         let list = self.emit_load::<T>(Space::Global, reg_address(addr.raw, offset), 4);
         let r = list.as_slice();
-        [0, 1, 2, 3].map(|i| Reg {
-            raw: r[i],
-            _ty: PhantomData,
-        })
+        [0, 1, 2, 3].map(|i| Reg { raw: r[i], _ty: PhantomData })
     }
 
     /// `st.global`: stores `value` at `addr + offset` bytes.
@@ -782,25 +684,13 @@ impl KernelBuilder {
     fn store<T: MemTy>(&mut self, space: Space, addr: Address, values: &[Reg<T>]) {
         let raw: Vec<VReg> = values.iter().map(|r| r.raw).collect();
         match RegList::new(&raw) {
-            Some(srcs) => self.push(Instr::St {
-                space,
-                ty: T::PTX,
-                srcs,
-                addr,
-            }),
+            Some(srcs) => self.push(Instr::St { space, ty: T::PTX, srcs, addr }),
             None => {
                 for (i, r) in values.iter().enumerate() {
-                    let addr = Address {
-                        base: addr.base,
-                        offset: addr.offset + (i as u32 * T::PTX.bytes()) as i32,
-                    };
+                    let addr =
+                        Address { base: addr.base, offset: addr.offset + (i as u32 * T::PTX.bytes()) as i32 };
                     let srcs = RegList::new(&[r.raw]).expect("one register");
-                    self.push(Instr::St {
-                        space,
-                        ty: T::PTX,
-                        srcs,
-                        addr,
-                    });
+                    self.push(Instr::St { space, ty: T::PTX, srcs, addr });
                 }
             }
         }
@@ -815,20 +705,14 @@ impl KernelBuilder {
     /// The 32-bit shared-window address of a shared array.
     pub fn shared_address(&mut self, shared: SharedId) -> Reg<U32> {
         let dst = self.reg::<U32>();
-        self.push(Instr::SharedAddr {
-            dst: dst.raw,
-            shared,
-        });
+        self.push(Instr::SharedAddr { dst: dst.raw, shared });
         dst
     }
 
     /// `ld.shared` at a 32-bit shared address plus `offset` bytes.
     pub fn ld_shared<T: MemTy>(&mut self, addr: Reg<U32>, offset: i32) -> Reg<T> {
         let list = self.emit_load::<T>(Space::Shared, reg_address(addr.raw, offset), 1);
-        Reg {
-            raw: list.as_slice()[0],
-            _ty: PhantomData,
-        }
+        Reg { raw: list.as_slice()[0], _ty: PhantomData }
     }
 
     /// `st.shared` at a 32-bit shared address plus `offset` bytes.
@@ -839,15 +723,9 @@ impl KernelBuilder {
 
     /// `ld.shared` directly from a shared array at a constant byte offset.
     pub fn ld_shared_at<T: MemTy>(&mut self, shared: SharedId, offset: i32) -> Reg<T> {
-        let addr = Address {
-            base: AddrBase::Shared(shared),
-            offset,
-        };
+        let addr = Address { base: AddrBase::Shared(shared), offset };
         let list = self.emit_load::<T>(Space::Shared, addr, 1);
-        Reg {
-            raw: list.as_slice()[0],
-            _ty: PhantomData,
-        }
+        Reg { raw: list.as_slice()[0], _ty: PhantomData }
     }
 
     /// `bar.sync 0`: waits until every thread of the block arrives.
@@ -876,13 +754,7 @@ impl KernelBuilder {
         self.atom(AtomOp::Cas, addr, expected.into(), Some(new))
     }
 
-    fn atom<T: MemTy>(
-        &mut self,
-        op: AtomOp,
-        addr: Reg<U64>,
-        a: Val<T>,
-        b: Option<Operand>,
-    ) -> Reg<T> {
+    fn atom<T: MemTy>(&mut self, op: AtomOp, addr: Reg<U64>, a: Val<T>, b: Option<Operand>) -> Reg<T> {
         let dst = self.reg::<T>();
         self.push(Instr::Atom {
             op,
@@ -898,12 +770,7 @@ impl KernelBuilder {
 
     /// `shfl.sync.mode.b32` over the full warp: `lane` is the source lane (`.idx`), the
     /// delta (`.up`/`.down`) or the xor mask (`.bfly`).
-    pub fn shfl<T: Bits32>(
-        &mut self,
-        mode: ShflMode,
-        src: Reg<T>,
-        lane: impl Into<Val<U32>>,
-    ) -> Reg<T> {
+    pub fn shfl<T: Bits32>(&mut self, mode: ShflMode, src: Reg<T>, lane: impl Into<Val<U32>>) -> Reg<T> {
         let dst = self.reg::<T>();
         let clamp = if mode == ShflMode::Up { 0 } else { 31 };
         self.push(Instr::Shfl {
@@ -925,8 +792,5 @@ impl SignedOrFloat for crate::F32 {}
 impl SignedOrFloat for crate::F64 {}
 
 fn reg_address(base: VReg, offset: i32) -> Address {
-    Address {
-        base: AddrBase::Reg(base),
-        offset,
-    }
+    Address { base: AddrBase::Reg(base), offset }
 }

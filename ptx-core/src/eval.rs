@@ -86,10 +86,9 @@ pub fn unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm) -> Optio
         (PtxType::Pred, UnaryOp::Not) => Some(Imm::new(ty, a.bits ^ 1)),
         (_, UnaryOp::Not) if !ty.is_float() => Some(Imm::new(ty, !a.bits & mask)),
         (_, UnaryOp::Neg) if ty.is_int() => Some(Imm::new(ty, a.bits.wrapping_neg() & mask)),
-        (_, UnaryOp::Abs) if ty.is_signed() => Some(Imm::new(
-            ty,
-            sign_extend(a.bits, ty.bits()).unsigned_abs() & mask,
-        )),
+        (_, UnaryOp::Abs) if ty.is_signed() => {
+            Some(Imm::new(ty, sign_extend(a.bits, ty.bits()).unsigned_abs() & mask))
+        }
         _ => None,
     }
 }
@@ -132,9 +131,7 @@ pub fn binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm, b: Imm
             };
             Some(Imm::new(ty, r))
         }
-        _ if mode.is_none() && !ty.is_float() => {
-            int_binary(op, ty, a.bits, b.bits).map(|r| Imm::new(ty, r))
-        }
+        _ if mode.is_none() && !ty.is_float() => int_binary(op, ty, a.bits, b.bits).map(|r| Imm::new(ty, r)),
         _ => None,
     }
 }
@@ -151,17 +148,11 @@ pub fn int_binary(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> Option<u64> {
         BinaryOp::Sub => a.wrapping_sub(b),
         BinaryOp::Mul => a.wrapping_mul(b),
         BinaryOp::MulHi => {
-            let wide = if signed {
-                ((sa as i128) * (sb as i128)) as u128
-            } else {
-                (a as u128) * (b as u128)
-            };
+            let wide = if signed { ((sa as i128) * (sb as i128)) as u128 } else { (a as u128) * (b as u128) };
             (wide >> bits) as u64
         }
         BinaryOp::Div | BinaryOp::Rem if b == 0 => return None,
-        BinaryOp::Div | BinaryOp::Rem
-            if signed && sb == -1 && sa == sign_extend(1 << (bits - 1), bits) =>
-        {
+        BinaryOp::Div | BinaryOp::Rem if signed && sb == -1 && sa == sign_extend(1 << (bits - 1), bits) => {
             return None
         }
         BinaryOp::Div if signed => (sa / sb) as u64,
@@ -348,9 +339,7 @@ pub fn cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool, a: Im
         (false, false) => {
             let r = match (dst, src, round) {
                 (PtxType::F64, PtxType::F32, None) => (f32_of(a) as f64).to_bits(),
-                (PtxType::F32, PtxType::F64, Some(CvtRound::Rn)) => {
-                    (f64_of(a) as f32).to_bits() as u64
-                }
+                (PtxType::F32, PtxType::F64, Some(CvtRound::Rn)) => (f64_of(a) as f32).to_bits() as u64,
                 (PtxType::F32, PtxType::F32, Some(r)) if r.is_integer_rounding() => {
                     (round_integral(f32_of(a) as f64, r) as f32).to_bits() as u64
                 }
@@ -397,40 +386,13 @@ mod tests {
 
     #[test]
     fn integer_ops_wrap_and_clamp_like_ptx() {
-        assert_eq!(
-            binary(BinaryOp::Add, PtxType::U32, None, u32i(u32::MAX), u32i(2)),
-            Some(u32i(1))
-        );
-        assert_eq!(
-            binary(BinaryOp::Shl, PtxType::U32, None, u32i(1), u32i(40)),
-            Some(u32i(0))
-        );
-        assert_eq!(
-            binary(BinaryOp::Shr, PtxType::S32, None, s32i(-8), u32i(40)),
-            Some(s32i(-1))
-        );
-        assert_eq!(
-            binary(
-                BinaryOp::MulHi,
-                PtxType::U32,
-                None,
-                u32i(0x8000_0000),
-                u32i(4)
-            ),
-            Some(u32i(2))
-        );
-        assert_eq!(
-            binary(BinaryOp::Div, PtxType::U32, None, u32i(1), u32i(0)),
-            None
-        );
-        assert_eq!(
-            binary(BinaryOp::Rem, PtxType::S32, None, s32i(-7), s32i(2)),
-            Some(s32i(-1))
-        );
-        assert_eq!(
-            mul_wide(PtxType::S32, (-3i32) as u32 as u64, 5),
-            (-15i64) as u64
-        );
+        assert_eq!(binary(BinaryOp::Add, PtxType::U32, None, u32i(u32::MAX), u32i(2)), Some(u32i(1)));
+        assert_eq!(binary(BinaryOp::Shl, PtxType::U32, None, u32i(1), u32i(40)), Some(u32i(0)));
+        assert_eq!(binary(BinaryOp::Shr, PtxType::S32, None, s32i(-8), u32i(40)), Some(s32i(-1)));
+        assert_eq!(binary(BinaryOp::MulHi, PtxType::U32, None, u32i(0x8000_0000), u32i(4)), Some(u32i(2)));
+        assert_eq!(binary(BinaryOp::Div, PtxType::U32, None, u32i(1), u32i(0)), None);
+        assert_eq!(binary(BinaryOp::Rem, PtxType::S32, None, s32i(-7), s32i(2)), Some(s32i(-1)));
+        assert_eq!(mul_wide(PtxType::S32, (-3i32) as u32 as u64, 5), (-15i64) as u64);
     }
 
     #[test]
@@ -444,73 +406,16 @@ mod tests {
     #[test]
     fn conversions_round_and_saturate() {
         let f = |v: f32| Imm::new(PtxType::F32, v.to_bits() as u64);
+        assert_eq!(cvt(PtxType::S32, PtxType::F32, Some(CvtRound::Rni), false, f(2.5)), Some(s32i(2)));
+        assert_eq!(cvt(PtxType::S32, PtxType::F32, Some(CvtRound::Rmi), false, f(-2.5)), Some(s32i(-3)));
+        assert_eq!(cvt(PtxType::U32, PtxType::F32, Some(CvtRound::Rzi), false, f(-5.0)), Some(u32i(0)));
         assert_eq!(
-            cvt(
-                PtxType::S32,
-                PtxType::F32,
-                Some(CvtRound::Rni),
-                false,
-                f(2.5)
-            ),
-            Some(s32i(2))
-        );
-        assert_eq!(
-            cvt(
-                PtxType::S32,
-                PtxType::F32,
-                Some(CvtRound::Rmi),
-                false,
-                f(-2.5)
-            ),
-            Some(s32i(-3))
-        );
-        assert_eq!(
-            cvt(
-                PtxType::U32,
-                PtxType::F32,
-                Some(CvtRound::Rzi),
-                false,
-                f(-5.0)
-            ),
-            Some(u32i(0))
-        );
-        assert_eq!(
-            cvt(
-                PtxType::U32,
-                PtxType::F32,
-                Some(CvtRound::Rzi),
-                false,
-                f(1e20)
-            ),
+            cvt(PtxType::U32, PtxType::F32, Some(CvtRound::Rzi), false, f(1e20)),
             Some(u32i(u32::MAX))
         );
-        assert_eq!(
-            cvt(
-                PtxType::U32,
-                PtxType::F32,
-                Some(CvtRound::Rzi),
-                false,
-                f(f32::NAN)
-            ),
-            Some(u32i(0))
-        );
-        assert_eq!(
-            cvt(PtxType::U32, PtxType::S32, None, true, s32i(-4)),
-            Some(u32i(0))
-        );
-        assert_eq!(
-            cvt(PtxType::U32, PtxType::U32, None, false, u32i(9)),
-            Some(u32i(9))
-        );
-        assert_eq!(
-            cvt(
-                PtxType::F32,
-                PtxType::U32,
-                Some(CvtRound::Rz),
-                false,
-                u32i(9)
-            ),
-            None
-        );
+        assert_eq!(cvt(PtxType::U32, PtxType::F32, Some(CvtRound::Rzi), false, f(f32::NAN)), Some(u32i(0)));
+        assert_eq!(cvt(PtxType::U32, PtxType::S32, None, true, s32i(-4)), Some(u32i(0)));
+        assert_eq!(cvt(PtxType::U32, PtxType::U32, None, false, u32i(9)), Some(u32i(9)));
+        assert_eq!(cvt(PtxType::F32, PtxType::U32, Some(CvtRound::Rz), false, u32i(9)), None);
     }
 }

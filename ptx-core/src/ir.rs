@@ -105,10 +105,7 @@ impl FloatMode {
 
     /// True for the four IEEE rounding modes.
     pub fn is_ieee_rounding(self) -> bool {
-        matches!(
-            self,
-            FloatMode::Rn | FloatMode::Rz | FloatMode::Rm | FloatMode::Rp
-        )
+        matches!(self, FloatMode::Rn | FloatMode::Rz | FloatMode::Rm | FloatMode::Rp)
     }
 }
 
@@ -250,10 +247,7 @@ impl CvtRound {
 
     /// True for the integer-rounding modes (`.rni .rzi .rmi .rpi`).
     pub fn is_integer_rounding(self) -> bool {
-        matches!(
-            self,
-            CvtRound::Rni | CvtRound::Rzi | CvtRound::Rmi | CvtRound::Rpi
-        )
+        matches!(self, CvtRound::Rni | CvtRound::Rzi | CvtRound::Rmi | CvtRound::Rpi)
     }
 }
 
@@ -331,10 +325,7 @@ impl Cmp {
 
     /// True for the comparisons only floats have (unordered forms, `num`, `nan`).
     pub fn is_float_only(self) -> bool {
-        !matches!(
-            self,
-            Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge
-        )
+        !matches!(self, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge)
     }
 }
 
@@ -538,10 +529,7 @@ impl RegList {
         VecWidth::from_len(regs.len())?;
         let mut all = [regs[0]; 4];
         all[..regs.len()].copy_from_slice(regs);
-        Some(RegList {
-            len: regs.len() as u8,
-            regs: all,
-        })
+        Some(RegList { len: regs.len() as u8, regs: all })
     }
 
     /// The registers.
@@ -559,11 +547,7 @@ impl RegList {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     /// `mov.ty dst, src`.
-    Mov {
-        ty: PtxType,
-        dst: VReg,
-        src: Operand,
-    },
+    Mov { ty: PtxType, dst: VReg, src: Operand },
     /// `mov.u32 dst, %special`.
     Special { dst: VReg, reg: SpecialReg },
     /// `ld.param.ty dst, [param]`.
@@ -573,71 +557,21 @@ pub enum Instr {
     /// `mov.u32 dst, shared_array`: the shared-window address of a shared array.
     SharedAddr { dst: VReg, shared: SharedId },
     /// `op{.mode}.ty dst, src`.
-    Unary {
-        op: UnaryOp,
-        ty: PtxType,
-        mode: Option<FloatMode>,
-        dst: VReg,
-        src: Operand,
-    },
+    Unary { op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, dst: VReg, src: Operand },
     /// `op{.mode}.ty dst, a, b`.
-    Binary {
-        op: BinaryOp,
-        ty: PtxType,
-        mode: Option<FloatMode>,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-    },
+    Binary { op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, dst: VReg, a: Operand, b: Operand },
     /// `mul.wide.ty dst, a, b`: `ty` is the 16/32-bit source type, `dst` twice as wide.
-    MulWide {
-        ty: PtxType,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-    },
+    MulWide { ty: PtxType, dst: VReg, a: Operand, b: Operand },
     /// `mad.lo.ty dst, a, b, c`: integer a*b+c, low half.
-    Mad {
-        ty: PtxType,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-        c: Operand,
-    },
+    Mad { ty: PtxType, dst: VReg, a: Operand, b: Operand, c: Operand },
     /// `fma.rnd.ty dst, a, b, c`: fused multiply-add, one rounding.
-    Fma {
-        ty: PtxType,
-        mode: FloatMode,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-        c: Operand,
-    },
+    Fma { ty: PtxType, mode: FloatMode, dst: VReg, a: Operand, b: Operand, c: Operand },
     /// `cvt{.rnd}{.sat}.dst_ty.src_ty dst, src`.
-    Cvt {
-        dst_ty: PtxType,
-        src_ty: PtxType,
-        round: Option<CvtRound>,
-        sat: bool,
-        dst: VReg,
-        src: Operand,
-    },
+    Cvt { dst_ty: PtxType, src_ty: PtxType, round: Option<CvtRound>, sat: bool, dst: VReg, src: Operand },
     /// `setp.cmp.ty dst, a, b`.
-    Setp {
-        cmp: Cmp,
-        ty: PtxType,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-    },
+    Setp { cmp: Cmp, ty: PtxType, dst: VReg, a: Operand, b: Operand },
     /// `selp.ty dst, a, b, pred`: `pred ? a : b`.
-    Selp {
-        ty: PtxType,
-        dst: VReg,
-        a: Operand,
-        b: Operand,
-        pred: VReg,
-    },
+    Selp { ty: PtxType, dst: VReg, a: Operand, b: Operand, pred: VReg },
     /// `{@guard} bra target`.
     Bra { guard: Option<Guard>, target: Label },
     /// Places a label.
@@ -645,40 +579,15 @@ pub enum Instr {
     /// `ret`.
     Ret,
     /// `ld.space{.vN}.ty dsts, [addr]`.
-    Ld {
-        space: Space,
-        ty: PtxType,
-        dsts: RegList,
-        addr: Address,
-    },
+    Ld { space: Space, ty: PtxType, dsts: RegList, addr: Address },
     /// `st.space{.vN}.ty [addr], srcs`.
-    St {
-        space: Space,
-        ty: PtxType,
-        srcs: RegList,
-        addr: Address,
-    },
+    St { space: Space, ty: PtxType, srcs: RegList, addr: Address },
     /// `bar.sync id`.
     BarSync { barrier: u32 },
     /// `atom.space.op.ty dst, [addr], a{, b}`; `b` only for `cas`.
-    Atom {
-        op: AtomOp,
-        space: Space,
-        ty: PtxType,
-        dst: VReg,
-        addr: Address,
-        a: Operand,
-        b: Option<Operand>,
-    },
+    Atom { op: AtomOp, space: Space, ty: PtxType, dst: VReg, addr: Address, a: Operand, b: Option<Operand> },
     /// `shfl.sync.mode.b32 dst, src, lane, clamp, mask`.
-    Shfl {
-        mode: ShflMode,
-        dst: VReg,
-        src: VReg,
-        lane: Operand,
-        clamp: u32,
-        mask: u32,
-    },
+    Shfl { mode: ShflMode, dst: VReg, src: VReg, lane: Operand, clamp: u32, mask: u32 },
 }
 
 macro_rules! instr_kinds {
@@ -696,8 +605,8 @@ macro_rules! instr_kinds {
 }
 
 instr_kinds!(
-    Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp,
-    Selp, Bra, Label, Ret, Ld, St, BarSync, Atom, Shfl,
+    Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp, Selp, Bra,
+    Label, Ret, Ld, St, BarSync, Atom, Shfl,
 );
 
 impl Instr {
@@ -747,11 +656,9 @@ impl Instr {
             | Instr::Atom { dst, .. }
             | Instr::Shfl { dst, .. } => vec![*dst],
             Instr::Ld { dsts, .. } => dsts.as_slice().to_vec(),
-            Instr::Bra { .. }
-            | Instr::Label(_)
-            | Instr::Ret
-            | Instr::St { .. }
-            | Instr::BarSync { .. } => Vec::new(),
+            Instr::Bra { .. } | Instr::Label(_) | Instr::Ret | Instr::St { .. } | Instr::BarSync { .. } => {
+                Vec::new()
+            }
         }
     }
 
@@ -767,9 +674,7 @@ impl Instr {
             }
         }
         match self {
-            Instr::Mov { src, .. } | Instr::Unary { src, .. } | Instr::Cvt { src, .. } => {
-                regs(&[*src])
-            }
+            Instr::Mov { src, .. } | Instr::Unary { src, .. } | Instr::Cvt { src, .. } => regs(&[*src]),
             Instr::Special { .. } | Instr::LdParam { .. } | Instr::SharedAddr { .. } => Vec::new(),
             Instr::CvtaGlobal { src, .. } => vec![*src],
             Instr::Binary { a, b, .. } | Instr::MulWide { a, b, .. } | Instr::Setp { a, b, .. } => {
@@ -849,10 +754,7 @@ impl KernelIr {
 
     /// Instructions proper, not counting label placements.
     pub fn instruction_count(&self) -> usize {
-        self.body
-            .iter()
-            .filter(|i| !matches!(i, Instr::Label(_)))
-            .count()
+        self.body.iter().filter(|i| !matches!(i, Instr::Label(_))).count()
     }
 
     /// The PTX name of shared array `id`.

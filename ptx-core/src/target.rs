@@ -41,10 +41,7 @@ impl Target {
             return None;
         }
         let (major, minor) = digits.split_at(digits.len() - 1);
-        Some(Target {
-            major: major.parse().ok()?,
-            minor: minor.parse().ok()?,
-        })
+        Some(Target { major: major.parse().ok()?, minor: minor.parse().ok()? })
     }
 
     /// The lowest PTX ISA version that can name this target (7.0 for sm_80, 7.8 for sm_90).
@@ -89,13 +86,7 @@ mod tests {
     #[test]
     fn parses_and_prints_targets() {
         assert_eq!(Target::parse("sm_90"), Some(Target::SM_90));
-        assert_eq!(
-            Target::parse("sm_120"),
-            Some(Target {
-                major: 12,
-                minor: 0
-            })
-        );
+        assert_eq!(Target::parse("sm_120"), Some(Target { major: 12, minor: 0 }));
         assert_eq!(Target::parse("sm_9"), None);
         assert_eq!(Target::parse("compute_90"), None);
         assert_eq!(Target::SM_80.to_string(), "sm_80");

@@ -7,8 +7,8 @@
 use std::fmt;
 
 use crate::ir::{
-    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, Space,
-    UnaryOp, VReg, VecWidth,
+    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, Space, UnaryOp, VReg,
+    VecWidth,
 };
 use crate::print::instr_text;
 use crate::types::{PtxType, TypeClass};
@@ -90,10 +90,7 @@ impl fmt::Display for VerifyError {
         f.write_str(": ")?;
         match &self.kind {
             VerifyErrorKind::UseBeforeDef { reg } => {
-                write!(
-                    f,
-                    "register {reg} is read before it is written on some path"
-                )
+                write!(f, "register {reg} is read before it is written on some path")
             }
             VerifyErrorKind::LabelNeverPlaced { label } => {
                 write!(f, "branch to label $L{label}, which is never placed")
@@ -101,25 +98,11 @@ impl fmt::Display for VerifyError {
             VerifyErrorKind::LabelPlacedTwice { label } => {
                 write!(f, "label $L{label} is placed twice")
             }
-            VerifyErrorKind::ParamType {
-                param,
-                declared,
-                read_as,
-            } => {
-                write!(
-                    f,
-                    "parameter `{param}` is declared {declared} but read as {read_as}"
-                )
+            VerifyErrorKind::ParamType { param, declared, read_as } => {
+                write!(f, "parameter `{param}` is declared {declared} but read as {read_as}")
             }
-            VerifyErrorKind::OperandType {
-                operand,
-                expected,
-                found,
-            } => {
-                write!(
-                    f,
-                    "operand `{operand}` has type {found}, but the instruction needs {expected}"
-                )
+            VerifyErrorKind::OperandType { operand, expected, found } => {
+                write!(f, "operand `{operand}` has type {found}, but the instruction needs {expected}")
             }
             VerifyErrorKind::InvalidForm { reason } => write!(f, "{reason}"),
             VerifyErrorKind::UnknownReference { what } => write!(f, "{what} does not exist"),
@@ -139,7 +122,7 @@ impl std::error::Error for VerifyError {}
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_names(k)?;
     for (i, instr) in k.body.iter().enumerate() {
-        check_instr(k, instr).map_err(|kind| error_at(k, i, kind))?;
+        check_instruction(k, instr).map_err(|kind| error_at(k, i, kind))?;
     }
     check_labels(k)?;
     match k.body.last() {
@@ -180,9 +163,7 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
         kernel: k.name.clone(),
         index: None,
         instr: None,
-        kind: VerifyErrorKind::BadName {
-            name: name.to_string(),
-        },
+        kind: VerifyErrorKind::BadName { name: name.to_string() },
     };
     if !is_identifier(&k.name) {
         return Err(bad(&k.name));
@@ -220,9 +201,7 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
 type Check = Result<(), VerifyErrorKind>;
 
 fn invalid(reason: impl Into<String>) -> VerifyErrorKind {
-    VerifyErrorKind::InvalidForm {
-        reason: reason.into(),
-    }
+    VerifyErrorKind::InvalidForm { reason: reason.into() }
 }
 
 fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
@@ -290,11 +269,7 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
                     operand: "address",
                     expected: format!(
                         "a {} address register",
-                        if space == Space::Global {
-                            "64-bit"
-                        } else {
-                            "32- or 64-bit"
-                        }
+                        if space == Space::Global { "64-bit" } else { "32- or 64-bit" }
                     ),
                     found: r.ty,
                 });
@@ -303,25 +278,23 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
         }
         AddrBase::Shared(s) => {
             if space != Space::Shared {
-                return Err(invalid(
-                    "a shared array can only be addressed in the .shared space",
-                ));
+                return Err(invalid("a shared array can only be addressed in the .shared space"));
             }
             if s.0 as usize >= k.shared.len() {
-                return Err(VerifyErrorKind::UnknownReference {
-                    what: format!("shared array {}", s.0),
-                });
+                return Err(VerifyErrorKind::UnknownReference { what: format!("shared array {}", s.0) });
             }
             Ok(())
         }
     }
 }
 
-fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
+/// Checks one instruction's operand types, modifiers and references against kernel `k`
+/// (everything except control flow and definitions, which need the whole body).
+pub fn check_instruction(k: &KernelIr, instr: &Instr) -> Result<(), VerifyErrorKind> {
     match instr {
         Instr::Mov { ty, dst, src } => {
-            require(*ty != PtxType::Bf16, || {
-                "mov of .bf16 is written with .b16".into()
+            require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
+                format!("mov{ty} does not exist: move 16-bit floats as .b16")
             })?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "src", *src, *ty)
@@ -336,12 +309,10 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
             Ok(())
         }
         Instr::LdParam { ty, dst, param } => {
-            let p =
-                k.params
-                    .get(*param as usize)
-                    .ok_or_else(|| VerifyErrorKind::UnknownReference {
-                        what: format!("parameter {param}"),
-                    })?;
+            let p = k
+                .params
+                .get(*param as usize)
+                .ok_or_else(|| VerifyErrorKind::UnknownReference { what: format!("parameter {param}") })?;
             if p.ty != *ty {
                 return Err(VerifyErrorKind::ParamType {
                     param: p.name.clone(),
@@ -355,25 +326,12 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
             reg_fits(k, "dst", *dst, PtxType::U64)?;
             reg_fits(k, "src", *src, PtxType::U64)
         }
-        Instr::Unary {
-            op,
-            ty,
-            mode,
-            dst,
-            src,
-        } => {
+        Instr::Unary { op, ty, mode, dst, src } => {
             check_unary(*op, *ty, *mode)?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "src", *src, *ty)
         }
-        Instr::Binary {
-            op,
-            ty,
-            mode,
-            dst,
-            a,
-            b,
-        } => {
+        Instr::Binary { op, ty, mode, dst, a, b } => {
             check_binary(*op, *ty, *mode)?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
@@ -394,76 +352,43 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "b", *b, *ty)
         }
         Instr::Mad { ty, dst, a, b, c } => {
-            require(ty.is_int(), || {
-                format!("mad.lo needs an integer type, not {ty}")
-            })?;
+            require(ty.is_int(), || format!("mad.lo needs an integer type, not {ty}"))?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             src_fits(k, "b", *b, *ty)?;
             src_fits(k, "c", *c, *ty)
         }
-        Instr::Fma {
-            ty,
-            mode,
-            dst,
-            a,
-            b,
-            c,
-        } => {
-            require(ty.is_arith_float(), || {
-                format!("fma needs .f32 or .f64, not {ty}")
-            })?;
-            require(mode.is_ieee_rounding(), || {
-                format!("fma needs .rn/.rz/.rm/.rp, not {}", mode.suffix())
-            })?;
+        Instr::Fma { ty, mode, dst, a, b, c } => {
+            require(ty.is_arith_float(), || format!("fma needs .f32 or .f64, not {ty}"))?;
+            require(mode.is_ieee_rounding(), || format!("fma needs .rn/.rz/.rm/.rp, not {}", mode.suffix()))?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             src_fits(k, "b", *b, *ty)?;
             src_fits(k, "c", *c, *ty)
         }
-        Instr::Cvt {
-            dst_ty,
-            src_ty,
-            round,
-            sat,
-            dst,
-            src,
-        } => {
+        Instr::Cvt { dst_ty, src_ty, round, sat, dst, src } => {
             check_cvt(*dst_ty, *src_ty, *round, *sat)?;
             reg_fits(k, "dst", *dst, *dst_ty)?;
             src_fits(k, "src", *src, *src_ty)
         }
         Instr::Setp { cmp, ty, dst, a, b } => {
-            require(
-                *ty != PtxType::Pred && *ty != PtxType::F16 && *ty != PtxType::Bf16,
-                || format!("setp cannot compare {ty}"),
-            )?;
+            require(*ty != PtxType::Pred && *ty != PtxType::F16 && *ty != PtxType::Bf16, || {
+                format!("setp cannot compare {ty}")
+            })?;
             require(!cmp.is_float_only() || ty.is_float(), || {
                 format!("setp.{} applies to floats only", cmp.name())
             })?;
             require(
-                ty.class() != TypeClass::Bits
-                    || matches!(cmp, crate::ir::Cmp::Eq | crate::ir::Cmp::Ne),
-                || {
-                    format!(
-                        "bit types can only be compared with eq/ne, not {}",
-                        cmp.name()
-                    )
-                },
+                ty.class() != TypeClass::Bits || matches!(cmp, crate::ir::Cmp::Eq | crate::ir::Cmp::Ne),
+                || format!("bit types can only be compared with eq/ne, not {}", cmp.name()),
             )?;
             reg_fits(k, "dst", *dst, PtxType::Pred)?;
             src_fits(k, "a", *a, *ty)?;
             src_fits(k, "b", *b, *ty)
         }
-        Instr::Selp {
-            ty,
-            dst,
-            a,
-            b,
-            pred,
-        } => {
+        Instr::Selp { ty, dst, a, b, pred } => {
             require(
-                *ty != PtxType::Pred && ty.bits() >= 16 && *ty != PtxType::Bf16,
+                *ty != PtxType::Pred && ty.bits() >= 16 && !matches!(ty, PtxType::F16 | PtxType::Bf16),
                 || format!("selp cannot select {ty}"),
             )?;
             reg_fits(k, "dst", *dst, *ty)?;
@@ -475,31 +400,15 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
             if let Some(g) = guard {
                 reg_fits(k, "guard", g.pred, PtxType::Pred)?;
             }
-            require(target.0 < k.label_count, || {
-                format!("label $L{} was not allocated", target.0)
-            })
+            require(target.0 < k.label_count, || format!("label $L{} was not allocated", target.0))
         }
-        Instr::Label(l) => require(l.0 < k.label_count, || {
-            format!("label $L{} was not allocated", l.0)
-        }),
+        Instr::Label(l) => require(l.0 < k.label_count, || format!("label $L{} was not allocated", l.0)),
         Instr::Ret => Ok(()),
-        Instr::BarSync { barrier } => require(*barrier < 16, || {
-            format!("barrier {barrier} is not in 0..16")
-        }),
-        Instr::Ld {
-            space,
-            ty,
-            dsts,
-            addr,
-        }
-        | Instr::St {
-            space,
-            ty,
-            srcs: dsts,
-            addr,
-        } => {
-            require(*ty != PtxType::Pred, || {
-                "predicates have no memory form".into()
+        Instr::BarSync { barrier } => require(*barrier < 16, || format!("barrier {barrier} is not in 0..16")),
+        Instr::Ld { space, ty, dsts, addr } | Instr::St { space, ty, srcs: dsts, addr } => {
+            require(*ty != PtxType::Pred, || "predicates have no memory form".into())?;
+            require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
+                format!("memory accesses of {ty} are written with .b16")
             })?;
             let width = dsts.width();
             require(
@@ -508,46 +417,28 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
                     || (width == VecWidth::V4 && ty.bits() <= 32),
                 || format!(".v{} is not available for {ty}", width.len()),
             )?;
-            let role = if matches!(instr, Instr::Ld { .. }) {
-                "dst"
-            } else {
-                "src"
-            };
+            let role = if matches!(instr, Instr::Ld { .. }) { "dst" } else { "src" };
             for r in dsts.as_slice() {
                 reg_fits(k, role, *r, ty.reg_decl_type())?;
             }
             check_address(k, *space, addr)
         }
-        Instr::Atom {
-            op,
-            space,
-            ty,
-            dst,
-            addr,
-            a,
-            b,
-        } => {
+        Instr::Atom { op, space, ty, dst, addr, a, b } => {
             match op {
                 AtomOp::Add => require(
-                    matches!(
-                        ty,
-                        PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64
-                    ),
+                    matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64),
                     || format!("atom.add does not exist for {ty}"),
                 )?,
-                AtomOp::Cas | AtomOp::Exch => require(
-                    (ty.bits() == 32 || ty.bits() == 64) && *ty != PtxType::Pred,
-                    || {
+                AtomOp::Cas | AtomOp::Exch => {
+                    require((ty.bits() == 32 || ty.bits() == 64) && *ty != PtxType::Pred, || {
                         format!(
                             "atom.{} needs a 32- or 64-bit type, not {ty}",
                             if *op == AtomOp::Cas { "cas" } else { "exch" }
                         )
-                    },
-                )?,
+                    })?
+                }
             }
-            require(b.is_some() == (*op == AtomOp::Cas), || {
-                "only atom.cas takes a second value".into()
-            })?;
+            require(b.is_some() == (*op == AtomOp::Cas), || "only atom.cas takes a second value".into())?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             if let Some(b) = b {
@@ -555,19 +446,11 @@ fn check_instr(k: &KernelIr, instr: &Instr) -> Check {
             }
             check_address(k, *space, addr)
         }
-        Instr::Shfl {
-            dst,
-            src,
-            lane,
-            clamp,
-            ..
-        } => {
+        Instr::Shfl { dst, src, lane, clamp, .. } => {
             reg_fits(k, "dst", *dst, PtxType::B32)?;
             reg_fits(k, "src", *src, PtxType::B32)?;
             src_fits(k, "lane", *lane, PtxType::U32)?;
-            require(*clamp < 0x2000, || {
-                format!("shfl clamp value {clamp:#x} is out of range")
-            })
+            require(*clamp < 0x2000, || format!("shfl clamp value {clamp:#x} is out of range"))
         }
     }
 }
@@ -576,64 +459,46 @@ fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
     let name = op.mnemonic();
     match op {
         UnaryOp::Neg | UnaryOp::Abs => {
-            let ok = if op == UnaryOp::Neg {
-                ty.is_int() || ty.is_arith_float()
-            } else {
-                ty.is_signed() || ty.is_arith_float()
-            };
+            let ok = ty.is_signed() || ty.is_arith_float();
             require(ok, || format!("{name} does not exist for {ty}"))?;
-            require(mode.is_none(), || {
-                format!("{name} takes no rounding modifier")
-            })
+            require(mode.is_none(), || format!("{name} takes no rounding modifier"))
         }
         UnaryOp::Not => {
             require(!ty.is_float(), || format!("not does not exist for {ty}"))?;
             require(mode.is_none(), || "not takes no modifier".into())
         }
         UnaryOp::Sqrt | UnaryOp::Rcp => {
-            require(ty.is_arith_float(), || {
-                format!("{name} needs .f32 or .f64, not {ty}")
-            })?;
+            require(ty.is_arith_float(), || format!("{name} needs .f32 or .f64, not {ty}"))?;
             match mode {
                 Some(m) if m.is_ieee_rounding() => Ok(()),
                 Some(FloatMode::Approx) if ty == PtxType::F32 => Ok(()),
-                _ => Err(invalid(format!(
-                    "{name}{} needs .rn/.rz/.rm/.rp (or .approx for .f32)",
-                    ty
-                ))),
+                _ => Err(invalid(format!("{name}{} needs .rn/.rz/.rm/.rp (or .approx for .f32)", ty))),
             }
         }
-        UnaryOp::Rsqrt | UnaryOp::Ex2 | UnaryOp::Lg2 | UnaryOp::Sin | UnaryOp::Cos => require(
-            ty == PtxType::F32 && mode == Some(FloatMode::Approx),
-            || format!("{name} exists only as {name}.approx.f32"),
-        ),
+        UnaryOp::Rsqrt | UnaryOp::Ex2 | UnaryOp::Lg2 | UnaryOp::Sin | UnaryOp::Cos => {
+            require(ty == PtxType::F32 && mode == Some(FloatMode::Approx), || {
+                format!("{name} exists only as {name}.approx.f32")
+            })
+        }
     }
 }
 
 fn check_binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
     let name = op.mnemonic();
     if ty.is_float() {
-        require(ty.is_arith_float(), || {
-            format!("{name} is not available for {ty} in this version")
-        })?;
+        require(ty.is_arith_float(), || format!("{name} is not available for {ty} in this version"))?;
         return match (op, mode) {
-            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, Some(m)) if m.is_ieee_rounding() => {
-                Ok(())
-            }
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, Some(m)) if m.is_ieee_rounding() => Ok(()),
             (BinaryOp::Div, Some(m)) if m.is_ieee_rounding() => Ok(()),
-            (BinaryOp::Div, Some(FloatMode::Approx | FloatMode::Full)) if ty == PtxType::F32 => {
-                Ok(())
-            }
+            (BinaryOp::Div, Some(FloatMode::Approx | FloatMode::Full)) if ty == PtxType::F32 => Ok(()),
             (BinaryOp::Min | BinaryOp::Max, None) => Ok(()),
-            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, _) => Err(invalid(
-                format!("{name}{ty} needs an explicit rounding modifier (.rn/.rz/.rm/.rp)"),
-            )),
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, _) => {
+                Err(invalid(format!("{name}{ty} needs an explicit rounding modifier (.rn/.rz/.rm/.rp)")))
+            }
             _ => Err(invalid(format!("{name} does not exist for {ty}"))),
         };
     }
-    require(mode.is_none(), || {
-        format!("{name}{ty} takes no float modifier")
-    })?;
+    require(mode.is_none(), || format!("{name}{ty} takes no float modifier"))?;
     let ok = match op {
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ty.bits() >= 16 || ty == PtxType::Pred,
         _ => ty.is_int() || (op.is_shift() && ty.class() == TypeClass::Bits),
@@ -643,49 +508,30 @@ fn check_binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
 
 fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> Check {
     let desc = || format!("cvt{}{}", dst, src);
-    require(dst != PtxType::Pred && src != PtxType::Pred, || {
-        "cvt does not convert predicates".into()
+    require(dst != PtxType::Pred && src != PtxType::Pred, || "cvt does not convert predicates".into())?;
+    require(dst.class() != TypeClass::Bits && src.class() != TypeClass::Bits, || {
+        format!("{} needs typed operands, not bit types", desc())
     })?;
-    require(
-        dst.class() != TypeClass::Bits && src.class() != TypeClass::Bits,
-        || format!("{} needs typed operands, not bit types", desc()),
-    )?;
     let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
     if half(dst) || half(src) {
         let other = if half(dst) { src } else { dst };
         require(other == PtxType::F32, || {
-            format!(
-                "{}: f16/bf16 convert only to and from f32 in this version",
-                desc()
-            )
+            format!("{}: f16/bf16 convert only to and from f32 in this version", desc())
         })?;
         let want = if half(dst) { Some(CvtRound::Rn) } else { None };
         return require(round == want && !sat, || {
-            format!(
-                "{} needs {}",
-                desc(),
-                if half(dst) {
-                    ".rn"
-                } else {
-                    "no rounding modifier"
-                }
-            )
+            format!("{} needs {}", desc(), if half(dst) { ".rn" } else { "no rounding modifier" })
         });
     }
     match (dst.is_float(), src.is_float()) {
         (true, true) => match round {
-            Some(r) if r.is_integer_rounding() => require(dst == src, || {
-                format!("{}: integer rounding needs equal float types", desc())
-            }),
+            Some(r) if r.is_integer_rounding() => {
+                require(dst == src, || format!("{}: integer rounding needs equal float types", desc()))
+            }
             Some(_) => require(dst.bits() < src.bits(), || {
-                format!(
-                    "{}: widening float conversion takes no rounding modifier",
-                    desc()
-                )
+                format!("{}: widening float conversion takes no rounding modifier", desc())
             }),
-            None => require(dst.bits() > src.bits(), || {
-                format!("{} needs a rounding modifier", desc())
-            }),
+            None => require(dst.bits() > src.bits(), || format!("{} needs a rounding modifier", desc())),
         },
         (false, true) => require(round.is_some_and(|r| r.is_integer_rounding()), || {
             format!("{} needs .rni/.rzi/.rmi/.rpi", desc())
@@ -694,12 +540,13 @@ fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> 
             format!("{} needs .rn/.rz/.rm/.rp", desc())
         }),
         (false, false) => {
-            require(round.is_none(), || {
-                format!("{} takes no rounding modifier", desc())
-            })?;
-            require(dst != src || !sat, || {
-                format!("{}.sat between equal types does nothing", desc())
-            })
+            require(round.is_none(), || format!("{} takes no rounding modifier", desc()))?;
+            let fits = if dst.is_signed() == src.is_signed() {
+                dst.bits() >= src.bits()
+            } else {
+                !src.is_signed() && dst.bits() > src.bits()
+            };
+            require(!sat || !fits, || format!("{}: .sat applies only when the value can overflow", desc()))
         }
     }
 }
@@ -709,22 +556,14 @@ fn check_labels(k: &KernelIr) -> Result<(), VerifyError> {
     for (i, instr) in k.body.iter().enumerate() {
         if let Instr::Label(l) = instr {
             if std::mem::replace(&mut placed[l.0 as usize], true) {
-                return Err(error_at(
-                    k,
-                    i,
-                    VerifyErrorKind::LabelPlacedTwice { label: l.0 },
-                ));
+                return Err(error_at(k, i, VerifyErrorKind::LabelPlacedTwice { label: l.0 }));
             }
         }
     }
     for (i, instr) in k.body.iter().enumerate() {
         if let Instr::Bra { target, .. } = instr {
             if !placed[target.0 as usize] {
-                return Err(error_at(
-                    k,
-                    i,
-                    VerifyErrorKind::LabelNeverPlaced { label: target.0 },
-                ));
+                return Err(error_at(k, i, VerifyErrorKind::LabelNeverPlaced { label: target.0 }));
             }
         }
     }
@@ -794,14 +633,8 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
         let end = block_end(b);
         match k.body.get(end.wrapping_sub(1)) {
             Some(Instr::Ret) => vec![],
-            Some(Instr::Bra {
-                guard: None,
-                target,
-            }) => vec![label_block[target.0 as usize]],
-            Some(Instr::Bra {
-                guard: Some(_),
-                target,
-            }) => {
+            Some(Instr::Bra { guard: None, target }) => vec![label_block[target.0 as usize]],
+            Some(Instr::Bra { guard: Some(_), target }) => {
                 let mut v = vec![label_block[target.0 as usize]];
                 if b + 1 < n_blocks {
                     v.push(b + 1);
@@ -814,15 +647,8 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
     };
     let succ: Vec<Vec<usize>> = (0..n_blocks).map(successors).collect();
 
-    let mut ins: Vec<RegSet> = (0..n_blocks)
-        .map(|b| {
-            if b == 0 {
-                RegSet::empty(total)
-            } else {
-                RegSet::full(total)
-            }
-        })
-        .collect();
+    let mut ins: Vec<RegSet> =
+        (0..n_blocks).map(|b| if b == 0 { RegSet::empty(total) } else { RegSet::full(total) }).collect();
     let transfer = |b: usize, mut set: RegSet| {
         for instr in &k.body[starts[b]..block_end(b)] {
             for d in instr.defs() {
