@@ -452,7 +452,7 @@ pub enum VecWidth {
 
 impl VecWidth {
     /// Number of elements.
-    pub fn len(self) -> usize {
+    pub fn count(self) -> usize {
         match self {
             VecWidth::V1 => 1,
             VecWidth::V2 => 2,
@@ -637,8 +637,8 @@ impl Instr {
         }
     }
 
-    /// The registers this instruction writes.
-    pub fn defs(&self) -> Vec<VReg> {
+    /// Calls `f` on each register this instruction writes.
+    pub fn visit_defs(&self, mut f: impl FnMut(VReg)) {
         match self {
             Instr::Mov { dst, .. }
             | Instr::Special { dst, .. }
@@ -654,58 +654,78 @@ impl Instr {
             | Instr::Setp { dst, .. }
             | Instr::Selp { dst, .. }
             | Instr::Atom { dst, .. }
-            | Instr::Shfl { dst, .. } => vec![*dst],
-            Instr::Ld { dsts, .. } => dsts.as_slice().to_vec(),
-            Instr::Bra { .. } | Instr::Label(_) | Instr::Ret | Instr::St { .. } | Instr::BarSync { .. } => {
-                Vec::new()
+            | Instr::Shfl { dst, .. } => f(*dst),
+            Instr::Ld { dsts, .. } => dsts.as_slice().iter().copied().for_each(f),
+            Instr::Bra { .. } | Instr::Label(_) | Instr::Ret | Instr::St { .. } | Instr::BarSync { .. } => {}
+        }
+    }
+
+    /// Calls `f` on each register this instruction reads.
+    pub fn visit_uses(&self, mut f: impl FnMut(VReg)) {
+        let mut op = |o: &Operand| {
+            if let Operand::Reg(r) = o {
+                f(*r)
+            }
+        };
+        let addr_op = |a: &Address| match a.base {
+            AddrBase::Reg(r) => Operand::Reg(r),
+            AddrBase::Shared(_) => Operand::Imm(Imm { ty: PtxType::U32, bits: 0 }),
+        };
+        match self {
+            Instr::Mov { src, .. } | Instr::Unary { src, .. } | Instr::Cvt { src, .. } => op(src),
+            Instr::Special { .. } | Instr::LdParam { .. } | Instr::SharedAddr { .. } => {}
+            Instr::CvtaGlobal { src, .. } => op(&Operand::Reg(*src)),
+            Instr::Binary { a, b, .. } | Instr::MulWide { a, b, .. } | Instr::Setp { a, b, .. } => {
+                op(a);
+                op(b);
+            }
+            Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => {
+                op(a);
+                op(b);
+                op(c);
+            }
+            Instr::Selp { a, b, pred, .. } => {
+                op(a);
+                op(b);
+                op(&Operand::Reg(*pred));
+            }
+            Instr::Bra { guard, .. } => {
+                if let Some(g) = guard {
+                    op(&Operand::Reg(g.pred));
+                }
+            }
+            Instr::Label(_) | Instr::Ret | Instr::BarSync { .. } => {}
+            Instr::Ld { addr, .. } => op(&addr_op(addr)),
+            Instr::St { srcs, addr, .. } => {
+                srcs.as_slice().iter().for_each(|r| op(&Operand::Reg(*r)));
+                op(&addr_op(addr));
+            }
+            Instr::Atom { addr, a, b, .. } => {
+                op(&addr_op(addr));
+                op(a);
+                if let Some(b) = b {
+                    op(b);
+                }
+            }
+            Instr::Shfl { src, lane, .. } => {
+                op(&Operand::Reg(*src));
+                op(lane);
             }
         }
     }
 
+    /// The registers this instruction writes.
+    pub fn defs(&self) -> Vec<VReg> {
+        let mut v = Vec::new();
+        self.visit_defs(|r| v.push(r));
+        v
+    }
+
     /// The registers this instruction reads.
     pub fn uses(&self) -> Vec<VReg> {
-        fn regs(ops: &[Operand]) -> Vec<VReg> {
-            ops.iter().filter_map(|o| o.reg()).collect()
-        }
-        fn addr_reg(a: &Address) -> Option<VReg> {
-            match a.base {
-                AddrBase::Reg(r) => Some(r),
-                AddrBase::Shared(_) => None,
-            }
-        }
-        match self {
-            Instr::Mov { src, .. } | Instr::Unary { src, .. } | Instr::Cvt { src, .. } => regs(&[*src]),
-            Instr::Special { .. } | Instr::LdParam { .. } | Instr::SharedAddr { .. } => Vec::new(),
-            Instr::CvtaGlobal { src, .. } => vec![*src],
-            Instr::Binary { a, b, .. } | Instr::MulWide { a, b, .. } | Instr::Setp { a, b, .. } => {
-                regs(&[*a, *b])
-            }
-            Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => regs(&[*a, *b, *c]),
-            Instr::Selp { a, b, pred, .. } => {
-                let mut v = regs(&[*a, *b]);
-                v.push(*pred);
-                v
-            }
-            Instr::Bra { guard, .. } => guard.iter().map(|g| g.pred).collect(),
-            Instr::Label(_) | Instr::Ret | Instr::BarSync { .. } => Vec::new(),
-            Instr::Ld { addr, .. } => addr_reg(addr).into_iter().collect(),
-            Instr::St { srcs, addr, .. } => {
-                let mut v = srcs.as_slice().to_vec();
-                v.extend(addr_reg(addr));
-                v
-            }
-            Instr::Atom { addr, a, b, .. } => {
-                let mut v: Vec<VReg> = addr_reg(addr).into_iter().collect();
-                v.extend(a.reg());
-                v.extend(b.and_then(|b| b.reg()));
-                v
-            }
-            Instr::Shfl { src, lane, .. } => {
-                let mut v = vec![*src];
-                v.extend(lane.reg());
-                v
-            }
-        }
+        let mut v = Vec::new();
+        self.visit_uses(|r| v.push(r));
+        v
     }
 }
 

@@ -130,16 +130,19 @@ fn keep_nan(b: &mut KernelBuilder, x: Val<F32>, r: Val<F32>) -> Val<F32> {
 }
 
 /// Taylor coefficients of 2^f = e^(f·ln2) for |f| <= 1/2 (degree 7, truncation < 2^-27).
-const EXP2_POLY: [f32; 8] = [
-    1.0,
-    std::f64::consts::LN_2 as f32,
-    (0.240_226_506_959_100_7) as f32,
-    (0.055_504_108_664_821_58) as f32,
-    (0.009_618_129_107_628_477) as f32,
-    (0.001_333_355_814_642_844_3) as f32,
-    (1.540_353_039_338_160_9e-4) as f32,
-    (1.525_273_380_405_984e-5) as f32,
-];
+const EXP2_POLY: [f32; 8] = {
+    const L: f64 = std::f64::consts::LN_2;
+    [
+        1.0,
+        L as f32,
+        (L * L / 2.0) as f32,
+        (L * L * L / 6.0) as f32,
+        (L * L * L * L / 24.0) as f32,
+        (L * L * L * L * L / 120.0) as f32,
+        (L * L * L * L * L * L / 720.0) as f32,
+        (L * L * L * L * L * L * L / 5040.0) as f32,
+    ]
+};
 /// Taylor coefficients of e^r for |r| <= ln2/2 (degree 7).
 const EXP_POLY: [f32; 8] = [
     1.0,
@@ -167,8 +170,8 @@ pub fn exp2(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
 }
 
 /// ln 2 split for Cody–Waite: LN2_HI has 16 significant bits so n·LN2_HI is exact.
-const LN2_HI: f32 = 0.693_145_751_953_125;
-const LN2_LO: f32 = (std::f64::consts::LN_2 - 0.693_145_751_953_125) as f32;
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+const LN2_LO: f32 = (std::f64::consts::LN_2 - LN2_HI as f64) as f32;
 const LOG2_E: f32 = std::f64::consts::LOG2_E as f32;
 const LOG2_E_LO: f32 = (std::f64::consts::LOG2_E - LOG2_E as f64) as f32;
 

@@ -415,7 +415,7 @@ pub fn check_instruction(k: &KernelIr, instr: &Instr) -> Result<(), VerifyErrorK
                 width == VecWidth::V1
                     || (width == VecWidth::V2 && ty.bits() <= 64)
                     || (width == VecWidth::V4 && ty.bits() <= 32),
-                || format!(".v{} is not available for {ty}", width.len()),
+                || format!(".v{} is not available for {ty}", width.count()),
             )?;
             let role = if matches!(instr, Instr::Ld { .. }) { "dst" } else { "src" };
             for r in dsts.as_slice() {
@@ -575,11 +575,8 @@ fn check_labels(k: &KernelIr) -> Result<(), VerifyError> {
 struct RegSet(Vec<u64>);
 
 impl RegSet {
-    fn empty(n: usize) -> RegSet {
-        RegSet(vec![0; n.div_ceil(64)])
-    }
-    fn full(n: usize) -> RegSet {
-        RegSet(vec![u64::MAX; n.div_ceil(64)])
+    fn filled(n: usize, word: u64) -> RegSet {
+        RegSet(vec![word; n.div_ceil(64)])
     }
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
@@ -587,15 +584,11 @@ impl RegSet {
     fn contains(&self, i: usize) -> bool {
         self.0[i / 64] & (1 << (i % 64)) != 0
     }
-    fn intersect(&mut self, other: &RegSet) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a &= *b;
-        }
-    }
 }
 
 /// Definite-assignment analysis over the control-flow graph: every read must be preceded by
 /// a write on every path from the entry.
+#[allow(clippy::needless_range_loop)] // blocks index several parallel tables
 fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
     let mut base = [0usize; 14];
     let mut total = 0usize;
@@ -608,83 +601,74 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
     // Basic blocks: a new block starts at each label and after each branch or ret.
     let mut starts = vec![0usize];
     for (i, instr) in k.body.iter().enumerate() {
-        match instr {
-            Instr::Label(_) if i != 0 => starts.push(i),
-            Instr::Bra { .. } | Instr::Ret if i + 1 < k.body.len() => starts.push(i + 1),
-            _ => {}
+        let start = match instr {
+            Instr::Label(_) => i,
+            Instr::Bra { .. } | Instr::Ret => i + 1,
+            _ => continue,
+        };
+        if start < k.body.len() && starts.last() != Some(&start) {
+            starts.push(start);
         }
     }
-    starts.dedup();
     let n_blocks = starts.len();
-    let block_end = |b: usize| {
-        if b + 1 < n_blocks {
-            starts[b + 1]
-        } else {
-            k.body.len()
-        }
-    };
+    let block_end = |b: usize| if b + 1 < n_blocks { starts[b + 1] } else { k.body.len() };
     let mut label_block = vec![usize::MAX; k.label_count as usize];
     for (b, &s) in starts.iter().enumerate() {
         if let Some(Instr::Label(l)) = k.body.get(s) {
             label_block[l.0 as usize] = b;
         }
     }
-    let successors = |b: usize| -> Vec<usize> {
+    // Successors (at most two) and the registers each block writes.
+    let mut succ = Vec::with_capacity(n_blocks);
+    let mut gen = Vec::with_capacity(n_blocks);
+    for b in 0..n_blocks {
         let end = block_end(b);
-        match k.body.get(end.wrapping_sub(1)) {
-            Some(Instr::Ret) => vec![],
-            Some(Instr::Bra { guard: None, target }) => vec![label_block[target.0 as usize]],
-            Some(Instr::Bra { guard: Some(_), target }) => {
-                let mut v = vec![label_block[target.0 as usize]];
-                if b + 1 < n_blocks {
-                    v.push(b + 1);
-                }
-                v
-            }
-            _ if b + 1 < n_blocks => vec![b + 1],
-            _ => vec![],
+        let fall = (b + 1 < n_blocks).then_some(b + 1);
+        succ.push(match &k.body[end - 1] {
+            Instr::Ret => [None, None],
+            Instr::Bra { guard: None, target } => [Some(label_block[target.0 as usize]), None],
+            Instr::Bra { guard: Some(_), target } => [Some(label_block[target.0 as usize]), fall],
+            _ => [fall, None],
+        });
+        let mut set = RegSet::filled(total, 0);
+        for instr in &k.body[starts[b]..end] {
+            instr.visit_defs(|d| set.insert(flat(d)));
         }
-    };
-    let succ: Vec<Vec<usize>> = (0..n_blocks).map(successors).collect();
-
+        gen.push(set);
+    }
+    // Forward dataflow: in[s] = ∩ over predecessors of (in[p] ∪ gen[p]); the entry starts empty.
     let mut ins: Vec<RegSet> =
-        (0..n_blocks).map(|b| if b == 0 { RegSet::empty(total) } else { RegSet::full(total) }).collect();
-    let transfer = |b: usize, mut set: RegSet| {
-        for instr in &k.body[starts[b]..block_end(b)] {
-            for d in instr.defs() {
-                set.insert(flat(d));
-            }
-        }
-        set
-    };
+        (0..n_blocks).map(|b| RegSet::filled(total, if b == 0 { 0 } else { u64::MAX })).collect();
     let mut changed = true;
     while changed {
         changed = false;
         for b in 0..n_blocks {
-            let out = transfer(b, ins[b].clone());
-            for &s in &succ[b] {
-                let mut next = ins[s].clone();
-                next.intersect(&out);
-                if next != ins[s] {
-                    ins[s] = next;
-                    changed = true;
+            for s in succ[b].into_iter().flatten() {
+                for w in 0..ins[s].0.len() {
+                    let out = ins[b].0[w] | gen[b].0[w];
+                    let next = ins[s].0[w] & out;
+                    if next != ins[s].0[w] {
+                        ins[s].0[w] = next;
+                        changed = true;
+                    }
                 }
             }
         }
     }
-    for b in 0..n_blocks {
-        let mut set = ins[b].clone();
+    for (b, mut set) in ins.into_iter().enumerate() {
         for i in starts[b]..block_end(b) {
             let instr = &k.body[i];
-            for u in instr.uses() {
-                if !set.contains(flat(u)) {
-                    let reg = format!("%{}{}", u.ty.reg_prefix(), u.index);
-                    return Err(error_at(k, i, VerifyErrorKind::UseBeforeDef { reg }));
+            let mut undefined = None;
+            instr.visit_uses(|u| {
+                if undefined.is_none() && !set.contains(flat(u)) {
+                    undefined = Some(u);
                 }
+            });
+            if let Some(u) = undefined {
+                let reg = format!("%{}{}", u.ty.reg_prefix(), u.index);
+                return Err(error_at(k, i, VerifyErrorKind::UseBeforeDef { reg }));
             }
-            for d in instr.defs() {
-                set.insert(flat(d));
-            }
+            instr.visit_defs(|d| set.insert(flat(d)));
         }
     }
     Ok(())

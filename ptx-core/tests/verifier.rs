@@ -1,0 +1,190 @@
+//! The verifier rejects, with an error naming the instruction, what the types cannot catch.
+
+use ptx_core::builder::KernelBuilder;
+use ptx_core::ir::{BinaryOp, CvtRound, FloatMode, Imm, Instr, Label, Operand, UnaryOp};
+use ptx_core::verify::verify;
+use ptx_core::{Cmp, PtxType, SpecialReg, VerifyErrorKind, F32, U32};
+
+fn kind_of(ir: &ptx_core::KernelIr) -> VerifyErrorKind {
+    verify(ir).expect_err("the verifier must reject this kernel").kind
+}
+
+#[test]
+fn use_before_definition_on_one_path_is_rejected_and_named() {
+    let mut b = KernelBuilder::new("k");
+    let tid = b.special(SpecialReg::TidX);
+    let r = b.reg::<U32>();
+    let skip = b.label();
+    let p = b.setp(Cmp::Lt, tid, 4u32);
+    b.bra_if(p, skip);
+    b.assign(r, 1u32);
+    b.place(skip);
+    let out = b.global_pointer("out");
+    b.st_global::<U32>(out, 0, r); // r is undefined when the branch is taken
+    let ir = b.finish();
+    let err = verify(&ir).unwrap_err();
+    assert_eq!(err.kind, VerifyErrorKind::UseBeforeDef { reg: "%r1".into() });
+    let text = err.to_string();
+    assert!(text.contains("st.global.u32") && text.contains("%r1"), "{text}");
+}
+
+#[test]
+fn definition_on_every_path_is_accepted() {
+    let mut b = KernelBuilder::new("k");
+    let tid = b.special(SpecialReg::TidX);
+    let r = b.reg::<U32>();
+    let (else_, join) = (b.label(), b.label());
+    let p = b.setp(Cmp::Lt, tid, 4u32);
+    b.bra_unless(p, else_);
+    b.assign(r, 1u32);
+    b.bra(join);
+    b.place(else_);
+    b.assign(r, 2u32);
+    b.place(join);
+    let out = b.global_pointer("out");
+    b.st_global::<U32>(out, 0, r);
+    verify(&b.finish()).expect("r is defined on both paths");
+}
+
+#[test]
+fn loops_are_analysed_to_a_fixed_point() {
+    let mut b = KernelBuilder::new("k");
+    let i = b.mov::<U32>(0u32);
+    let head = b.label();
+    b.place(head);
+    let next = b.add(i, 1u32);
+    b.assign(i, next);
+    let more = b.setp(Cmp::Lt, i, 10u32);
+    b.bra_if(more, head);
+    verify(&b.finish()).expect("a counted loop verifies");
+}
+
+#[test]
+fn branch_to_a_label_never_placed() {
+    let mut b = KernelBuilder::new("k");
+    let l = b.label();
+    b.bra(l);
+    assert_eq!(kind_of(&b.finish()), VerifyErrorKind::LabelNeverPlaced { label: 0 });
+}
+
+#[test]
+fn label_placed_twice() {
+    let mut b = KernelBuilder::new("k");
+    let l = b.label();
+    b.place(l);
+    b.place(l);
+    assert_eq!(kind_of(&b.finish()), VerifyErrorKind::LabelPlacedTwice { label: 0 });
+}
+
+#[test]
+fn label_that_was_never_allocated() {
+    let mut b = KernelBuilder::new("k");
+    b.push(Instr::Bra { guard: None, target: Label(7) });
+    assert!(matches!(kind_of(&b.finish()), VerifyErrorKind::InvalidForm { .. }));
+}
+
+#[test]
+fn parameter_read_with_the_wrong_type() {
+    let mut b = KernelBuilder::new("k");
+    let p = b.param::<F32>("scale");
+    let dst = b.raw_reg(PtxType::U32);
+    b.push(Instr::LdParam { ty: PtxType::U32, dst, param: p.index() });
+    assert_eq!(
+        kind_of(&b.finish()),
+        VerifyErrorKind::ParamType { param: "scale".into(), declared: PtxType::F32, read_as: PtxType::U32 }
+    );
+}
+
+#[test]
+fn register_of_the_wrong_type() {
+    let mut b = KernelBuilder::new("k");
+    let f = b.mov::<F32>(1.0f32);
+    let dst = b.raw_reg(PtxType::U32);
+    let one = Operand::Imm(Imm::new(PtxType::U32, 1));
+    b.push(Instr::Binary {
+        op: BinaryOp::Add,
+        ty: PtxType::U32,
+        mode: None,
+        dst,
+        a: Operand::Reg(f.raw()),
+        b: one,
+    });
+    let err = verify(&b.finish()).unwrap_err();
+    assert!(matches!(err.kind, VerifyErrorKind::OperandType { operand: "a", found: PtxType::F32, .. }));
+    assert!(err.to_string().contains("add.u32 %r0, %f0, 1"), "{err}");
+}
+
+/// Emits one invalid instruction into a kernel.
+type Case = Box<dyn Fn(&mut KernelBuilder)>;
+
+#[test]
+fn invalid_modifier_combinations() {
+    let cases: Vec<Case> = vec![
+        // Float add without a rounding mode would let ptxas contract it into an fma.
+        Box::new(|b| {
+            let x = b.mov::<F32>(1.0f32);
+            let d = b.raw_reg(PtxType::F32);
+            b.push(Instr::Binary {
+                op: BinaryOp::Add,
+                ty: PtxType::F32,
+                mode: None,
+                dst: d,
+                a: Operand::Reg(x.raw()),
+                b: Operand::Reg(x.raw()),
+            });
+        }),
+        // sin exists only as sin.approx.f32.
+        Box::new(|b| {
+            let x = b.mov::<F32>(1.0f32);
+            let d = b.raw_reg(PtxType::F32);
+            b.push(Instr::Unary {
+                op: UnaryOp::Sin,
+                ty: PtxType::F32,
+                mode: Some(FloatMode::Rn),
+                dst: d,
+                src: Operand::Reg(x.raw()),
+            });
+        }),
+        // Float to integer needs an integer rounding mode.
+        Box::new(|b| {
+            let x = b.mov::<F32>(1.0f32);
+            let d = b.raw_reg(PtxType::S32);
+            b.push(Instr::Cvt {
+                dst_ty: PtxType::S32,
+                src_ty: PtxType::F32,
+                round: Some(CvtRound::Rn),
+                sat: false,
+                dst: d,
+                src: Operand::Reg(x.raw()),
+            });
+        }),
+        // neg on an unsigned type does not exist.
+        Box::new(|b| {
+            let x = b.mov::<U32>(1u32);
+            let d = b.raw_reg(PtxType::U32);
+            b.push(Instr::Unary {
+                op: UnaryOp::Neg,
+                ty: PtxType::U32,
+                mode: None,
+                dst: d,
+                src: Operand::Reg(x.raw()),
+            });
+        }),
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let mut b = KernelBuilder::new("k");
+        case(&mut b);
+        let kind = kind_of(&b.finish());
+        assert!(matches!(kind, VerifyErrorKind::InvalidForm { .. }), "case {i}: {kind:?}");
+    }
+}
+
+#[test]
+fn names_must_be_identifiers_and_unique() {
+    let b = KernelBuilder::new("my-kernel");
+    assert!(matches!(kind_of(&b.finish()), VerifyErrorKind::BadName { .. }));
+    let mut b = KernelBuilder::new("k");
+    b.pointer_param("x");
+    b.pointer_param("x");
+    assert_eq!(kind_of(&b.finish()), VerifyErrorKind::BadName { name: "x".into() });
+}

@@ -1,0 +1,175 @@
+//! Rotary position embedding (RoPE), forward and backward, batched over sequences: the
+//! kernels of the seed port (`shared/seed/`), written directly against the builder.
+//!
+//! For sequence `s` (grid y), head `h` (grid x) and pair `p` (thread x) of a
+//! `[batch, num_heads, head_dim]` f32 tensor, with `pos = positions[s]`:
+//!
+//! ```text
+//! freq  = 2^(p · (−2·log2 θ / head_dim))        angle = pos · freq
+//! forward:  out[2p] = x0·cos − x1·sin            out[2p+1] = x0·sin + x1·cos
+//! backward: out[2p] = x0·cos + x1·sin            out[2p+1] = x1·cos − x0·sin
+//! ```
+//!
+//! Threads with `p >= head_dim / 2` do nothing. Unlike the seed, `exp2`, `sin` and `cos`
+//! are the accurate [`ptx_core::math`] routines, not the `.approx` hardware forms.
+
+use ptx_core::builder::KernelBuilder;
+use ptx_core::{math, Cmp, Kernel, KernelIr, SpecialReg, F32, U32};
+
+/// Which rotation a [`BatchedRope`] kernel applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Rotate by +angle (the forward pass).
+    Forward,
+    /// Rotate by −angle, the transpose (the backward pass for gradients).
+    Backward,
+}
+
+/// The batched RoPE kernel for one head shape; `num_heads`, `head_dim` and `theta` are
+/// baked into the PTX. Parameters: `x`, `out` (f32 pointers), `positions` (u32 pointer).
+/// Launch with grid `(num_heads, batch, 1)` and block `(head_dim / 2, 1, 1)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchedRope {
+    /// Heads per sequence.
+    pub num_heads: u32,
+    /// Elements per head (even).
+    pub head_dim: u32,
+    /// The RoPE base, typically 10000.
+    pub theta: f32,
+    /// Forward or backward rotation.
+    pub direction: Direction,
+}
+
+impl BatchedRope {
+    /// The forward kernel.
+    pub fn forward(num_heads: u32, head_dim: u32, theta: f32) -> BatchedRope {
+        BatchedRope { num_heads, head_dim, theta, direction: Direction::Forward }
+    }
+
+    /// The backward kernel.
+    pub fn backward(num_heads: u32, head_dim: u32, theta: f32) -> BatchedRope {
+        BatchedRope { num_heads, head_dim, theta, direction: Direction::Backward }
+    }
+
+    /// Grid dimensions for `batch` sequences.
+    pub fn grid(&self, batch: u32) -> (u32, u32, u32) {
+        (self.num_heads, batch, 1)
+    }
+
+    /// Block dimensions: one thread per rotated pair.
+    pub fn block(&self) -> (u32, u32, u32) {
+        (self.head_dim / 2, 1, 1)
+    }
+
+    /// The float64 reference of the same formulas, for `x` of shape
+    /// `[positions.len(), num_heads, head_dim]`.
+    pub fn reference(&self, x: &[f32], positions: &[u32]) -> Vec<f64> {
+        let (h, d) = (self.num_heads as usize, self.head_dim as usize);
+        let scale = -2.0 * (self.theta as f64).log2() / d as f64;
+        let mut out = vec![0.0; x.len()];
+        for (s, &pos) in positions.iter().enumerate() {
+            for head in 0..h {
+                for p in 0..d / 2 {
+                    let i = (s * h + head) * d + 2 * p;
+                    let angle = pos as f64 * (p as f64 * scale).exp2();
+                    let (sin, cos) = angle.sin_cos();
+                    let (x0, x1) = (x[i] as f64, x[i + 1] as f64);
+                    let (o0, o1) = match self.direction {
+                        Direction::Forward => (x0 * cos - x1 * sin, x0 * sin + x1 * cos),
+                        Direction::Backward => (x0 * cos + x1 * sin, x1 * cos - x0 * sin),
+                    };
+                    out[i] = o0;
+                    out[i + 1] = o1;
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Kernel for BatchedRope {
+    fn name(&self) -> &str {
+        match self.direction {
+            Direction::Forward => "batched_rope",
+            Direction::Backward => "batched_rope_backward",
+        }
+    }
+
+    fn cache_key(&self) -> String {
+        format!("heads={},dim={},theta={:#x}", self.num_heads, self.head_dim, self.theta.to_bits())
+    }
+
+    fn build(&self) -> KernelIr {
+        let mut b = KernelBuilder::new(self.name());
+        let x = b.global_pointer("x");
+        let out = b.global_pointer("out");
+        let positions = b.global_pointer("positions");
+        let pair = b.special(SpecialReg::TidX);
+        let head = b.special(SpecialReg::CtaidX);
+        let seq = b.special(SpecialReg::CtaidY);
+
+        let exit = b.label();
+        let in_range = b.setp(Cmp::Lt, pair, self.head_dim / 2);
+        b.bra_unless(in_range, exit);
+
+        let pos_addr = b.element_address::<U32>(positions, seq);
+        let pos = b.ld_global::<U32>(pos_addr, 0);
+        let row = b.mad_lo(seq, self.num_heads, head);
+        let row_start = b.mul(row, self.head_dim);
+        let elem = b.mad_lo(pair, 2u32, row_start);
+        let x_addr = b.element_address::<F32>(x, elem);
+        let out_addr = b.element_address::<F32>(out, elem);
+        let x0 = b.ld_global::<F32>(x_addr, 0);
+        let x1 = b.ld_global::<F32>(x_addr, 4);
+
+        let pair_f = b.cast::<F32, U32>(pair);
+        let exponent = b.mul(pair_f, -2.0 * self.theta.log2() / self.head_dim as f32);
+        let freq = math::exp2(&mut b, exponent);
+        let pos_f = b.cast::<F32, U32>(pos);
+        let angle = b.mul(pos_f, freq);
+        let (sin, cos) = math::sin_cos(&mut b, angle);
+
+        let x0_cos = b.mul(x0, cos);
+        let x1_sin = b.mul(x1, sin);
+        let x0_sin = b.mul(x0, sin);
+        let x1_cos = b.mul(x1, cos);
+        let (o0, o1) = match self.direction {
+            Direction::Forward => (b.sub(x0_cos, x1_sin), b.add(x0_sin, x1_cos)),
+            Direction::Backward => (b.add(x0_cos, x1_sin), b.sub(x1_cos, x0_sin)),
+        };
+        b.st_global::<F32>(out_addr, 0, o0);
+        b.st_global::<F32>(out_addr, 4, o1);
+        b.place(exit);
+        b.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_verify_and_differ_only_in_the_rotation() {
+        let f = BatchedRope::forward(8, 64, 10_000.0);
+        let bwd = BatchedRope::backward(8, 64, 10_000.0);
+        let (fi, bi) = (f.build(), bwd.build());
+        ptx_core::verify::verify(&fi).expect("forward verifies");
+        ptx_core::verify::verify(&bi).expect("backward verifies");
+        assert_eq!(fi.instruction_count(), bi.instruction_count());
+        assert_ne!(f.ptx(), bwd.ptx());
+        assert_ne!(f.cache_key(), BatchedRope::forward(8, 128, 10_000.0).cache_key());
+    }
+
+    #[test]
+    fn reference_backward_inverts_forward() {
+        let rope = BatchedRope::forward(2, 8, 10_000.0);
+        let x: Vec<f32> = (0..32).map(|i| (i as f32 * 0.37).sin()).collect();
+        let positions = [3u32, 1000];
+        let y: Vec<f32> = rope.reference(&x, &positions).iter().map(|v| *v as f32).collect();
+        let back = BatchedRope { direction: Direction::Backward, ..rope }.reference(&y, &positions);
+        for (a, b) in x.iter().zip(back) {
+            // Two f32 roundings of values of magnitude <= 1.5.
+            assert!((*a as f64 - b).abs() < 1e-6, "{a} vs {b}");
+        }
+    }
+}
