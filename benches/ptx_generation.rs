@@ -21,7 +21,9 @@ fn rope_generation(c: &mut Criterion) {
     c.bench_function("rope_forward/build", |b| b.iter(|| std::hint::black_box(kernel.build())));
     let ir = kernel.build();
     c.bench_function("rope_forward/verify", |b| b.iter(|| verify::verify(std::hint::black_box(&ir))));
-    c.bench_function("rope_forward/print", |b| b.iter(|| print::kernel_ptx(std::hint::black_box(&ir), Target::SM_80)));
+    c.bench_function("rope_forward/print", |b| {
+        b.iter(|| print::kernel_ptx(std::hint::black_box(&ir), Target::SM_80))
+    });
 }
 
 criterion_group!(benches, rope_generation);

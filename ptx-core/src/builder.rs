@@ -149,7 +149,7 @@ impl KernelBuilder {
                 name: name.into(),
                 params: Vec::new(),
                 shared: Vec::new(),
-                body: Vec::with_capacity(64),
+                body: Vec::with_capacity(128),
                 reg_counts: [0; 14],
                 label_count: 0,
             },

@@ -71,7 +71,7 @@ impl PtxType {
     ];
 
     /// The type's name as PTX writes it after the dot, e.g. `"u32"`.
-    pub fn ptx_name(self) -> &'static str {
+    pub const fn ptx_name(self) -> &'static str {
         match self {
             PtxType::Pred => "pred",
             PtxType::B16 => "b16",
@@ -104,7 +104,7 @@ impl PtxType {
     }
 
     /// The register-name prefix the printer uses for this type (`%r` for u32, `%f` for f32, ...).
-    pub fn reg_prefix(self) -> &'static str {
+    pub const fn reg_prefix(self) -> &'static str {
         match self {
             PtxType::Pred => "p",
             PtxType::B16 => "bh",
@@ -172,6 +172,7 @@ impl PtxType {
     /// Whether a register declared with type `reg` may be an operand of an instruction of
     /// type `self`, following PTX's operand type rules: identical types; bit types with any
     /// type of the same size; signed and unsigned integers of the same size.
+    #[inline]
     pub fn accepts_register(self, reg: PtxType) -> bool {
         if self == reg {
             return true;

@@ -122,7 +122,7 @@ impl std::error::Error for VerifyError {}
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_names(k)?;
     for (i, instr) in k.body.iter().enumerate() {
-        check_instruction(k, instr).map_err(|kind| error_at(k, i, kind))?;
+        check(k, instr).map_err(|kind| error_at(k, i, *kind))?;
     }
     check_labels(k)?;
     match k.body.last() {
@@ -198,10 +198,11 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
     Ok(())
 }
 
-type Check = Result<(), VerifyErrorKind>;
+/// The result of one check; the error is boxed so the common `Ok` path stays one word.
+type Check = Result<(), Box<VerifyErrorKind>>;
 
-fn invalid(reason: impl Into<String>) -> VerifyErrorKind {
-    VerifyErrorKind::InvalidForm { reason: reason.into() }
+fn invalid(reason: impl Into<String>) -> Box<VerifyErrorKind> {
+    Box::new(VerifyErrorKind::InvalidForm { reason: reason.into() })
 }
 
 fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
@@ -215,18 +216,18 @@ fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
 /// Checks that a register exists and fits an instruction of type `ty`.
 fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
     if r.index >= k.reg_count(r.ty) {
-        return Err(VerifyErrorKind::UnknownReference {
+        return Err(Box::new(VerifyErrorKind::UnknownReference {
             what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
-        });
+        }));
     }
     if ty.accepts_register(r.ty) {
         Ok(())
     } else {
-        Err(VerifyErrorKind::OperandType {
+        Err(Box::new(VerifyErrorKind::OperandType {
             operand,
             expected: format!("a register compatible with {ty}"),
             found: r.ty,
-        })
+        }))
     }
 }
 
@@ -242,11 +243,11 @@ fn src_fits(k: &KernelIr, operand: &'static str, o: Operand, ty: PtxType) -> Che
             if same_kind {
                 Ok(())
             } else {
-                Err(VerifyErrorKind::OperandType {
+                Err(Box::new(VerifyErrorKind::OperandType {
                     operand,
                     expected: format!("an immediate of type {ty}"),
                     found: i.ty,
-                })
+                }))
             }
         }
     }
@@ -260,19 +261,19 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
                 Space::Shared => r.ty.bits() == 32 || r.ty.bits() == 64,
             };
             if r.index >= k.reg_count(r.ty) {
-                return Err(VerifyErrorKind::UnknownReference {
+                return Err(Box::new(VerifyErrorKind::UnknownReference {
                     what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
-                });
+                }));
             }
             if !ok_width || !(r.ty.is_int() || r.ty.class() == TypeClass::Bits) {
-                return Err(VerifyErrorKind::OperandType {
+                return Err(Box::new(VerifyErrorKind::OperandType {
                     operand: "address",
                     expected: format!(
                         "a {} address register",
                         if space == Space::Global { "64-bit" } else { "32- or 64-bit" }
                     ),
                     found: r.ty,
-                });
+                }));
             }
             Ok(())
         }
@@ -281,7 +282,9 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
                 return Err(invalid("a shared array can only be addressed in the .shared space"));
             }
             if s.0 as usize >= k.shared.len() {
-                return Err(VerifyErrorKind::UnknownReference { what: format!("shared array {}", s.0) });
+                return Err(Box::new(VerifyErrorKind::UnknownReference {
+                    what: format!("shared array {}", s.0),
+                }));
             }
             Ok(())
         }
@@ -291,6 +294,10 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
 /// Checks one instruction's operand types, modifiers and references against kernel `k`
 /// (everything except control flow and definitions, which need the whole body).
 pub fn check_instruction(k: &KernelIr, instr: &Instr) -> Result<(), VerifyErrorKind> {
+    check(k, instr).map_err(|e| *e)
+}
+
+fn check(k: &KernelIr, instr: &Instr) -> Check {
     match instr {
         Instr::Mov { ty, dst, src } => {
             require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
@@ -309,16 +316,15 @@ pub fn check_instruction(k: &KernelIr, instr: &Instr) -> Result<(), VerifyErrorK
             Ok(())
         }
         Instr::LdParam { ty, dst, param } => {
-            let p = k
-                .params
-                .get(*param as usize)
-                .ok_or_else(|| VerifyErrorKind::UnknownReference { what: format!("parameter {param}") })?;
+            let p = k.params.get(*param as usize).ok_or_else(|| {
+                Box::new(VerifyErrorKind::UnknownReference { what: format!("parameter {param}") })
+            })?;
             if p.ty != *ty {
-                return Err(VerifyErrorKind::ParamType {
+                return Err(Box::new(VerifyErrorKind::ParamType {
                     param: p.name.clone(),
                     declared: p.ty,
                     read_as: *ty,
-                });
+                }));
             }
             reg_fits(k, "dst", *dst, *ty)
         }
@@ -570,24 +576,13 @@ fn check_labels(k: &KernelIr) -> Result<(), VerifyError> {
     Ok(())
 }
 
-/// A set of registers as bits, one per register of the kernel.
-#[derive(Clone, PartialEq)]
-struct RegSet(Vec<u64>);
-
-impl RegSet {
-    fn filled(n: usize, word: u64) -> RegSet {
-        RegSet(vec![word; n.div_ceil(64)])
-    }
-    fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
-    }
-}
-
 /// Definite-assignment analysis over the control-flow graph: every read must be preceded by
 /// a write on every path from the entry.
+///
+/// Register sets are bit rows (one bit per register) in one flat table, a row per basic
+/// block. Kernels whose branches all go forward (the common case) are settled in one pass
+/// in block order; kernels with loops first iterate the block transfer functions to a
+/// fixed point.
 #[allow(clippy::needless_range_loop)] // blocks index several parallel tables
 fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
     let mut base = [0usize; 14];
@@ -597,9 +592,11 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
         total += k.reg_counts[slot] as usize;
     }
     let flat = |r: VReg| base[crate::ir::type_slot(r.ty)] + r.index as usize;
+    let words = total.div_ceil(64).max(1);
 
     // Basic blocks: a new block starts at each label and after each branch or ret.
     let mut starts = vec![0usize];
+    let mut label_block = vec![usize::MAX; k.label_count as usize];
     for (i, instr) in k.body.iter().enumerate() {
         let start = match instr {
             Instr::Label(_) => i,
@@ -609,58 +606,66 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
         if start < k.body.len() && starts.last() != Some(&start) {
             starts.push(start);
         }
+        if let Instr::Label(l) = instr {
+            label_block[l.0 as usize] = starts.len() - 1;
+        }
     }
     let n_blocks = starts.len();
     let block_end = |b: usize| if b + 1 < n_blocks { starts[b + 1] } else { k.body.len() };
-    let mut label_block = vec![usize::MAX; k.label_count as usize];
-    for (b, &s) in starts.iter().enumerate() {
-        if let Some(Instr::Label(l)) = k.body.get(s) {
-            label_block[l.0 as usize] = b;
-        }
-    }
-    // Successors (at most two) and the registers each block writes.
     let mut succ = Vec::with_capacity(n_blocks);
-    let mut gen = Vec::with_capacity(n_blocks);
+    let mut has_back_edge = false;
     for b in 0..n_blocks {
-        let end = block_end(b);
         let fall = (b + 1 < n_blocks).then_some(b + 1);
-        succ.push(match &k.body[end - 1] {
+        let s = match &k.body[block_end(b) - 1] {
             Instr::Ret => [None, None],
             Instr::Bra { guard: None, target } => [Some(label_block[target.0 as usize]), None],
             Instr::Bra { guard: Some(_), target } => [Some(label_block[target.0 as usize]), fall],
             _ => [fall, None],
-        });
-        let mut set = RegSet::filled(total, 0);
-        for instr in &k.body[starts[b]..end] {
-            instr.visit_defs(|d| set.insert(flat(d)));
-        }
-        gen.push(set);
+        };
+        has_back_edge |= s.iter().flatten().any(|&t| t <= b);
+        succ.push(s);
     }
-    // Forward dataflow: in[s] = ∩ over predecessors of (in[p] ∪ gen[p]); the entry starts empty.
-    let mut ins: Vec<RegSet> =
-        (0..n_blocks).map(|b| RegSet::filled(total, if b == 0 { 0 } else { u64::MAX })).collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
+
+    // ins[b]: registers defined on every path into block b (all ones until a path arrives).
+    let mut ins = vec![u64::MAX; n_blocks * words];
+    ins[..words].fill(0);
+    let row = |b: usize| b * words..(b + 1) * words;
+    let mut set = vec![0u64; words];
+    if has_back_edge {
+        let mut gen = vec![0u64; n_blocks * words];
         for b in 0..n_blocks {
-            for s in succ[b].into_iter().flatten() {
-                for w in 0..ins[s].0.len() {
-                    let out = ins[b].0[w] | gen[b].0[w];
-                    let next = ins[s].0[w] & out;
-                    if next != ins[s].0[w] {
-                        ins[s].0[w] = next;
-                        changed = true;
+            for instr in &k.body[starts[b]..block_end(b)] {
+                instr.visit_defs(|d| {
+                    let i = flat(d);
+                    gen[b * words + i / 64] |= 1 << (i % 64);
+                });
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 0..n_blocks {
+                for s in succ[b].into_iter().flatten() {
+                    for w in 0..words {
+                        let out = ins[b * words + w] | gen[b * words + w];
+                        let next = ins[s * words + w] & out;
+                        if next != ins[s * words + w] {
+                            ins[s * words + w] = next;
+                            changed = true;
+                        }
                     }
                 }
             }
         }
     }
-    for (b, mut set) in ins.into_iter().enumerate() {
+    for b in 0..n_blocks {
+        set.copy_from_slice(&ins[row(b)]);
         for i in starts[b]..block_end(b) {
             let instr = &k.body[i];
             let mut undefined = None;
             instr.visit_uses(|u| {
-                if undefined.is_none() && !set.contains(flat(u)) {
+                let j = flat(u);
+                if undefined.is_none() && set[j / 64] & (1 << (j % 64)) == 0 {
                     undefined = Some(u);
                 }
             });
@@ -668,7 +673,19 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
                 let reg = format!("%{}{}", u.ty.reg_prefix(), u.index);
                 return Err(error_at(k, i, VerifyErrorKind::UseBeforeDef { reg }));
             }
-            instr.visit_defs(|d| set.insert(flat(d)));
+            instr.visit_defs(|d| {
+                let j = flat(d);
+                set[j / 64] |= 1 << (j % 64);
+            });
+        }
+        if !has_back_edge {
+            // Every predecessor of a later block comes earlier, so its in-set is final
+            // once all blocks before it have been walked.
+            for s in succ[b].into_iter().flatten() {
+                for w in 0..words {
+                    ins[s * words + w] &= set[w];
+                }
+            }
         }
     }
     Ok(())

@@ -1,1 +1,64 @@
-//! placeholder
+//! # ptx-sim
+//!
+//! A CPU simulator for the PTX text that `ptx_core::print` emits. [`Module::parse`] reads
+//! the text into a compact decoded form (registers as indices into a flat per-thread
+//! register file, labels resolved, immediates decoded); [`launch`] executes a whole grid
+//! on the CPU against a simulated global [`Memory`].
+//!
+//! It is built to be faithful to a GPU:
+//! - integer operations wrap exactly as PTX defines them (shared code with
+//!   `ptx_core::eval`); float `add sub mul fma div sqrt rcp` with `.rn .rz .rm .rp` and every
+//!   `cvt` rounding mode give IEEE-correct bits, subnormals included (no flush to zero);
+//!   NaN results are the canonical NaN (`0x7fffffff`, `0x7fffffffffffffff`);
+//! - `.approx` instructions are modelled by the f64 function rounded to f32 (see the
+//!   documentation of the interpreter for each instruction's hardware error bound);
+//! - every global access is bounds-checked against the one allocation it falls in and must
+//!   be aligned; shared memory is per block and bounds-checked too; a bad access stops the
+//!   launch with [`SimError::Fault`] naming block, thread, address and instruction;
+//! - the threads of a block meet at `bar.sync`, the lanes of a warp at `shfl.sync`; threads
+//!   that can never meet are [`SimError::Barrier`], not a hang;
+//! - any opcode, modifier or directive it does not implement is
+//!   [`SimError::Unsupported`], never skipped.
+//!
+//! ```
+//! use ptx_core::{KernelBuilder, SpecialReg, F32, Target};
+//! use ptx_sim::{launch, Geometry, Memory, Module};
+//!
+//! let mut b = KernelBuilder::new("double");
+//! let data = b.global_pointer("data");
+//! let i = b.special(SpecialReg::TidX);
+//! let addr = b.element_address::<F32>(data, i);
+//! let x = b.ld_global::<F32>(addr, 0);
+//! let y = b.add(x, x);
+//! b.st_global::<F32>(addr, 0, y);
+//! let ir = b.finish();
+//! let ptx = ptx_core::print::kernel_ptx(&ir, Target::SM_80);
+//!
+//! let module = Module::parse(&ptx).unwrap();
+//! let kernel = module.kernel("double").unwrap();
+//! let memory = Memory::new();
+//! let buf = memory.alloc(4 * 32);
+//! let input: Vec<u8> = (0..32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+//! memory.write(buf, &input).unwrap();
+//! let geometry = Geometry { grid: [1, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 0 };
+//! launch(kernel, &geometry, &[buf], &memory, 1).unwrap();
+//! let mut out = [0u8; 4];
+//! memory.read(buf + 4 * 5, &mut out).unwrap();
+//! assert_eq!(f32::from_le_bytes(out), 10.0);
+//! ```
+
+#![warn(missing_docs)]
+
+mod cvt;
+mod decode;
+mod error;
+mod exec;
+mod float;
+mod memory;
+mod parse;
+mod program;
+
+pub use error::SimError;
+pub use exec::{launch, Geometry, LaunchStats};
+pub use memory::Memory;
+pub use program::{KernelCode, Module, ParamInfo};

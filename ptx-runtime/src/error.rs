@@ -1,0 +1,128 @@
+//! The crate's one error type, [`Error`], and its [`Result`] alias.
+//!
+//! Every failure of the runtime — a missing driver, a driver call that failed, PTX the JIT
+//! rejected, a launch configuration or argument list that does not fit, a simulated memory
+//! fault — is one variant of [`Error`], with the fields a caller needs to act on it.
+
+use ptx_core::VerifyError;
+
+/// `std::result::Result` with [`Error`] as the error type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can go wrong in ptx-runtime.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No device of the requested kind can be used: the crate was built without its `cuda`
+    /// feature, the CUDA driver library (`libcuda`) is absent, the driver reports no GPU, the
+    /// ordinal is out of range, or `PTX_DSL_DEVICE` names no known device. `reason` says which,
+    /// and how to run on the CPU simulator instead.
+    #[error("no device: {reason}")]
+    NoDevice {
+        /// What is missing, and what to do instead (e.g. `Device::sim()` or `PTX_DSL_DEVICE=sim`).
+        reason: String,
+    },
+
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call `{call}` failed with {name}: {message}")]
+    Driver {
+        /// The operation that failed (e.g. `cuMemAlloc`, `cuLaunchKernel`).
+        call: &'static str,
+        /// The driver's name for the error, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+        name: String,
+        /// The driver's description of the error (empty if the driver gave none).
+        message: String,
+    },
+
+    /// The CUDA driver's JIT compiler refused the kernel's PTX.
+    #[error("the CUDA driver rejected the PTX of kernel `{kernel}`:\n{log}")]
+    PtxRejected {
+        /// The kernel whose module failed to load.
+        kernel: String,
+        /// The driver error name and the JIT's error log (or, when the JIT wrote none, the
+        /// first lines of the PTX).
+        log: String,
+    },
+
+    /// The kernel's IR failed verification, so no PTX was printed for it.
+    #[error("invalid kernel: {0}")]
+    InvalidKernel(#[from] VerifyError),
+
+    /// The launch configuration does not fit the device; detected before launching.
+    #[error("bad launch configuration: {reason}")]
+    BadLaunchConfig {
+        /// Which limit is exceeded (or which dimension is zero), with the numbers.
+        reason: String,
+    },
+
+    /// The arguments passed to a launch do not match the kernel's parameters, either in
+    /// number (then `index` is the first position where one list has no counterpart and
+    /// `expected`/`found` give the counts) or in kind/type at position `index`.
+    #[error("kernel `{kernel}`, argument {index}: expected {expected}, found {found}")]
+    ArgumentMismatch {
+        /// The kernel being launched.
+        kernel: String,
+        /// The argument's position (0-based).
+        index: usize,
+        /// What the kernel's parameter needs, e.g. `a buffer (pointer parameter `x`)` or `f32`.
+        expected: String,
+        /// What was passed, e.g. `scalar u32`.
+        found: String,
+    },
+
+    /// A host slice or buffer does not have the length an operation needs.
+    #[error("size mismatch: expected {expected} elements, found {found}")]
+    SizeMismatch {
+        /// The length the destination (or the operation) requires.
+        expected: usize,
+        /// The length that was given.
+        found: usize,
+    },
+
+    /// A kernel indexed a slice parameter out of range.
+    ///
+    /// Reserved for the typed launches that `#[ptx_kernel]` generates: their bounds checks
+    /// record the first offending access in a hidden error word, which the runtime turns into
+    /// this error after the launch. The untyped [`crate::Device::launch`] never returns it.
+    #[error("kernel `{kernel}` indexed `{param}` at {index}, but its length is {len}")]
+    OutOfBounds {
+        /// The kernel.
+        kernel: String,
+        /// The slice parameter that was indexed out of range.
+        param: String,
+        /// The offending index.
+        index: u64,
+        /// The slice's length.
+        len: u64,
+    },
+
+    /// A simulated thread accessed memory that is not allocated (or not accessible).
+    #[error(
+        "kernel `{kernel}` faulted in the simulator: block {block:?}, thread {thread:?}, \
+         address {address:#x}, at `{instruction}`"
+    )]
+    SimFault {
+        /// The kernel.
+        kernel: String,
+        /// The faulting thread's block index (x, y, z).
+        block: [u32; 3],
+        /// The faulting thread's index within its block (x, y, z).
+        thread: [u32; 3],
+        /// The address it accessed.
+        address: u64,
+        /// The instruction that faulted, as PTX text.
+        instruction: String,
+    },
+
+    /// Any other simulator error (PTX the simulator cannot parse or does not support, bad
+    /// parameters, a barrier not reached by all threads, an invalid allocation address).
+    #[error("simulator: {0}")]
+    Simulator(#[source] ptx_sim::SimError),
+
+    /// A buffer or stream belongs to a different device than the one it is used with.
+    #[error("wrong device: {what}")]
+    WrongDevice {
+        /// Which object, and which devices are involved.
+        what: String,
+    },
+}

@@ -1,0 +1,145 @@
+//! Element types of device buffers ([`DeviceScalar`]) and scalar kernel arguments ([`Scalar`]).
+
+use std::fmt;
+
+use ptx_core::PtxType;
+
+mod sealed {
+    /// Bounds the CUDA backend needs on buffer elements (none without the `cuda` feature).
+    #[cfg(feature = "cuda")]
+    pub trait Backend: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {}
+    #[cfg(feature = "cuda")]
+    impl<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits> Backend for T {}
+    /// Bounds the CUDA backend needs on buffer elements (none without the `cuda` feature).
+    #[cfg(not(feature = "cuda"))]
+    pub trait Backend {}
+    #[cfg(not(feature = "cuda"))]
+    impl<T> Backend for T {}
+
+    /// Keeps [`super::DeviceScalar`] implemented only here.
+    pub trait Sealed: Backend {}
+}
+
+/// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `u32`, `i32`, `u64`, `i64`.
+///
+/// Sealed: the set of types is fixed by this crate, so each has a known PTX type and a
+/// little-endian byte layout shared by the GPU and the simulator.
+pub trait DeviceScalar:
+    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
+{
+    /// The element's PTX type (`.f32`, `.u32`, ...).
+    const PTX_TYPE: PtxType;
+    /// Size in bytes.
+    const SIZE: usize;
+    /// Writes the value's little-endian bytes into `out` (exactly [`Self::SIZE`] long).
+    fn write_le(self, out: &mut [u8]);
+    /// Reads a value from its little-endian bytes (exactly [`Self::SIZE`] long).
+    fn read_le(bytes: &[u8]) -> Self;
+}
+
+macro_rules! device_scalar {
+    ($($t:ty => $ptx:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl DeviceScalar for $t {
+            const PTX_TYPE: PtxType = PtxType::$ptx;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn write_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(bytes);
+                <$t>::from_le_bytes(b)
+            }
+        }
+    )*};
+}
+
+device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64);
+
+/// Encodes `values` as little-endian bytes.
+pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {
+    let mut out = vec![0u8; values.len() * T::SIZE];
+    for (chunk, v) in out.chunks_exact_mut(T::SIZE).zip(values) {
+        v.write_le(chunk);
+    }
+    out
+}
+
+/// Decodes little-endian bytes (a multiple of `T::SIZE` long).
+pub(crate) fn from_bytes<T: DeviceScalar>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::SIZE).map(T::read_le).collect()
+}
+
+/// A scalar kernel argument, passed by value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A `.u32` parameter.
+    U32(u32),
+    /// A `.s32` parameter.
+    I32(i32),
+    /// A `.f32` parameter.
+    F32(f32),
+    /// A `.u64` parameter (not a pointer).
+    U64(u64),
+    /// A `.s64` parameter.
+    I64(i64),
+    /// A `.f64` parameter.
+    F64(f64),
+}
+
+impl Scalar {
+    /// The value's PTX type.
+    pub fn ptx_type(self) -> PtxType {
+        match self {
+            Scalar::U32(_) => PtxType::U32,
+            Scalar::I32(_) => PtxType::S32,
+            Scalar::F32(_) => PtxType::F32,
+            Scalar::U64(_) => PtxType::U64,
+            Scalar::I64(_) => PtxType::S64,
+            Scalar::F64(_) => PtxType::F64,
+        }
+    }
+
+    /// The value's bits, zero-extended to 64 (floats as their IEEE bit pattern).
+    pub fn to_bits(self) -> u64 {
+        match self {
+            Scalar::U32(v) => u64::from(v),
+            Scalar::I32(v) => u64::from(v as u32),
+            Scalar::F32(v) => u64::from(v.to_bits()),
+            Scalar::U64(v) => v,
+            Scalar::I64(v) => v as u64,
+            Scalar::F64(v) => v.to_bits(),
+        }
+    }
+
+    /// Whether a kernel parameter of (non-pointer) type `param` accepts this value: the same
+    /// PTX type, or an untyped `.bN` of the same width for integer values.
+    pub fn fits(self, param: PtxType) -> bool {
+        let own = self.ptx_type();
+        own == param
+            || match param {
+                PtxType::B32 => matches!(self, Scalar::U32(_) | Scalar::I32(_)),
+                PtxType::B64 => matches!(self, Scalar::U64(_) | Scalar::I64(_)),
+                _ => false,
+            }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "scalar {}", self.ptx_type().ptx_name())
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Scalar {
+                Scalar::$v(v)
+            }
+        }
+    )*};
+}
+
+scalar_from!(u32 => U32, i32 => I32, f32 => F32, u64 => U64, i64 => I64, f64 => F64);

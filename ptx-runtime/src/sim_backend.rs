@@ -1,0 +1,121 @@
+//! The simulator backend: device memory is a [`ptx_sim::Memory`], modules are parsed PTX
+//! ([`ptx_sim::Module`]), and a launch runs the whole grid on the CPU before returning.
+//!
+//! This is the only module that calls into `ptx_sim`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::launch::{DeviceLimits, LaunchConfig};
+
+/// What a simulated launch reports.
+pub(crate) struct SimStats {
+    pub(crate) threads: u64,
+    pub(crate) instructions: u64,
+}
+
+/// The simulated device: its global memory and how many CPU threads run a launch.
+pub(crate) struct SimBackend {
+    memory: ptx_sim::Memory,
+    workers: usize,
+    next_stream: AtomicU64,
+}
+
+impl SimBackend {
+    /// A fresh simulated device. `PTX_DSL_SIM_THREADS` sets the number of worker threads
+    /// (default: the machine's available parallelism).
+    pub(crate) fn new() -> SimBackend {
+        let workers = std::env::var("PTX_DSL_SIM_THREADS")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1) }
+    }
+
+    /// The simulator's human-readable name.
+    pub(crate) fn name(&self) -> String {
+        format!("ptx-sim (CPU simulator, {} worker threads)", self.workers)
+    }
+
+    /// The limits the simulator enforces: those of a real GPU, so that what runs here runs there.
+    pub(crate) fn limits(&self) -> DeviceLimits {
+        DeviceLimits::DEFAULT
+    }
+
+    /// A new stream id (streams are ordering tokens only: launches are synchronous).
+    pub(crate) fn new_stream_id(&self) -> u64 {
+        self.next_stream.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Allocates `bytes` zeroed bytes.
+    pub(crate) fn alloc(&self, bytes: usize) -> u64 {
+        self.memory.alloc(bytes)
+    }
+
+    /// Frees an allocation (errors are ignored: this runs from `Drop`).
+    pub(crate) fn free(&self, addr: u64) {
+        let _ = self.memory.free(addr);
+    }
+
+    /// Copies host bytes to `addr`.
+    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+        self.memory.write(addr, data).map_err(Error::Simulator)
+    }
+
+    /// Copies bytes at `addr` to the host.
+    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.memory.read(addr, out).map_err(Error::Simulator)
+    }
+
+    /// Copies `bytes` bytes from `src` to `dst` on the device.
+    pub(crate) fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.memory.copy(dst, src, bytes).map_err(Error::Simulator)
+    }
+
+    /// Parses a module's PTX, checking it holds the entry `kernel`.
+    pub(crate) fn load(&self, kernel: &str, ptx: &str) -> Result<ptx_sim::Module> {
+        let module = ptx_sim::Module::parse(ptx).map_err(Error::Simulator)?;
+        if module.kernel(kernel).is_none() {
+            return Err(Error::Simulator(ptx_sim::SimError::BadParams {
+                kernel: kernel.to_string(),
+                message: "the module's PTX has no entry of this name".into(),
+            }));
+        }
+        Ok(module)
+    }
+
+    /// Runs `kernel` of `module` over the grid of `cfg` with the raw 64-bit parameter values.
+    pub(crate) fn launch(
+        &self,
+        module: &ptx_sim::Module,
+        kernel: &str,
+        cfg: &LaunchConfig,
+        params: &[u64],
+    ) -> Result<SimStats> {
+        let code = module.kernel(kernel).ok_or_else(|| {
+            Error::Simulator(ptx_sim::SimError::BadParams {
+                kernel: kernel.to_string(),
+                message: "the module's PTX has no entry of this name".into(),
+            })
+        })?;
+        let geometry = ptx_sim::Geometry {
+            grid: [cfg.grid.0, cfg.grid.1, cfg.grid.2],
+            block: [cfg.block.0, cfg.block.1, cfg.block.2],
+            dynamic_shared_bytes: cfg.shared_mem_bytes,
+        };
+        let stats =
+            ptx_sim::launch(code, &geometry, params, &self.memory, self.workers).map_err(map_sim_error)?;
+        Ok(SimStats { threads: stats.threads, instructions: stats.instructions })
+    }
+}
+
+/// Turns a memory fault into [`Error::SimFault`]; every other simulator error stays whole.
+fn map_sim_error(e: ptx_sim::SimError) -> Error {
+    match e {
+        ptx_sim::SimError::Fault { kernel, block, thread, address, instruction } => {
+            Error::SimFault { kernel, block, thread, address, instruction }
+        }
+        other => Error::Simulator(other),
+    }
+}

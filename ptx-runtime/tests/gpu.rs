@@ -1,0 +1,154 @@
+//! The same kernels on a CUDA GPU, compared bit for bit with the simulator (IEEE-exact and
+//! integer kernels only). Run with `cargo test -p ptx-runtime --test gpu -- --ignored` on a
+//! machine with an NVIDIA driver (CUDA 13.0 / 580 series or newer) and a GPU.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::*;
+use ptx_runtime::{Device, DeviceKind, Error, LaunchConfig};
+
+fn gpu() -> Device {
+    match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => panic!("this test needs a CUDA GPU: {e}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_reports_itself() {
+    let device = gpu();
+    assert_eq!(device.kind(), DeviceKind::Cuda);
+    assert_eq!(device.ordinal(), Some(0));
+    assert!(device.target().major >= 5, "{}", device.target());
+    let limits = device.limits();
+    assert_eq!(limits.max_threads_per_block, 1024);
+    assert!(limits.max_shared_mem_per_block >= 48 * 1024);
+    eprintln!("{} ({:?}), limits {limits:?}", device.name(), device.target());
+    device.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn saxpy_on_gpu_equals_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let n = (1 << 20) + 77;
+    let a = -2.375f32;
+    let x = random_f32(11, n);
+    let y = random_f32(12, n);
+    let mut results = Vec::new();
+    for device in [&gpu, &sim] {
+        let xb = device.upload(&x).unwrap();
+        let mut yb = device.upload(&y).unwrap();
+        let report = device
+            .launch(
+                &Saxpy,
+                LaunchConfig::for_elements(n, 256),
+                &mut [a.into(), (&xb).into(), (&mut yb).into(), (n as u32).into()],
+            )
+            .unwrap();
+        if device.kind() == DeviceKind::Cuda {
+            assert_eq!(report.threads, None);
+        }
+        results.push(yb.to_vec().unwrap());
+    }
+    let want = saxpy_ref(a, &x, &y);
+    for (i, ((g, s), w)) in results[0].iter().zip(&results[1]).zip(&want).enumerate() {
+        assert_eq!(g.to_bits(), s.to_bits(), "element {i}: gpu {g} vs sim {s}");
+        assert_eq!(g.to_bits(), w.to_bits(), "element {i}: gpu {g} vs reference {w}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn integer_kernels_on_gpu_equal_simulator() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let n = 100_003u32;
+    let mut outs = Vec::new();
+    for device in [&gpu, &sim] {
+        let mut out = device.zeroed::<u32>(n as usize).unwrap();
+        device
+            .launch(
+                &Hash,
+                LaunchConfig::for_elements(n as usize, 128),
+                &mut [(&mut out).into(), 99u32.into(), n.into()],
+            )
+            .unwrap();
+        outs.push(out.to_vec().unwrap());
+    }
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], hash_ref(99, n));
+
+    let (width, height, depth) = (301u32, 77u32, 5u32);
+    let mut out = gpu.zeroed::<u32>((width * height * depth) as usize).unwrap();
+    let cfg = LaunchConfig::new((width.div_ceil(16), height.div_ceil(8), depth), (16, 8, 1));
+    gpu.launch(&Coords, cfg, &mut [(&mut out).into(), width.into(), height.into()]).unwrap();
+    assert_eq!(out.to_vec().unwrap(), coords_ref(width, height, depth));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_buffers_round_trip_and_copy() {
+    let device = gpu();
+    let data: Vec<i64> = (0..1000).map(|i| i * i - 500_000).collect();
+    let mut b = device.upload(&data).unwrap();
+    assert_eq!(b.to_vec().unwrap(), data);
+    let z = device.zeroed::<i64>(1000).unwrap();
+    assert_eq!(z.to_vec().unwrap(), vec![0; 1000]);
+    b.copy_from_buffer(&z).unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![0; 1000]);
+    b.copy_from(&data).unwrap();
+    assert_eq!(b.to_vec().unwrap(), data);
+    assert!(matches!(b.copy_from(&data[..10]), Err(Error::SizeMismatch { .. })));
+    let empty = device.upload::<f32>(&[]).unwrap();
+    assert!(empty.to_vec().unwrap().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_module_cache_and_checks() {
+    let device = gpu();
+    let builds = AtomicUsize::new(0);
+    let fill = Fill { value: 3, builds: &builds };
+    let mut out = device.zeroed::<u32>(32).unwrap();
+    for _ in 0..3 {
+        device.launch(&fill, LaunchConfig::linear(1, 32), &mut [(&mut out).into()]).unwrap();
+    }
+    assert_eq!(builds.load(Ordering::SeqCst), 1);
+    assert_eq!(device.cache_stats().hits, 2);
+    assert_eq!(out.to_vec().unwrap(), vec![3; 32]);
+
+    let err = device.launch(&fill, LaunchConfig::linear(1, 2048), &mut [(&mut out).into()]).unwrap_err();
+    assert!(matches!(err, Error::BadLaunchConfig { .. }), "{err:?}");
+    let err = device.launch(&fill, LaunchConfig::linear(1, 32), &mut [1u32.into()]).unwrap_err();
+    assert!(matches!(err, Error::ArgumentMismatch { .. }), "{err:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_streams() {
+    let device = gpu();
+    let stream = device.new_stream().unwrap();
+    let n = 4096u32;
+    let mut out = device.zeroed::<u32>(n as usize).unwrap();
+    stream
+        .launch(
+            &Hash,
+            LaunchConfig::for_elements(n as usize, 256),
+            &mut [(&mut out).into(), 1u32.into(), n.into()],
+        )
+        .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(out.to_vec().unwrap(), hash_ref(1, n));
+    // Without an explicit synchronize: the download waits for the write (cudarc's events).
+    stream
+        .launch(
+            &Hash,
+            LaunchConfig::for_elements(n as usize, 256),
+            &mut [(&mut out).into(), 2u32.into(), n.into()],
+        )
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), hash_ref(2, n));
+}

@@ -1,0 +1,797 @@
+//! Decodes a kernel's statements into [`Op`]s: resolves register names to slots, folds
+//! immediates and shared-array addresses into constant slots, resolves labels, and picks a
+//! specialised op for the common forms (e.g. `add.rn.f32`, scalar 32-bit global loads).
+//!
+//! Every opcode, modifier and type combination that the decoder does not implement is an
+//! [`SimError::Unsupported`] naming it.
+
+use std::collections::HashMap;
+
+use ptx_core::eval;
+use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, Space, SpecialReg, UnaryOp};
+use ptx_core::PtxType;
+
+use crate::error::SimError;
+use crate::float::Rnd;
+use crate::memory::AtomKind;
+use crate::parse::{BodyItem, Stmt};
+use crate::program::{FArith, FUn, KernelCode, Op, ParamInfo, R};
+
+/// A `.reg .T %prefix<N>` declaration.
+#[derive(Clone, Debug)]
+pub(crate) struct RegDecl {
+    pub(crate) prefix: String,
+    pub(crate) ty: PtxType,
+    pub(crate) count: u32,
+    pub(crate) line: usize,
+}
+
+/// A `.shared .align A .b8 name[N]` declaration.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedDef {
+    pub(crate) name: String,
+    pub(crate) align: u32,
+    pub(crate) bytes: u32,
+}
+
+fn width_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+struct Decoder {
+    kernel: String,
+    regs: HashMap<String, (u32, u32, PtxType)>,
+    params: Vec<(String, PtxType)>,
+    param_base: u32,
+    consts: HashMap<u64, R>,
+    init: Vec<u64>,
+    shared: HashMap<String, u32>,
+    code: Vec<Op>,
+    text: Vec<String>,
+    labels: HashMap<String, u32>,
+    fixups: Vec<(usize, String, usize)>,
+    line: usize,
+}
+
+/// Builds a [`KernelCode`] from a parsed kernel.
+pub(crate) fn decode_kernel(
+    name: String,
+    params: Vec<(String, PtxType)>,
+    reg_decls: Vec<RegDecl>,
+    shared: Vec<SharedDef>,
+    body: Vec<BodyItem>,
+    line: usize,
+) -> Result<KernelCode, SimError> {
+    let mut regs = HashMap::new();
+    let mut nregs: u32 = 0;
+    for r in &reg_decls {
+        if regs.insert(r.prefix.clone(), (nregs, r.count, r.ty)).is_some() {
+            return Err(SimError::Parse {
+                line: r.line,
+                message: format!("registers `%{}` are declared twice", r.prefix),
+            });
+        }
+        nregs = nregs
+            .checked_add(r.count)
+            .filter(|n| *n < 1 << 20)
+            .ok_or_else(|| SimError::Unsupported { line: r.line, what: "more than 2^20 registers".into() })?;
+    }
+    let mut offset: u32 = 0;
+    let mut shared_map = HashMap::new();
+    for s in &shared {
+        offset = offset.div_ceil(s.align) * s.align;
+        shared_map.insert(s.name.clone(), offset);
+        offset = offset.saturating_add(s.bytes);
+    }
+    let param_base = nregs;
+    let mut d = Decoder {
+        kernel: name,
+        regs,
+        init: vec![0; (nregs as usize) + params.len()],
+        params,
+        param_base,
+        consts: HashMap::new(),
+        shared: shared_map,
+        code: Vec::new(),
+        text: Vec::new(),
+        labels: HashMap::new(),
+        fixups: Vec::new(),
+        line,
+    };
+    for item in &body {
+        match item {
+            BodyItem::Label(l, line) => {
+                if d.labels.insert(l.clone(), d.code.len() as u32).is_some() {
+                    return Err(SimError::Parse {
+                        line: *line,
+                        message: format!("label `{l}` is placed twice"),
+                    });
+                }
+            }
+            BodyItem::Instr(s) => {
+                d.line = s.line;
+                d.stmt(s)?;
+            }
+        }
+    }
+    d.code.push(Op::Ret);
+    d.text.push("ret (implicit, end of kernel)".into());
+    for (at, label, line) in std::mem::take(&mut d.fixups) {
+        let t = *d.labels.get(&label).ok_or_else(|| SimError::Parse {
+            line,
+            message: format!("branch to undefined label `{label}`"),
+        })?;
+        match &mut d.code[at] {
+            Op::Bra { t: x } | Op::BraIf { t: x, .. } | Op::BraIfNot { t: x, .. } => *x = t,
+            _ => {}
+        }
+    }
+    let prefix = format!("{}_param_", d.kernel);
+    let params = d
+        .params
+        .iter()
+        .map(|(n, ty)| ParamInfo { name: n.strip_prefix(&prefix).unwrap_or(n).to_string(), ty: *ty })
+        .collect();
+    Ok(KernelCode {
+        name: d.kernel,
+        params,
+        static_shared: offset,
+        code: d.code,
+        text: d.text,
+        init: d.init,
+        param_base,
+    })
+}
+
+fn parse_rnd(s: &str) -> Option<Rnd> {
+    match s {
+        "rn" => Some(Rnd::Rn),
+        "rz" => Some(Rnd::Rz),
+        "rm" => Some(Rnd::Rm),
+        "rp" => Some(Rnd::Rp),
+        _ => None,
+    }
+}
+
+fn parse_cvt_round(s: &str) -> Option<CvtRound> {
+    Some(match s {
+        "rn" => CvtRound::Rn,
+        "rz" => CvtRound::Rz,
+        "rm" => CvtRound::Rm,
+        "rp" => CvtRound::Rp,
+        "rni" => CvtRound::Rni,
+        "rzi" => CvtRound::Rzi,
+        "rmi" => CvtRound::Rmi,
+        "rpi" => CvtRound::Rpi,
+        _ => return None,
+    })
+}
+
+impl Decoder {
+    fn unsupported(&self, what: impl Into<String>) -> SimError {
+        SimError::Unsupported { line: self.line, what: what.into() }
+    }
+
+    fn parse_err(&self, message: impl Into<String>) -> SimError {
+        SimError::Parse { line: self.line, message: message.into() }
+    }
+
+    fn ty(&self, s: &str) -> Result<PtxType, SimError> {
+        PtxType::from_ptx_name(s).ok_or_else(|| self.unsupported(format!("type `.{s}`")))
+    }
+
+    fn konst(&mut self, v: u64) -> R {
+        if let Some(r) = self.consts.get(&v) {
+            return *r;
+        }
+        let r = self.init.len() as R;
+        self.init.push(v);
+        self.consts.insert(v, r);
+        r
+    }
+
+    fn reg(&self, tok: &str) -> Result<(R, PtxType), SimError> {
+        let body = tok
+            .strip_prefix('%')
+            .ok_or_else(|| self.parse_err(format!("expected a register, found `{tok}`")))?;
+        let split = body.find(|c: char| c.is_ascii_digit()).unwrap_or(body.len());
+        let (prefix, num) = body.split_at(split);
+        let idx: u32 = num.parse().map_err(|_| self.parse_err(format!("malformed register `{tok}`")))?;
+        match self.regs.get(prefix) {
+            Some(&(base, count, ty)) if idx < count => Ok((base + idx, ty)),
+            Some(_) => Err(self.parse_err(format!("register `{tok}` is beyond its declaration"))),
+            None => Err(self.parse_err(format!("register `{tok}` is not declared"))),
+        }
+    }
+
+    fn dst(&self, tok: &str) -> Result<R, SimError> {
+        if tok.contains('|') {
+            return Err(self.unsupported(format!("predicate pair destination `{tok}`")));
+        }
+        Ok(self.reg(tok)?.0)
+    }
+
+    fn pred(&self, tok: &str) -> Result<R, SimError> {
+        let (r, ty) = self.reg(tok)?;
+        if ty != PtxType::Pred {
+            return Err(self.parse_err(format!("`{tok}` is not a .pred register")));
+        }
+        Ok(r)
+    }
+
+    fn imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
+        let bad = || self.parse_err(format!("malformed immediate `{tok}` for type {ty}"));
+        let bits = ty.bits();
+        let v = if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
+            if bits != 32 || h.len() != 8 {
+                return Err(bad());
+            }
+            u64::from_str_radix(h, 16).map_err(|_| bad())?
+        } else if let Some(h) = tok.strip_prefix("0d").or_else(|| tok.strip_prefix("0D")) {
+            if bits != 64 || h.len() != 16 {
+                return Err(bad());
+            }
+            u64::from_str_radix(h, 16).map_err(|_| bad())?
+        } else if let Some(h) = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+            let v = u64::from_str_radix(h, 16).map_err(|_| bad())?;
+            if v & !width_mask(bits) != 0 {
+                return Err(bad());
+            }
+            v
+        } else {
+            if ty.is_float() {
+                return Err(self
+                    .parse_err(format!("float immediate `{tok}` must be written as exact bits (0f/0d/0x)")));
+            }
+            let v: i128 = tok.parse().map_err(|_| bad())?;
+            let lo = -(1i128 << (bits.max(2) - 1));
+            let hi = (1i128 << bits) - 1;
+            if v < lo || v > hi {
+                return Err(self.parse_err(format!("immediate `{tok}` does not fit {ty}")));
+            }
+            (v as u64) & width_mask(bits)
+        };
+        Ok(v)
+    }
+
+    /// A source operand of type `ty`: register, shared-array name, or immediate.
+    fn src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
+        if tok.starts_with('%') {
+            if SpecialReg::ALL.iter().any(|s| s.ptx_name() == tok) {
+                return Err(self.unsupported(format!("special register `{tok}` outside `mov`")));
+            }
+            return Ok(self.reg(tok)?.0);
+        }
+        if let Some(off) = self.shared.get(tok) {
+            let off = *off as u64;
+            return Ok(self.konst(off));
+        }
+        let v = self.imm(tok, ty)?;
+        Ok(self.konst(v))
+    }
+
+    /// `[base+off]`: the base register (or constant slot of a shared array) and offset.
+    fn address(&mut self, tok: &str, space: Space) -> Result<(R, i32), SimError> {
+        let inner = tok
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .ok_or_else(|| self.parse_err(format!("expected an address `[...]`, found `{tok}`")))?
+            .trim();
+        let split = inner[1..].find(['+', '-']).map(|i| i + 1);
+        let (base, off) = match split {
+            Some(i) => {
+                let (b, o) = inner.split_at(i);
+                let neg = o.starts_with('-');
+                let digits = o[1..].trim();
+                let v: i64 = if let Some(h) = digits.strip_prefix("0x") {
+                    i64::from_str_radix(h, 16)
+                } else {
+                    digits.parse()
+                }
+                .map_err(|_| self.parse_err(format!("malformed address offset in `{tok}`")))?;
+                let v = if neg { -v } else { v };
+                let v = i32::try_from(v)
+                    .map_err(|_| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
+                (b.trim(), v)
+            }
+            None => (inner, 0),
+        };
+        if base.starts_with('%') {
+            return Ok((self.reg(base)?.0, off));
+        }
+        if let Some(o) = self.shared.get(base) {
+            if space != Space::Shared {
+                return Err(self.unsupported(format!("shared array `{base}` addressed outside .shared")));
+            }
+            let o = *o as u64;
+            return Ok((self.konst(o), off));
+        }
+        if base.parse::<u64>().is_ok() {
+            return Err(self.unsupported(format!("absolute address `{tok}`")));
+        }
+        Err(self.parse_err(format!("unknown address base `{base}`")))
+    }
+
+    fn group(&self, tok: &str) -> Result<Vec<R>, SimError> {
+        match tok.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            Some(inner) => inner.split(',').map(|r| Ok(self.reg(r.trim())?.0)).collect(),
+            None => Ok(vec![self.reg(tok)?.0]),
+        }
+    }
+
+    fn expect_ops(&self, s: &Stmt, n: usize) -> Result<(), SimError> {
+        if s.operands.len() != n {
+            return Err(self.parse_err(format!(
+                "`{}` takes {n} operand(s), found {}",
+                s.opcode,
+                s.operands.len()
+            )));
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, op: Op, s: &Stmt) {
+        self.code.push(op);
+        self.text.push(s.text.clone());
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), SimError> {
+        let parts: Vec<&str> = s.opcode.split('.').collect();
+        if let Some((neg, reg)) = &s.guard {
+            let p = self.pred(reg)?;
+            if parts[0] == "bra" {
+                return self.bra(s, &parts, Some((*neg, p)));
+            }
+            let at = self.code.len();
+            let skip = if *neg { Op::BraIf { p, t: 0 } } else { Op::BraIfNot { p, t: 0 } };
+            self.emit(skip, s);
+            self.instr(s, &parts)?;
+            let end = self.code.len() as u32;
+            match &mut self.code[at] {
+                Op::BraIf { t, .. } | Op::BraIfNot { t, .. } => *t = end,
+                _ => {}
+            }
+            return Ok(());
+        }
+        self.instr(s, &parts)
+    }
+
+    fn bra(&mut self, s: &Stmt, parts: &[&str], guard: Option<(bool, R)>) -> Result<(), SimError> {
+        if !(parts == ["bra"] || parts == ["bra", "uni"]) {
+            return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
+        }
+        self.expect_ops(s, 1)?;
+        let op = match guard {
+            None => Op::Bra { t: 0 },
+            Some((false, p)) => Op::BraIf { p, t: 0 },
+            Some((true, p)) => Op::BraIfNot { p, t: 0 },
+        };
+        self.fixups.push((self.code.len(), s.operands[0].clone(), self.line));
+        self.emit(op, s);
+        Ok(())
+    }
+
+    fn instr(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let o = &s.operands;
+        match p[0] {
+            "mov" => {
+                let [_, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                if let Some(sr) = SpecialReg::ALL.iter().find(|r| r.ptx_name() == o[1]) {
+                    if ty.bits() != 32 {
+                        return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
+                    }
+                    self.emit(Op::Special { d, which: *sr }, s);
+                } else {
+                    let a = self.src(&o[1], ty)?;
+                    self.emit(Op::Mov { d, a }, s);
+                }
+            }
+            "ld" | "st" => self.memory(s, p)?,
+            "cvta" => {
+                if p != ["cvta", "to", "global", "u64"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::U64)?;
+                self.emit(Op::Mov { d, a }, s);
+            }
+            "neg" | "abs" | "not" => {
+                let [op, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let op = match *op {
+                    "neg" => UnaryOp::Neg,
+                    "abs" => UnaryOp::Abs,
+                    _ => UnaryOp::Not,
+                };
+                if ty.is_arith_float() && op != UnaryOp::Not {
+                    let f = if op == UnaryOp::Neg { FUn::Neg } else { FUn::Abs };
+                    self.emit(Op::FUnary { op: f, f64: ty == PtxType::F64, d, a }, s);
+                } else if !ty.is_float() && eval::unary(op, ty, None, Imm::new(ty, 0)).is_some() {
+                    self.emit(Op::IntUnary { op, ty, d, a }, s);
+                } else {
+                    return Err(unsup(self));
+                }
+            }
+            "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" => {
+                let [op, mode, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !ty.is_arith_float() {
+                    return Err(unsup(self));
+                }
+                let f64 = ty == PtxType::F64;
+                let f = match (*op, *mode, f64) {
+                    ("sqrt", m, _) if parse_rnd(m).is_some() => FUn::Sqrt(parse_rnd(m).unwrap_or(Rnd::Rn)),
+                    ("rcp", m, _) if parse_rnd(m).is_some() => FUn::Rcp(parse_rnd(m).unwrap_or(Rnd::Rn)),
+                    ("sqrt", "approx", false) => FUn::SqrtApprox,
+                    ("rcp", "approx", false) => FUn::RcpApprox,
+                    ("rsqrt", "approx", false) => FUn::Rsqrt,
+                    ("ex2", "approx", false) => FUn::Ex2,
+                    ("lg2", "approx", false) => FUn::Lg2,
+                    ("sin", "approx", false) => FUn::Sin,
+                    ("cos", "approx", false) => FUn::Cos,
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                self.emit(Op::FUnary { op: f, f64, d, a }, s);
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
+                self.binary(s, p)?
+            }
+            "mad" => {
+                let [_, "lo", t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !ty.is_int() {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let c = self.src(&o[3], ty)?;
+                self.emit(Op::Mad { d, a, b, c, mask: width_mask(ty.bits()) }, s);
+            }
+            "fma" => {
+                let [_, m, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                let mode = parse_rnd(m).ok_or_else(|| unsup(self))?;
+                if !ty.is_arith_float() {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let c = self.src(&o[3], ty)?;
+                let f64 = ty == PtxType::F64;
+                let op = match (mode, f64) {
+                    (Rnd::Rn, false) => Op::FmaF32 { d, a, b, c },
+                    (Rnd::Rn, true) => Op::FmaF64 { d, a, b, c },
+                    _ => Op::FFma { f64, mode, d, a, b, c },
+                };
+                self.emit(op, s);
+            }
+            "cvt" => {
+                if p.len() < 3 {
+                    return Err(unsup(self));
+                }
+                let dst = self.ty(p[p.len() - 2])?;
+                let src = self.ty(p[p.len() - 1])?;
+                let mut round = None;
+                let mut sat = false;
+                for m in &p[1..p.len() - 2] {
+                    match (*m, parse_cvt_round(m)) {
+                        (_, Some(r)) if round.is_none() => round = Some(r),
+                        ("sat", _) if !sat => sat = true,
+                        _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
+                    }
+                }
+                crate::cvt::check(dst, src, round).map_err(|e| self.unsupported(e))?;
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], src)?;
+                let op = if dst.is_int() && src.is_int() && !sat {
+                    Op::CvtIntInt {
+                        d,
+                        a,
+                        src_bits: src.bits() as u8,
+                        signed: src.is_signed(),
+                        dst_mask: width_mask(dst.bits()),
+                    }
+                } else {
+                    Op::Cvt { d, a, dst, src, round, sat }
+                };
+                self.emit(op, s);
+            }
+            "setp" => {
+                let [_, c, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                let cmp = Cmp::ALL.into_iter().find(|x| x.name() == *c).ok_or_else(|| unsup(self))?;
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let op = match ty {
+                    PtxType::F32 => Op::SetpF32 { cmp, d, a, b },
+                    PtxType::F64 => Op::SetpF64 { cmp, d, a, b },
+                    _ if cmp.is_float_only() || ty.is_float() || ty == PtxType::Pred => {
+                        return Err(unsup(self))
+                    }
+                    _ if ty.is_signed() => Op::SetpS { cmp, bits: ty.bits() as u8, d, a, b },
+                    _ if ty.is_int() || matches!(cmp, Cmp::Eq | Cmp::Ne) => Op::SetpU { cmp, d, a, b },
+                    _ => return Err(unsup(self)),
+                };
+                self.emit(op, s);
+            }
+            "selp" => {
+                let [_, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if ty == PtxType::Pred {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let pr = self.pred(&o[3])?;
+                self.emit(Op::Selp { d, a, b, p: pr }, s);
+            }
+            "bra" => self.bra(s, p, None)?,
+            "ret" | "exit" => {
+                if !(p.len() == 1 || p == ["ret", "uni"]) {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 0)?;
+                self.emit(Op::Ret, s);
+            }
+            "bar" | "barrier" => {
+                if !(p == ["bar", "sync"] || p == ["barrier", "sync"] || p == ["barrier", "sync", "aligned"])
+                {
+                    return Err(unsup(self));
+                }
+                if o.len() != 1 {
+                    return Err(self.unsupported(format!("`{}` with a thread count", s.opcode)));
+                }
+                let id: u32 = o[0].parse().ok().filter(|v| *v < 16).ok_or_else(|| {
+                    self.unsupported(format!("barrier operand `{}` (an immediate 0..15 is needed)", o[0]))
+                })?;
+                self.emit(Op::Bar { id }, s);
+            }
+            "atom" => {
+                let [_, sp, op, t] = p else { return Err(unsup(self)) };
+                let space = match *sp {
+                    "global" => Space::Global,
+                    "shared" => Space::Shared,
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                let kind = match (*op, ty) {
+                    ("add", PtxType::U32 | PtxType::S32) => AtomKind::AddU32,
+                    ("add", PtxType::U64) => AtomKind::AddU64,
+                    ("add", PtxType::F32) => AtomKind::AddF32,
+                    ("add", PtxType::F64) => AtomKind::AddF64,
+                    ("cas", t) if t.bits() == 32 && t != PtxType::Pred && !t.is_float() => AtomKind::Cas32,
+                    ("cas", t) if t.bits() == 64 && !t.is_float() => AtomKind::Cas64,
+                    ("exch", t) if t.bits() == 32 && !t.is_float() => AtomKind::Exch32,
+                    ("exch", t) if t.bits() == 64 && !t.is_float() => AtomKind::Exch64,
+                    _ => return Err(unsup(self)),
+                };
+                let cas = *op == "cas";
+                self.expect_ops(s, if cas { 4 } else { 3 })?;
+                let d = self.dst(&o[0])?;
+                let (base, off) = self.address(&o[1], space)?;
+                let a = self.src(&o[2], ty)?;
+                let b = if cas { self.src(&o[3], ty)? } else { a };
+                self.emit(Op::Atom { space, kind, d, base, off, a, b }, s);
+            }
+            "shfl" => {
+                let [_, "sync", m, "b32"] = p else { return Err(unsup(self)) };
+                let mode = match *m {
+                    "up" => ShflMode::Up,
+                    "down" => ShflMode::Down,
+                    "bfly" => ShflMode::Bfly,
+                    "idx" => ShflMode::Idx,
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 5)?;
+                let d = self.dst(&o[0])?;
+                let src = self.src(&o[1], PtxType::B32)?;
+                let lane = self.src(&o[2], PtxType::U32)?;
+                let clamp = self.src(&o[3], PtxType::U32)?;
+                let mask = self.src(&o[4], PtxType::U32)?;
+                self.emit(Op::Shfl { mode, d, src, lane, clamp, mask }, s);
+            }
+            _ => return Err(unsup(self)),
+        }
+        Ok(())
+    }
+
+    fn memory(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let o = &s.operands;
+        let is_ld = p[0] == "ld";
+        if p.len() < 3 {
+            return Err(unsup(self));
+        }
+        let ty = self.ty(p[p.len() - 1])?;
+        if ty == PtxType::Pred {
+            return Err(unsup(self));
+        }
+        if is_ld && p[1] == "param" {
+            if p.len() != 3 {
+                return Err(unsup(self));
+            }
+            self.expect_ops(s, 2)?;
+            let d = self.dst(&o[0])?;
+            let name = o[1]
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .map(str::trim)
+                .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{}`", o[1])))?;
+            let idx = self
+                .params
+                .iter()
+                .position(|(n, _)| n == name)
+                .ok_or_else(|| self.parse_err(format!("unknown parameter `{name}`")))?;
+            let slot = self.param_base + idx as u32;
+            let pty = self.params[idx].1;
+            if ty.bits() > pty.bits() {
+                return Err(
+                    self.parse_err(format!("`{}` reads beyond parameter `{name}` of type {pty}", s.opcode))
+                );
+            }
+            if ty.bits() < pty.bits() {
+                let m = self.konst(width_mask(ty.bits()));
+                self.emit(Op::And { d, a: slot, b: m }, s);
+            } else {
+                self.emit(Op::Mov { d, a: slot }, s);
+            }
+            return Ok(());
+        }
+        let space = match p[1] {
+            "global" => Space::Global,
+            "shared" => Space::Shared,
+            _ => return Err(self.unsupported(format!("state space `.{}` of `{}`", p[1], s.opcode))),
+        };
+        let n = match p.len() {
+            3 => 1,
+            4 if p[2] == "v2" => 2,
+            4 if p[2] == "v4" && ty.bits() <= 32 => 4,
+            _ => return Err(unsup(self)),
+        };
+        self.expect_ops(s, 2)?;
+        let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
+        let regs = self.group(regs_tok)?;
+        if regs.len() != n {
+            return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
+        }
+        let (base, off) = self.address(addr_tok, space)?;
+        let size = ty.bytes() as u8;
+        let mut r4 = [regs[0]; 4];
+        r4[..n].copy_from_slice(&regs);
+        let op = match (is_ld, space, n, size) {
+            (true, Space::Global, 1, 4) => Op::LdG32 { d: regs[0], base, off },
+            (false, Space::Global, 1, 4) => Op::StG32 { s: regs[0], base, off },
+            (true, ..) => Op::Ld { space, size, n: n as u8, d: r4, base, off },
+            (false, ..) => Op::St { space, size, n: n as u8, s: r4, base, off },
+        };
+        self.emit(op, s);
+        Ok(())
+    }
+
+    fn binary(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let o = &s.operands;
+        let ty = self.ty(p[p.len() - 1])?;
+        let mods = &p[1..p.len() - 1];
+        self.expect_ops(s, 3)?;
+        let d = self.dst(&o[0])?;
+        if ty.is_arith_float() {
+            let f64 = ty == PtxType::F64;
+            let a = self.src(&o[1], ty)?;
+            let b = self.src(&o[2], ty)?;
+            let mode = match mods {
+                [] => None,
+                [m] => Some(*m),
+                _ => return Err(unsup(self)),
+            };
+            let arith = match p[0] {
+                "add" => FArith::Add,
+                "sub" => FArith::Sub,
+                "mul" => FArith::Mul,
+                "div" => FArith::Div,
+                "min" | "max" if mode.is_none() => {
+                    self.emit(Op::FMinMax { max: p[0] == "max", f64, d, a, b }, s);
+                    return Ok(());
+                }
+                _ => return Err(unsup(self)),
+            };
+            let rnd = match mode {
+                None if arith != FArith::Div => Rnd::Rn,
+                Some(m) if parse_rnd(m).is_some() => parse_rnd(m).unwrap_or(Rnd::Rn),
+                Some("approx" | "full") if arith == FArith::Div && !f64 => {
+                    self.emit(Op::DivApproxF32 { d, a, b }, s);
+                    return Ok(());
+                }
+                _ => return Err(unsup(self)),
+            };
+            let op = match (arith, rnd, f64) {
+                (FArith::Add, Rnd::Rn, false) => Op::AddF32 { d, a, b },
+                (FArith::Sub, Rnd::Rn, false) => Op::SubF32 { d, a, b },
+                (FArith::Mul, Rnd::Rn, false) => Op::MulF32 { d, a, b },
+                (FArith::Add, Rnd::Rn, true) => Op::AddF64 { d, a, b },
+                (FArith::Sub, Rnd::Rn, true) => Op::SubF64 { d, a, b },
+                (FArith::Mul, Rnd::Rn, true) => Op::MulF64 { d, a, b },
+                _ => Op::FArith { op: arith, f64, mode: rnd, d, a, b },
+            };
+            self.emit(op, s);
+            return Ok(());
+        }
+        if ty.is_float() {
+            return Err(unsup(self));
+        }
+        let op = match (p[0], mods) {
+            ("add", []) => BinaryOp::Add,
+            ("sub", []) => BinaryOp::Sub,
+            ("mul", ["lo"]) => BinaryOp::Mul,
+            ("mul", ["hi"]) => BinaryOp::MulHi,
+            ("mul", ["wide"]) => {
+                if !(ty.is_int() && ty.bits() <= 32 && ty.bits() >= 16) {
+                    return Err(unsup(self));
+                }
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let op =
+                    if ty == PtxType::U32 { Op::MulWideU32 { d, a, b } } else { Op::MulWide { ty, d, a, b } };
+                self.emit(op, s);
+                return Ok(());
+            }
+            ("div", []) => BinaryOp::Div,
+            ("rem", []) => BinaryOp::Rem,
+            ("min", []) => BinaryOp::Min,
+            ("max", []) => BinaryOp::Max,
+            ("and", []) => BinaryOp::And,
+            ("or", []) => BinaryOp::Or,
+            ("xor", []) => BinaryOp::Xor,
+            ("shl", []) => BinaryOp::Shl,
+            ("shr", []) => BinaryOp::Shr,
+            _ => return Err(unsup(self)),
+        };
+        let logic = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+        let ok = match op {
+            _ if logic => ty == PtxType::Pred || ty.bits() >= 16,
+            BinaryOp::Shl | BinaryOp::Shr => ty.is_int() || ty.class() == ptx_core::types::TypeClass::Bits,
+            _ => ty.is_int(),
+        };
+        if !ok {
+            return Err(unsup(self));
+        }
+        let a = self.src(&o[1], ty)?;
+        let b = self.src(&o[2], if op.is_shift() { PtxType::U32 } else { ty })?;
+        let mask = width_mask(ty.bits());
+        let op = match op {
+            BinaryOp::Add => Op::Add { d, a, b, mask },
+            BinaryOp::Sub => Op::Sub { d, a, b, mask },
+            BinaryOp::Mul => Op::MulLo { d, a, b, mask },
+            BinaryOp::And => Op::And { d, a, b },
+            BinaryOp::Or => Op::Or { d, a, b },
+            BinaryOp::Xor => Op::Xor { d, a, b },
+            op => Op::IntBin { op, ty, d, a, b },
+        };
+        self.emit(op, s);
+        Ok(())
+    }
+}

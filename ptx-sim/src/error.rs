@@ -1,0 +1,97 @@
+//! The simulator's error type: everything that can go wrong parsing PTX, launching a grid,
+//! executing it, or touching simulated memory from the host.
+
+use std::fmt;
+
+/// An error from parsing, launching or running PTX in the simulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The PTX text is malformed: a line the simulator cannot read as PTX
+    /// (`line` is 1-based).
+    Parse {
+        /// 1-based line number in the PTX text.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The PTX is well-formed but uses an opcode, modifier, type or directive the
+    /// simulator does not implement; it never skips such a line silently.
+    Unsupported {
+        /// 1-based line number in the PTX text.
+        line: usize,
+        /// The construct, e.g. `opcode "tex.2d"`.
+        what: String,
+    },
+    /// A thread accessed memory outside every live allocation (or outside its block's
+    /// shared memory), or with an address not aligned to the access size. The launch stops.
+    Fault {
+        /// The kernel's name.
+        kernel: String,
+        /// `%ctaid` of the faulting thread.
+        block: [u32; 3],
+        /// `%tid` of the faulting thread.
+        thread: [u32; 3],
+        /// The address accessed (a global address, or an offset in the shared window).
+        address: u64,
+        /// The instruction's PTX text.
+        instruction: String,
+    },
+    /// The launch arguments do not fit the kernel: wrong parameter count, a value wider
+    /// than its parameter type, or an invalid grid/block shape.
+    BadParams {
+        /// The kernel's name.
+        kernel: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Threads of a block can never all meet: some wait at `bar.sync` (or `shfl.sync`)
+    /// while others exited or wait at a different barrier. Real hardware would hang or
+    /// behave undefinedly; the simulator stops the launch instead.
+    Barrier {
+        /// The kernel's name.
+        kernel: String,
+        /// Which threads wait where.
+        message: String,
+    },
+    /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
+    /// range that is not inside one live allocation.
+    InvalidAddress {
+        /// The first address of the offending range.
+        address: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Parse { line, message } => {
+                write!(f, "PTX parse error at line {line}: {message}")
+            }
+            SimError::Unsupported { line, what } => write!(
+                f,
+                "PTX line {line}: the simulator does not support {what}; \
+                 run this kernel on a CUDA device or avoid that construct"
+            ),
+            SimError::Fault { kernel, block, thread, address, instruction } => write!(
+                f,
+                "memory fault in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) \
+                 accessed address {address:#x}, which is out of bounds of every live \
+                 allocation (or misaligned for the access size), at `{instruction}`",
+                block[0], block[1], block[2], thread[0], thread[1], thread[2]
+            ),
+            SimError::BadParams { kernel, message } => {
+                write!(f, "bad launch of kernel `{kernel}`: {message}")
+            }
+            SimError::Barrier { kernel, message } => {
+                write!(f, "barrier deadlock in kernel `{kernel}`: {message}")
+            }
+            SimError::InvalidAddress { address, message } => {
+                write!(f, "invalid device address {address:#x}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SimError {}

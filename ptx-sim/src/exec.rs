@@ -1,0 +1,789 @@
+//! The interpreter and the grid launcher.
+//!
+//! Each thread is a resumable state: a program counter and a slice of the block's register
+//! file. A block runs its threads one after another, each until it exits or reaches a sync
+//! point: `bar.sync` (block-wide) or `shfl.sync` (warp-wide: lane = linear thread index %
+//! 32). When every live thread of a warp waits at the same `shfl.sync` the exchange happens;
+//! when every thread of the block waits at `bar.sync` they all continue. A state where
+//! neither can ever happen (some threads exited or wait elsewhere) is
+//! [`SimError::Barrier`], not a hang. Kernels without sync points run each thread to
+//! completion in one reused register file.
+//!
+//! Blocks are independent and run in parallel on `worker_threads` host threads, taking
+//! block indices from a shared counter; the results of race-free kernels do not depend on
+//! the number of workers.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use ptx_core::eval;
+use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, Space, SpecialReg};
+use ptx_core::PtxType;
+
+use crate::error::SimError;
+use crate::float::{self, canon32, canon64, Rnd, F32, F64};
+use crate::memory::{GlobalView, Memory};
+use crate::program::{FArith, FUn, KernelCode, Op};
+
+/// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    /// Blocks in x, y, z (`%nctaid`); each at least 1.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z (`%ntid`); each at least 1, at most 1024 in all.
+    pub block: [u32; 3],
+    /// Shared memory added after the kernel's static `.shared` arrays, per block.
+    pub dynamic_shared_bytes: u32,
+}
+
+/// What a launch did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaunchStats {
+    /// Threads run (grid size times block size).
+    pub threads: u64,
+    /// Instructions executed, summed over all threads.
+    pub instructions: u64,
+}
+
+/// Why a thread stopped running.
+enum Stop {
+    Exit,
+    Barrier,
+    Shfl,
+}
+
+/// A memory fault at op `pc`.
+struct Trap {
+    pc: usize,
+    addr: u64,
+}
+
+struct Env {
+    tid: [u32; 3],
+    ntid: [u32; 3],
+    ctaid: [u32; 3],
+    nctaid: [u32; 3],
+    lane: u32,
+}
+
+#[inline(always)]
+fn f32_of(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+
+#[inline(always)]
+fn f64_of(v: u64) -> f64 {
+    f64::from_bits(v)
+}
+
+#[inline(always)]
+fn cmp_ord(cmp: Cmp, ord: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match cmp {
+        Cmp::Eq => ord == Equal,
+        Cmp::Ne => ord != Equal,
+        Cmp::Lt => ord == Less,
+        Cmp::Le => ord != Greater,
+        Cmp::Gt => ord == Greater,
+        Cmp::Ge => ord != Less,
+        _ => false,
+    }
+}
+
+/// Integer division and remainder cases `ptx_core::eval` does not fold. Division by zero
+/// gives all ones for unsigned types; for signed types -1 when the dividend is
+/// non-negative and 1 when it is negative (what the GPU's unsigned-divide-then-fix-sign
+/// sequence produces); remainder by zero gives the dividend. `MIN / -1` wraps to `MIN`
+/// and `MIN % -1` is 0.
+fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
+    let bits = ty.bits();
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let (a, b) = (a & mask, b & mask);
+    match (op, b) {
+        (BinaryOp::Div, 0) if ty.is_signed() && eval::sign_extend(a, bits) < 0 => 1,
+        (BinaryOp::Div, 0) => mask,
+        (BinaryOp::Rem, 0) => a,
+        (BinaryOp::Div, _) => a,
+        _ => 0,
+    }
+}
+
+/// `neg`/`abs` (a NaN input gives the canonical NaN, as ptxas's `FADD`-based lowering
+/// does; the PTX ISA leaves the NaN unspecified), `sqrt`/`rcp`/approximate functions. The `.approx` instructions are modelled by the
+/// host's f64 function (error below 1 ulp of f64), rounded once to f32. The hardware is
+/// specified only approximately (PTX ISA): `sqrt.approx.f32` and `rsqrt.approx.f32` to a
+/// relative error of about 2^-23 / 2^-22.9, `rcp.approx.f32` to 1 ulp, `ex2.approx.f32` to
+/// 2 ulp, `lg2.approx.f32` to an absolute error of 2^-22.6 near 1, `sin`/`cos.approx.f32`
+/// to an absolute error of 2^-20.5 on [-π, π] (worse far outside it), so GPU results differ
+/// from the simulator's in the last bits.
+fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
+    if wide {
+        let v = f64_of(x);
+        return match op {
+            FUn::Neg => canon64(-v),
+            FUn::Abs => canon64(v.abs()),
+            FUn::Sqrt(Rnd::Rn) => canon64(v.sqrt()),
+            FUn::Sqrt(m) => float::sqrt(F64, x, m),
+            FUn::Rcp(Rnd::Rn) => canon64(1.0 / v),
+            FUn::Rcp(m) => float::rcp(F64, x, m),
+            _ => F64.nan(),
+        };
+    }
+    let v = f32_of(x);
+    let w = v as f64;
+    match op {
+        FUn::Neg => canon32(-v),
+        FUn::Abs => canon32(v.abs()),
+        FUn::Sqrt(Rnd::Rn) => canon32(v.sqrt()),
+        FUn::Sqrt(m) => float::sqrt(F32, x, m),
+        FUn::Rcp(Rnd::Rn) => canon32(1.0 / v),
+        FUn::Rcp(m) => float::rcp(F32, x, m),
+        FUn::SqrtApprox => canon32(w.sqrt() as f32),
+        FUn::RcpApprox => canon32((1.0 / w) as f32),
+        FUn::Rsqrt => canon32((1.0 / w.sqrt()) as f32),
+        FUn::Ex2 => canon32(w.exp2() as f32),
+        FUn::Lg2 => canon32(w.log2() as f32),
+        FUn::Sin => canon32(w.sin() as f32),
+        FUn::Cos => canon32(w.cos() as f32),
+    }
+}
+
+fn float_arith(op: FArith, wide: bool, mode: Rnd, a: u64, b: u64) -> u64 {
+    if mode == Rnd::Rn && op == FArith::Div {
+        return if wide { canon64(f64_of(a) / f64_of(b)) } else { canon32(f32_of(a) / f32_of(b)) };
+    }
+    let f = if wide { F64 } else { F32 };
+    match op {
+        FArith::Add => float::add(f, a, b, mode),
+        FArith::Sub => float::sub(f, a, b, mode),
+        FArith::Mul => float::mul(f, a, b, mode),
+        FArith::Div => float::div(f, a, b, mode),
+    }
+}
+
+#[inline(always)]
+fn shared_at(len: usize, addr: u64, size: u64, align: u64) -> Option<usize> {
+    if addr & (align - 1) != 0 || addr > len as u64 || len as u64 - addr < size {
+        None
+    } else {
+        Some(addr as usize)
+    }
+}
+
+#[inline(always)]
+fn sh_load(sh: &[u8], at: usize, size: u64) -> u64 {
+    match size {
+        1 => sh[at] as u64,
+        2 => u16::from_le_bytes([sh[at], sh[at + 1]]) as u64,
+        4 => u32::from_le_bytes([sh[at], sh[at + 1], sh[at + 2], sh[at + 3]]) as u64,
+        _ => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&sh[at..at + 8]);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+#[inline(always)]
+fn sh_store(sh: &mut [u8], at: usize, size: u64, v: u64) {
+    let b = v.to_le_bytes();
+    sh[at..at + size as usize].copy_from_slice(&b[..size as usize]);
+}
+
+/// Runs one thread from `*pc` until it exits or reaches a sync point. On `Shfl` the pc
+/// stays at the `shfl` (the block performs it); on `Barrier` it is past the `bar.sync`.
+#[allow(clippy::too_many_arguments)]
+fn run_thread(
+    code: &[Op],
+    regs: &mut [u64],
+    pc_io: &mut u32,
+    env: &Env,
+    shared: &mut [u8],
+    g: &mut GlobalView<'_>,
+    count: &mut u64,
+) -> Result<Stop, Trap> {
+    let mut pc = *pc_io as usize;
+    let mut n: u64 = 0;
+    macro_rules! r {
+        ($x:expr) => {
+            regs[$x as usize]
+        };
+    }
+    macro_rules! trap {
+        ($addr:expr) => {{
+            *pc_io = (pc - 1) as u32;
+            *count += n - 1;
+            return Err(Trap { pc: pc - 1, addr: $addr });
+        }};
+    }
+    loop {
+        let op = &code[pc];
+        pc += 1;
+        n += 1;
+        match *op {
+            Op::Mov { d, a } => r!(d) = r!(a),
+            Op::Special { d, which } => {
+                r!(d) = match which {
+                    SpecialReg::TidX => env.tid[0],
+                    SpecialReg::TidY => env.tid[1],
+                    SpecialReg::TidZ => env.tid[2],
+                    SpecialReg::NtidX => env.ntid[0],
+                    SpecialReg::NtidY => env.ntid[1],
+                    SpecialReg::NtidZ => env.ntid[2],
+                    SpecialReg::CtaidX => env.ctaid[0],
+                    SpecialReg::CtaidY => env.ctaid[1],
+                    SpecialReg::CtaidZ => env.ctaid[2],
+                    SpecialReg::NctaidX => env.nctaid[0],
+                    SpecialReg::NctaidY => env.nctaid[1],
+                    SpecialReg::NctaidZ => env.nctaid[2],
+                    SpecialReg::LaneId => env.lane,
+                } as u64
+            }
+            Op::Add { d, a, b, mask } => r!(d) = r!(a).wrapping_add(r!(b)) & mask,
+            Op::Sub { d, a, b, mask } => r!(d) = r!(a).wrapping_sub(r!(b)) & mask,
+            Op::MulLo { d, a, b, mask } => r!(d) = r!(a).wrapping_mul(r!(b)) & mask,
+            Op::Mad { d, a, b, c, mask } => r!(d) = r!(a).wrapping_mul(r!(b)).wrapping_add(r!(c)) & mask,
+            Op::And { d, a, b } => r!(d) = r!(a) & r!(b),
+            Op::Or { d, a, b } => r!(d) = r!(a) | r!(b),
+            Op::Xor { d, a, b } => r!(d) = r!(a) ^ r!(b),
+            Op::IntBin { op, ty, d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = eval::int_binary(op, ty, x, y).unwrap_or_else(|| int_div_special(op, ty, x, y))
+            }
+            Op::IntUnary { op, ty, d, a } => {
+                r!(d) = eval::unary(op, ty, None, Imm::new(ty, r!(a))).map(|i| i.bits).unwrap_or(0)
+            }
+            Op::MulWideU32 { d, a, b } => r!(d) = (r!(a) & 0xffff_ffff) * (r!(b) & 0xffff_ffff),
+            Op::MulWide { ty, d, a, b } => r!(d) = eval::mul_wide(ty, r!(a), r!(b)),
+            Op::SetpU { cmp, d, a, b } => r!(d) = cmp_ord(cmp, r!(a).cmp(&r!(b))) as u64,
+            Op::SetpS { cmp, bits, d, a, b } => {
+                let x = eval::sign_extend(r!(a), bits as u32);
+                let y = eval::sign_extend(r!(b), bits as u32);
+                r!(d) = cmp_ord(cmp, x.cmp(&y)) as u64
+            }
+            Op::SetpF32 { cmp, d, a, b } => {
+                r!(d) = eval::float_compare(cmp, f32_of(r!(a)) as f64, f32_of(r!(b)) as f64) as u64
+            }
+            Op::SetpF64 { cmp, d, a, b } => {
+                r!(d) = eval::float_compare(cmp, f64_of(r!(a)), f64_of(r!(b))) as u64
+            }
+            Op::Selp { d, a, b, p } => r!(d) = if r!(p) != 0 { r!(a) } else { r!(b) },
+            Op::AddF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) + f32_of(r!(b))),
+            Op::SubF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) - f32_of(r!(b))),
+            Op::MulF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) * f32_of(r!(b))),
+            Op::FmaF32 { d, a, b, c } => r!(d) = canon32(f32_of(r!(a)).mul_add(f32_of(r!(b)), f32_of(r!(c)))),
+            Op::AddF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) + f64_of(r!(b))),
+            Op::SubF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) - f64_of(r!(b))),
+            Op::MulF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) * f64_of(r!(b))),
+            Op::FmaF64 { d, a, b, c } => r!(d) = canon64(f64_of(r!(a)).mul_add(f64_of(r!(b)), f64_of(r!(c)))),
+            Op::FArith { op, f64, mode, d, a, b } => r!(d) = float_arith(op, f64, mode, r!(a), r!(b)),
+            Op::FFma { f64, mode, d, a, b, c } => {
+                let f = if f64 { F64 } else { F32 };
+                r!(d) = float::fma(f, r!(a), r!(b), r!(c), mode)
+            }
+            Op::FUnary { op, f64, d, a } => r!(d) = float_unary(op, f64, r!(a)),
+            Op::FMinMax { max, f64, d, a, b } => {
+                r!(d) = if f64 {
+                    eval::float_min_max(max, f64_of(r!(a)), f64_of(r!(b))).map(canon64).unwrap_or(F64.nan())
+                } else {
+                    eval::float_min_max(max, f32_of(r!(a)) as f64, f32_of(r!(b)) as f64)
+                        .map(|v| canon32(v as f32))
+                        .unwrap_or(F32.nan())
+                }
+            }
+            Op::DivApproxF32 { d, a, b } => {
+                r!(d) = canon32((f32_of(r!(a)) as f64 / f32_of(r!(b)) as f64) as f32)
+            }
+            Op::CvtIntInt { d, a, src_bits, signed, dst_mask } => {
+                let v = r!(a);
+                r!(d) = if signed {
+                    eval::sign_extend(v, src_bits as u32) as u64
+                } else if src_bits >= 64 {
+                    v
+                } else {
+                    v & ((1u64 << src_bits) - 1)
+                } & dst_mask
+            }
+            Op::Cvt { d, a, dst, src, round, sat } => r!(d) = crate::cvt::cvt(dst, src, round, sat, r!(a)),
+            Op::Bra { t } => pc = t as usize,
+            Op::BraIf { p, t } => {
+                if r!(p) != 0 {
+                    pc = t as usize
+                }
+            }
+            Op::BraIfNot { p, t } => {
+                if r!(p) == 0 {
+                    pc = t as usize
+                }
+            }
+            Op::Ret => {
+                *pc_io = pc as u32;
+                *count += n;
+                return Ok(Stop::Exit);
+            }
+            Op::LdG32 { d, base, off } => {
+                let addr = r!(base).wrapping_add(off as i64 as u64);
+                match g.resolve(addr, 4, 4) {
+                    Some((a, o)) => r!(d) = a.load(o, 4),
+                    None => trap!(addr),
+                }
+            }
+            Op::StG32 { s, base, off } => {
+                let addr = r!(base).wrapping_add(off as i64 as u64);
+                match g.resolve(addr, 4, 4) {
+                    Some((a, o)) => a.store(o, 4, r!(s)),
+                    None => trap!(addr),
+                }
+            }
+            Op::Ld { space, size, n: cnt, d, base, off } => {
+                let addr = r!(base).wrapping_add(off as i64 as u64);
+                let size = size as u64;
+                let total = size * cnt as u64;
+                match space {
+                    Space::Global => match g.resolve(addr, total, total) {
+                        Some((a, o)) => {
+                            for (i, dr) in d.iter().take(cnt as usize).enumerate() {
+                                r!(*dr) = a.load(o + i as u64 * size, size);
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                    Space::Shared => match shared_at(shared.len(), addr, total, total) {
+                        Some(at) => {
+                            for (i, dr) in d.iter().take(cnt as usize).enumerate() {
+                                r!(*dr) = sh_load(shared, at + i * size as usize, size);
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                }
+            }
+            Op::St { space, size, n: cnt, s, base, off } => {
+                let addr = r!(base).wrapping_add(off as i64 as u64);
+                let size = size as u64;
+                let total = size * cnt as u64;
+                match space {
+                    Space::Global => match g.resolve(addr, total, total) {
+                        Some((a, o)) => {
+                            for (i, sr) in s.iter().take(cnt as usize).enumerate() {
+                                a.store(o + i as u64 * size, size, r!(*sr));
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                    Space::Shared => match shared_at(shared.len(), addr, total, total) {
+                        Some(at) => {
+                            for (i, sr) in s.iter().take(cnt as usize).enumerate() {
+                                sh_store(shared, at + i * size as usize, size, r!(*sr));
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                }
+            }
+            Op::Bar { .. } => {
+                *pc_io = pc as u32;
+                *count += n;
+                return Ok(Stop::Barrier);
+            }
+            Op::Atom { space, kind, d, base, off, a, b } => {
+                let addr = r!(base).wrapping_add(off as i64 as u64);
+                let size = kind.bytes();
+                let (x, y) = (r!(a), r!(b));
+                match space {
+                    Space::Global => match g.resolve(addr, size, size) {
+                        Some((m, o)) => r!(d) = m.atomic(o, kind, x, y, g.locks()),
+                        None => trap!(addr),
+                    },
+                    Space::Shared => match shared_at(shared.len(), addr, size, size) {
+                        Some(at) => {
+                            let old = sh_load(shared, at, size);
+                            sh_store(shared, at, size, kind.apply(old, x, y));
+                            r!(d) = old;
+                        }
+                        None => trap!(addr),
+                    },
+                }
+            }
+            Op::Shfl { .. } => {
+                *pc_io = (pc - 1) as u32;
+                *count += n - 1;
+                return Ok(Stop::Shfl);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Ready,
+    Bar(u32),
+    Shfl,
+    Done,
+}
+
+/// A worker's reusable per-block state.
+struct BlockRunner<'k> {
+    k: &'k KernelCode,
+    template: &'k [u64],
+    geo: Geometry,
+    shared_bytes: usize,
+    has_sync: bool,
+    regs: Vec<u64>,
+    pcs: Vec<u32>,
+    status: Vec<Status>,
+    shared: Vec<u8>,
+}
+
+fn split3(i: u64, dims: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (dims[0] as u64, dims[1] as u64);
+    [(i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32]
+}
+
+impl<'k> BlockRunner<'k> {
+    fn env(&self, t: usize, ctaid: [u32; 3]) -> Env {
+        Env {
+            tid: split3(t as u64, self.geo.block),
+            ntid: self.geo.block,
+            ctaid,
+            nctaid: self.geo.grid,
+            lane: (t % 32) as u32,
+        }
+    }
+
+    fn fault(&self, ctaid: [u32; 3], t: usize, trap: Trap) -> SimError {
+        SimError::Fault {
+            kernel: self.k.name.clone(),
+            block: ctaid,
+            thread: split3(t as u64, self.geo.block),
+            address: trap.addr,
+            instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
+        }
+    }
+
+    fn barrier_error(&self, ctaid: [u32; 3], message: String) -> SimError {
+        SimError::Barrier {
+            kernel: self.k.name.clone(),
+            message: format!("block ({}, {}, {}): {message}", ctaid[0], ctaid[1], ctaid[2]),
+        }
+    }
+
+    /// Runs block `ctaid`; returns the instructions executed.
+    fn run_block(&mut self, ctaid: [u32; 3], g: &mut GlobalView<'_>) -> Result<u64, SimError> {
+        let nt = self.geo.block.iter().map(|&d| d as usize).product::<usize>();
+        let ns = self.template.len();
+        let k: &'k KernelCode = self.k;
+        let template: &'k [u64] = self.template;
+        let code = &k.code[..];
+        let mut count = 0u64;
+        self.shared.clear();
+        self.shared.resize(self.shared_bytes, 0);
+        if !self.has_sync {
+            self.regs.resize(ns, 0);
+            for t in 0..nt {
+                self.regs.copy_from_slice(template);
+                let env = self.env(t, ctaid);
+                let mut pc = 0u32;
+                if let Err(trap) =
+                    run_thread(code, &mut self.regs, &mut pc, &env, &mut self.shared, g, &mut count)
+                {
+                    return Err(self.fault(ctaid, t, trap));
+                }
+            }
+            return Ok(count);
+        }
+        self.regs.resize(ns * nt, 0);
+        for chunk in self.regs.chunks_exact_mut(ns) {
+            chunk.copy_from_slice(template);
+        }
+        self.pcs.clear();
+        self.pcs.resize(nt, 0);
+        self.status.clear();
+        self.status.resize(nt, Status::Ready);
+        loop {
+            for t in 0..nt {
+                if self.status[t] != Status::Ready {
+                    continue;
+                }
+                let env = self.env(t, ctaid);
+                let regs = &mut self.regs[t * ns..(t + 1) * ns];
+                match run_thread(code, regs, &mut self.pcs[t], &env, &mut self.shared, g, &mut count) {
+                    Ok(Stop::Exit) => self.status[t] = Status::Done,
+                    Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
+                    Ok(Stop::Barrier) => {
+                        let id = match code[self.pcs[t] as usize - 1] {
+                            Op::Bar { id } => id,
+                            _ => 0,
+                        };
+                        self.status[t] = Status::Bar(id)
+                    }
+                    Err(trap) => return Err(self.fault(ctaid, t, trap)),
+                }
+            }
+            let mut progressed = false;
+            for w in 0..nt.div_ceil(32) {
+                if self.shuffle_warp(w, nt, ns, ctaid, &mut count)? {
+                    progressed = true;
+                }
+            }
+            if progressed {
+                continue;
+            }
+            let done = self.status.iter().filter(|s| **s == Status::Done).count();
+            if done == nt {
+                return Ok(count);
+            }
+            let first_bar = self.status.iter().find_map(|s| match s {
+                Status::Bar(id) => Some(*id),
+                _ => None,
+            });
+            if done == 0 && self.status.iter().all(|s| Some(*s) == first_bar.map(Status::Bar)) {
+                self.status.fill(Status::Ready);
+                continue;
+            }
+            return Err(self.deadlock(ctaid, nt, done));
+        }
+    }
+
+    fn deadlock(&self, ctaid: [u32; 3], nt: usize, done: usize) -> SimError {
+        let mut parts = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for t in 0..nt {
+            let at = match self.status[t] {
+                Status::Bar(_) => self.pcs[t] as usize - 1,
+                Status::Shfl => self.pcs[t] as usize,
+                _ => continue,
+            };
+            if seen.contains(&at) {
+                continue;
+            }
+            seen.push(at);
+            let waiting = (0..nt)
+                .filter(|&u| match self.status[u] {
+                    Status::Bar(_) => self.pcs[u] as usize - 1 == at,
+                    Status::Shfl => self.pcs[u] as usize == at,
+                    _ => false,
+                })
+                .count();
+            let tid = split3(t as u64, self.geo.block);
+            parts.push(format!(
+                "{waiting} thread(s) wait at `{}` (first: thread ({}, {}, {}))",
+                self.k.text[at], tid[0], tid[1], tid[2]
+            ));
+        }
+        let mut msg = parts.join("; ");
+        if done > 0 {
+            msg.push_str(&format!(
+                "; {done} thread(s) already exited and can never arrive. Every thread of \
+                 the block must reach each bar.sync (and every lane of a warp each shfl.sync); \
+                 move the early return after the barrier"
+            ));
+        } else {
+            msg.push_str("; the threads wait at different sync points and can never all meet");
+        }
+        self.barrier_error(ctaid, msg)
+    }
+
+    /// Performs the `shfl.sync` warp `w` waits at, if all its live lanes are there, with the
+    /// PTX ISA's lane arithmetic (`b[4:0]`, clamp and segment mask from `c`). A source lane
+    /// that is out of range, outside `membermask`, beyond the block or already exited
+    /// yields the thread's own value.
+    fn shuffle_warp(
+        &mut self,
+        w: usize,
+        nt: usize,
+        ns: usize,
+        ctaid: [u32; 3],
+        count: &mut u64,
+    ) -> Result<bool, SimError> {
+        let (lo, hi) = (w * 32, (w * 32 + 32).min(nt));
+        let mut pc0 = None;
+        for t in lo..hi {
+            match self.status[t] {
+                Status::Shfl => match pc0 {
+                    None => pc0 = Some(self.pcs[t]),
+                    Some(p) if p != self.pcs[t] => {
+                        return Err(self.barrier_error(
+                            ctaid,
+                            format!(
+                                "lanes of warp {w} wait at different shfl.sync instructions \
+                                 (`{}` and `{}`); a warp's lanes must shuffle together",
+                                self.k.text[p as usize], self.k.text[self.pcs[t] as usize]
+                            ),
+                        ))
+                    }
+                    _ => {}
+                },
+                Status::Done => {}
+                _ => return Ok(false),
+            }
+        }
+        let Some(pc) = pc0 else { return Ok(false) };
+        let Op::Shfl { mode, d, src, lane, clamp, mask } = self.k.code[pc as usize] else {
+            return Ok(false);
+        };
+        let mut vals = [0u64; 32];
+        for t in lo..hi {
+            if self.status[t] != Status::Shfl {
+                continue;
+            }
+            let regs = &self.regs[t * ns..(t + 1) * ns];
+            let me = (t - lo) as i64;
+            let b = (regs[lane as usize] & 0x1f) as i64;
+            let c = regs[clamp as usize];
+            let segmask = ((c >> 8) & 0x1f) as i64;
+            let cval = (c & 0x1f) as i64;
+            let max_lane = (me & segmask) | (cval & !segmask);
+            let min_lane = me & segmask;
+            let (j, ok) = match mode {
+                ShflMode::Up => (me - b, me - b >= max_lane),
+                ShflMode::Down => (me + b, me + b <= max_lane),
+                ShflMode::Bfly => (me ^ b, (me ^ b) <= max_lane),
+                ShflMode::Idx => {
+                    let j = min_lane | (b & !segmask);
+                    (j, j <= max_lane)
+                }
+            };
+            let own = regs[src as usize];
+            let source = lo as i64 + j;
+            let in_mask = (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1;
+            vals[t - lo] =
+                if ok && in_mask && (source as usize) < hi && self.status[source as usize] == Status::Shfl {
+                    self.regs[source as usize * ns + src as usize]
+                } else {
+                    own
+                };
+        }
+        for t in lo..hi {
+            if self.status[t] == Status::Shfl {
+                self.regs[t * ns + d as usize] = vals[t - lo];
+                self.pcs[t] += 1;
+                self.status[t] = Status::Ready;
+                *count += 1;
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn bad(kernel: &KernelCode, message: String) -> SimError {
+    SimError::BadParams { kernel: kernel.name.clone(), message }
+}
+
+fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
+    if g.grid.contains(&0) || g.block.contains(&0) {
+        return Err(bad(
+            kernel,
+            format!("grid {:?} and block {:?} must be at least 1 in every dimension", g.grid, g.block),
+        ));
+    }
+    let threads: u64 = g.block.iter().map(|&d| d as u64).product();
+    if threads > 1024 || g.block[2] > 64 {
+        return Err(bad(
+            kernel,
+            format!("block {:?} has {threads} threads; CUDA allows at most 1024 (and z <= 64)", g.block),
+        ));
+    }
+    if g.grid[0] > i32::MAX as u32 || g.grid[1] > 65535 || g.grid[2] > 65535 {
+        return Err(bad(kernel, format!("grid {:?} exceeds CUDA's limits (2^31-1, 65535, 65535)", g.grid)));
+    }
+    Ok(())
+}
+
+/// Runs `kernel` over the whole grid. `params` holds one raw value per kernel parameter,
+/// its bits zero-extended to 64 (f32 via `to_bits`, pointers are addresses from
+/// [`Memory::alloc`]). Blocks run on `worker_threads` host threads (at least one).
+///
+/// Errors: [`SimError::BadParams`] for a wrong parameter count, a value wider than its
+/// type, or an invalid geometry; [`SimError::Fault`] for an out-of-bounds or misaligned
+/// access; [`SimError::Barrier`] for threads that can never meet at a sync point. On an
+/// error, memory holds whatever the blocks had written so far.
+pub fn launch(
+    kernel: &KernelCode,
+    geometry: &Geometry,
+    params: &[u64],
+    memory: &Memory,
+    worker_threads: usize,
+) -> Result<LaunchStats, SimError> {
+    if params.len() != kernel.params.len() {
+        return Err(bad(
+            kernel,
+            format!("the kernel takes {} parameter(s), {} were given", kernel.params.len(), params.len()),
+        ));
+    }
+    check_geometry(kernel, geometry)?;
+    let mut template = kernel.init.clone();
+    for (i, (p, &v)) in kernel.params.iter().zip(params).enumerate() {
+        let bits = p.ty.bits();
+        if bits < 64 && v >> bits != 0 {
+            return Err(bad(
+                kernel,
+                format!(
+                    "parameter {i} `{}` is {} but the value {v:#x} has bits above its {bits}; \
+                     pass the value zero-extended",
+                    p.name, p.ty
+                ),
+            ));
+        }
+        template[kernel.param_base as usize + i] = v;
+    }
+    let shared_bytes = kernel.static_shared as usize + geometry.dynamic_shared_bytes as usize;
+    let allocs = memory.snapshot();
+    let locks = memory.locks();
+    let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
+    let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
+    let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
+    let has_sync = kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. }));
+    let next = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let work = || {
+        let mut runner = BlockRunner {
+            k: kernel,
+            template: &template,
+            geo: *geometry,
+            shared_bytes,
+            has_sync,
+            regs: Vec::new(),
+            pcs: Vec::new(),
+            status: Vec::new(),
+            shared: Vec::new(),
+        };
+        let mut view = GlobalView::new(&allocs, locks);
+        let mut count = 0u64;
+        loop {
+            if abort.load(Ordering::Relaxed) {
+                return (count, None);
+            }
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= nblocks {
+                return (count, None);
+            }
+            match runner.run_block(split3(b, geometry.grid), &mut view) {
+                Ok(n) => count += n,
+                Err(e) => {
+                    abort.store(true, Ordering::Relaxed);
+                    return (count, Some((b, e)));
+                }
+            }
+        }
+    };
+    let results: Vec<(u64, Option<(u64, SimError)>)> = if workers == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (1..workers).map(|_| s.spawn(work)).collect();
+            let mut out = vec![work()];
+            for h in handles {
+                match h.join() {
+                    Ok(r) => out.push(r),
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            }
+            out
+        })
+    };
+    let instructions = results.iter().map(|r| r.0).sum();
+    if let Some((_, e)) = results.into_iter().filter_map(|r| r.1).min_by_key(|(b, _)| *b) {
+        return Err(e);
+    }
+    Ok(LaunchStats { threads, instructions })
+}

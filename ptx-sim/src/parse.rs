@@ -1,0 +1,347 @@
+//! The PTX reader: splits module text into directives, entry headers, declarations, labels
+//! and instruction statements, and hands each kernel's body to [`crate::decode`].
+//!
+//! It reads the subset `ptx_core::print` writes: `//` comments, `.version`, `.target`,
+//! `.address_size 64`, `.visible .entry name(.param .T name, ...)`, `{ }`, `.reg .T %p<N>;`,
+//! `.shared .align A .b8 name[N];`, labels `name:`, and one statement per `;`, optionally
+//! guarded by `@%p` / `@!%p`. Any other directive is [`SimError::Unsupported`].
+
+use ptx_core::PtxType;
+
+use crate::decode::{decode_kernel, RegDecl, SharedDef};
+use crate::error::SimError;
+use crate::program::KernelCode;
+
+/// One instruction statement of a kernel body.
+#[derive(Clone, Debug)]
+pub(crate) struct Stmt {
+    /// 1-based line number.
+    pub(crate) line: usize,
+    /// The statement's text, without the `;`.
+    pub(crate) text: String,
+    /// `(negated, predicate register)` of a `@%p` / `@!%p` guard.
+    pub(crate) guard: Option<(bool, String)>,
+    /// The opcode with its modifiers, e.g. `ld.global.v2.f32`.
+    pub(crate) opcode: String,
+    /// Operands, split at top-level commas and trimmed.
+    pub(crate) operands: Vec<String>,
+}
+
+/// An item of a kernel body, in order.
+#[derive(Clone, Debug)]
+pub(crate) enum BodyItem {
+    Label(String, usize),
+    Instr(Stmt),
+}
+
+fn parse_err(line: usize, message: impl Into<String>) -> SimError {
+    SimError::Parse { line, message: message.into() }
+}
+
+fn unsupported(line: usize, what: impl Into<String>) -> SimError {
+    SimError::Unsupported { line, what: what.into() }
+}
+
+fn strip_comment(line: &str) -> &str {
+    match line.find("//") {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '%')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Parses a whole module into decoded kernels.
+pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kernels = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let lineno = i + 1;
+        let line = strip_comment(lines[i]).trim();
+        if line.contains("/*") {
+            return Err(unsupported(lineno, "block comments `/* */`"));
+        }
+        if line.is_empty() {
+            i += 1;
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or("");
+        match first {
+            ".version" => {
+                let v = words.next().unwrap_or("");
+                let ok = v
+                    .split_once('.')
+                    .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
+                if !ok || words.next().is_some() {
+                    return Err(parse_err(lineno, format!("malformed `.version` directive `{line}`")));
+                }
+                i += 1;
+            }
+            ".target" => {
+                if words.next().is_none() {
+                    return Err(parse_err(lineno, "`.target` needs a target name"));
+                }
+                i += 1;
+            }
+            ".address_size" => {
+                match words.next() {
+                    Some("64") => {}
+                    Some(other) => {
+                        return Err(unsupported(
+                            lineno,
+                            format!(".address_size {other} (only 64 is supported)"),
+                        ))
+                    }
+                    None => return Err(parse_err(lineno, "`.address_size` needs a value")),
+                }
+                i += 1;
+            }
+            ".visible" | ".entry" => {
+                let k = parse_entry(&lines, &mut i)?;
+                if kernels.iter().any(|x: &KernelCode| x.name == k.name) {
+                    return Err(parse_err(lineno, format!("kernel `{}` is defined twice", k.name)));
+                }
+                kernels.push(k);
+            }
+            _ if first.starts_with('.') => {
+                return Err(unsupported(lineno, format!("module directive `{first}`")));
+            }
+            _ => return Err(parse_err(lineno, format!("expected a directive, found `{line}`"))),
+        }
+    }
+    Ok(kernels)
+}
+
+/// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.
+fn parse_entry(lines: &[&str], i: &mut usize) -> Result<KernelCode, SimError> {
+    let start = *i + 1;
+    // Gather the header up to and including ')'.
+    let mut header = String::new();
+    loop {
+        let Some(l) = lines.get(*i) else {
+            return Err(parse_err(start, "unterminated `.entry` header (missing `)`)"));
+        };
+        header.push_str(strip_comment(l));
+        header.push(' ');
+        *i += 1;
+        if header.contains(')') {
+            break;
+        }
+    }
+    let (head, rest) = header
+        .split_once('(')
+        .ok_or_else(|| parse_err(start, "`.entry` needs a parameter list `( ... )`"))?;
+    let mut hw = head.split_whitespace();
+    let mut name = None;
+    for w in hw.by_ref() {
+        match w {
+            ".visible" => {}
+            ".entry" => {
+                name = hw.next();
+                break;
+            }
+            other => return Err(unsupported(start, format!("entry attribute `{other}`"))),
+        }
+    }
+    let name = name
+        .filter(|n| is_ident(n))
+        .ok_or_else(|| parse_err(start, "`.entry` needs a kernel name"))?
+        .to_string();
+    if hw.next().is_some() {
+        return Err(parse_err(start, "unexpected text between the kernel name and `(`"));
+    }
+    let (plist, after) = rest.split_once(')').unwrap_or((rest, ""));
+    let mut params = Vec::new();
+    for p in plist.split(',') {
+        let p = p.trim();
+        if p.is_empty() {
+            continue;
+        }
+        let toks: Vec<&str> = p.split_whitespace().collect();
+        match toks.as_slice() {
+            [".param", ty, pname] if is_ident(pname) => {
+                let t = ty
+                    .strip_prefix('.')
+                    .and_then(PtxType::from_ptx_name)
+                    .filter(|t| *t != PtxType::Pred)
+                    .ok_or_else(|| unsupported(start, format!("parameter type `{ty}`")))?;
+                params.push((pname.to_string(), t));
+            }
+            _ => return Err(unsupported(start, format!("parameter declaration `{p}`"))),
+        }
+    }
+    let mut after = after.trim().to_string();
+    // Find the opening brace.
+    while after.is_empty() {
+        let Some(l) = lines.get(*i) else {
+            return Err(parse_err(start, "kernel body `{` missing"));
+        };
+        after = strip_comment(l).trim().to_string();
+        *i += 1;
+    }
+    if after != "{" {
+        return Err(parse_err(*i, format!("expected `{{` to open the body of `{name}`, found `{after}`")));
+    }
+
+    let mut regs: Vec<RegDecl> = Vec::new();
+    let mut shared: Vec<SharedDef> = Vec::new();
+    let mut body: Vec<BodyItem> = Vec::new();
+    loop {
+        let Some(raw) = lines.get(*i) else {
+            return Err(parse_err(start, format!("kernel `{name}` is missing its closing `}}`")));
+        };
+        let lineno = *i + 1;
+        *i += 1;
+        let line = strip_comment(raw).trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.contains("/*") {
+            return Err(unsupported(lineno, "block comments `/* */`"));
+        }
+        if line == "}" {
+            break;
+        }
+        if line.starts_with('{') || line.starts_with('}') {
+            return Err(unsupported(lineno, "nested `{ }` scopes"));
+        }
+        if let Some(label) = line.strip_suffix(':') {
+            let label = label.trim();
+            if !is_ident(label) {
+                return Err(parse_err(lineno, format!("malformed label `{line}`")));
+            }
+            body.push(BodyItem::Label(label.to_string(), lineno));
+            continue;
+        }
+        let Some(stmts) = line.strip_suffix(';') else {
+            return Err(parse_err(lineno, format!("statement `{line}` does not end with `;`")));
+        };
+        for stmt in stmts.split(';') {
+            let stmt = stmt.trim();
+            if stmt.is_empty() {
+                return Err(parse_err(lineno, "empty statement"));
+            }
+            if stmt.starts_with(".reg") {
+                regs.push(parse_reg_decl(stmt, lineno)?);
+            } else if stmt.starts_with(".shared") {
+                shared.push(parse_shared_decl(stmt, lineno)?);
+            } else if stmt.starts_with('.') {
+                let d = stmt.split_whitespace().next().unwrap_or(stmt);
+                return Err(unsupported(lineno, format!("directive `{d}` in a kernel body")));
+            } else {
+                body.push(BodyItem::Instr(parse_stmt(stmt, lineno)?));
+            }
+        }
+    }
+    decode_kernel(name, params, regs, shared, body, start)
+}
+
+/// `.reg .T %prefix<N>`.
+fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
+    let toks: Vec<&str> = stmt.split_whitespace().collect();
+    let [".reg", ty, spec] = toks.as_slice() else {
+        return Err(unsupported(line, format!("register declaration `{stmt}`")));
+    };
+    let ty = ty
+        .strip_prefix('.')
+        .and_then(PtxType::from_ptx_name)
+        .ok_or_else(|| unsupported(line, format!("register type `{ty}`")))?;
+    let (prefix, count) =
+        spec.strip_prefix('%').and_then(|s| s.strip_suffix('>')).and_then(|s| s.split_once('<')).ok_or_else(
+            || unsupported(line, format!("register declaration `{spec}` (only `%name<N>` is supported)")),
+        )?;
+    if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(unsupported(line, format!("register name prefix `%{prefix}` (letters only)")));
+    }
+    let count: u32 = count.parse().map_err(|_| parse_err(line, format!("bad register count in `{spec}`")))?;
+    Ok(RegDecl { prefix: prefix.to_string(), ty, count, line })
+}
+
+/// `.shared .align A .b8 name[N]`.
+fn parse_shared_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
+    let toks: Vec<&str> = stmt.split_whitespace().collect();
+    let (align, ty, spec) = match toks.as_slice() {
+        [".shared", ".align", a, ty, spec] => {
+            let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
+            (a, *ty, *spec)
+        }
+        [".shared", ty, spec] => (1, *ty, *spec),
+        _ => return Err(unsupported(line, format!("shared declaration `{stmt}`"))),
+    };
+    if !align.is_power_of_two() {
+        return Err(parse_err(line, format!("alignment {align} is not a power of two")));
+    }
+    if ty != ".b8" {
+        return Err(unsupported(line, format!("shared array element type `{ty}` (only .b8)")));
+    }
+    let (name, n) = spec
+        .strip_suffix(']')
+        .and_then(|s| s.split_once('['))
+        .ok_or_else(|| unsupported(line, format!("shared declaration `{spec}` (only `name[N]`)")))?;
+    if !is_ident(name) {
+        return Err(parse_err(line, format!("bad shared array name `{name}`")));
+    }
+    let bytes: u32 = n.parse().map_err(|_| parse_err(line, format!("bad shared array size `{n}`")))?;
+    Ok(SharedDef { name: name.to_string(), align, bytes })
+}
+
+/// Splits `a, {b, c}, [d+4]` at top-level commas.
+fn split_operands(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '{' | '[' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' | ']' => {
+                depth -= 1;
+                cur.push(c);
+            }
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() || !out.is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn parse_stmt(stmt: &str, line: usize) -> Result<Stmt, SimError> {
+    let mut rest = stmt;
+    let mut guard = None;
+    if let Some(g) = rest.strip_prefix('@') {
+        let (g, r) = g
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| parse_err(line, "a guard must be followed by an instruction"))?;
+        let (neg, reg) = match g.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, g),
+        };
+        guard = Some((neg, reg.to_string()));
+        rest = r.trim_start();
+    }
+    let (opcode, ops) = match rest.split_once(char::is_whitespace) {
+        Some((o, r)) => (o, r.trim()),
+        None => (rest, ""),
+    };
+    Ok(Stmt {
+        line,
+        text: stmt.to_string(),
+        guard,
+        opcode: opcode.to_string(),
+        operands: split_operands(ops),
+    })
+}

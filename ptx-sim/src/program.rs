@@ -1,0 +1,374 @@
+//! The decoded form the interpreter executes: a flat list of [`Op`]s whose operands are
+//! indices into a per-thread register file of `u64` slots.
+//!
+//! Slot layout: the kernel's declared registers first, then one slot per parameter (filled
+//! at launch), then constants (immediates, shared-array addresses). Every value is kept
+//! zero-extended to its type's width (predicates are 0 or 1), so moves and bit operations
+//! need no masking. Labels are resolved to op indices; guards on instructions other than
+//! `bra` are lowered to a conditional branch around them.
+
+use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, Space, SpecialReg, UnaryOp};
+use ptx_core::PtxType;
+
+use crate::float::Rnd;
+use crate::memory::AtomKind;
+
+/// A register-file slot index.
+pub(crate) type R = u32;
+
+/// Float operations with an explicit rounding mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FArith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// One-operand float operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FUn {
+    Neg,
+    Abs,
+    Sqrt(Rnd),
+    Rcp(Rnd),
+    SqrtApprox,
+    RcpApprox,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Mov {
+        d: R,
+        a: R,
+    },
+    Special {
+        d: R,
+        which: SpecialReg,
+    },
+    Add {
+        d: R,
+        a: R,
+        b: R,
+        mask: u64,
+    },
+    Sub {
+        d: R,
+        a: R,
+        b: R,
+        mask: u64,
+    },
+    MulLo {
+        d: R,
+        a: R,
+        b: R,
+        mask: u64,
+    },
+    Mad {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        mask: u64,
+    },
+    And {
+        d: R,
+        a: R,
+        b: R,
+    },
+    Or {
+        d: R,
+        a: R,
+        b: R,
+    },
+    Xor {
+        d: R,
+        a: R,
+        b: R,
+    },
+    /// Any other integer binary op (div rem min max shl shr mul.hi), via `ptx_core::eval`.
+    IntBin {
+        op: BinaryOp,
+        ty: PtxType,
+        d: R,
+        a: R,
+        b: R,
+    },
+    /// Integer `neg`, `abs`, `not`, via `ptx_core::eval`.
+    IntUnary {
+        op: UnaryOp,
+        ty: PtxType,
+        d: R,
+        a: R,
+    },
+    MulWideU32 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    MulWide {
+        ty: PtxType,
+        d: R,
+        a: R,
+        b: R,
+    },
+    SetpU {
+        cmp: Cmp,
+        d: R,
+        a: R,
+        b: R,
+    },
+    SetpS {
+        cmp: Cmp,
+        bits: u8,
+        d: R,
+        a: R,
+        b: R,
+    },
+    SetpF32 {
+        cmp: Cmp,
+        d: R,
+        a: R,
+        b: R,
+    },
+    SetpF64 {
+        cmp: Cmp,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Selp {
+        d: R,
+        a: R,
+        b: R,
+        p: R,
+    },
+    AddF32 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    SubF32 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    MulF32 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    FmaF32 {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    AddF64 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    SubF64 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    MulF64 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    FmaF64 {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// Float add/sub/mul/div with any IEEE rounding mode (`f64`: double precision).
+    FArith {
+        op: FArith,
+        f64: bool,
+        mode: Rnd,
+        d: R,
+        a: R,
+        b: R,
+    },
+    FFma {
+        f64: bool,
+        mode: Rnd,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FUnary {
+        op: FUn,
+        f64: bool,
+        d: R,
+        a: R,
+    },
+    FMinMax {
+        max: bool,
+        f64: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    /// `div.approx.f32` / `div.full.f32`.
+    DivApproxF32 {
+        d: R,
+        a: R,
+        b: R,
+    },
+    CvtIntInt {
+        d: R,
+        a: R,
+        src_bits: u8,
+        signed: bool,
+        dst_mask: u64,
+    },
+    Cvt {
+        d: R,
+        a: R,
+        dst: PtxType,
+        src: PtxType,
+        round: Option<CvtRound>,
+        sat: bool,
+    },
+    Bra {
+        t: u32,
+    },
+    BraIf {
+        p: R,
+        t: u32,
+    },
+    BraIfNot {
+        p: R,
+        t: u32,
+    },
+    Ret,
+    LdG32 {
+        d: R,
+        base: R,
+        off: i32,
+    },
+    StG32 {
+        s: R,
+        base: R,
+        off: i32,
+    },
+    Ld {
+        space: Space,
+        size: u8,
+        n: u8,
+        d: [R; 4],
+        base: R,
+        off: i32,
+    },
+    St {
+        space: Space,
+        size: u8,
+        n: u8,
+        s: [R; 4],
+        base: R,
+        off: i32,
+    },
+    Bar {
+        id: u32,
+    },
+    Atom {
+        space: Space,
+        kind: AtomKind,
+        d: R,
+        base: R,
+        off: i32,
+        a: R,
+        b: R,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: R,
+        src: R,
+        lane: R,
+        clamp: R,
+        mask: R,
+    },
+}
+
+/// A kernel parameter as declared in the PTX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The parameter's source name: the PTX name with the printer's `<kernel>_param_`
+    /// prefix removed (the full PTX name when it has no such prefix).
+    pub name: String,
+    /// Its `.param` type.
+    pub ty: PtxType,
+}
+
+/// One decoded kernel (`.entry`), ready to [`crate::launch`].
+#[derive(Clone, Debug)]
+pub struct KernelCode {
+    pub(crate) name: String,
+    pub(crate) params: Vec<ParamInfo>,
+    pub(crate) static_shared: u32,
+    pub(crate) code: Vec<Op>,
+    /// The PTX text of each op (for fault messages).
+    pub(crate) text: Vec<String>,
+    /// Initial register file: zeros for registers and parameters, constants after them.
+    pub(crate) init: Vec<u64>,
+    /// Slot of parameter 0.
+    pub(crate) param_base: u32,
+}
+
+impl KernelCode {
+    /// The entry's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The parameters, in declaration order.
+    pub fn params(&self) -> &[ParamInfo] {
+        &self.params
+    }
+
+    /// Bytes of `.shared` memory the kernel declares (each array at its alignment).
+    pub fn static_shared_bytes(&self) -> u32 {
+        self.static_shared
+    }
+
+    /// Number of decoded operations (PTX instructions, plus one branch per guarded
+    /// non-branch instruction and a final implicit `ret`).
+    pub fn op_count(&self) -> usize {
+        self.code.len()
+    }
+}
+
+/// A parsed and decoded PTX module.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub(crate) kernels: Vec<KernelCode>,
+}
+
+impl Module {
+    /// Parses PTX text (as `ptx_core::print` writes it) and decodes every kernel.
+    pub fn parse(ptx: &str) -> Result<Module, crate::SimError> {
+        crate::parse::parse_module(ptx).map(|kernels| Module { kernels })
+    }
+
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&KernelCode> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// The names of the module's kernels, in order.
+    pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
+        self.kernels.iter().map(|k| k.name.as_str())
+    }
+}

@@ -1,0 +1,155 @@
+//! Shared helpers for the simulator's integration tests: build a kernel with
+//! `ptx_core::KernelBuilder`, verify and print it, parse it with the simulator and run it.
+
+#![allow(dead_code)]
+
+use ptx_core::types::MemTy;
+use ptx_core::{KernelBuilder, KernelIr, Reg, SpecialReg, Target, Val, U32};
+use ptx_sim::{launch, Geometry, KernelCode, LaunchStats, Memory, Module, SimError};
+
+/// A small deterministic xorshift generator.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// An f32 with a moderate exponent (2^-17 .. 2^18), sometimes tiny, random sign.
+    pub fn f32(&mut self) -> f32 {
+        let r = self.next();
+        let e = if r % 10 == 0 { 1 + (r >> 8) % 20 } else { 110 + (r >> 8) % 36 };
+        let bits = ((r >> 32) as u32 & 0x807f_ffff) | (e as u32) << 23;
+        f32::from_bits(bits)
+    }
+
+    /// An f64 with a moderate exponent, random sign.
+    pub fn f64(&mut self) -> f64 {
+        let e = 1000 + self.next() % 48;
+        f64::from_bits((self.next() & 0x800f_ffff_ffff_ffff) | e << 52)
+    }
+}
+
+/// Verifies and prints `ir`, parses it with the simulator, returns the decoded kernel.
+pub fn compile(ir: &KernelIr) -> (String, Module) {
+    ptx_core::verify::verify(ir).expect("kernel verifies");
+    let ptx = ptx_core::print::kernel_ptx(ir, Target::SM_80);
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    (ptx, m)
+}
+
+pub fn kernel<'m>(m: &'m Module, name: &str) -> &'m KernelCode {
+    m.kernel(name).expect("kernel present")
+}
+
+pub fn geo(grid: [u32; 3], block: [u32; 3]) -> Geometry {
+    Geometry { grid, block, dynamic_shared_bytes: 0 }
+}
+
+/// Uploads `vals` as `bytes`-byte little-endian elements.
+pub fn upload(mem: &Memory, vals: &[u64], bytes: usize) -> u64 {
+    let addr = mem.alloc(vals.len() * bytes);
+    let data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()[..bytes].to_vec()).collect();
+    mem.write(addr, &data).unwrap();
+    addr
+}
+
+pub fn download(mem: &Memory, addr: u64, n: usize, bytes: usize) -> Vec<u64> {
+    let mut data = vec![0u8; n * bytes];
+    mem.read(addr, &mut data).unwrap();
+    data.chunks(bytes)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..bytes].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+/// Builds `out[i] = f(a[i], b[i], c[i])` for one thread per element, runs it on
+/// `a.len()` elements (blocks of 128) and returns the output bits.
+pub fn map3<A: MemTy, B: MemTy, C: MemTy, O: MemTy>(
+    name: &str,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    f: impl FnOnce(&mut KernelBuilder, Reg<A>, Reg<B>, Reg<C>) -> Val<O>,
+) -> Vec<u64> {
+    let n = a.len();
+    assert!(n % 128 == 0 && b.len() == n && c.len() == n);
+    let mut kb = KernelBuilder::new(name);
+    let pa = kb.global_pointer("a");
+    let pb = kb.global_pointer("b");
+    let pc = kb.global_pointer("c");
+    let po = kb.global_pointer("out");
+    let i = global_index_x(&mut kb);
+    let aa = kb.element_address::<A>(pa, i);
+    let ab = kb.element_address::<B>(pb, i);
+    let ac = kb.element_address::<C>(pc, i);
+    let ao = kb.element_address::<O>(po, i);
+    let x = kb.ld_global::<A>(aa, 0);
+    let y = kb.ld_global::<B>(ab, 0);
+    let z = kb.ld_global::<C>(ac, 0);
+    let r = f(&mut kb, x, y, z);
+    kb.st_global::<O>(ao, 0, r);
+    let ir = kb.finish();
+    let (_, m) = compile(&ir);
+    let mem = Memory::new();
+    let ba = upload(&mem, a, A::PTX.bytes() as usize);
+    let bb = upload(&mem, b, B::PTX.bytes() as usize);
+    let bc = upload(&mem, c, C::PTX.bytes() as usize);
+    let ob = mem.alloc(n * O::PTX.bytes() as usize);
+    launch(kernel(&m, name), &geo([(n / 128) as u32, 1, 1], [128, 1, 1]), &[ba, bb, bc, ob], &mem, 2)
+        .unwrap_or_else(|e| panic!("{e}"));
+    download(&mem, ob, n, O::PTX.bytes() as usize)
+}
+
+/// `ctaid.x * ntid.x + tid.x`.
+pub fn global_index_x(kb: &mut KernelBuilder) -> Reg<U32> {
+    let tid = kb.special(SpecialReg::TidX);
+    let ntid = kb.special(SpecialReg::NtidX);
+    let ctaid = kb.special(SpecialReg::CtaidX);
+    let v = kb.mad_lo(ctaid, ntid, tid);
+    kb.to_reg(v)
+}
+
+pub fn run(
+    m: &Module,
+    name: &str,
+    g: Geometry,
+    params: &[u64],
+    mem: &Memory,
+) -> Result<LaunchStats, SimError> {
+    launch(kernel(m, name), &g, params, mem, 2)
+}
+
+/// `next_up`/`next_down` for f32 and f64 (the std methods need Rust 1.86; MSRV is 1.85).
+pub trait Step: Copy {
+    fn step_up(self) -> Self;
+    fn step_down(self) -> Self;
+}
+
+macro_rules! step {
+    ($t:ty, $bits:ty) => {
+        impl Step for $t {
+            fn step_up(self) -> Self {
+                if self.is_nan() || self == <$t>::INFINITY {
+                    return self;
+                }
+                if self == 0.0 {
+                    return <$t>::from_bits(1);
+                }
+                let b = self.to_bits();
+                <$t>::from_bits(if self > 0.0 { b + 1 } else { b - 1 })
+            }
+            fn step_down(self) -> Self {
+                -(-self).step_up()
+            }
+        }
+    };
+}
+step!(f32, u32);
+step!(f64, u64);
