@@ -117,8 +117,9 @@ impl Kernel for BatchedRope {
         let row = b.mad_lo(seq, self.num_heads, head);
         let row_start = b.mul(row, self.head_dim);
         let elem = b.mad_lo(pair, 2u32, row_start);
-        let x_addr = b.element_address::<F32>(x, elem);
-        let out_addr = b.element_address::<F32>(out, elem);
+        let offset = b.byte_offset::<F32>(elem);
+        let x_addr = b.offset_address(x, offset);
+        let out_addr = b.offset_address(out, offset);
         let x0 = b.ld_global::<F32>(x_addr, 0);
         let x1 = b.ld_global::<F32>(x_addr, 4);
 

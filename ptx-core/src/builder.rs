@@ -636,7 +636,18 @@ impl KernelBuilder {
     /// The global address of element `index` of an array of `T` at `base`: the index is
     /// widened with `mul.wide.u32` before it is scaled, so arrays over 4 GiB work.
     pub fn element_address<T: MemTy>(&mut self, base: Reg<U64>, index: impl Into<Val<U32>>) -> Reg<U64> {
-        let offset = self.mul_wide(index, T::PTX.bytes());
+        let offset = self.byte_offset::<T>(index);
+        self.offset_address(base, offset)
+    }
+
+    /// The byte offset of element `index` of an array of `T`, widened to 64 bits first
+    /// (`mul.wide.u32`); share it between arrays indexed alike with [`Self::offset_address`].
+    pub fn byte_offset<T: MemTy>(&mut self, index: impl Into<Val<U32>>) -> Val<U64> {
+        self.mul_wide(index, T::PTX.bytes())
+    }
+
+    /// `base + offset` as an address register.
+    pub fn offset_address(&mut self, base: Reg<U64>, offset: impl Into<Val<U64>>) -> Reg<U64> {
         match self.add(base, offset) {
             Val::Reg(r) => r,
             imm @ Val::Imm(_) => self.mov(imm),

@@ -121,10 +121,15 @@ impl std::error::Error for VerifyError {}
 /// Checks `k`; `Ok(())` means the printer's output is valid PTX.
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_names(k)?;
+    let mut placed = vec![false; k.label_count as usize];
     for (i, instr) in k.body.iter().enumerate() {
         check(k, instr).map_err(|kind| error_at(k, i, *kind))?;
+        if let Instr::Label(l) = instr {
+            if std::mem::replace(&mut placed[l.0 as usize], true) {
+                return Err(error_at(k, i, VerifyErrorKind::LabelPlacedTwice { label: l.0 }));
+            }
+        }
     }
-    check_labels(k)?;
     match k.body.last() {
         Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }) => {}
         _ => {
@@ -205,6 +210,7 @@ fn invalid(reason: impl Into<String>) -> Box<VerifyErrorKind> {
     Box::new(VerifyErrorKind::InvalidForm { reason: reason.into() })
 }
 
+#[inline]
 fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
     if ok {
         Ok(())
@@ -214,6 +220,7 @@ fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
 }
 
 /// Checks that a register exists and fits an instruction of type `ty`.
+#[inline]
 fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
     if r.index >= k.reg_count(r.ty) {
         return Err(Box::new(VerifyErrorKind::UnknownReference {
@@ -232,6 +239,7 @@ fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check 
 }
 
 /// Checks a source operand: a fitting register, or an immediate of the same class and width.
+#[inline]
 fn src_fits(k: &KernelIr, operand: &'static str, o: Operand, ty: PtxType) -> Check {
     match o {
         Operand::Reg(r) => reg_fits(k, operand, r, ty),
@@ -557,25 +565,6 @@ fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> 
     }
 }
 
-fn check_labels(k: &KernelIr) -> Result<(), VerifyError> {
-    let mut placed = vec![false; k.label_count as usize];
-    for (i, instr) in k.body.iter().enumerate() {
-        if let Instr::Label(l) = instr {
-            if std::mem::replace(&mut placed[l.0 as usize], true) {
-                return Err(error_at(k, i, VerifyErrorKind::LabelPlacedTwice { label: l.0 }));
-            }
-        }
-    }
-    for (i, instr) in k.body.iter().enumerate() {
-        if let Instr::Bra { target, .. } = instr {
-            if !placed[target.0 as usize] {
-                return Err(error_at(k, i, VerifyErrorKind::LabelNeverPlaced { label: target.0 }));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Definite-assignment analysis over the control-flow graph: every read must be preceded by
 /// a write on every path from the entry.
 ///
@@ -616,10 +605,16 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
     let mut has_back_edge = false;
     for b in 0..n_blocks {
         let fall = (b + 1 < n_blocks).then_some(b + 1);
-        let s = match &k.body[block_end(b) - 1] {
+        let last = block_end(b) - 1;
+        let s = match &k.body[last] {
             Instr::Ret => [None, None],
-            Instr::Bra { guard: None, target } => [Some(label_block[target.0 as usize]), None],
-            Instr::Bra { guard: Some(_), target } => [Some(label_block[target.0 as usize]), fall],
+            Instr::Bra { guard, target } => {
+                let t = label_block[target.0 as usize];
+                if t == usize::MAX {
+                    return Err(error_at(k, last, VerifyErrorKind::LabelNeverPlaced { label: target.0 }));
+                }
+                [Some(t), if guard.is_some() { fall } else { None }]
+            }
             _ => [fall, None],
         };
         has_back_edge |= s.iter().flatten().any(|&t| t <= b);
