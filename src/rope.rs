@@ -15,6 +15,7 @@
 
 use ptx_core::builder::KernelBuilder;
 use ptx_core::{math, Cmp, Kernel, KernelIr, SpecialReg, F32, U32};
+use ptx_runtime::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
 
 /// Which rotation a [`BatchedRope`] kernel applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,40 @@ impl BatchedRope {
     /// Block dimensions: one thread per rotated pair.
     pub fn block(&self) -> (u32, u32, u32) {
         (self.head_dim / 2, 1, 1)
+    }
+
+    /// The launch configuration for `batch` sequences.
+    pub fn launch_config(&self, batch: u32) -> LaunchConfig {
+        LaunchConfig::new(self.grid(batch), self.block())
+    }
+
+    /// Runs the kernel on `device`: `x` and `out` hold `[positions.len(), num_heads,
+    /// head_dim]` f32 values, `positions` one position per sequence. Sizes are checked
+    /// before launching ([`Error::SizeMismatch`]); `head_dim` must be even and at most
+    /// 2048 ([`Error::BadLaunchConfig`]).
+    pub fn launch(
+        &self,
+        device: &Device,
+        x: &DeviceBuffer<f32>,
+        out: &mut DeviceBuffer<f32>,
+        positions: &DeviceBuffer<u32>,
+    ) -> Result<LaunchReport> {
+        if self.head_dim == 0 || self.head_dim % 2 != 0 || self.head_dim > 2048 {
+            return Err(Error::BadLaunchConfig {
+                reason: format!("RoPE head_dim must be even and in 2..=2048, not {}", self.head_dim),
+            });
+        }
+        let expected = positions.len() * self.num_heads as usize * self.head_dim as usize;
+        for found in [x.len(), out.len()] {
+            if found != expected {
+                return Err(Error::SizeMismatch { expected, found });
+            }
+        }
+        let batch = u32::try_from(positions.len()).map_err(|_| Error::BadLaunchConfig {
+            reason: format!("{} sequences exceed the grid's y limit", positions.len()),
+        })?;
+        let cfg = self.launch_config(batch);
+        device.launch(self, cfg, &mut [KernelArg::from(x), KernelArg::from(out), KernelArg::from(positions)])
     }
 
     /// The float64 reference of the same formulas, for `x` of shape
