@@ -308,9 +308,44 @@ impl KernelBuilder {
                 return Val::from_imm(r);
             }
         }
+        if T::PTX == PtxType::Pred {
+            if let Some(v) = self.simplify_predicate_logic(op, a.operand(), b.operand()) {
+                return match v {
+                    Operand::Reg(r) => Val::Reg(Reg { raw: r, _ty: PhantomData }),
+                    Operand::Imm(i) => Val::from_imm(i),
+                };
+            }
+        }
         let dst = self.reg::<T>();
         self.push(Instr::Binary { op, ty: T::PTX, mode, dst: dst.raw, a: a.operand(), b: b.operand() });
         Val::Reg(dst)
+    }
+
+    /// `and`/`or`/`xor` of a predicate register with a constant, which PTX cannot write
+    /// (it has no predicate immediates): reduced to the register, a constant, or a `not`.
+    fn simplify_predicate_logic(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Option<Operand> {
+        let (reg, imm) = match (a, b) {
+            (Operand::Reg(r), Operand::Imm(i)) | (Operand::Imm(i), Operand::Reg(r)) => (r, i.bits & 1 != 0),
+            _ => return None,
+        };
+        let constant = |v: bool| Operand::Imm(Imm::new(PtxType::Pred, v as u64));
+        Some(match (op, imm) {
+            (BinaryOp::And, true) | (BinaryOp::Or, false) | (BinaryOp::Xor, false) => Operand::Reg(reg),
+            (BinaryOp::And, false) => constant(false),
+            (BinaryOp::Or, true) => constant(true),
+            (BinaryOp::Xor, true) => {
+                let dst = self.raw_reg(PtxType::Pred);
+                self.push(Instr::Unary {
+                    op: UnaryOp::Not,
+                    ty: PtxType::Pred,
+                    mode: None,
+                    dst,
+                    src: Operand::Reg(reg),
+                });
+                Operand::Reg(dst)
+            }
+            _ => return None,
+        })
     }
 
     /// The rounding the plain arithmetic methods use: explicit `.rn` for floats, so ptxas

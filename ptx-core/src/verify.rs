@@ -312,7 +312,11 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
                 format!("mov{ty} does not exist: move 16-bit floats as .b16")
             })?;
             reg_fits(k, "dst", *dst, *ty)?;
-            src_fits(k, "src", *src, *ty)
+            match (ty, src) {
+                // `mov.pred %p, 1` is the one place PTX takes a predicate immediate.
+                (PtxType::Pred, Operand::Imm(i)) if i.ty == PtxType::Pred => Ok(()),
+                _ => src_fits(k, "src", *src, *ty),
+            }
         }
         Instr::Special { dst, .. } | Instr::SharedAddr { dst, .. } => {
             reg_fits(k, "dst", *dst, PtxType::U32)?;

@@ -188,3 +188,28 @@ fn names_must_be_identifiers_and_unique() {
     b.pointer_param("x");
     assert_eq!(kind_of(&b.finish()), VerifyErrorKind::BadName { name: "x".into() });
 }
+
+#[test]
+fn predicate_logic_with_constants_never_prints_a_predicate_immediate() {
+    use ptx_core::Pred;
+    let mut b = KernelBuilder::new("k");
+    let tid = b.special(SpecialReg::TidX);
+    let p = b.setp(Cmp::Lt, tid, 3u32);
+    let and_true = b.and(p, true);
+    let or_false = b.or(false, p);
+    let xor_true = b.xor(p, true);
+    let and_false = b.and(p, false);
+    assert!(matches!(and_false.as_imm(), Some(false)));
+    let out = b.global_pointer("out");
+    for (i, v) in [and_true, or_false, xor_true].into_iter().enumerate() {
+        let as_u32 = b.selp::<U32>(v, 1u32, 0u32);
+        b.st_global::<U32>(out, 4 * i as i32, as_u32);
+    }
+    let one = b.mov::<Pred>(true);
+    let as_u32 = b.selp::<U32>(one, 1u32, 0u32);
+    b.st_global::<U32>(out, 12, as_u32);
+    let ir = b.finish();
+    verify(&ir).expect("constants folded away or moved with mov.pred");
+    let text = ptx_core::print::kernel_ptx(&ir, ptx_core::Target::SM_80);
+    assert!(text.contains("not.pred") && text.contains("mov.pred %p"), "{text}");
+}

@@ -1,0 +1,80 @@
+//! Simulator speed in simulated instructions per second, on one core and on every core,
+//! for an element-wise kernel (saxpy: y = a·x + y over 2^20 elements) and for the RoPE
+//! forward kernel. Criterion's throughput is in "elements": here, simulated instructions.
+//!
+//! Run with `cargo bench --bench simulator`; results go in docs/performance.md.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ptx_dsl::core::{print, Cmp};
+use ptx_dsl::prelude::*;
+use ptx_dsl::rope::BatchedRope;
+use ptx_sim::{launch, Geometry, Memory, Module};
+
+fn saxpy() -> KernelIr {
+    let mut b = KernelBuilder::new("saxpy");
+    let x = b.global_pointer("x");
+    let y = b.global_pointer("y");
+    let a = b.param::<F32>("a");
+    let a = b.load_param(a);
+    let n = b.param::<U32>("n");
+    let n = b.load_param(n);
+    let block = b.special(SpecialReg::CtaidX);
+    let width = b.special(SpecialReg::NtidX);
+    let lane = b.special(SpecialReg::TidX);
+    let i = b.mad_lo(block, width, lane);
+    let done = b.label();
+    let outside = b.setp(Cmp::Ge, i, n);
+    b.bra_if(outside, done);
+    let offset = b.byte_offset::<F32>(i);
+    let xa = b.offset_address(x, offset);
+    let ya = b.offset_address(y, offset);
+    let xv = b.ld_global::<F32>(xa, 0);
+    let yv = b.ld_global::<F32>(ya, 0);
+    let r = b.fma(a, xv, yv);
+    b.st_global::<F32>(ya, 0, r);
+    b.place(done);
+    b.finish()
+}
+
+fn bench(c: &mut Criterion) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("simulator");
+    group.sample_size(10);
+
+    let module = Module::parse(&print::kernel_ptx(&saxpy(), Target::SM_80)).expect("parses");
+    let kernel = module.kernel("saxpy").expect("kernel");
+    let n = 1u32 << 20;
+    let memory = Memory::new();
+    let (x, y) = (memory.alloc(4 * n as usize), memory.alloc(4 * n as usize));
+    let geometry = Geometry { grid: [n / 256, 1, 1], block: [256, 1, 1], dynamic_shared_bytes: 0 };
+    let params = [x, y, 2.0f32.to_bits() as u64, n as u64];
+    let per_launch = launch(kernel, &geometry, &params, &memory, 1).expect("runs").instructions;
+    for workers in [1, cores] {
+        group.throughput(Throughput::Elements(per_launch));
+        group.bench_function(format!("saxpy_2^20/{workers}_worker"), |b| {
+            b.iter(|| launch(kernel, &geometry, &params, &memory, workers).expect("runs"))
+        });
+    }
+
+    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let module = Module::parse(&print::kernel_ptx(&rope.build(), Target::SM_80)).expect("parses");
+    let kernel = module.kernel(rope.name()).expect("kernel");
+    let batch = 64u32;
+    let elems = (batch * 32 * 128) as usize;
+    let (xr, out, pos) = (memory.alloc(4 * elems), memory.alloc(4 * elems), memory.alloc(4 * batch as usize));
+    let (gx, gy, _) = rope.grid(batch);
+    let (bx, _, _) = rope.block();
+    let geometry = Geometry { grid: [gx, gy, 1], block: [bx, 1, 1], dynamic_shared_bytes: 0 };
+    let params = [xr, out, pos];
+    let per_launch = launch(kernel, &geometry, &params, &memory, 1).expect("runs").instructions;
+    for workers in [1, cores] {
+        group.throughput(Throughput::Elements(per_launch));
+        group.bench_function(format!("rope_64x32x128/{workers}_worker"), |b| {
+            b.iter(|| launch(kernel, &geometry, &params, &memory, workers).expect("runs"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

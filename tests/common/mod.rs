@@ -1,0 +1,38 @@
+//! Helpers shared by the facade's integration tests.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+/// A small xorshift generator, seeded from the clock so every run sees fresh inputs; the
+/// seed is printed so a failure can be replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A generator with a fresh seed, printed under `test`'s name.
+    pub fn fresh(test: &str) -> Rng {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x9e37_79b9_7f4a_7c15)
+            | 1;
+        eprintln!("{test}: seed {seed:#x}");
+        Rng(seed)
+    }
+
+    /// 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [-1, 1), as f32.
+    pub fn signed_f32(&mut self) -> f32 {
+        (self.unit() * 2.0 - 1.0) as f32
+    }
+}
