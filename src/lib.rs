@@ -15,5 +15,5 @@ pub mod rope;
 /// The names most kernel code needs.
 pub mod prelude {
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
-    pub use ptx_core::{math, Cmp, Kernel, KernelIr, SpecialReg, Target, F32, F64, S32, S64, U32, U64};
+    pub use ptx_core::{math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64};
 }

@@ -1,0 +1,165 @@
+//! The project's kernels on a CUDA GPU, compared bit for bit with the simulator: the
+//! every-form catalog (each IEEE-exact form), the RoPE kernels, and the accurate math
+//! routines. Run with `cargo test --test gpu -- --ignored` on a machine with an NVIDIA
+//! driver (CUDA 13.0 / 580 series or newer), or through `scripts/gpu-bundle.sh`.
+
+mod common;
+
+use common::Rng;
+use ptx_dsl::core::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
+use ptx_dsl::prelude::*;
+use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig, Scalar};
+
+fn gpu() -> Device {
+    Device::cuda(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
+}
+
+/// The catalog as a kernel.
+struct Catalog(FormCatalog);
+
+impl Kernel for Catalog {
+    fn name(&self) -> &str {
+        &self.0.ir.name
+    }
+    fn build(&self) -> KernelIr {
+        self.0.ir.clone()
+    }
+}
+
+/// Runs the catalog on `device`; returns the output records as bytes.
+fn run_catalog(device: &Device, cat: &Catalog, input: &[u64], scalars: &[Scalar]) -> Vec<u8> {
+    let input = device.upload(input).unwrap();
+    let mut output = device.zeroed::<u64>((cat.0.record_bytes * THREADS / 8) as usize).unwrap();
+    let mut scratch = device.zeroed::<u64>((SCRATCH_PER_THREAD * THREADS / 8) as usize).unwrap();
+    let mut args = vec![KernelArg::from(&input), KernelArg::from(&mut output), KernelArg::from(&mut scratch)];
+    args.extend(scalars.iter().map(|s| KernelArg::from(*s)));
+    device.launch(cat, LaunchConfig::new((1, 1, 1), (THREADS, 1, 1)), &mut args).unwrap();
+    drop(args);
+    output.to_vec().unwrap().iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_exact_instruction_form_matches_the_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let cat = Catalog(every_form());
+    let mut rng = Rng::fresh("catalog_on_gpu");
+    let mut mismatches = Vec::new();
+    for round in 0..4 {
+        let input: Vec<u64> = (0..cat.0.input_bytes / 8).map(|_| rng.next()).collect();
+        let scalars: Vec<Scalar> = SCALAR_PARAMS
+            .iter()
+            .map(|ty| match ty {
+                PtxType::U32 => Scalar::U32(rng.next() as u32),
+                PtxType::S32 => Scalar::I32(rng.next() as i32),
+                PtxType::F32 => Scalar::F32(rng.signed_f32() * 100.0),
+                PtxType::U64 => Scalar::U64(rng.next()),
+                PtxType::S64 => Scalar::I64(rng.next() as i64),
+                _ => Scalar::F64(rng.unit() * 100.0),
+            })
+            .collect();
+        let on_gpu = run_catalog(&gpu, &cat, &input, &scalars);
+        let on_sim = run_catalog(&sim, &cat, &input, &scalars);
+        for t in 0..THREADS as usize {
+            for out in cat.0.outputs.iter().filter(|o| o.exact) {
+                let at = t * cat.0.record_bytes as usize + out.offset as usize;
+                let size = out.ty.bytes().max(1) as usize;
+                let (g, s) = (&on_gpu[at..at + size], &on_sim[at..at + size]);
+                let both_nan = match out.ty {
+                    PtxType::F32 => f32_of(g).is_nan() && f32_of(s).is_nan(),
+                    PtxType::F64 => f64_of(g).is_nan() && f64_of(s).is_nan(),
+                    _ => false,
+                };
+                if g != s && !both_nan && mismatches.len() < 40 {
+                    mismatches
+                        .push(format!("round {round} thread {t}: `{}`: gpu {g:02x?} sim {s:02x?}", out.form));
+                }
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+}
+
+fn f32_of(b: &[u8]) -> f32 {
+    f32::from_le_bytes(b.try_into().unwrap())
+}
+
+fn f64_of(b: &[u8]) -> f64 {
+    f64::from_le_bytes(b.try_into().unwrap())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn rope_on_gpu_equals_the_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let mut rng = Rng::fresh("rope_on_gpu");
+    let (heads, dim, batch) = (32u32, 128u32, 48u32);
+    let n = (heads * dim * batch) as usize;
+    let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let positions: Vec<u32> = (0..batch).map(|_| (rng.next() % 131_072) as u32).collect();
+    for rope in [BatchedRope::forward(heads, dim, 10_000.0), BatchedRope::backward(heads, dim, 10_000.0)] {
+        let mut results = Vec::new();
+        for device in [&gpu, &sim] {
+            let xd = device.upload(&x).unwrap();
+            let pd = device.upload(&positions).unwrap();
+            let mut yd = device.zeroed::<f32>(n).unwrap();
+            rope.launch(device, &xd, &mut yd, &pd).unwrap();
+            results.push(yd.to_vec().unwrap());
+        }
+        for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
+            assert_eq!(g.to_bits(), s.to_bits(), "{} element {i}: gpu {g} sim {s}", rope.name());
+        }
+    }
+}
+
+/// sin, exp2 and ln of x[i] (the accurate routines).
+struct Math;
+
+impl Kernel for Math {
+    fn name(&self) -> &str {
+        "math_on_gpu"
+    }
+    fn build(&self) -> KernelIr {
+        let mut b = KernelBuilder::new("math_on_gpu");
+        let x = b.global_pointer("x");
+        let out = b.global_pointer("out");
+        let block = b.special(SpecialReg::CtaidX);
+        let width = b.special(SpecialReg::NtidX);
+        let lane = b.special(SpecialReg::TidX);
+        let i = b.mad_lo(block, width, lane);
+        let xa = b.element_address::<F32>(x, i);
+        let v = b.ld_global::<F32>(xa, 0);
+        let three = b.mul(i, 3u32);
+        let oa = b.element_address::<F32>(out, three);
+        let s = math::sin(&mut b, v);
+        let e = math::exp2(&mut b, v);
+        let l = math::ln(&mut b, v);
+        b.st_global::<F32>(oa, 0, s);
+        b.st_global::<F32>(oa, 4, e);
+        b.st_global::<F32>(oa, 8, l);
+        b.finish()
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn accurate_math_on_gpu_equals_the_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let mut rng = Rng::fresh("math_on_gpu");
+    let n = 1 << 16;
+    let x: Vec<f32> = (0..n).map(|_| (rng.unit() * 400.0 - 200.0) as f32).collect();
+    let mut results = Vec::new();
+    for device in [&gpu, &sim] {
+        let xd = device.upload(&x).unwrap();
+        let mut od = device.zeroed::<f32>(3 * n).unwrap();
+        device
+            .launch(&Math, LaunchConfig::linear((n / 256) as u32, 256), &mut [(&xd).into(), (&mut od).into()])
+            .unwrap();
+        results.push(od.to_vec().unwrap());
+    }
+    for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
+        let same = g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan());
+        assert!(same, "x = {}: output {} gpu {g:e} sim {s:e}", x[i / 3], i % 3);
+    }
+}

@@ -1,0 +1,33 @@
+//! Every kernel the project ships assembles with NVIDIA's ptxas for sm_80 and sm_90 without
+//! errors or warnings (the every-form catalog is checked in ptx-core's own tests).
+
+use ptx_dsl::core::ptxas;
+use ptx_dsl::prelude::*;
+use ptx_dsl::rope::BatchedRope;
+
+#[test]
+fn rope_kernels_assemble_for_sm80_and_sm90() {
+    let Some(ptxas) = ptxas::ptxas_or_skip("rope_kernels_assemble_for_sm80_and_sm90") else { return };
+    let shapes = [(32, 128, 10_000.0), (8, 64, 500_000.0), (1, 2, 10_000.0)];
+    for (heads, dim, theta) in shapes {
+        for kernel in [BatchedRope::forward(heads, dim, theta), BatchedRope::backward(heads, dim, theta)] {
+            for target in [Target::SM_80, Target::SM_90] {
+                let ptx = kernel.try_ptx_for(target).expect("verifies");
+                let a = ptxas::assemble(&ptxas, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    a.spill_stores_bytes + a.spill_loads_bytes,
+                    0,
+                    "{} spills on {target}",
+                    kernel.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn isa_version_is_the_lowest_the_target_needs() {
+    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    assert!(rope.ptx_for(Target::SM_80).contains(".version 7.0\n.target sm_80\n"));
+    assert!(rope.ptx_for(Target::SM_90).contains(".version 7.8\n.target sm_90\n"));
+}
