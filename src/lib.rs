@@ -15,5 +15,12 @@ pub mod rope;
 /// The names most kernel code needs.
 pub mod prelude {
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
-    pub use ptx_core::{math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64};
+    pub use ptx_core::{
+        math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,
+    };
 }
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
