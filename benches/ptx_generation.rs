@@ -2,6 +2,9 @@
 //! against the builder (the seed's instruction mix: thread/block indices, a u32 position
 //! load, index math, exp2, sin, cos, two loads and two stores).
 //!
+//! Side by side: NVRTC compiling the same kernel from CUDA C, when libnvrtc can be loaded
+//! (`pip install nvidia-cuda-nvrtc`, then point `LD_LIBRARY_PATH` at its `nvidia/cu13/lib`).
+//!
 //! Run with `cargo bench --bench ptx_generation`; results go in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -26,5 +29,49 @@ fn rope_generation(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, rope_generation);
+/// The seed's batched RoPE forward in CUDA C, with the same shape baked in as constants.
+fn rope_cuda_c(kernel: &BatchedRope) -> String {
+    format!(
+        r#"extern "C" __global__ void batched_rope(const float* x, float* out, const unsigned* positions) {{
+    const unsigned num_heads = {heads}u, head_dim = {dim}u;
+    unsigned pair = threadIdx.x, head = blockIdx.x, seq = blockIdx.y;
+    if (pair >= head_dim / 2) return;
+    unsigned pos = positions[seq];
+    unsigned elem = (seq * num_heads + head) * head_dim + 2 * pair;
+    float freq = exp2f((float)pair * {scale:e}f);
+    float angle = (float)pos * freq;
+    float s, c;
+    sincosf(angle, &s, &c);
+    float x0 = x[elem], x1 = x[elem + 1];
+    out[elem] = x0 * c - x1 * s;
+    out[elem + 1] = x0 * s + x1 * c;
+}}
+"#,
+        heads = kernel.num_heads,
+        dim = kernel.head_dim,
+        scale = -2.0 * kernel.theta.log2() / kernel.head_dim as f32,
+    )
+}
+
+fn nvrtc_comparison(c: &mut Criterion) {
+    // SAFETY: only tries to load libnvrtc by its usual names.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        eprintln!("nvrtc: libnvrtc not found (pip install nvidia-cuda-nvrtc; set LD_LIBRARY_PATH): skipped");
+        return;
+    }
+    let source = rope_cuda_c(&BatchedRope::forward(32, 128, 10_000.0));
+    let options = || cudarc::nvrtc::CompileOptions { arch: Some("sm_80"), ..Default::default() };
+    if let Err(e) = cudarc::nvrtc::compile_ptx_with_opts(&source, options()) {
+        eprintln!("nvrtc: the CUDA C version does not compile ({e:?}): skipped");
+        return;
+    }
+    let mut group = c.benchmark_group("nvrtc");
+    group.sample_size(10);
+    group.bench_function("rope_forward/compile_cuda_c", |b| {
+        b.iter(|| cudarc::nvrtc::compile_ptx_with_opts(&source, options()).expect("compiles"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, rope_generation, nvrtc_comparison);
 criterion_main!(benches);
