@@ -7,6 +7,8 @@
 //! - [`runtime`]: devices (CUDA through cudarc, or the CPU simulator), buffers, launches;
 //! - [`rope`]: the batched rotary position embedding kernels.
 
+#![warn(missing_docs)]
+
 pub use ptx_core as core;
 pub use ptx_runtime as runtime;
 

@@ -547,47 +547,222 @@ impl RegList {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     /// `mov.ty dst, src`.
-    Mov { ty: PtxType, dst: VReg, src: Operand },
+    Mov {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// The source operand.
+        src: Operand,
+    },
     /// `mov.u32 dst, %special`.
-    Special { dst: VReg, reg: SpecialReg },
+    Special {
+        /// The destination register.
+        dst: VReg,
+        /// The special register read.
+        reg: SpecialReg,
+    },
     /// `ld.param.ty dst, [param]`.
-    LdParam { ty: PtxType, dst: VReg, param: u32 },
+    LdParam {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// Index of the parameter in [`KernelIr::params`].
+        param: u32,
+    },
     /// `cvta.to.global.u64 dst, src`: generic to global address.
-    CvtaGlobal { dst: VReg, src: VReg },
+    CvtaGlobal {
+        /// The destination register.
+        dst: VReg,
+        /// The source operand.
+        src: VReg,
+    },
     /// `mov.u32 dst, shared_array`: the shared-window address of a shared array.
-    SharedAddr { dst: VReg, shared: SharedId },
+    SharedAddr {
+        /// The destination register.
+        dst: VReg,
+        /// The shared array.
+        shared: SharedId,
+    },
     /// `op{.mode}.ty dst, src`.
-    Unary { op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, dst: VReg, src: Operand },
-    /// `op{.mode}.ty dst, a, b`.
-    Binary { op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, dst: VReg, a: Operand, b: Operand },
+    Unary {
+        /// The operation.
+        op: UnaryOp,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// Rounding or precision modifier (floats only).
+        mode: Option<FloatMode>,
+        /// The destination register.
+        dst: VReg,
+        /// The source operand.
+        src: Operand,
+    },
+    /// `op{.mode}.ty dst, a, b` (for shifts `b` is the `.u32` amount).
+    Binary {
+        /// The operation.
+        op: BinaryOp,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// Rounding or precision modifier (floats only).
+        mode: Option<FloatMode>,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+    },
     /// `mul.wide.ty dst, a, b`: `ty` is the 16/32-bit source type, `dst` twice as wide.
-    MulWide { ty: PtxType, dst: VReg, a: Operand, b: Operand },
+    MulWide {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+    },
     /// `mad.lo.ty dst, a, b, c`: integer a*b+c, low half.
-    Mad { ty: PtxType, dst: VReg, a: Operand, b: Operand, c: Operand },
+    Mad {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+        /// Third source operand (the addend).
+        c: Operand,
+    },
     /// `fma.rnd.ty dst, a, b, c`: fused multiply-add, one rounding.
-    Fma { ty: PtxType, mode: FloatMode, dst: VReg, a: Operand, b: Operand, c: Operand },
+    Fma {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The IEEE rounding mode.
+        mode: FloatMode,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+        /// Third source operand (the addend).
+        c: Operand,
+    },
     /// `cvt{.rnd}{.sat}.dst_ty.src_ty dst, src`.
-    Cvt { dst_ty: PtxType, src_ty: PtxType, round: Option<CvtRound>, sat: bool, dst: VReg, src: Operand },
+    Cvt {
+        /// The destination type.
+        dst_ty: PtxType,
+        /// The source type.
+        src_ty: PtxType,
+        /// Rounding modifier, where the conversion takes one.
+        round: Option<CvtRound>,
+        /// Saturate to the destination range (`.sat`).
+        sat: bool,
+        /// The destination register.
+        dst: VReg,
+        /// The source operand.
+        src: Operand,
+    },
     /// `setp.cmp.ty dst, a, b`.
-    Setp { cmp: Cmp, ty: PtxType, dst: VReg, a: Operand, b: Operand },
+    Setp {
+        /// The comparison.
+        cmp: Cmp,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+    },
     /// `selp.ty dst, a, b, pred`: `pred ? a : b`.
-    Selp { ty: PtxType, dst: VReg, a: Operand, b: Operand, pred: VReg },
+    Selp {
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// First source operand.
+        a: Operand,
+        /// Second source operand.
+        b: Operand,
+        /// The selecting predicate register.
+        pred: VReg,
+    },
     /// `{@guard} bra target`.
-    Bra { guard: Option<Guard>, target: Label },
+    Bra {
+        /// Predicate guard; `None` branches always.
+        guard: Option<Guard>,
+        /// The label branched to.
+        target: Label,
+    },
     /// Places a label.
     Label(Label),
     /// `ret`.
     Ret,
     /// `ld.space{.vN}.ty dsts, [addr]`.
-    Ld { space: Space, ty: PtxType, dsts: RegList, addr: Address },
+    Ld {
+        /// The state space.
+        space: Space,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The loaded registers (1, 2 or 4).
+        dsts: RegList,
+        /// The memory operand.
+        addr: Address,
+    },
     /// `st.space{.vN}.ty [addr], srcs`.
-    St { space: Space, ty: PtxType, srcs: RegList, addr: Address },
+    St {
+        /// The state space.
+        space: Space,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The stored registers (1, 2 or 4).
+        srcs: RegList,
+        /// The memory operand.
+        addr: Address,
+    },
     /// `bar.sync id`.
-    BarSync { barrier: u32 },
+    BarSync {
+        /// Barrier number (0..16).
+        barrier: u32,
+    },
     /// `atom.space.op.ty dst, [addr], a{, b}`; `b` only for `cas`.
-    Atom { op: AtomOp, space: Space, ty: PtxType, dst: VReg, addr: Address, a: Operand, b: Option<Operand> },
+    Atom {
+        /// The operation.
+        op: AtomOp,
+        /// The state space.
+        space: Space,
+        /// The instruction type (`.u32`, `.f32`, ...).
+        ty: PtxType,
+        /// The destination register.
+        dst: VReg,
+        /// The memory operand.
+        addr: Address,
+        /// The operand (`cas`: the expected value).
+        a: Operand,
+        /// The new value of `cas`; `None` for other operations.
+        b: Option<Operand>,
+    },
     /// `shfl.sync.mode.b32 dst, src, lane, clamp, mask`.
-    Shfl { mode: ShflMode, dst: VReg, src: VReg, lane: Operand, clamp: u32, mask: u32 },
+    Shfl {
+        /// Rounding or precision modifier (floats only).
+        mode: ShflMode,
+        /// The destination register.
+        dst: VReg,
+        /// The register whose value is exchanged.
+        src: VReg,
+        /// Source lane, delta or xor mask.
+        lane: Operand,
+        /// The clamp / segment-mask operand `c`.
+        clamp: u32,
+        /// The member mask of participating lanes.
+        mask: u32,
+    },
 }
 
 macro_rules! instr_kinds {

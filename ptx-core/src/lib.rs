@@ -2,7 +2,7 @@
 //!
 //! The PTX half of ptx-dsl, with no dependencies: a kernel is *data* ([`ir::KernelIr`], an
 //! [`ir::Instr`] enum over typed virtual registers), made with the typed [`KernelBuilder`],
-//! checked by [`verify::verify`], and printed to PTX text by [`print`]. [`math`] emits
+//! checked by [`verify::verify`], and printed to PTX text by [`print`](mod@print). [`math`] emits
 //! accurate instruction sequences for the functions PTX lacks or does only roughly.
 //!
 //! ```
@@ -25,6 +25,8 @@
 //! let ptx = Scale.ptx();
 //! assert!(ptx.contains("mul.rn.f32"));
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod builder;
 pub mod coverage;
