@@ -7,7 +7,7 @@ use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, LaunchConfig};
 
 /// `y[i] = a * x[i] + y[i]` for `i < n`, with one fused multiply-add.
-struct Saxpy;
+pub struct Saxpy;
 
 impl Kernel for Saxpy {
     fn name(&self) -> &str {

@@ -5,6 +5,11 @@ use ptx_dsl::core::ptxas;
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::BatchedRope;
 
+/// The hello-world example, compiled in so its kernel is assembled too.
+#[path = "../examples/saxpy.rs"]
+#[allow(dead_code)] // its `main` is not called here
+mod saxpy_example;
+
 #[test]
 fn rope_kernels_assemble_for_sm80_and_sm90() {
     let Some(ptxas) = ptxas::ptxas_or_skip("rope_kernels_assemble_for_sm80_and_sm90") else { return };
@@ -22,6 +27,15 @@ fn rope_kernels_assemble_for_sm80_and_sm90() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn example_kernels_assemble_for_sm80_and_sm90() {
+    let Some(ptxas) = ptxas::ptxas_or_skip("example_kernels_assemble_for_sm80_and_sm90") else { return };
+    for target in [Target::SM_80, Target::SM_90] {
+        let ptx = saxpy_example::Saxpy.try_ptx_for(target).expect("verifies");
+        ptxas::assemble(&ptxas, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
