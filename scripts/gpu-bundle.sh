@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds, on this machine, everything the GPU checks need into gpu-bundle/: the test
-# executables that hold GPU tests (run with --ignored), the examples, and run.sh, which
+# executables that hold GPU tests (run with --ignored), the examples (rope_bench is the GPU
+# throughput benchmark against a device-to-device copy), and run.sh, which
 # runs them on a machine with an NVIDIA driver but no Rust toolchain and no network.
 #
 #   scripts/gpu-bundle.sh            # build gpu-bundle/
@@ -36,7 +37,7 @@ for line in sys.stdin:
 
 echo "==> building examples (release)" >&2
 cargo build --release --examples
-for example in rope saxpy; do
+for example in rope rope_bench saxpy; do
   cp "target/release/examples/$example" "$bundle/bin/$example"
 done
 if command -v strip >/dev/null 2>&1; then
@@ -72,9 +73,11 @@ done
 run rope-cuda "$here/bin/rope" --device cuda
 run rope-sim "$here/bin/rope" --device sim
 PTX_DSL_DEVICE=cuda run saxpy "$here/bin/saxpy"
+run rope-bench "$here/bin/rope_bench" --device cuda
 {
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
   grep -hE "^(device|forward|round trip|time) " "$out/rope-cuda.log" 2>/dev/null
+  grep -hE "copy|batched_rope" "$out/rope-bench.log" 2>/dev/null
   printf '%s\n' "${summary[@]}"
 } | tee "$out/summary.txt"
 exit $failed
