@@ -160,7 +160,13 @@ fn backend_mismatch() -> Error {
 
 impl<T: DeviceScalar> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // A cudarc slice frees itself; a simulator allocation is freed here.
+        // A cudarc slice frees itself (when the field drops, after this), with
+        // `cuMemFreeAsync` and without binding its context: bind it to this thread first.
+        #[cfg(feature = "cuda")]
+        if let (Storage::Cuda(_), Backend::Cuda(cuda)) = (&self.storage, self.device.backend()) {
+            cuda.bind_quietly();
+        }
+        // A simulator allocation is freed here.
         if let (Some(addr), Some(sim)) = (self.sim_addr(), self.device.backend().as_sim()) {
             if addr != 0 {
                 sim.free(addr);

@@ -5,7 +5,7 @@
 //! cache a repeated launch costs one hash-map lookup.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptx_core::ir::Param;
@@ -55,11 +55,23 @@ struct Key {
 }
 
 /// The cache proper.
+///
+/// The map lock is held only to find (or insert) a key's slot; the build and the load (a PTX
+/// JIT can take a while) run under that one slot's lock, so lookups of other kernels never
+/// wait for them, and two threads still never build the same kernel twice. No lock is held
+/// while a kernel runs.
 #[derive(Default)]
 pub(crate) struct ModuleCache {
-    map: Mutex<HashMap<Key, Arc<CachedKernel>>>,
+    map: Mutex<HashMap<Key, Arc<Slot>>>,
     builds: AtomicU64,
     hits: AtomicU64,
+    modules: AtomicUsize,
+}
+
+/// One key's entry: empty until a build succeeds.
+#[derive(Default)]
+struct Slot {
+    kernel: Mutex<Option<Arc<CachedKernel>>>,
 }
 
 impl ModuleCache {
@@ -74,9 +86,13 @@ impl ModuleCache {
         load: impl FnOnce(&str, &str) -> Result<Loaded>,
     ) -> Result<(Arc<CachedKernel>, bool)> {
         let key = Key { name: kernel.name().to_string(), comptime: kernel.cache_key(), target };
+        let slot = {
+            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(key).or_default().clone()
+        };
         // Held across the build so two threads never build the same kernel twice.
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = map.get(&key) {
+        let mut cached = slot.kernel.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cached.as_ref() {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok((hit.clone(), true));
         }
@@ -96,17 +112,17 @@ impl ModuleCache {
             ptx,
             loaded,
         });
-        map.insert(key, entry.clone());
+        *cached = Some(entry.clone());
+        self.modules.fetch_add(1, Ordering::Relaxed);
         Ok((entry, false))
     }
 
     /// The counters.
     pub(crate) fn stats(&self) -> CacheStats {
-        let modules = self.map.lock().unwrap_or_else(|e| e.into_inner()).len();
         CacheStats {
             builds: self.builds.load(Ordering::Relaxed),
             hits: self.hits.load(Ordering::Relaxed),
-            modules,
+            modules: self.modules.load(Ordering::Relaxed),
         }
     }
 }

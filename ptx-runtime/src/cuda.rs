@@ -6,6 +6,13 @@
 //! checked before cudarc's copies (which assert); every `DriverError` becomes
 //! [`Error::Driver`] with the driver's error name; PTX is JIT-loaded with
 //! `cuModuleLoadDataEx` so a rejection carries the JIT's error log.
+//!
+//! Context binding: a CUDA context is current per thread, so every entry point here binds
+//! the device's context to the calling thread first ([`CudaBackend::bind`]), and so does
+//! every destructor that calls the driver (buffers, modules, streams), since `cudarc`'s
+//! `CudaSlice` frees with `cuMemFreeAsync` without binding. cudarc keeps errors of its
+//! destructors in the context and returns them from the next `bind_to_thread`; they are
+//! reported as errors of an earlier asynchronous operation, not of the call that found them.
 
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
@@ -42,6 +49,41 @@ fn error_text(e: &DriverError) -> (String, String) {
     let name = format!("{:?}", e.0);
     let message = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     (name, message)
+}
+
+/// The `call` reported for an error that cudarc recorded earlier (in a destructor, or in the
+/// event bookkeeping around a copy or launch) and returned from the next context bind.
+const EARLIER: &str = "an earlier asynchronous CUDA operation";
+
+/// Binds `ctx` to the calling thread; an error cudarc recorded earlier is reported as such.
+fn bind(ctx: &CudaContext) -> Result<()> {
+    ctx.check_err().map_err(driver(EARLIER))?;
+    ctx.bind_to_thread().map_err(driver("cuCtxSetCurrent"))
+}
+
+/// Binds `ctx` to the calling thread from a destructor: an error recorded earlier is kept
+/// for the next fallible call to report (binding would otherwise consume it and not bind).
+fn bind_quietly(ctx: &CudaContext) {
+    let pending = ctx.check_err();
+    let bound = ctx.bind_to_thread();
+    ctx.record_err(bound);
+    ctx.record_err(pending);
+}
+
+/// Whether a `cuModuleLoadDataEx` error is about the module image (the PTX) rather than the
+/// state of the driver or the context.
+fn is_ptx_error(e: &DriverError) -> bool {
+    use sys::CUresult as R;
+    matches!(
+        e.0,
+        R::CUDA_ERROR_INVALID_PTX
+            | R::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+            | R::CUDA_ERROR_INVALID_IMAGE
+            | R::CUDA_ERROR_NO_BINARY_FOR_GPU
+            | R::CUDA_ERROR_INVALID_SOURCE
+            | R::CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+            | R::CUDA_ERROR_JIT_COMPILATION_DISABLED
+    )
 }
 
 /// An open CUDA device: its context and default stream.
@@ -125,34 +167,60 @@ impl CudaBackend {
         Ok((CudaBackend { ctx, stream }, CudaInfo { name, target, limits }))
     }
 
-    /// The device's default stream.
-    pub(crate) fn default_stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+    /// Binds the device's context to the calling thread (see the module docs).
+    fn bind(&self) -> Result<()> {
+        bind(&self.ctx)
     }
 
-    /// A new stream on this device.
-    pub(crate) fn new_stream(&self) -> Result<Arc<CudaStream>> {
-        self.ctx.new_stream().map_err(driver("cuStreamCreate"))
+    /// Binds the device's context to the calling thread before a destructor frees something
+    /// of it; errors are left for the next fallible call.
+    pub(crate) fn bind_quietly(&self) {
+        bind_quietly(&self.ctx);
+    }
+
+    /// A handle on the device's default stream (the legacy NULL stream of the context), which
+    /// launches, transfers and allocations use.
+    pub(crate) fn default_stream_handle(&self) -> Arc<CudaStreamHandle> {
+        Arc::new(CudaStreamHandle { stream: self.stream.clone(), join_on_drop: None })
+    }
+
+    /// A new stream on this device. cudarc creates it non-blocking (it does not synchronize
+    /// with the default stream by itself); buffers order their uses across streams with
+    /// cudarc's events, and dropping the last handle makes the default stream wait for the
+    /// work queued on it.
+    pub(crate) fn new_stream(&self) -> Result<Arc<CudaStreamHandle>> {
+        self.bind()?;
+        let stream = self.ctx.new_stream().map_err(driver("cuStreamCreate"))?;
+        Ok(Arc::new(CudaStreamHandle { stream, join_on_drop: Some(self.stream.clone()) }))
     }
 
     /// Waits for all work on the device.
     pub(crate) fn synchronize(&self) -> Result<()> {
+        self.bind()?;
         self.ctx.synchronize().map_err(driver("cuCtxSynchronize"))
     }
 
     /// Waits for all work on `stream`.
     pub(crate) fn synchronize_stream(stream: &CudaStream) -> Result<()> {
+        bind(stream.context())?;
         stream.synchronize().map_err(driver("cuStreamSynchronize"))
     }
 
     /// A zeroed allocation of `len` elements (at least one, since the driver refuses empty
     /// allocations; the buffer keeps its own length).
     pub(crate) fn zeroed<T: DeviceScalar>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // cudarc multiplies without a check: a length whose byte size overflows is refused
+        // as larger than the largest, like on the simulator.
+        if len.checked_mul(T::SIZE).is_none() {
+            return Err(Error::SizeMismatch { expected: usize::MAX / T::SIZE, found: len });
+        }
+        self.bind()?;
         self.stream.alloc_zeros::<T>(len.max(1)).map_err(driver("cuMemAlloc"))
     }
 
     /// An allocation holding a copy of `data`.
     pub(crate) fn upload<T: DeviceScalar>(&self, data: &[T]) -> Result<CudaSlice<T>> {
+        self.bind()?;
         // SAFETY: every element is written below before anyone reads it (or, for an empty
         // buffer, the one padding element is never read).
         let mut slice = unsafe { self.stream.alloc::<T>(data.len().max(1)) }.map_err(driver("cuMemAlloc"))?;
@@ -160,14 +228,17 @@ impl CudaBackend {
         Ok(slice)
     }
 
-    /// Copies `data` into the start of `dst` (which the caller made long enough).
+    /// Copies `data` into the start of `dst` (which the caller made long enough), and waits
+    /// for the copy.
     pub(crate) fn write<T: DeviceScalar>(&self, dst: &mut CudaSlice<T>, data: &[T]) -> Result<()> {
         if data.is_empty() {
             return Ok(());
         }
+        // cudarc asserts on this; check it first.
         if dst.len() < data.len() {
             return Err(Error::SizeMismatch { expected: dst.len(), found: data.len() });
         }
+        self.bind()?;
         self.stream.memcpy_htod(data, dst).map_err(driver("cuMemcpyHtoD"))?;
         CudaBackend::synchronize_stream(&self.stream)
     }
@@ -178,12 +249,13 @@ impl CudaBackend {
             return Ok(Vec::new());
         }
         let view = src.try_slice(..len).ok_or(Error::SizeMismatch { expected: src.len(), found: len })?;
+        self.bind()?;
         let out = self.stream.clone_dtoh(&view).map_err(driver("cuMemcpyDtoH"))?;
         CudaBackend::synchronize_stream(&self.stream)?;
         Ok(out)
     }
 
-    /// Copies the first `len` elements of `src` to `dst`.
+    /// Copies the first `len` elements of `src` to `dst` (queued on the default stream).
     pub(crate) fn copy<T: DeviceScalar>(
         &self,
         dst: &mut CudaSlice<T>,
@@ -197,24 +269,32 @@ impl CudaBackend {
         let dst_len = dst.len();
         let mut dst_view =
             dst.try_slice_mut(..len).ok_or(Error::SizeMismatch { expected: len, found: dst_len })?;
+        self.bind()?;
         self.stream.memcpy_dtod(&src_view, &mut dst_view).map_err(driver("cuMemcpyDtoD"))
     }
 
     /// JIT-loads `ptx` and looks up its entry `kernel`; a rejection is
     /// [`Error::PtxRejected`] with the JIT's error log.
     pub(crate) fn load(&self, kernel: &str, ptx: &str) -> Result<CudaKernel> {
-        self.ctx.bind_to_thread().map_err(driver("cuCtxSetCurrent"))?;
         let rejected = |log: String| Error::PtxRejected { kernel: kernel.to_string(), log };
         let src = CString::new(ptx).map_err(|_| rejected("the PTX text contains a NUL byte".into()))?;
+        let name =
+            CString::new(kernel).map_err(|_| rejected("the kernel name contains a NUL byte".into()))?;
+        self.bind()?;
         let mut error_log = vec![0u8; 1 << 16];
         let mut options = [
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         ];
-        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), error_log.len() as *mut c_void];
+        // Option values are passed in pointer-sized slots: the buffer's address, and its size
+        // as an integer (an `unsigned int` the driver reads from the slot, and on return
+        // overwrites with the bytes it wrote).
+        let mut values: [*mut c_void; 2] =
+            [error_log.as_mut_ptr().cast(), std::ptr::without_provenance_mut(error_log.len())];
         let mut module = MaybeUninit::<sys::CUmodule>::uninit();
-        // SAFETY: `src` is a NUL-terminated PTX string; the log buffer outlives the call and
-        // its size is passed alongside, as cuModuleLoadDataEx requires.
+        // SAFETY: `src` is a NUL-terminated PTX string; `options` and `values` have the same
+        // length, passed as the count; the log buffer outlives the call and its size is
+        // passed alongside, as cuModuleLoadDataEx requires; the context is bound.
         let status = unsafe {
             sys::cuModuleLoadDataEx(
                 module.as_mut_ptr(),
@@ -225,25 +305,42 @@ impl CudaBackend {
             )
         };
         if let Err(e) = status.result() {
-            let (name, message) = error_text(&e);
+            let (err_name, message) = error_text(&e);
             let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
             let jit_log = String::from_utf8_lossy(&error_log[..end]).trim().to_string();
+            if jit_log.is_empty() && !is_ptx_error(&e) {
+                // Not about the PTX: out of memory, or a sticky error of an earlier launch.
+                return Err(Error::Driver { call: "cuModuleLoadDataEx", name: err_name, message });
+            }
             let log = if jit_log.is_empty() {
                 let head: Vec<&str> = ptx.lines().take(12).collect();
-                format!("{name} ({message}); the JIT wrote no log. The PTX begins:\n{}", head.join("\n"))
+                format!("{err_name} ({message}); the JIT wrote no log. The PTX begins:\n{}", head.join("\n"))
             } else {
-                format!("{name} ({message}):\n{jit_log}")
+                format!("{err_name} ({message}):\n{jit_log}")
             };
             return Err(rejected(log));
         }
         // SAFETY: the call succeeded, so it wrote the module handle.
         let module = unsafe { module.assume_init() };
-        let mut loaded = CudaKernel { ctx: self.ctx.clone(), module, function: std::ptr::null_mut() };
-        let name =
-            CString::new(kernel).map_err(|_| rejected("the kernel name contains a NUL byte".into()))?;
+        // Owned from here on, so an error below unloads it.
+        let mut loaded = CudaKernel {
+            ctx: self.ctx.clone(),
+            module,
+            function: std::ptr::null_mut(),
+            max_threads_per_block: u32::MAX,
+        };
         // SAFETY: `module` is a live module handle owned by `loaded`.
         loaded.function =
             unsafe { result::module::get_function(module, name) }.map_err(driver("cuModuleGetFunction"))?;
+        // SAFETY: `function` is a live function handle of the module owned by `loaded`.
+        let max_threads = unsafe {
+            result::function::get_function_attribute(
+                loaded.function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(driver("cuFuncGetAttribute"))?;
+        loaded.max_threads_per_block = u32::try_from(max_threads).unwrap_or(0);
         Ok(loaded)
     }
 
@@ -252,12 +349,31 @@ impl CudaBackend {
     pub(crate) fn launch(
         &self,
         kernel: &CudaKernel,
-        stream: &Arc<CudaStream>,
+        stream: &CudaStreamHandle,
         cfg: &LaunchConfig,
         args: &mut [KernelArg<'_>],
     ) -> Result<()> {
-        self.ctx.bind_to_thread().map_err(driver("cuCtxSetCurrent"))?;
+        // The device's limit was checked already; the compiled kernel's own limit (lower when
+        // it needs many registers per thread) is known only now. The driver would refuse the
+        // launch with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
+        if cfg.threads_per_block() > u64::from(kernel.max_threads_per_block) {
+            return Err(Error::BadLaunchConfig {
+                reason: format!(
+                    "block {:?} has {} threads, above the {} threads per block that this compiled \
+                     kernel can run with (its register use limits it below the device's limit)",
+                    cfg.block,
+                    cfg.threads_per_block(),
+                    kernel.max_threads_per_block
+                ),
+            });
+        }
+        let stream = &stream.stream;
+        self.bind()?;
         let wrong = || Error::WrongDevice { what: "a buffer argument is not a CUDA allocation".into() };
+        // One 8-byte slot per parameter. cuLaunchKernel copies each parameter's size (taken
+        // from the kernel image) from the address given for it: a pointer or a 64-bit scalar
+        // reads the whole slot, a 32-bit scalar its first 4 bytes, which on a little-endian
+        // host (every host CUDA supports) hold the value, as `Scalar::to_bits` zero-extends.
         let mut slots: Vec<u64> = Vec::with_capacity(args.len());
         let mut guards = Vec::with_capacity(args.len());
         for arg in args.iter_mut() {
@@ -272,15 +388,16 @@ impl CudaBackend {
                     slots.push(ptr);
                     guards.push(guard);
                 }
-                // Little-endian: a 4-byte parameter reads the low half of its 8-byte slot.
                 ArgKind::Scalar(s) => slots.push(s.to_bits()),
             }
         }
         let mut params: Vec<*mut c_void> = slots.iter_mut().map(|s| (s as *mut u64).cast()).collect();
-        // SAFETY: the function handle is live (held by `kernel`); each parameter slot is 8
-        // bytes, aligned, and covers the parameter's size; argument kinds and types were
-        // checked against the kernel's parameters; the buffers stay borrowed (and their
-        // cudarc read/write events are recorded by `guards`) until after the launch.
+        // SAFETY: the function handle is live (held by `kernel`) and belongs to the bound
+        // context, as does `stream`; each parameter slot is 8 bytes, aligned, and covers the
+        // parameter's size; argument kinds and types were checked against the kernel's
+        // parameters; `slots` is not touched until the call returns (the driver copies the
+        // values during the call); the buffers stay borrowed, and their cudarc read/write
+        // events are recorded by `guards` after the launch is queued.
         unsafe {
             result::launch_kernel(
                 kernel.function,
@@ -297,11 +414,45 @@ impl CudaBackend {
     }
 }
 
+/// A stream of a [`crate::Stream`], shared by its clones.
+pub(crate) struct CudaStreamHandle {
+    stream: Arc<CudaStream>,
+    /// For a stream of our own: the default stream, which waits for this one's work when the
+    /// last handle goes. cudarc's buffers order uses across streams with events only while
+    /// some non-default stream exists; without this, a download on the default stream after
+    /// the last stream is dropped would not wait for kernels still running on it.
+    join_on_drop: Option<Arc<CudaStream>>,
+}
+
+impl CudaStreamHandle {
+    /// The cudarc stream.
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+}
+
+impl Drop for CudaStreamHandle {
+    fn drop(&mut self) {
+        if let Some(default) = self.join_on_drop.take() {
+            let ctx = self.stream.context();
+            bind_quietly(ctx);
+            let pending = ctx.check_err();
+            if default.join(&self.stream).is_err() {
+                // Could not queue the wait: wait here instead.
+                let _ = self.stream.synchronize();
+            }
+            ctx.record_err(pending);
+        }
+    }
+}
+
 /// A JIT-loaded module and its one entry function; unloaded on drop.
 pub(crate) struct CudaKernel {
     ctx: Arc<CudaContext>,
     module: sys::CUmodule,
     function: sys::CUfunction,
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` of the compiled function.
+    max_threads_per_block: u32,
 }
 
 // SAFETY: CUDA module and function handles may be used from any thread once the context is
@@ -312,9 +463,14 @@ unsafe impl Sync for CudaKernel {}
 
 impl Drop for CudaKernel {
     fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: the module was loaded by `CudaBackend::load` and is unloaded only here.
-            let _ = unsafe { result::module::unload(self.module) };
-        }
+        bind_quietly(&self.ctx);
+        // Modules go only with their device handle, when no buffer or stream of it is left,
+        // but kernels launched through it may still be running: let them finish before
+        // unloading their code. (A sticky error of a faulted kernel is reported elsewhere.)
+        let _ = result::ctx::synchronize();
+        // SAFETY: the module was loaded by `CudaBackend::load` and is unloaded only here, with
+        // its context bound.
+        let unloaded = unsafe { result::module::unload(self.module) };
+        self.ctx.record_err(unloaded);
     }
 }

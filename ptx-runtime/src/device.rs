@@ -279,14 +279,16 @@ impl Device {
         let inner = match &self.inner.backend {
             Backend::Sim(_) => StreamInner::Sim { id: 0 },
             #[cfg(feature = "cuda")]
-            Backend::Cuda(cuda) => StreamInner::Cuda(cuda.default_stream().clone()),
+            Backend::Cuda(cuda) => StreamInner::Cuda(cuda.default_stream_handle()),
         };
         Stream { device: self.clone(), inner }
     }
 
     /// A new stream for [`Device::launch_on`]. On CUDA launches on different streams may
-    /// overlap (cudarc orders them around the buffers they share); on the simulator a stream
-    /// is only an ordering token, as every launch runs to completion before returning.
+    /// overlap (cudarc orders them around the buffers they share, and when the last clone of
+    /// a stream is dropped the default stream waits for the work queued on it); on the
+    /// simulator a stream is only an ordering token, as every launch runs to completion
+    /// before returning.
     pub fn new_stream(&self) -> Result<Stream> {
         let inner = match &self.inner.backend {
             Backend::Sim(sim) => StreamInner::Sim { id: sim.new_stream_id() },
@@ -350,7 +352,9 @@ impl Device {
     /// kernel's static shared memory is added to the shared-memory check; `args` are checked
     /// against the kernel's parameters ([`Error::ArgumentMismatch`]: a pointer parameter needs
     /// a buffer, any other parameter a scalar of its exact PTX type); every buffer and the
-    /// stream must belong to this device ([`Error::WrongDevice`]).
+    /// stream must belong to this device ([`Error::WrongDevice`]); on CUDA, the block must
+    /// also fit the compiled kernel's own threads-per-block limit, lower than the device's
+    /// when the kernel needs many registers ([`Error::BadLaunchConfig`]).
     ///
     /// On the simulator the grid has run when this returns (a memory fault is
     /// [`Error::SimFault`]); on CUDA the launch is queued, and errors of the running kernel
@@ -468,7 +472,7 @@ enum StreamInner {
         id: u64,
     },
     #[cfg(feature = "cuda")]
-    Cuda(Arc<cudarc::driver::CudaStream>),
+    Cuda(Arc<crate::cuda::CudaStreamHandle>),
 }
 
 impl Stream {
@@ -482,7 +486,7 @@ impl Stream {
         match &self.inner {
             StreamInner::Sim { .. } => Ok(()),
             #[cfg(feature = "cuda")]
-            StreamInner::Cuda(s) => crate::cuda::CudaBackend::synchronize_stream(s),
+            StreamInner::Cuda(s) => crate::cuda::CudaBackend::synchronize_stream(s.stream()),
         }
     }
 
@@ -504,7 +508,7 @@ impl fmt::Debug for Stream {
         match &self.inner {
             StreamInner::Sim { id } => d.field("id", id),
             #[cfg(feature = "cuda")]
-            StreamInner::Cuda(s) => d.field("cu_stream", &s.cu_stream()),
+            StreamInner::Cuda(s) => d.field("cu_stream", &s.stream().cu_stream()),
         };
         d.finish()
     }

@@ -152,3 +152,54 @@ fn gpu_streams() {
         .unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(2, n));
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_threads_drops_and_dropped_streams() {
+    let device = gpu();
+    // Launches from several threads at once (each binds the context on its own thread);
+    // their buffers are dropped there.
+    let n = 1u32 << 16;
+    std::thread::scope(|s| {
+        for seed in 0..4u32 {
+            let device = &device;
+            s.spawn(move || {
+                let mut out = device.zeroed::<u32>(n as usize).unwrap();
+                device
+                    .launch(
+                        &Hash,
+                        LaunchConfig::for_elements(n as usize, 256),
+                        &mut [(&mut out).into(), seed.into(), n.into()],
+                    )
+                    .unwrap();
+                assert_eq!(out.to_vec().unwrap(), hash_ref(seed, n));
+            });
+        }
+    });
+    // A buffer dropped on a thread that never used the device: its free must bind the
+    // context, or the failure would surface at the next call below.
+    let b = device.upload(&[1u32, 2, 3]).unwrap();
+    std::thread::spawn(move || drop(b)).join().unwrap();
+    device.synchronize().unwrap();
+
+    // A stream dropped right after its launch: the download on the default stream still
+    // waits for the kernel (a big one, so that a missing wait would show).
+    let big = 1u32 << 24;
+    let mut out = device.zeroed::<u32>(big as usize).unwrap();
+    for seed in [7u32, 8] {
+        {
+            let stream = device.new_stream().unwrap();
+            stream
+                .launch(
+                    &Hash,
+                    LaunchConfig::for_elements(big as usize, 256),
+                    &mut [(&mut out).into(), seed.into(), big.into()],
+                )
+                .unwrap();
+        }
+        assert_eq!(out.to_vec().unwrap(), hash_ref(seed, big), "seed {seed}");
+    }
+    let ptx = device.kernel_ptx(&Hash).unwrap();
+    assert!(ptx.contains(&format!(".target {}", device.target())), "{ptx}");
+    device.synchronize().unwrap();
+}

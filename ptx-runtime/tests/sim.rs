@@ -392,3 +392,61 @@ fn handles_are_send_and_sync() {
     });
     assert_eq!(device.cache_stats().builds, 1);
 }
+
+/// `out[tid.x] = 5`, whose build tells `entered` that it started and then waits (up to 20 s)
+/// for `proceed`, recording whether the signal came.
+struct SlowBuild {
+    entered: std::sync::mpsc::Sender<()>,
+    proceed: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+    signalled: std::sync::atomic::AtomicBool,
+}
+
+impl ptx_core::Kernel for SlowBuild {
+    fn name(&self) -> &str {
+        "slow_build"
+    }
+
+    fn build(&self) -> ptx_core::KernelIr {
+        let _ = self.entered.send(());
+        let got = self.proceed.lock().unwrap().recv_timeout(std::time::Duration::from_secs(20)).is_ok();
+        self.signalled.store(got, Ordering::SeqCst);
+        let mut b = ptx_core::KernelBuilder::new("slow_build");
+        let out = b.global_pointer("out");
+        let tid = b.special(ptx_core::SpecialReg::TidX);
+        let addr = b.element_address::<ptx_core::U32>(out, tid);
+        b.st_global::<ptx_core::U32>(addr, 0, 5u32);
+        b.finish()
+    }
+}
+
+#[test]
+fn a_slow_build_does_not_block_other_kernels() {
+    let device = Device::sim();
+    let (entered_tx, entered_rx) = std::sync::mpsc::channel();
+    let (proceed_tx, proceed_rx) = std::sync::mpsc::channel();
+    let slow = SlowBuild {
+        entered: entered_tx,
+        proceed: std::sync::Mutex::new(proceed_rx),
+        signalled: std::sync::atomic::AtomicBool::new(false),
+    };
+    std::thread::scope(|s| {
+        let device = &device;
+        let slow = &slow;
+        let worker = s.spawn(move || {
+            let mut out = device.zeroed::<u32>(4).unwrap();
+            device.launch(slow, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]).unwrap();
+            out.to_vec().unwrap()
+        });
+        entered_rx.recv().unwrap();
+        // The slow kernel is being built: another kernel builds, loads and runs meanwhile.
+        let builds = AtomicUsize::new(0);
+        let mut out = device.zeroed::<u32>(4).unwrap();
+        let fill = Fill { value: 2, builds: &builds };
+        device.launch(&fill, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]).unwrap();
+        assert_eq!(out.to_vec().unwrap(), [2; 4]);
+        proceed_tx.send(()).unwrap();
+        assert_eq!(worker.join().unwrap(), [5; 4]);
+    });
+    assert!(slow.signalled.load(Ordering::SeqCst), "the other launch waited for the slow build");
+    assert_eq!(device.cache_stats().modules, 2);
+}
