@@ -116,3 +116,40 @@ fn accurate_sine_meets_its_bound_on_a_million_points_in_the_simulator() {
     // The documented bound of math::sin_cos for |x| <= 2^20.
     assert!(max_sin <= 2f64.powi(-22) && max_cos <= 2f64.powi(-22), "sin {max_sin:e}, cos {max_cos:e}");
 }
+
+/// out[i] = f16(2 · f32(x[i])): f16 data stored as u16 bits, converted in the kernel.
+struct DoubleHalf;
+
+impl Kernel for DoubleHalf {
+    fn name(&self) -> &str {
+        "double_half"
+    }
+    fn build(&self) -> KernelIr {
+        use ptx_dsl::core::{CvtRound, F16};
+        let mut b = KernelBuilder::new("double_half");
+        let x = b.global_pointer("x");
+        let out = b.global_pointer("out");
+        let i = b.special(SpecialReg::TidX);
+        let xa = b.element_address::<F16>(x, i);
+        let h = b.ld_global::<F16>(xa, 0);
+        let f: Val<F32> = b.cast::<F32, F16>(h);
+        let twice = b.mul(f, 2.0f32);
+        let back: Val<F16> = b.cvt::<F16, F32>(twice, Some(CvtRound::Rn), false);
+        let oa = b.element_address::<F16>(out, i);
+        b.st_global::<F16>(oa, 0, back);
+        b.finish()
+    }
+}
+
+#[test]
+fn f16_data_lives_in_u16_buffers() {
+    let device = Device::sim();
+    // 1.0, 0.5, -3.0, the largest f16 (65504, doubles to +inf), the smallest subnormal.
+    let x: [u16; 5] = [0x3c00, 0x3800, 0xc200, 0x7bff, 0x0001];
+    let xd = device.upload(&x).unwrap();
+    let mut od = device.zeroed::<u16>(x.len()).unwrap();
+    device
+        .launch(&DoubleHalf, LaunchConfig::linear(1, x.len() as u32), &mut [(&xd).into(), (&mut od).into()])
+        .unwrap();
+    assert_eq!(od.to_vec().unwrap(), [0x4000, 0x3c00, 0xc600, 0x7c00, 0x0002]);
+}

@@ -692,7 +692,7 @@ impl KernelBuilder {
     fn emit_load<T: MemTy>(&mut self, space: Space, addr: Address, n: usize) -> RegList {
         let regs: Vec<VReg> = (0..n).map(|_| self.raw_reg(T::PTX)).collect();
         let dsts = RegList::new(&regs).expect("1, 2 or 4 registers");
-        self.push(Instr::Ld { space, ty: T::PTX, dsts, addr });
+        self.push(Instr::Ld { space, ty: T::PTX.memory_type(), dsts, addr });
         dsts
     }
 
@@ -730,13 +730,13 @@ impl KernelBuilder {
     fn store<T: MemTy>(&mut self, space: Space, addr: Address, values: &[Reg<T>]) {
         let raw: Vec<VReg> = values.iter().map(|r| r.raw).collect();
         match RegList::new(&raw) {
-            Some(srcs) => self.push(Instr::St { space, ty: T::PTX, srcs, addr }),
+            Some(srcs) => self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr }),
             None => {
                 for (i, r) in values.iter().enumerate() {
                     let addr =
                         Address { base: addr.base, offset: addr.offset + (i as u32 * T::PTX.bytes()) as i32 };
                     let srcs = RegList::new(&[r.raw]).expect("one register");
-                    self.push(Instr::St { space, ty: T::PTX, srcs, addr });
+                    self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr });
                 }
             }
         }

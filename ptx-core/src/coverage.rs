@@ -147,7 +147,7 @@ impl Gen {
         let size = ty.bytes().max(1);
         self.record = self.record.div_ceil(size) * size;
         let srcs = RegList::new(&[value]).expect("one register");
-        let st_ty = memory_type(ty);
+        let st_ty = ty.memory_type();
         let addr = Address { base: AddrBase::Reg(self.out), offset: self.record as i32 };
         self.b.push(Instr::St { space: Space::Global, ty: st_ty, srcs, addr });
         self.outputs.push(Output { offset: self.record, ty, form: form.to_string(), exact });
@@ -215,7 +215,7 @@ pub fn every_form() -> FormCatalog {
             let r = b.raw_reg(*ty);
             let dsts = RegList::new(&[r]).expect("one register");
             let addr = Address { base: AddrBase::Reg(input), offset: ((t * 3 + j) * 8) as i32 };
-            b.push(Instr::Ld { space: Space::Global, ty: memory_type(*ty), dsts, addr });
+            b.push(Instr::Ld { space: Space::Global, ty: ty.memory_type(), dsts, addr });
             r
         });
         srcs.push((*ty, regs));
@@ -258,14 +258,6 @@ pub fn every_form() -> FormCatalog {
         *b = Operand::Imm(Imm::new(PtxType::U32, record_bytes as u64));
     }
     FormCatalog { ir, outputs: g.outputs, input_bytes, record_bytes }
-}
-
-/// The type a value of `ty` is loaded and stored as (16-bit floats move as `.b16`).
-fn memory_type(ty: PtxType) -> PtxType {
-    match ty {
-        PtxType::F16 | PtxType::Bf16 => PtxType::B16,
-        other => other,
-    }
 }
 
 fn cover_moves(g: &mut Gen) {
@@ -438,7 +430,7 @@ fn cover_memory(g: &mut Gen) {
     for (space, base) in spaces {
         for &ty in &VALUE_TYPES {
             for n in [1usize, 2, 4] {
-                let mem_ty = memory_type(ty);
+                let mem_ty = ty.memory_type();
                 let values: Vec<VReg> = (0..n).map(|i| g.src(ty, i % 3)).collect();
                 let addr = Address { base: AddrBase::Reg(base), offset: 0 };
                 let st =

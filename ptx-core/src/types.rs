@@ -103,6 +103,15 @@ impl PtxType {
         }
     }
 
+    /// The type loads and stores of this type are written with: PTX moves 16-bit floats
+    /// as `.b16`.
+    pub fn memory_type(self) -> PtxType {
+        match self {
+            PtxType::F16 | PtxType::Bf16 => PtxType::B16,
+            other => other,
+        }
+    }
+
     /// The register-name prefix the printer uses for this type (`%r` for u32, `%f` for f32, ...).
     pub const fn reg_prefix(self) -> &'static str {
         match self {

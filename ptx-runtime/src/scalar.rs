@@ -20,7 +20,8 @@ mod sealed {
     pub trait Sealed: Backend {}
 }
 
-/// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `u32`, `i32`, `u64`, `i64`.
+/// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `u32`, `i32`, `u64`, `i64`, and
+/// `u16`/`i16`, which also carry f16 and bf16 data as raw bits (`.b16` loads and stores).
 ///
 /// Sealed: the set of types is fixed by this crate, so each has a known PTX type and a
 /// little-endian byte layout shared by the GPU and the simulator.
@@ -55,7 +56,7 @@ macro_rules! device_scalar {
     )*};
 }
 
-device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64);
+device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16);
 
 /// Encodes `values` as little-endian bytes.
 pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {
