@@ -5,43 +5,23 @@
 //! Run with `cargo bench --bench simulator`; results go in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptx_dsl::core::{print, Cmp};
+use ptx_dsl::core::print;
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::BatchedRope;
 use ptx_sim::{launch, Geometry, Memory, Module};
 
-fn saxpy() -> KernelIr {
-    let mut b = KernelBuilder::new("saxpy");
-    let x = b.global_pointer("x");
-    let y = b.global_pointer("y");
-    let a = b.param::<F32>("a");
-    let a = b.load_param(a);
-    let n = b.param::<U32>("n");
-    let n = b.load_param(n);
-    let block = b.special(SpecialReg::CtaidX);
-    let width = b.special(SpecialReg::NtidX);
-    let lane = b.special(SpecialReg::TidX);
-    let i = b.mad_lo(block, width, lane);
-    let done = b.label();
-    let outside = b.setp(Cmp::Ge, i, n);
-    b.bra_if(outside, done);
-    let offset = b.byte_offset::<F32>(i);
-    let xa = b.offset_address(x, offset);
-    let ya = b.offset_address(y, offset);
-    let xv = b.ld_global::<F32>(xa, 0);
-    let yv = b.ld_global::<F32>(ya, 0);
-    let r = b.fma(a, xv, yv);
-    b.st_global::<F32>(ya, 0, r);
-    b.place(done);
-    b.finish()
-}
+/// The hello-world example, compiled in for its saxpy kernel.
+#[path = "../examples/saxpy.rs"]
+#[allow(dead_code)] // its `main` is not called here
+mod saxpy_example;
 
 fn bench(c: &mut Criterion) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut group = c.benchmark_group("simulator");
     group.sample_size(10);
 
-    let module = Module::parse(&print::kernel_ptx(&saxpy(), Target::SM_80)).expect("parses");
+    let module =
+        Module::parse(&print::kernel_ptx(&saxpy_example::Saxpy.build(), Target::SM_80)).expect("parses");
     let kernel = module.kernel("saxpy").expect("kernel");
     let n = 1u32 << 20;
     let memory = Memory::new();

@@ -22,10 +22,7 @@ impl Kernel for Saxpy {
         let a = b.load_param(a);
         let n = b.param::<U32>("n");
         let n = b.load_param(n);
-        let block = b.special(SpecialReg::CtaidX);
-        let width = b.special(SpecialReg::NtidX);
-        let lane = b.special(SpecialReg::TidX);
-        let i = b.mad_lo(block, width, lane);
+        let i = b.global_index_x();
         let done = b.label();
         let outside = b.setp(Cmp::Ge, i, n);
         b.bra_if(outside, done);

@@ -124,10 +124,7 @@ impl Kernel for Math {
         let mut b = KernelBuilder::new("math_on_gpu");
         let x = b.global_pointer("x");
         let out = b.global_pointer("out");
-        let block = b.special(SpecialReg::CtaidX);
-        let width = b.special(SpecialReg::NtidX);
-        let lane = b.special(SpecialReg::TidX);
-        let i = b.mad_lo(block, width, lane);
+        let i = b.global_index_x();
         let xa = b.element_address::<F32>(x, i);
         let v = b.ld_global::<F32>(xa, 0);
         let three = b.mul(i, 3u32);

@@ -248,6 +248,14 @@ impl KernelBuilder {
         dst
     }
 
+    /// The thread's global x index, `ctaid.x * ntid.x + tid.x` (one `mad.lo.u32`).
+    pub fn global_index_x(&mut self) -> Val<U32> {
+        let block = self.special(SpecialReg::CtaidX);
+        let width = self.special(SpecialReg::NtidX);
+        let lane = self.special(SpecialReg::TidX);
+        self.mad_lo(block, width, lane)
+    }
+
     /// `mov`: a new register holding `src`.
     pub fn mov<T: Ty>(&mut self, src: impl Into<Val<T>>) -> Reg<T> {
         let dst = self.reg::<T>();

@@ -51,22 +51,16 @@ pub struct FormCatalog {
 pub const SCALAR_PARAMS: [PtxType; 6] =
     [PtxType::U32, PtxType::S32, PtxType::F32, PtxType::U64, PtxType::S64, PtxType::F64];
 
-/// Register types with arithmetic or storage in this version.
-const VALUE_TYPES: [PtxType; 13] = [
-    PtxType::B16,
-    PtxType::U16,
-    PtxType::S16,
-    PtxType::F16,
-    PtxType::Bf16,
-    PtxType::B32,
-    PtxType::U32,
-    PtxType::S32,
-    PtxType::F32,
-    PtxType::B64,
-    PtxType::U64,
-    PtxType::S64,
-    PtxType::F64,
-];
+/// Register types with arithmetic or storage in this version: every type but `.pred`.
+const VALUE_TYPES: [PtxType; 13] = {
+    let mut t = [PtxType::B16; 13];
+    let mut i = 0;
+    while i < 13 {
+        t[i] = PtxType::ALL[i + 1];
+        i += 1;
+    }
+    t
+};
 
 const FLOAT_MODES: [Option<FloatMode>; 7] = [
     None,

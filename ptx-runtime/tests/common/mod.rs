@@ -24,7 +24,7 @@ impl Kernel for Saxpy {
         let n = b.param::<U32>("n");
         let a = b.load_param(a);
         let n = b.load_param(n);
-        let i = global_index_x(&mut b);
+        let i = b.global_index_x();
         let done = b.label();
         let out_of_range = b.setp(Cmp::Ge, i, n);
         b.bra_if(out_of_range, done);
@@ -45,13 +45,6 @@ pub fn saxpy_ref(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
     x.iter().zip(y).map(|(&x, &y)| a.mul_add(x, y)).collect()
 }
 
-fn global_index_x(b: &mut KernelBuilder) -> ptx_core::Val<U32> {
-    let tid = b.special(SpecialReg::TidX);
-    let ntid = b.special(SpecialReg::NtidX);
-    let ctaid = b.special(SpecialReg::CtaidX);
-    b.mad_lo(ctaid, ntid, tid)
-}
-
 /// A three-dimensional grid of two-dimensional blocks writing its coordinates:
 /// `out[(z * height + gy) * width + gx] = gx + 1000 * gy + 1_000_000 * z` for
 /// `gx < width, gy < height`, with `gx`/`gy` the global x/y thread index and `z = ctaid.z`.
@@ -70,7 +63,7 @@ impl Kernel for Coords {
         let height = b.param::<U32>("height");
         let width = b.load_param(width);
         let height = b.load_param(height);
-        let gx = global_index_x(&mut b);
+        let gx = b.global_index_x();
         let tid_y = b.special(SpecialReg::TidY);
         let ntid_y = b.special(SpecialReg::NtidY);
         let ctaid_y = b.special(SpecialReg::CtaidY);
@@ -122,7 +115,7 @@ impl Kernel for Hash {
         let n = b.param::<U32>("n");
         let seed = b.load_param(seed);
         let n = b.load_param(n);
-        let i = global_index_x(&mut b);
+        let i = b.global_index_x();
         let done = b.label();
         let bad = b.setp(Cmp::Ge, i, n);
         b.bra_if(bad, done);
