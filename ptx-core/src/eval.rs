@@ -140,7 +140,9 @@ pub fn binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm, b: Imm
 pub fn int_binary(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> Option<u64> {
     let bits = ty.bits();
     let mask = width_mask(bits);
-    let (a, b) = (a & mask, b & mask);
+    // A shift amount is a .u32 whatever the type: it is not cut to the type's width.
+    let b = if op.is_shift() { b & 0xffff_ffff } else { b & mask };
+    let a = a & mask;
     let (sa, sb) = (sign_extend(a, bits), sign_extend(b, bits));
     let signed = ty.is_signed();
     let r = match op {
@@ -293,15 +295,8 @@ pub fn float_to_int(dst: PtxType, x: f64, round: CvtRound) -> u64 {
     if x.is_nan() {
         return 0;
     }
-    let r = round_integral(x, round);
-    let v = if r >= 1.8e19 {
-        i128::MAX
-    } else if r <= -1.8e19 {
-        i128::MIN
-    } else {
-        r as i128
-    };
-    saturate_int(dst, v)
+    // `as i128` is exact below 2^127 and saturates beyond, infinities included.
+    saturate_int(dst, round_integral(x, round) as i128)
 }
 
 /// `cvt` on an immediate. Folds integer<->integer, float->integer, integer->float and
@@ -393,6 +388,11 @@ mod tests {
         assert_eq!(binary(BinaryOp::Div, PtxType::U32, None, u32i(1), u32i(0)), None);
         assert_eq!(binary(BinaryOp::Rem, PtxType::S32, None, s32i(-7), s32i(2)), Some(s32i(-1)));
         assert_eq!(mul_wide(PtxType::S32, (-3i32) as u32 as u64, 5), (-15i64) as u64);
+        let u16i = |v: u16| Imm::new(PtxType::U16, v as u64);
+        // The amount is a u32: 65537 shifts a 16-bit value out entirely.
+        assert_eq!(int_binary(BinaryOp::Shl, PtxType::B16, 1, 0x1_0001), Some(0));
+        assert_eq!(int_binary(BinaryOp::Shr, PtxType::S16, 0x8000, 0x1_0001), Some(0xffff));
+        assert_eq!(binary(BinaryOp::Shl, PtxType::U16, None, u16i(3), u32i(1)), Some(u16i(6)));
     }
 
     #[test]
@@ -414,6 +414,11 @@ mod tests {
             Some(u32i(u32::MAX))
         );
         assert_eq!(cvt(PtxType::U32, PtxType::F32, Some(CvtRound::Rzi), false, f(f32::NAN)), Some(u32i(0)));
+        // Just below 2^64 still fits a u64; 2^64 saturates.
+        let near = 18_446_744_073_709_549_568.0f64; // 2^64 - 2048, the largest f64 below 2^64
+        assert_eq!(float_to_int(PtxType::U64, near, CvtRound::Rzi), near as u64);
+        assert_eq!(float_to_int(PtxType::U64, 2f64.powi(64), CvtRound::Rzi), u64::MAX);
+        assert_eq!(float_to_int(PtxType::S64, -1e30, CvtRound::Rzi), i64::MIN as u64);
         assert_eq!(cvt(PtxType::U32, PtxType::S32, None, true, s32i(-4)), Some(u32i(0)));
         assert_eq!(cvt(PtxType::U32, PtxType::U32, None, false, u32i(9)), Some(u32i(9)));
         assert_eq!(cvt(PtxType::F32, PtxType::U32, Some(CvtRound::Rz), false, u32i(9)), None);

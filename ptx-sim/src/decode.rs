@@ -57,6 +57,9 @@ struct Decoder {
     line: usize,
 }
 
+/// The most static `.shared` memory a kernel may declare (ptxas's limit, 48 KiB).
+pub(crate) const MAX_STATIC_SHARED: u32 = 48 * 1024;
+
 /// Builds a [`KernelCode`] from a parsed kernel.
 pub(crate) fn decode_kernel(
     name: String,
@@ -83,9 +86,19 @@ pub(crate) fn decode_kernel(
     let mut offset: u32 = 0;
     let mut shared_map = HashMap::new();
     for s in &shared {
-        offset = offset.div_ceil(s.align) * s.align;
-        shared_map.insert(s.name.clone(), offset);
-        offset = offset.saturating_add(s.bytes);
+        // Checked: ptxas allows at most 48 KiB of static shared memory per kernel.
+        let end = (offset as u64).div_ceil(s.align as u64) * s.align as u64;
+        let end = end + s.bytes as u64;
+        if end > MAX_STATIC_SHARED as u64 {
+            return Err(SimError::Unsupported {
+                line,
+                what: format!(
+                    "{end} bytes of static .shared memory (at most {MAX_STATIC_SHARED}, as ptxas allows)"
+                ),
+            });
+        }
+        shared_map.insert(s.name.clone(), (end - s.bytes as u64) as u32);
+        offset = end as u32;
     }
     let param_base = nregs;
     let mut d = Decoder {
@@ -281,7 +294,11 @@ impl Decoder {
             .and_then(|t| t.strip_suffix(']'))
             .ok_or_else(|| self.parse_err(format!("expected an address `[...]`, found `{tok}`")))?
             .trim();
-        let split = inner[1..].find(['+', '-']).map(|i| i + 1);
+        if inner.is_empty() {
+            return Err(self.parse_err(format!("empty address `{tok}`")));
+        }
+        // The first '+' or '-' after the base's first character (char-boundary safe).
+        let split = inner.char_indices().skip(1).find(|&(_, c)| c == '+' || c == '-').map(|(i, _)| i);
         let (base, off) = match split {
             Some(i) => {
                 let (b, o) = inner.split_at(i);
@@ -293,7 +310,8 @@ impl Decoder {
                     digits.parse()
                 }
                 .map_err(|_| self.parse_err(format!("malformed address offset in `{tok}`")))?;
-                let v = if neg { -v } else { v };
+                let v = if neg { v.checked_neg() } else { Some(v) }
+                    .ok_or_else(|| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
                 let v = i32::try_from(v)
                     .map_err(|_| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
                 (b.trim(), v)

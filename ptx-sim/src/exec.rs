@@ -3,8 +3,8 @@
 //! Each thread is a resumable state: a program counter and a slice of the block's register
 //! file. A block runs its threads one after another, each until it exits or reaches a sync
 //! point: `bar.sync` (block-wide) or `shfl.sync` (warp-wide: lane = linear thread index %
-//! 32). When every live thread of a warp waits at the same `shfl.sync` the exchange happens;
-//! when every thread of the block waits at `bar.sync` they all continue. A state where
+//! 32). When every live lane of a shuffle's `membermask` waits at that same `shfl.sync` the
+//! exchange happens; when every thread of the block waits at `bar.sync` they all continue. A state where
 //! neither can ever happen (some threads exited or wait elsewhere) is
 //! [`SimError::Barrier`], not a hang. Kernels without sync points run each thread to
 //! completion in one reused register file.
@@ -31,7 +31,8 @@ pub struct Geometry {
     pub grid: [u32; 3],
     /// Threads per block in x, y, z (`%ntid`); each at least 1, at most 1024 in all.
     pub block: [u32; 3],
-    /// Shared memory added after the kernel's static `.shared` arrays, per block.
+    /// Shared memory added after the kernel's static `.shared` arrays, per block (static
+    /// plus dynamic at most 227 KiB, the most any current GPU allows).
     pub dynamic_shared_bytes: u32,
 }
 
@@ -583,49 +584,66 @@ impl<'k> BlockRunner<'k> {
         self.barrier_error(ctaid, msg)
     }
 
-    /// Performs the `shfl.sync` warp `w` waits at, if all its live lanes are there, with the
-    /// PTX ISA's lane arithmetic (`b[4:0]`, clamp and segment mask from `c`). A source lane
-    /// that is out of range, outside `membermask`, beyond the block or already exited
+    /// Performs the `shfl.sync`s of warp `w` that can happen, with the PTX ISA's lane
+    /// arithmetic (`b[4:0]`, clamp and segment mask from `c`). A lane waiting at a shuffle
+    /// goes ahead once every lane of its `membermask` has exited or waits at the same
+    /// instruction (so disjoint masks in divergent code shuffle independently). A source
+    /// lane that is out of range, outside `membermask`, beyond the block or already exited
     /// yields the thread's own value.
     fn shuffle_warp(
         &mut self,
         w: usize,
         nt: usize,
         ns: usize,
-        ctaid: [u32; 3],
+        _ctaid: [u32; 3],
         count: &mut u64,
     ) -> Result<bool, SimError> {
         let (lo, hi) = (w * 32, (w * 32 + 32).min(nt));
-        let mut pc0 = None;
+        // Lanes that exited or do not exist never hold a shuffle up.
+        let mut gone: u32 = if hi - lo == 32 { 0 } else { u32::MAX << (hi - lo) };
+        let mut waiting: u32 = 0;
         for t in lo..hi {
             match self.status[t] {
-                Status::Shfl => match pc0 {
-                    None => pc0 = Some(self.pcs[t]),
-                    Some(p) if p != self.pcs[t] => {
-                        return Err(self.barrier_error(
-                            ctaid,
-                            format!(
-                                "lanes of warp {w} wait at different shfl.sync instructions \
-                                 (`{}` and `{}`); a warp's lanes must shuffle together",
-                                self.k.text[p as usize], self.k.text[self.pcs[t] as usize]
-                            ),
-                        ))
-                    }
-                    _ => {}
-                },
-                Status::Done => {}
-                _ => return Ok(false),
+                Status::Done => gone |= 1 << (t - lo),
+                Status::Shfl => waiting |= 1 << (t - lo),
+                _ => {}
             }
         }
-        let Some(pc) = pc0 else { return Ok(false) };
-        let Op::Shfl { mode, d, src, lane, clamp, mask } = self.k.code[pc as usize] else {
+        if waiting == 0 {
             return Ok(false);
-        };
-        let mut vals = [0u64; 32];
+        }
+        // Lanes waiting at the same pc as each lane, then the lanes that may go ahead.
+        let mut ready: u32 = 0;
+        let mut same = [0u32; 32];
         for t in lo..hi {
-            if self.status[t] != Status::Shfl {
+            if waiting >> (t - lo) & 1 == 0 {
                 continue;
             }
+            let pc = self.pcs[t];
+            let mut at_pc = 0u32;
+            for u in lo..hi {
+                if waiting >> (u - lo) & 1 == 1 && self.pcs[u] == pc {
+                    at_pc |= 1 << (u - lo);
+                }
+            }
+            same[t - lo] = at_pc;
+            let Op::Shfl { mask, .. } = self.k.code[pc as usize] else { continue };
+            let members = self.regs[t * ns + mask as usize] as u32;
+            if members & !gone & !at_pc == 0 {
+                ready |= 1 << (t - lo);
+            }
+        }
+        if ready == 0 {
+            return Ok(false);
+        }
+        let mut vals = [0u64; 32];
+        for t in lo..hi {
+            if ready >> (t - lo) & 1 == 0 {
+                continue;
+            }
+            let Op::Shfl { mode, src, lane, clamp, mask, .. } = self.k.code[self.pcs[t] as usize] else {
+                continue;
+            };
             let regs = &self.regs[t * ns..(t + 1) * ns];
             let me = (t - lo) as i64;
             let b = (regs[lane as usize] & 0x1f) as i64;
@@ -644,17 +662,14 @@ impl<'k> BlockRunner<'k> {
                 }
             };
             let own = regs[src as usize];
-            let source = lo as i64 + j;
-            let in_mask = (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1;
-            vals[t - lo] =
-                if ok && in_mask && (source as usize) < hi && self.status[source as usize] == Status::Shfl {
-                    self.regs[source as usize * ns + src as usize]
-                } else {
-                    own
-                };
+            // The source must be a member waiting at this same instruction.
+            let in_mask =
+                (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1 && same[t - lo] >> j & 1 == 1;
+            vals[t - lo] = if ok && in_mask { self.regs[(lo + j as usize) * ns + src as usize] } else { own };
         }
         for t in lo..hi {
-            if self.status[t] == Status::Shfl {
+            if ready >> (t - lo) & 1 == 1 {
+                let Op::Shfl { d, .. } = self.k.code[self.pcs[t] as usize] else { continue };
                 self.regs[t * ns + d as usize] = vals[t - lo];
                 self.pcs[t] += 1;
                 self.status[t] = Status::Ready;
@@ -669,6 +684,10 @@ fn bad(kernel: &KernelCode, message: String) -> SimError {
     SimError::BadParams { kernel: kernel.name.clone(), message }
 }
 
+/// The most shared memory (static plus dynamic) any current GPU gives one block: 227 KiB
+/// (sm_90 with the opt-in attribute).
+const MAX_SHARED_PER_BLOCK: u64 = 227 * 1024;
+
 fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
     if g.grid.contains(&0) || g.block.contains(&0) {
         return Err(bad(
@@ -681,6 +700,17 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
         return Err(bad(
             kernel,
             format!("block {:?} has {threads} threads; CUDA allows at most 1024 (and z <= 64)", g.block),
+        ));
+    }
+    let shared = kernel.static_shared as u64 + g.dynamic_shared_bytes as u64;
+    if shared > MAX_SHARED_PER_BLOCK {
+        return Err(bad(
+            kernel,
+            format!(
+                "{shared} bytes of shared memory per block ({} static + {} dynamic); \
+                 CUDA GPUs allow at most {MAX_SHARED_PER_BLOCK}",
+                kernel.static_shared, g.dynamic_shared_bytes
+            ),
         ));
     }
     if g.grid[0] > i32::MAX as u32 || g.grid[1] > 65535 || g.grid[2] > 65535 {

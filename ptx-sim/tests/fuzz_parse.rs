@@ -1,0 +1,168 @@
+//! Malformed PTX text must give `Err`, never a panic: truncated and garbled versions of
+//! printed kernels go through `Module::parse` (and, when they still parse, a launch).
+
+mod common;
+
+use common::Rng;
+use ptx_sim::{launch, Geometry, Memory, Module};
+
+fn corpus() -> Vec<String> {
+    let cat = ptx_core::coverage::every_form();
+    vec![ptx_core::print::kernel_ptx(&cat.ir, ptx_core::Target::SM_80)]
+}
+
+fn try_all(text: &str) {
+    let r = std::panic::catch_unwind(|| {
+        if let Ok(m) = Module::parse(text) {
+            for name in m.kernel_names().map(String::from).collect::<Vec<_>>() {
+                let _ = m.kernel(&name).map(|k| k.params().len());
+            }
+        }
+    });
+    if r.is_err() {
+        std::fs::write(std::env::temp_dir().join("ptx_sim_fuzz_panic.ptx"), text).ok();
+        panic!("parse panicked; text saved");
+    }
+}
+
+#[test]
+fn garbled_text_never_panics() {
+    let mut rng = Rng(99);
+    for base in corpus() {
+        let bytes = base.as_bytes();
+        // Truncations.
+        for _ in 0..120 {
+            let cut = (rng.next() % bytes.len() as u64) as usize;
+            try_all(&String::from_utf8_lossy(&bytes[..cut]));
+        }
+        let specials = [
+            "[",
+            "]",
+            "{",
+            "}",
+            "%",
+            "-",
+            "+",
+            ",",
+            ";",
+            "@",
+            "!",
+            ".",
+            "é",
+            "0x",
+            "0f",
+            " ",
+            "\n",
+            "<",
+            ">",
+            ":",
+            "[]",
+            "[-",
+            "99999999999999999999",
+        ];
+        for _ in 0..500 {
+            let mut s: Vec<char> = base.chars().collect();
+            for _ in 0..1 + rng.next() % 4 {
+                let at = (rng.next() % s.len() as u64) as usize;
+                match rng.next() % 3 {
+                    0 => {
+                        s.remove(at);
+                    }
+                    1 => {
+                        let ins = specials[(rng.next() % specials.len() as u64) as usize];
+                        for (k, c) in ins.chars().enumerate() {
+                            s.insert(at + k, c);
+                        }
+                    }
+                    _ => {
+                        let end = (at + (rng.next() % 40) as usize).min(s.len());
+                        s.drain(at..end);
+                    }
+                }
+            }
+            try_all(&s.into_iter().collect::<String>());
+        }
+    }
+}
+
+fn mini(body: &str) -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\t.reg .pred %p<4>;\n\t.reg .u32 %r<8>;\n\t.reg .u64 %rd<8>;\n\t.reg .s16 %sh<4>;\n\t.reg .f32 %f<4>;\n\n{body}\n\tret;\n}}\n"
+    )
+}
+
+#[test]
+fn handwritten_malformed_statements_are_errors() {
+    for body in [
+        "\tld.global.u32 %r1, [];",
+        "\tld.global.u32 %r1, [é];",
+        "\tld.global.u32 %r1, [é+4];",
+        "\tld.global.u32 %r1, [%rd1+];",
+        "\tld.global.u32 %r1, [+4];",
+        "\tld.global.u32 %r1, [-];",
+        "\tld.global.u32 %r1, [%rd1+-4];",
+        "\tld.global.u32 %r1, [%rd1+0x];",
+        "\tld.global.u32 %r1, [%rd1--9223372036854775808];",
+        "\tld.global.u32 %r1, [%rd1+-9223372036854775808];",
+        "\tst.global.u32 [%rd1], ;",
+        "\tst.global.v2.u32 [%rd1], {};",
+        "\tst.global.v2.u32 [%rd1], {%r1,};",
+        "\tadd.u32 %r1, %r2, 0x;",
+        "\tadd.u32 %r1, %r2, -;",
+        "\tadd.u32 %r1, %r2, %;",
+        "\tadd.u32 %r1, %r2, %r;",
+        "\tadd.u32 %r1, %r2, %r99999999999999;",
+        "\t@ add.u32 %r1, %r2, 1;",
+        "\t@! add.u32 %r1, %r2, 1;",
+        "\t@%p1;",
+        "\tmov.f32 %f1, 0f;",
+        "\tmov.f32 %f1, 0fé0000000;",
+        "\tmov.f32 %f1, 0f+0000000;",
+        "\tmov.u32 %r1, é;",
+        "\tbra ;",
+        "\tbra $L9;",
+        "\tshfl.sync.idx.b32 %r1, %r2, 1, 31;",
+        "\tcvt.f32;",
+        "\tcvt..;",
+        "\t.;",
+        "\t;",
+        "\tbar.sync é;",
+        "\tatom.global.add.u32 %r1, [], 1;",
+        "\tsetp.lt.u32 %p1|%p2, %r1, 1;",
+        "\tmov.u32 %r1, %tid.x.y;",
+    ] {
+        let text = mini(body);
+        let r = std::panic::catch_unwind(|| Module::parse(&text).is_ok());
+        assert!(r.is_ok(), "parse panicked on {body:?}");
+    }
+}
+
+/// Static shared arrays whose offsets overflow 32 bits, or exceed ptxas's 48 KiB, are an
+/// error at parse time (they used to overflow the offset arithmetic), and a launch asking
+/// for more shared memory than any GPU has is a `BadParams` error, not a huge allocation.
+#[test]
+fn oversized_shared_memory_is_an_error() {
+    for decls in [
+        "\t.shared .align 1 .b8 k_smem0[4294967295];\n\t.shared .align 2 .b8 k_smem1[1];",
+        "\t.shared .align 16 .b8 k_smem0[49153];",
+        "\t.shared .align 16 .b8 k_smem0[40000];\n\t.shared .align 16 .b8 k_smem1[10000];",
+    ] {
+        let text = mini(&format!("{decls}\n\tmov.u32 %r1, k_smem0;"));
+        let r = std::panic::catch_unwind(|| Module::parse(&text).map(|_| ()));
+        match r {
+            Ok(Err(_)) => {}
+            Ok(Ok(())) => panic!("accepted {decls:?}"),
+            Err(_) => panic!("panicked on {decls:?}"),
+        }
+    }
+    let text = mini("\t.shared .align 16 .b8 k_smem0[49152];\n\tmov.u32 %r1, k_smem0;");
+    let m = Module::parse(&text).unwrap();
+    let k = m.kernel("k").unwrap();
+    assert_eq!(k.static_shared_bytes(), 49152);
+    let mem = Memory::new();
+    let buf = mem.alloc(4);
+    let ok = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 227 * 1024 - 49152 };
+    launch(k, &ok, &[buf], &mem, 1).unwrap();
+    let too_much = Geometry { dynamic_shared_bytes: u32::MAX, ..ok };
+    assert!(matches!(launch(k, &too_much, &[buf], &mem, 1), Err(ptx_sim::SimError::BadParams { .. })));
+}
