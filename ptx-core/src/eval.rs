@@ -226,6 +226,13 @@ pub fn compare(cmp: Cmp, ty: PtxType, a: Imm, b: Imm) -> Option<bool> {
     } else {
         (a.bits & width_mask(bits)).cmp(&(b.bits & width_mask(bits)))
     };
+    ordering_satisfies(cmp, ord)
+}
+
+/// Whether `ord` (of `a` against `b`) satisfies the integer comparison `cmp`; `None` for
+/// the float-only comparisons.
+#[inline]
+pub fn ordering_satisfies(cmp: Cmp, ord: std::cmp::Ordering) -> Option<bool> {
     use std::cmp::Ordering::*;
     Some(match cmp {
         Cmp::Eq => ord == Equal,

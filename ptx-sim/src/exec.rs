@@ -78,16 +78,7 @@ fn f64_of(v: u64) -> f64 {
 
 #[inline(always)]
 fn cmp_ord(cmp: Cmp, ord: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::*;
-    match cmp {
-        Cmp::Eq => ord == Equal,
-        Cmp::Ne => ord != Equal,
-        Cmp::Lt => ord == Less,
-        Cmp::Le => ord != Greater,
-        Cmp::Gt => ord == Greater,
-        Cmp::Ge => ord != Less,
-        _ => false,
-    }
+    eval::ordering_satisfies(cmp, ord).unwrap_or(false)
 }
 
 /// Integer division and remainder cases `ptx_core::eval` does not fold. Division by zero
