@@ -1,10 +1,10 @@
 //! The main job: batched RoPE forward and backward on a device.
 //!
-//! Builds both kernels, prints each one's instruction count, its PTX generation time
-//! (median of build + verify + print) and, when
-//! NVIDIA's ptxas is found), runs them on `Device::auto()` (a CUDA GPU when there is one,
-//! else the CPU simulator) on fresh random inputs, and checks them against a float64
-//! reference of the same formulas. Exits non-zero when an error bound is exceeded.
+//! Builds both kernels and prints each one's instruction count, its PTX generation time
+//! (median of build + verify + print) and, when NVIDIA's ptxas is found, its sm_90 register
+//! use. Then runs them on `Device::auto()` (a CUDA GPU when there is one, else the CPU
+//! simulator) on fresh random inputs and checks them against a float64 reference of the
+//! same formulas. Exits non-zero when an error bound is exceeded.
 //!
 //! ```text
 //! cargo run --release --example rope -- [--device auto|cuda|sim] [--batch B] [--heads H]
