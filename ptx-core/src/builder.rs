@@ -698,8 +698,11 @@ impl KernelBuilder {
     }
 
     fn emit_load<T: MemTy>(&mut self, space: Space, addr: Address, n: usize) -> RegList {
-        let regs: Vec<VReg> = (0..n).map(|_| self.raw_reg(T::PTX)).collect();
-        let dsts = RegList::new(&regs).expect("1, 2 or 4 registers");
+        let mut regs = [VReg { ty: T::PTX, index: 0 }; 4];
+        for r in regs.iter_mut().take(n) {
+            *r = self.raw_reg(T::PTX);
+        }
+        let dsts = RegList::new(&regs[..n]).expect("1, 2 or 4 registers");
         self.push(Instr::Ld { space, ty: T::PTX.memory_type(), dsts, addr });
         dsts
     }
@@ -727,27 +730,31 @@ impl KernelBuilder {
     /// `st.global`: stores `value` at `addr + offset` bytes.
     pub fn st_global<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32, value: impl Into<Val<T>>) {
         let v = self.to_reg(value);
-        self.store(Space::Global, reg_address(addr.raw, offset), &[v]);
+        self.store_one(Space::Global, reg_address(addr.raw, offset), v);
     }
 
-    /// `st.global.v2` / `.v4`: stores 2 or 4 consecutive values.
+    /// `st.global.v2` / `.v4`: stores 2 or 4 consecutive values; any other count is
+    /// stored one value at a time.
     pub fn st_global_vec<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32, values: &[Reg<T>]) {
-        self.store(Space::Global, reg_address(addr.raw, offset), values);
-    }
-
-    fn store<T: MemTy>(&mut self, space: Space, addr: Address, values: &[Reg<T>]) {
-        let raw: Vec<VReg> = values.iter().map(|r| r.raw).collect();
-        match RegList::new(&raw) {
-            Some(srcs) => self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr }),
-            None => {
-                for (i, r) in values.iter().enumerate() {
-                    let addr =
-                        Address { base: addr.base, offset: addr.offset + (i as u32 * T::PTX.bytes()) as i32 };
-                    let srcs = RegList::new(&[r.raw]).expect("one register");
-                    self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr });
-                }
+        if matches!(values.len(), 2 | 4) {
+            let mut raw = [VReg { ty: T::PTX, index: 0 }; 4];
+            for (r, v) in raw.iter_mut().zip(values) {
+                *r = v.raw;
+            }
+            let srcs = RegList::new(&raw[..values.len()]).expect("2 or 4 registers");
+            let addr = reg_address(addr.raw, offset);
+            self.push(Instr::St { space: Space::Global, ty: T::PTX.memory_type(), srcs, addr });
+        } else {
+            for (i, v) in values.iter().enumerate() {
+                let at = offset + (i as u32 * T::PTX.bytes()) as i32;
+                self.store_one(Space::Global, reg_address(addr.raw, at), *v);
             }
         }
+    }
+
+    fn store_one<T: MemTy>(&mut self, space: Space, addr: Address, value: Reg<T>) {
+        let srcs = RegList::new(&[value.raw]).expect("one register");
+        self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr });
     }
 
     /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
@@ -772,7 +779,7 @@ impl KernelBuilder {
     /// `st.shared` at a 32-bit shared address plus `offset` bytes.
     pub fn st_shared<T: MemTy>(&mut self, addr: Reg<U32>, offset: i32, value: impl Into<Val<T>>) {
         let v = self.to_reg(value);
-        self.store(Space::Shared, reg_address(addr.raw, offset), &[v]);
+        self.store_one(Space::Shared, reg_address(addr.raw, offset), v);
     }
 
     /// `ld.shared` directly from a shared array at a constant byte offset.
