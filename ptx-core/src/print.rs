@@ -47,16 +47,19 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
     out.finish()
 }
 
-/// The PTX name of parameter `index` of `kernel`.
-pub fn param_name(kernel: &KernelIr, index: u32) -> String {
-    let mut s = Out::with_capacity(64);
-    push_param_name(&mut s, kernel, index);
-    s.finish()
+/// What the printer puts between a kernel's name and a parameter's: parameter `x` of
+/// kernel `k` is printed `k_param_x`.
+const PARAM_INFIX: &str = "_param_";
+
+/// The source name of a parameter printed as `ptx_name` in `kernel` (the inverse of the
+/// printer's naming; names not printed by it come back unchanged).
+pub fn param_source_name<'a>(kernel: &str, ptx_name: &'a str) -> &'a str {
+    ptx_name.strip_prefix(kernel).and_then(|rest| rest.strip_prefix(PARAM_INFIX)).unwrap_or(ptx_name)
 }
 
 fn push_param_name(out: &mut Out, kernel: &KernelIr, index: u32) {
     out.s(&kernel.name);
-    out.s("_param_");
+    out.s(PARAM_INFIX);
     match kernel.params.get(index as usize) {
         Some(p) => out.s(&p.name),
         None => push_u32(out, index),
@@ -68,7 +71,7 @@ const STAGE: usize = 256;
 
 /// The output buffer. PTX is ASCII and written in pieces of a few bytes, so pieces are
 /// staged in a fixed array and appended to the text a few hundred bytes at a time.
-pub struct Out {
+struct Out {
     text: Vec<u8>,
     stage: [u8; STAGE],
     len: usize,

@@ -143,11 +143,13 @@ pub(crate) fn decode_kernel(
             _ => {}
         }
     }
-    let prefix = format!("{}_param_", d.kernel);
     let params = d
         .params
         .iter()
-        .map(|(n, ty)| ParamInfo { name: n.strip_prefix(&prefix).unwrap_or(n).to_string(), ty: *ty })
+        .map(|(n, ty)| ParamInfo {
+            name: ptx_core::print::param_source_name(&d.kernel, n).to_string(),
+            ty: *ty,
+        })
         .collect();
     Ok(KernelCode {
         name: d.kernel,
