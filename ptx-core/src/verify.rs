@@ -132,16 +132,14 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     }
     match k.body.last() {
         Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }) => {}
-        _ => {
-            return Err(VerifyError {
-                kernel: k.name.clone(),
-                index: None,
-                instr: None,
-                kind: VerifyErrorKind::FallsOffEnd,
-            })
-        }
+        _ => return Err(kernel_error(k, VerifyErrorKind::FallsOffEnd)),
     }
     check_definitions(k)
+}
+
+/// An error about the kernel as a whole, not one instruction.
+fn kernel_error(k: &KernelIr, kind: VerifyErrorKind) -> VerifyError {
+    VerifyError { kernel: k.name.clone(), index: None, instr: None, kind }
 }
 
 fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
@@ -164,12 +162,7 @@ pub fn is_identifier(name: &str) -> bool {
 }
 
 fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
-    let bad = |name: &str| VerifyError {
-        kernel: k.name.clone(),
-        index: None,
-        instr: None,
-        kind: VerifyErrorKind::BadName { name: name.to_string() },
-    };
+    let bad = |name: &str| kernel_error(k, VerifyErrorKind::BadName { name: name.to_string() });
     if !is_identifier(&k.name) {
         return Err(bad(&k.name));
     }
@@ -178,26 +171,14 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
             return Err(bad(&p.name));
         }
         if p.ty == PtxType::Pred || (p.is_pointer && p.ty != PtxType::U64) {
-            return Err(VerifyError {
-                kernel: k.name.clone(),
-                index: None,
-                instr: None,
-                kind: VerifyErrorKind::InvalidForm {
-                    reason: format!("parameter `{}` cannot have type {}", p.name, p.ty),
-                },
-            });
+            let reason = format!("parameter `{}` cannot have type {}", p.name, p.ty);
+            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
         }
     }
     for s in &k.shared {
         if !s.align.is_power_of_two() {
-            return Err(VerifyError {
-                kernel: k.name.clone(),
-                index: None,
-                instr: None,
-                kind: VerifyErrorKind::InvalidForm {
-                    reason: format!("shared alignment {} is not a power of two", s.align),
-                },
-            });
+            let reason = format!("shared alignment {} is not a power of two", s.align);
+            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
         }
     }
     Ok(())
