@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use ptx_dsl::core::{print, ptxas, verify};
 use ptx_dsl::prelude::*;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::{BatchedRope, ErrorBounds};
 use ptx_dsl::runtime::{Device, DeviceKind};
 
 /// Command-line options.
@@ -104,28 +104,6 @@ fn open_device(name: &str) -> Result<Device, String> {
         other => return Err(format!("--device must be auto, cuda or sim, not `{other}`")),
     };
     device.map_err(|e| e.to_string())
-}
-
-/// Error bounds for inputs in [-1, 1), derived in `main`'s comments.
-struct Bounds {
-    forward: f64,
-    round_trip: f64,
-}
-
-fn bounds(max_position: u32) -> Bounds {
-    // The angle pos·2^u (u = p·s <= 0) is computed in f32. The exponent u carries the
-    // rounding of the host's f32 scale s and of p·s (relative <= 4·2^-24, so absolute
-    // <= 4·2^-24·|u|), which moves the angle by a factor ln2·4·2^-24·|u|; since
-    // |u|·2^u <= 0.53, that is at most pos·1.5·2^-24. exp2 (2 ulp) and the product
-    // (0.5 ulp) add pos·2.5·2^-24: |angle error| <= pos·2^-22. sin/cos add 2^-22. Each
-    // output sums two products of |x| < 1, so twice that, plus 3 roundings below 2.
-    let angle = max_position as f64 * 2f64.powi(-22) + 2f64.powi(-22);
-    // Backward applies the transpose of the *same* f32 rotation, so the angle error
-    // cancels; what stays is (c² + s² − 1) <= 2·2^-22 and six roundings below 2.
-    Bounds {
-        forward: 2.0 * angle + 3.0 * 2f64.powi(-23),
-        round_trip: 2.0 * 2f64.powi(-21) + 6.0 * 2f64.powi(-23),
-    }
 }
 
 fn main() -> ExitCode {
@@ -226,7 +204,7 @@ fn run() -> Result<bool, String> {
         let den: f64 = reference.iter().map(|b| b * b).sum();
         (num / den).sqrt()
     };
-    let b = bounds(o.max_position);
+    let b = ErrorBounds::for_positions_below(o.max_position);
     let gbps = |t: Duration| (3.0 * n as f64 * 4.0) / t.as_secs_f64() / 1e9;
 
     println!();

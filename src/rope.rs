@@ -122,6 +122,35 @@ impl BatchedRope {
     }
 }
 
+/// Max abs error bounds of the RoPE kernels for inputs in [-1, 1), positions below a limit
+/// and any theta, against the float64 reference ([`BatchedRope::reference`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorBounds {
+    /// Forward (or backward) output against the reference.
+    pub forward: f64,
+    /// backward(forward(x)) against x.
+    pub round_trip: f64,
+}
+
+impl ErrorBounds {
+    /// The bounds for positions below `max_position`; the derivation is in the body.
+    pub fn for_positions_below(max_position: u32) -> ErrorBounds {
+        // The angle pos·2^u (u = p·s <= 0) is computed in f32. The exponent u carries the
+        // rounding of the host's f32 scale s and of p·s (relative <= 4·2^-24, so absolute
+        // <= 4·2^-24·|u|), which moves the angle by a factor ln2·4·2^-24·|u|; since
+        // |u|·2^u <= 0.53, that is at most pos·1.5·2^-24. exp2 (2 ulp) and the product
+        // (0.5 ulp) add pos·2.5·2^-24: |angle error| <= pos·2^-22. sin/cos add 2^-22. Each
+        // output sums two products of |x| < 1, so twice that, plus 3 roundings below 2.
+        let angle = max_position as f64 * 2f64.powi(-22) + 2f64.powi(-22);
+        // Backward applies the transpose of the *same* f32 rotation, so the angle error
+        // cancels; what stays is (c² + s² − 1) <= 2·2^-22 and six roundings below 2.
+        ErrorBounds {
+            forward: 2.0 * angle + 3.0 * 2f64.powi(-23),
+            round_trip: 2.0 * 2f64.powi(-21) + 6.0 * 2f64.powi(-23),
+        }
+    }
+}
+
 impl Kernel for BatchedRope {
     fn name(&self) -> &str {
         match self.direction {

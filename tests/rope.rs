@@ -4,7 +4,7 @@
 mod common;
 
 use common::Rng;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::{BatchedRope, ErrorBounds};
 use ptx_dsl::runtime::{Device, Error};
 
 /// Runs forward then backward; returns (forward max abs error, relative L2 error,
@@ -43,15 +43,13 @@ fn forward_and_backward_match_float64_on_the_simulator() {
     let mut rng = Rng::fresh("rope");
     for (heads, head_dim, batch, max_pos) in [(4, 64, 16, 4096), (2, 128, 8, 32_768), (3, 6, 5, 100)] {
         let (max_err, rel, trip) = run(&device, heads, head_dim, batch, max_pos, &mut rng);
-        // The bound of examples/rope.rs: |angle error| <= pos·2^-22 (f32 angle) plus
-        // 2^-22 (sin/cos), doubled for |x0|+|x1| < 2, plus three roundings below 2.
-        let bound = 2.0 * (max_pos as f64 + 1.0) * 2f64.powi(-22) + 3.0 * 2f64.powi(-23);
+        let bounds = ErrorBounds::for_positions_below(max_pos);
+        let bound = bounds.forward;
         assert!(max_err <= bound, "{heads}x{head_dim}, pos < {max_pos}: max error {max_err:e} > {bound:e}");
         // Relative L2 error: the RMS error is at most the max error, and the RMS of the
         // outputs (a rotation of uniform [-1, 1) values) is 1/√3 > 1/2.
         assert!(rel <= 2.0 * bound, "relative error {rel:e}");
-        // Backward undoes the same f32 rotation: c²+s²−1 <= 2^-21 and six roundings.
-        let trip_bound = 2.0 * 2f64.powi(-21) + 6.0 * 2f64.powi(-23);
+        let trip_bound = bounds.round_trip;
         assert!(trip <= trip_bound, "round trip error {trip:e} > {trip_bound:e}");
     }
 }
