@@ -31,6 +31,7 @@
 pub mod builder;
 pub mod coverage;
 pub mod eval;
+pub mod fault;
 pub mod ir;
 pub mod math;
 pub mod print;
