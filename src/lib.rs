@@ -12,14 +12,34 @@
 pub use ptx_core as core;
 pub use ptx_runtime as runtime;
 
+pub mod gpu;
+mod lang;
 pub mod rope;
 
-/// The names most kernel code needs.
+pub use ptx_macros::ptx_kernel;
+
+/// What the code `#[ptx_kernel]` generates refers to; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::lang::launch::FaultBuffer;
+    pub use crate::lang::memory::Slice;
+    pub use crate::lang::methods::F32Fn;
+    pub use crate::lang::ops::Site;
+    pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};
+    pub use ptx_core::fault::FaultSite;
+    pub use ptx_core::{Kernel, KernelIr, Label};
+    pub use ptx_runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, LaunchReport, Result};
+}
+
+/// The names most kernel code needs: the `#[ptx_kernel]` attribute and the built-ins, and
+/// for kernels written against the builder, its types.
 pub mod prelude {
+    pub use crate::gpu::{block_dim, block_idx, grid_dim, thread_idx};
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
     pub use ptx_core::{
         math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,
     };
+    pub use ptx_macros::ptx_kernel;
 }
 
 /// The README's examples, compiled and run as doctests.

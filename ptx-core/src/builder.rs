@@ -46,6 +46,11 @@ impl<T: Ty> Reg<T> {
     pub fn raw(self) -> VReg {
         self.raw
     }
+
+    /// A typed register from an untyped one of exactly type `T`; `None` otherwise.
+    pub fn from_raw(raw: VReg) -> Option<Reg<T>> {
+        (raw.ty == T::PTX).then_some(Reg { raw, _ty: PhantomData })
+    }
 }
 
 /// A source value: a register, or an immediate known while the kernel is built.
@@ -85,6 +90,17 @@ impl<T: Ty> Val<T> {
         match self {
             Val::Reg(r) => Operand::Reg(r.raw),
             Val::Imm(v) => Operand::Imm(Imm::new(T::PTX, T::host_to_bits(v))),
+        }
+    }
+
+    /// A typed value from an untyped operand whose type is exactly `T`'s; `None` otherwise.
+    /// This is the bridge for code generators that track types themselves (the kernel
+    /// language's lowering) and still want the typed builder's folding and checks.
+    pub fn from_operand(op: Operand) -> Option<Val<T>> {
+        match op {
+            Operand::Reg(r) if r.ty == T::PTX => Some(Val::Reg(Reg { raw: r, _ty: PhantomData })),
+            Operand::Imm(i) if i.ty == T::PTX => Some(Val::from_imm(i)),
+            _ => None,
         }
     }
 

@@ -79,21 +79,34 @@ pub enum Error {
         found: usize,
     },
 
-    /// A kernel indexed a slice parameter out of range.
-    ///
-    /// Reserved for the typed launches that `#[ptx_kernel]` generates: their bounds checks
-    /// record the first offending access in a hidden error word, which the runtime turns into
-    /// this error after the launch. The untyped [`crate::Device::launch`] never returns it.
-    #[error("kernel `{kernel}` indexed `{param}` at {index}, but its length is {len}")]
+    /// A checked kernel (one written with `#[ptx_kernel]`) indexed a slice parameter out of
+    /// range. The access read 0 or stored nothing and the other threads ran to completion;
+    /// this is the first offending access of the launch.
+    #[error("kernel `{kernel}` indexed `{param}` at {index}, but its length is {len} (at {location})")]
     OutOfBounds {
         /// The kernel.
         kernel: String,
         /// The slice parameter that was indexed out of range.
         param: String,
-        /// The offending index.
-        index: u64,
+        /// The offending index (negative for a signed index below zero).
+        index: i128,
         /// The slice's length.
         len: u64,
+        /// The Rust source position of the access, `file:line:column`.
+        location: String,
+    },
+
+    /// A checked kernel did what makes Rust panic whatever the build profile (an integer
+    /// division by zero or with overflow, a `step_by(0)`); the offending thread went on with
+    /// an unspecified value, the others ran to completion.
+    #[error("kernel `{kernel}` panicked: {message} (at {location})")]
+    KernelPanic {
+        /// The kernel.
+        kernel: String,
+        /// Rust's panic message for the operation, e.g. `attempt to divide by zero`.
+        message: String,
+        /// The Rust source position of the operation, `file:line:column`.
+        location: String,
     },
 
     /// A simulated thread accessed memory that is not allocated (or not accessible).

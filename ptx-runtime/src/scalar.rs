@@ -56,7 +56,7 @@ macro_rules! device_scalar {
     )*};
 }
 
-device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16);
+device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16, f64 => F64);
 
 /// Encodes `values` as little-endian bytes.
 pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {

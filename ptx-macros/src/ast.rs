@@ -1,0 +1,599 @@
+//! The kernel language's own syntax tree. `parse` builds it from syn's tree, keeping only
+//! what the language supports (everything else is an error at its span there); `types`,
+//! `check` and `lower` work on it. Every expression carries a span and a dense id, which
+//! indexes the side tables the later stages fill (types, stages, resolved bindings).
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::Ident;
+
+/// A source range: the spans of its first and last tokens. Errors cover the whole range
+/// (rustc underlines from `start` to `end`); generated code takes its line from `start`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sp {
+    /// The first token's span.
+    pub start: Span,
+    /// The last token's span.
+    pub end: Span,
+}
+
+impl Sp {
+    /// The range one span covers.
+    pub fn of_span(span: Span) -> Sp {
+        Sp { start: span, end: span }
+    }
+
+    /// The range a syntax node's tokens cover.
+    pub fn of(node: &impl ToTokens) -> Sp {
+        let tokens: TokenStream = node.to_token_stream();
+        let mut iter = tokens.into_iter();
+        let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+        let last = iter.last().map_or(first, |t| t.span());
+        Sp { start: first, end: last }
+    }
+
+    /// The range from `self`'s start to `other`'s end.
+    pub fn to(self, other: Sp) -> Sp {
+        Sp { start: self.start, end: other.end }
+    }
+}
+
+/// The value types of the language: what a scalar, a local or a slice element can be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `bool` (a PTX predicate).
+    Bool,
+    /// `u8`, held zero-extended in a 32-bit register.
+    U8,
+    /// `i8`, held sign-extended in a 32-bit register.
+    I8,
+    /// `u16`, held zero-extended in a 32-bit register.
+    U16,
+    /// `i16`, held sign-extended in a 32-bit register.
+    I16,
+    /// `u32`.
+    U32,
+    /// `i32`.
+    I32,
+    /// `u64`.
+    U64,
+    /// `i64`.
+    I64,
+    /// `usize` (64-bit on every CUDA target).
+    Usize,
+    /// `isize` (64-bit).
+    Isize,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `f16`: storage only; values convert to and from f32.
+    F16,
+    /// `bf16`: storage only; values convert to and from f32.
+    Bf16,
+}
+
+impl Scalar {
+    /// Every scalar type, for name lookup.
+    pub const ALL: [Scalar; 15] = [
+        Scalar::Bool,
+        Scalar::U8,
+        Scalar::I8,
+        Scalar::U16,
+        Scalar::I16,
+        Scalar::U32,
+        Scalar::I32,
+        Scalar::U64,
+        Scalar::I64,
+        Scalar::Usize,
+        Scalar::Isize,
+        Scalar::F32,
+        Scalar::F64,
+        Scalar::F16,
+        Scalar::Bf16,
+    ];
+
+    /// The type's Rust name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::U8 => "u8",
+            Scalar::I8 => "i8",
+            Scalar::U16 => "u16",
+            Scalar::I16 => "i16",
+            Scalar::U32 => "u32",
+            Scalar::I32 => "i32",
+            Scalar::U64 => "u64",
+            Scalar::I64 => "i64",
+            Scalar::Usize => "usize",
+            Scalar::Isize => "isize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::F16 => "f16",
+            Scalar::Bf16 => "bf16",
+        }
+    }
+
+    /// The scalar type called `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// True for the integer types.
+    pub fn is_int(self) -> bool {
+        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16)
+    }
+
+    /// True for the signed integer types.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::Isize)
+    }
+
+    /// True for `f32` and `f64`, the float types with arithmetic.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// True for the 16-bit float storage types.
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::Bf16)
+    }
+
+    /// Width in bits of the Rust type (1 for bool).
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Bool => 1,
+            Scalar::U8 | Scalar::I8 => 8,
+            Scalar::U16 | Scalar::I16 | Scalar::F16 | Scalar::Bf16 => 16,
+            Scalar::U32 | Scalar::I32 | Scalar::F32 => 32,
+            Scalar::U64 | Scalar::I64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => 64,
+        }
+    }
+
+    /// The range of an integer type, as `(min, max)`.
+    pub fn int_range(self) -> (i128, i128) {
+        let bits = self.bits();
+        if self.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        }
+    }
+}
+
+/// A parameter of the kernel function.
+#[derive(Clone)]
+pub struct Param {
+    /// Its name.
+    pub name: Ident,
+    /// What kind of parameter it is.
+    pub kind: ParamKind,
+}
+
+/// The kinds of kernel parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A scalar passed by value at launch.
+    Scalar(Scalar),
+    /// `&[T]` (read-only) or `&mut [T]`.
+    Slice {
+        /// The element type.
+        elem: Scalar,
+        /// `&mut [T]`.
+        mutable: bool,
+    },
+    /// `#[comptime] name: T`: a field of the kernel type, baked into the PTX.
+    Comptime(Scalar),
+}
+
+/// The whole kernel function.
+#[derive(Clone)]
+pub struct KernelFn {
+    /// Attributes to carry over to the generated type (doc comments, `#[allow]`, ...).
+    pub attrs: Vec<syn::Attribute>,
+    /// The function's visibility, given to the generated type.
+    pub vis: syn::Visibility,
+    /// The function's name (the PTX entry's name).
+    pub name: Ident,
+    /// Parameters in declaration order.
+    pub params: Vec<Param>,
+    /// The body.
+    pub body: Block,
+    /// How many expression ids were handed out (the size of the side tables).
+    pub expr_count: usize,
+}
+
+/// `{ stmts; tail }`.
+#[derive(Clone)]
+pub struct Block {
+    /// Statements in order.
+    pub stmts: Vec<Stmt>,
+    /// The final expression without a semicolon, which is the block's value.
+    pub tail: Option<Box<Expr>>,
+    /// The span of the braces.
+    pub span: Sp,
+}
+
+/// A statement.
+#[derive(Clone)]
+pub enum Stmt {
+    /// `let pat (: ty)? = init;`
+    Let {
+        /// The pattern bound.
+        pat: Pat,
+        /// The annotated type, if any.
+        ty: Option<(TypeAnnot, Sp)>,
+        /// The initializer.
+        init: Expr,
+        /// The whole statement.
+        span: Sp,
+        /// The statement as Rust source text (for comments in the PTX).
+        text: String,
+    },
+    /// An expression statement (with or without `;`, not in tail position).
+    Expr {
+        /// The expression.
+        expr: Expr,
+        /// Whether it ended in `;`.
+        semi: bool,
+        /// The statement as Rust source text (first line only for compound statements).
+        text: String,
+    },
+}
+
+impl Stmt {
+    /// The statement's Rust source text.
+    pub fn text(&self) -> &str {
+        match self {
+            Stmt::Let { text, .. } | Stmt::Expr { text, .. } => text,
+        }
+    }
+}
+
+/// A type annotation on a `let`: a scalar or a tuple of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeAnnot {
+    /// A scalar type.
+    Scalar(Scalar),
+    /// A tuple of annotations (`()` is the empty tuple).
+    Tuple(Vec<TypeAnnot>),
+    /// `_`: inferred.
+    Infer,
+}
+
+/// A `let` pattern.
+#[derive(Clone)]
+pub enum Pat {
+    /// `x` or `mut x`.
+    Ident {
+        /// The bound name.
+        name: Ident,
+        /// Whether it is `mut`.
+        mutable: bool,
+    },
+    /// `_`.
+    Wild(Sp),
+    /// `(a, b, ..)`.
+    Tuple(Vec<Pat>, Sp),
+}
+
+impl Pat {
+    /// The pattern's span.
+    pub fn span(&self) -> Sp {
+        match self {
+            Pat::Ident { name, .. } => Sp::of_span(name.span()),
+            Pat::Wild(s) | Pat::Tuple(_, s) => *s,
+        }
+    }
+}
+
+/// An expression with its span and id.
+#[derive(Clone)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it is (the range errors about it cover).
+    pub span: Sp,
+    /// Dense id into the side tables.
+    pub id: usize,
+}
+
+/// A literal.
+#[derive(Clone)]
+pub enum Lit {
+    /// An integer literal; `digits` is the base-10 value without sign or suffix.
+    Int {
+        /// The value.
+        value: u128,
+        /// Its explicit type suffix, if any.
+        suffix: Option<Scalar>,
+    },
+    /// A float literal, kept as its digits so rustc parses it exactly as Rust would.
+    Float {
+        /// The literal without suffix or underscores, e.g. `1.5e3`.
+        digits: String,
+        /// Its explicit suffix (`f32`/`f64`), if any.
+        suffix: Option<Scalar>,
+    },
+    /// `true` / `false`.
+    Bool(bool),
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `&&` (short-circuit)
+    And,
+    /// `||` (short-circuit)
+    Or,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    /// True for the six comparisons.
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+
+    /// True for `<<` and `>>`.
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinOp::Shl | BinOp::Shr)
+    }
+
+    /// True for `&&` and `||`.
+    pub fn is_short_circuit(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or)
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+}
+
+/// The three components of the index built-ins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// `.x`
+    X,
+    /// `.y`
+    Y,
+    /// `.z`
+    Z,
+}
+
+/// A place that can be assigned: a mutable local, or a slice element.
+#[derive(Clone)]
+pub enum Place {
+    /// A local variable.
+    Local(Ident),
+    /// `slice[index]`.
+    Index {
+        /// The slice parameter.
+        slice: Ident,
+        /// The index expression.
+        index: Box<Expr>,
+    },
+}
+
+/// What a `for` loop iterates over: `start..end`, `start..=end`, optionally `.step_by(step)`.
+#[derive(Clone)]
+pub struct RangeSpec {
+    /// The first value.
+    pub start: Box<Expr>,
+    /// The bound.
+    pub end: Box<Expr>,
+    /// `..=` rather than `..`.
+    pub inclusive: bool,
+    /// The `step_by` argument.
+    pub step: Option<Box<Expr>>,
+}
+
+/// The expression kinds of the language.
+#[derive(Clone)]
+pub enum ExprKind {
+    /// A literal.
+    Lit(Lit),
+    /// A variable or parameter.
+    Path(Ident),
+    /// An associated constant of a scalar type (`u32::MAX`, `f32::EPSILON`) or a
+    /// `{core,std}::{f32,f64}::consts` constant, written as `path`.
+    Const {
+        /// The constant's type.
+        ty: Scalar,
+        /// The path as the user wrote it (it is emitted as host Rust).
+        path: syn::Path,
+    },
+    /// `-x`, `!x`.
+    Unary(UnOp, Box<Expr>),
+    /// `a op b`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `place = value`.
+    Assign(Place, Box<Expr>),
+    /// `place op= value`.
+    CompoundAssign(BinOp, Place, Box<Expr>),
+    /// `expr as T`.
+    Cast(Box<Expr>, Scalar),
+    /// `slice[index]` read.
+    Index {
+        /// The slice parameter.
+        slice: Ident,
+        /// The index.
+        index: Box<Expr>,
+    },
+    /// `thread_idx()` and its siblings; `.x/.y/.z` is applied by `Field`.
+    Builtin(Builtin),
+    /// `base.x` on a built-in, or `tuple.0`.
+    Field(Box<Expr>, Member),
+    /// `Type::function(args)`, e.g. `f16::from_f32(x)`, `f32::from_bits(b)`.
+    TypeCall {
+        /// The type named before `::`.
+        ty: Scalar,
+        /// The function.
+        func: Ident,
+        /// Its arguments.
+        args: Vec<Expr>,
+    },
+    /// `receiver.method(args)`.
+    MethodCall {
+        /// The receiver.
+        receiver: Box<Expr>,
+        /// The method name.
+        method: Ident,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `if cond { then } else { else }`.
+    If {
+        /// The condition.
+        cond: Box<Expr>,
+        /// The `then` block.
+        then: Block,
+        /// The `else` branch: a block expression or another `if`.
+        els: Option<Box<Expr>>,
+    },
+    /// `{ ... }`.
+    Block(Block),
+    /// `'label: while cond { body }`.
+    While {
+        /// Loop label.
+        label: Option<syn::Lifetime>,
+        /// The condition.
+        cond: Box<Expr>,
+        /// The body.
+        body: Block,
+    },
+    /// `'label: loop { body }`.
+    Loop {
+        /// Loop label.
+        label: Option<syn::Lifetime>,
+        /// The body.
+        body: Block,
+    },
+    /// `'label: for var in range { body }` (optionally `#[unroll]`).
+    For {
+        /// Loop label.
+        label: Option<syn::Lifetime>,
+        /// The loop variable (`None` for `_`).
+        var: Option<Ident>,
+        /// The range.
+        range: RangeSpec,
+        /// The body.
+        body: Block,
+        /// `#[unroll]`: the range is comptime and the body is repeated at build time.
+        unroll: bool,
+    },
+    /// `break 'label value`.
+    Break {
+        /// The label.
+        label: Option<syn::Lifetime>,
+        /// The value of a `loop`.
+        value: Option<Box<Expr>>,
+    },
+    /// `continue 'label`.
+    Continue {
+        /// The label.
+        label: Option<syn::Lifetime>,
+    },
+    /// `return` (kernels return nothing).
+    Return,
+    /// `(a, b)`; `()` is the empty tuple.
+    Tuple(Vec<Expr>),
+}
+
+/// Index built-ins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `thread_idx()`: the thread's index in its block.
+    ThreadIdx,
+    /// `block_idx()`: the block's index in the grid.
+    BlockIdx,
+    /// `block_dim()`: the block's shape.
+    BlockDim,
+    /// `grid_dim()`: the grid's shape in blocks.
+    GridDim,
+}
+
+impl Builtin {
+    /// The built-in's function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::ThreadIdx => "thread_idx",
+            Builtin::BlockIdx => "block_idx",
+            Builtin::BlockDim => "block_dim",
+            Builtin::GridDim => "grid_dim",
+        }
+    }
+
+    /// Every built-in.
+    pub const ALL: [Builtin; 4] =
+        [Builtin::ThreadIdx, Builtin::BlockIdx, Builtin::BlockDim, Builtin::GridDim];
+}
+
+/// A field access.
+#[derive(Clone)]
+pub enum Member {
+    /// `.x` `.y` `.z` of a built-in.
+    Axis(Axis, Sp),
+    /// `.0`, `.1`, ... of a tuple.
+    Index(usize, Sp),
+}

@@ -1,0 +1,864 @@
+//! Name resolution, type inference and the language's rules, over the kernel AST: every
+//! expression gets a type (literals inferred from context the way rustc infers them) and a
+//! stage (comptime: computed on the host while the kernel is built, or runtime: PTX).
+//! Mutability, stores into `&[T]`, `break` outside loops, `#[unroll]` over a range that is
+//! not known at build time and the like are reported here, each at its own span.
+
+use std::collections::HashMap;
+
+use crate::ast::*;
+use crate::errors::Errors;
+use crate::types::{Infer, Ty, VarKind};
+
+/// What the later stages need to know about each expression, indexed by [`Expr::id`].
+pub struct Checked {
+    /// The expression's type, fully resolved.
+    pub types: Vec<Ty>,
+    /// Whether the expression is computed on the host while the kernel is built.
+    pub comptime: Vec<bool>,
+    /// Whether the expression is a path to a mutable variable (so binding it copies).
+    pub mutable_path: Vec<bool>,
+}
+
+impl Checked {
+    /// The scalar type of expression `e` (unit and the like give `None`).
+    pub fn scalar(&self, e: &Expr) -> Option<Scalar> {
+        self.types[e.id].scalar()
+    }
+}
+
+/// A name in scope.
+#[derive(Clone, Debug)]
+struct Binding {
+    ty: Ty,
+    mutable: bool,
+    comptime: bool,
+}
+
+struct Loop {
+    label: Option<String>,
+    unrolled: bool,
+}
+
+/// Checks the whole kernel; errors go to `errors`.
+pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
+    let n = kernel.expr_count;
+    let mut c = Checker {
+        errors,
+        infer: Infer::default(),
+        types: vec![Ty::Error; n],
+        comptime: vec![false; n],
+        mutable_path: vec![false; n],
+        scopes: vec![HashMap::new()],
+        loops: Vec::new(),
+        int_lits: Vec::new(),
+        float_lits: Vec::new(),
+        casts: Vec::new(),
+        negations: Vec::new(),
+    };
+    for p in &kernel.params {
+        let (ty, comptime) = match p.kind {
+            ParamKind::Scalar(s) => (Ty::Scalar(s), false),
+            ParamKind::Comptime(s) => (Ty::Scalar(s), true),
+            ParamKind::Slice { elem, mutable } => (Ty::Slice { elem, mutable }, false),
+        };
+        c.bind(&p.name, ty, false, comptime);
+    }
+    let body_ty = c.block(&kernel.body);
+    if let Err((a, _)) = c.infer.unify(&body_ty, &Ty::unit()) {
+        let sp = kernel.body.tail.as_ref().map_or(kernel.body.span, |t| t.span);
+        c.errors.at(
+            sp,
+            format!(
+                "a kernel returns nothing, but its body ends in a value of type `{}`: end it with `;`",
+                c.infer.show(&a)
+            ),
+        );
+    }
+    c.finish()
+}
+
+struct Checker<'e> {
+    errors: &'e mut Errors,
+    infer: Infer,
+    types: Vec<Ty>,
+    comptime: Vec<bool>,
+    mutable_path: Vec<bool>,
+    scopes: Vec<HashMap<String, Binding>>,
+    loops: Vec<Loop>,
+    /// Integer literals: (expr, value, negated, span), checked against their final type.
+    int_lits: Vec<(usize, u128, bool, Sp)>,
+    /// Float literals: (expr, digits, span).
+    float_lits: Vec<(usize, String, Sp)>,
+    /// Casts: (source expr, target, span), checked once the source type is known.
+    casts: Vec<(usize, Scalar, Sp)>,
+    /// Unary minus: (operand expr, span), rejected on unsigned types.
+    negations: Vec<(usize, Sp)>,
+}
+
+impl Checker<'_> {
+    fn finish(mut self) -> Checked {
+        self.infer.apply_defaults();
+        let types: Vec<Ty> = self.types.iter().map(|t| self.infer.resolve(t)).collect();
+        for &(id, value, negated, sp) in &self.int_lits {
+            if let Some(s) = types[id].scalar() {
+                let (lo, hi) = s.int_range();
+                let ok = if negated { value as i128 <= -lo } else { value as i128 <= hi };
+                if !ok || value > i128::MAX as u128 {
+                    let shown = if negated { format!("-{value}") } else { value.to_string() };
+                    self.errors.at(
+                        sp,
+                        format!("literal out of range for `{}`: {shown} is outside {lo}..={hi}", s.name()),
+                    );
+                }
+            }
+        }
+        for (id, digits, sp) in &self.float_lits {
+            if types[*id].scalar() == Some(Scalar::F32) {
+                let finite = digits.replace('_', "").parse::<f32>().map(f32::is_finite).unwrap_or(true);
+                if !finite {
+                    self.errors.at(*sp, "literal out of range for `f32`: it rounds to infinity");
+                }
+            }
+        }
+        for &(id, to, sp) in &self.casts {
+            let Some(from) = types[id].scalar() else { continue };
+            if to == Scalar::Bool && from != Scalar::Bool {
+                self.errors.at(
+                    sp,
+                    format!("cannot cast `{}` as `bool`: compare instead, e.g. `x != 0`", from.name()),
+                );
+            } else if from == Scalar::Bool && to.is_float() {
+                self.errors.at(
+                    sp,
+                    format!(
+                        "cannot cast `bool` as `{}`: cast to an integer first, `b as u32 as {0}`",
+                        to.name()
+                    ),
+                );
+            }
+        }
+        for &(id, sp) in &self.negations {
+            if let Some(s) = types[id].scalar() {
+                if s.is_int() && !s.is_signed_int() {
+                    self.errors.at(
+                        sp,
+                        format!("cannot apply unary `-` to type `{}`: unsigned values cannot be negative; use `wrapping_neg()`", s.name()),
+                    );
+                }
+            }
+        }
+        Checked { types, comptime: self.comptime, mutable_path: self.mutable_path }
+    }
+
+    fn bind(&mut self, name: &syn::Ident, ty: Ty, mutable: bool, comptime: bool) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), Binding { ty, mutable, comptime });
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn record(&mut self, e: &Expr, ty: Ty, comptime: bool) -> Ty {
+        self.types[e.id] = ty.clone();
+        self.comptime[e.id] = comptime;
+        ty
+    }
+
+    fn show(&self, ty: &Ty) -> String {
+        self.infer.show(ty).to_string()
+    }
+
+    /// Unifies, reporting `what` at `sp` on failure; returns the unified type (or Error).
+    fn expect(&mut self, sp: Sp, expected: &Ty, found: &Ty, what: &str) -> Ty {
+        match self.infer.unify(expected, found) {
+            Ok(t) => t,
+            Err((a, b)) => {
+                let msg = format!(
+                    "mismatched types: expected `{}`, found `{}`{what}",
+                    self.show(&a),
+                    self.show(&b)
+                );
+                self.errors.at(sp, msg);
+                Ty::Error
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block) -> Ty {
+        self.scopes.push(HashMap::new());
+        let mut diverges = false;
+        for s in &b.stmts {
+            diverges |= self.stmt(s);
+        }
+        let ty = match &b.tail {
+            Some(t) => self.expr(t),
+            None if diverges => Ty::Never,
+            None => Ty::unit(),
+        };
+        self.scopes.pop();
+        ty
+    }
+
+    /// Checks a statement; returns whether it always diverges (`return;` and the like).
+    fn stmt(&mut self, s: &Stmt) -> bool {
+        match s {
+            Stmt::Let { pat, ty, init, .. } => {
+                let mut t = self.expr(init);
+                if let Some((annot, sp)) = ty {
+                    let want = self.annot(annot);
+                    t = self.expect(*sp, &want, &t, " (the `let`'s annotation and its value)");
+                }
+                let comptime = self.comptime[init.id];
+                self.bind_pat(pat, &t, comptime);
+                false
+            }
+            Stmt::Expr { expr, .. } => {
+                let t = self.expr(expr);
+                matches!(self.infer.resolve(&t), Ty::Never)
+            }
+        }
+    }
+
+    fn annot(&mut self, a: &TypeAnnot) -> Ty {
+        match a {
+            TypeAnnot::Scalar(s) => Ty::Scalar(*s),
+            TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
+            TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
+        }
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, ty: &Ty, comptime: bool) {
+        match pat {
+            Pat::Ident { name, mutable } => {
+                let resolved = self.infer.resolve(ty);
+                if *mutable && matches!(resolved, Ty::Slice { .. } | Ty::Dim3 | Ty::Tuple(_)) {
+                    self.errors.at(
+                        Sp::of(name),
+                        format!(
+                            "only scalar variables can be `mut` in a kernel; `{name}` has type `{}`",
+                            self.show(ty)
+                        ),
+                    );
+                }
+                self.bind(name, ty.clone(), *mutable, comptime && !*mutable);
+            }
+            Pat::Wild(_) => {}
+            Pat::Tuple(pats, sp) => {
+                let elems: Vec<Ty> = pats.iter().map(|_| self.infer.fresh(VarKind::Any)).collect();
+                let want = Ty::Tuple(elems.clone());
+                if self.infer.unify(&want, ty).is_err() {
+                    let msg = format!(
+                        "this pattern has {} fields, but the value has type `{}`",
+                        pats.len(),
+                        self.show(ty)
+                    );
+                    self.errors.at(*sp, msg);
+                    for p in pats {
+                        self.bind_pat(p, &Ty::Error, comptime);
+                    }
+                    return;
+                }
+                for (p, t) in pats.iter().zip(&elems) {
+                    self.bind_pat(p, t, comptime);
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Ty {
+        let (ty, comptime) = self.expr_kind(e);
+        self.record(e, ty, comptime)
+    }
+
+    fn is_int_like(&self, t: &Ty) -> bool {
+        match self.infer.resolve(t) {
+            Ty::Scalar(s) => s.is_int(),
+            Ty::Var(_) => self.infer.var_kind(t) == Some(VarKind::Int),
+            Ty::Error => true,
+            _ => false,
+        }
+    }
+
+    fn expr_kind(&mut self, e: &Expr) -> (Ty, bool) {
+        match &e.kind {
+            ExprKind::Lit(Lit::Int { value, suffix }) => {
+                self.int_lits.push((e.id, *value, false, e.span));
+                let ty = suffix.map_or_else(|| self.infer.fresh(VarKind::Int), Ty::Scalar);
+                (ty, true)
+            }
+            ExprKind::Lit(Lit::Float { digits, suffix }) => {
+                self.float_lits.push((e.id, digits.clone(), e.span));
+                (suffix.map_or_else(|| self.infer.fresh(VarKind::Float), Ty::Scalar), true)
+            }
+            ExprKind::Lit(Lit::Bool(_)) => (Ty::Scalar(Scalar::Bool), true),
+            ExprKind::Path(name) => match self.lookup(&name.to_string()).cloned() {
+                Some(b) => {
+                    self.mutable_path[e.id] = b.mutable;
+                    (b.ty, b.comptime)
+                }
+                None => {
+                    let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
+                        format!("; `{name}` is a built-in: call it, `{name}()`")
+                    } else {
+                        String::new()
+                    };
+                    self.errors.at(e.span, format!("cannot find value `{name}` in this scope{hint}"));
+                    (Ty::Error, false)
+                }
+            },
+            ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),
+            ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
+            ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
+            ExprKind::Assign(place, rhs) => {
+                let target = self.place(place);
+                let t = self.expr(rhs);
+                self.expect(rhs.span, &target, &t, " (the assigned value)");
+                (Ty::unit(), false)
+            }
+            ExprKind::CompoundAssign(op, place, rhs) => {
+                let target = self.place(place);
+                let t = self.expr(rhs);
+                if op.is_shift() {
+                    self.shift_amount(rhs, &t);
+                } else {
+                    let unified =
+                        self.expect(rhs.span, &target, &t, &format!(" (both sides of `{}=`)", op.symbol()));
+                    self.arith_operand(e.span, *op, &unified);
+                }
+                (Ty::unit(), false)
+            }
+            ExprKind::Cast(inner, to) => {
+                let t = self.expr(inner);
+                match self.infer.resolve(&t) {
+                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error => self.casts.push((inner.id, *to, e.span)),
+                    other => {
+                        let msg = format!(
+                            "cannot cast `{}` as `{}`: only scalars can be cast",
+                            self.show(&other),
+                            to.name()
+                        );
+                        self.errors.at(e.span, msg);
+                    }
+                }
+                (Ty::Scalar(*to), self.comptime[inner.id])
+            }
+            ExprKind::Index { slice, index } => {
+                let elem = self.slice_of(slice, false);
+                let t = self.expr(index);
+                if !self.is_int_like(&t) {
+                    let msg = format!(
+                        "a slice index must be an integer, found `{}`: convert it with `as u32`",
+                        self.show(&t)
+                    );
+                    self.errors.at(index.span, msg);
+                }
+                (elem.map_or(Ty::Error, Ty::Scalar), false)
+            }
+            ExprKind::Builtin(_) => (Ty::Dim3, false),
+            ExprKind::Field(inner, member) => {
+                let t = self.expr(inner);
+                let comptime = self.comptime[inner.id];
+                match (self.infer.resolve(&t), member) {
+                    (Ty::Dim3, Member::Axis(..)) => (Ty::Scalar(Scalar::U32), false),
+                    (Ty::Tuple(elems), Member::Index(i, sp)) => match elems.get(*i) {
+                        Some(t) => (t.clone(), comptime),
+                        None => {
+                            self.errors.at(
+                                *sp,
+                                format!("this tuple has {} fields, there is no `.{i}`", elems.len()),
+                            );
+                            (Ty::Error, false)
+                        }
+                    },
+                    (Ty::Error, _) => (Ty::Error, false),
+                    (other, m) => {
+                        let sp = match m {
+                            Member::Axis(_, sp) | Member::Index(_, sp) => *sp,
+                        };
+                        let msg = format!(
+                            "no such field on `{}`: fields are `.x .y .z` of the built-in indices and `.0 .1 ..` of tuples",
+                            self.show(&other)
+                        );
+                        self.errors.at(sp, msg);
+                        (Ty::Error, false)
+                    }
+                }
+            }
+            ExprKind::TypeCall { ty, func, args } => {
+                let Some((first, rest)) = args.split_first() else {
+                    self.errors.at(e.span, format!("`{}::{func}()` is not supported in kernels", ty.name()));
+                    return (Ty::Error, false);
+                };
+                let t = self.expr(first);
+                self.expect(first.span, &Ty::Scalar(*ty), &t, "");
+                self.method(e, first, func, rest)
+            }
+            ExprKind::MethodCall { receiver, method, args } => {
+                if let ExprKind::Path(name) = &receiver.kind {
+                    if method == "len" {
+                        if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
+                            self.expr(receiver);
+                            self.no_args(method, args);
+                            return (Ty::Scalar(Scalar::Usize), false);
+                        }
+                    }
+                }
+                self.expr(receiver);
+                self.method(e, receiver, method, args)
+            }
+            ExprKind::If { cond, then, els } => {
+                let c = self.expr(cond);
+                self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (an `if` condition is a `bool`)");
+                let t = self.block(then);
+                let ty = match els {
+                    Some(els) => {
+                        let f = self.expr(els);
+                        match self.infer.unify(&t, &f) {
+                            Ok(ty) => ty,
+                            Err((a, b)) => {
+                                let msg = format!(
+                                    "`if` and `else` have incompatible types: `{}` and `{}`",
+                                    self.show(&a),
+                                    self.show(&b)
+                                );
+                                self.errors.at(els.span, msg);
+                                Ty::Error
+                            }
+                        }
+                    }
+                    None => {
+                        if self.infer.unify(&t, &Ty::unit()).is_err() {
+                            let sp = then.tail.as_ref().map_or(then.span, |t| t.span);
+                            let msg = format!(
+                                "an `if` without `else` has type `()`, but this arm gives `{}`",
+                                self.show(&t)
+                            );
+                            self.errors.at(sp, msg);
+                        }
+                        Ty::unit()
+                    }
+                };
+                let pure_arm = |b: &Block, comptime: &[bool]| {
+                    b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| comptime[t.id])
+                };
+                let else_pure = match els.as_deref() {
+                    Some(Expr { kind: ExprKind::Block(b), .. }) => pure_arm(b, &self.comptime),
+                    Some(other) => self.comptime[other.id],
+                    None => false,
+                };
+                let comptime = self.comptime[cond.id] && pure_arm(then, &self.comptime) && else_pure;
+                (ty, comptime)
+            }
+            ExprKind::Block(b) => {
+                let t = self.block(b);
+                let comptime = b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| self.comptime[t.id]);
+                (t, comptime)
+            }
+            ExprKind::While { label, cond, body } => {
+                let c = self.expr(cond);
+                self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
+                self.loop_body(label, false, body);
+                (Ty::unit(), false)
+            }
+            ExprKind::Loop { label, body } => {
+                self.loop_body(label, false, body);
+                (Ty::unit(), false)
+            }
+            ExprKind::For { label, var, range, body, unroll } => {
+                let s = self.expr(&range.start);
+                let t = self.expr(&range.end);
+                let ty = self.expect(range.end.span, &s, &t, " (both ends of the range)");
+                if !self.is_int_like(&ty) {
+                    let msg = format!("a `for` loop runs over an integer range, found `{}`", self.show(&ty));
+                    self.errors.at(range.start.span.to(range.end.span), msg);
+                }
+                let mut known = self.comptime[range.start.id] && self.comptime[range.end.id];
+                if let Some(step) = &range.step {
+                    let st = self.expr(step);
+                    self.expect(step.span, &Ty::Scalar(Scalar::Usize), &st, " (`step_by` takes a `usize`)");
+                    known &= self.comptime[step.id];
+                    if let ExprKind::Lit(Lit::Int { value: 0, .. }) = step.kind {
+                        self.errors.at(step.span, "`step_by(0)` panics: the step must be positive");
+                    }
+                }
+                if *unroll && !known {
+                    self.errors.at(
+                        range.start.span.to(range.end.span),
+                        "`#[unroll]` needs a range known when the kernel is built: make its bounds (and step) \
+                         literals or `#[comptime]` parameters, or remove `#[unroll]`",
+                    );
+                }
+                self.scopes.push(HashMap::new());
+                if let Some(v) = var {
+                    self.bind(v, ty, false, *unroll && known);
+                }
+                self.loop_body(label, *unroll, body);
+                self.scopes.pop();
+                (Ty::unit(), false)
+            }
+            ExprKind::Break { label, value } => {
+                if let Some(v) = value {
+                    self.expr(v);
+                    self.errors.at(v.span, "`break` with a value is not supported in kernels: assign to a `let mut` before the loop");
+                }
+                self.jump_target(e.span, "break", label);
+                (Ty::Never, false)
+            }
+            ExprKind::Continue { label } => {
+                self.jump_target(e.span, "continue", label);
+                (Ty::Never, false)
+            }
+            ExprKind::Return => (Ty::Never, false),
+            ExprKind::Tuple(elems) => {
+                let tys = elems.iter().map(|x| self.expr(x)).collect();
+                (Ty::Tuple(tys), elems.iter().all(|x| self.comptime[x.id]))
+            }
+        }
+    }
+
+    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) {
+        self.loops.push(Loop { label: label.as_ref().map(|l| l.ident.to_string()), unrolled });
+        let t = self.block(body);
+        if self.infer.unify(&t, &Ty::unit()).is_err() {
+            let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
+            let msg =
+                format!("a loop body has type `()`, but this gives `{}`: end it with `;`", self.show(&t));
+            self.errors.at(sp, msg);
+        }
+        self.loops.pop();
+    }
+
+    fn jump_target(&mut self, sp: Sp, what: &str, label: &Option<syn::Lifetime>) {
+        let target = match label {
+            None => self.loops.last(),
+            Some(l) => {
+                let name = l.ident.to_string();
+                let found = self.loops.iter().rev().find(|lp| lp.label.as_deref() == Some(&name));
+                if found.is_none() {
+                    self.errors.at(sp, format!("use of undeclared label `{l}`"));
+                    return;
+                }
+                found
+            }
+        };
+        match target {
+            None => self.errors.at(sp, format!("`{what}` outside of a loop")),
+            Some(lp) if lp.unrolled => self.errors.at(
+                sp,
+                format!("`{what}` is not supported in an `#[unroll]` loop: its iterations are laid out while the kernel is built"),
+            ),
+            Some(_) => {}
+        }
+    }
+
+    /// The element type of slice parameter `name`; `store` requires `&mut`.
+    fn slice_of(&mut self, name: &syn::Ident, store: bool) -> Option<Scalar> {
+        match self.lookup(&name.to_string()).cloned() {
+            Some(Binding { ty: Ty::Slice { elem, mutable }, .. }) => {
+                if store && !mutable {
+                    self.errors.at(
+                        Sp::of(name),
+                        format!(
+                            "cannot store into `{name}`: it is a `&[{0}]` parameter; declare it `&mut [{0}]` to write to it",
+                            elem.name()
+                        ),
+                    );
+                }
+                Some(elem)
+            }
+            Some(b) => {
+                let msg = format!(
+                    "cannot index `{name}` of type `{}`: only slice parameters can be indexed",
+                    self.show(&b.ty)
+                );
+                self.errors.at(Sp::of(name), msg);
+                None
+            }
+            None => {
+                self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
+                None
+            }
+        }
+    }
+
+    fn place(&mut self, place: &Place) -> Ty {
+        match place {
+            Place::Local(name) => match self.lookup(&name.to_string()).cloned() {
+                Some(b) if b.mutable => b.ty,
+                Some(b) => {
+                    let hint = match b.ty {
+                        Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
+                        _ if b.comptime && self.scopes.len() > 1 => String::new(),
+                        _ => format!("; declare it `let mut {name}`"),
+                    };
+                    self.errors.at(
+                        Sp::of(name),
+                        format!("cannot assign twice to immutable variable `{name}`{hint}"),
+                    );
+                    Ty::Error
+                }
+                None => {
+                    self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
+                    Ty::Error
+                }
+            },
+            Place::Index { slice, index } => {
+                let elem = self.slice_of(slice, true);
+                let t = self.expr(index);
+                if !self.is_int_like(&t) {
+                    let msg = format!("a slice index must be an integer, found `{}`", self.show(&t));
+                    self.errors.at(index.span, msg);
+                }
+                elem.map_or(Ty::Error, Ty::Scalar)
+            }
+        }
+    }
+
+    fn unary(&mut self, e: &Expr, op: UnOp, inner: &Expr) -> (Ty, bool) {
+        if op == UnOp::Neg {
+            if let ExprKind::Lit(Lit::Int { .. }) = inner.kind {
+                let t = self.expr(inner);
+                if let Some(l) = self.int_lits.iter_mut().rev().find(|l| l.0 == inner.id) {
+                    l.2 = true;
+                    l.3 = e.span;
+                }
+                self.negations.push((inner.id, e.span));
+                return (t, true);
+            }
+        }
+        let t = self.expr(inner);
+        let comptime = self.comptime[inner.id];
+        let resolved = self.infer.resolve(&t);
+        let kind = self.infer.var_kind(&t);
+        match op {
+            UnOp::Neg => {
+                let ok = match &resolved {
+                    Ty::Scalar(s) => s.is_int() || s.is_float(),
+                    Ty::Var(_) => kind != Some(VarKind::Any),
+                    Ty::Error => true,
+                    _ => false,
+                };
+                if !ok {
+                    let msg = format!("cannot apply unary `-` to type `{}`", self.show(&t));
+                    self.errors.at(e.span, msg);
+                }
+                self.negations.push((inner.id, e.span));
+            }
+            UnOp::Not => {
+                let ok = match &resolved {
+                    Ty::Scalar(s) => s.is_int() || *s == Scalar::Bool,
+                    Ty::Var(_) => kind == Some(VarKind::Int),
+                    Ty::Error => true,
+                    _ => false,
+                };
+                if !ok {
+                    let msg = format!(
+                        "cannot apply `!` to type `{}`: it is defined on integers and `bool`",
+                        self.show(&t)
+                    );
+                    self.errors.at(e.span, msg);
+                }
+            }
+        }
+        (t, comptime)
+    }
+
+    /// Rejects operand types an arithmetic or bitwise operator is not defined on.
+    fn arith_operand(&mut self, sp: Sp, op: BinOp, t: &Ty) {
+        let resolved = self.infer.resolve(t);
+        let kind = self.infer.var_kind(t);
+        let bitwise = matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor);
+        let ok = match &resolved {
+            Ty::Scalar(Scalar::Bool) => bitwise,
+            Ty::Scalar(s) if s.is_float() => !bitwise && op != BinOp::Rem,
+            Ty::Scalar(s) => s.is_int(),
+            Ty::Var(_) => match kind {
+                Some(VarKind::Float) => !bitwise && op != BinOp::Rem,
+                _ => true,
+            },
+            Ty::Error => true,
+            _ => false,
+        };
+        if ok {
+            return;
+        }
+        let shown = self.show(t);
+        let msg = match &resolved {
+            Ty::Scalar(Scalar::Bool) => format!(
+                "`{}` is not defined for `bool`: convert it with `as u32`, or use `&`, `|`, `^`, `&&`, `||`",
+                op.symbol()
+            ),
+            _ if op == BinOp::Rem
+                && (kind == Some(VarKind::Float) || resolved.scalar().is_some_and(Scalar::is_float)) =>
+            {
+                format!("`%` on `{shown}` is not supported in kernels yet: write `a - b * (a / b).trunc()` if its rounding is good enough")
+            }
+            _ => format!("`{}` is not defined for `{shown}`", op.symbol()),
+        };
+        self.errors.at(sp, msg);
+    }
+
+    fn shift_amount(&mut self, rhs: &Expr, t: &Ty) {
+        if !self.is_int_like(t) {
+            let msg = format!("a shift amount must be an integer, found `{}`", self.show(t));
+            self.errors.at(rhs.span, msg);
+        }
+    }
+
+    fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
+        let tl = self.expr(l);
+        let tr = self.expr(r);
+        let comptime = self.comptime[l.id] && self.comptime[r.id];
+        let what = format!(" (both sides of `{}` have one type; convert one with `as`)", op.symbol());
+        let ty = if op.is_short_circuit() {
+            let b = Ty::Scalar(Scalar::Bool);
+            self.expect(l.span, &b, &tl, &format!(" (`{}` takes `bool`s)", op.symbol()));
+            self.expect(r.span, &b, &tr, &format!(" (`{}` takes `bool`s)", op.symbol()));
+            b
+        } else if op.is_shift() {
+            if !self.is_int_like(&tl) {
+                let msg = format!("`{}` is not defined for `{}`", op.symbol(), self.show(&tl));
+                self.errors.at(l.span, msg);
+            }
+            self.shift_amount(r, &tr);
+            tl
+        } else if op.is_comparison() {
+            let u = self.expect(r.span, &tl, &tr, &what);
+            if matches!(self.infer.resolve(&u), Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3) {
+                let msg = format!("`{}` compares scalars, not `{}`", op.symbol(), self.show(&u));
+                self.errors.at(e.span, msg);
+            }
+            Ty::Scalar(Scalar::Bool)
+        } else {
+            let u = self.expect(r.span, &tl, &tr, &what);
+            self.arith_operand(e.span, op, &u);
+            u
+        };
+        (ty, comptime)
+    }
+
+    fn no_args(&mut self, method: &syn::Ident, args: &[Expr]) {
+        if let Some(first) = args.first() {
+            let sp = first.span.to(args[args.len() - 1].span);
+            self.errors.at(sp, format!("`{method}` takes no arguments"));
+        }
+    }
+
+    fn method(&mut self, e: &Expr, receiver: &Expr, method: &syn::Ident, args: &[Expr]) -> (Ty, bool) {
+        let rt = self.types[receiver.id].clone();
+        let resolved = self.infer.resolve(&rt);
+        let name = method.to_string();
+        let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
+        let all_comptime = self.comptime[receiver.id] && args.iter().all(|a| self.comptime[a.id]);
+        let scalar = match resolved {
+            Ty::Scalar(s) => s,
+            Ty::Error => return (Ty::Error, false),
+            Ty::Var(_) => {
+                let kind =
+                    if self.infer.var_kind(&rt) == Some(VarKind::Float) { "{float}" } else { "{integer}" };
+                let example = if kind == "{float}" { "2.0_f32" } else { "2_u32" };
+                self.errors.at(
+                    receiver.span,
+                    format!("can't call method `{name}` on ambiguous numeric type `{kind}`: give it a type, e.g. `{example}`"),
+                );
+                return (Ty::Error, false);
+            }
+            other => {
+                let msg = format!("no method `{name}` on `{}` in kernels", self.show(&other));
+                self.errors.at(Sp::of(method), msg);
+                return (Ty::Error, false);
+            }
+        };
+        let Some(sig) = method_signature(scalar, &name) else {
+            let list = if scalar.is_float() { FLOAT_METHODS_HELP } else { INT_METHODS_HELP };
+            self.errors.at(
+                Sp::of(method),
+                format!("no method `{name}` on `{}` in kernels; supported: {list}", scalar.name()),
+            );
+            return (Ty::Error, false);
+        };
+        if sig.f32_only && scalar != Scalar::F32 {
+            self.errors.at(
+                Sp::of(method),
+                format!(
+                    "`{name}` is supported on `f32` only (ptx-core has no `{}` routine yet)",
+                    scalar.name()
+                ),
+            );
+        }
+        if args.len() != sig.args.len() {
+            self.errors
+                .at(e.span, format!("`{name}` takes {} argument(s), {} given", sig.args.len(), args.len()));
+            return (Ty::Error, false);
+        }
+        for ((arg, t), want) in args.iter().zip(&arg_types).zip(&sig.args) {
+            let want = want.map_or(Ty::Scalar(scalar), Ty::Scalar);
+            self.expect(arg.span, &want, t, &format!(" (an argument of `{name}`)"));
+        }
+        let ret = match sig.ret {
+            Ret::SelfTy => Ty::Scalar(scalar),
+            Ret::Scalar(s) => Ty::Scalar(s),
+            Ret::Pair => Ty::Tuple(vec![Ty::Scalar(scalar), Ty::Scalar(scalar)]),
+        };
+        (ret, all_comptime && !name.starts_with("fast_"))
+    }
+}
+
+/// What a method returns.
+#[derive(Clone, Copy)]
+enum Ret {
+    SelfTy,
+    Scalar(Scalar),
+    Pair,
+}
+
+/// A method's signature: argument types (`None` = the receiver's type).
+struct Signature {
+    args: Vec<Option<Scalar>>,
+    ret: Ret,
+    f32_only: bool,
+}
+
+const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos exp exp2 ln log2 powf powi tanh sqrt recip abs min max \
+     mul_add floor ceil round trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
+     is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
+const INT_METHODS_HELP: &str =
+    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg";
+
+/// The methods of the language, by receiver type and name.
+fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
+    let sig = |args: Vec<Option<Scalar>>, ret: Ret, f32_only: bool| Some(Signature { args, ret, f32_only });
+    if recv.is_float() {
+        match name {
+            "sin" | "cos" | "tan" | "exp" | "exp2" | "ln" | "log2" | "tanh" | "fast_sin" | "fast_cos"
+            | "fast_exp2" | "fast_log2" | "fast_recip" | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
+            "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "trunc" | "fract" | "signum"
+            | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
+            "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
+                sig(vec![], Ret::Scalar(Scalar::Bool), false)
+            }
+            "sin_cos" => sig(vec![], Ret::Pair, true),
+            "powf" => sig(vec![None], Ret::SelfTy, true),
+            "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
+            "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
+            "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),
+            _ => None,
+        }
+    } else if recv.is_int() {
+        match name {
+            "min" | "max" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" => {
+                sig(vec![None], Ret::SelfTy, false)
+            }
+            "clamp" => sig(vec![None, None], Ret::SelfTy, false),
+            "abs" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
+            "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
+            "pow" => sig(vec![Some(Scalar::U32)], Ret::SelfTy, false),
+            _ => None,
+        }
+    } else {
+        None
+    }
+}

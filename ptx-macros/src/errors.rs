@@ -1,0 +1,56 @@
+//! Error collection: every stage reports into one [`Errors`], so that independent mistakes
+//! are all shown at once, each as a `compile_error!` at its own span.
+
+use proc_macro2::{Punct, Spacing, TokenStream, TokenTree};
+use std::fmt::Display;
+
+use crate::ast::Sp;
+
+/// A `syn::Error` covering the whole range `sp`.
+pub fn error(sp: Sp, message: impl Display) -> syn::Error {
+    let mut first = Punct::new('.', Spacing::Alone);
+    first.set_span(sp.start);
+    let mut last = Punct::new('.', Spacing::Alone);
+    last.set_span(sp.end);
+    let range: TokenStream = [TokenTree::from(first), TokenTree::from(last)].into_iter().collect();
+    syn::Error::new_spanned(range, message)
+}
+
+/// The errors found so far.
+#[derive(Default)]
+pub struct Errors {
+    list: Vec<syn::Error>,
+}
+
+impl Errors {
+    /// Records an error covering `sp`.
+    pub fn at(&mut self, sp: Sp, message: impl Display) {
+        self.list.push(error(sp, message));
+    }
+
+    /// Records an error from syn.
+    pub fn push(&mut self, error: syn::Error) {
+        self.list.push(error);
+    }
+
+    /// Whether nothing has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// How many errors have been recorded.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The errors as `compile_error!` invocations, in the order they were found.
+    pub fn to_tokens(&self) -> TokenStream {
+        self.list.iter().map(syn::Error::to_compile_error).collect()
+    }
+
+    /// The messages, for tests.
+    #[cfg(test)]
+    pub fn messages(&self) -> Vec<String> {
+        self.list.iter().map(|e| e.to_string()).collect()
+    }
+}

@@ -1,0 +1,239 @@
+//! The items generated for a kernel: the struct named after it (fields = `#[comptime]`
+//! parameters), `new`, the typed `launch`, the `build` function holding the lowered body,
+//! and `impl Kernel`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ast::{KernelFn, ParamKind, Scalar};
+use crate::check::Checked;
+use crate::lower::{ctx, lower_body};
+
+/// The attribute's options: `#[ptx_kernel(unchecked, crate = path)]`.
+pub struct Options {
+    /// No bounds checks; `launch` is `unsafe`.
+    pub unchecked: bool,
+    /// The path of the facade crate.
+    pub krate: TokenStream,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { unchecked: false, krate: quote!(::ptx_dsl) }
+    }
+}
+
+/// Parses the attribute's arguments.
+pub fn parse_options(attr: TokenStream) -> syn::Result<Options> {
+    let mut options = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("unchecked") {
+            options.unchecked = true;
+            Ok(())
+        } else if meta.path.is_ident("crate") {
+            let path: syn::Path = meta.value()?.parse()?;
+            options.krate = quote!(#path);
+            Ok(())
+        } else {
+            Err(meta.error("unknown option: `#[ptx_kernel]` takes `unchecked` and `crate = path`"))
+        }
+    });
+    syn::parse::Parser::parse2(parser, attr)?;
+    Ok(options)
+}
+
+/// `snake_case` to `UpperCamelCase`.
+pub fn camel_case(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect()
+}
+
+fn host_type(s: Scalar) -> proc_macro2::Ident {
+    proc_macro2::Ident::new(s.name(), Span::call_site())
+}
+
+/// The generated items.
+pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) -> TokenStream {
+    let krate = &options.krate;
+    let p = quote!(#krate::__private);
+    let k = ctx();
+    let name_str = kernel.name.to_string();
+    let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
+    let vis = &kernel.vis;
+    let attrs = &kernel.attrs;
+    let checked_flag = !options.unchecked;
+
+    let mut fields = Vec::new();
+    let mut field_names = Vec::new();
+    let mut declare = Vec::new();
+    let mut launch_params = Vec::new();
+    let mut launch_args = Vec::new();
+    let mut lengths = Vec::new();
+    for param in &kernel.params {
+        let n = &param.name;
+        let n_str = n.to_string();
+        match param.kind {
+            ParamKind::Comptime(s) => {
+                let t = host_type(s);
+                fields.push(quote!(#n: #t));
+                field_names.push(n.clone());
+                declare.push(quote!(let #n: #t = self.#n;));
+            }
+            ParamKind::Scalar(s) => {
+                let t = host_type(s);
+                let scalar = format_ident!("{}", lang_variant(s));
+                declare.push(quote!(let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
+                launch_params.push(quote!(#n: #t));
+                let passed = match s {
+                    Scalar::U8 | Scalar::U16 => quote!(#n as u32),
+                    Scalar::I8 | Scalar::I16 => quote!(#n as i32),
+                    Scalar::Usize => quote!(#n as u64),
+                    Scalar::Isize => quote!(#n as i64),
+                    _ => quote!(#n),
+                };
+                launch_args.push(quote!(#p::KernelArg::scalar(#passed)));
+            }
+            ParamKind::Slice { elem, mutable } => {
+                let t = host_type(elem);
+                let scalar = format_ident!("{}", lang_variant(elem));
+                declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar);));
+                let len = format_ident!("{}_len", n, span = Span::mixed_site());
+                lengths.push(quote!(let #len = #n.len() as u64;));
+                if mutable {
+                    launch_params.push(quote!(#n: &mut #p::DeviceBuffer<#t>));
+                    launch_args.push(quote!(#p::KernelArg::buffer_mut(#n)));
+                } else {
+                    launch_params.push(quote!(#n: &#p::DeviceBuffer<#t>));
+                    launch_args.push(quote!(#p::KernelArg::buffer(#n)));
+                }
+                launch_args.push(quote!(#p::KernelArg::scalar(#len)));
+            }
+        }
+    }
+    let body = lower_body(kernel, checked, krate);
+    let device = proc_macro2::Ident::new("device", Span::mixed_site());
+    let config = proc_macro2::Ident::new("config", Span::mixed_site());
+    let fault = proc_macro2::Ident::new("__fault", Span::mixed_site());
+    let report = proc_macro2::Ident::new("__report", Span::mixed_site());
+
+    let launch_doc = format!(
+        "Launches `{name_str}` on `device` over `config`, with the kernel's runtime parameters in \
+         declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, \
+         scalars by value)."
+    );
+    let launch = if checked_flag {
+        quote! {
+            #[doc = #launch_doc]
+            ///
+            /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
+            /// out-of-range store is dropped, and the first one of the launch is returned as
+            /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
+            /// that record back waits for the kernel to finish.
+            #vis fn launch(
+                &self,
+                #device: &#p::Device,
+                #config: #p::LaunchConfig,
+                #(#launch_params),*
+            ) -> #p::Result<#p::LaunchReport> {
+                #(#lengths)*
+                let mut #fault = #p::FaultBuffer::new(#device)?;
+                let #report = #device.launch(self, #config, &mut [#(#launch_args,)* #fault.arg()])?;
+                #fault.check(#name_str, #report, || self.build_with_sites().1)
+            }
+        }
+    } else {
+        quote! {
+            #[doc = #launch_doc]
+            ///
+            /// # Safety
+            /// The kernel was built with `#[ptx_kernel(unchecked)]`: its slice accesses are not
+            /// bounds-checked. The caller guarantees that every index the kernel computes is
+            /// below the length of the buffer it indexes, and that no integer division by
+            /// zero (or `MIN / -1`) happens, for every thread of `config`.
+            #vis unsafe fn launch(
+                &self,
+                #device: &#p::Device,
+                #config: #p::LaunchConfig,
+                #(#launch_params),*
+            ) -> #p::Result<#p::LaunchReport> {
+                #(#lengths)*
+                #device.launch(self, #config, &mut [#(#launch_args),*])
+            }
+        }
+    };
+    let new_doc = if field_names.is_empty() {
+        "The kernel (it has no `#[comptime]` parameters).".to_string()
+    } else {
+        "The kernel with its `#[comptime]` parameters, in declaration order.".to_string()
+    };
+    let cache_key = if field_names.is_empty() {
+        quote!(::std::string::String::new())
+    } else {
+        quote!(::std::format!("{:?}", (#(self.#field_names,)*)))
+    };
+    quote! {
+        #(#attrs)*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #vis struct #ty_name {
+            #(#[allow(missing_docs)] pub #fields,)*
+        }
+
+        impl #ty_name {
+            #[doc = #new_doc]
+            #[allow(clippy::new_without_default)]
+            #vis const fn new(#(#fields),*) -> Self {
+                Self { #(#field_names),* }
+            }
+
+            #launch
+
+            /// Builds the kernel's IR, with the table of the places where it can fault.
+            #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
+            #vis fn build_with_sites(&self) -> (#p::KernelIr, ::std::vec::Vec<#p::FaultSite>) {
+                let mut #k = #p::KernelCtx::new(#name_str, #checked_flag);
+                #(#declare)*
+                #k.begin_body();
+                #body
+                #k.finish()
+            }
+        }
+
+        impl #p::Kernel for #ty_name {
+            fn name(&self) -> &str {
+                #name_str
+            }
+
+            fn build(&self) -> #p::KernelIr {
+                self.build_with_sites().0
+            }
+
+            fn cache_key(&self) -> ::std::string::String {
+                #cache_key
+            }
+        }
+    }
+}
+
+/// The variant of `ptx_dsl::__private::Scalar` for `s`.
+fn lang_variant(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "Bool",
+        Scalar::U8 => "U8",
+        Scalar::I8 => "I8",
+        Scalar::U16 => "U16",
+        Scalar::I16 => "I16",
+        Scalar::U32 => "U32",
+        Scalar::I32 => "I32",
+        Scalar::U64 => "U64",
+        Scalar::I64 => "I64",
+        Scalar::Usize => "Usize",
+        Scalar::Isize => "Isize",
+        Scalar::F32 => "F32",
+        Scalar::F64 | Scalar::F16 | Scalar::Bf16 => "F64",
+    }
+}

@@ -1,0 +1,902 @@
+//! The checked kernel AST to the body of the generated `build` function: one `let` per
+//! operation, each a call on the kernel context `__k` (`ptx_dsl::__private::KernelCtx`),
+//! bound to the Rust variable's own name where the source has one. Comptime expressions
+//! are emitted as plain Rust, computed while the kernel is built; a comptime `if` is a host
+//! `if` around the taken arm's calls, and an `#[unroll]` loop is a host `for`.
+//!
+//! The generated code mirrors the kernel's blocks, so Rust's own scoping and shadowing of
+//! the host variables is the kernel's.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ast::*;
+use crate::check::Checked;
+use crate::types::Ty;
+
+/// The lowered form of an expression.
+enum Atom {
+    /// A runtime value (a `Value`, a tuple of them, a `Dim3` or a `Slice`), as tokens.
+    Rt(TokenStream),
+    /// A host expression computed while building.
+    Host(TokenStream),
+    /// `()`, or an expression that diverges.
+    Unit,
+}
+
+/// A loop's labels, for `break` and `continue`.
+struct LoopLabels {
+    label: Option<String>,
+    next: Ident,
+    exit: Ident,
+}
+
+/// Lowers the kernel body; `krate` is the path of the facade crate (`::ptx_dsl`).
+pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> TokenStream {
+    let mut l = Lowerer { checked, krate, out: Vec::new(), next_tmp: 0, loops: Vec::new() };
+    for s in &kernel.body.stmts {
+        l.stmt(s);
+    }
+    if let Some(t) = &kernel.body.tail {
+        let atom = l.expr(t, None);
+        l.discard(atom);
+    }
+    l.out.into_iter().collect()
+}
+
+struct Lowerer<'a> {
+    checked: &'a Checked,
+    krate: &'a TokenStream,
+    out: Vec<TokenStream>,
+    next_tmp: usize,
+    loops: Vec<LoopLabels>,
+}
+
+/// The name of the kernel context in generated code (hygienic: a user's `__k` is another).
+pub fn ctx() -> Ident {
+    Ident::new("__k", Span::mixed_site())
+}
+
+impl Lowerer<'_> {
+    fn emit(&mut self, ts: TokenStream) {
+        self.out.push(ts);
+    }
+
+    fn tmp(&mut self, hint: &str) -> Ident {
+        self.next_tmp += 1;
+        Ident::new(&format!("{hint}{}", self.next_tmp), Span::mixed_site())
+    }
+
+    fn private(&self) -> TokenStream {
+        let krate = self.krate;
+        quote!(#krate::__private)
+    }
+
+    fn scalar(&self, s: Scalar) -> TokenStream {
+        let p = self.private();
+        let v = format_ident!("{}", lang_scalar(s));
+        quote!(#p::Scalar::#v)
+    }
+
+    fn site(&self, sp: Sp) -> TokenStream {
+        let p = self.private();
+        quote_spanned!(sp.start=> #p::Site { file: ::core::file!(), line: ::core::line!(), column: ::core::column!() })
+    }
+
+    fn ty(&self, e: &Expr) -> Ty {
+        self.checked.types[e.id].clone()
+    }
+
+    /// Lowers `stmts` into their own list, returning it with what `f` produced.
+    fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> (TokenStream, R) {
+        let saved = std::mem::take(&mut self.out);
+        let r = f(self);
+        let inner = std::mem::replace(&mut self.out, saved);
+        (inner.into_iter().collect(), r)
+    }
+
+    /// A host value of type `ty` as runtime tokens.
+    fn host_to_rt(&mut self, host: TokenStream, ty: &Ty) -> TokenStream {
+        let p = self.private();
+        match ty {
+            Ty::Scalar(_) => quote!(#p::Value::from(#host)),
+            Ty::Tuple(elems) => {
+                let names: Vec<Ident> = elems.iter().map(|_| self.tmp("__h")).collect();
+                let convs: Vec<TokenStream> =
+                    names.iter().zip(elems).map(|(n, t)| self.host_to_rt(quote!(#n), t)).collect();
+                quote!({ let (#(#names,)*) = #host; (#(#convs,)*) })
+            }
+            _ => host,
+        }
+    }
+
+    /// The expression as runtime tokens, whatever its stage.
+    fn value(&mut self, e: &Expr) -> TokenStream {
+        let ty = self.ty(e);
+        match self.expr(e, None) {
+            Atom::Rt(ts) => ts,
+            Atom::Host(ts) => self.host_to_rt(ts, &ty),
+            Atom::Unit => quote!(()),
+        }
+    }
+
+    /// The expression's value about to be bound to a name: a mutable variable's register
+    /// is copied, so that later assignments to the variable do not change the binding.
+    fn bound_value(&mut self, e: &Expr) -> TokenStream {
+        let v = self.value(e);
+        if self.checked.mutable_path[e.id] {
+            let k = ctx();
+            quote!(#k.copy(#v))
+        } else {
+            v
+        }
+    }
+
+    fn discard(&mut self, atom: Atom) {
+        if let Atom::Rt(ts) | Atom::Host(ts) = atom {
+            self.emit(quote!(let _ = #ts;));
+        }
+    }
+
+    /// Emits `let name = call;` (name from the source, or a temporary) and returns it.
+    fn bind(&mut self, name: Option<&Ident>, hint: &str, call: TokenStream) -> Atom {
+        let n = name.cloned().unwrap_or_else(|| self.tmp(hint));
+        self.emit(quote!(let #n = #call;));
+        Atom::Rt(quote!(#n))
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { pat, init, .. } => {
+                let ty = self.ty(init);
+                if let Pat::Ident { name, mutable: false } = pat {
+                    if self.checked.comptime[init.id] {
+                        let host = match self.expr(init, None) {
+                            Atom::Host(h) => h,
+                            Atom::Rt(r) => r,
+                            Atom::Unit => quote!(()),
+                        };
+                        let annot = match &ty {
+                            Ty::Scalar(s) => {
+                                let t = host_type(*s);
+                                quote!(: #t)
+                            }
+                            _ => quote!(),
+                        };
+                        self.emit(quote!(let #name #annot = #host;));
+                        return;
+                    }
+                    if !self.checked.mutable_path[init.id] {
+                        match self.expr(init, Some(name)) {
+                            Atom::Rt(ts) if ts.to_string() == name.to_string() => {}
+                            Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
+                            Atom::Host(h) => {
+                                let v = self.host_to_rt(h, &ty);
+                                self.emit(quote!(let #name = #v;));
+                            }
+                            Atom::Unit => self.emit(quote!(let #name = ();)),
+                        }
+                        return;
+                    }
+                }
+                let comptime_pattern = self.checked.comptime[init.id] && !has_mut(pat);
+                if comptime_pattern {
+                    let host = match self.expr(init, None) {
+                        Atom::Host(h) | Atom::Rt(h) => h,
+                        Atom::Unit => quote!(()),
+                    };
+                    let p = host_pattern(pat);
+                    self.emit(quote!(let #p = #host;));
+                    return;
+                }
+                let v = self.bound_value(init);
+                self.bind_pat(pat, v, &ty);
+            }
+            Stmt::Expr { expr, .. } => {
+                let atom = self.expr(expr, None);
+                self.discard(atom);
+            }
+        }
+    }
+
+    /// Binds runtime tokens `v` of type `ty` to `pat`.
+    fn bind_pat(&mut self, pat: &Pat, v: TokenStream, ty: &Ty) {
+        let k = ctx();
+        match pat {
+            Pat::Ident { name, mutable: true } => self.emit(quote!(let #name = #k.var(#v);)),
+            Pat::Ident { name, mutable: false } => self.emit(quote!(let #name = #v;)),
+            Pat::Wild(_) => self.emit(quote!(let _ = #v;)),
+            Pat::Tuple(pats, _) => {
+                let t = self.tmp("__tuple");
+                self.emit(quote!(let #t = #v;));
+                let elems = match ty {
+                    Ty::Tuple(e) => e.clone(),
+                    _ => vec![Ty::Error; pats.len()],
+                };
+                for (i, (p, ety)) in pats.iter().zip(&elems).enumerate() {
+                    let idx = syn::Index::from(i);
+                    self.bind_pat(p, quote!(#t.#idx), ety);
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, name: Option<&Ident>) -> Atom {
+        if self.checked.comptime[e.id] {
+            return Atom::Host(self.host(e));
+        }
+        let k = ctx();
+        match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Const { .. } => Atom::Host(self.host(e)),
+            ExprKind::Path(n) => Atom::Rt(quote!(#n)),
+            ExprKind::Unary(op, inner) => {
+                let v = self.value(inner);
+                let f = match op {
+                    UnOp::Neg => quote!(neg),
+                    UnOp::Not => quote!(not),
+                };
+                self.bind(name, "__t", quote!(#k.#f(#v)))
+            }
+            ExprKind::Binary(op, l, r) if op.is_short_circuit() => self.short_circuit(*op, l, r, name),
+            ExprKind::Binary(op, l, r) => {
+                let (a, b) = (self.value(l), self.value(r));
+                let call = self.binary_call(*op, a, b, e.span);
+                self.bind(name, "__t", call)
+            }
+            ExprKind::Assign(place, rhs) => {
+                let v = self.value(rhs);
+                self.store(place, v);
+                Atom::Unit
+            }
+            ExprKind::CompoundAssign(op, place, rhs) => {
+                let current = match place {
+                    Place::Local(n) => quote!(#n),
+                    Place::Index { slice, index } => {
+                        let i = self.value(index);
+                        let site = self.site(e.span);
+                        let t = self.tmp("__t");
+                        self.emit(quote!(let #t = #k.load(&#slice, #i, #site);));
+                        let idx = self.tmp("__index");
+                        // Re-bind the index so the store below does not evaluate it again.
+                        self.emit(quote!(let #idx = #i;));
+                        let v = self.value(rhs);
+                        let call = self.binary_call(*op, quote!(#t), v, e.span);
+                        let r = self.tmp("__t");
+                        self.emit(quote!(let #r = #call;));
+                        let site = self.site(e.span);
+                        self.emit(quote!(#k.store(&#slice, #idx, #r, #site);));
+                        return Atom::Unit;
+                    }
+                };
+                let v = self.value(rhs);
+                let call = self.binary_call(*op, current, v, e.span);
+                let r = self.tmp("__t");
+                self.emit(quote!(let #r = #call;));
+                self.store(place, quote!(#r));
+                Atom::Unit
+            }
+            ExprKind::Cast(inner, to) => {
+                let v = self.value(inner);
+                let s = self.scalar(*to);
+                self.bind(name, "__t", quote!(#k.cast(#v, #s)))
+            }
+            ExprKind::Index { slice, index } => {
+                let i = self.value(index);
+                let site = self.site(e.span);
+                self.bind(name, "__t", quote!(#k.load(&#slice, #i, #site)))
+            }
+            ExprKind::Builtin(b) => {
+                let b = self.builtin(*b);
+                self.bind(name, "__dim", quote!(#k.dim3(#b)))
+            }
+            ExprKind::Field(inner, member) => match (&inner.kind, member) {
+                (ExprKind::Builtin(b), Member::Axis(axis, _)) => {
+                    let b = self.builtin(*b);
+                    let axis = *axis as usize;
+                    self.bind(name, "__t", quote!(#k.index(#b, #axis)))
+                }
+                (_, member) => {
+                    let v = self.value(inner);
+                    let m = match member {
+                        Member::Axis(Axis::X, _) => quote!(x),
+                        Member::Axis(Axis::Y, _) => quote!(y),
+                        Member::Axis(Axis::Z, _) => quote!(z),
+                        Member::Index(i, _) => {
+                            let idx = syn::Index::from(*i);
+                            quote!(#idx)
+                        }
+                    };
+                    Atom::Rt(quote!(#v.#m))
+                }
+            },
+            ExprKind::TypeCall { func, args, .. } => match args.split_first() {
+                Some((first, rest)) => self.method(first, func, rest, name),
+                None => Atom::Unit,
+            },
+            ExprKind::MethodCall { receiver, method, args } => {
+                if method == "len" && matches!(self.ty(receiver), Ty::Slice { .. }) {
+                    let s = self.value(receiver);
+                    return self.bind(name, "__len", quote!(#s.len()));
+                }
+                self.method(receiver, method, args, name)
+            }
+            ExprKind::If { cond, then, els } => self.if_expr(e, cond, then, els.as_deref(), name),
+            ExprKind::Block(b) => {
+                let ty = self.ty(e);
+                self.block_expr(b, &ty, name)
+            }
+            ExprKind::While { label, cond, body } => {
+                self.runtime_loop(label, Some(cond), body);
+                Atom::Unit
+            }
+            ExprKind::Loop { label, body } => {
+                self.runtime_loop(label, None, body);
+                Atom::Unit
+            }
+            ExprKind::For { label, var, range, body, unroll } => {
+                if *unroll {
+                    self.unrolled_for(var.as_ref(), range, body);
+                } else {
+                    self.runtime_for(label, var.as_ref(), range, body);
+                }
+                Atom::Unit
+            }
+            ExprKind::Break { label, .. } | ExprKind::Continue { label } => {
+                let is_break = matches!(e.kind, ExprKind::Break { .. });
+                let wanted = label.as_ref().map(|l| l.ident.to_string());
+                let target = self
+                    .loops
+                    .iter()
+                    .rev()
+                    .find(|lp| wanted.is_none() || lp.label == wanted)
+                    .map(|lp| if is_break { lp.exit.clone() } else { lp.next.clone() });
+                if let Some(t) = target {
+                    self.emit(quote!(#k.jump(#t);));
+                }
+                Atom::Unit
+            }
+            ExprKind::Return => {
+                self.emit(quote!(#k.ret();));
+                Atom::Unit
+            }
+            ExprKind::Tuple(elems) => {
+                let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();
+                Atom::Rt(quote!((#(#vs,)*)))
+            }
+        }
+    }
+
+    fn builtin(&self, b: Builtin) -> TokenStream {
+        let p = self.private();
+        let v = match b {
+            Builtin::ThreadIdx => quote!(ThreadIdx),
+            Builtin::BlockIdx => quote!(BlockIdx),
+            Builtin::BlockDim => quote!(BlockDim),
+            Builtin::GridDim => quote!(GridDim),
+        };
+        quote!(#p::Builtin::#v)
+    }
+
+    fn binary_call(&self, op: BinOp, a: TokenStream, b: TokenStream, sp: Sp) -> TokenStream {
+        let k = ctx();
+        let f = match op {
+            BinOp::Add => quote!(add),
+            BinOp::Sub => quote!(sub),
+            BinOp::Mul => quote!(mul),
+            BinOp::Div | BinOp::Rem => {
+                let f = if op == BinOp::Div { quote!(div) } else { quote!(rem) };
+                let site = self.site(sp);
+                return quote!(#k.#f(#a, #b, #site));
+            }
+            BinOp::BitAnd => quote!(bitand),
+            BinOp::BitOr => quote!(bitor),
+            BinOp::BitXor => quote!(bitxor),
+            BinOp::Shl => quote!(shl),
+            BinOp::Shr => quote!(shr),
+            BinOp::Eq => quote!(eq),
+            BinOp::Ne => quote!(ne),
+            BinOp::Lt => quote!(lt),
+            BinOp::Le => quote!(le),
+            BinOp::Gt => quote!(gt),
+            BinOp::Ge => quote!(ge),
+            BinOp::And => quote!(bitand),
+            BinOp::Or => quote!(bitor),
+        };
+        quote!(#k.#f(#a, #b))
+    }
+
+    fn store(&mut self, place: &Place, v: TokenStream) {
+        let k = ctx();
+        match place {
+            Place::Local(n) => self.emit(quote!(#k.assign(#n, #v);)),
+            Place::Index { slice, index } => {
+                let i = self.value(index);
+                let site = self.site(index.span);
+                self.emit(quote!(#k.store(&#slice, #i, #v, #site);));
+            }
+        }
+    }
+
+    /// `a && b` / `a || b`: `b` is evaluated only when `a` does not decide.
+    fn short_circuit(&mut self, op: BinOp, l: &Expr, r: &Expr, name: Option<&Ident>) -> Atom {
+        let k = ctx();
+        let a = self.value(l);
+        let result = name.cloned().unwrap_or_else(|| self.tmp("__t"));
+        let skip = self.tmp("__skip");
+        self.emit(quote!(let #result = #k.var(#a); let #skip = #k.label();));
+        let jump = if op == BinOp::And { quote!(jump_unless) } else { quote!(jump_if) };
+        self.emit(quote!(#k.#jump(#result, #skip);));
+        let (inner, ()) = self.nested(|l| {
+            let b = l.value(r);
+            l.emit(quote!(#k.assign(#result, #b);));
+        });
+        self.emit(quote!({ #inner }));
+        self.emit(quote!(#k.place(#skip);));
+        Atom::Rt(quote!(#result))
+    }
+
+    /// A fresh holder for a value of type `ty` (an `if`'s result), or `None` for `()`.
+    fn holder(&self, ty: &Ty) -> Option<TokenStream> {
+        let k = ctx();
+        match ty {
+            Ty::Scalar(s) => {
+                let s = self.scalar(*s);
+                Some(quote!(#k.declare(#s)))
+            }
+            Ty::Tuple(elems) if !elems.is_empty() => {
+                let hs: Vec<TokenStream> =
+                    elems.iter().map(|t| self.holder(t).unwrap_or(quote!(()))).collect();
+                Some(quote!((#(#hs,)*)))
+            }
+            _ => None,
+        }
+    }
+
+    fn assign_holder(&self, holder: &TokenStream, v: &TokenStream, ty: &Ty) -> TokenStream {
+        let k = ctx();
+        match ty {
+            Ty::Scalar(_) => quote!(#k.assign(#holder, #v);),
+            Ty::Tuple(elems) => elems
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let idx = syn::Index::from(i);
+                    self.assign_holder(&quote!(#holder.#idx), &quote!(#v.#idx), t)
+                })
+                .collect(),
+            _ => quote!(),
+        }
+    }
+
+    /// The type a block evaluates to (`!` when its last statement diverges).
+    fn block_ty(&self, b: &Block) -> Ty {
+        match (&b.tail, b.stmts.last()) {
+            (Some(t), _) => self.ty(t),
+            (None, Some(Stmt::Expr { expr, .. })) if self.ty(expr) == Ty::Never => Ty::Never,
+            _ => Ty::unit(),
+        }
+    }
+
+    /// Lowers a block's statements and, unless it diverges, its value as runtime tokens.
+    fn block_parts(&mut self, b: &Block) -> (TokenStream, Option<TokenStream>) {
+        let diverges = self.block_ty(b) == Ty::Never;
+        self.nested(|l| {
+            for s in &b.stmts {
+                l.stmt(s);
+            }
+            let tail = b.tail.as_ref().map(|t| l.bound_value(t));
+            if diverges {
+                if let Some(t) = &tail {
+                    l.emit(quote!(let _ = #t;));
+                }
+                None
+            } else {
+                tail
+            }
+        })
+    }
+
+    fn block_expr(&mut self, b: &Block, ty: &Ty, name: Option<&Ident>) -> Atom {
+        let (stmts, tail) = self.block_parts(b);
+        match (tail, self.holder(ty)) {
+            (Some(v), Some(_)) => {
+                let n = name.cloned().unwrap_or_else(|| self.tmp("__block"));
+                self.emit(quote!(let #n = { #stmts #v };));
+                Atom::Rt(quote!(#n))
+            }
+            (tail, _) => {
+                let tail = tail.map(|t| quote!(let _ = #t;));
+                self.emit(quote!({ #stmts #tail }));
+                Atom::Unit
+            }
+        }
+    }
+
+    /// The `else` of an `if` as a block: `else { .. }` or `else if ..`.
+    fn else_parts(&mut self, els: &Expr) -> (TokenStream, Option<TokenStream>) {
+        match &els.kind {
+            ExprKind::Block(b) => self.block_parts(b),
+            _ => {
+                let diverges = self.ty(els) == Ty::Never;
+                self.nested(|l| {
+                    let v = l.value(els);
+                    (!diverges).then_some(v)
+                })
+            }
+        }
+    }
+
+    fn if_expr(
+        &mut self,
+        e: &Expr,
+        cond: &Expr,
+        then: &Block,
+        els: Option<&Expr>,
+        name: Option<&Ident>,
+    ) -> Atom {
+        let k = ctx();
+        let ty = self.ty(e);
+        let holder = self.holder(&ty);
+        if self.checked.comptime[cond.id] {
+            let c = self.host(cond);
+            let (then_stmts, then_v) = self.block_parts(then);
+            let (else_stmts, else_v) = match els {
+                Some(x) => self.else_parts(x),
+                None => (quote!(), None),
+            };
+            let Some(h) = holder else {
+                self.emit(quote!(if #c { #then_stmts } else { #else_stmts }));
+                return Atom::Unit;
+            };
+            // A diverging arm still gives the host `if` a value: a register never read.
+            let then_v = then_v.unwrap_or_else(|| h.clone());
+            let else_v = else_v.unwrap_or_else(|| h.clone());
+            return self.bind(
+                name,
+                "__if",
+                quote!(if #c { #then_stmts #then_v } else { #else_stmts #else_v }),
+            );
+        }
+        let c = self.value(cond);
+        let result = holder.as_ref().map(|h| {
+            let n = name.cloned().unwrap_or_else(|| self.tmp("__if"));
+            self.emit(quote!(let #n = #h;));
+            quote!(#n)
+        });
+        let (else_label, end) = (self.tmp("__else"), self.tmp("__end_if"));
+        self.emit(quote!(let #else_label = #k.label(); let #end = #k.label();));
+        self.emit(quote!(#k.jump_unless(#c, #else_label);));
+        let (then_stmts, then_v) = self.block_parts(then);
+        let then_assign = match (&result, then_v) {
+            (Some(r), Some(v)) => self.assign_holder(r, &v, &ty),
+            (None, Some(v)) => quote!(let _ = #v;),
+            _ => quote!(),
+        };
+        self.emit(quote!({ #then_stmts #then_assign }));
+        self.emit(quote!(#k.jump(#end);));
+        self.emit(quote!(#k.place(#else_label);));
+        if let Some(x) = els {
+            let (else_stmts, else_v) = self.else_parts(x);
+            let else_assign = match (&result, else_v) {
+                (Some(r), Some(v)) => self.assign_holder(r, &v, &ty),
+                (None, Some(v)) => quote!(let _ = #v;),
+                _ => quote!(),
+            };
+            self.emit(quote!({ #else_stmts #else_assign }));
+        }
+        self.emit(quote!(#k.place(#end);));
+        result.map_or(Atom::Unit, Atom::Rt)
+    }
+
+    fn loop_body(&mut self, label: &Option<syn::Lifetime>, body: &Block, next: &Ident, exit: &Ident) {
+        self.loops.push(LoopLabels {
+            label: label.as_ref().map(|l| l.ident.to_string()),
+            next: next.clone(),
+            exit: exit.clone(),
+        });
+        let (stmts, tail) = self.block_parts(body);
+        let tail = tail.map(|t| quote!(let _ = #t;));
+        self.emit(quote!({ #stmts #tail }));
+        self.loops.pop();
+    }
+
+    /// `while cond { body }` (`cond` present) or `loop { body }`.
+    fn runtime_loop(&mut self, label: &Option<syn::Lifetime>, cond: Option<&Expr>, body: &Block) {
+        let k = ctx();
+        let (head, exit) = (self.tmp("__loop_head"), self.tmp("__loop_exit"));
+        self.emit(quote!(let #head = #k.label(); let #exit = #k.label(); #k.place(#head);));
+        if let Some(c) = cond {
+            let (stmts, v) = self.nested(|l| l.value(c));
+            self.emit(quote!(#stmts #k.jump_unless(#v, #exit);));
+        }
+        self.loop_body(label, body, &head, &exit);
+        self.emit(quote!(#k.jump(#head); #k.place(#exit);));
+    }
+
+    fn runtime_for(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        var: Option<&Ident>,
+        range: &RangeSpec,
+        body: &Block,
+    ) {
+        let k = ctx();
+        let var_ty = self.ty(&range.start);
+        let start = self.value(&range.start);
+        let end_v = self.bound_value(&range.end);
+        let (i, end, step) = (self.tmp("__i"), self.tmp("__end"), self.tmp("__step"));
+        let (head, next, exit) = (self.tmp("__for_head"), self.tmp("__for_next"), self.tmp("__for_exit"));
+        self.emit(quote!(let #i = #k.var(#start); let #end = #end_v;));
+        self.emit(quote!(let #head = #k.label(); let #next = #k.label(); let #exit = #k.label();));
+        let scalar = var_ty.scalar().unwrap_or(Scalar::I32);
+        let s = self.scalar(scalar);
+        match &range.step {
+            Some(st) => {
+                let v = self.value(st);
+                let site = self.site(st.span);
+                self.emit(quote!(let #step = #k.cast(#v, #s); #k.check_step(#step, #site, #exit);));
+            }
+            None => {
+                let one = self.host_to_rt(one_of(scalar), &var_ty);
+                self.emit(quote!(let #step = #one;));
+            }
+        }
+        let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
+        let inclusive = range.inclusive;
+        let (in_range, done, stepped) = (self.tmp("__in_range"), self.tmp("__done"), self.tmp("__stepped"));
+        self.emit(
+            quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
+        );
+        let binding = var.map(|v| quote!(let #v = #i;));
+        self.loops.push(LoopLabels {
+            label: label.as_ref().map(|l| l.ident.to_string()),
+            next: next.clone(),
+            exit: exit.clone(),
+        });
+        let (stmts, tail) = self.block_parts(body);
+        self.loops.pop();
+        let tail = tail.map(|t| quote!(let _ = #t;));
+        self.emit(quote!({ #binding #stmts #tail }));
+        self.emit(quote! {
+            #k.place(#next);
+            let #done = #k.range_done_after(#i, #end, #step, #inclusive);
+            #k.jump_if(#done, #exit);
+            let #stepped = #k.add(#i, #step);
+            #k.assign(#i, #stepped);
+            #k.jump(#head);
+            #k.place(#exit);
+        });
+    }
+
+    fn unrolled_for(&mut self, var: Option<&Ident>, range: &RangeSpec, body: &Block) {
+        let start = self.host(&range.start);
+        let end = self.host(&range.end);
+        let dots = if range.inclusive { quote!(..=) } else { quote!(..) };
+        let iter = match &range.step {
+            Some(st) => {
+                let s = self.host(st);
+                quote!((#start #dots #end).step_by(#s))
+            }
+            None => quote!((#start #dots #end)),
+        };
+        let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
+        let (stmts, tail) = self.block_parts(body);
+        let tail = tail.map(|t| quote!(let _ = #t;));
+        self.emit(quote!(for #v in #iter { #stmts #tail }));
+    }
+
+    fn method(&mut self, receiver: &Expr, method: &syn::Ident, args: &[Expr], name: Option<&Ident>) -> Atom {
+        let k = ctx();
+        let p = self.private();
+        let recv = self.value(receiver);
+        let vs: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+        let m = method.to_string();
+        let call = match m.as_str() {
+            "sin" | "cos" | "tan" | "exp" | "exp2" | "ln" | "log2" | "tanh" | "fast_sin" | "fast_cos"
+            | "fast_exp2" | "fast_log2" | "fast_recip" | "fast_sqrt" => {
+                let f = format_ident!("{}", f32_fn_variant(&m));
+                quote!(#k.f32_fn(#p::F32Fn::#f, #recv))
+            }
+            "wrapping_add" => quote!(#k.add(#recv, #(#vs),*)),
+            "wrapping_sub" => quote!(#k.sub(#recv, #(#vs),*)),
+            "wrapping_mul" => quote!(#k.mul(#recv, #(#vs),*)),
+            "wrapping_neg" => quote!(#k.neg(#recv)),
+            "pow" => quote!(#k.int_pow(#recv, #(#vs),*)),
+            _ => {
+                let f = Ident::new(&m, Span::mixed_site());
+                quote!(#k.#f(#recv #(, #vs)*))
+            }
+        };
+        self.bind(name, if m == "sin_cos" { "__sin_cos" } else { "__t" }, call)
+    }
+
+    /// A comptime expression as host Rust.
+    fn host(&mut self, e: &Expr) -> TokenStream {
+        let ty = self.ty(e);
+        match &e.kind {
+            ExprKind::Lit(lit) => literal(lit, &ty, e.span),
+            ExprKind::Path(n) => quote!(#n),
+            ExprKind::Const { ty: s, path } => {
+                let name = path.segments.last().map(|s| s.ident.clone());
+                let t = host_type(*s);
+                if path.segments.iter().any(|s| s.ident == "consts") {
+                    quote!(::core::#t::consts::#name)
+                } else {
+                    quote!(#t::#name)
+                }
+            }
+            ExprKind::Unary(UnOp::Neg, inner) => {
+                let a = self.host(inner);
+                match (&inner.kind, ty.scalar()) {
+                    (ExprKind::Lit(_), _) => quote!((-#a)),
+                    (_, Some(s)) if s.is_int() => quote!((#a).wrapping_neg()),
+                    _ => quote!((-#a)),
+                }
+            }
+            ExprKind::Unary(UnOp::Not, inner) => {
+                let a = self.host(inner);
+                quote!((!#a))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (a, b) = (self.host(l), self.host(r));
+                let int = self.ty(l).scalar().is_some_and(Scalar::is_int);
+                match op {
+                    BinOp::Add if int => quote!((#a).wrapping_add(#b)),
+                    BinOp::Sub if int => quote!((#a).wrapping_sub(#b)),
+                    BinOp::Mul if int => quote!((#a).wrapping_mul(#b)),
+                    BinOp::Shl => quote!((#a).wrapping_shl((#b) as u32)),
+                    BinOp::Shr => quote!((#a).wrapping_shr((#b) as u32)),
+                    _ => {
+                        let o: TokenStream = op.symbol().parse().unwrap_or_default();
+                        quote!((#a #o #b))
+                    }
+                }
+            }
+            ExprKind::Cast(inner, to) => {
+                let a = self.host(inner);
+                let t = host_type(*to);
+                quote!(((#a) as #t))
+            }
+            ExprKind::Field(inner, Member::Index(i, _)) => {
+                let a = self.host(inner);
+                let idx = syn::Index::from(*i);
+                quote!((#a).#idx)
+            }
+            ExprKind::TypeCall { ty: s, func, args } => {
+                let t = host_type(*s);
+                let hs: Vec<TokenStream> = args.iter().map(|a| self.host(a)).collect();
+                let f = host_method(func, *s);
+                quote!(#t::#f(#(#hs),*))
+            }
+            ExprKind::MethodCall { receiver, method, args } => {
+                let r = self.host(receiver);
+                let hs: Vec<TokenStream> = args.iter().map(|a| self.host(a)).collect();
+                let f = host_method(method, self.ty(receiver).scalar().unwrap_or(Scalar::F32));
+                quote!((#r).#f(#(#hs),*))
+            }
+            ExprKind::If { cond, then, els } => {
+                let c = self.host(cond);
+                let t = then.tail.as_ref().map(|t| self.host(t)).unwrap_or_default();
+                let f = match els.as_deref() {
+                    Some(Expr { kind: ExprKind::Block(b), .. }) => {
+                        b.tail.as_ref().map(|t| self.host(t)).unwrap_or_default()
+                    }
+                    Some(other) => self.host(other),
+                    None => quote!(()),
+                };
+                quote!((if #c { #t } else { #f }))
+            }
+            ExprKind::Block(b) => b.tail.as_ref().map(|t| self.host(t)).unwrap_or_else(|| quote!(())),
+            ExprKind::Tuple(elems) => {
+                let hs: Vec<TokenStream> = elems.iter().map(|a| self.host(a)).collect();
+                quote!((#(#hs,)*))
+            }
+            _ => quote!(()),
+        }
+    }
+}
+
+/// Whether a pattern binds anything mutably.
+fn has_mut(p: &Pat) -> bool {
+    match p {
+        Pat::Ident { mutable, .. } => *mutable,
+        Pat::Wild(_) => false,
+        Pat::Tuple(ps, _) => ps.iter().any(has_mut),
+    }
+}
+
+/// A pattern with no `mut` as host Rust.
+fn host_pattern(p: &Pat) -> TokenStream {
+    match p {
+        Pat::Ident { name, .. } => quote!(#name),
+        Pat::Wild(_) => quote!(_),
+        Pat::Tuple(ps, _) => {
+            let inner: Vec<TokenStream> = ps.iter().map(host_pattern).collect();
+            quote!((#(#inner,)*))
+        }
+    }
+}
+
+/// The host Rust type of a scalar.
+fn host_type(s: Scalar) -> Ident {
+    Ident::new(s.name(), Span::call_site())
+}
+
+/// The host method a comptime call uses: the wrapping forms for integers, so that the
+/// build computes what the kernel would (release-mode Rust) instead of panicking.
+fn host_method(m: &syn::Ident, recv: Scalar) -> Ident {
+    let name = m.to_string();
+    let mapped = match name.as_str() {
+        "pow" if recv.is_int() => "wrapping_pow",
+        "abs" if recv.is_int() => "wrapping_abs",
+        other => other,
+    };
+    Ident::new(mapped, m.span())
+}
+
+/// `1` of an integer type, as host tokens.
+fn one_of(s: Scalar) -> TokenStream {
+    let t = host_type(s);
+    quote!((1 as #t))
+}
+
+/// A literal with the suffix of its inferred type.
+fn literal(lit: &Lit, ty: &Ty, sp: Sp) -> TokenStream {
+    let span = sp.start;
+    match lit {
+        Lit::Bool(b) => quote_spanned!(span=> #b),
+        Lit::Int { value, .. } => {
+            let s = ty.scalar().unwrap_or(Scalar::I32);
+            let l = syn::LitInt::new(&format!("{value}{}", s.name()), span);
+            quote!(#l)
+        }
+        Lit::Float { digits, .. } => {
+            let s = ty.scalar().unwrap_or(Scalar::F64);
+            let mut d = digits.clone();
+            if d.ends_with('.') {
+                d.push('0');
+            }
+            let l = syn::LitFloat::new(&format!("{d}{}", s.name()), span);
+            quote!(#l)
+        }
+    }
+}
+
+/// The name of `Scalar`'s variant in `ptx_dsl::__private::Scalar`.
+fn lang_scalar(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "Bool",
+        Scalar::U8 => "U8",
+        Scalar::I8 => "I8",
+        Scalar::U16 => "U16",
+        Scalar::I16 => "I16",
+        Scalar::U32 => "U32",
+        Scalar::I32 => "I32",
+        Scalar::U64 => "U64",
+        Scalar::I64 => "I64",
+        Scalar::Usize => "Usize",
+        Scalar::Isize => "Isize",
+        Scalar::F32 => "F32",
+        Scalar::F64 | Scalar::F16 | Scalar::Bf16 => "F64",
+    }
+}
+
+/// The `F32Fn` variant of an `f32` routine's method name.
+fn f32_fn_variant(m: &str) -> &'static str {
+    match m {
+        "sin" => "Sin",
+        "cos" => "Cos",
+        "tan" => "Tan",
+        "exp" => "Exp",
+        "exp2" => "Exp2",
+        "ln" => "Ln",
+        "log2" => "Log2",
+        "tanh" => "Tanh",
+        "fast_sin" => "FastSin",
+        "fast_cos" => "FastCos",
+        "fast_exp2" => "FastExp2",
+        "fast_log2" => "FastLog2",
+        "fast_recip" => "FastRecip",
+        _ => "FastSqrt",
+    }
+}

@@ -1,0 +1,936 @@
+//! syn's syntax tree to the kernel AST ([`crate::ast`]). syn is the parser, not the model:
+//! this module keeps what the language supports and reports everything else at its own
+//! span, saying what to write instead. It never stops at the first error.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{FnArg, Ident, ItemFn, ReturnType};
+
+use crate::ast::*;
+use crate::errors::Errors;
+
+/// Parses the function the attribute is on. Errors go to `errors`; the result is `None`
+/// only when the item is not a function at all.
+pub fn parse_kernel(item: TokenStream, errors: &mut Errors) -> Option<KernelFn> {
+    let func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            errors.push(syn::Error::new(
+                e.span(),
+                format!("#[ptx_kernel] goes on a function: `pub fn name(x: &[f32], ..) {{ .. }}` ({e})"),
+            ));
+            return None;
+        }
+    };
+    let mut p = Parser { errors, next_id: 0, kernel_name: func.sig.ident.to_string() };
+    p.signature(&func);
+    let attrs = p.item_attrs(&func.attrs);
+    let params = func.sig.inputs.iter().filter_map(|arg| p.param(arg)).collect();
+    let body = p.block(&func.block);
+    Some(KernelFn {
+        attrs,
+        vis: func.vis.clone(),
+        name: func.sig.ident.clone(),
+        params,
+        body,
+        expr_count: p.next_id,
+    })
+}
+
+struct Parser<'e> {
+    errors: &'e mut Errors,
+    next_id: usize,
+    kernel_name: String,
+}
+
+/// The attributes a kernel may carry over to its generated type.
+const CARRIED_ATTRS: [&str; 4] = ["doc", "cfg", "allow", "deprecated"];
+
+/// The methods of `{f32,f64}::consts`, for `f32::consts::PI` and friends.
+const FLOAT_CONSTS: [&str; 18] = [
+    "PI",
+    "TAU",
+    "E",
+    "SQRT_2",
+    "FRAC_1_SQRT_2",
+    "LN_2",
+    "LN_10",
+    "LOG2_E",
+    "LOG2_10",
+    "LOG10_E",
+    "LOG10_2",
+    "FRAC_PI_2",
+    "FRAC_PI_3",
+    "FRAC_PI_4",
+    "FRAC_PI_6",
+    "FRAC_PI_8",
+    "FRAC_1_PI",
+    "FRAC_2_PI",
+];
+
+/// Associated constants of the float types.
+const FLOAT_ASSOC: [&str; 7] = ["MAX", "MIN", "EPSILON", "INFINITY", "NEG_INFINITY", "NAN", "MIN_POSITIVE"];
+
+impl Parser<'_> {
+    fn id(&mut self) -> usize {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
+    fn expr_of(&mut self, kind: ExprKind, span: Sp) -> Expr {
+        Expr { kind, span, id: self.id() }
+    }
+
+    fn err(&mut self, node: &impl ToTokens, message: impl std::fmt::Display) {
+        self.errors.at(Sp::of(node), message);
+    }
+
+    // ----- the function -----------------------------------------------------------------
+
+    fn signature(&mut self, f: &ItemFn) {
+        let sig = &f.sig;
+        if let Some(t) = &sig.constness {
+            self.err(t, "a kernel cannot be a `const fn`: remove `const`");
+        }
+        if let Some(t) = &sig.asyncness {
+            self.err(t, "a kernel cannot be `async`: remove `async` (launches are already asynchronous)");
+        }
+        if let syn::Safety::Unsafe(t) = &sig.safety {
+            self.err(
+                t,
+                "write `#[ptx_kernel(unchecked)]` instead of `unsafe fn`: it removes the bounds checks \
+                 and makes `launch` an `unsafe fn`",
+            );
+        }
+        if let Some(abi) = &sig.abi {
+            self.err(abi, "a kernel cannot have an `extern` ABI: remove it (the PTX entry is generated)");
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            self.err(
+                &sig.generics,
+                "kernels cannot be generic: use `#[comptime]` parameters for values known when the kernel is built",
+            );
+        }
+        if let Some(v) = &sig.variadic {
+            self.err(v, "kernels cannot be variadic");
+        }
+        if let ReturnType::Type(_, ty) = &sig.output {
+            self.err(ty, "kernels return nothing: remove the return type and write results into a `&mut [T]` parameter");
+        }
+    }
+
+    fn item_attrs(&mut self, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+        let mut kept = Vec::new();
+        for a in attrs {
+            if CARRIED_ATTRS.iter().any(|name| a.path().is_ident(name)) {
+                kept.push(a.clone());
+            } else {
+                self.err(a, "this attribute is not supported on a kernel (only doc comments, `cfg`, `allow` and `deprecated` carry over to the generated type)");
+            }
+        }
+        kept
+    }
+
+    fn param(&mut self, arg: &FnArg) -> Option<Param> {
+        let pt = match arg {
+            FnArg::Receiver(r) => {
+                self.err(r, "kernels are free functions: remove the `self` parameter");
+                return None;
+            }
+            FnArg::Typed(pt) => pt,
+        };
+        let mut comptime = false;
+        for a in &pt.attrs {
+            if a.path().is_ident("comptime") {
+                if let Err(e) = a.meta.require_path_only() {
+                    self.errors.push(e);
+                }
+                comptime = true;
+            } else {
+                self.err(a, "the only attribute a kernel parameter takes is `#[comptime]`");
+            }
+        }
+        let name = match &*pt.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                if pi.mutability.is_some() {
+                    self.err(
+                        &pi.mutability,
+                        "parameters cannot be `mut`: copy it into a local instead (`let mut x = x;`)",
+                    );
+                }
+                pi.ident.clone()
+            }
+            other => {
+                self.err(other, "a kernel parameter must be a plain name (`x: &[f32]`), not a pattern");
+                return None;
+            }
+        };
+        let kind = self.param_type(&pt.ty, comptime)?;
+        Some(Param { name, kind })
+    }
+
+    fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
+        const HINT: &str = "parameters are `&[T]` (read), `&mut [T]` (read and write), a scalar `T` by value, \
+                            or `#[comptime] name: T`, with T one of u8 i8 u16 i16 u32 i32 u64 i64 usize isize f32 f64 \
+                            bool (and f16/bf16 in slices)";
+        match ty {
+            syn::Type::Paren(p) => self.param_type(&p.elem, comptime),
+            syn::Type::Group(g) => self.param_type(&g.elem, comptime),
+            syn::Type::Reference(r) => {
+                if comptime {
+                    self.err(r, "a `#[comptime]` parameter is a scalar baked into the PTX, not a slice");
+                    return None;
+                }
+                let syn::Type::Slice(s) = &*r.elem else {
+                    let msg = match &*r.elem {
+                        syn::Type::Reference(_) => {
+                            "a reference to a reference is not supported: write `&[T]` or `&mut [T]`"
+                                .to_string()
+                        }
+                        other if self.scalar_of(other).is_some() => format!(
+                            "pass scalars by value (`x: {}`), not by reference",
+                            other.to_token_stream()
+                        ),
+                        _ => HINT.to_string(),
+                    };
+                    self.err(r, msg);
+                    return None;
+                };
+                let Some(elem) = self.scalar_of(&s.elem) else {
+                    self.err(&s.elem, format!("unsupported slice element type; {HINT}"));
+                    return None;
+                };
+                if elem == Scalar::Bool {
+                    self.err(&s.elem, "slices of `bool` are not supported: use `&[u8]` with 0 and 1");
+                    return None;
+                }
+                Some(ParamKind::Slice { elem, mutable: r.mutability.is_some() })
+            }
+            syn::Type::Slice(s) => {
+                self.err(s, "a slice parameter is passed by reference: write `&[T]` or `&mut [T]`");
+                None
+            }
+            syn::Type::Ptr(p) => {
+                self.err(
+                    p,
+                    "raw pointers are not supported: write `&[T]` or `&mut [T]`, which are bounds-checked",
+                );
+                None
+            }
+            syn::Type::Tuple(t) => {
+                self.err(t, "tuple parameters are not supported: pass each value as its own parameter");
+                None
+            }
+            syn::Type::Array(a) => {
+                self.err(a, "array parameters are not supported: pass a `&[T]` slice");
+                None
+            }
+            other => match self.scalar_of(other) {
+                Some(s) if s.is_half() => {
+                    self.err(
+                        other,
+                        format!("`{}` is a storage type for slices; pass a scalar as `f32`", s.name()),
+                    );
+                    None
+                }
+                Some(s) => Some(if comptime { ParamKind::Comptime(s) } else { ParamKind::Scalar(s) }),
+                None => {
+                    let msg = match other {
+                        syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                            "`Vec` cannot be passed to a kernel: take a `&[T]` or `&mut [T]` (the launch takes a `DeviceBuffer<T>`)".to_string()
+                        }
+                        syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => {
+                            "strings cannot be passed to a kernel; use numbers".to_string()
+                        }
+                        _ => format!("unsupported parameter type; {HINT}"),
+                    };
+                    self.err(other, msg);
+                    None
+                }
+            },
+        }
+    }
+
+    /// The scalar a type names, if it is one (a single-segment path without arguments).
+    fn scalar_of(&self, ty: &syn::Type) -> Option<Scalar> {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                p.path.get_ident().and_then(|i| Scalar::from_name(&i.to_string()))
+            }
+            syn::Type::Paren(p) => self.scalar_of(&p.elem),
+            syn::Type::Group(g) => self.scalar_of(&g.elem),
+            _ => None,
+        }
+    }
+
+    fn type_annot(&mut self, ty: &syn::Type) -> Option<TypeAnnot> {
+        match ty {
+            syn::Type::Infer(_) => Some(TypeAnnot::Infer),
+            syn::Type::Tuple(t) => {
+                let elems: Option<Vec<_>> = t.elems.iter().map(|e| self.type_annot(e)).collect();
+                elems.map(TypeAnnot::Tuple)
+            }
+            syn::Type::Paren(p) => self.type_annot(&p.elem),
+            other => match self.scalar_of(other) {
+                Some(s) => Some(TypeAnnot::Scalar(s)),
+                None => {
+                    self.err(other, "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them");
+                    None
+                }
+            },
+        }
+    }
+
+    // ----- statements -------------------------------------------------------------------
+
+    fn block(&mut self, b: &syn::Block) -> Block {
+        let mut stmts = Vec::new();
+        let mut tail = None;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                syn::Stmt::Expr(e, None) if i + 1 == n => tail = Some(Box::new(self.expr(e))),
+                other => {
+                    if let Some(stmt) = self.stmt(other) {
+                        stmts.push(stmt);
+                    }
+                }
+            }
+        }
+        Block { stmts, tail, span: Sp::of_span(b.brace_token.span.join()) }
+    }
+
+    fn stmt(&mut self, s: &syn::Stmt) -> Option<Stmt> {
+        match s {
+            syn::Stmt::Local(local) => self.local(local),
+            syn::Stmt::Expr(e, semi) => {
+                let expr = self.expr(e);
+                Some(Stmt::Expr { expr, semi: semi.is_some(), text: source_text(s) })
+            }
+            syn::Stmt::Item(item) => {
+                self.err(
+                    item,
+                    "items (fn, const, struct, use, ...) cannot be declared inside a kernel: pass values as \
+                     parameters, or as `#[comptime]` parameters when they are known when the kernel is built",
+                );
+                None
+            }
+            syn::Stmt::Macro(m) => {
+                self.macro_error(&m.mac);
+                None
+            }
+        }
+    }
+
+    fn macro_error(&mut self, mac: &syn::Macro) {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        self.err(
+            mac,
+            format!("macros such as `{name}!` are not supported in kernels (they expand to code the GPU cannot run)"),
+        );
+    }
+
+    fn local(&mut self, local: &syn::Local) -> Option<Stmt> {
+        for a in &local.attrs {
+            self.err(a, "attributes on `let` are not supported in kernels");
+        }
+        let Some(init) = &local.init else {
+            self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
+            return None;
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
+        }
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(pt) => {
+                let annot = self.type_annot(&pt.ty).map(|t| (t, Sp::of(&pt.ty)));
+                (&*pt.pat, annot)
+            }
+            other => (other, None),
+        };
+        let pat = self.pat(pat)?;
+        let init = self.expr(&init.expr);
+        Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: source_text(local) })
+    }
+
+    fn pat(&mut self, p: &syn::Pat) -> Option<Pat> {
+        match p {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                Some(Pat::Ident { name: pi.ident.clone(), mutable: pi.mutability.is_some() })
+            }
+            syn::Pat::Wild(w) => Some(Pat::Wild(Sp::of(w))),
+            syn::Pat::Tuple(t) => {
+                let elems: Vec<Option<Pat>> = t.elems.iter().map(|e| self.pat(e)).collect();
+                let elems: Option<Vec<Pat>> = elems.into_iter().collect();
+                elems.map(|e| Pat::Tuple(e, Sp::of(t)))
+            }
+            syn::Pat::Paren(pp) => self.pat(&pp.pat),
+            other => {
+                self.err(
+                    other,
+                    "patterns in kernels are names (`x`, `mut x`), `_` and tuples of them (`(s, c)`)",
+                );
+                None
+            }
+        }
+    }
+
+    // ----- expressions ------------------------------------------------------------------
+
+    fn unsupported(&mut self, e: &syn::Expr, what: &str) -> Expr {
+        self.err(e, what);
+        self.expr_of(ExprKind::Tuple(Vec::new()), Sp::of(e))
+    }
+
+    fn expr(&mut self, e: &syn::Expr) -> Expr {
+        let sp = Sp::of(e);
+        if let Some(attr) = expr_attrs(e).first() {
+            let is_for = matches!(e, syn::Expr::ForLoop(_));
+            if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
+                let msg = if is_for {
+                    "the only attribute a loop takes is `#[unroll]`"
+                } else {
+                    "attributes on expressions are not supported in kernels (`#[unroll]` goes on a `for` loop)"
+                };
+                self.err(attr, msg);
+            }
+        }
+        let kind = match e {
+            syn::Expr::Lit(l) => match self.lit(&l.lit) {
+                Some(lit) => ExprKind::Lit(lit),
+                None => ExprKind::Tuple(Vec::new()),
+            },
+            syn::Expr::Path(p) => return self.path_expr(p, sp),
+            syn::Expr::Paren(p) => return self.expr(&p.expr),
+            syn::Expr::Group(g) => return self.expr(&g.expr),
+            syn::Expr::Unary(u) => {
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    _ => {
+                        return self.unsupported(
+                            e,
+                            "dereferencing is not supported in kernels: values are used directly, slices by indexing",
+                        )
+                    }
+                };
+                ExprKind::Unary(op, Box::new(self.expr(&u.expr)))
+            }
+            syn::Expr::Binary(b) => return self.binary(b, sp),
+            syn::Expr::Assign(a) => {
+                let place = self.place(&a.left);
+                let value = Box::new(self.expr(&a.right));
+                match place {
+                    Some(place) => ExprKind::Assign(place, value),
+                    None => ExprKind::Tuple(Vec::new()),
+                }
+            }
+            syn::Expr::Cast(c) => {
+                let inner = Box::new(self.expr(&c.expr));
+                match self.scalar_of(&c.ty) {
+                    Some(s) if !s.is_half() => ExprKind::Cast(inner, s),
+                    Some(s) => {
+                        self.err(
+                            &c.ty,
+                            format!("`as {0}` does not exist in Rust; convert with `{0}::from_f32(x)`", s.name()),
+                        );
+                        ExprKind::Tuple(Vec::new())
+                    }
+                    None => {
+                        self.err(&c.ty, "`as` converts between the scalar types (u8 .. u64, i8 .. i64, usize, isize, f32, f64)");
+                        ExprKind::Tuple(Vec::new())
+                    }
+                }
+            }
+            syn::Expr::Index(ix) => {
+                let index = Box::new(self.expr(&ix.index));
+                match self.slice_name(&ix.expr) {
+                    Some(slice) => ExprKind::Index { slice, index },
+                    None => ExprKind::Tuple(Vec::new()),
+                }
+            }
+            syn::Expr::Field(f) => {
+                let base = Box::new(self.expr(&f.base));
+                let member = match &f.member {
+                    syn::Member::Named(n) => {
+                        let axis = match n.to_string().as_str() {
+                            "x" => Some(Axis::X),
+                            "y" => Some(Axis::Y),
+                            "z" => Some(Axis::Z),
+                            _ => None,
+                        };
+                        match axis {
+                            Some(a) => Member::Axis(a, Sp::of(n)),
+                            None => {
+                                self.err(n, "the only fields in kernels are `.x`, `.y`, `.z` of the index built-ins and `.0`, `.1`, ... of tuples");
+                                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+                            }
+                        }
+                    }
+                    syn::Member::Unnamed(i) => Member::Index(i.index as usize, Sp::of(i)),
+                };
+                ExprKind::Field(base, member)
+            }
+            syn::Expr::Call(c) => return self.call(c, sp),
+            syn::Expr::MethodCall(m) => {
+                if let Some(t) = &m.turbofish {
+                    self.err(t, "method calls in kernels take no type arguments");
+                }
+                let receiver = Box::new(self.expr(&m.receiver));
+                let args = m.args.iter().map(|a| self.expr(a)).collect();
+                ExprKind::MethodCall { receiver, method: m.method.clone(), args }
+            }
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l, "labeled blocks are not supported in kernels; label a loop instead");
+                }
+                ExprKind::Block(self.block(&b.block))
+            }
+            syn::Expr::While(w) => {
+                if let syn::Expr::Let(l) = &*w.cond {
+                    self.err(l, "`while let` is not supported in kernels; use `while cond`");
+                }
+                ExprKind::While {
+                    label: w.label.as_ref().map(|l| l.name.clone()),
+                    cond: Box::new(self.expr(&w.cond)),
+                    body: self.block(&w.body),
+                }
+            }
+            syn::Expr::Loop(l) => {
+                ExprKind::Loop { label: l.label.as_ref().map(|l| l.name.clone()), body: self.block(&l.body) }
+            }
+            syn::Expr::ForLoop(f) => match self.for_loop(f) {
+                Some(kind) => kind,
+                None => ExprKind::Tuple(Vec::new()),
+            },
+            syn::Expr::Break(b) => ExprKind::Break {
+                label: b.label.clone(),
+                value: b.expr.as_ref().map(|v| Box::new(self.expr(v))),
+            },
+            syn::Expr::Continue(c) => ExprKind::Continue { label: c.label.clone() },
+            syn::Expr::Return(r) => {
+                if let Some(v) = &r.expr {
+                    self.err(v, "kernels return nothing: write `return;` and store results into a `&mut [T]` parameter");
+                }
+                ExprKind::Return
+            }
+            syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|e| self.expr(e)).collect()),
+            syn::Expr::Closure(_) => return self.unsupported(e, "closures are not supported in kernels; write the code inline"),
+            syn::Expr::Macro(m) => {
+                self.macro_error(&m.mac);
+                ExprKind::Tuple(Vec::new())
+            }
+            syn::Expr::Match(_) => {
+                return self.unsupported(e, "`match` is not supported in kernels yet; use `if` / `else if` / `else`")
+            }
+            syn::Expr::Struct(_) => {
+                return self.unsupported(e, "struct literals are not supported in kernels; use scalars and tuples")
+            }
+            syn::Expr::Reference(_) | syn::Expr::RawAddr(_) => {
+                return self.unsupported(
+                    e,
+                    "references are not supported in kernels: use values directly, and slice parameters by indexing",
+                )
+            }
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                return self.unsupported(e, "array expressions are not supported in kernels; use scalars and tuples")
+            }
+            syn::Expr::Range(_) => {
+                return self.unsupported(e, "ranges are only supported as the iterator of a `for` loop (`for i in a..b`)")
+            }
+            syn::Expr::Let(_) => {
+                return self.unsupported(e, "`if let` / `let` expressions are not supported in kernels; use `if cond`")
+            }
+            syn::Expr::Unsafe(_) => {
+                return self.unsupported(
+                    e,
+                    "`unsafe` blocks are not needed in kernels; to drop bounds checks write `#[ptx_kernel(unchecked)]`",
+                )
+            }
+            syn::Expr::Async(_) | syn::Expr::Await(_) => {
+                return self.unsupported(e, "`async`/`.await` are not supported in kernels")
+            }
+            syn::Expr::Try(_) | syn::Expr::TryBlock(_) => {
+                return self.unsupported(e, "`?` is not supported in kernels: there are no `Result`s on the GPU")
+            }
+            _ => return self.unsupported(e, "this expression is not supported in kernels"),
+        };
+        self.expr_of(kind, sp)
+    }
+
+    fn lit(&mut self, lit: &syn::Lit) -> Option<Lit> {
+        match lit {
+            syn::Lit::Int(i) => {
+                let suffix = self.suffix(i, i.suffix())?;
+                if suffix.is_some_and(|s| s.is_float()) {
+                    // `1f32` is a float literal.
+                    return Some(Lit::Float { digits: i.base10_digits().to_string(), suffix });
+                }
+                match i.base10_digits().parse::<u128>() {
+                    Ok(value) => Some(Lit::Int { value, suffix }),
+                    Err(_) => {
+                        self.err(i, "integer literal is too large");
+                        None
+                    }
+                }
+            }
+            syn::Lit::Float(f) => {
+                let suffix = self.suffix(f, f.suffix())?;
+                if suffix.is_some_and(|s| !s.is_float()) {
+                    self.err(f, "a float literal's suffix is `f32` or `f64`");
+                    return None;
+                }
+                Some(Lit::Float { digits: f.base10_digits().to_string(), suffix })
+            }
+            syn::Lit::Bool(b) => Some(Lit::Bool(b.value)),
+            other => {
+                self.err(other, "only number and `true`/`false` literals are supported in kernels");
+                None
+            }
+        }
+    }
+
+    fn suffix(&mut self, lit: &impl ToTokens, suffix: &str) -> Option<Option<Scalar>> {
+        if suffix.is_empty() {
+            return Some(None);
+        }
+        match Scalar::from_name(suffix) {
+            Some(s) if s != Scalar::Bool && !s.is_half() => Some(Some(s)),
+            _ => {
+                self.err(lit, format!("unknown literal suffix `{suffix}`"));
+                None
+            }
+        }
+    }
+
+    fn path_expr(&mut self, p: &syn::ExprPath, sp: Sp) -> Expr {
+        if p.qself.is_none() {
+            if let Some(ident) = p.path.get_ident() {
+                return self.expr_of(ExprKind::Path(ident.clone()), sp);
+            }
+            if let Some(ty) = self.constant_type(&p.path) {
+                return self.expr_of(ExprKind::Const { ty, path: p.path.clone() }, sp);
+            }
+        }
+        self.err(
+            p,
+            "unknown path: kernels use their parameters and locals, associated constants like `u32::MAX` or \
+             `f32::EPSILON`, and `f32::consts::PI` and its siblings",
+        );
+        self.expr_of(ExprKind::Tuple(Vec::new()), sp)
+    }
+
+    /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`).
+    fn constant_type(&self, path: &syn::Path) -> Option<Scalar> {
+        if path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return None;
+        }
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let names = match names.as_slice() {
+            ["core" | "std", rest @ ..] => rest,
+            all => all,
+        };
+        match names {
+            [ty, "consts", name] => {
+                let ty = Scalar::from_name(ty).filter(|t| t.is_float())?;
+                FLOAT_CONSTS.contains(name).then_some(ty)
+            }
+            [ty, name] => {
+                let ty = Scalar::from_name(ty)?;
+                if ty.is_float() && FLOAT_ASSOC.contains(name) {
+                    Some(ty)
+                } else if ty.is_int() && (*name == "MAX" || *name == "MIN") {
+                    Some(ty)
+                } else if ty.is_int() && *name == "BITS" {
+                    Some(Scalar::U32)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary, sp: Sp) -> Expr {
+        let (op, compound) = match b.op {
+            syn::BinOp::Add(_) => (BinOp::Add, false),
+            syn::BinOp::Sub(_) => (BinOp::Sub, false),
+            syn::BinOp::Mul(_) => (BinOp::Mul, false),
+            syn::BinOp::Div(_) => (BinOp::Div, false),
+            syn::BinOp::Rem(_) => (BinOp::Rem, false),
+            syn::BinOp::And(_) => (BinOp::And, false),
+            syn::BinOp::Or(_) => (BinOp::Or, false),
+            syn::BinOp::BitXor(_) => (BinOp::BitXor, false),
+            syn::BinOp::BitAnd(_) => (BinOp::BitAnd, false),
+            syn::BinOp::BitOr(_) => (BinOp::BitOr, false),
+            syn::BinOp::Shl(_) => (BinOp::Shl, false),
+            syn::BinOp::Shr(_) => (BinOp::Shr, false),
+            syn::BinOp::Eq(_) => (BinOp::Eq, false),
+            syn::BinOp::Lt(_) => (BinOp::Lt, false),
+            syn::BinOp::Le(_) => (BinOp::Le, false),
+            syn::BinOp::Ne(_) => (BinOp::Ne, false),
+            syn::BinOp::Ge(_) => (BinOp::Ge, false),
+            syn::BinOp::Gt(_) => (BinOp::Gt, false),
+            syn::BinOp::AddAssign(_) => (BinOp::Add, true),
+            syn::BinOp::SubAssign(_) => (BinOp::Sub, true),
+            syn::BinOp::MulAssign(_) => (BinOp::Mul, true),
+            syn::BinOp::DivAssign(_) => (BinOp::Div, true),
+            syn::BinOp::RemAssign(_) => (BinOp::Rem, true),
+            syn::BinOp::BitXorAssign(_) => (BinOp::BitXor, true),
+            syn::BinOp::BitAndAssign(_) => (BinOp::BitAnd, true),
+            syn::BinOp::BitOrAssign(_) => (BinOp::BitOr, true),
+            syn::BinOp::ShlAssign(_) => (BinOp::Shl, true),
+            syn::BinOp::ShrAssign(_) => (BinOp::Shr, true),
+            _ => {
+                self.err(&b.op, "unsupported operator");
+                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+            }
+        };
+        if compound {
+            let place = self.place(&b.left);
+            let value = Box::new(self.expr(&b.right));
+            let kind = match place {
+                Some(place) => ExprKind::CompoundAssign(op, place, value),
+                None => ExprKind::Tuple(Vec::new()),
+            };
+            return self.expr_of(kind, sp);
+        }
+        let l = Box::new(self.expr(&b.left));
+        let r = Box::new(self.expr(&b.right));
+        self.expr_of(ExprKind::Binary(op, l, r), sp)
+    }
+
+    fn place(&mut self, e: &syn::Expr) -> Option<Place> {
+        match e {
+            syn::Expr::Paren(p) => self.place(&p.expr),
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().cloned().map(Place::Local)
+            }
+            syn::Expr::Index(ix) => {
+                let index = Box::new(self.expr(&ix.index));
+                self.slice_name(&ix.expr).map(|slice| Place::Index { slice, index })
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.err(
+                    u,
+                    "dereferencing is not supported in kernels: assign to a local or a slice element",
+                );
+                None
+            }
+            other => {
+                self.err(other, "only a local variable or a slice element (`out[i]`) can be assigned");
+                None
+            }
+        }
+    }
+
+    fn slice_name(&mut self, e: &syn::Expr) -> Option<Ident> {
+        match e {
+            syn::Expr::Paren(p) => self.slice_name(&p.expr),
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().cloned()
+            }
+            other => {
+                self.err(other, "only slice parameters can be indexed (`x[i]`)");
+                None
+            }
+        }
+    }
+
+    fn call(&mut self, c: &syn::ExprCall, sp: Sp) -> Expr {
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let syn::Expr::Path(p) = &*c.func else {
+            self.err(&c.func, "only the index built-ins and `T::function(..)` can be called in kernels");
+            return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+        };
+        let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        if p.qself.is_none() && segments.iter().all(|s| s.arguments.is_none()) {
+            if let [only] = segments.as_slice() {
+                let name = only.ident.to_string();
+                if let Some(b) = Builtin::ALL.into_iter().find(|b| b.name() == name) {
+                    if let Some(extra) = c.args.first() {
+                        self.err(extra, format!("`{name}()` takes no arguments"));
+                    }
+                    return self.expr_of(ExprKind::Builtin(b), sp);
+                }
+                let msg = if name == self.kernel_name {
+                    "recursion is not supported: a kernel cannot call itself".to_string()
+                } else {
+                    format!(
+                        "unknown function `{name}`: kernels can call the index built-ins `thread_idx()`, \
+                         `block_idx()`, `block_dim()`, `grid_dim()`, methods of their values (`x.sin()`), and \
+                         `T::function(..)` such as `f16::from_f32(x)`"
+                    )
+                };
+                self.err(&only.ident, msg);
+                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+            }
+            if let [ty, func] = segments.as_slice() {
+                if let Some(ty) = Scalar::from_name(&ty.ident.to_string()) {
+                    return self.expr_of(ExprKind::TypeCall { ty, func: func.ident.clone(), args }, sp);
+                }
+            }
+        }
+        self.err(p, "unknown function: kernels call the index built-ins and `T::function(..)` such as `f16::from_f32(x)`");
+        self.expr_of(ExprKind::Tuple(Vec::new()), sp)
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.err(l, "`if let` is not supported in kernels; use `if cond`");
+        }
+        let cond = Box::new(self.expr(&i.cond));
+        let then = self.block(&i.then_branch);
+        let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
+        ExprKind::If { cond, then, els }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Option<ExprKind> {
+        let unroll = f.attrs.iter().any(|a| a.path().is_ident("unroll"));
+        for a in f.attrs.iter().filter(|a| a.path().is_ident("unroll")) {
+            if let Err(e) = a.meta.require_path_only() {
+                self.errors.push(e);
+            }
+        }
+        let var = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+                Some(pi.ident.clone())
+            }
+            syn::Pat::Wild(_) => None,
+            other => {
+                self.err(other, "a `for` loop binds one name (`for i in ..`) or `_`");
+                None
+            }
+        };
+        let range = self.range(&f.expr);
+        let body = self.block(&f.body);
+        Some(ExprKind::For {
+            label: f.label.as_ref().map(|l| l.name.clone()),
+            var,
+            range: range?,
+            body,
+            unroll,
+        })
+    }
+
+    fn range(&mut self, e: &syn::Expr) -> Option<RangeSpec> {
+        const HINT: &str = "a `for` loop iterates over a range: `a..b`, `a..=b` or `(a..b).step_by(s)`";
+        match e {
+            syn::Expr::Paren(p) => self.range(&p.expr),
+            syn::Expr::Group(g) => self.range(&g.expr),
+            syn::Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    self.err(r, "a `for` range needs both ends (`a..b`)");
+                    return None;
+                };
+                Some(RangeSpec {
+                    start: Box::new(self.expr(start)),
+                    end: Box::new(self.expr(end)),
+                    inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+                    step: None,
+                })
+            }
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let mut spec = self.range(&m.receiver)?;
+                if spec.step.is_some() {
+                    self.err(&m.method, "`step_by` is applied once");
+                }
+                spec.step = Some(Box::new(self.expr(&m.args[0])));
+                Some(spec)
+            }
+            other => {
+                self.err(other, HINT);
+                None
+            }
+        }
+    }
+}
+
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    match e {
+        syn::Expr::ForLoop(f) => &f.attrs,
+        syn::Expr::While(w) => &w.attrs,
+        syn::Expr::Loop(l) => &l.attrs,
+        syn::Expr::If(i) => &i.attrs,
+        syn::Expr::Block(b) => &b.attrs,
+        syn::Expr::Binary(b) => &b.attrs,
+        syn::Expr::Assign(a) => &a.attrs,
+        syn::Expr::Call(c) => &c.attrs,
+        syn::Expr::MethodCall(m) => &m.attrs,
+        _ => &[],
+    }
+}
+
+/// A statement as compact Rust text (for the comment above its instructions in the PTX):
+/// tokens joined the way rustfmt would space them, cut before the first `{` of a compound
+/// statement.
+pub fn source_text(node: &impl ToTokens) -> String {
+    let mut out = String::new();
+    write_tokens(node.to_token_stream(), &mut out, true);
+    let text = out.trim().to_string();
+    if text.chars().count() > 120 {
+        let cut: String = text.chars().take(117).collect();
+        return format!("{cut}...");
+    }
+    text
+}
+
+/// Appends `tokens` to `out`; with `top`, stops at the first brace group (writing `{`).
+/// Returns false once it stopped.
+fn write_tokens(tokens: TokenStream, out: &mut String, top: bool) -> bool {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    // Whether the previous token leaves an operand to come (so a `-` or `!` is unary).
+    let mut expect_operand = true;
+    let mut glue_next = true;
+    let mut prev_ident = false;
+    for tt in tokens {
+        let space = match &tt {
+            _ if glue_next => false,
+            TokenTree::Punct(p) if matches!(p.as_char(), '.' | ',' | ';' | ':' | '?') => false,
+            TokenTree::Group(g) if prev_ident && g.delimiter() != Delimiter::Brace => false,
+            _ => true,
+        };
+        if space {
+            out.push(' ');
+        }
+        glue_next = false;
+        prev_ident = false;
+        match &tt {
+            TokenTree::Group(g) => {
+                if top && g.delimiter() == Delimiter::Brace {
+                    out.push('{');
+                    return false;
+                }
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{ ", " }"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                if !write_tokens(g.stream(), out, false) {
+                    return false;
+                }
+                out.push_str(close);
+                expect_operand = false;
+            }
+            TokenTree::Punct(p) => {
+                out.push(p.as_char());
+                let c = p.as_char();
+                glue_next = p.spacing() == Spacing::Joint
+                    || c == '.'
+                    || (c == ':' && out.ends_with("::"))
+                    || (matches!(c, '-' | '!') && expect_operand);
+                expect_operand = p.spacing() == Spacing::Alone && c != '.';
+            }
+            other => {
+                out.push_str(&other.to_string());
+                prev_ident = matches!(other, TokenTree::Ident(_));
+                expect_operand = matches!(other, TokenTree::Ident(i) if matches!(i.to_string().as_str(), "return" | "in" | "as" | "let" | "if" | "while"));
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,88 @@
+//! Control flow: labels and branches for `if`, loops, `break`, `continue` and `return`.
+//! The macro lays the blocks out; these are the primitives it uses.
+
+use ptx_core::fault::FaultKind;
+use ptx_core::{Label, Pred};
+
+use super::ops::Site;
+use super::{KernelCtx, Value};
+
+impl KernelCtx {
+    /// A new label, placed later with [`Self::place`].
+    pub fn label(&mut self) -> Label {
+        self.b.label()
+    }
+
+    /// Places `label` here.
+    pub fn place(&mut self, label: Label) {
+        self.b.place(label);
+    }
+
+    /// Jumps to `label`.
+    pub fn jump(&mut self, label: Label) {
+        self.b.bra(label);
+    }
+
+    /// Jumps to `label` when the `bool` `cond` is true.
+    pub fn jump_if(&mut self, cond: Value, label: Label) {
+        self.b.bra_if(cond.typed::<Pred>(), label);
+    }
+
+    /// Jumps to `label` when the `bool` `cond` is false.
+    pub fn jump_unless(&mut self, cond: Value, label: Label) {
+        self.b.bra_unless(cond.typed::<Pred>(), label);
+    }
+
+    /// `return`: this thread is done.
+    pub fn ret(&mut self) {
+        self.b.ret();
+    }
+
+    /// Checks a `step_by` amount the way Rust does: a zero step panics in Rust, so it is a
+    /// fault at `site` in a checked kernel; in any kernel the loop is then skipped (jump to
+    /// `exit`) rather than spinning forever.
+    pub fn check_step(&mut self, step: Value, site: Site, exit: Label) {
+        let zero = self.cast(Value::from(0u32), step.ty());
+        let is_zero = self.eq(step, zero);
+        self.fault_if(
+            is_zero,
+            site.fault(FaultKind::Panic, "assertion failed: step != 0"),
+            Value::from(0u64),
+            Value::from(0u64),
+        );
+        self.jump_if(is_zero, exit);
+    }
+
+    /// Whether a `for` loop over `..end` (or `..=end` when `inclusive`) stepping by `step`
+    /// is done after the iteration with variable `i`, computed without overflow as Rust's
+    /// range iterators do: `end - i <= step` (`< step` for an inclusive range, where
+    /// `i == end` also ends it).
+    pub fn range_done_after(&mut self, i: Value, end: Value, step: Value, inclusive: bool) -> Value {
+        if !inclusive && step.as_bits() == Some(1) {
+            // `i < end` held, so `i + 1` cannot overflow: the loop head's test decides.
+            return Value::from(false);
+        }
+        let left = self.sub(end, i);
+        let unsigned = unsigned_of(i.ty());
+        let left = self.cast(left, unsigned);
+        let step = self.cast(step, unsigned);
+        if inclusive {
+            self.lt(left, step)
+        } else {
+            self.le(left, step)
+        }
+    }
+}
+
+/// The unsigned type of the same width, for the distance computations of ranges.
+fn unsigned_of(ty: super::Scalar) -> super::Scalar {
+    use super::Scalar::*;
+    match ty {
+        I8 => U8,
+        I16 => U16,
+        I32 => U32,
+        I64 => U64,
+        Isize => Usize,
+        other => other,
+    }
+}

@@ -1,0 +1,204 @@
+//! Kernel parameters and slice accesses. A slice parameter is a global pointer plus a
+//! hidden `u64` length parameter; in a checked kernel every access compares the index with
+//! the length, an out-of-range load gives 0, an out-of-range store is dropped, and the first
+//! such access of a launch is recorded in the fault record ([`ptx_core::fault`]).
+
+use ptx_core::builder::{Reg, Val};
+use ptx_core::fault::{self, FaultKind, FaultSite};
+use ptx_core::ir::{Instr, Operand};
+use ptx_core::types::MemTy;
+use ptx_core::{Cmp, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
+
+use super::ops::{dispatch, Site};
+use super::{internal_error, KernelCtx, Scalar, Value};
+
+/// A slice parameter inside the kernel: its global address, its length and element type.
+#[derive(Clone, Copy, Debug)]
+pub struct Slice {
+    base: Reg<U64>,
+    len: Reg<U64>,
+    elem: Scalar,
+    name: &'static str,
+}
+
+impl Slice {
+    /// `x.len()`, a `usize`.
+    pub fn len(&self) -> Value {
+        Value::of(Val::Reg(self.len), Scalar::Usize)
+    }
+}
+
+/// The suffix of the hidden length parameter of slice `x` (`x__len`).
+pub const LEN_SUFFIX: &str = "__len";
+
+/// The PTX type a slice of `elem` is stored as.
+fn memory_type(elem: Scalar) -> PtxType {
+    match elem {
+        Scalar::U16 => PtxType::U16,
+        Scalar::I16 => PtxType::S16,
+        other => other.reg_type(),
+    }
+}
+
+impl KernelCtx {
+    /// Declares and loads a scalar parameter.
+    pub fn scalar_param(&mut self, name: &'static str, ty: Scalar) -> Value {
+        let index = self.b.raw_param(name, ty.reg_type());
+        let dst = self.b.raw_reg(ty.reg_type());
+        self.b.push(Instr::LdParam { ty: ty.reg_type(), dst, param: index });
+        Value::new(Operand::Reg(dst), ty)
+    }
+
+    /// Declares a slice parameter (a global pointer and its length) and loads both.
+    pub fn slice_param(&mut self, name: &'static str, elem: Scalar) -> Slice {
+        let base = self.b.global_pointer(name);
+        let len_index = self.b.raw_param(format!("{name}{LEN_SUFFIX}"), PtxType::U64);
+        let len = self.b.raw_reg(PtxType::U64);
+        self.b.push(Instr::LdParam { ty: PtxType::U64, dst: len, param: len_index });
+        let len = Reg::from_raw(len).unwrap_or_else(|| internal_error("length register"));
+        Slice { base, len, elem, name }
+    }
+
+    /// The index as a `u64` (a negative signed index becomes huge, so one unsigned
+    /// comparison with the length rejects it).
+    fn index_u64(&mut self, index: Value) -> Val<U64> {
+        let wide = if index.ty.is_signed() {
+            let signed = self.cast(index, Scalar::I64);
+            Value::new(self.cast(signed, Scalar::U64).operand(), Scalar::U64)
+        } else {
+            self.cast(index, Scalar::U64)
+        };
+        wide.typed::<U64>()
+    }
+
+    /// The address of element `index` (64-bit arithmetic; `mul.wide.u32` for a `u32` index).
+    fn element_address(&mut self, slice: &Slice, index: Value, index64: Val<U64>) -> Reg<U64> {
+        let bytes = memory_type(slice.elem).bytes();
+        let offset = if index.ty == Scalar::U32 {
+            self.b.mul_wide(index.typed::<U32>(), bytes)
+        } else {
+            self.b.mul(index64, u64::from(bytes))
+        };
+        self.b.offset_address(slice.base, offset)
+    }
+
+    /// The predicate `index < len`, or `None` in an unchecked kernel.
+    fn in_bounds(&mut self, slice: &Slice, index64: Val<U64>) -> Option<Val<ptx_core::Pred>> {
+        self.checked.then(|| self.b.setp::<U64>(Cmp::Lt, index64, slice.len))
+    }
+
+    fn bounds_site(&self, slice: &Slice, index: Value, site: Site) -> FaultSite {
+        site.fault(FaultKind::IndexOutOfBounds { signed_index: index.ty.is_signed() }, slice.name)
+    }
+
+    /// `slice[index]`: in a checked kernel an out-of-range index reads 0 and records the
+    /// access at `site`.
+    pub fn load(&mut self, slice: &Slice, index: Value, site: Site) -> Value {
+        let index64 = self.index_u64(index);
+        let addr = self.element_address(slice, index, index64);
+        let Some(ok) = self.in_bounds(slice, index64) else {
+            return self.raw_load(slice.elem, addr);
+        };
+        let zero = self.cast(Value::from(0u32), slice.elem);
+        let result = self.var(zero);
+        let (bad, done) = (self.b.label(), self.b.label());
+        self.b.bra_unless(ok, bad);
+        let loaded = self.raw_load(slice.elem, addr);
+        self.assign(result, loaded);
+        self.b.bra(done);
+        self.b.place(bad);
+        let fault_site = self.bounds_site(slice, index, site);
+        self.record_fault(fault_site, Value::of(index64, Scalar::U64), slice.len());
+        self.b.place(done);
+        result
+    }
+
+    /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
+    /// recorded at `site`.
+    pub fn store(&mut self, slice: &Slice, index: Value, value: Value, site: Site) {
+        let index64 = self.index_u64(index);
+        let addr = self.element_address(slice, index, index64);
+        let Some(ok) = self.in_bounds(slice, index64) else {
+            return self.raw_store(slice.elem, addr, value);
+        };
+        let (bad, done) = (self.b.label(), self.b.label());
+        self.b.bra_unless(ok, bad);
+        self.raw_store(slice.elem, addr, value);
+        self.b.bra(done);
+        self.b.place(bad);
+        let fault_site = self.bounds_site(slice, index, site);
+        self.record_fault(fault_site, Value::of(index64, Scalar::U64), slice.len());
+        self.b.place(done);
+    }
+
+    fn raw_load(&mut self, elem: Scalar, addr: Reg<U64>) -> Value {
+        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>) -> Operand {
+            Val::Reg(k.b.ld_global::<T>(addr, 0)).operand()
+        }
+        match elem {
+            Scalar::U16 => {
+                let narrow = Val::Reg(self.b.ld_global::<U16>(addr, 0));
+                Value::of(self.b.cast::<U32, U16>(narrow), elem)
+            }
+            Scalar::I16 => {
+                let narrow = Val::Reg(self.b.ld_global::<S16>(addr, 0));
+                Value::of(self.b.cast::<S32, S16>(narrow), elem)
+            }
+            _ => {
+                let op =
+                    dispatch!(elem.reg_type(), T => load::<T>(self, addr), [U32, S32, U64, S64, F32, F64]);
+                Value::new(op, elem)
+            }
+        }
+    }
+
+    fn raw_store(&mut self, elem: Scalar, addr: Reg<U64>, value: Value) {
+        match elem {
+            Scalar::U16 => {
+                let narrow = self.b.cast::<U16, U32>(value.typed::<U32>());
+                self.b.st_global::<U16>(addr, 0, narrow);
+            }
+            Scalar::I16 => {
+                let narrow = self.b.cast::<S16, S32>(value.typed::<S32>());
+                self.b.st_global::<S16>(addr, 0, narrow);
+            }
+            _ => dispatch!(elem.reg_type(), T => self.b.st_global::<T>(addr, 0, value.typed::<T>()),
+                [U32, S32, U64, S64, F32, F64]),
+        }
+    }
+
+    /// Records a fault at `site` when `cond` holds (checked kernels only).
+    pub(crate) fn fault_if(&mut self, cond: Value, site: FaultSite, value: Value, extra: Value) {
+        if !self.checked || cond.as_bits() == Some(0) {
+            return;
+        }
+        let skip = self.b.label();
+        self.b.bra_unless(cond.typed::<ptx_core::Pred>(), skip);
+        self.record_fault(site, value, extra);
+        self.b.place(skip);
+    }
+
+    /// Claims the fault record for `site` if no other thread has, and writes its values.
+    fn record_fault(&mut self, site: FaultSite, value: Value, extra: Value) {
+        let Some(param) = self.fault_param else {
+            internal_error("a fault recorded before the kernel's body began")
+        };
+        let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX - 1);
+        self.sites.push(site);
+        let generic = self.b.raw_reg(PtxType::U64);
+        self.b.push(Instr::LdParam { ty: PtxType::U64, dst: generic, param });
+        let record = self.b.raw_reg(PtxType::U64);
+        self.b.push(Instr::CvtaGlobal { dst: record, src: generic });
+        let record = Reg::<U64>::from_raw(record).unwrap_or_else(|| internal_error("record register"));
+        let site_word = self.b.offset_address(record, fault::SITE_OFFSET as u64);
+        let previous = self.b.atom_cas::<U32>(site_word, 0u32, id + 1);
+        let claimed = self.b.setp::<U32>(Cmp::Eq, previous, 0u32);
+        let skip = self.b.label();
+        self.b.bra_unless(claimed, skip);
+        let value = self.cast(value, Scalar::U64).typed::<U64>();
+        let extra = self.cast(extra, Scalar::U64).typed::<U64>();
+        self.b.st_global::<U64>(record, fault::VALUE_OFFSET, value);
+        self.b.st_global::<U64>(record, fault::EXTRA_OFFSET, extra);
+        self.b.place(skip);
+    }
+}

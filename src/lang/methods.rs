@@ -1,0 +1,369 @@
+//! The methods of `f32`, `f64` and the integer types a kernel may call, each with the
+//! meaning Rust's standard library documents. The transcendental functions are ptx-core's
+//! accurate routines ([`ptx_core::math`], `f32` only); the `fast_*` forms are the hardware
+//! `.approx` instructions, whose error the PTX ISA states.
+
+use ptx_core::builder::Val;
+use ptx_core::ir::{FloatMode, UnaryOp};
+use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U32, U64};
+
+use super::ops::dispatch;
+use super::{internal_error, KernelCtx, Scalar, Value};
+
+/// The `f32` routines of [`ptx_core::math`] and the `fast_*` instructions, by method name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F32Fn {
+    /// `sin`.
+    Sin,
+    /// `cos`.
+    Cos,
+    /// `tan` (sin / cos, correctly rounded division).
+    Tan,
+    /// `exp`.
+    Exp,
+    /// `exp2`.
+    Exp2,
+    /// `ln`.
+    Ln,
+    /// `log2`.
+    Log2,
+    /// `tanh`.
+    Tanh,
+    /// `fast_sin`: `sin.approx.f32`.
+    FastSin,
+    /// `fast_cos`: `cos.approx.f32`.
+    FastCos,
+    /// `fast_exp2`: `ex2.approx.f32`.
+    FastExp2,
+    /// `fast_log2`: `lg2.approx.f32`.
+    FastLog2,
+    /// `fast_recip`: `rcp.approx.f32`.
+    FastRecip,
+    /// `fast_sqrt`: `sqrt.approx.f32`.
+    FastSqrt,
+}
+
+impl KernelCtx {
+    fn f32_of(v: Value) -> Val<F32> {
+        if v.ty() != Scalar::F32 {
+            internal_error("an f32 routine on another type");
+        }
+        v.typed::<F32>()
+    }
+
+    /// One of the `f32` routines.
+    pub fn f32_fn(&mut self, f: F32Fn, x: Value) -> Value {
+        let x = Self::f32_of(x);
+        let b = &mut self.b;
+        let r = match f {
+            F32Fn::Sin => math::sin(b, x),
+            F32Fn::Cos => math::cos(b, x),
+            F32Fn::Tan => {
+                let (s, c) = math::sin_cos(b, x);
+                b.div(s, c)
+            }
+            F32Fn::Exp => math::exp(b, x),
+            F32Fn::Exp2 => math::exp2(b, x),
+            F32Fn::Ln => math::ln(b, x),
+            F32Fn::Log2 => math::log2(b, x),
+            F32Fn::Tanh => math::tanh(b, x),
+            F32Fn::FastSin => math::sin_approx(b, x),
+            F32Fn::FastCos => math::cos_approx(b, x),
+            F32Fn::FastExp2 => math::ex2_approx(b, x),
+            F32Fn::FastLog2 => math::lg2_approx(b, x),
+            F32Fn::FastRecip => b.float_unary(UnaryOp::Rcp, FloatMode::Approx, x),
+            F32Fn::FastSqrt => b.float_unary(UnaryOp::Sqrt, FloatMode::Approx, x),
+        };
+        Value::of(r, Scalar::F32)
+    }
+
+    /// `x.sin_cos()`.
+    pub fn sin_cos(&mut self, x: Value) -> (Value, Value) {
+        let (s, c) = math::sin_cos(&mut self.b, Self::f32_of(x));
+        (Value::of(s, Scalar::F32), Value::of(c, Scalar::F32))
+    }
+
+    /// `x.powf(y)`.
+    pub fn powf(&mut self, x: Value, y: Value) -> Value {
+        Value::of(math::powf(&mut self.b, Self::f32_of(x), Self::f32_of(y)), Scalar::F32)
+    }
+
+    /// `x.sqrt()`: `sqrt.rn`, correctly rounded.
+    pub fn sqrt(&mut self, x: Value) -> Value {
+        let ty = x.ty();
+        dispatch!(ty.reg_type(), T => Value::of(self.b.sqrt(x.typed::<T>()), ty), [F32, F64])
+    }
+
+    /// `x.recip()`: `1 / x`, correctly rounded.
+    pub fn recip(&mut self, x: Value) -> Value {
+        let one = self.cast(Value::from(1.0f64), x.ty());
+        dispatch!(x.ty().reg_type(), T => Value::of(self.b.div(one.typed::<T>(), x.typed::<T>()), x.ty()), [F32, F64])
+    }
+
+    /// `x.abs()`: clears the sign bit of a float; wraps at `MIN` for integers.
+    pub fn abs(&mut self, x: Value) -> Value {
+        let ty = x.ty();
+        let v =
+            dispatch!(ty.reg_type(), T => Value::of(self.b.abs(x.typed::<T>()), ty), [S32, S64, F32, F64]);
+        self.normalize(v)
+    }
+
+    /// `a.min(b)`: for floats, the other operand when one is NaN.
+    pub fn min(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        dispatch!(ty.reg_type(), T => Value::of(self.b.min(a.typed::<T>(), b.typed::<T>()), ty),
+            [U32, S32, U64, S64, F32, F64])
+    }
+
+    /// `a.max(b)`: for floats, the other operand when one is NaN.
+    pub fn max(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        dispatch!(ty.reg_type(), T => Value::of(self.b.max(a.typed::<T>(), b.typed::<T>()), ty),
+            [U32, S32, U64, S64, F32, F64])
+    }
+
+    /// `x.mul_add(a, b)`: `x * a + b` with one rounding (`fma.rn`).
+    pub fn mul_add(&mut self, x: Value, a: Value, b: Value) -> Value {
+        let ty = x.ty();
+        dispatch!(ty.reg_type(), T => Value::of(self.b.fma(x.typed::<T>(), a.typed::<T>(), b.typed::<T>()), ty),
+            [F32, F64])
+    }
+
+    /// A float rounded to an integral value with `cvt.rXi` (`floor` `ceil` `trunc`).
+    pub(crate) fn round_op(&mut self, x: Value, mode: CvtRound) -> Value {
+        let ty = x.ty();
+        dispatch!(ty.reg_type(), T => Value::of(self.b.cvt::<T, T>(x.typed::<T>(), Some(mode), false), ty), [F32, F64])
+    }
+
+    /// `x.floor()`.
+    pub fn floor(&mut self, x: Value) -> Value {
+        self.round_op(x, CvtRound::Rmi)
+    }
+
+    /// `x.ceil()`.
+    pub fn ceil(&mut self, x: Value) -> Value {
+        self.round_op(x, CvtRound::Rpi)
+    }
+
+    /// `x.trunc()`.
+    pub fn trunc(&mut self, x: Value) -> Value {
+        self.round_op(x, CvtRound::Rzi)
+    }
+
+    /// `x.round()`: half-way cases away from zero (PTX's `cvt.rni` rounds them to even).
+    /// `t = trunc(x)`; `x - t` is exact, and when `|x - t| >= 0.5` the result is `t` moved
+    /// one away from zero. Infinities and NaN come through `t`.
+    pub fn round(&mut self, x: Value) -> Value {
+        let ty = x.ty();
+        let t = self.trunc(x);
+        let diff = self.sub(x, t);
+        let diff = self.abs(diff);
+        let half = self.cast(Value::from(0.5f64), ty);
+        let away = self.ge(diff, half);
+        let one = self.cast(Value::from(1.0f64), ty);
+        let step = self.copysign(one, x);
+        let moved = self.add(t, step);
+        self.select(away, moved, t)
+    }
+
+    /// `x.fract()`: `x - x.trunc()`.
+    pub fn fract(&mut self, x: Value) -> Value {
+        let t = self.trunc(x);
+        self.sub(x, t)
+    }
+
+    /// `x.copysign(sign)`: `x`'s magnitude with `sign`'s sign bit.
+    pub fn copysign(&mut self, x: Value, sign: Value) -> Value {
+        let ty = x.ty();
+        match ty.reg_type() {
+            PtxType::F32 => {
+                let (m, s) = (
+                    self.b.bitcast::<B32, F32>(x.typed::<F32>()),
+                    self.b.bitcast::<B32, F32>(sign.typed::<F32>()),
+                );
+                let m = self.b.and(m, Val::<B32>::Imm(0x7fff_ffff));
+                let s = self.b.and(s, Val::<B32>::Imm(0x8000_0000));
+                let bits = self.b.or(m, s);
+                Value::of(self.b.bitcast::<F32, B32>(bits), ty)
+            }
+            PtxType::F64 => {
+                let (m, s) = (
+                    self.b.bitcast::<B64, F64>(x.typed::<F64>()),
+                    self.b.bitcast::<B64, F64>(sign.typed::<F64>()),
+                );
+                let m = self.b.and(m, Val::<B64>::Imm(0x7fff_ffff_ffff_ffff));
+                let s = self.b.and(s, Val::<B64>::Imm(0x8000_0000_0000_0000));
+                let bits = self.b.or(m, s);
+                Value::of(self.b.bitcast::<F64, B64>(bits), ty)
+            }
+            other => internal_error(&format!("copysign on {other}")),
+        }
+    }
+
+    /// `x.signum()`: NaN for NaN, else 1.0 with `x`'s sign (so `-0.0` gives `-1.0`).
+    pub fn signum(&mut self, x: Value) -> Value {
+        let one = self.cast(Value::from(1.0f64), x.ty());
+        let r = self.copysign(one, x);
+        let nan = self.is_nan(x);
+        self.select(nan, x, r)
+    }
+
+    /// `x.is_nan()`.
+    pub fn is_nan(&mut self, x: Value) -> Value {
+        let v = dispatch!(x.ty().reg_type(), T => self.b.setp::<T>(Cmp::Nan, x.typed::<T>(), x.typed::<T>()), [F32, F64]);
+        Value::of(v, Scalar::Bool)
+    }
+
+    /// `x.is_finite()`: neither infinite nor NaN.
+    pub fn is_finite(&mut self, x: Value) -> Value {
+        let a = self.abs(x);
+        let inf = self.cast(Value::from(f64::INFINITY), x.ty());
+        self.lt(a, inf)
+    }
+
+    /// `x.is_infinite()`.
+    pub fn is_infinite(&mut self, x: Value) -> Value {
+        let a = self.abs(x);
+        let inf = self.cast(Value::from(f64::INFINITY), x.ty());
+        self.eq(a, inf)
+    }
+
+    /// `x.is_sign_negative()`: the sign bit, also of `-0.0` and NaN.
+    pub fn is_sign_negative(&mut self, x: Value) -> Value {
+        let one = self.cast(Value::from(1.0f64), x.ty());
+        let signed_one = self.copysign(one, x);
+        let zero = self.cast(Value::from(0.0f64), x.ty());
+        self.lt(signed_one, zero)
+    }
+
+    /// `x.is_sign_positive()`.
+    pub fn is_sign_positive(&mut self, x: Value) -> Value {
+        let negative = self.is_sign_negative(x);
+        self.not(negative)
+    }
+
+    /// `x.clamp(lo, hi)` as the standard library computes it: `lo` when `x < lo`, then `hi`
+    /// when `x > hi`, else `x` (so a NaN `x` stays NaN).
+    pub fn clamp(&mut self, x: Value, lo: Value, hi: Value) -> Value {
+        let below = self.lt(x, lo);
+        let t = self.select(below, lo, x);
+        let above = self.gt(t, hi);
+        self.select(above, hi, t)
+    }
+
+    /// `x.to_radians()`: `x * (π / 180)`, the constant rounded to `x`'s type as std does.
+    pub fn to_radians(&mut self, x: Value) -> Value {
+        let k = if x.ty() == Scalar::F32 {
+            Value::from(std::f32::consts::PI / 180.0f32)
+        } else {
+            Value::from(std::f64::consts::PI / 180.0f64)
+        };
+        self.mul(x, k)
+    }
+
+    /// `x.to_degrees()`: `x * (180 / π)`, with std's constant.
+    pub fn to_degrees(&mut self, x: Value) -> Value {
+        let k = if x.ty() == Scalar::F32 {
+            Value::from(57.295_78_f32)
+        } else {
+            Value::from(180.0f64 / std::f64::consts::PI)
+        };
+        self.mul(x, k)
+    }
+
+    /// `x.powi(n)` by square-and-multiply over the bits of `n`, in the order compiler-rt's
+    /// `__powisf2` uses (what Rust's `powi` calls on the host), `1 / r` for negative `n`.
+    /// A constant `n` is unrolled while the kernel is built.
+    pub fn powi(&mut self, x: Value, n: Value) -> Value {
+        let one = self.cast(Value::from(1.0f64), x.ty());
+        let Some(bits) = n.as_bits() else {
+            return self.powi_loop(x, n, one);
+        };
+        let n = bits as u32 as i32;
+        let (mut r, mut a, mut e) = (one, x, n);
+        loop {
+            if e & 1 != 0 {
+                r = self.mul(r, a);
+            }
+            e /= 2;
+            if e == 0 {
+                break;
+            }
+            a = self.mul(a, a);
+        }
+        if n < 0 {
+            self.recip(r)
+        } else {
+            r
+        }
+    }
+
+    fn powi_loop(&mut self, x: Value, n: Value, one: Value) -> Value {
+        let r = self.var(one);
+        let a = self.var(x);
+        let e = self.var(n);
+        let (head, done) = (self.label(), self.label());
+        self.place(head);
+        let odd = self.bitand(e, Value::from(1i32));
+        let is_odd = self.ne(odd, Value::from(0i32));
+        let skip = self.label();
+        self.jump_unless(is_odd, skip);
+        let product = self.mul(r, a);
+        self.assign(r, product);
+        self.place(skip);
+        let half = self.int_halve(e);
+        self.assign(e, half);
+        let finished = self.eq(e, Value::from(0i32));
+        self.jump_if(finished, done);
+        let square = self.mul(a, a);
+        self.assign(a, square);
+        self.jump(head);
+        self.place(done);
+        let negative = self.lt(n, Value::from(0i32));
+        let inverse = self.recip(r);
+        self.select(negative, inverse, r)
+    }
+
+    /// `e / 2` for an `i32` (truncating), without the divisor checks of `/`.
+    fn int_halve(&mut self, e: Value) -> Value {
+        Value::of(self.b.div(e.typed::<S32>(), 2i32), Scalar::I32)
+    }
+
+    /// `x.pow(n)` for integers (`n: u32`), wrapping like release-mode Rust.
+    pub fn int_pow(&mut self, x: Value, n: Value) -> Value {
+        let one = self.cast(Value::from(1u32), x.ty());
+        if let Some(bits) = n.as_bits() {
+            let (mut acc, mut base, mut e) = (one, x, bits as u32);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = self.mul(acc, base);
+                }
+                e >>= 1;
+                if e > 0 {
+                    base = self.mul(base, base);
+                }
+            }
+            return acc;
+        }
+        let acc = self.var(one);
+        let base = self.var(x);
+        let e = self.var(n);
+        let (head, done, skip) = (self.label(), self.label(), self.label());
+        self.place(head);
+        let finished = self.eq(e, Value::from(0u32));
+        self.jump_if(finished, done);
+        let odd = self.bitand(e, Value::from(1u32));
+        let is_odd = self.ne(odd, Value::from(0u32));
+        self.jump_unless(is_odd, skip);
+        let product = self.mul(acc, base);
+        self.assign(acc, product);
+        self.place(skip);
+        let half = Value::of(self.b.shr(e.typed::<U32>(), 1u32), Scalar::U32);
+        self.assign(e, half);
+        let square = self.mul(base, base);
+        self.assign(base, square);
+        self.jump(head);
+        self.place(done);
+        acc
+    }
+}

@@ -1,0 +1,382 @@
+//! Operators and `as` casts with Rust's meaning: integer arithmetic wraps (release-mode
+//! Rust), `/` and `%` truncate toward zero, shift amounts are masked to the width, float
+//! `!=` is true for NaN, float-to-integer casts saturate with NaN giving 0, and narrow
+//! integers are renormalised after every operation.
+
+use ptx_core::builder::Val;
+use ptx_core::fault::{FaultKind, FaultSite};
+use ptx_core::{Cmp, Pred, PtxType, F32, F64, S32, S64, U32, U64};
+
+use super::{internal_error, KernelCtx, Scalar, Value};
+
+/// Runs `$body` with `$T` bound to the builder marker of register type `$rt`, for the
+/// register types of one class of operations.
+macro_rules! dispatch {
+    ($rt:expr, $T:ident => $body:expr, [$($ptx:ident),*]) => {
+        match $rt {
+            $(PtxType::$ptx => {
+                type $T = $ptx;
+                $body
+            })*
+            other => $crate::lang::internal_error(&format!("no {} operation of this kind", other)),
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// A position in the kernel's Rust source, as `file!()`, `line!()` and `column!()` give it
+/// at the operation's span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The source file.
+    pub file: &'static str,
+    /// The 1-based line.
+    pub line: u32,
+    /// The 1-based column.
+    pub column: u32,
+}
+
+impl Site {
+    /// The fault site of this position.
+    pub(crate) fn fault(self, kind: FaultKind, subject: &'static str) -> FaultSite {
+        FaultSite { kind, subject, file: self.file, line: self.line, column: self.column }
+    }
+}
+
+/// The arithmetic operators `+ - * /`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// The bitwise operators (`& | ^`), also on `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bitwise {
+    And,
+    Or,
+    Xor,
+}
+
+impl KernelCtx {
+    fn arith(&mut self, op: Arith, a: Value, b: Value) -> Value {
+        let ty = a.ty;
+        let v = dispatch!(ty.reg_type(), T => {
+            let (x, y) = (a.typed::<T>(), b.typed::<T>());
+            let r = match op {
+                Arith::Add => self.b.add(x, y),
+                Arith::Sub => self.b.sub(x, y),
+                Arith::Mul => self.b.mul(x, y),
+                Arith::Div => self.b.div(x, y),
+            };
+            Value::of(r, ty)
+        }, [U32, S32, U64, S64, F32, F64]);
+        self.normalize(v)
+    }
+
+    fn int_rem(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty;
+        let v = dispatch!(ty.reg_type(), T => Value::of(self.b.rem(a.typed::<T>(), b.typed::<T>()), ty),
+            [U32, S32, U64, S64]);
+        self.normalize(v)
+    }
+
+    fn bitwise(&mut self, op: Bitwise, a: Value, b: Value) -> Value {
+        let ty = a.ty;
+        dispatch!(ty.reg_type(), T => {
+            let (x, y) = (a.typed::<T>(), b.typed::<T>());
+            let r = match op {
+                Bitwise::And => self.b.and(x, y),
+                Bitwise::Or => self.b.or(x, y),
+                Bitwise::Xor => self.b.xor(x, y),
+            };
+            Value::of(r, ty)
+        }, [Pred, U32, S32, U64, S64])
+    }
+
+    /// Re-extends a narrow integer from its width after an operation that may have carried
+    /// bits above it; other types are returned as they are.
+    pub(crate) fn normalize(&mut self, v: Value) -> Value {
+        match v.ty {
+            Scalar::U8 | Scalar::U16 => {
+                let mask = if v.ty == Scalar::U8 { 0xffu32 } else { 0xffff };
+                Value::of(self.b.and(v.typed::<U32>(), mask), v.ty)
+            }
+            Scalar::I8 | Scalar::I16 => {
+                let shift = 32 - v.ty.bits();
+                let up = self.b.shl(v.typed::<S32>(), shift);
+                Value::of(self.b.shr(up, shift), v.ty)
+            }
+            _ => v,
+        }
+    }
+
+    /// `a + b` (integers wrap).
+    pub fn add(&mut self, a: Value, b: Value) -> Value {
+        self.arith(Arith::Add, a, b)
+    }
+
+    /// `a - b` (integers wrap).
+    pub fn sub(&mut self, a: Value, b: Value) -> Value {
+        self.arith(Arith::Sub, a, b)
+    }
+
+    /// `a * b` (integers wrap, keeping the low half).
+    pub fn mul(&mut self, a: Value, b: Value) -> Value {
+        self.arith(Arith::Mul, a, b)
+    }
+
+    /// `a / b`: IEEE `div.rn` for floats; for integers truncation toward zero, and a
+    /// division by zero or `MIN / -1` is a fault at `site` in a checked kernel (Rust panics
+    /// there whatever the profile), an unspecified value in an unchecked one.
+    pub fn div(&mut self, a: Value, b: Value, site: Site) -> Value {
+        if a.ty.is_float() {
+            return self.arith(Arith::Div, a, b);
+        }
+        let b =
+            self.guard_divisor(a, b, site, "attempt to divide by zero", "attempt to divide with overflow");
+        self.arith(Arith::Div, a, b)
+    }
+
+    /// `a % b` on integers: the remainder of truncating division (it has the sign of `a`),
+    /// with the faults of [`Self::div`]. (Float `%` is rejected by the macro.)
+    pub fn rem(&mut self, a: Value, b: Value, site: Site) -> Value {
+        let b = self.guard_divisor(
+            a,
+            b,
+            site,
+            "attempt to calculate the remainder with a divisor of zero",
+            "attempt to calculate the remainder with overflow",
+        );
+        self.int_rem(a, b)
+    }
+
+    /// Checks an integer divisor the way Rust does: zero, or `-1` under `MIN`, record a
+    /// fault (checked kernels); the divisor returned is then 1, so the PTX division itself
+    /// never sees an undefined case.
+    fn guard_divisor(
+        &mut self,
+        a: Value,
+        b: Value,
+        site: Site,
+        zero: &'static str,
+        overflow: &'static str,
+    ) -> Value {
+        let ty = b.ty;
+        let zero_value = self.cast(Value::from(0u32), ty);
+        let is_zero = self.compare_raw(Cmp::Eq, b, zero_value);
+        self.fault_if(is_zero, site.fault(FaultKind::Panic, zero), Value::from(0u64), Value::from(0u64));
+        let mut bad = is_zero;
+        if ty.is_signed() {
+            let min = self.cast(Value::from(ty.int_range().0 as i64), ty);
+            let minus_one = self.cast(Value::from(-1i32), ty);
+            let a_min = self.compare_raw(Cmp::Eq, a, min);
+            let b_minus_one = self.compare_raw(Cmp::Eq, b, minus_one);
+            let overflow_pred = self.bitwise(Bitwise::And, a_min, b_minus_one);
+            self.fault_if(
+                overflow_pred,
+                site.fault(FaultKind::Panic, overflow),
+                Value::from(0u64),
+                Value::from(0u64),
+            );
+            bad = self.bitwise(Bitwise::Or, bad, overflow_pred);
+        }
+        let one = self.cast(Value::from(1u32), ty);
+        self.select(bad, one, b)
+    }
+
+    /// `a & b` (also on `bool`, without short-circuit).
+    pub fn bitand(&mut self, a: Value, b: Value) -> Value {
+        self.bitwise(Bitwise::And, a, b)
+    }
+
+    /// `a | b`.
+    pub fn bitor(&mut self, a: Value, b: Value) -> Value {
+        self.bitwise(Bitwise::Or, a, b)
+    }
+
+    /// `a ^ b`.
+    pub fn bitxor(&mut self, a: Value, b: Value) -> Value {
+        self.bitwise(Bitwise::Xor, a, b)
+    }
+
+    /// The shift amount Rust uses in release builds: `b` masked to `a`'s width, as `u32`.
+    fn shift_amount(&mut self, width: u32, b: Value) -> Val<U32> {
+        let amount = self.cast(b, Scalar::U32).typed::<U32>();
+        self.b.and(amount, width - 1)
+    }
+
+    /// `a << b`, the amount masked to the width (`wrapping_shl`).
+    pub fn shl(&mut self, a: Value, b: Value) -> Value {
+        let amount = self.shift_amount(a.ty.bits(), b);
+        let ty = a.ty;
+        let v = dispatch!(ty.reg_type(), T => Value::of(self.b.shl(a.typed::<T>(), amount), ty), [U32, S32, U64, S64]);
+        self.normalize(v)
+    }
+
+    /// `a >> b`: arithmetic for signed types, logical for unsigned, the amount masked.
+    pub fn shr(&mut self, a: Value, b: Value) -> Value {
+        let amount = self.shift_amount(a.ty.bits(), b);
+        let ty = a.ty;
+        dispatch!(ty.reg_type(), T => Value::of(self.b.shr(a.typed::<T>(), amount), ty), [U32, S32, U64, S64])
+    }
+
+    /// A comparison straight to `setp` (floats ordered, except `Cmp::Neu`).
+    fn compare_raw(&mut self, cmp: Cmp, a: Value, b: Value) -> Value {
+        let v = dispatch!(a.ty.reg_type(), T => self.b.setp::<T>(cmp, a.typed::<T>(), b.typed::<T>()),
+            [U32, S32, U64, S64, F32, F64]);
+        Value::of(v, Scalar::Bool)
+    }
+
+    fn compare(&mut self, cmp: Cmp, a: Value, b: Value) -> Value {
+        if a.ty == Scalar::Bool {
+            return self.compare_bools(cmp, a, b);
+        }
+        let cmp = if cmp == Cmp::Ne && a.ty.is_float() { Cmp::Neu } else { cmp };
+        self.compare_raw(cmp, a, b)
+    }
+
+    /// `bool` comparisons, `false < true`, as predicate logic.
+    fn compare_bools(&mut self, cmp: Cmp, a: Value, b: Value) -> Value {
+        match cmp {
+            Cmp::Eq => {
+                let ne = self.bitxor(a, b);
+                self.not(ne)
+            }
+            Cmp::Ne => self.bitxor(a, b),
+            Cmp::Lt => {
+                let not_a = self.not(a);
+                self.bitand(not_a, b)
+            }
+            Cmp::Le => {
+                let not_a = self.not(a);
+                self.bitor(not_a, b)
+            }
+            Cmp::Gt => {
+                let not_b = self.not(b);
+                self.bitand(a, not_b)
+            }
+            _ => {
+                let not_b = self.not(b);
+                self.bitor(a, not_b)
+            }
+        }
+    }
+
+    /// `a == b` (floats: false when either is NaN).
+    pub fn eq(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Eq, a, b)
+    }
+
+    /// `a != b` (floats: true when either is NaN).
+    pub fn ne(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Ne, a, b)
+    }
+
+    /// `a < b`.
+    pub fn lt(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Lt, a, b)
+    }
+
+    /// `a <= b`.
+    pub fn le(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Le, a, b)
+    }
+
+    /// `a > b`.
+    pub fn gt(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Gt, a, b)
+    }
+
+    /// `a >= b`.
+    pub fn ge(&mut self, a: Value, b: Value) -> Value {
+        self.compare(Cmp::Ge, a, b)
+    }
+
+    /// `-a` (integers wrap: `-i32::MIN` is `i32::MIN`; floats flip the sign bit).
+    pub fn neg(&mut self, a: Value) -> Value {
+        let ty = a.ty;
+        if ty.is_float() {
+            return dispatch!(ty.reg_type(), T => Value::of(self.b.neg(a.typed::<T>()), ty), [F32, F64]);
+        }
+        let zero = self.cast(Value::from(0u32), ty);
+        self.sub(zero, a)
+    }
+
+    /// `!a`: bitwise complement for integers, logical not for `bool`.
+    pub fn not(&mut self, a: Value) -> Value {
+        let ty = a.ty;
+        let v = dispatch!(ty.reg_type(), T => Value::of(self.b.not(a.typed::<T>()), ty), [Pred, U32, S32, U64, S64]);
+        self.normalize(v)
+    }
+
+    /// `if cond { a } else { b }` without branching (both are already computed).
+    pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        let ty = a.ty;
+        let pred = cond.typed::<Pred>();
+        if ty == Scalar::Bool {
+            // (cond & a) | (!cond & b): PTX has no `selp.pred`.
+            let keep_a = self.bitand(cond, a);
+            let not_cond = self.not(cond);
+            let keep_b = self.bitand(not_cond, b);
+            return self.bitor(keep_a, keep_b);
+        }
+        dispatch!(ty.reg_type(), T => Value::of(self.b.selp(pred, a.typed::<T>(), b.typed::<T>()), ty),
+            [U32, S32, U64, S64, F32, F64])
+    }
+
+    /// `a as to`, with Rust's meaning for every pair of types the language has.
+    pub fn cast(&mut self, a: Value, to: Scalar) -> Value {
+        let from = a.ty;
+        if from == to {
+            return a;
+        }
+        if from == Scalar::Bool {
+            let (one, zero) = (Value::from(1u32), Value::from(0u32));
+            let v = self.select(a, one, zero);
+            return self.cast(v, to);
+        }
+        if from.is_float() && to.is_int() && to.bits() < 32 {
+            // Saturate to i32 first (NaN gives 0), then clamp to the narrow range.
+            let wide = self.cast(a, Scalar::I32);
+            let (lo, hi) = to.int_range();
+            let lo = self.b.max(wide.typed::<S32>(), lo as i32);
+            let clamped = self.b.min(lo, hi as i32);
+            let v = Value::of(clamped, Scalar::I32);
+            return self.retag(v, to);
+        }
+        let v = self.reg_cast(a, to.reg_type());
+        let v = Value::new(v, to);
+        if from.is_float() {
+            v
+        } else {
+            self.normalize(v)
+        }
+    }
+
+    /// Reinterprets a 32-bit integer value that already fits `to` as `to`.
+    fn retag(&mut self, v: Value, to: Scalar) -> Value {
+        Value::new(self.reg_cast(v, to.reg_type()), to)
+    }
+
+    /// `cvt` between register types with Rust's `as` rounding (see `KernelBuilder::cast`).
+    fn reg_cast(&mut self, a: Value, to: PtxType) -> ptx_core::ir::Operand {
+        macro_rules! from {
+            ($D:ident) => {
+                dispatch!(a.ty.reg_type(), S => self.b.cast::<$D, S>(a.typed::<S>()).operand(),
+                    [U32, S32, U64, S64, F32, F64])
+            };
+        }
+        match to {
+            PtxType::U32 => from!(U32),
+            PtxType::S32 => from!(S32),
+            PtxType::U64 => from!(U64),
+            PtxType::S64 => from!(S64),
+            PtxType::F32 => from!(F32),
+            PtxType::F64 => from!(F64),
+            other => internal_error(&format!("a cast to {other}")),
+        }
+    }
+}
