@@ -1,0 +1,394 @@
+//! Control flow, bindings, comptime parameters and checked indexing of `#[ptx_kernel]` on
+//! the simulator, each against the same body written as plain Rust.
+
+mod common;
+
+use common::Rng;
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+
+/// Loops of every kind, `break`/`continue` (labelled too), `if` as an expression, block
+/// expressions, shadowing, tuple patterns, `_` and compound assignment.
+#[ptx_kernel]
+fn control(a: &[u32], out: &mut [u32], n: u32) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i >= n {
+        return;
+    }
+    let x = a[i];
+    let o = i * 8;
+    // for with step_by, continue and break
+    let mut acc = 0u32;
+    for j in (0..x % 50).step_by(3) {
+        if j % 2 == 1 {
+            continue;
+        }
+        if acc > 200 {
+            break;
+        }
+        acc += j;
+    }
+    out[o] = acc;
+    // while, with a short-circuit condition
+    let mut k = x;
+    let mut steps = 0u32;
+    while k != 1 && steps < 100 {
+        let next = if k % 2 == 0 { k / 2 } else { 3 * (k % 1000) + 1 };
+        k = next;
+        steps += 1;
+    }
+    out[o + 1] = steps;
+    // loop with a labelled break out of a nested for
+    let mut found = 0u32;
+    'outer: loop {
+        for d in 2..=9u32 {
+            if x % d == 0 {
+                found = d;
+                break 'outer;
+            }
+        }
+        found = 1;
+        break;
+    }
+    out[o + 2] = found;
+    // block expressions and tuple patterns
+    let (lo, hi) = {
+        let half = x / 2;
+        (half, x - half)
+    };
+    let (_, hi2) = (lo * 2, hi + 1);
+    out[o + 3] = lo ^ hi2;
+    // if/else chains as expressions, bool-valued too
+    let big = if x > 1000 {
+        true
+    } else if x > 10 {
+        x % 3 == 0
+    } else {
+        false
+    };
+    out[o + 4] = if big { 1 } else { 2 };
+    // compound assignment of every operator
+    let mut m = x;
+    m += 3;
+    m -= 1;
+    m *= 5;
+    m /= 2;
+    m %= 1_000_003;
+    m <<= 3;
+    m >>= 1;
+    m &= 0xffff_fff0;
+    m |= 1;
+    m ^= 0x55;
+    out[o + 5] = m;
+    // inclusive ranges, down to an empty one
+    let mut s = 0u32;
+    for q in (x % 4)..=3 {
+        s += q;
+    }
+    out[o + 6] = s;
+    // shadowing in nested scopes
+    let y = x;
+    {
+        let y = y + 1;
+        out[o + 7] = y;
+    }
+    out[o + 7] += y;
+}
+
+fn control_host(x: u32) -> [u32; 8] {
+    let mut out = [0u32; 8];
+    let mut acc = 0u32;
+    for j in (0..x % 50).step_by(3) {
+        if j % 2 == 1 {
+            continue;
+        }
+        if acc > 200 {
+            break;
+        }
+        acc += j;
+    }
+    out[0] = acc;
+    let mut k = x;
+    let mut steps = 0u32;
+    while k != 1 && steps < 100 {
+        let next = if k % 2 == 0 { k / 2 } else { 3 * (k % 1000) + 1 };
+        k = next;
+        steps += 1;
+    }
+    out[1] = steps;
+    let mut found = 0u32;
+    #[allow(clippy::never_loop)]
+    'outer: loop {
+        for d in 2..=9u32 {
+            if x % d == 0 {
+                found = d;
+                break 'outer;
+            }
+        }
+        found = 1;
+        break;
+    }
+    out[2] = found;
+    let (lo, hi) = {
+        let half = x / 2;
+        (half, x - half)
+    };
+    let (_, hi2) = (lo * 2, hi + 1);
+    out[3] = lo ^ hi2;
+    let big = if x > 1000 {
+        true
+    } else if x > 10 {
+        x % 3 == 0
+    } else {
+        false
+    };
+    out[4] = if big { 1 } else { 2 };
+    let mut m = x;
+    m = m.wrapping_add(3);
+    m = m.wrapping_sub(1);
+    m = m.wrapping_mul(5);
+    m /= 2;
+    m %= 1_000_003;
+    m = m.wrapping_shl(3);
+    m >>= 1;
+    m &= 0xffff_fff0;
+    m |= 1;
+    m ^= 0x55;
+    out[5] = m;
+    let mut s = 0u32;
+    for q in (x % 4)..=3 {
+        s += q;
+    }
+    out[6] = s;
+    let y = x;
+    {
+        let y = y.wrapping_add(1);
+        out[7] = y;
+    }
+    out[7] = out[7].wrapping_add(y);
+    out
+}
+
+#[test]
+fn control_flow_and_bindings_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("control");
+    let mut a: Vec<u32> = vec![0, 1, 2, 3, 7, 9, 10, 11, 12, 1000, 1001, 1002, u32::MAX, u32::MAX - 1];
+    while a.len() < 300 {
+        let r = rng.next();
+        a.push(if r & 1 == 0 { (r >> 1) as u32 } else { (r >> 50) as u32 });
+    }
+    let n = a.len();
+    let ad = dev.upload(&a)?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(n * 8)?;
+    Control::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &mut out, n as u32)?;
+    let got = out.to_vec()?;
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(&got[i * 8..i * 8 + 8], &control_host(x)[..], "x = {x}");
+    }
+    Ok(())
+}
+
+/// `&&` and `||` do not evaluate their right side, loads included, when the left decides:
+/// the loads below would be out of range (an error in a checked kernel) if they ran.
+#[ptx_kernel]
+fn short_circuit(x: &[f32], out: &mut [u32], n: u32) {
+    let i = thread_idx().x;
+    let len = x.len() as u32;
+    let ok = i < len && x[i] > 0.0;
+    let other = i >= len || x[i] < 0.0;
+    if i < n {
+        out[i] = ok as u32 + 2 * other as u32;
+    }
+}
+
+#[test]
+fn short_circuit_skips_the_right_side_and_its_loads() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, -2.0, 0.0, 5.0])?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(8)?;
+    ShortCircuit::new().launch(&dev, LaunchConfig::linear(1, 8), &x, &mut out, 8)?;
+    assert_eq!(out.to_vec()?, [1, 2, 0, 1, 2, 2, 2, 2]);
+    Ok(())
+}
+
+/// Comptime parameters: folded sub-expressions, a comptime `if`, an unrolled loop.
+#[ptx_kernel]
+fn poly(
+    x: &[f32],
+    out: &mut [f32],
+    #[comptime] degree: u32,
+    #[comptime] scale: f32,
+    #[comptime] odd_only: bool,
+) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i as usize >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let mut acc = 0.0f32;
+    let mut p = 1.0f32;
+    #[unroll]
+    for k in 0..=degree {
+        if !odd_only || k % 2 == 1 {
+            acc += p * (scale * 2.0f32.powi(-(k as i32)));
+        }
+        p *= v;
+    }
+    out[i] = acc;
+}
+
+fn poly_host(v: f32, degree: u32, scale: f32, odd_only: bool) -> f32 {
+    let mut acc = 0.0f32;
+    let mut p = 1.0f32;
+    for k in 0..=degree {
+        if !odd_only || k % 2 == 1 {
+            acc += p * (scale * 2.0f32.powi(-(k as i32)));
+        }
+        p *= v;
+    }
+    acc
+}
+
+#[test]
+fn comptime_parameters_fold_and_unroll() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("poly");
+    let xs: Vec<f32> = (0..256).map(|_| rng.signed_f32() * 3.0).collect();
+    let x = dev.upload(&xs)?;
+    let branches = |k: &Poly| k.ptx().matches("bra").count();
+    // Unrolled, with the comptime `if` decided while building: no branch of the loop's own,
+    // whatever the degree (the ones left are the early return's and the bounds checks').
+    assert_eq!(branches(&Poly::new(0, 1.0, false)), branches(&Poly::new(6, -1.25, true)));
+    for (degree, scale, odd_only) in [(0, 1.0f32, false), (3, 0.5, false), (6, -1.25, true)] {
+        let kernel = Poly::new(degree, scale, odd_only);
+        let mut out: DeviceBuffer<f32> = dev.zeroed(xs.len())?;
+        kernel.launch(&dev, LaunchConfig::for_elements(xs.len(), 64), &x, &mut out)?;
+        let got = out.to_vec()?;
+        for (g, &v) in got.iter().zip(&xs) {
+            assert_eq!(
+                g.to_bits(),
+                poly_host(v, degree, scale, odd_only).to_bits(),
+                "v = {v}, degree {degree}"
+            );
+        }
+    }
+    assert_ne!(Poly::new(3, 0.5, false).cache_key(), Poly::new(3, 0.5, true).cache_key());
+    Ok(())
+}
+
+/// An out-of-range access in a checked kernel.
+#[ptx_kernel]
+fn gather(src: &[f32], idx: &[i32], out: &mut [f32]) {
+    let i = thread_idx().x;
+    if (i as usize) < idx.len() {
+        out[i] = src[idx[i]];
+    }
+}
+
+#[test]
+fn out_of_range_index_is_an_error_naming_parameter_index_length_and_line() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let src = dev.upload(&[10.0f32, 20.0, 30.0])?;
+    let idx = dev.upload(&[2i32, -4, 1, 7])?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(4)?;
+    let err = Gather::new().launch(&dev, LaunchConfig::linear(1, 4), &src, &idx, &mut out).unwrap_err();
+    match &err {
+        Error::OutOfBounds { kernel, param, index, len, location } => {
+            assert_eq!((kernel.as_str(), param.as_str(), *len), ("gather", "src", 3));
+            assert!(*index == -4 || *index == 7, "index {index}");
+            assert!(location.starts_with("tests/lang_flow.rs:"), "{location}");
+            let line: u32 = location.split(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+            let source = include_str!("lang_flow.rs");
+            let text = source.lines().nth(line as usize - 1).unwrap_or("");
+            assert!(text.contains("src[idx[i]]"), "line {line} is `{text}`");
+        }
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
+    // The in-range threads ran, the faulting ones read 0.
+    let got = out.to_vec()?;
+    assert_eq!((got[0], got[1], got[2], got[3]), (30.0, 0.0, 20.0, 0.0));
+    // The error is not sticky: a good launch right after is clean.
+    let good = dev.upload(&[0i32, 1, 2, 0])?;
+    Gather::new().launch(&dev, LaunchConfig::linear(1, 4), &src, &good, &mut out)?;
+    assert_eq!(out.to_vec()?, [10.0, 20.0, 30.0, 10.0]);
+    Ok(())
+}
+
+#[ptx_kernel]
+fn divide(a: &[i32], b: &[i32], out: &mut [i32]) {
+    let i = thread_idx().x;
+    out[i] = a[i] / b[i];
+}
+
+#[test]
+fn integer_division_by_zero_is_reported_as_rusts_panic() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let a = dev.upload(&[7i32, 8, i32::MIN])?;
+    let b = dev.upload(&[2i32, 0, -1])?;
+    let mut out: DeviceBuffer<i32> = dev.zeroed(3)?;
+    let err = Divide::new().launch(&dev, LaunchConfig::linear(1, 3), &a, &b, &mut out).unwrap_err();
+    let Error::KernelPanic { kernel, message, location } = &err else {
+        panic!("expected KernelPanic, got {err}")
+    };
+    assert_eq!(kernel, "divide");
+    assert!(message.starts_with("attempt to divide"), "{message}");
+    assert!(location.starts_with("tests/lang_flow.rs:"), "{location}");
+    assert_eq!(out.to_vec()?[0], 3);
+    Ok(())
+}
+
+#[ptx_kernel(unchecked)]
+fn copy_unchecked(x: &[f32], y: &mut [f32]) {
+    let i = thread_idx().x;
+    y[i] = x[i];
+}
+
+#[test]
+fn unchecked_kernels_have_no_checks_and_an_unsafe_launch() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0])?;
+    let mut y: DeviceBuffer<f32> = dev.zeroed(2)?;
+    let ptx = CopyUnchecked::new().ptx();
+    assert!(!ptx.contains("atom"), "no fault record in an unchecked kernel:\n{ptx}");
+    // SAFETY: two threads index two-element buffers.
+    unsafe { CopyUnchecked::new().launch(&dev, LaunchConfig::linear(1, 2), &x, &mut y)? };
+    assert_eq!(y.to_vec()?, [1.0, 2.0]);
+    Ok(())
+}
+
+/// Narrow integer slices and values, and signed indices.
+#[ptx_kernel]
+fn narrow(a: &[u16], b: &[i16], out: &mut [i16], n: i32) {
+    let i = thread_idx().x as i32;
+    if i < n {
+        let x = a[i] as u8;
+        let y = b[i];
+        out[i] = (x as i16).wrapping_mul(y) + (y >> 3) - (a[i] as i16);
+    }
+}
+
+#[test]
+fn narrow_integers_behave_like_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("narrow");
+    let mut a: Vec<u16> = vec![0, 1, 255, 256, 65535, 32768];
+    let mut b: Vec<i16> = vec![0, -1, i16::MIN, i16::MAX, 7, -300];
+    while a.len() < 64 {
+        let r = rng.next();
+        a.push(r as u16);
+        b.push((r >> 16) as i16);
+    }
+    let n = a.len();
+    let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
+    let mut out: DeviceBuffer<i16> = dev.zeroed(n)?;
+    Narrow::new().launch(&dev, LaunchConfig::linear(1, n as u32), &ad, &bd, &mut out, n as i32)?;
+    let got = out.to_vec()?;
+    for i in 0..n {
+        let x = a[i] as u8;
+        let y = b[i];
+        let want = (x as i16).wrapping_mul(y).wrapping_add(y >> 3).wrapping_sub(a[i] as i16);
+        assert_eq!(got[i], want, "a = {}, b = {}", a[i], b[i]);
+    }
+    Ok(())
+}

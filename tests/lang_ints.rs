@@ -1,0 +1,259 @@
+//! Integer semantics of `#[ptx_kernel]` on the simulator against the same operations run as
+//! plain Rust (release-mode wrapping), bit for bit, on random inputs plus edge values
+//! (0, ±1, MIN, MAX, shift amounts past the width).
+
+mod common;
+
+use common::Rng;
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
+
+/// Each operator on i32, one output slot per operator: `out[i * 16 + k]`.
+#[ptx_kernel]
+fn i32_ops(a: &[i32], b: &[i32], out: &mut [i32], n: u32) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i >= n {
+        return;
+    }
+    let (x, y) = (a[i], b[i]);
+    let o = i * 16;
+    out[o] = x + y;
+    out[o + 1] = x - y;
+    out[o + 2] = x * y;
+    out[o + 3] = if y != 0 && !(x == i32::MIN && y == -1) { x / y } else { 0 };
+    out[o + 4] = if y != 0 && !(x == i32::MIN && y == -1) { x % y } else { 0 };
+    out[o + 5] = x & y;
+    out[o + 6] = x | y;
+    out[o + 7] = x ^ y;
+    out[o + 8] = x << y;
+    out[o + 9] = x >> y;
+    out[o + 10] = -x;
+    out[o + 11] = !x;
+    out[o + 12] = (x < y) as i32
+        + 2 * (x <= y) as i32
+        + 4 * (x > y) as i32
+        + 8 * (x >= y) as i32
+        + 16 * (x == y) as i32;
+    out[o + 13] = x.min(y) ^ x.max(y).wrapping_mul(3);
+    out[o + 14] = x.abs().wrapping_add(x.pow(3));
+    out[o + 15] = x.clamp(-1000, 1000);
+}
+
+fn i32_ops_host(x: i32, y: i32) -> [i32; 16] {
+    let div_ok = y != 0 && !(x == i32::MIN && y == -1);
+    [
+        x.wrapping_add(y),
+        x.wrapping_sub(y),
+        x.wrapping_mul(y),
+        if div_ok { x / y } else { 0 },
+        if div_ok { x % y } else { 0 },
+        x & y,
+        x | y,
+        x ^ y,
+        x.wrapping_shl(y as u32),
+        x.wrapping_shr(y as u32),
+        x.wrapping_neg(),
+        !x,
+        (x < y) as i32
+            + 2 * (x <= y) as i32
+            + 4 * (x > y) as i32
+            + 8 * (x >= y) as i32
+            + 16 * (x == y) as i32,
+        x.min(y) ^ x.max(y).wrapping_mul(3),
+        x.wrapping_abs().wrapping_add(x.wrapping_pow(3)),
+        x.clamp(-1000, 1000),
+    ]
+}
+
+/// The same for u64, with a runtime exponent for `pow`.
+#[ptx_kernel]
+fn u64_ops(a: &[u64], b: &[u64], out: &mut [u64], n: u32) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i < n {
+        let (x, y) = (a[i], b[i]);
+        let o = (i * 10) as u64;
+        out[o] = x + y;
+        out[o + 1] = x - y;
+        out[o + 2] = x * y;
+        out[o + 3] = if y != 0 { x / y } else { 7 };
+        out[o + 4] = if y != 0 { x % y } else { 7 };
+        out[o + 5] = x << y;
+        out[o + 6] = x >> (y as u32);
+        out[o + 7] = (x < y) as u64 | (x == y) as u64 * 2;
+        out[o + 8] = x.pow((y % 7) as u32);
+        out[o + 9] = !x ^ (x as u32 as u64);
+    }
+}
+
+fn u64_ops_host(x: u64, y: u64) -> [u64; 10] {
+    [
+        x.wrapping_add(y),
+        x.wrapping_sub(y),
+        x.wrapping_mul(y),
+        if y != 0 { x / y } else { 7 },
+        if y != 0 { x % y } else { 7 },
+        x.wrapping_shl(y as u32),
+        x.wrapping_shr(y as u32),
+        (x < y) as u64 | (x == y) as u64 * 2,
+        x.wrapping_pow((y % 7) as u32),
+        !x ^ (x as u32 as u64),
+    ]
+}
+
+/// Casts between every integer width, narrow types included, and to and from floats.
+#[ptx_kernel]
+fn int_casts(a: &[i32], f: &[f32], out: &mut [i64], n: u32) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i < n {
+        let x = a[i];
+        let o = i * 14;
+        out[o] = x as u8 as i64;
+        out[o + 1] = x as i8 as i64;
+        out[o + 2] = x as u16 as i64;
+        out[o + 3] = x as i16 as i64;
+        out[o + 4] = x as u32 as i64;
+        out[o + 5] = x as u64 as i64;
+        out[o + 6] = (x as u8).wrapping_add(200) as i64;
+        out[o + 7] = ((x as i8) >> 2) as i64 + (x as i8).wrapping_mul(3) as i64;
+        out[o + 8] = f[i] as u8 as i64;
+        out[o + 9] = f[i] as i8 as i64;
+        out[o + 10] = f[i] as i32 as i64;
+        out[o + 11] = f[i] as u64 as i64;
+        out[o + 12] = (x as f32) as i64;
+        out[o + 13] = (x < 0) as i64 - (x as u16 > 1000) as i64;
+    }
+}
+
+fn int_casts_host(x: i32, f: f32) -> [i64; 14] {
+    [
+        x as u8 as i64,
+        x as i8 as i64,
+        x as u16 as i64,
+        x as i16 as i64,
+        x as u32 as i64,
+        x as u64 as i64,
+        (x as u8).wrapping_add(200) as i64,
+        ((x as i8) >> 2) as i64 + (x as i8).wrapping_mul(3) as i64,
+        f as u8 as i64,
+        f as i8 as i64,
+        f as i32 as i64,
+        f as u64 as i64,
+        (x as f32) as i64,
+        (x < 0) as i64 - (x as u16 > 1000) as i64,
+    ]
+}
+
+const I32_EDGES: [i32; 9] = [0, 1, -1, 2, 31, 32, 33, i32::MIN, i32::MAX];
+
+/// Edge values paired with each other, then random pairs up to `len`.
+fn i32_pairs(rng: &mut Rng, len: usize) -> (Vec<i32>, Vec<i32>) {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &x in &I32_EDGES {
+        for &y in &I32_EDGES {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    while a.len() < len {
+        let r = rng.next();
+        // Mix full-range values with small ones, so shifts and divisions see both.
+        let x = if r & 1 == 0 { r as i32 } else { (r >> 8) as i32 % 100 };
+        let y = if r & 2 == 0 { (r >> 32) as i32 } else { (r >> 40) as i32 % 40 };
+        a.push(x);
+        b.push(y);
+    }
+    (a, b)
+}
+
+fn launch_config(n: usize) -> LaunchConfig {
+    LaunchConfig::for_elements(n, 64)
+}
+
+#[test]
+fn i32_operators_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("i32_operators");
+    let (a, b) = i32_pairs(&mut rng, 400);
+    let n = a.len();
+    let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
+    let mut out: DeviceBuffer<i32> = dev.zeroed(n * 16)?;
+    I32Ops::new().launch(&dev, launch_config(n), &ad, &bd, &mut out, n as u32)?;
+    let got = out.to_vec()?;
+    for i in 0..n {
+        let want = i32_ops_host(a[i], b[i]);
+        assert_eq!(&got[i * 16..i * 16 + 16], &want[..], "x = {}, y = {}", a[i], b[i]);
+    }
+    Ok(())
+}
+
+#[test]
+fn u64_operators_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("u64_operators");
+    let edges = [0u64, 1, 2, 63, 64, 65, u64::MAX, u64::MAX - 1, 1 << 63];
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &x in &edges {
+        for &y in &edges {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    while a.len() < 300 {
+        let (x, y) = (rng.next(), rng.next());
+        a.push(if x & 1 == 0 { x } else { x >> 40 });
+        b.push(if y & 1 == 0 { y } else { y >> 58 });
+    }
+    let n = a.len();
+    let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
+    let mut out: DeviceBuffer<u64> = dev.zeroed(n * 10)?;
+    U64Ops::new().launch(&dev, launch_config(n), &ad, &bd, &mut out, n as u32)?;
+    let got = out.to_vec()?;
+    for i in 0..n {
+        assert_eq!(&got[i * 10..i * 10 + 10], &u64_ops_host(a[i], b[i])[..], "x = {}, y = {}", a[i], b[i]);
+    }
+    Ok(())
+}
+
+#[test]
+fn casts_truncate_extend_and_saturate_like_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("int_casts");
+    let float_edges = [
+        0.0f32,
+        -0.0,
+        0.5,
+        -0.5,
+        255.9,
+        256.0,
+        -128.5,
+        -129.0,
+        1e10,
+        -1e10,
+        3e19,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE / 4.0,
+    ];
+    let mut a: Vec<i32> =
+        I32_EDGES.iter().copied().chain([127, 128, 255, 256, -128, -129, 65535, 65536]).collect();
+    let mut f: Vec<f32> = float_edges.to_vec();
+    while a.len() < 200 {
+        a.push(rng.next() as i32);
+    }
+    while f.len() < a.len() {
+        f.push(rng.signed_f32() * 1000.0);
+    }
+    f.truncate(a.len());
+    let n = a.len();
+    let (ad, fd) = (dev.upload(&a)?, dev.upload(&f)?);
+    let mut out: DeviceBuffer<i64> = dev.zeroed(n * 14)?;
+    IntCasts::new().launch(&dev, launch_config(n), &ad, &fd, &mut out, n as u32)?;
+    let got = out.to_vec()?;
+    for i in 0..n {
+        assert_eq!(&got[i * 14..i * 14 + 14], &int_casts_host(a[i], f[i])[..], "x = {}, f = {}", a[i], f[i]);
+    }
+    Ok(())
+}
