@@ -116,7 +116,7 @@ fn control_host(x: u32) -> [u32; 8] {
         steps += 1;
     }
     out[1] = steps;
-    let mut found = 0u32;
+    let found: u32;
     #[allow(clippy::never_loop)]
     'outer: loop {
         for d in 2..=9u32 {
@@ -335,6 +335,36 @@ fn integer_division_by_zero_is_reported_as_rusts_panic() -> ptx_dsl::runtime::Re
     assert!(message.starts_with("attempt to divide"), "{message}");
     assert!(location.starts_with("tests/lang_flow.rs:"), "{location}");
     assert_eq!(out.to_vec()?[0], 3);
+    Ok(())
+}
+
+/// Guards that prove accesses in range remove their checks; the others stay.
+#[ptx_kernel]
+fn guarded(x: &[f32], y: &mut [f32], z: &mut [f32]) {
+    let i = thread_idx().x;
+    if (i as usize) < x.len() && i < y.len() as u32 {
+        y[i] = x[i] * 2.0;
+        z[i] = x[i];
+    }
+    for j in 0..x.len() {
+        z[0] += x[j];
+    }
+}
+
+#[test]
+fn guards_that_prove_an_index_in_range_remove_its_check() -> ptx_dsl::runtime::Result<()> {
+    // Left: `z[i]` (no guard on z's length) and `z[0]` twice (load and store of `+=`).
+    assert_eq!(Guarded::new().bounds_checks(), 3);
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 3.0])?;
+    let mut y: DeviceBuffer<f32> = dev.zeroed(2)?;
+    let mut z: DeviceBuffer<f32> = dev.zeroed(1)?;
+    let err = Guarded::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut y, &mut z);
+    assert!(err.is_ok(), "{err:?}");
+    assert_eq!((y.to_vec()?, z.to_vec()?), (vec![2.0, 0.0], vec![7.0]));
+    // With four threads, `z[1]` is out of range: still caught.
+    let err = Guarded::new().launch(&dev, LaunchConfig::linear(1, 4), &x, &mut y, &mut z).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds { ref param, index: 1, len: 1, .. } if param == "z"), "{err}");
     Ok(())
 }
 

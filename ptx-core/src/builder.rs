@@ -168,6 +168,7 @@ impl KernelBuilder {
                 body: Vec::with_capacity(128),
                 reg_counts: [0; 14],
                 label_count: 0,
+                notes: Vec::new(),
             },
         }
     }
@@ -199,6 +200,17 @@ impl KernelBuilder {
     }
 
     // ----- registers, parameters, special registers -------------------------------------
+
+    /// Records that the instructions pushed from now on implement the source statement
+    /// `text` at `file:line:column` (see [`crate::ir::SourceNote`]).
+    pub fn note_source(&mut self, file: &str, line: u32, column: u32, text: &str) {
+        let at = self.ir.body.len();
+        if self.ir.notes.last().is_some_and(|n| n.at == at) {
+            self.ir.notes.pop();
+        }
+        let text = text.replace(['\n', '\r'], " ");
+        self.ir.notes.push(crate::ir::SourceNote { at, file: file.to_string(), line, column, text });
+    }
 
     /// A fresh register of type `T`.
     pub fn reg<T: Ty>(&mut self) -> Reg<T> {

@@ -939,6 +939,26 @@ pub struct KernelIr {
     pub reg_counts: [u32; 14],
     /// How many labels were allocated.
     pub label_count: u32,
+    /// Source positions: which statement of the kernel's source the instructions from
+    /// each note's `at` on were written for (empty for kernels built by hand).
+    pub notes: Vec<SourceNote>,
+}
+
+/// A statement of the kernel's source (Rust, for `#[ptx_kernel]` kernels), attached to the
+/// body position where its instructions begin. The printer writes it as a comment and a
+/// `.loc` directive, so the PTX reads against the source and profilers show source lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceNote {
+    /// Index in [`KernelIr::body`] of the first instruction of the statement.
+    pub at: usize,
+    /// The source file, as `file!()` gives it.
+    pub file: String,
+    /// The 1-based line.
+    pub line: u32,
+    /// The 1-based column.
+    pub column: u32,
+    /// The statement's text, on one line.
+    pub text: String,
 }
 
 impl KernelIr {

@@ -40,11 +40,44 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
     push_u32(&mut out, target.major);
     push_u32(&mut out, target.minor);
     out.s("\n.address_size 64\n");
+    let files = source_files(kernels);
+    for (n, f) in files.iter().enumerate() {
+        out.s(if n == 0 { "\n.file " } else { ".file " });
+        push_u32(&mut out, n as u32 + 1);
+        out.s(" \"");
+        out.s(&f.replace(['"', '\\'], "/"));
+        out.s("\"\n");
+    }
     for k in kernels {
         out.c(b'\n');
-        write_entry(&mut out, k);
+        write_entry(&mut out, k, &files);
     }
     out.finish()
+}
+
+/// The distinct source files the kernels' notes name, in first-use order (`.file` 1, 2, ..).
+fn source_files(kernels: &[KernelIr]) -> Vec<&str> {
+    let mut files: Vec<&str> = Vec::new();
+    for note in kernels.iter().flat_map(|k| &k.notes) {
+        if !files.contains(&note.file.as_str()) {
+            files.push(&note.file);
+        }
+    }
+    files
+}
+
+/// Writes a source note: the statement as a comment, then its `.loc`.
+fn write_note(out: &mut Out, note: &crate::ir::SourceNote, files: &[&str]) {
+    out.s("\n\t// ");
+    out.s(&note.text);
+    out.s("\n\t.loc ");
+    let file = files.iter().position(|f| *f == note.file).unwrap_or(0);
+    push_u32(out, file as u32 + 1);
+    out.c(b' ');
+    push_u32(out, note.line);
+    out.c(b' ');
+    push_u32(out, note.column);
+    out.c(b'\n');
 }
 
 /// What the printer puts between a kernel's name and a parameter's: parameter `x` of
@@ -132,7 +165,7 @@ impl Out {
 }
 
 /// Writes one `.visible .entry` with its declarations and body.
-fn write_entry(out: &mut Out, k: &KernelIr) {
+fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
     out.s(".visible .entry ");
     out.s(&k.name);
     out.c(b'(');
@@ -167,7 +200,11 @@ fn write_entry(out: &mut Out, k: &KernelIr) {
         out.s("];\n");
     }
     out.c(b'\n');
-    for instr in &k.body {
+    let mut notes = k.notes.iter().peekable();
+    for (at, instr) in k.body.iter().enumerate() {
+        while let Some(note) = notes.next_if(|n| n.at <= at) {
+            write_note(out, note, files);
+        }
         write_instr(out, k, instr);
     }
     out.s("}\n");

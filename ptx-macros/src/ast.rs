@@ -234,8 +234,6 @@ pub enum Stmt {
     Expr {
         /// The expression.
         expr: Expr,
-        /// Whether it ended in `;`.
-        semi: bool,
         /// The statement as Rust source text (first line only for compound statements).
         text: String,
     },
@@ -272,19 +270,9 @@ pub enum Pat {
         mutable: bool,
     },
     /// `_`.
-    Wild(Sp),
+    Wild,
     /// `(a, b, ..)`.
     Tuple(Vec<Pat>, Sp),
-}
-
-impl Pat {
-    /// The pattern's span.
-    pub fn span(&self) -> Sp {
-        match self {
-            Pat::Ident { name, .. } => Sp::of_span(name.span()),
-            Pat::Wild(s) | Pat::Tuple(_, s) => *s,
-        }
-    }
 }
 
 /// An expression with its span and id.

@@ -18,18 +18,16 @@ pub struct Checked {
     pub comptime: Vec<bool>,
     /// Whether the expression is a path to a mutable variable (so binding it copies).
     pub mutable_path: Vec<bool>,
-}
-
-impl Checked {
-    /// The scalar type of expression `e` (unit and the like give `None`).
-    pub fn scalar(&self, e: &Expr) -> Option<Scalar> {
-        self.types[e.id].scalar()
-    }
+    /// The binding an expression refers to: a path's variable, an indexing's (or an
+    /// assignment through an index's) slice, `x.len()`'s slice, a `for` loop's variable.
+    /// Bindings are numbered in declaration order, so shadowing gives a new number.
+    pub binding: Vec<Option<usize>>,
 }
 
 /// A name in scope.
 #[derive(Clone, Debug)]
 struct Binding {
+    id: usize,
     ty: Ty,
     mutable: bool,
     comptime: bool,
@@ -49,6 +47,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         types: vec![Ty::Error; n],
         comptime: vec![false; n],
         mutable_path: vec![false; n],
+        binding: vec![None; n],
+        next_binding: 0,
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
         int_lits: Vec::new(),
@@ -84,6 +84,8 @@ struct Checker<'e> {
     types: Vec<Ty>,
     comptime: Vec<bool>,
     mutable_path: Vec<bool>,
+    binding: Vec<Option<usize>>,
+    next_binding: usize,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<Loop>,
     /// Integer literals: (expr, value, negated, span), checked against their final type.
@@ -148,13 +150,21 @@ impl Checker<'_> {
                 }
             }
         }
-        Checked { types, comptime: self.comptime, mutable_path: self.mutable_path }
+        Checked { types, comptime: self.comptime, mutable_path: self.mutable_path, binding: self.binding }
     }
 
-    fn bind(&mut self, name: &syn::Ident, ty: Ty, mutable: bool, comptime: bool) {
+    fn bind(&mut self, name: &syn::Ident, ty: Ty, mutable: bool, comptime: bool) -> usize {
+        let id = self.next_binding;
+        self.next_binding += 1;
         if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), Binding { ty, mutable, comptime });
+            scope.insert(name.to_string(), Binding { id, ty, mutable, comptime });
         }
+        id
+    }
+
+    /// The binding id of `name`, if it is in scope.
+    fn binding_id(&self, name: &syn::Ident) -> Option<usize> {
+        self.lookup(&name.to_string()).map(|b| b.id)
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -245,7 +255,7 @@ impl Checker<'_> {
                 }
                 self.bind(name, ty.clone(), *mutable, comptime && !*mutable);
             }
-            Pat::Wild(_) => {}
+            Pat::Wild => {}
             Pat::Tuple(pats, sp) => {
                 let elems: Vec<Ty> = pats.iter().map(|_| self.infer.fresh(VarKind::Any)).collect();
                 let want = Ty::Tuple(elems.clone());
@@ -297,6 +307,7 @@ impl Checker<'_> {
             ExprKind::Path(name) => match self.lookup(&name.to_string()).cloned() {
                 Some(b) => {
                     self.mutable_path[e.id] = b.mutable;
+                    self.binding[e.id] = Some(b.id);
                     (b.ty, b.comptime)
                 }
                 None => {
@@ -313,12 +324,14 @@ impl Checker<'_> {
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::Assign(place, rhs) => {
+                self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
                 self.expect(rhs.span, &target, &t, " (the assigned value)");
                 (Ty::unit(), false)
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
+                self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
                 if op.is_shift() {
@@ -346,6 +359,7 @@ impl Checker<'_> {
                 (Ty::Scalar(*to), self.comptime[inner.id])
             }
             ExprKind::Index { slice, index } => {
+                self.binding[e.id] = self.binding_id(slice);
                 let elem = self.slice_of(slice, false);
                 let t = self.expr(index);
                 if !self.is_int_like(&t) {
@@ -401,6 +415,7 @@ impl Checker<'_> {
                     if method == "len" {
                         if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
                             self.expr(receiver);
+                            self.binding[e.id] = self.binding_id(name);
                             self.no_args(method, args);
                             return (Ty::Scalar(Scalar::Usize), false);
                         }
@@ -493,7 +508,7 @@ impl Checker<'_> {
                 }
                 self.scopes.push(HashMap::new());
                 if let Some(v) = var {
-                    self.bind(v, ty, false, *unroll && known);
+                    self.binding[e.id] = Some(self.bind(v, ty, false, *unroll && known));
                 }
                 self.loop_body(label, *unroll, body);
                 self.scopes.pop();
@@ -581,6 +596,14 @@ impl Checker<'_> {
                 self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
                 None
             }
+        }
+    }
+
+    /// The slice binding an indexed place writes through.
+    fn place_slice(&self, place: &Place) -> Option<usize> {
+        match place {
+            Place::Index { slice, .. } => self.binding_id(slice),
+            Place::Local(_) => None,
         }
     }
 

@@ -38,11 +38,6 @@ impl Errors {
         self.list.is_empty()
     }
 
-    /// How many errors have been recorded.
-    pub fn len(&self) -> usize {
-        self.list.len()
-    }
-
     /// The errors as `compile_error!` invocations, in the order they were found.
     pub fn to_tokens(&self) -> TokenStream {
         self.list.iter().map(syn::Error::to_compile_error).collect()

@@ -33,7 +33,8 @@ struct LoopLabels {
 
 /// Lowers the kernel body; `krate` is the path of the facade crate (`::ptx_dsl`).
 pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> TokenStream {
-    let mut l = Lowerer { checked, krate, out: Vec::new(), next_tmp: 0, loops: Vec::new() };
+    let mut l =
+        Lowerer { checked, krate, out: Vec::new(), next_tmp: 0, loops: Vec::new(), proven: Vec::new() };
     for s in &kernel.body.stmts {
         l.stmt(s);
     }
@@ -50,6 +51,8 @@ struct Lowerer<'a> {
     out: Vec<TokenStream>,
     next_tmp: usize,
     loops: Vec<LoopLabels>,
+    /// `(index binding, slice binding)` pairs a dominating guard proves in range.
+    proven: Vec<(usize, usize)>,
 }
 
 /// The name of the kernel context in generated code (hygienic: a user's `__k` is another).
@@ -146,6 +149,14 @@ impl Lowerer<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        let k = ctx();
+        let start = match s {
+            Stmt::Let { span, .. } => *span,
+            Stmt::Expr { expr, .. } => expr.span,
+        };
+        let site = self.site(start);
+        let text = s.text();
+        self.emit(quote!(#k.note(#site, #text);));
         match s {
             Stmt::Let { pat, init, .. } => {
                 let ty = self.ty(init);
@@ -205,7 +216,7 @@ impl Lowerer<'_> {
         match pat {
             Pat::Ident { name, mutable: true } => self.emit(quote!(let #name = #k.var(#v);)),
             Pat::Ident { name, mutable: false } => self.emit(quote!(let #name = #v;)),
-            Pat::Wild(_) => self.emit(quote!(let _ = #v;)),
+            Pat::Wild => self.emit(quote!(let _ = #v;)),
             Pat::Tuple(pats, _) => {
                 let t = self.tmp("__tuple");
                 self.emit(quote!(let #t = #v;));
@@ -245,7 +256,7 @@ impl Lowerer<'_> {
             }
             ExprKind::Assign(place, rhs) => {
                 let v = self.value(rhs);
-                self.store(place, v);
+                self.store(place, v, self.checked.binding[e.id]);
                 Atom::Unit
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
@@ -272,7 +283,7 @@ impl Lowerer<'_> {
                 let call = self.binary_call(*op, current, v, e.span);
                 let r = self.tmp("__t");
                 self.emit(quote!(let #r = #call;));
-                self.store(place, quote!(#r));
+                self.store(place, quote!(#r), None);
                 Atom::Unit
             }
             ExprKind::Cast(inner, to) => {
@@ -282,6 +293,9 @@ impl Lowerer<'_> {
             }
             ExprKind::Index { slice, index } => {
                 let i = self.value(index);
+                if self.is_proven(index, self.checked.binding[e.id]) {
+                    return self.bind(name, "__t", quote!(#k.load_in_bounds(&#slice, #i)));
+                }
                 let site = self.site(e.span);
                 self.bind(name, "__t", quote!(#k.load(&#slice, #i, #site)))
             }
@@ -337,7 +351,7 @@ impl Lowerer<'_> {
                 if *unroll {
                     self.unrolled_for(var.as_ref(), range, body);
                 } else {
-                    self.runtime_for(label, var.as_ref(), range, body);
+                    self.runtime_for(label, var.as_ref(), self.checked.binding[e.id], range, body);
                 }
                 Atom::Unit
             }
@@ -405,16 +419,82 @@ impl Lowerer<'_> {
         quote!(#k.#f(#a, #b))
     }
 
-    fn store(&mut self, place: &Place, v: TokenStream) {
+    fn store(&mut self, place: &Place, v: TokenStream, slice_binding: Option<usize>) {
         let k = ctx();
         match place {
             Place::Local(n) => self.emit(quote!(#k.assign(#n, #v);)),
             Place::Index { slice, index } => {
                 let i = self.value(index);
+                if self.is_proven(index, slice_binding) {
+                    self.emit(quote!(#k.store_in_bounds(&#slice, #i, #v);));
+                    return;
+                }
                 let site = self.site(index.span);
                 self.emit(quote!(#k.store(&#slice, #i, #v, #site);));
             }
         }
+    }
+
+    /// Whether `index` (a plain immutable variable) is proven below the length of the
+    /// slice bound as `slice`.
+    fn is_proven(&self, index: &Expr, slice: Option<usize>) -> bool {
+        let (ExprKind::Path(_), Some(i), Some(s)) = (&index.kind, self.checked.binding[index.id], slice)
+        else {
+            return false;
+        };
+        self.proven.contains(&(i, s))
+    }
+
+    /// The facts `index < slice.len()` that `cond` proves when it holds: comparisons of an
+    /// immutable integer variable (as itself, or widened to 64 bits) with a slice's length
+    /// (as itself, or cast), in an unsigned type, and conjunctions of them.
+    fn range_facts(&self, cond: &Expr) -> Vec<(usize, usize)> {
+        match &cond.kind {
+            ExprKind::Binary(BinOp::And, l, r) => {
+                let mut f = self.range_facts(l);
+                f.extend(self.range_facts(r));
+                f
+            }
+            ExprKind::Binary(BinOp::Lt, a, b) => self.fact(a, b).into_iter().collect(),
+            ExprKind::Binary(BinOp::Gt, a, b) => self.fact(b, a).into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn fact(&self, index: &Expr, len: &Expr) -> Option<(usize, usize)> {
+        let unsigned = self.ty(index).scalar().is_some_and(|s| s.is_int() && !s.is_signed_int());
+        if !unsigned {
+            return None;
+        }
+        let var = match &index.kind {
+            ExprKind::Path(_) => index,
+            ExprKind::Cast(inner, Scalar::Usize | Scalar::U64) if matches!(inner.kind, ExprKind::Path(_)) => {
+                inner
+            }
+            _ => return None,
+        };
+        if self.checked.mutable_path[var.id] || self.checked.comptime[var.id] {
+            return None;
+        }
+        let len_call = match &len.kind {
+            ExprKind::Cast(inner, _) => inner,
+            _ => len,
+        };
+        match &len_call.kind {
+            ExprKind::MethodCall { method, .. } if method == "len" => {
+                Some((self.checked.binding[var.id]?, self.checked.binding[len_call.id]?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Lowers `f` with `facts` known.
+    fn with_facts<R>(&mut self, facts: Vec<(usize, usize)>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let depth = self.proven.len();
+        self.proven.extend(facts);
+        let r = f(self);
+        self.proven.truncate(depth);
+        r
     }
 
     /// `a && b` / `a || b`: `b` is evaluated only when `a` does not decide.
@@ -566,7 +646,8 @@ impl Lowerer<'_> {
         let (else_label, end) = (self.tmp("__else"), self.tmp("__end_if"));
         self.emit(quote!(let #else_label = #k.label(); let #end = #k.label();));
         self.emit(quote!(#k.jump_unless(#c, #else_label);));
-        let (then_stmts, then_v) = self.block_parts(then);
+        let facts = self.range_facts(cond);
+        let (then_stmts, then_v) = self.with_facts(facts, |l| l.block_parts(then));
         let then_assign = match (&result, then_v) {
             (Some(r), Some(v)) => self.assign_holder(r, &v, &ty),
             (None, Some(v)) => quote!(let _ = #v;),
@@ -617,11 +698,26 @@ impl Lowerer<'_> {
         &mut self,
         label: &Option<syn::Lifetime>,
         var: Option<&Ident>,
+        var_binding: Option<usize>,
         range: &RangeSpec,
         body: &Block,
     ) {
         let k = ctx();
         let var_ty = self.ty(&range.start);
+        // `for i in a..x.len()`: the head's `i < end` proves `x[i]` in range in the body.
+        let unsigned = var_ty.scalar().is_some_and(|s| s.is_int() && !s.is_signed_int());
+        let len_call = match &range.end.kind {
+            ExprKind::Cast(inner, _) => inner,
+            _ => &range.end,
+        };
+        let facts: Vec<(usize, usize)> = match (&len_call.kind, var_binding) {
+            (ExprKind::MethodCall { method, .. }, Some(v))
+                if method == "len" && unsigned && !range.inclusive =>
+            {
+                self.checked.binding[len_call.id].map(|s| (v, s)).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
         let start = self.value(&range.start);
         let end_v = self.bound_value(&range.end);
         let (i, end, step) = (self.tmp("__i"), self.tmp("__end"), self.tmp("__step"));
@@ -653,7 +749,7 @@ impl Lowerer<'_> {
             next: next.clone(),
             exit: exit.clone(),
         });
-        let (stmts, tail) = self.block_parts(body);
+        let (stmts, tail) = self.with_facts(facts, |l| l.block_parts(body));
         self.loops.pop();
         let tail = tail.map(|t| quote!(let _ = #t;));
         self.emit(quote!({ #binding #stmts #tail }));
@@ -800,7 +896,7 @@ impl Lowerer<'_> {
 fn has_mut(p: &Pat) -> bool {
     match p {
         Pat::Ident { mutable, .. } => *mutable,
-        Pat::Wild(_) => false,
+        Pat::Wild => false,
         Pat::Tuple(ps, _) => ps.iter().any(has_mut),
     }
 }
@@ -809,7 +905,7 @@ fn has_mut(p: &Pat) -> bool {
 fn host_pattern(p: &Pat) -> TokenStream {
     match p {
         Pat::Ident { name, .. } => quote!(#name),
-        Pat::Wild(_) => quote!(_),
+        Pat::Wild => quote!(_),
         Pat::Tuple(ps, _) => {
             let inner: Vec<TokenStream> = ps.iter().map(host_pattern).collect();
             quote!((#(#inner,)*))

@@ -303,9 +303,9 @@ impl Parser<'_> {
     fn stmt(&mut self, s: &syn::Stmt) -> Option<Stmt> {
         match s {
             syn::Stmt::Local(local) => self.local(local),
-            syn::Stmt::Expr(e, semi) => {
+            syn::Stmt::Expr(e, _) => {
                 let expr = self.expr(e);
-                Some(Stmt::Expr { expr, semi: semi.is_some(), text: source_text(s) })
+                Some(Stmt::Expr { expr, text: source_text(s) })
             }
             syn::Stmt::Item(item) => {
                 self.err(
@@ -358,7 +358,7 @@ impl Parser<'_> {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 Some(Pat::Ident { name: pi.ident.clone(), mutable: pi.mutability.is_some() })
             }
-            syn::Pat::Wild(w) => Some(Pat::Wild(Sp::of(w))),
+            syn::Pat::Wild(_) => Some(Pat::Wild),
             syn::Pat::Tuple(t) => {
                 let elems: Vec<Option<Pat>> = t.elems.iter().map(|e| self.pat(e)).collect();
                 let elems: Option<Vec<Pat>> = elems.into_iter().collect();

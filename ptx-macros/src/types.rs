@@ -37,11 +37,6 @@ impl Ty {
         Ty::Tuple(Vec::new())
     }
 
-    /// True for `()`.
-    pub fn is_unit(&self) -> bool {
-        matches!(self, Ty::Tuple(v) if v.is_empty())
-    }
-
     /// The scalar, if this is one.
     pub fn scalar(&self) -> Option<Scalar> {
         match self {

@@ -2,6 +2,7 @@
 //! and instruction statements, and hands each kernel's body to [`crate::decode`].
 //!
 //! It reads the subset `ptx_core::print` writes: `//` comments, `.version`, `.target`,
+//! `.file` and `.loc` (read and ignored),
 //! `.address_size 64`, `.visible .entry name(.param .T name, ...)`, `{ }`, `.reg .T %p<N>;`,
 //! `.shared .align A .b8 name[N];`, labels `name:`, and one statement per `;`, optionally
 //! guarded by `@%p` / `@!%p`. Any other directive is [`SimError::Unsupported`].
@@ -109,6 +110,10 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 }
                 kernels.push(k);
             }
+            ".file" => {
+                // A source file table entry for `.loc`; nothing to execute.
+                i += 1;
+            }
             _ if first.starts_with('.') => {
                 return Err(unsupported(lineno, format!("module directive `{first}`")));
             }
@@ -210,6 +215,10 @@ fn parse_entry(lines: &[&str], i: &mut usize) -> Result<KernelCode, SimError> {
         }
         if line.starts_with('{') || line.starts_with('}') {
             return Err(unsupported(lineno, "nested `{ }` scopes"));
+        }
+        if line.starts_with(".loc") {
+            // Source positions, for profilers and debuggers; they do not change execution.
+            continue;
         }
         if let Some(label) = line.strip_suffix(':') {
             let label = label.trim();

@@ -46,6 +46,11 @@ impl FaultBuffer {
     }
 }
 
+/// Whether a fault site is a slice bounds check (rather than a division check, say).
+pub fn is_bounds_check(site: &FaultSite) -> bool {
+    matches!(site.kind, FaultKind::IndexOutOfBounds { .. })
+}
+
 /// The error a decoded fault record stands for.
 fn fault_error(kernel: &str, record: &FaultRecord, site: Option<&FaultSite>) -> Error {
     let Some(site) = site else {

@@ -7,7 +7,7 @@ use ptx_core::builder::{Reg, Val};
 use ptx_core::fault::{self, FaultKind, FaultSite};
 use ptx_core::ir::{Instr, Operand};
 use ptx_core::types::MemTy;
-use ptx_core::{Cmp, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
+use ptx_core::{Cmp, Label, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
 
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -26,6 +26,15 @@ impl Slice {
     pub fn len(&self) -> Value {
         Value::of(Val::Reg(self.len), Scalar::Usize)
     }
+}
+
+/// A fault block still to be laid out after the kernel's body.
+pub(crate) struct PendingFault {
+    bad: Label,
+    resume: Label,
+    site: FaultSite,
+    value: Value,
+    extra: Value,
 }
 
 /// The suffix of the hidden length parameter of slice `x` (`x__len`).
@@ -92,7 +101,8 @@ impl KernelCtx {
     }
 
     /// `slice[index]`: in a checked kernel an out-of-range index reads 0 and records the
-    /// access at `site`.
+    /// access at `site`. The in-range path is one compare and one branch not taken; the
+    /// recording code is laid out after the kernel's final `ret`.
     pub fn load(&mut self, slice: &Slice, index: Value, site: Site) -> Value {
         let index64 = self.index_u64(index);
         let addr = self.element_address(slice, index, index64);
@@ -101,16 +111,27 @@ impl KernelCtx {
         };
         let zero = self.cast(Value::from(0u32), slice.elem);
         let result = self.var(zero);
-        let (bad, done) = (self.b.label(), self.b.label());
-        self.b.bra_unless(ok, bad);
+        let fault_site = self.bounds_site(slice, index, site);
+        let resume = self.fault_unless(ok, fault_site, Value::of(index64, Scalar::U64), slice.len());
         let loaded = self.raw_load(slice.elem, addr);
         self.assign(result, loaded);
-        self.b.bra(done);
-        self.b.place(bad);
-        let fault_site = self.bounds_site(slice, index, site);
-        self.record_fault(fault_site, Value::of(index64, Scalar::U64), slice.len());
-        self.b.place(done);
+        self.b.place(resume);
         result
+    }
+
+    /// `slice[index]` where a dominating guard (`if i < x.len()`, `for i in 0..x.len()`)
+    /// proves the index in range: no check.
+    pub fn load_in_bounds(&mut self, slice: &Slice, index: Value) -> Value {
+        let index64 = self.index_u64(index);
+        let addr = self.element_address(slice, index, index64);
+        self.raw_load(slice.elem, addr)
+    }
+
+    /// `slice[index] = value` under a guard that proves the index in range: no check.
+    pub fn store_in_bounds(&mut self, slice: &Slice, index: Value, value: Value) {
+        let index64 = self.index_u64(index);
+        let addr = self.element_address(slice, index, index64);
+        self.raw_store(slice.elem, addr, value);
     }
 
     /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
@@ -121,14 +142,25 @@ impl KernelCtx {
         let Some(ok) = self.in_bounds(slice, index64) else {
             return self.raw_store(slice.elem, addr, value);
         };
-        let (bad, done) = (self.b.label(), self.b.label());
-        self.b.bra_unless(ok, bad);
-        self.raw_store(slice.elem, addr, value);
-        self.b.bra(done);
-        self.b.place(bad);
         let fault_site = self.bounds_site(slice, index, site);
-        self.record_fault(fault_site, Value::of(index64, Scalar::U64), slice.len());
-        self.b.place(done);
+        let resume = self.fault_unless(ok, fault_site, Value::of(index64, Scalar::U64), slice.len());
+        self.raw_store(slice.elem, addr, value);
+        self.b.place(resume);
+    }
+
+    /// Branches to an out-of-line fault block when `ok` is false; returns the label the
+    /// caller places after the guarded access, where the fault block resumes.
+    fn fault_unless(
+        &mut self,
+        ok: Val<ptx_core::Pred>,
+        site: FaultSite,
+        value: Value,
+        extra: Value,
+    ) -> Label {
+        let (bad, resume) = (self.b.label(), self.b.label());
+        self.b.bra_unless(ok, bad);
+        self.pending.push(PendingFault { bad, resume, site, value, extra });
+        resume
     }
 
     fn raw_load(&mut self, elem: Scalar, addr: Reg<U64>) -> Value {
@@ -172,10 +204,19 @@ impl KernelCtx {
         if !self.checked || cond.as_bits() == Some(0) {
             return;
         }
-        let skip = self.b.label();
-        self.b.bra_unless(cond.typed::<ptx_core::Pred>(), skip);
-        self.record_fault(site, value, extra);
-        self.b.place(skip);
+        let not_cond = self.not(cond);
+        let resume = self.fault_unless(not_cond.typed::<ptx_core::Pred>(), site, value, extra);
+        self.b.place(resume);
+    }
+
+    /// Lays out the fault blocks after the kernel's final `ret`: each records its fault and
+    /// jumps back to where it came from.
+    pub(crate) fn emit_fault_blocks(&mut self) {
+        for f in std::mem::take(&mut self.pending) {
+            self.b.place(f.bad);
+            self.record_fault(f.site, f.value, f.extra);
+            self.b.bra(f.resume);
+        }
     }
 
     /// Claims the fault record for `site` if no other thread has, and writes its values.
@@ -190,8 +231,8 @@ impl KernelCtx {
         let record = self.b.raw_reg(PtxType::U64);
         self.b.push(Instr::CvtaGlobal { dst: record, src: generic });
         let record = Reg::<U64>::from_raw(record).unwrap_or_else(|| internal_error("record register"));
-        let site_word = self.b.offset_address(record, fault::SITE_OFFSET as u64);
-        let previous = self.b.atom_cas::<U32>(site_word, 0u32, id + 1);
+        const _: () = assert!(fault::SITE_OFFSET == 0, "the site word is at the record's address");
+        let previous = self.b.atom_cas::<U32>(record, 0u32, id + 1);
         let claimed = self.b.setp::<U32>(Cmp::Eq, previous, 0u32);
         let skip = self.b.label();
         self.b.bra_unless(claimed, skip);

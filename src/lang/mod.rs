@@ -241,12 +241,19 @@ pub struct KernelCtx {
     checked: bool,
     fault_param: Option<u32>,
     sites: Vec<FaultSite>,
+    pending: Vec<memory::PendingFault>,
 }
 
 impl KernelCtx {
     /// Starts kernel `name`; `checked` kernels bound-check slice accesses and record faults.
     pub fn new(name: &str, checked: bool) -> KernelCtx {
-        KernelCtx { b: KernelBuilder::new(name), checked, fault_param: None, sites: Vec::new() }
+        KernelCtx {
+            b: KernelBuilder::new(name),
+            checked,
+            fault_param: None,
+            sites: Vec::new(),
+            pending: Vec::new(),
+        }
     }
 
     /// Declares the hidden fault-record parameter of a checked kernel; called once, after
@@ -260,7 +267,14 @@ impl KernelCtx {
     /// Ends the kernel: a final `ret`, and the IR with the fault sites it can report.
     pub fn finish(mut self) -> (KernelIr, Vec<FaultSite>) {
         self.b.ret();
+        self.emit_fault_blocks();
         (self.b.finish(), self.sites)
+    }
+
+    /// Marks where the instructions of the source statement `text` at `site` begin (a
+    /// comment and a `.loc` in the PTX).
+    pub fn note(&mut self, site: ops::Site, text: &str) {
+        self.b.note_source(site.file, site.line, site.column, text);
     }
 
     /// A built-in index's three components.

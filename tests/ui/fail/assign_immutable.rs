@@ -1,0 +1,10 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(x: &mut [u32]) {
+    let n = 1u32;
+    n = 2;
+    x[0] = n;
+}
+
+fn main() {}

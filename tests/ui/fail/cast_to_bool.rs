@@ -1,0 +1,8 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(x: &mut [u32]) {
+    let b = x[0] as bool;
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(#[comptime] name: String) {}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(x: &mut [u32]) {
+    let v = if x[0] > 1 { 1u32 } else { 2.0f32 };
+}
+
+fn main() {}

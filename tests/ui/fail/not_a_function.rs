@@ -1,0 +1,6 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+struct NotAKernel;
+
+fn main() {}

@@ -1,0 +1,6 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(p: (f32, f32)) {}
+
+fn main() {}
