@@ -88,6 +88,9 @@ fn control(a: &[u32], out: &mut [u32], n: u32) {
     out[o + 6] = s;
     // shadowing in nested scopes
     let y = x;
+    let y = if y > 5 { y - 1 } else { y + 2 };
+    let y = y > 7 && y < 1000 || y == 3;
+    let y = if y { x } else { x / 2 };
     {
         let y = y + 1;
         out[o + 7] = y;
@@ -161,6 +164,9 @@ fn control_host(x: u32) -> [u32; 8] {
     }
     out[6] = s;
     let y = x;
+    let y = if y > 5 { y - 1 } else { y + 2 };
+    let y = y > 7 && y < 1000 || y == 3;
+    let y = if y { x } else { x / 2 };
     {
         let y = y.wrapping_add(1);
         out[7] = y;

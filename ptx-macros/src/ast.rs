@@ -546,6 +546,9 @@ pub enum ExprKind {
     Return,
     /// `(a, b)`; `()` is the empty tuple.
     Tuple(Vec<Expr>),
+    /// Something the parser already reported; it checks as any type, so that one mistake
+    /// gives one error.
+    Error,
 }
 
 /// Index built-ins.

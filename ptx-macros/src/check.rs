@@ -49,6 +49,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         mutable_path: vec![false; n],
         binding: vec![None; n],
         next_binding: 0,
+        param_count: kernel.params.len(),
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
         int_lits: Vec::new(),
@@ -57,6 +58,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         negations: Vec::new(),
     };
     for p in &kernel.params {
+        check_param(p, c.errors);
         let (ty, comptime) = match p.kind {
             ParamKind::Scalar(s) => (Ty::Scalar(s), false),
             ParamKind::Comptime(s) => (Ty::Scalar(s), true),
@@ -78,6 +80,47 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
     c.finish()
 }
 
+/// Whether a type has an error part (a half-precision annotation, say).
+fn contains_error(t: &Ty) -> bool {
+    match t {
+        Ty::Error => true,
+        Ty::Tuple(v) => v.iter().any(contains_error),
+        _ => false,
+    }
+}
+
+/// Rejects parameter types the parser accepts but the runtime cannot pass yet.
+fn check_param(p: &Param, errors: &mut Errors) {
+    let sp = Sp::of(&p.name);
+    match p.kind {
+        ParamKind::Slice { elem, .. } => {
+            let supported = [
+                Scalar::U16,
+                Scalar::I16,
+                Scalar::U32,
+                Scalar::I32,
+                Scalar::U64,
+                Scalar::I64,
+                Scalar::F32,
+                Scalar::F64,
+            ];
+            if !supported.contains(&elem) {
+                errors.at(
+                    sp,
+                    format!(
+                        "slices of `{}` are not supported yet: slice elements are u16 i16 u32 i32 u64 i64 f32 f64",
+                        elem.name()
+                    ),
+                );
+            }
+        }
+        ParamKind::Scalar(s) | ParamKind::Comptime(s) if s.is_half() => {
+            errors.at(sp, format!("`{}` values are not supported yet: pass an `f32`", s.name()));
+        }
+        _ => {}
+    }
+}
+
 struct Checker<'e> {
     errors: &'e mut Errors,
     infer: Infer,
@@ -86,6 +129,8 @@ struct Checker<'e> {
     mutable_path: Vec<bool>,
     binding: Vec<Option<usize>>,
     next_binding: usize,
+    /// Bindings `0..param_count` are the parameters.
+    param_count: usize,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<Loop>,
     /// Integer literals: (expr, value, negated, span), checked against their final type.
@@ -219,6 +264,10 @@ impl Checker<'_> {
                 let mut t = self.expr(init);
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
+                    if contains_error(&want) {
+                        self.errors
+                            .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
+                    }
                     t = self.expect(*sp, &want, &t, " (the `let`'s annotation and its value)");
                 }
                 let comptime = self.comptime[init.id];
@@ -234,6 +283,7 @@ impl Checker<'_> {
 
     fn annot(&mut self, a: &TypeAnnot) -> Ty {
         match a {
+            TypeAnnot::Scalar(s) if s.is_half() => Ty::Error,
             TypeAnnot::Scalar(s) => Ty::Scalar(*s),
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
             TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
@@ -527,6 +577,7 @@ impl Checker<'_> {
                 (Ty::Never, false)
             }
             ExprKind::Return => (Ty::Never, false),
+            ExprKind::Error => (Ty::Error, false),
             ExprKind::Tuple(elems) => {
                 let tys = elems.iter().map(|x| self.expr(x)).collect();
                 (Ty::Tuple(tys), elems.iter().all(|x| self.comptime[x.id]))
@@ -609,25 +660,29 @@ impl Checker<'_> {
 
     fn place(&mut self, place: &Place) -> Ty {
         match place {
-            Place::Local(name) => match self.lookup(&name.to_string()).cloned() {
-                Some(b) if b.mutable => b.ty,
-                Some(b) => {
-                    let hint = match b.ty {
-                        Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
-                        _ if b.comptime && self.scopes.len() > 1 => String::new(),
-                        _ => format!("; declare it `let mut {name}`"),
-                    };
-                    self.errors.at(
-                        Sp::of(name),
-                        format!("cannot assign twice to immutable variable `{name}`{hint}"),
-                    );
-                    Ty::Error
+            Place::Local(name) => {
+                match self.lookup(&name.to_string()).cloned() {
+                    Some(b) if b.mutable => b.ty,
+                    Some(b) => {
+                        let hint = match b.ty {
+                            Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
+                            _ if b.id < self.param_count => {
+                                format!("; it is a parameter: copy it into a variable, `let mut {name} = {name};`")
+                            }
+                            _ => format!("; declare it `let mut {name}`"),
+                        };
+                        self.errors.at(
+                            Sp::of(name),
+                            format!("cannot assign twice to immutable variable `{name}`{hint}"),
+                        );
+                        Ty::Error
+                    }
+                    None => {
+                        self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
+                        Ty::Error
+                    }
                 }
-                None => {
-                    self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
-                    Ty::Error
-                }
-            },
+            }
             Place::Index { slice, index } => {
                 let elem = self.slice_of(slice, true);
                 let t = self.expr(index);
@@ -755,6 +810,11 @@ impl Checker<'_> {
                 self.errors.at(e.span, msg);
             }
             Ty::Scalar(Scalar::Bool)
+        } else if [&tl, &tr].iter().any(|t| self.infer.resolve(t) == Ty::Scalar(Scalar::Bool))
+            && !matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
+        {
+            self.arith_operand(e.span, op, &Ty::Scalar(Scalar::Bool));
+            Ty::Error
         } else {
             let u = self.expect(r.span, &tl, &tr, &what);
             self.arith_operand(e.span, op, &u);

@@ -42,10 +42,4 @@ impl Errors {
     pub fn to_tokens(&self) -> TokenStream {
         self.list.iter().map(syn::Error::to_compile_error).collect()
     }
-
-    /// The messages, for tests.
-    #[cfg(test)]
-    pub fn messages(&self) -> Vec<String> {
-        self.list.iter().map(|e| e.to_string()).collect()
-    }
 }

@@ -90,7 +90,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                 declare.push(quote!(let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
                 launch_params.push(quote!(#n: #t));
                 let passed = match s {
-                    Scalar::U8 | Scalar::U16 => quote!(#n as u32),
+                    Scalar::U8 | Scalar::U16 | Scalar::Bool => quote!(#n as u32),
                     Scalar::I8 | Scalar::I16 => quote!(#n as i32),
                     Scalar::Usize => quote!(#n as u64),
                     Scalar::Isize => quote!(#n as i64),

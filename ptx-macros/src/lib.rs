@@ -44,3 +44,130 @@ fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     expand::expand_kernel(&kernel, &checked, &options)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+    use proc_macro2::TokenStream;
+    use proptest::prelude::*;
+    use std::str::FromStr;
+
+    fn tokens(s: &str) -> TokenStream {
+        TokenStream::from_str(s).expect("test source lexes")
+    }
+
+    /// The expansion of one kernel, pretty-printed, is what `tests/snapshots/saxpy.rs`
+    /// holds: a reviewable record of what users see in `cargo expand`. Regenerate with
+    /// `UPDATE_SNAPSHOTS=1 cargo test -p ptx-macros` after an intended change.
+    #[test]
+    fn expansion_snapshot() {
+        let source = "
+            /// y = a·x + y
+            pub fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: u32, #[comptime] unroll: u32) {
+                let i = block_idx().x * block_dim().x + thread_idx().x;
+                let mut acc = 0.0f32;
+                for k in 0..unroll {
+                    acc += 1.0;
+                }
+                if i < n {
+                    y[i] = a.mul_add(x[i], y[i]) + acc;
+                }
+            }";
+        let out = expand(TokenStream::new(), tokens(source));
+        let file: syn::File = syn::parse2(out).expect("the expansion parses as Rust");
+        let pretty = prettyplease::unparse(&file);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/saxpy.rs");
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(path, &pretty).expect("write the snapshot");
+        }
+        let want = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(pretty, want, "the expansion changed; review it and set UPDATE_SNAPSHOTS=1 to accept");
+    }
+
+    #[test]
+    fn errors_are_collected_not_stopped_at() {
+        let out = expand(
+            TokenStream::new(),
+            tokens("fn k(x: &[f32], v: Vec<u32>) { x[0] = 1.0; let y = z; let q: u8 = 300; }"),
+        )
+        .to_string();
+        for wanted in [
+            "`Vec` cannot be passed",
+            "cannot store into `x`",
+            "cannot find value `z`",
+            "out of range for `u8`",
+        ] {
+            assert!(out.contains(wanted), "missing `{wanted}` in {out}");
+        }
+    }
+
+    /// Pieces of kernel bodies, valid and not, that the property test combines.
+    const FRAGMENTS: &[&str] = &[
+        "let i = thread_idx().x;",
+        "let mut acc = 0.0f32;",
+        "acc += x[i];",
+        "y[i] = acc;",
+        "if i < n { y[i] = 1.0; } else { return; }",
+        "for j in 0..n { acc += 1.0; }",
+        "#[unroll] for j in 0..4u32 { acc *= 2.0; }",
+        "while acc < 10.0 { acc += 1.0; }",
+        "loop { break; }",
+        "let (s, c) = acc.sin_cos();",
+        "let v = if acc > 0.0 { 1u32 } else { 2 };",
+        "let w = v as f64 + 1.5;",
+        "let q = (i << 3) ^ n % 7;",
+        "match i { _ => {} }",
+        "let r = &x;",
+        "println!(\"{}\", i);",
+        "let z = i + acc;",
+        "y[acc] = 0.0;",
+        "x[0] = 1.0;",
+        "let b: u8 = 999;",
+        "continue;",
+        "let t = unknown(i);",
+        "let m = acc.frobnicate();",
+        "{ let i = 2u64; y[i] = 3.0; }",
+        "let k = (0..n).step_by(2);",
+        "let p = -n;",
+        "let e = 1.0e50f32;",
+        "let s = S { a: 1 };",
+        "let f = |a: f32| a;",
+        "acc = acc.clamp(0.0, 1.0).powi(3).max(acc);",
+    ];
+
+    fn kernel(body: &[usize], unchecked: bool) -> (TokenStream, String) {
+        let body: String =
+            body.iter().map(|&k| FRAGMENTS[k % FRAGMENTS.len()]).collect::<Vec<_>>().join("\n");
+        let attr = if unchecked { "unchecked" } else { "" };
+        (tokens(attr), format!("fn k(x: &[f32], y: &mut [f32], n: u32, #[comptime] c: u32) {{ {body} }}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Generated kernels, valid or not, expand to tokens or to errors: never a panic.
+        #[test]
+        fn generated_kernels_never_panic(body in proptest::collection::vec(0usize..64, 0..12), unchecked: bool) {
+            let (attr, source) = kernel(&body, unchecked);
+            let _ = expand(attr, tokens(&source));
+        }
+
+        /// Mutated kernels (a span of the source deleted, or a token inserted) as well.
+        #[test]
+        fn mutated_kernels_never_panic(
+            body in proptest::collection::vec(0usize..64, 1..8),
+            at in 0usize..400,
+            len in 0usize..12,
+            insert in proptest::sample::select(vec!["", "(", ")", "{", "}", ";", "&", "mut", "as", "..", "#[comptime]", "'a", "1u8", "x", "?"]),
+        ) {
+            let (attr, source) = kernel(&body, false);
+            let chars: Vec<char> = source.chars().collect();
+            let at = at.min(chars.len());
+            let end = (at + len).min(chars.len());
+            let mutated: String = chars[..at].iter().chain(insert.chars().collect::<Vec<_>>().iter()).chain(&chars[end..]).collect();
+            if let Ok(ts) = TokenStream::from_str(&mutated) {
+                let _ = expand(attr, ts);
+            }
+        }
+    }
+}

@@ -83,7 +83,7 @@ impl Lowerer<'_> {
 
     fn site(&self, sp: Sp) -> TokenStream {
         let p = self.private();
-        quote_spanned!(sp.start=> #p::Site { file: ::core::file!(), line: ::core::line!(), column: ::core::column!() })
+        quote_spanned!(sp.start=> #p::Site::at(::core::file!(), ::core::line!(), ::core::column!()))
     }
 
     fn ty(&self, e: &Expr) -> Ty {
@@ -138,6 +138,17 @@ impl Lowerer<'_> {
     fn discard(&mut self, atom: Atom) {
         if let Atom::Rt(ts) | Atom::Host(ts) = atom {
             self.emit(quote!(let _ = #ts;));
+        }
+    }
+
+    /// Binds runtime tokens `v` to the source name, when there is one.
+    fn rename(&mut self, name: Option<&Ident>, v: TokenStream) -> Atom {
+        match name {
+            Some(n) => {
+                self.emit(quote!(let #n = #v;));
+                Atom::Rt(quote!(#n))
+            }
+            None => Atom::Rt(v),
         }
     }
 
@@ -373,6 +384,7 @@ impl Lowerer<'_> {
                 self.emit(quote!(#k.ret();));
                 Atom::Unit
             }
+            ExprKind::Error => Atom::Unit,
             ExprKind::Tuple(elems) => {
                 let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();
                 Atom::Rt(quote!((#(#vs,)*)))
@@ -501,7 +513,8 @@ impl Lowerer<'_> {
     fn short_circuit(&mut self, op: BinOp, l: &Expr, r: &Expr, name: Option<&Ident>) -> Atom {
         let k = ctx();
         let a = self.value(l);
-        let result = name.cloned().unwrap_or_else(|| self.tmp("__t"));
+        // A temporary, not the user's name: the right side may read a binding that name shadows.
+        let result = self.tmp("__t");
         let skip = self.tmp("__skip");
         self.emit(quote!(let #result = #k.var(#a); let #skip = #k.label();));
         let jump = if op == BinOp::And { quote!(jump_unless) } else { quote!(jump_if) };
@@ -512,7 +525,7 @@ impl Lowerer<'_> {
         });
         self.emit(quote!({ #inner }));
         self.emit(quote!(#k.place(#skip);));
-        Atom::Rt(quote!(#result))
+        self.rename(name, quote!(#result))
     }
 
     /// A fresh holder for a value of type `ty` (an `if`'s result), or `None` for `()`.
@@ -639,13 +652,17 @@ impl Lowerer<'_> {
         }
         let c = self.value(cond);
         let result = holder.as_ref().map(|h| {
-            let n = name.cloned().unwrap_or_else(|| self.tmp("__if"));
+            // A temporary, not the user's name: the arms may read a binding that name shadows.
+            let n = self.tmp("__if");
             self.emit(quote!(let #n = #h;));
             quote!(#n)
         });
-        let (else_label, end) = (self.tmp("__else"), self.tmp("__end_if"));
-        self.emit(quote!(let #else_label = #k.label(); let #end = #k.label();));
-        self.emit(quote!(#k.jump_unless(#c, #else_label);));
+        let end = self.tmp("__end_if");
+        let else_label = if els.is_some() { self.tmp("__else") } else { end.clone() };
+        if els.is_some() {
+            self.emit(quote!(let #else_label = #k.label();));
+        }
+        self.emit(quote!(let #end = #k.label(); #k.jump_unless(#c, #else_label);));
         let facts = self.range_facts(cond);
         let (then_stmts, then_v) = self.with_facts(facts, |l| l.block_parts(then));
         let then_assign = match (&result, then_v) {
@@ -654,9 +671,8 @@ impl Lowerer<'_> {
             _ => quote!(),
         };
         self.emit(quote!({ #then_stmts #then_assign }));
-        self.emit(quote!(#k.jump(#end);));
-        self.emit(quote!(#k.place(#else_label);));
         if let Some(x) = els {
+            self.emit(quote!(#k.jump(#end); #k.place(#else_label);));
             let (else_stmts, else_v) = self.else_parts(x);
             let else_assign = match (&result, else_v) {
                 (Some(r), Some(v)) => self.assign_holder(r, &v, &ty),
@@ -666,7 +682,10 @@ impl Lowerer<'_> {
             self.emit(quote!({ #else_stmts #else_assign }));
         }
         self.emit(quote!(#k.place(#end);));
-        result.map_or(Atom::Unit, Atom::Rt)
+        match result {
+            Some(r) => self.rename(name, r),
+            None => Atom::Unit,
+        }
     }
 
     fn loop_body(&mut self, label: &Option<syn::Lifetime>, body: &Block, next: &Ident, exit: &Ident) {
@@ -932,8 +951,8 @@ fn host_method(m: &syn::Ident, recv: Scalar) -> Ident {
 
 /// `1` of an integer type, as host tokens.
 fn one_of(s: Scalar) -> TokenStream {
-    let t = host_type(s);
-    quote!((1 as #t))
+    let one = syn::LitInt::new(&format!("1{}", s.name()), Span::call_site());
+    quote!(#one)
 }
 
 /// A literal with the suffix of its inferred type.

@@ -172,7 +172,7 @@ impl Parser<'_> {
     fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
         const HINT: &str = "parameters are `&[T]` (read), `&mut [T]` (read and write), a scalar `T` by value, \
                             or `#[comptime] name: T`, with T one of u8 i8 u16 i16 u32 i32 u64 i64 usize isize f32 f64 \
-                            bool (and f16/bf16 in slices)";
+                            bool";
         match ty {
             syn::Type::Paren(p) => self.param_type(&p.elem, comptime),
             syn::Type::Group(g) => self.param_type(&g.elem, comptime),
@@ -229,7 +229,7 @@ impl Parser<'_> {
                 Some(s) if s.is_half() => {
                     self.err(
                         other,
-                        format!("`{}` is a storage type for slices; pass a scalar as `f32`", s.name()),
+                        format!("`{}` values are not supported in kernels yet: pass an `f32`", s.name()),
                     );
                     None
                 }
@@ -379,7 +379,7 @@ impl Parser<'_> {
 
     fn unsupported(&mut self, e: &syn::Expr, what: &str) -> Expr {
         self.err(e, what);
-        self.expr_of(ExprKind::Tuple(Vec::new()), Sp::of(e))
+        self.expr_of(ExprKind::Error, Sp::of(e))
     }
 
     fn expr(&mut self, e: &syn::Expr) -> Expr {
@@ -398,7 +398,7 @@ impl Parser<'_> {
         let kind = match e {
             syn::Expr::Lit(l) => match self.lit(&l.lit) {
                 Some(lit) => ExprKind::Lit(lit),
-                None => ExprKind::Tuple(Vec::new()),
+                None => ExprKind::Error,
             },
             syn::Expr::Path(p) => return self.path_expr(p, sp),
             syn::Expr::Paren(p) => return self.expr(&p.expr),
@@ -422,7 +422,7 @@ impl Parser<'_> {
                 let value = Box::new(self.expr(&a.right));
                 match place {
                     Some(place) => ExprKind::Assign(place, value),
-                    None => ExprKind::Tuple(Vec::new()),
+                    None => ExprKind::Error,
                 }
             }
             syn::Expr::Cast(c) => {
@@ -432,13 +432,13 @@ impl Parser<'_> {
                     Some(s) => {
                         self.err(
                             &c.ty,
-                            format!("`as {0}` does not exist in Rust; convert with `{0}::from_f32(x)`", s.name()),
+                            format!("`as {0}` does not exist in Rust, and `{0}` values are not supported in kernels yet", s.name()),
                         );
-                        ExprKind::Tuple(Vec::new())
+                        ExprKind::Error
                     }
                     None => {
                         self.err(&c.ty, "`as` converts between the scalar types (u8 .. u64, i8 .. i64, usize, isize, f32, f64)");
-                        ExprKind::Tuple(Vec::new())
+                        ExprKind::Error
                     }
                 }
             }
@@ -446,7 +446,7 @@ impl Parser<'_> {
                 let index = Box::new(self.expr(&ix.index));
                 match self.slice_name(&ix.expr) {
                     Some(slice) => ExprKind::Index { slice, index },
-                    None => ExprKind::Tuple(Vec::new()),
+                    None => ExprKind::Error,
                 }
             }
             syn::Expr::Field(f) => {
@@ -463,7 +463,7 @@ impl Parser<'_> {
                             Some(a) => Member::Axis(a, Sp::of(n)),
                             None => {
                                 self.err(n, "the only fields in kernels are `.x`, `.y`, `.z` of the index built-ins and `.0`, `.1`, ... of tuples");
-                                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+                                return self.expr_of(ExprKind::Error, sp);
                             }
                         }
                     }
@@ -502,7 +502,7 @@ impl Parser<'_> {
             }
             syn::Expr::ForLoop(f) => match self.for_loop(f) {
                 Some(kind) => kind,
-                None => ExprKind::Tuple(Vec::new()),
+                None => ExprKind::Error,
             },
             syn::Expr::Break(b) => ExprKind::Break {
                 label: b.label.clone(),
@@ -519,7 +519,7 @@ impl Parser<'_> {
             syn::Expr::Closure(_) => return self.unsupported(e, "closures are not supported in kernels; write the code inline"),
             syn::Expr::Macro(m) => {
                 self.macro_error(&m.mac);
-                ExprKind::Tuple(Vec::new())
+                ExprKind::Error
             }
             syn::Expr::Match(_) => {
                 return self.unsupported(e, "`match` is not supported in kernels yet; use `if` / `else if` / `else`")
@@ -618,7 +618,7 @@ impl Parser<'_> {
             "unknown path: kernels use their parameters and locals, associated constants like `u32::MAX` or \
              `f32::EPSILON`, and `f32::consts::PI` and its siblings",
         );
-        self.expr_of(ExprKind::Tuple(Vec::new()), sp)
+        self.expr_of(ExprKind::Error, sp)
     }
 
     /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`).
@@ -685,7 +685,7 @@ impl Parser<'_> {
             syn::BinOp::ShrAssign(_) => (BinOp::Shr, true),
             _ => {
                 self.err(&b.op, "unsupported operator");
-                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+                return self.expr_of(ExprKind::Error, sp);
             }
         };
         if compound {
@@ -693,7 +693,7 @@ impl Parser<'_> {
             let value = Box::new(self.expr(&b.right));
             let kind = match place {
                 Some(place) => ExprKind::CompoundAssign(op, place, value),
-                None => ExprKind::Tuple(Vec::new()),
+                None => ExprKind::Error,
             };
             return self.expr_of(kind, sp);
         }
@@ -743,7 +743,7 @@ impl Parser<'_> {
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let syn::Expr::Path(p) = &*c.func else {
             self.err(&c.func, "only the index built-ins and `T::function(..)` can be called in kernels");
-            return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+            return self.expr_of(ExprKind::Error, sp);
         };
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         if p.qself.is_none() && segments.iter().all(|s| s.arguments.is_none()) {
@@ -761,11 +761,11 @@ impl Parser<'_> {
                     format!(
                         "unknown function `{name}`: kernels can call the index built-ins `thread_idx()`, \
                          `block_idx()`, `block_dim()`, `grid_dim()`, methods of their values (`x.sin()`), and \
-                         `T::function(..)` such as `f16::from_f32(x)`"
+                         `T::function(..)` such as `f32::max(a, b)`"
                     )
                 };
                 self.err(&only.ident, msg);
-                return self.expr_of(ExprKind::Tuple(Vec::new()), sp);
+                return self.expr_of(ExprKind::Error, sp);
             }
             if let [ty, func] = segments.as_slice() {
                 if let Some(ty) = Scalar::from_name(&ty.ident.to_string()) {
@@ -773,8 +773,8 @@ impl Parser<'_> {
                 }
             }
         }
-        self.err(p, "unknown function: kernels call the index built-ins and `T::function(..)` such as `f16::from_f32(x)`");
-        self.expr_of(ExprKind::Tuple(Vec::new()), sp)
+        self.err(p, "unknown function: kernels call the index built-ins and `T::function(..)` such as `f32::max(a, b)`");
+        self.expr_of(ExprKind::Error, sp)
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {

@@ -230,6 +230,7 @@ mod tests {
         let u = Ty::Tuple(vec![Ty::Scalar(Scalar::F32), v.clone()]);
         assert!(inf.unify(&t, &u).is_ok());
         assert_eq!(inf.resolve(&v), Ty::Scalar(Scalar::U32));
-        assert_eq!(inf.show(&Ty::Tuple(vec![inf.fresh(VarKind::Float)])).to_string(), "({float},)");
+        let float = inf.fresh(VarKind::Float);
+        assert_eq!(inf.show(&Ty::Tuple(vec![float])).to_string(), "({float},)");
     }
 }

@@ -52,6 +52,11 @@ fn memory_type(elem: Scalar) -> PtxType {
 impl KernelCtx {
     /// Declares and loads a scalar parameter.
     pub fn scalar_param(&mut self, name: &'static str, ty: Scalar) -> Value {
+        if ty == Scalar::Bool {
+            // PTX has no `.pred` parameters: a `bool` travels as a `u32`, 0 or 1.
+            let word = self.scalar_param(name, Scalar::U32);
+            return self.ne(word, Value::from(0u32));
+        }
         let index = self.b.raw_param(name, ty.reg_type());
         let dst = self.b.raw_reg(ty.reg_type());
         self.b.push(Instr::LdParam { ty: ty.reg_type(), dst, param: index });

@@ -37,6 +37,11 @@ pub struct Site {
 }
 
 impl Site {
+    /// The position `file:line:column`.
+    pub const fn at(file: &'static str, line: u32, column: u32) -> Site {
+        Site { file, line, column }
+    }
+
     /// The fault site of this position.
     pub(crate) fn fault(self, kind: FaultKind, subject: &'static str) -> FaultSite {
         FaultSite { kind, subject, file: self.file, line: self.line, column: self.column }

@@ -12,6 +12,7 @@ pub fn everything(
     idx: &[i64],
     words: &mut [u16],
     scale: f32,
+    flip: bool,
     n: u32,
     #[comptime] taps: u32,
     #[comptime] theta: f32,
@@ -43,6 +44,7 @@ pub fn everything(
             }
         }
     }
+    let s = if flip { -s } else { s };
     let pick = if s > c { s } else { c.abs().sqrt().max(0.5).min(f32::consts::PI) };
     let ok = i < n && x[i] == x[i];
     let w = words[i] as u32;

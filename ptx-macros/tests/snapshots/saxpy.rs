@@ -1,0 +1,190 @@
+/// y = a·x + y
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Saxpy {
+    #[allow(missing_docs)]
+    pub unroll: u32,
+}
+impl Saxpy {
+    ///The kernel with its `#[comptime]` parameters, in declaration order.
+    #[allow(clippy::new_without_default)]
+    pub const fn new(unroll: u32) -> Self {
+        Self { unroll }
+    }
+    ///Launches `saxpy` on `device` over `config`, with the kernel's runtime parameters in declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, scalars by value).
+    ///
+    /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
+    /// out-of-range store is dropped, and the first one of the launch is returned as
+    /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
+    /// that record back waits for the kernel to finish.
+    pub fn launch(
+        &self,
+        device: &::ptx_dsl::__private::Device,
+        config: ::ptx_dsl::__private::LaunchConfig,
+        a: f32,
+        x: &::ptx_dsl::__private::DeviceBuffer<f32>,
+        y: &mut ::ptx_dsl::__private::DeviceBuffer<f32>,
+        n: u32,
+    ) -> ::ptx_dsl::__private::Result<::ptx_dsl::__private::LaunchReport> {
+        let x_len = x.len() as u64;
+        let y_len = y.len() as u64;
+        let mut __fault = ::ptx_dsl::__private::FaultBuffer::new(device)?;
+        let __report = device
+            .launch(
+                self,
+                config,
+                &mut [
+                    ::ptx_dsl::__private::KernelArg::scalar(a),
+                    ::ptx_dsl::__private::KernelArg::buffer(x),
+                    ::ptx_dsl::__private::KernelArg::scalar(x_len),
+                    ::ptx_dsl::__private::KernelArg::buffer_mut(y),
+                    ::ptx_dsl::__private::KernelArg::scalar(y_len),
+                    ::ptx_dsl::__private::KernelArg::scalar(n),
+                    __fault.arg(),
+                ],
+            )?;
+        __fault.check("saxpy", __report, || self.build_with_sites().1)
+    }
+    /// How many slice accesses of the kernel are bounds-checked: those not proven in
+    /// range by a dominating guard (`if i < x.len()`, `for i in 0..x.len()`); 0 for an
+    /// unchecked kernel.
+    pub fn bounds_checks(&self) -> usize {
+        self.build_with_sites()
+            .1
+            .iter()
+            .filter(|s| ::ptx_dsl::__private::is_bounds_check(s))
+            .count()
+    }
+    /// Builds the kernel's IR, with the table of the places where it can fault.
+    #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
+    pub fn build_with_sites(
+        &self,
+    ) -> (
+        ::ptx_dsl::__private::KernelIr,
+        ::std::vec::Vec<::ptx_dsl::__private::FaultSite>,
+    ) {
+        let mut __k = ::ptx_dsl::__private::KernelCtx::new("saxpy", true);
+        let a = __k.scalar_param("a", ::ptx_dsl::__private::Scalar::F32);
+        let x = __k.slice_param("x", ::ptx_dsl::__private::Scalar::F32);
+        let y = __k.slice_param("y", ::ptx_dsl::__private::Scalar::F32);
+        let n = __k.scalar_param("n", ::ptx_dsl::__private::Scalar::U32);
+        let unroll: u32 = self.unroll;
+        __k.begin_body();
+        __k.note(
+            ::ptx_dsl::__private::Site::at(
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+            ),
+            "let i = block_idx().x * block_dim().x + thread_idx().x;",
+        );
+        let __t1 = __k.index(::ptx_dsl::__private::Builtin::BlockIdx, 0usize);
+        let __t2 = __k.index(::ptx_dsl::__private::Builtin::BlockDim, 0usize);
+        let __t3 = __k.mul(__t1, __t2);
+        let __t4 = __k.index(::ptx_dsl::__private::Builtin::ThreadIdx, 0usize);
+        let i = __k.add(__t3, __t4);
+        __k.note(
+            ::ptx_dsl::__private::Site::at(
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+            ),
+            "let mut acc = 0.0f32;",
+        );
+        let acc = __k.var(::ptx_dsl::__private::Value::from(0.0f32));
+        __k.note(
+            ::ptx_dsl::__private::Site::at(
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+            ),
+            "for k in 0..unroll {",
+        );
+        let __i5 = __k.var(::ptx_dsl::__private::Value::from(0u32));
+        let __end6 = ::ptx_dsl::__private::Value::from(unroll);
+        let __for_head8 = __k.label();
+        let __for_next9 = __k.label();
+        let __for_exit10 = __k.label();
+        let __step7 = ::ptx_dsl::__private::Value::from(1u32);
+        __k.place(__for_head8);
+        let __in_range11 = __k.lt(__i5, __end6);
+        __k.jump_unless(__in_range11, __for_exit10);
+        {
+            let k = __i5;
+            __k.note(
+                ::ptx_dsl::__private::Site::at(
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::column!(),
+                ),
+                "acc += 1.0;",
+            );
+            let __t14 = __k.add(acc, ::ptx_dsl::__private::Value::from(1.0f32));
+            __k.assign(acc, __t14);
+        }
+        __k.place(__for_next9);
+        let __done12 = __k.range_done_after(__i5, __end6, __step7, false);
+        __k.jump_if(__done12, __for_exit10);
+        let __stepped13 = __k.add(__i5, __step7);
+        __k.assign(__i5, __stepped13);
+        __k.jump(__for_head8);
+        __k.place(__for_exit10);
+        let __t15 = __k.lt(i, n);
+        let __end_if16 = __k.label();
+        __k.jump_unless(__t15, __end_if16);
+        {
+            __k.note(
+                ::ptx_dsl::__private::Site::at(
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::column!(),
+                ),
+                "y[i] = a.mul_add(x[i], y[i]) + acc;",
+            );
+            let __t17 = __k
+                .load(
+                    &x,
+                    i,
+                    ::ptx_dsl::__private::Site::at(
+                        ::core::file!(),
+                        ::core::line!(),
+                        ::core::column!(),
+                    ),
+                );
+            let __t18 = __k
+                .load(
+                    &y,
+                    i,
+                    ::ptx_dsl::__private::Site::at(
+                        ::core::file!(),
+                        ::core::line!(),
+                        ::core::column!(),
+                    ),
+                );
+            let __t19 = __k.mul_add(a, __t17, __t18);
+            let __t20 = __k.add(__t19, acc);
+            __k.store(
+                &y,
+                i,
+                __t20,
+                ::ptx_dsl::__private::Site::at(
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::column!(),
+                ),
+            );
+        }
+        __k.place(__end_if16);
+        __k.finish()
+    }
+}
+impl ::ptx_dsl::__private::Kernel for Saxpy {
+    fn name(&self) -> &str {
+        "saxpy"
+    }
+    fn build(&self) -> ::ptx_dsl::__private::KernelIr {
+        self.build_with_sites().0
+    }
+    fn cache_key(&self) -> ::std::string::String {
+        ::std::format!("{:?}", (self.unroll,))
+    }
+}

@@ -1,0 +1,8 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(x: &mut [f32], h: f16) {
+    let v: bf16 = x[0];
+}
+
+fn main() {}
