@@ -1,6 +1,7 @@
-//! PTX generation speed: build + verify + print the batched RoPE kernel written directly
-//! against the builder (the seed's instruction mix: thread/block indices, a u32 position
-//! load, index math, exp2, sin, cos, two loads and two stores).
+//! PTX generation speed: build + verify + print the batched RoPE kernel (the seed's
+//! instruction mix: thread/block indices, a u32 position load, index math, exp2, sin, cos,
+//! two loads and two stores), written with `#[ptx_kernel]` (bounds-checked, what
+//! `BatchedRope` runs, and unchecked) and directly against the builder (the baseline).
 //!
 //! Side by side: NVRTC compiling the same kernel from CUDA C, when libnvrtc can be loaded
 //! (`pip install nvidia-cuda-nvrtc`, then point `LD_LIBRARY_PATH` at its `nvidia/cu13/lib`).
@@ -10,10 +11,30 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ptx_dsl::core::{print, verify};
 use ptx_dsl::prelude::*;
+use ptx_dsl::rope::builder::BuilderRope;
+use ptx_dsl::rope::kernel::BatchedRopeUnchecked;
 use ptx_dsl::rope::BatchedRope;
 
+/// Build + verify + print of one kernel: the whole path a launch pays on a cache miss.
+fn generate(kernel: &impl Kernel) -> String {
+    let ir = kernel.build();
+    verify::verify(&ir).expect("valid kernel");
+    print::kernel_ptx(&ir, Target::SM_80)
+}
+
+fn macro_vs_builder(c: &mut Criterion) {
+    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let unchecked = BatchedRopeUnchecked::new(32, 128, 10_000.0, false);
+    let builder = BuilderRope { rope };
+    let mut group = c.benchmark_group("rope_forward_generation");
+    group.bench_function("builder", |b| b.iter(|| std::hint::black_box(generate(&builder))));
+    group.bench_function("macro_unchecked", |b| b.iter(|| std::hint::black_box(generate(&unchecked))));
+    group.bench_function("macro_checked", |b| b.iter(|| std::hint::black_box(generate(&rope))));
+    group.finish();
+}
+
 fn rope_generation(c: &mut Criterion) {
-    let kernel = BatchedRope::forward(32, 128, 10_000.0);
+    let kernel = BuilderRope { rope: BatchedRope::forward(32, 128, 10_000.0) };
     c.bench_function("rope_forward/build+verify+print", |b| {
         b.iter(|| {
             let ir = kernel.build();
@@ -73,5 +94,5 @@ fn nvrtc_comparison(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rope_generation, nvrtc_comparison);
+criterion_group!(benches, macro_vs_builder, rope_generation, nvrtc_comparison);
 criterion_main!(benches);

@@ -153,9 +153,9 @@ fn run() -> Result<bool, String> {
             }
             None => "-".to_string(),
         };
-        println!("{:<24} {:>12} {:>10.1?} {:>12}", kernel.name(), ir.instruction_count(), elapsed, regs);
+        println!("{:<24} {:>12} {:>10.1?} {:>12}", kernel.label(), ir.instruction_count(), elapsed, regs);
         if let Some(dir) = &o.emit_ptx {
-            let path = dir.join(format!("{}.ptx", kernel.name()));
+            let path = dir.join(format!("{}.ptx", kernel.label()));
             std::fs::create_dir_all(dir)
                 .and_then(|_| std::fs::write(&path, &ptx))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -107,7 +107,7 @@ fn run() -> Result<(), String> {
         let gbps = bytes / t.as_secs_f64() / 1e9;
         println!(
             "{:<24} {:>10.3?} {:>9.1} GB/s  {:>5.1}% of copy",
-            rope.name(),
+            rope.label(),
             t,
             gbps,
             100.0 * gbps / copy_gbps

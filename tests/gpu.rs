@@ -108,7 +108,7 @@ fn rope_on_gpu_equals_the_simulator_bit_for_bit() {
             results.push(yd.to_vec().unwrap());
         }
         for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
-            assert_eq!(g.to_bits(), s.to_bits(), "{} element {i}: gpu {g} sim {s}", rope.name());
+            assert_eq!(g.to_bits(), s.to_bits(), "{} element {i}: gpu {g} sim {s}", rope.label());
         }
     }
 }

@@ -143,6 +143,7 @@ fn ieee_exact_f32_operations_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime:
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut out: DeviceBuffer<f32> = dev.zeroed(n * F32_SLOTS)?;
     let mut flags: DeviceBuffer<u32> = dev.zeroed(n)?;
+    common::assert_assembles("f32_exact", &F32Exact::new());
     F32Exact::new().launch(
         &dev,
         LaunchConfig::for_elements(n, 64),
@@ -200,6 +201,7 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
     let n = a.len();
     let ad = dev.upload(&a)?;
     let mut out: DeviceBuffer<f32> = dev.zeroed(n * 9)?;
+    common::assert_assembles("f32_transcendental", &F32Transcendental::new());
     F32Transcendental::new().launch(&dev, LaunchConfig::for_elements(n, 128), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     type Reference = fn(f64) -> f64;
@@ -263,6 +265,7 @@ fn f64_values_work_like_host_f64() -> ptx_dsl::runtime::Result<()> {
     let n = a.len();
     let ad = dev.upload(&a)?;
     let mut out: DeviceBuffer<f64> = dev.zeroed(n * 6)?;
+    common::assert_assembles("f64_exact", &F64Exact::new());
     F64Exact::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     for (i, &x) in a.iter().enumerate() {

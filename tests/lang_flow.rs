@@ -187,6 +187,7 @@ fn control_flow_and_bindings_match_plain_rust() -> ptx_dsl::runtime::Result<()> 
     let n = a.len();
     let ad = dev.upload(&a)?;
     let mut out: DeviceBuffer<u32> = dev.zeroed(n * 8)?;
+    common::assert_assembles("control", &Control::new());
     Control::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     for (i, &x) in a.iter().enumerate() {
@@ -213,6 +214,7 @@ fn short_circuit_skips_the_right_side_and_its_loads() -> ptx_dsl::runtime::Resul
     let dev = Device::sim();
     let x = dev.upload(&[1.0f32, -2.0, 0.0, 5.0])?;
     let mut out: DeviceBuffer<u32> = dev.zeroed(8)?;
+    common::assert_assembles("short_circuit", &ShortCircuit::new());
     ShortCircuit::new().launch(&dev, LaunchConfig::linear(1, 8), &x, &mut out, 8)?;
     assert_eq!(out.to_vec()?, [1, 2, 0, 1, 2, 2, 2, 2]);
     Ok(())
@@ -268,6 +270,7 @@ fn comptime_parameters_fold_and_unroll() -> ptx_dsl::runtime::Result<()> {
     assert_eq!(branches(&Poly::new(0, 1.0, false)), branches(&Poly::new(6, -1.25, true)));
     for (degree, scale, odd_only) in [(0, 1.0f32, false), (3, 0.5, false), (6, -1.25, true)] {
         let kernel = Poly::new(degree, scale, odd_only);
+        common::assert_assembles("poly", &kernel);
         let mut out: DeviceBuffer<f32> = dev.zeroed(xs.len())?;
         kernel.launch(&dev, LaunchConfig::for_elements(xs.len(), 64), &x, &mut out)?;
         let got = out.to_vec()?;
@@ -298,6 +301,7 @@ fn out_of_range_index_is_an_error_naming_parameter_index_length_and_line() -> pt
     let src = dev.upload(&[10.0f32, 20.0, 30.0])?;
     let idx = dev.upload(&[2i32, -4, 1, 7])?;
     let mut out: DeviceBuffer<f32> = dev.zeroed(4)?;
+    common::assert_assembles("gather", &Gather::new());
     let err = Gather::new().launch(&dev, LaunchConfig::linear(1, 4), &src, &idx, &mut out).unwrap_err();
     match &err {
         Error::OutOfBounds { kernel, param, index, len, location } => {
@@ -333,6 +337,7 @@ fn integer_division_by_zero_is_reported_as_rusts_panic() -> ptx_dsl::runtime::Re
     let a = dev.upload(&[7i32, 8, i32::MIN])?;
     let b = dev.upload(&[2i32, 0, -1])?;
     let mut out: DeviceBuffer<i32> = dev.zeroed(3)?;
+    common::assert_assembles("divide", &Divide::new());
     let err = Divide::new().launch(&dev, LaunchConfig::linear(1, 3), &a, &b, &mut out).unwrap_err();
     let Error::KernelPanic { kernel, message, location } = &err else {
         panic!("expected KernelPanic, got {err}")
@@ -361,6 +366,7 @@ fn guarded(x: &[f32], y: &mut [f32], z: &mut [f32]) {
 fn guards_that_prove_an_index_in_range_remove_its_check() -> ptx_dsl::runtime::Result<()> {
     // Left: `z[i]` (no guard on z's length) and `z[0]` twice (load and store of `+=`).
     assert_eq!(Guarded::new().bounds_checks(), 3);
+    common::assert_assembles("guarded", &Guarded::new());
     let dev = Device::sim();
     let x = dev.upload(&[1.0f32, 2.0, 3.0])?;
     let mut y: DeviceBuffer<f32> = dev.zeroed(2)?;
@@ -385,6 +391,7 @@ fn unchecked_kernels_have_no_checks_and_an_unsafe_launch() -> ptx_dsl::runtime::
     let dev = Device::sim();
     let x = dev.upload(&[1.0f32, 2.0])?;
     let mut y: DeviceBuffer<f32> = dev.zeroed(2)?;
+    common::assert_assembles("copy_unchecked", &CopyUnchecked::new());
     let ptx = CopyUnchecked::new().ptx();
     assert!(!ptx.contains("atom"), "no fault record in an unchecked kernel:\n{ptx}");
     // SAFETY: two threads index two-element buffers.
@@ -418,6 +425,7 @@ fn narrow_integers_behave_like_rust() -> ptx_dsl::runtime::Result<()> {
     let n = a.len();
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut out: DeviceBuffer<i16> = dev.zeroed(n)?;
+    common::assert_assembles("narrow", &Narrow::new());
     Narrow::new().launch(&dev, LaunchConfig::linear(1, n as u32), &ad, &bd, &mut out, n as i32)?;
     let got = out.to_vec()?;
     for i in 0..n {

@@ -179,6 +179,7 @@ fn i32_operators_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> 
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut out: DeviceBuffer<i32> = dev.zeroed(n * 16)?;
     I32Ops::new().launch(&dev, launch_config(n), &ad, &bd, &mut out, n as u32)?;
+    common::assert_assembles("i32_ops", &I32Ops::new());
     let got = out.to_vec()?;
     for i in 0..n {
         let want = i32_ops_host(a[i], b[i]);
@@ -209,6 +210,7 @@ fn u64_operators_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> 
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut out: DeviceBuffer<u64> = dev.zeroed(n * 10)?;
     U64Ops::new().launch(&dev, launch_config(n), &ad, &bd, &mut out, n as u32)?;
+    common::assert_assembles("u64_ops", &U64Ops::new());
     let got = out.to_vec()?;
     for i in 0..n {
         assert_eq!(&got[i * 10..i * 10 + 10], &u64_ops_host(a[i], b[i])[..], "x = {}, y = {}", a[i], b[i]);
@@ -251,6 +253,7 @@ fn casts_truncate_extend_and_saturate_like_rust() -> ptx_dsl::runtime::Result<()
     let (ad, fd) = (dev.upload(&a)?, dev.upload(&f)?);
     let mut out: DeviceBuffer<i64> = dev.zeroed(n * 14)?;
     IntCasts::new().launch(&dev, launch_config(n), &ad, &fd, &mut out, n as u32)?;
+    common::assert_assembles("int_casts", &IntCasts::new());
     let got = out.to_vec()?;
     for i in 0..n {
         assert_eq!(&got[i * 14..i * 14 + 14], &int_casts_host(a[i], f[i])[..], "x = {}, f = {}", a[i], f[i]);

@@ -23,7 +23,7 @@ fn rope_kernels_assemble_for_sm80_and_sm90() {
                     a.spill_stores_bytes + a.spill_loads_bytes,
                     0,
                     "{} spills on {target}",
-                    kernel.name()
+                    kernel.label()
                 );
             }
         }
@@ -34,8 +34,29 @@ fn rope_kernels_assemble_for_sm80_and_sm90() {
 fn example_kernels_assemble_for_sm80_and_sm90() {
     let Some(ptxas) = ptxas::ptxas_or_skip("example_kernels_assemble_for_sm80_and_sm90") else { return };
     for target in [Target::SM_80, Target::SM_90] {
-        let ptx = saxpy_example::Saxpy.try_ptx_for(target).expect("verifies");
+        let ptx = saxpy_example::Saxpy::new().try_ptx_for(target).expect("verifies");
         ptxas::assemble(&ptxas, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn rope_variants_assemble_and_the_checks_cost_no_spills() {
+    use ptx_dsl::rope::builder::BuilderRope;
+    use ptx_dsl::rope::kernel::BatchedRopeUnchecked;
+    let Some(ptxas) = ptxas::ptxas_or_skip("rope_variants_assemble_and_the_checks_cost_no_spills") else {
+        return;
+    };
+    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let kernels: [(&str, Box<dyn Kernel>); 3] = [
+        ("builder", Box::new(BuilderRope { rope })),
+        ("macro, unchecked", Box::new(BatchedRopeUnchecked::new(32, 128, 10_000.0, false))),
+        ("macro, checked", Box::new(rope)),
+    ];
+    for (what, kernel) in &kernels {
+        let a = ptxas::assemble(&ptxas, &kernel.ptx_for(Target::SM_90), "sm_90")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.spill_stores_bytes + a.spill_loads_bytes, 0, "{what} spills");
+        eprintln!("{what}: {:?} registers on sm_90", a.registers);
     }
 }
 

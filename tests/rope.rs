@@ -71,20 +71,14 @@ fn sizes_are_checked_before_launch() {
 fn threads_beyond_the_head_leave_memory_alone() {
     // A block wider than head_dim/2 would write past the row if the range check failed:
     // launch the kernel by hand with 64 threads for head_dim 8 and check the sentinel.
-    use ptx_dsl::runtime::{KernelArg, LaunchConfig};
+    use ptx_dsl::runtime::LaunchConfig;
     let device = Device::sim();
     let rope = BatchedRope::forward(1, 8, 10_000.0);
     let x = device.upload(&[1.0f32; 16]).unwrap();
     let mut out = device.upload(&[7.0f32; 16]).unwrap();
     let positions = device.upload(&[3u32]).unwrap();
     let cfg = LaunchConfig::new((1, 1, 1), (64, 1, 1));
-    device
-        .launch(
-            &rope,
-            cfg,
-            &mut [KernelArg::from(&x), KernelArg::from(&mut out), KernelArg::from(&positions)],
-        )
-        .unwrap();
+    rope.kernel().launch(&device, cfg, &x, &mut out, &positions).unwrap();
     let out = out.to_vec().unwrap();
     assert!(out[..8].iter().all(|v| *v != 7.0), "the head is rotated");
     assert!(out[8..].iter().all(|v| *v == 7.0), "nothing past the head is written");

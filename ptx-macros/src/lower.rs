@@ -311,11 +311,13 @@ impl Lowerer<'_> {
                 self.bind(name, "__t", quote!(#k.load(&#slice, #i, #site)))
             }
             ExprKind::Builtin(b) => {
+                self.name_builtin(*b, e.span);
                 let b = self.builtin(*b);
                 self.bind(name, "__dim", quote!(#k.dim3(#b)))
             }
             ExprKind::Field(inner, member) => match (&inner.kind, member) {
                 (ExprKind::Builtin(b), Member::Axis(axis, _)) => {
+                    self.name_builtin(*b, inner.span);
                     let b = self.builtin(*b);
                     let axis = *axis as usize;
                     self.bind(name, "__t", quote!(#k.index(#b, #axis)))
@@ -390,6 +392,13 @@ impl Lowerer<'_> {
                 Atom::Rt(quote!((#(#vs,)*)))
             }
         }
+    }
+
+    /// Names the built-in function where the source calls it, so that the user's import
+    /// of it (`ptx_dsl::gpu::thread_idx`, or the prelude) resolves and counts as used.
+    fn name_builtin(&mut self, b: Builtin, sp: Sp) {
+        let f = Ident::new(b.name(), sp.start);
+        self.emit(quote!(let _ = #f;));
     }
 
     fn builtin(&self, b: Builtin) -> TokenStream {

@@ -86,19 +86,24 @@ impl KernelCtx {
     }
 
     /// The address of element `index` (64-bit arithmetic; `mul.wide.u32` for a `u32` index).
-    fn element_address(&mut self, slice: &Slice, index: Value, index64: Val<U64>) -> Reg<U64> {
+    fn element_address(&mut self, slice: &Slice, index: Value) -> Reg<U64> {
         let bytes = memory_type(slice.elem).bytes();
         let offset = if index.ty == Scalar::U32 {
             self.b.mul_wide(index.typed::<U32>(), bytes)
         } else {
+            let index64 = self.index_u64(index);
             self.b.mul(index64, u64::from(bytes))
         };
         self.b.offset_address(slice.base, offset)
     }
 
-    /// The predicate `index < len`, or `None` in an unchecked kernel.
-    fn in_bounds(&mut self, slice: &Slice, index64: Val<U64>) -> Option<Val<ptx_core::Pred>> {
-        self.checked.then(|| self.b.setp::<U64>(Cmp::Lt, index64, slice.len))
+    /// In a checked kernel, the index as `u64` and the predicate `index < len`.
+    fn in_bounds(&mut self, slice: &Slice, index: Value) -> Option<(Val<U64>, Val<ptx_core::Pred>)> {
+        if !self.checked {
+            return None;
+        }
+        let index64 = self.index_u64(index);
+        Some((index64, self.b.setp::<U64>(Cmp::Lt, index64, slice.len)))
     }
 
     fn bounds_site(&self, slice: &Slice, index: Value, site: Site) -> FaultSite {
@@ -109,9 +114,8 @@ impl KernelCtx {
     /// access at `site`. The in-range path is one compare and one branch not taken; the
     /// recording code is laid out after the kernel's final `ret`.
     pub fn load(&mut self, slice: &Slice, index: Value, site: Site) -> Value {
-        let index64 = self.index_u64(index);
-        let addr = self.element_address(slice, index, index64);
-        let Some(ok) = self.in_bounds(slice, index64) else {
+        let addr = self.element_address(slice, index);
+        let Some((index64, ok)) = self.in_bounds(slice, index) else {
             return self.raw_load(slice.elem, addr);
         };
         let zero = self.cast(Value::from(0u32), slice.elem);
@@ -127,24 +131,21 @@ impl KernelCtx {
     /// `slice[index]` where a dominating guard (`if i < x.len()`, `for i in 0..x.len()`)
     /// proves the index in range: no check.
     pub fn load_in_bounds(&mut self, slice: &Slice, index: Value) -> Value {
-        let index64 = self.index_u64(index);
-        let addr = self.element_address(slice, index, index64);
+        let addr = self.element_address(slice, index);
         self.raw_load(slice.elem, addr)
     }
 
     /// `slice[index] = value` under a guard that proves the index in range: no check.
     pub fn store_in_bounds(&mut self, slice: &Slice, index: Value, value: Value) {
-        let index64 = self.index_u64(index);
-        let addr = self.element_address(slice, index, index64);
+        let addr = self.element_address(slice, index);
         self.raw_store(slice.elem, addr, value);
     }
 
     /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
     /// recorded at `site`.
     pub fn store(&mut self, slice: &Slice, index: Value, value: Value, site: Site) {
-        let index64 = self.index_u64(index);
-        let addr = self.element_address(slice, index, index64);
-        let Some(ok) = self.in_bounds(slice, index64) else {
+        let addr = self.element_address(slice, index);
+        let Some((index64, ok)) = self.in_bounds(slice, index) else {
             return self.raw_store(slice.elem, addr, value);
         };
         let fault_site = self.bounds_site(slice, index, site);

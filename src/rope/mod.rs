@@ -1,5 +1,7 @@
 //! Rotary position embedding (RoPE), forward and backward, batched over sequences: the
-//! kernels of the seed port (`shared/seed/`), written directly against the builder.
+//! kernels of the seed port (`shared/seed/`), written with `#[ptx_kernel]`
+//! ([`kernel::batched_rope`]); [`builder::BuilderRope`] is the same kernel written directly
+//! against the builder, kept as the baseline the macro version is measured against.
 //!
 //! For sequence `s` (grid y), head `h` (grid x) and pair `p` (thread x) of a
 //! `[batch, num_heads, head_dim]` f32 tensor, with `pos = positions[s]`:
@@ -13,9 +15,11 @@
 //! Threads with `p >= head_dim / 2` do nothing. Unlike the seed, `exp2`, `sin` and `cos`
 //! are the accurate [`ptx_core::math`] routines, not the `.approx` hardware forms.
 
-use ptx_core::builder::KernelBuilder;
-use ptx_core::{math, Cmp, Kernel, KernelIr, SpecialReg, F32, U32};
-use ptx_runtime::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
+pub mod builder;
+pub mod kernel;
+
+use ptx_core::{Kernel, KernelIr};
+use ptx_runtime::{Device, DeviceBuffer, Error, LaunchConfig, LaunchReport, Result};
 
 /// Which rotation a [`BatchedRope`] kernel applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +31,8 @@ pub enum Direction {
 }
 
 /// The batched RoPE kernel for one head shape; `num_heads`, `head_dim` and `theta` are
-/// baked into the PTX. Parameters: `x`, `out` (f32 pointers), `positions` (u32 pointer).
-/// Launch with grid `(num_heads, batch, 1)` and block `(head_dim / 2, 1, 1)`.
+/// baked into the PTX. Parameters: `x`, `out` (f32 slices), `positions` (u32 slice), each
+/// bounds-checked. Launch with grid `(num_heads, batch, 1)` and block `(head_dim / 2, 1, 1)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchedRope {
     /// Heads per sequence.
@@ -50,6 +54,44 @@ impl BatchedRope {
     /// The backward kernel.
     pub fn backward(num_heads: u32, head_dim: u32, theta: f32) -> BatchedRope {
         BatchedRope { num_heads, head_dim, theta, direction: Direction::Backward }
+    }
+
+    /// `batched_rope_forward` or `batched_rope_backward`, for reports (both directions are
+    /// one PTX entry, `batched_rope`, built with a different comptime value).
+    pub fn label(&self) -> &'static str {
+        match self.direction {
+            Direction::Forward => "batched_rope_forward",
+            Direction::Backward => "batched_rope_backward",
+        }
+    }
+
+    /// The `#[ptx_kernel]` kernel this configuration builds.
+    pub fn kernel(&self) -> kernel::BatchedRope {
+        kernel::BatchedRope::new(
+            self.num_heads,
+            self.head_dim,
+            self.theta,
+            self.direction == Direction::Backward,
+        )
+    }
+
+    /// Checks the shape and the buffer sizes, returning the launch configuration.
+    pub(crate) fn checked_config(&self, x: usize, out: usize, positions: usize) -> Result<LaunchConfig> {
+        if self.head_dim == 0 || self.head_dim % 2 != 0 || self.head_dim > 2048 {
+            return Err(Error::BadLaunchConfig {
+                reason: format!("RoPE head_dim must be even and in 2..=2048, not {}", self.head_dim),
+            });
+        }
+        let expected = positions * self.num_heads as usize * self.head_dim as usize;
+        for found in [x, out] {
+            if found != expected {
+                return Err(Error::SizeMismatch { expected, found });
+            }
+        }
+        let batch = u32::try_from(positions).map_err(|_| Error::BadLaunchConfig {
+            reason: format!("{positions} sequences exceed the grid's y limit"),
+        })?;
+        Ok(self.launch_config(batch))
     }
 
     /// Grid dimensions for `batch` sequences.
@@ -78,22 +120,8 @@ impl BatchedRope {
         out: &mut DeviceBuffer<f32>,
         positions: &DeviceBuffer<u32>,
     ) -> Result<LaunchReport> {
-        if self.head_dim == 0 || self.head_dim % 2 != 0 || self.head_dim > 2048 {
-            return Err(Error::BadLaunchConfig {
-                reason: format!("RoPE head_dim must be even and in 2..=2048, not {}", self.head_dim),
-            });
-        }
-        let expected = positions.len() * self.num_heads as usize * self.head_dim as usize;
-        for found in [x.len(), out.len()] {
-            if found != expected {
-                return Err(Error::SizeMismatch { expected, found });
-            }
-        }
-        let batch = u32::try_from(positions.len()).map_err(|_| Error::BadLaunchConfig {
-            reason: format!("{} sequences exceed the grid's y limit", positions.len()),
-        })?;
-        let cfg = self.launch_config(batch);
-        device.launch(self, cfg, &mut [KernelArg::from(x), KernelArg::from(out), KernelArg::from(positions)])
+        let cfg = self.checked_config(x.len(), out.len(), positions.len())?;
+        self.kernel().launch(device, cfg, x, out, positions)
     }
 
     /// The float64 reference of the same formulas, for `x` of shape
@@ -153,59 +181,15 @@ impl ErrorBounds {
 
 impl Kernel for BatchedRope {
     fn name(&self) -> &str {
-        match self.direction {
-            Direction::Forward => "batched_rope",
-            Direction::Backward => "batched_rope_backward",
-        }
+        "batched_rope"
     }
 
     fn cache_key(&self) -> String {
-        format!("heads={},dim={},theta={:#x}", self.num_heads, self.head_dim, self.theta.to_bits())
+        self.kernel().cache_key()
     }
 
     fn build(&self) -> KernelIr {
-        let mut b = KernelBuilder::new(self.name());
-        let x = b.global_pointer("x");
-        let out = b.global_pointer("out");
-        let positions = b.global_pointer("positions");
-        let pair = b.special(SpecialReg::TidX);
-        let head = b.special(SpecialReg::CtaidX);
-        let seq = b.special(SpecialReg::CtaidY);
-
-        let exit = b.label();
-        let in_range = b.setp(Cmp::Lt, pair, self.head_dim / 2);
-        b.bra_unless(in_range, exit);
-
-        let pos_addr = b.element_address::<U32>(positions, seq);
-        let pos = b.ld_global::<U32>(pos_addr, 0);
-        let row = b.mad_lo(seq, self.num_heads, head);
-        let row_start = b.mul(row, self.head_dim);
-        let elem = b.mad_lo(pair, 2u32, row_start);
-        let offset = b.byte_offset::<F32>(elem);
-        let x_addr = b.offset_address(x, offset);
-        let out_addr = b.offset_address(out, offset);
-        let x0 = b.ld_global::<F32>(x_addr, 0);
-        let x1 = b.ld_global::<F32>(x_addr, 4);
-
-        let pair_f = b.cast::<F32, U32>(pair);
-        let exponent = b.mul(pair_f, -2.0 * self.theta.log2() / self.head_dim as f32);
-        let freq = math::exp2(&mut b, exponent);
-        let pos_f = b.cast::<F32, U32>(pos);
-        let angle = b.mul(pos_f, freq);
-        let (sin, cos) = math::sin_cos(&mut b, angle);
-
-        let x0_cos = b.mul(x0, cos);
-        let x1_sin = b.mul(x1, sin);
-        let x0_sin = b.mul(x0, sin);
-        let x1_cos = b.mul(x1, cos);
-        let (o0, o1) = match self.direction {
-            Direction::Forward => (b.sub(x0_cos, x1_sin), b.add(x0_sin, x1_cos)),
-            Direction::Backward => (b.add(x0_cos, x1_sin), b.sub(x1_cos, x0_sin)),
-        };
-        b.st_global::<F32>(out_addr, 0, o0);
-        b.st_global::<F32>(out_addr, 4, o1);
-        b.place(exit);
-        b.finish()
+        self.kernel().build()
     }
 }
 
