@@ -20,14 +20,16 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("simulator");
     group.sample_size(10);
 
-    let module =
-        Module::parse(&print::kernel_ptx(&saxpy_example::Saxpy.build(), Target::SM_80)).expect("parses");
+    let module = Module::parse(&print::kernel_ptx(&saxpy_example::Saxpy::new().build(), Target::SM_80))
+        .expect("parses");
     let kernel = module.kernel("saxpy").expect("kernel");
     let n = 1u32 << 20;
     let memory = Memory::new();
     let (x, y) = (memory.alloc(4 * n as usize), memory.alloc(4 * n as usize));
     let geometry = Geometry { grid: [n / 256, 1, 1], block: [256, 1, 1], dynamic_shared_bytes: 0 };
-    let params = [x, y, 2.0f32.to_bits() as u64, n as u64];
+    // The macro kernel's parameters: a, x, x's length, y, y's length, n, the fault record.
+    let fault = memory.alloc(24);
+    let params = [2.0f32.to_bits() as u64, x, n as u64, y, n as u64, n as u64, fault];
     let per_launch = launch(kernel, &geometry, &params, &memory, 1).expect("runs").instructions;
     for workers in [1, cores] {
         group.throughput(Throughput::Elements(per_launch));
@@ -45,7 +47,7 @@ fn bench(c: &mut Criterion) {
     let (gx, gy, _) = rope.grid(batch);
     let (bx, _, _) = rope.block();
     let geometry = Geometry { grid: [gx, gy, 1], block: [bx, 1, 1], dynamic_shared_bytes: 0 };
-    let params = [xr, out, pos];
+    let params = [xr, elems as u64, out, elems as u64, pos, batch as u64, fault];
     let per_launch = launch(kernel, &geometry, &params, &memory, 1).expect("runs").instructions;
     for workers in [1, cores] {
         group.throughput(Throughput::Elements(per_launch));

@@ -14,7 +14,6 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ptx_dsl::prelude::Kernel;
 use ptx_dsl::rope::BatchedRope;
 use ptx_dsl::runtime::{Device, DeviceKind, Error};
 

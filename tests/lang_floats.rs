@@ -3,6 +3,9 @@
 //! `copysign`, `signum`, `clamp`, casts) bit for bit on random inputs plus NaN, ±0, ±inf and
 //! subnormals; the transcendental methods within the bounds ptx-core's math module states.
 
+// The host references mirror the kernel bodies statement for statement.
+#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop)]
+
 mod common;
 
 use common::Rng;

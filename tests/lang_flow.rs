@@ -1,6 +1,9 @@
 //! Control flow, bindings, comptime parameters and checked indexing of `#[ptx_kernel]` on
 //! the simulator, each against the same body written as plain Rust.
 
+// The host references mirror the kernel bodies statement for statement.
+#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop)]
+
 mod common;
 
 use common::Rng;

@@ -2,6 +2,9 @@
 //! plain Rust (release-mode wrapping), bit for bit, on random inputs plus edge values
 //! (0, ±1, MIN, MAX, shift amounts past the width).
 
+// The host references mirror the kernel bodies statement for statement.
+#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop)]
+
 mod common;
 
 use common::Rng;

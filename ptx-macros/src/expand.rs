@@ -134,6 +134,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             /// out-of-range store is dropped, and the first one of the launch is returned as
             /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
             /// that record back waits for the kernel to finish.
+            #[allow(clippy::too_many_arguments)]
             #vis fn launch(
                 &self,
                 #device: &#p::Device,
@@ -147,14 +148,16 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             }
         }
     } else {
+        let safety = "# Safety\n\nThe kernel was built with `#[ptx_kernel(unchecked)]`: its slice \
+            accesses are not bounds-checked. The caller guarantees that every index the kernel \
+            computes is below the length of the buffer it indexes, and that no integer division \
+            by zero (or `MIN / -1`) happens, for every thread of `config`.";
         quote! {
             #[doc = #launch_doc]
-            ///
-            /// # Safety
-            /// The kernel was built with `#[ptx_kernel(unchecked)]`: its slice accesses are not
-            /// bounds-checked. The caller guarantees that every index the kernel computes is
-            /// below the length of the buffer it indexes, and that no integer division by
-            /// zero (or `MIN / -1`) happens, for every thread of `config`.
+            #[doc = ""]
+            #[doc = #safety]
+            // The section is there; clippy does not read docs written by a proc macro.
+            #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
             #vis unsafe fn launch(
                 &self,
                 #device: &#p::Device,

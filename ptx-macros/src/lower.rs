@@ -190,7 +190,7 @@ impl Lowerer<'_> {
                     }
                     if !self.checked.mutable_path[init.id] {
                         match self.expr(init, Some(name)) {
-                            Atom::Rt(ts) if ts.to_string() == name.to_string() => {}
+                            Atom::Rt(ts) if *name == ts.to_string() => {}
                             Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
                             Atom::Host(h) => {
                                 let v = self.host_to_rt(h, &ty);
@@ -846,7 +846,8 @@ impl Lowerer<'_> {
                 if path.segments.iter().any(|s| s.ident == "consts") {
                     quote!(::core::#t::consts::#name)
                 } else {
-                    quote!(#t::#name)
+                    // `u32::MAX`, `f32::EPSILON`, `i64::BITS` (whose type is u32): as written.
+                    quote!(#path)
                 }
             }
             ExprKind::Unary(UnOp::Neg, inner) => {

@@ -639,9 +639,8 @@ impl Parser<'_> {
             }
             [ty, name] => {
                 let ty = Scalar::from_name(ty)?;
-                if ty.is_float() && FLOAT_ASSOC.contains(name) {
-                    Some(ty)
-                } else if ty.is_int() && (*name == "MAX" || *name == "MIN") {
+                let float_const = ty.is_float() && FLOAT_ASSOC.contains(name);
+                if float_const || (ty.is_int() && (*name == "MAX" || *name == "MIN")) {
                     Some(ty)
                 } else if ty.is_int() && *name == "BITS" {
                     Some(Scalar::U32)
