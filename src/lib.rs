@@ -1,8 +1,44 @@
 //! # ptx-dsl
 //!
-//! GPU kernels written as ordinary-looking Rust, lowered to PTX by a pure-Rust builder: no
-//! LLVM, no nvcc, no CUDA toolkit to build. This facade re-exports the pieces:
+//! GPU kernels written as ordinary-looking Rust, lowered to PTX at compile time by the
+//! `#[ptx_kernel]` attribute and a pure-Rust builder: no LLVM, no nvcc, no CUDA toolkit to
+//! build. Kernels run on an NVIDIA GPU through the CUDA driver, or on a CPU simulator of the
+//! emitted PTX when there is no GPU.
 //!
+//! ```
+//! use ptx_dsl::prelude::*;
+//! use ptx_dsl::runtime::{Device, LaunchConfig};
+//!
+//! /// y = a·x + y
+//! #[ptx_kernel]
+//! pub fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: u32) {
+//!     let i = block_idx().x * block_dim().x + thread_idx().x;
+//!     if i < n {
+//!         y[i] = a.mul_add(x[i], y[i]);
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), ptx_dsl::runtime::Error> {
+//! let dev = Device::auto();
+//! let (xs, ys) = (vec![1.5f32; 4096], vec![0.25f32; 4096]);
+//! let (x, mut y) = (dev.upload(&xs)?, dev.upload(&ys)?);
+//! Saxpy::new().launch(&dev, LaunchConfig::for_elements(4096, 256), 2.0, &x, &mut y, 4096)?;
+//! assert!(y.to_vec()?.iter().all(|&v| v == 3.25));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The attribute turns the function into a type (`Saxpy`: fields are the `#[comptime]`
+//! parameters) implementing [`core::Kernel`], with a typed `launch` taking
+//! [`runtime::DeviceBuffer`]s for the slices — so one buffer cannot be passed as both an
+//! input and an output. The body means what it means as plain Rust (release-mode integer
+//! wrapping aside): casts, rounding, NaN handling, short-circuit evaluation, integer
+//! division. Slice accesses are bounds-checked unless proven by a guard; an out-of-range
+//! access is an `Err` naming the kernel, the parameter, the index, the length and the Rust
+//! line. The README's "Writing a kernel" section is the language reference.
+//!
+//! - [`prelude`]: `ptx_kernel` and the built-ins ([`gpu`]: `thread_idx()`, `block_idx()`,
+//!   `block_dim()`, `grid_dim()`), plus the builder's types;
 //! - [`core`]: the typed PTX builder, verifier, printer and math routines (`ptx-core`);
 //! - [`runtime`]: devices (CUDA through cudarc, or the CPU simulator), buffers, launches;
 //! - [`rope`]: the batched rotary position embedding kernels.

@@ -155,6 +155,8 @@ impl<T: Ty> ParamRef<T> {
 #[derive(Clone, Debug)]
 pub struct KernelBuilder {
     ir: KernelIr,
+    /// The pointer parameter each address register derives from.
+    pointer_origin: std::collections::HashMap<VReg, u32>,
 }
 
 impl KernelBuilder {
@@ -170,6 +172,7 @@ impl KernelBuilder {
                 label_count: 0,
                 notes: Vec::new(),
             },
+            pointer_origin: std::collections::HashMap::new(),
         }
     }
 
@@ -196,7 +199,40 @@ impl KernelBuilder {
 
     /// Appends a raw instruction. Typed methods are preferred; the verifier checks raw ones.
     pub fn push(&mut self, instr: Instr) {
+        self.track_pointers(&instr);
         self.ir.body.push(instr);
+    }
+
+    /// Follows addresses back to the pointer parameters they derive from (through
+    /// `ld.param`, `cvta`, `mov` and 64-bit `add`/`sub`), and records each global access
+    /// in its parameter's [`crate::ir::PointerAccess`].
+    fn track_pointers(&mut self, instr: &Instr) {
+        let origin = |b: &Self, op: &Operand| op.reg().and_then(|r| b.pointer_origin.get(&r).copied());
+        let derived = match instr {
+            Instr::LdParam { dst, param, .. } => {
+                self.ir.params.get(*param as usize).is_some_and(|p| p.is_pointer).then_some((*dst, *param))
+            }
+            Instr::CvtaGlobal { dst, src } => origin(self, &Operand::Reg(*src)).map(|p| (*dst, p)),
+            Instr::Mov { dst, src, .. } => origin(self, src).map(|p| (*dst, p)),
+            Instr::Binary { op: BinaryOp::Add | BinaryOp::Sub, dst, a, b, .. } if dst.ty.bits() == 64 => {
+                origin(self, a).or_else(|| origin(self, b)).map(|p| (*dst, p))
+            }
+            Instr::Ld { space: Space::Global, ty, addr, .. }
+            | Instr::St { space: Space::Global, ty, addr, .. }
+            | Instr::Atom { space: Space::Global, ty, addr, .. } => {
+                if let AddrBase::Reg(r) = addr.base {
+                    if let Some(&p) = self.pointer_origin.get(&r) {
+                        let write = !matches!(instr, Instr::Ld { .. });
+                        self.ir.params[p as usize].access.record(*ty, write);
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some((dst, param)) = derived {
+            self.pointer_origin.insert(dst, param);
+        }
     }
 
     // ----- registers, parameters, special registers -------------------------------------
@@ -237,13 +273,13 @@ impl KernelBuilder {
 
     /// Declares a scalar parameter of a type chosen at run time; returns its index.
     pub fn raw_param(&mut self, name: impl Into<String>, ty: PtxType) -> u32 {
-        self.ir.params.push(Param { name: name.into(), ty, is_pointer: false });
+        self.ir.params.push(Param { name: name.into(), ty, is_pointer: false, access: Default::default() });
         self.ir.params.len() as u32 - 1
     }
 
     fn declare_param<T: Ty>(&mut self, name: String, ty: PtxType, is_pointer: bool) -> ParamRef<T> {
         let index = self.ir.params.len() as u32;
-        self.ir.params.push(Param { name, ty, is_pointer });
+        self.ir.params.push(Param { name, ty, is_pointer, access: Default::default() });
         ParamRef { index, _ty: PhantomData }
     }
 

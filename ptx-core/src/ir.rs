@@ -913,6 +913,36 @@ pub struct Param {
     pub ty: PtxType,
     /// True when the parameter is a pointer to global memory.
     pub is_pointer: bool,
+    /// For a pointer: how the kernel uses the memory behind it (filled in by the builder,
+    /// which follows each address back to the parameter it derives from).
+    pub access: PointerAccess,
+}
+
+/// How a kernel accesses the memory a pointer parameter points to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PointerAccess {
+    /// Whether any store or atomic goes through it.
+    pub written: bool,
+    /// The memory type of every access through it, when they all agree (`None` when there
+    /// is none, or they differ, e.g. a fault record read as `.b32` and `.u64`).
+    pub elem: Option<PtxType>,
+    /// Whether accesses of different types were seen.
+    pub mixed: bool,
+}
+
+impl PointerAccess {
+    /// Records one access of memory type `ty`.
+    pub fn record(&mut self, ty: PtxType, write: bool) {
+        self.written |= write;
+        match self.elem {
+            None if !self.mixed => self.elem = Some(ty),
+            Some(t) if t != ty => {
+                self.elem = None;
+                self.mixed = true;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A `.shared` array of a kernel.

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use ptx_core::ir::Param;
+use ptx_core::PtxType;
 
 use crate::buffer::{DeviceBuffer, ErasedBuffer};
 use crate::error::{Error, Result};
@@ -271,8 +272,46 @@ pub(crate) fn check_args(kernel: &str, params: &[Param], args: &[KernelArg<'_>])
         if !ok {
             return Err(mismatch(index, describe_param(param), arg.describe()));
         }
+        if let Some(buf) = arg.erased_buffer() {
+            if param.access.written && matches!(arg.kind, ArgKind::In(_)) {
+                return Err(mismatch(
+                    index,
+                    format!(
+                        "a mutable buffer (the kernel writes through `{}`): pass `&mut buffer`",
+                        param.name
+                    ),
+                    arg.describe(),
+                ));
+            }
+            if let Some(elem) = param.access.elem {
+                if !memory_types_agree(elem, buf.elem_type()) {
+                    return Err(mismatch(
+                        index,
+                        format!(
+                            "a buffer of {} (the kernel accesses `{}` as .{0})",
+                            elem.ptx_name(),
+                            param.name
+                        ),
+                        arg.describe(),
+                    ));
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// Whether memory accessed as `access` may hold elements of type `elem`: the same type, or
+/// the same width where one side is untyped bits or both are integers (a reinterpretation
+/// of the same bits, e.g. a `.u32` load of `i32` data). Float against integer and different
+/// widths are refused.
+fn memory_types_agree(access: PtxType, elem: PtxType) -> bool {
+    if access == elem {
+        return true;
+    }
+    let same_width = access.bits() == elem.bits();
+    let untyped = |t: PtxType| matches!(t, PtxType::B16 | PtxType::B32 | PtxType::B64);
+    same_width && (untyped(access) || untyped(elem) || (access.is_int() && elem.is_int()))
 }
 
 fn describe_param(p: &Param) -> String {
@@ -342,9 +381,9 @@ mod tests {
     #[test]
     fn argument_checks() {
         let params = vec![
-            Param { name: "p".into(), ty: PtxType::U64, is_pointer: true },
-            Param { name: "a".into(), ty: PtxType::F32, is_pointer: false },
-            Param { name: "bits".into(), ty: PtxType::B32, is_pointer: false },
+            Param { name: "p".into(), ty: PtxType::U64, is_pointer: true, access: Default::default() },
+            Param { name: "a".into(), ty: PtxType::F32, is_pointer: false, access: Default::default() },
+            Param { name: "bits".into(), ty: PtxType::B32, is_pointer: false, access: Default::default() },
         ];
         let err = check_args("k", &params, &[KernelArg::from(1.0f32)]).unwrap_err();
         assert!(matches!(err, Error::ArgumentMismatch { index: 1, .. }), "{err}");

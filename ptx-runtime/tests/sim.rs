@@ -450,3 +450,35 @@ fn a_slow_build_does_not_block_other_kernels() {
     assert!(slow.signalled.load(Ordering::SeqCst), "the other launch waited for the slow build");
     assert_eq!(device.cache_stats().modules, 2);
 }
+
+#[test]
+fn a_read_only_buffer_for_a_written_pointer_and_a_buffer_of_the_wrong_type_are_rejected() {
+    let device = Device::sim();
+    let x = device.upload(&[1.0f32; 4]).unwrap();
+    let y = device.upload(&[1.0f32; 4]).unwrap();
+    let cfg = LaunchConfig::linear(1, 4);
+    // Saxpy stores through `y`: passing it read-only is refused, and `y` is left alone.
+    let err =
+        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&y).into(), 4u32.into()]).unwrap_err();
+    match &err {
+        Error::ArgumentMismatch { index: 2, expected, found, .. } => {
+            assert!(expected.contains("mutable buffer") && expected.contains("`y`"), "{expected}");
+            assert!(found.starts_with("buffer of f32"), "{found}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(y.to_vec().unwrap(), [1.0; 4]);
+    // A u32 buffer where the kernel loads f32 values.
+    let words = device.upload(&[1u32; 4]).unwrap();
+    let mut y = y;
+    let err = device
+        .launch(&Saxpy, cfg, &mut [2.0f32.into(), (&words).into(), (&mut y).into(), 4u32.into()])
+        .unwrap_err();
+    match &err {
+        Error::ArgumentMismatch { index: 1, expected, found, .. } => {
+            assert!(expected.contains("buffer of f32"), "{expected}");
+            assert!(found.contains("u32"), "{found}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
