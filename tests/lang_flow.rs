@@ -439,3 +439,28 @@ fn narrow_integers_behave_like_rust() -> ptx_dsl::runtime::Result<()> {
     }
     Ok(())
 }
+
+#[ptx_kernel(unchecked)]
+fn wild_read(x: &[f32], y: &mut [f32], offset: u32) {
+    let i = thread_idx().x;
+    y[i] = x[i + offset];
+}
+
+#[test]
+fn a_simulator_fault_names_the_rust_line() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32; 4])?;
+    let mut y: DeviceBuffer<f32> = dev.zeroed(4)?;
+    // SAFETY: deliberately out of range, on the simulator, which traps the access.
+    let err =
+        unsafe { WildRead::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut y, 1 << 28) }.unwrap_err();
+    let Error::SimFault { location: Some(location), .. } = &err else {
+        panic!("expected a SimFault with a location: {err}")
+    };
+    let line: usize = location.split(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+    assert!(location.starts_with("tests/lang_flow.rs:"), "{location}");
+    let text = include_str!("lang_flow.rs").lines().nth(line - 1).unwrap_or("");
+    assert!(text.contains("y[i] = x[i + offset];"), "line {line} is `{text}`");
+    assert!(err.to_string().contains(location.as_str()), "{err}");
+    Ok(())
+}

@@ -35,12 +35,16 @@ fn f64_of(i: Imm) -> f64 {
     f64::from_bits(i.bits)
 }
 
+/// A folded f32 result: a NaN becomes the canonical NaN, as the GPU (and the simulator)
+/// produce it, so that folding a constant gives the bits the instruction would.
 fn imm_f32(v: f32) -> Imm {
-    Imm::new(PtxType::F32, v.to_bits() as u64)
+    let bits = if v.is_nan() { u64::from(F32_CANONICAL_NAN) } else { u64::from(v.to_bits()) };
+    Imm::new(PtxType::F32, bits)
 }
 
+/// A folded f64 result, NaN canonicalised like [`imm_f32`].
 fn imm_f64(v: f64) -> Imm {
-    Imm::new(PtxType::F64, v.to_bits())
+    Imm::new(PtxType::F64, if v.is_nan() { F64_CANONICAL_NAN } else { v.to_bits() })
 }
 
 /// PTX `min`/`max` on floats: a NaN operand yields the other operand, two NaNs the canonical
@@ -378,6 +382,16 @@ fn saturate_float(ty: PtxType, bits: u64, sat: bool) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folded_nans_are_the_canonical_nan_the_gpu_produces() {
+        let zero = Imm::new(PtxType::F32, 0);
+        let r = binary(BinaryOp::Div, PtxType::F32, Some(FloatMode::Rn), zero, zero).unwrap();
+        assert_eq!(r.bits, u64::from(F32_CANONICAL_NAN));
+        let inf = Imm::new(PtxType::F64, f64::INFINITY.to_bits());
+        let r = binary(BinaryOp::Sub, PtxType::F64, Some(FloatMode::Rn), inf, inf).unwrap();
+        assert_eq!(r.bits, F64_CANONICAL_NAN);
+    }
 
     fn u32i(v: u32) -> Imm {
         Imm::new(PtxType::U32, v as u64)

@@ -112,7 +112,8 @@ pub enum Error {
     /// A simulated thread accessed memory that is not allocated (or not accessible).
     #[error(
         "kernel `{kernel}` faulted in the simulator: block {block:?}, thread {thread:?}, \
-         address {address:#x}, at `{instruction}`"
+         address {address:#x}, at `{instruction}`{}",
+        location.as_ref().map(|l| format!(" ({l})")).unwrap_or_default()
     )]
     SimFault {
         /// The kernel.
@@ -125,6 +126,9 @@ pub enum Error {
         address: u64,
         /// The instruction that faulted, as PTX text.
         instruction: String,
+        /// The kernel source position of that instruction (`file:line:column`), for kernels
+        /// whose PTX carries `.loc` directives (those written with `#[ptx_kernel]`).
+        location: Option<String>,
     },
 
     /// Any other simulator error (PTX the simulator cannot parse or does not support, bad

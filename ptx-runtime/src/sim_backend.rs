@@ -113,8 +113,8 @@ impl SimBackend {
 /// Turns a memory fault into [`Error::SimFault`]; every other simulator error stays whole.
 fn map_sim_error(e: ptx_sim::SimError) -> Error {
     match e {
-        ptx_sim::SimError::Fault { kernel, block, thread, address, instruction } => {
-            Error::SimFault { kernel, block, thread, address, instruction }
+        ptx_sim::SimError::Fault { kernel, block, thread, address, instruction, source } => {
+            Error::SimFault { kernel, block, thread, address, instruction, location: source }
         }
         other => Error::Simulator(other),
     }

@@ -52,6 +52,7 @@ struct Decoder {
     shared: HashMap<String, u32>,
     code: Vec<Op>,
     text: Vec<String>,
+    sources: Vec<Option<String>>,
     labels: HashMap<String, u32>,
     fixups: Vec<(usize, String, usize)>,
     line: usize,
@@ -111,6 +112,7 @@ pub(crate) fn decode_kernel(
         shared: shared_map,
         code: Vec::new(),
         text: Vec::new(),
+        sources: Vec::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
         line,
@@ -133,6 +135,7 @@ pub(crate) fn decode_kernel(
     }
     d.code.push(Op::Ret);
     d.text.push("ret (implicit, end of kernel)".into());
+    d.sources.push(None);
     for (at, label, line) in std::mem::take(&mut d.fixups) {
         let t = *d.labels.get(&label).ok_or_else(|| SimError::Parse {
             line,
@@ -157,6 +160,7 @@ pub(crate) fn decode_kernel(
         static_shared: offset,
         code: d.code,
         text: d.text,
+        sources: d.sources,
         init: d.init,
         param_base,
     })
@@ -357,6 +361,7 @@ impl Decoder {
     fn emit(&mut self, op: Op, s: &Stmt) {
         self.code.push(op);
         self.text.push(s.text.clone());
+        self.sources.push(s.source.clone());
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), SimError> {

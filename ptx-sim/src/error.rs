@@ -35,6 +35,9 @@ pub enum SimError {
         address: u64,
         /// The instruction's PTX text.
         instruction: String,
+        /// The source position of the instruction (`file:line:column`), when the PTX has
+        /// `.loc` directives (kernels written with `#[ptx_kernel]` do).
+        source: Option<String>,
     },
     /// The launch arguments do not fit the kernel: wrong parameter count, a value wider
     /// than its parameter type, or an invalid grid/block shape.
@@ -74,13 +77,19 @@ impl fmt::Display for SimError {
                 "PTX line {line}: the simulator does not support {what}; \
                  run this kernel on a CUDA device or avoid that construct"
             ),
-            SimError::Fault { kernel, block, thread, address, instruction } => write!(
-                f,
-                "memory fault in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) \
-                 accessed address {address:#x}, which is out of bounds of every live \
-                 allocation (or misaligned for the access size), at `{instruction}`",
-                block[0], block[1], block[2], thread[0], thread[1], thread[2]
-            ),
+            SimError::Fault { kernel, block, thread, address, instruction, source } => {
+                write!(
+                    f,
+                    "memory fault in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) \
+                     accessed address {address:#x}, which is out of bounds of every live \
+                     allocation (or misaligned for the access size), at `{instruction}`",
+                    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+                )?;
+                match source {
+                    Some(s) => write!(f, " ({s})"),
+                    None => Ok(()),
+                }
+            }
             SimError::BadParams { kernel, message } => {
                 write!(f, "bad launch of kernel `{kernel}`: {message}")
             }

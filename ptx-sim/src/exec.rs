@@ -449,6 +449,7 @@ impl<'k> BlockRunner<'k> {
             thread: split3(t as u64, self.geo.block),
             address: trap.addr,
             instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
+            source: self.k.sources.get(trap.pc).cloned().flatten(),
         }
     }
 

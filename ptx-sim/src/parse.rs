@@ -26,6 +26,8 @@ pub(crate) struct Stmt {
     pub(crate) opcode: String,
     /// Operands, split at top-level commas and trimmed.
     pub(crate) operands: Vec<String>,
+    /// The source position of the last `.loc` before it, as `file:line:column`.
+    pub(crate) source: Option<String>,
 }
 
 /// An item of a kernel body, in order.
@@ -60,6 +62,7 @@ fn is_ident(s: &str) -> bool {
 pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
+    let mut files: Vec<(u32, String)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -104,14 +107,19 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 i += 1;
             }
             ".visible" | ".entry" => {
-                let k = parse_entry(&lines, &mut i)?;
+                let k = parse_entry(&lines, &mut i, &files)?;
                 if kernels.iter().any(|x: &KernelCode| x.name == k.name) {
                     return Err(parse_err(lineno, format!("kernel `{}` is defined twice", k.name)));
                 }
                 kernels.push(k);
             }
             ".file" => {
-                // A source file table entry for `.loc`; nothing to execute.
+                // A source file table entry, for the `.loc`s of the kernels.
+                let index = words.next().and_then(|w| w.parse().ok());
+                let name = line.split_once('"').map(|(_, r)| r.trim_end_matches('"').to_string());
+                if let (Some(index), Some(name)) = (index, name) {
+                    files.push((index, name));
+                }
                 i += 1;
             }
             _ if first.starts_with('.') => {
@@ -124,7 +132,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
 }
 
 /// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.
-fn parse_entry(lines: &[&str], i: &mut usize) -> Result<KernelCode, SimError> {
+fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result<KernelCode, SimError> {
+    let mut source: Option<String> = None;
     let start = *i + 1;
     // Gather the header up to and including ')'.
     let mut header = String::new();
@@ -216,8 +225,13 @@ fn parse_entry(lines: &[&str], i: &mut usize) -> Result<KernelCode, SimError> {
         if line.starts_with('{') || line.starts_with('}') {
             return Err(unsupported(lineno, "nested `{ }` scopes"));
         }
-        if line.starts_with(".loc") {
-            // Source positions, for profilers and debuggers; they do not change execution.
+        if let Some(loc) = line.strip_prefix(".loc") {
+            // A source position: it names the source line in fault messages.
+            let mut it = loc.split_whitespace();
+            let file: Option<u32> = it.next().and_then(|w| w.parse().ok());
+            let name = files.iter().find(|(n, _)| Some(*n) == file).map_or("?", |(_, f)| f.as_str());
+            let (l, c) = (it.next().unwrap_or("0"), it.next().unwrap_or("0"));
+            source = Some(format!("{name}:{l}:{c}"));
             continue;
         }
         if let Some(label) = line.strip_suffix(':') {
@@ -244,7 +258,9 @@ fn parse_entry(lines: &[&str], i: &mut usize) -> Result<KernelCode, SimError> {
                 let d = stmt.split_whitespace().next().unwrap_or(stmt);
                 return Err(unsupported(lineno, format!("directive `{d}` in a kernel body")));
             } else {
-                body.push(BodyItem::Instr(parse_stmt(stmt, lineno)?));
+                let mut s = parse_stmt(stmt, lineno)?;
+                s.source = source.clone();
+                body.push(BodyItem::Instr(s));
             }
         }
     }
@@ -352,5 +368,6 @@ fn parse_stmt(stmt: &str, line: usize) -> Result<Stmt, SimError> {
         guard,
         opcode: opcode.to_string(),
         operands: split_operands(ops),
+        source: None,
     })
 }

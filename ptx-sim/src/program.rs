@@ -321,6 +321,8 @@ pub struct KernelCode {
     pub(crate) code: Vec<Op>,
     /// The PTX text of each op (for fault messages).
     pub(crate) text: Vec<String>,
+    /// The source position (`.loc`) of each op, where the PTX gives one.
+    pub(crate) sources: Vec<Option<String>>,
     /// Initial register file: zeros for registers and parameters, constants after them.
     pub(crate) init: Vec<u64>,
     /// Slot of parameter 0.

@@ -239,7 +239,7 @@ fn out_of_bounds_load_faults() {
     // n = 101: thread 100 reads one element past the end of x.
     let err = run(&m, "copy", geo([2, 1, 1], [64, 1, 1]), &[x, y, 101], &mem).unwrap_err();
     match &err {
-        SimError::Fault { kernel, block, thread, address, instruction } => {
+        SimError::Fault { kernel, block, thread, address, instruction, .. } => {
             assert_eq!(kernel, "copy");
             assert_eq!(*block, [1, 0, 0]);
             assert_eq!(*thread, [36, 0, 0]);

@@ -16,6 +16,7 @@ impl Saxpy {
     /// out-of-range store is dropped, and the first one of the launch is returned as
     /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
     /// that record back waits for the kernel to finish.
+    #[allow(clippy::too_many_arguments)]
     pub fn launch(
         &self,
         device: &::ptx_dsl::__private::Device,
@@ -77,9 +78,12 @@ impl Saxpy {
             ),
             "let i = block_idx().x * block_dim().x + thread_idx().x;",
         );
+        let _ = block_idx;
         let __t1 = __k.index(::ptx_dsl::__private::Builtin::BlockIdx, 0usize);
+        let _ = block_dim;
         let __t2 = __k.index(::ptx_dsl::__private::Builtin::BlockDim, 0usize);
         let __t3 = __k.mul(__t1, __t2);
+        let _ = thread_idx;
         let __t4 = __k.index(::ptx_dsl::__private::Builtin::ThreadIdx, 0usize);
         let i = __k.add(__t3, __t4);
         __k.note(
