@@ -160,3 +160,44 @@ fn accurate_math_on_gpu_equals_the_simulator_bit_for_bit() {
         assert!(same, "x = {}: output {} gpu {g:e} sim {s:e}", x[i / 3], i % 3);
     }
 }
+
+/// A checked kernel written with `#[ptx_kernel]`.
+#[ptx_kernel]
+fn gather_on_gpu(src: &[f32], idx: &[i32], out: &mut [f32]) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if (i as usize) < idx.len() {
+        out[i] = src[idx[i]] * 2.0;
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn macro_kernels_match_the_simulator_and_report_out_of_range_like_it() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let mut rng = Rng::fresh("macro_on_gpu");
+    let n = 4096usize;
+    let src: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let good: Vec<i32> = (0..n).map(|_| (rng.next() % n as u64) as i32).collect();
+    let mut bad = good.clone();
+    bad[1234] = n as i32 + 7;
+    let run = |dev: &Device, idx: &[i32]| {
+        let (s, i) = (dev.upload(&src).unwrap(), dev.upload(idx).unwrap());
+        let mut out = dev.zeroed::<f32>(n).unwrap();
+        let r = GatherOnGpu::new().launch(dev, LaunchConfig::for_elements(n, 256), &s, &i, &mut out);
+        (r.map(|_| ()), out.to_vec().unwrap())
+    };
+    let (g, s) = (run(&gpu, &good), run(&sim, &good));
+    assert!(g.0.is_ok() && s.0.is_ok(), "{:?} {:?}", g.0, s.0);
+    assert_eq!(g.1, s.1, "the same values on the GPU and the simulator");
+    let (g, s) = (run(&gpu, &bad), run(&sim, &bad));
+    for (what, r) in [("gpu", &g.0), ("sim", &s.0)] {
+        match r {
+            Err(ptx_dsl::runtime::Error::OutOfBounds { param, index, len, location, .. }) => {
+                assert_eq!((param.as_str(), *index, *len), ("src", n as i128 + 7, n as u64), "{what}");
+                assert!(location.starts_with("tests/gpu.rs:"), "{what}: {location}");
+            }
+            other => panic!("{what}: expected OutOfBounds, got {other:?}"),
+        }
+    }
+    assert_eq!(g.1, s.1, "the in-range threads ran the same on both");
+}

@@ -150,13 +150,17 @@ impl<T: Ty> ParamRef<T> {
     }
 }
 
+/// No pointer parameter behind a register.
+const NO_ORIGIN: u32 = u32::MAX;
+
 /// Builds one kernel. Create with [`KernelBuilder::new`], add parameters and instructions,
 /// then [`KernelBuilder::finish`].
 #[derive(Clone, Debug)]
 pub struct KernelBuilder {
     ir: KernelIr,
-    /// The pointer parameter each address register derives from.
-    pointer_origin: std::collections::HashMap<VReg, u32>,
+    /// For each `.u64` register (by index), the pointer parameter it derives from, or
+    /// `NO_ORIGIN`.
+    pointer_origin: Vec<u32>,
 }
 
 impl KernelBuilder {
@@ -172,7 +176,7 @@ impl KernelBuilder {
                 label_count: 0,
                 notes: Vec::new(),
             },
-            pointer_origin: std::collections::HashMap::new(),
+            pointer_origin: Vec::new(),
         }
     }
 
@@ -207,7 +211,7 @@ impl KernelBuilder {
     /// `ld.param`, `cvta`, `mov` and 64-bit `add`/`sub`), and records each global access
     /// in its parameter's [`crate::ir::PointerAccess`].
     fn track_pointers(&mut self, instr: &Instr) {
-        let origin = |b: &Self, op: &Operand| op.reg().and_then(|r| b.pointer_origin.get(&r).copied());
+        let origin = |b: &Self, op: &Operand| op.reg().and_then(|r| b.origin_of(r));
         let derived = match instr {
             Instr::LdParam { dst, param, .. } => {
                 self.ir.params.get(*param as usize).is_some_and(|p| p.is_pointer).then_some((*dst, *param))
@@ -221,7 +225,7 @@ impl KernelBuilder {
             | Instr::St { space: Space::Global, ty, addr, .. }
             | Instr::Atom { space: Space::Global, ty, addr, .. } => {
                 if let AddrBase::Reg(r) = addr.base {
-                    if let Some(&p) = self.pointer_origin.get(&r) {
+                    if let Some(p) = self.origin_of(r) {
                         let write = !matches!(instr, Instr::Ld { .. });
                         self.ir.params[p as usize].access.record(*ty, write);
                     }
@@ -231,21 +235,45 @@ impl KernelBuilder {
             _ => None,
         };
         if let Some((dst, param)) = derived {
-            self.pointer_origin.insert(dst, param);
+            if dst.ty == PtxType::U64 {
+                let i = dst.index as usize;
+                if self.pointer_origin.len() <= i {
+                    self.pointer_origin.resize(i + 1, NO_ORIGIN);
+                }
+                self.pointer_origin[i] = param;
+            }
         }
+    }
+
+    /// The pointer parameter `r` derives from, if any.
+    fn origin_of(&self, r: VReg) -> Option<u32> {
+        if r.ty != PtxType::U64 {
+            return None;
+        }
+        self.pointer_origin.get(r.index as usize).copied().filter(|&p| p != NO_ORIGIN)
     }
 
     // ----- registers, parameters, special registers -------------------------------------
 
     /// Records that the instructions pushed from now on implement the source statement
     /// `text` at `file:line:column` (see [`crate::ir::SourceNote`]).
-    pub fn note_source(&mut self, file: &str, line: u32, column: u32, text: &str) {
+    /// Static strings (what `#[ptx_kernel]` passes) are kept without copying.
+    pub fn note_source(
+        &mut self,
+        file: impl Into<std::borrow::Cow<'static, str>>,
+        line: u32,
+        column: u32,
+        text: impl Into<std::borrow::Cow<'static, str>>,
+    ) {
         let at = self.ir.body.len();
         if self.ir.notes.last().is_some_and(|n| n.at == at) {
             self.ir.notes.pop();
         }
-        let text = text.replace(['\n', '\r'], " ");
-        self.ir.notes.push(crate::ir::SourceNote { at, file: file.to_string(), line, column, text });
+        let mut text = text.into();
+        if text.contains(['\n', '\r']) {
+            text = text.replace(['\n', '\r'], " ").into();
+        }
+        self.ir.notes.push(crate::ir::SourceNote { at, file: file.into(), line, column, text });
     }
 
     /// A fresh register of type `T`.

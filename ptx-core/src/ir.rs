@@ -982,13 +982,13 @@ pub struct SourceNote {
     /// Index in [`KernelIr::body`] of the first instruction of the statement.
     pub at: usize,
     /// The source file, as `file!()` gives it.
-    pub file: String,
+    pub file: std::borrow::Cow<'static, str>,
     /// The 1-based line.
     pub line: u32,
     /// The 1-based column.
     pub column: u32,
     /// The statement's text, on one line.
-    pub text: String,
+    pub text: std::borrow::Cow<'static, str>,
 }
 
 impl KernelIr {

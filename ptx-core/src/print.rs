@@ -59,7 +59,7 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
 fn source_files(kernels: &[KernelIr]) -> Vec<&str> {
     let mut files: Vec<&str> = Vec::new();
     for note in kernels.iter().flat_map(|k| &k.notes) {
-        if !files.contains(&note.file.as_str()) {
+        if !files.contains(&&*note.file) {
             files.push(&note.file);
         }
     }

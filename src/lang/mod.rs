@@ -273,7 +273,7 @@ impl KernelCtx {
 
     /// Marks where the instructions of the source statement `text` at `site` begin (a
     /// comment and a `.loc` in the PTX).
-    pub fn note(&mut self, site: ops::Site, text: &str) {
+    pub fn note(&mut self, site: ops::Site, text: &'static str) {
         self.b.note_source(site.file, site.line, site.column, text);
     }
 
