@@ -795,7 +795,7 @@ impl KernelBuilder {
             *r = self.raw_reg(T::PTX);
         }
         let dsts = RegList::new(&regs[..n]).expect("1, 2 or 4 registers");
-        self.push(Instr::Ld { space, ty: T::PTX.memory_type(), dsts, addr });
+        self.push(Instr::Ld { guard: None, space, ty: T::PTX.memory_type(), dsts, addr });
         dsts
     }
 
@@ -835,7 +835,7 @@ impl KernelBuilder {
             }
             let srcs = RegList::new(&raw[..values.len()]).expect("2 or 4 registers");
             let addr = reg_address(addr.raw, offset);
-            self.push(Instr::St { space: Space::Global, ty: T::PTX.memory_type(), srcs, addr });
+            self.push(Instr::St { guard: None, space: Space::Global, ty: T::PTX.memory_type(), srcs, addr });
         } else {
             for (i, v) in values.iter().enumerate() {
                 let at = offset + (i as u32 * T::PTX.bytes()) as i32;
@@ -846,7 +846,7 @@ impl KernelBuilder {
 
     fn store_one<T: MemTy>(&mut self, space: Space, addr: Address, value: Reg<T>) {
         let srcs = RegList::new(&[value.raw]).expect("one register");
-        self.push(Instr::St { space, ty: T::PTX.memory_type(), srcs, addr });
+        self.push(Instr::St { guard: None, space, ty: T::PTX.memory_type(), srcs, addr });
     }
 
     /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
@@ -910,6 +910,7 @@ impl KernelBuilder {
     fn atom<T: MemTy>(&mut self, op: AtomOp, addr: Reg<U64>, a: Val<T>, b: Option<Operand>) -> Reg<T> {
         let dst = self.reg::<T>();
         self.push(Instr::Atom {
+            guard: None,
             op,
             space: Space::Global,
             ty: T::PTX,
@@ -919,6 +920,72 @@ impl KernelBuilder {
             b,
         });
         dst
+    }
+
+    // ----- predicated memory accesses ----------------------------------------------------
+
+    /// The guard for "when `pred` holds" (`negated`: when it does not): `Some(None)` for a
+    /// constant that always holds, `None` for one that never does.
+    fn guard_for(pred: Val<Pred>, negated: bool) -> Option<Option<Guard>> {
+        match pred {
+            Val::Imm(p) => (p != negated).then_some(None),
+            Val::Reg(r) => Some(Some(Guard { pred: r.raw, negated })),
+        }
+    }
+
+    /// `@pred ld.global` of one value into `dst`, which keeps its value when `pred` does
+    /// not hold (`negated`: the other way round). No branch.
+    pub fn ld_global_into_if<T: MemTy>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        negated: bool,
+        addr: Reg<U64>,
+        offset: i32,
+        dst: Reg<T>,
+    ) {
+        let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
+        let dsts = RegList::new(&[dst.raw]).expect("one register");
+        let addr = reg_address(addr.raw, offset);
+        self.push(Instr::Ld { guard, space: Space::Global, ty: T::PTX.memory_type(), dsts, addr });
+    }
+
+    /// `@pred st.global` of one value (`negated`: when `pred` does not hold). No branch.
+    pub fn st_global_if<T: MemTy>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        negated: bool,
+        addr: Reg<U64>,
+        offset: i32,
+        value: impl Into<Val<T>>,
+    ) {
+        let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
+        let v = self.to_reg(value);
+        let srcs = RegList::new(&[v.raw]).expect("one register");
+        let addr = reg_address(addr.raw, offset);
+        self.push(Instr::St { guard, space: Space::Global, ty: T::PTX.memory_type(), srcs, addr });
+    }
+
+    /// `@pred atom.global.cas` into `dst` (which keeps its value when `pred` does not hold).
+    pub fn atom_cas_into_if<T: Bits32Or64>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        negated: bool,
+        addr: Reg<U64>,
+        expected: impl Into<Val<T>>,
+        new: impl Into<Val<T>>,
+        dst: Reg<T>,
+    ) {
+        let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
+        self.push(Instr::Atom {
+            guard,
+            op: AtomOp::Cas,
+            space: Space::Global,
+            ty: T::PTX,
+            dst: dst.raw,
+            addr: reg_address(addr.raw, 0),
+            a: expected.into().operand(),
+            b: Some(new.into().operand()),
+        });
     }
 
     /// `shfl.sync.mode.b32` over the full warp: `lane` is the source lane (`.idx`), the

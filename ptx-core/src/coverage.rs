@@ -143,7 +143,7 @@ impl Gen {
         let srcs = RegList::new(&[value]).expect("one register");
         let st_ty = ty.memory_type();
         let addr = Address { base: AddrBase::Reg(self.out), offset: self.record as i32 };
-        self.b.push(Instr::St { space: Space::Global, ty: st_ty, srcs, addr });
+        self.b.push(Instr::St { guard: None, space: Space::Global, ty: st_ty, srcs, addr });
         self.outputs.push(Output { offset: self.record, ty, form: form.to_string(), exact });
         self.record += size;
     }
@@ -209,7 +209,7 @@ pub fn every_form() -> FormCatalog {
             let r = b.raw_reg(*ty);
             let dsts = RegList::new(&[r]).expect("one register");
             let addr = Address { base: AddrBase::Reg(input), offset: ((t * 3 + j) * 8) as i32 };
-            b.push(Instr::Ld { space: Space::Global, ty: ty.memory_type(), dsts, addr });
+            b.push(Instr::Ld { guard: None, space: Space::Global, ty: ty.memory_type(), dsts, addr });
             r
         });
         srcs.push((*ty, regs));
@@ -428,13 +428,13 @@ fn cover_memory(g: &mut Gen) {
                 let values: Vec<VReg> = (0..n).map(|i| g.src(ty, i % 3)).collect();
                 let addr = Address { base: AddrBase::Reg(base), offset: 0 };
                 let st =
-                    Instr::St { space, ty: mem_ty, srcs: RegList::new(&values).expect("1, 2 or 4"), addr };
+                    Instr::St { guard: None, space, ty: mem_ty, srcs: RegList::new(&values).expect("1, 2 or 4"), addr };
                 if verify::check_instruction(g.b.ir(), &st).is_err() {
                     continue;
                 }
                 g.b.push(st);
                 let dsts: Vec<VReg> = (0..n).map(|_| g.b.raw_reg(ty)).collect();
-                let ld = Instr::Ld { space, ty: mem_ty, dsts: RegList::new(&dsts).expect("1, 2 or 4"), addr };
+                let ld = Instr::Ld { guard: None, space, ty: mem_ty, dsts: RegList::new(&dsts).expect("1, 2 or 4"), addr };
                 g.try_push(ld, true);
             }
         }
@@ -444,7 +444,7 @@ fn cover_memory(g: &mut Gen) {
                 let addr = Address { base: AddrBase::Reg(base), offset: 32 };
                 let a = Operand::Reg(g.src(ty, 0));
                 let b = (op == AtomOp::Cas).then(|| Operand::Reg(g.src(ty, 1)));
-                g.try_push(Instr::Atom { op, space, ty, dst, addr, a, b }, true);
+                g.try_push(Instr::Atom { guard: None, op, space, ty, dst, addr, a, b }, true);
             }
         }
     }
@@ -452,7 +452,7 @@ fn cover_memory(g: &mut Gen) {
     let dst = g.b.raw_reg(PtxType::U32);
     let addr = Address { base: AddrBase::Shared(smem), offset: 4 };
     g.try_push(
-        Instr::Ld { space: Space::Shared, ty: PtxType::U32, dsts: RegList::new(&[dst]).expect("one"), addr },
+        Instr::Ld { guard: None, space: Space::Shared, ty: PtxType::U32, dsts: RegList::new(&[dst]).expect("one"), addr },
         false,
     );
     for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {

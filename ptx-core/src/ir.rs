@@ -507,7 +507,7 @@ impl ShflMode {
     }
 }
 
-/// A predicate guard on a branch: `@%p` or `@!%p`.
+/// A predicate guard on a branch or a memory access: `@%p` or `@!%p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Guard {
     /// The `.pred` register tested.
@@ -704,8 +704,11 @@ pub enum Instr {
     Label(Label),
     /// `ret`.
     Ret,
-    /// `ld.space{.vN}.ty dsts, [addr]`.
+    /// `{@guard} ld.space{.vN}.ty dsts, [addr]`.
     Ld {
+        /// Predicate guard: the load happens only when it holds (the destinations keep
+        /// their values otherwise); `None` loads always.
+        guard: Option<Guard>,
         /// The state space.
         space: Space,
         /// The instruction type (`.u32`, `.f32`, ...).
@@ -715,8 +718,10 @@ pub enum Instr {
         /// The memory operand.
         addr: Address,
     },
-    /// `st.space{.vN}.ty [addr], srcs`.
+    /// `{@guard} st.space{.vN}.ty [addr], srcs`.
     St {
+        /// Predicate guard: the store happens only when it holds; `None` stores always.
+        guard: Option<Guard>,
         /// The state space.
         space: Space,
         /// The instruction type (`.u32`, `.f32`, ...).
@@ -731,8 +736,11 @@ pub enum Instr {
         /// Barrier number (0..16).
         barrier: u32,
     },
-    /// `atom.space.op.ty dst, [addr], a{, b}`; `b` only for `cas`.
+    /// `{@guard} atom.space.op.ty dst, [addr], a{, b}`; `b` only for `cas`.
     Atom {
+        /// Predicate guard: the atomic happens only when it holds (`dst` keeps its value
+        /// otherwise); `None` always.
+        guard: Option<Guard>,
         /// The operation.
         op: AtomOp,
         /// The state space.
@@ -870,12 +878,26 @@ impl Instr {
                 }
             }
             Instr::Label(_) | Instr::Ret | Instr::BarSync { .. } => {}
-            Instr::Ld { addr, .. } => op(&addr_op(addr)),
-            Instr::St { srcs, addr, .. } => {
+            Instr::Ld { guard, dsts, addr, .. } => {
+                op(&addr_op(addr));
+                if let Some(g) = guard {
+                    // A guarded load may leave its destinations as they were: it reads them.
+                    op(&Operand::Reg(g.pred));
+                    dsts.as_slice().iter().for_each(|r| op(&Operand::Reg(*r)));
+                }
+            }
+            Instr::St { guard, srcs, addr, .. } => {
                 srcs.as_slice().iter().for_each(|r| op(&Operand::Reg(*r)));
                 op(&addr_op(addr));
+                if let Some(g) = guard {
+                    op(&Operand::Reg(g.pred));
+                }
             }
-            Instr::Atom { addr, a, b, .. } => {
+            Instr::Atom { guard, dst, addr, a, b, .. } => {
+                if let Some(g) = guard {
+                    op(&Operand::Reg(g.pred));
+                    op(&Operand::Reg(*dst));
+                }
                 op(&addr_op(addr));
                 op(a);
                 if let Some(b) = b {

@@ -210,6 +210,15 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
     out.s("}\n");
 }
 
+/// `@%p ` or `@!%p `, for a guarded instruction.
+fn push_guard(out: &mut Out, guard: &Option<crate::ir::Guard>) {
+    if let Some(g) = guard {
+        out.s(if g.negated { "@!" } else { "@" });
+        push_reg(out, g.pred);
+        out.c(b' ');
+    }
+}
+
 /// One instruction as text, without indentation or newline (for error messages).
 pub fn instr_text(k: &KernelIr, instr: &Instr) -> String {
     let mut s = Out::with_capacity(64);
@@ -331,17 +340,14 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             regs_ops(out, *dst, &[*a, *b, Operand::Reg(*pred)]);
         }
         Instr::Bra { guard, target } => {
-            if let Some(g) = guard {
-                out.s(if g.negated { "@!" } else { "@" });
-                push_reg(out, g.pred);
-                out.c(b' ');
-            }
+            push_guard(out, guard);
             out.s(if guard.is_some() { "bra $L" } else { "bra.uni $L" });
             push_u32(out, target.0);
         }
         Instr::Label(_) => unreachable!("labels are printed above"),
         Instr::Ret => out.s("ret"),
-        Instr::Ld { space, ty, dsts, addr } => {
+        Instr::Ld { guard, space, ty, dsts, addr } => {
+            push_guard(out, guard);
             out.s("ld");
             out.s(space.suffix());
             push_vec_width(out, dsts.as_slice().len());
@@ -351,7 +357,8 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.put(*b", ", 2);
             push_address(out, k, addr);
         }
-        Instr::St { space, ty, srcs, addr } => {
+        Instr::St { guard, space, ty, srcs, addr } => {
+            push_guard(out, guard);
             out.s("st");
             out.s(space.suffix());
             push_vec_width(out, srcs.as_slice().len());
@@ -365,7 +372,8 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.s("bar.sync ");
             push_u32(out, *barrier);
         }
-        Instr::Atom { op, space, ty, dst, addr, a, b } => {
+        Instr::Atom { guard, op, space, ty, dst, addr, a, b } => {
+            push_guard(out, guard);
             out.s("atom");
             out.s(space.suffix());
             let ty = match op {

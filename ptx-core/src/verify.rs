@@ -404,7 +404,10 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
         Instr::Label(l) => require(l.0 < k.label_count, || format!("label $L{} was not allocated", l.0)),
         Instr::Ret => Ok(()),
         Instr::BarSync { barrier } => require(*barrier < 16, || format!("barrier {barrier} is not in 0..16")),
-        Instr::Ld { space, ty, dsts, addr } | Instr::St { space, ty, srcs: dsts, addr } => {
+        Instr::Ld { guard, space, ty, dsts, addr } | Instr::St { guard, space, ty, srcs: dsts, addr } => {
+            if let Some(g) = guard {
+                reg_fits(k, "guard", g.pred, PtxType::Pred)?;
+            }
             require(*ty != PtxType::Pred, || "predicates have no memory form".into())?;
             require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
                 format!("memory accesses of {ty} are written with .b16")
@@ -422,7 +425,10 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             }
             check_address(k, *space, addr)
         }
-        Instr::Atom { op, space, ty, dst, addr, a, b } => {
+        Instr::Atom { guard, op, space, ty, dst, addr, a, b } => {
+            if let Some(g) = guard {
+                reg_fits(k, "guard", g.pred, PtxType::Pred)?;
+            }
             match op {
                 AtomOp::Add => require(
                     matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64),

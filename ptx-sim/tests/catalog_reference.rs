@@ -927,7 +927,7 @@ impl<'a> Model<'a> {
                     }
                 }
             }
-            Instr::Ld { space, ty, dsts, addr } => {
+            Instr::Ld { space, ty, dsts, addr, .. } => {
                 let base = match addr.base {
                     AddrBase::Reg(r) if space == Space::Global => self.ptr(r),
                     _ => None,
@@ -944,7 +944,7 @@ impl<'a> Model<'a> {
                     self.set_bits(d, i, Self::exact(v));
                 }
             }
-            Instr::St { space, ty, srcs, addr } => {
+            Instr::St { space, ty, srcs, addr, .. } => {
                 let base = match addr.base {
                     AddrBase::Reg(r) if space == Space::Global => self.ptr(r),
                     _ => None,

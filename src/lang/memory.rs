@@ -7,7 +7,7 @@ use ptx_core::builder::{Reg, Val};
 use ptx_core::fault::{self, FaultKind, FaultSite};
 use ptx_core::ir::{Instr, Operand};
 use ptx_core::types::MemTy;
-use ptx_core::{Cmp, Label, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
+use ptx_core::{Cmp, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
 
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -26,15 +26,6 @@ impl Slice {
     pub fn len(&self) -> Value {
         Value::of(Val::Reg(self.len), Scalar::Usize)
     }
-}
-
-/// A fault block still to be laid out after the kernel's body.
-pub(crate) struct PendingFault {
-    bad: Label,
-    resume: Label,
-    site: FaultSite,
-    value: Value,
-    extra: Value,
 }
 
 /// The suffix of the hidden length parameter of slice `x` (`x__len`).
@@ -111,20 +102,16 @@ impl KernelCtx {
     }
 
     /// `slice[index]`: in a checked kernel an out-of-range index reads 0 and records the
-    /// access at `site`. The in-range path is one compare and one branch not taken; the
-    /// recording code is laid out after the kernel's final `ret`.
+    /// access at `site`, without a branch: the load is predicated on `index < len`, and so
+    /// is the recording.
     pub fn load(&mut self, slice: &Slice, index: Value, site: Site) -> Value {
         let addr = self.element_address(slice, index);
         let Some((index64, ok)) = self.in_bounds(slice, index) else {
             return self.raw_load(slice.elem, addr);
         };
-        let zero = self.cast(Value::from(0u32), slice.elem);
-        let result = self.var(zero);
+        let result = self.guarded_load(slice.elem, addr, ok);
         let fault_site = self.bounds_site(slice, index, site);
-        let resume = self.fault_unless(ok, fault_site, Value::of(index64, Scalar::U64), slice.len());
-        let loaded = self.raw_load(slice.elem, addr);
-        self.assign(result, loaded);
-        self.b.place(resume);
+        self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
         result
     }
 
@@ -138,35 +125,44 @@ impl KernelCtx {
     /// `slice[index] = value` under a guard that proves the index in range: no check.
     pub fn store_in_bounds(&mut self, slice: &Slice, index: Value, value: Value) {
         let addr = self.element_address(slice, index);
-        self.raw_store(slice.elem, addr, value);
+        self.raw_store(slice.elem, addr, value, None);
     }
 
     /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
-    /// recorded at `site`.
+    /// recorded at `site` (predicated, like [`Self::load`]).
     pub fn store(&mut self, slice: &Slice, index: Value, value: Value, site: Site) {
         let addr = self.element_address(slice, index);
         let Some((index64, ok)) = self.in_bounds(slice, index) else {
-            return self.raw_store(slice.elem, addr, value);
+            return self.raw_store(slice.elem, addr, value, None);
         };
+        self.raw_store(slice.elem, addr, value, Some(ok));
         let fault_site = self.bounds_site(slice, index, site);
-        let resume = self.fault_unless(ok, fault_site, Value::of(index64, Scalar::U64), slice.len());
-        self.raw_store(slice.elem, addr, value);
-        self.b.place(resume);
+        self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
     }
 
-    /// Branches to an out-of-line fault block when `ok` is false; returns the label the
-    /// caller places after the guarded access, where the fault block resumes.
-    fn fault_unless(
-        &mut self,
-        ok: Val<ptx_core::Pred>,
-        site: FaultSite,
-        value: Value,
-        extra: Value,
-    ) -> Label {
-        let (bad, resume) = (self.b.label(), self.b.label());
-        self.b.bra_unless(ok, bad);
-        self.pending.push(PendingFault { bad, resume, site, value, extra });
-        resume
+    /// A load of `elem` at `addr` when `ok` holds, else 0.
+    fn guarded_load(&mut self, elem: Scalar, addr: Reg<U64>, ok: Val<ptx_core::Pred>) -> Value {
+        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, ok: Val<ptx_core::Pred>, zero: Val<T>) -> Reg<T> {
+            let dst = k.b.mov::<T>(zero);
+            k.b.ld_global_into_if(ok, false, addr, 0, dst);
+            dst
+        }
+        match elem {
+            Scalar::U16 => {
+                let narrow = load::<U16>(self, addr, ok, Val::Imm(0));
+                Value::of(self.b.cast::<U32, U16>(narrow), elem)
+            }
+            Scalar::I16 => {
+                let narrow = load::<S16>(self, addr, ok, Val::Imm(0));
+                Value::of(self.b.cast::<S32, S16>(narrow), elem)
+            }
+            _ => {
+                let zero = self.cast(Value::from(0u32), elem);
+                let op = dispatch!(elem.reg_type(), T => Val::Reg(load::<T>(self, addr, ok, zero.typed::<T>())).operand(),
+                    [U32, S32, U64, S64, F32, F64]);
+                Value::new(op, elem)
+            }
+        }
     }
 
     fn raw_load(&mut self, elem: Scalar, addr: Reg<U64>) -> Value {
@@ -190,17 +186,24 @@ impl KernelCtx {
         }
     }
 
-    fn raw_store(&mut self, elem: Scalar, addr: Reg<U64>, value: Value) {
+    /// A store of `value` at `addr`, predicated on `guard` when there is one.
+    fn raw_store(&mut self, elem: Scalar, addr: Reg<U64>, value: Value, guard: Option<Val<ptx_core::Pred>>) {
+        fn store<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, v: Val<T>, guard: Option<Val<ptx_core::Pred>>) {
+            match guard {
+                Some(ok) => k.b.st_global_if(ok, false, addr, 0, v),
+                None => k.b.st_global::<T>(addr, 0, v),
+            }
+        }
         match elem {
             Scalar::U16 => {
                 let narrow = self.b.cast::<U16, U32>(value.typed::<U32>());
-                self.b.st_global::<U16>(addr, 0, narrow);
+                store::<U16>(self, addr, narrow, guard);
             }
             Scalar::I16 => {
                 let narrow = self.b.cast::<S16, S32>(value.typed::<S32>());
-                self.b.st_global::<S16>(addr, 0, narrow);
+                store::<S16>(self, addr, narrow, guard);
             }
-            _ => dispatch!(elem.reg_type(), T => self.b.st_global::<T>(addr, 0, value.typed::<T>()),
+            _ => dispatch!(elem.reg_type(), T => store::<T>(self, addr, value.typed::<T>(), guard),
                 [U32, S32, U64, S64, F32, F64]),
         }
     }
@@ -210,42 +213,26 @@ impl KernelCtx {
         if !self.checked || cond.as_bits() == Some(0) {
             return;
         }
-        let not_cond = self.not(cond);
-        let resume = self.fault_unless(not_cond.typed::<ptx_core::Pred>(), site, value, extra);
-        self.b.place(resume);
+        self.record_fault_when(cond.typed::<ptx_core::Pred>(), false, site, value, extra);
     }
 
-    /// Lays out the fault blocks after the kernel's final `ret`: each records its fault and
-    /// jumps back to where it came from.
-    pub(crate) fn emit_fault_blocks(&mut self) {
-        for f in std::mem::take(&mut self.pending) {
-            self.b.place(f.bad);
-            self.record_fault(f.site, f.value, f.extra);
-            self.b.bra(f.resume);
-        }
-    }
-
-    /// Claims the fault record for `site` if no other thread has, and writes its values.
-    fn record_fault(&mut self, site: FaultSite, value: Value, extra: Value) {
-        let Some(param) = self.fault_param else {
+    /// Records a fault at `site` when `pred` holds (`negated`: when it does not), branch-free:
+    /// a predicated `atom.cas` claims the record for the first faulting thread of the
+    /// launch, and two stores predicated on that claim write the values.
+    fn record_fault_when(&mut self, pred: Val<ptx_core::Pred>, negated: bool, site: FaultSite, value: Value, extra: Value) {
+        let Some(record) = self.fault_record else {
             internal_error("a fault recorded before the kernel's body began")
         };
         let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX - 1);
         self.sites.push(site);
-        let generic = self.b.raw_reg(PtxType::U64);
-        self.b.push(Instr::LdParam { ty: PtxType::U64, dst: generic, param });
-        let record = self.b.raw_reg(PtxType::U64);
-        self.b.push(Instr::CvtaGlobal { dst: record, src: generic });
-        let record = Reg::<U64>::from_raw(record).unwrap_or_else(|| internal_error("record register"));
         const _: () = assert!(fault::SITE_OFFSET == 0, "the site word is at the record's address");
-        let previous = self.b.atom_cas::<U32>(record, 0u32, id + 1);
+        // `previous` stays 1 (not claimed) where the access was fine.
+        let previous = self.b.mov::<U32>(1u32);
+        self.b.atom_cas_into_if::<U32>(pred, negated, record, 0u32, id + 1, previous);
         let claimed = self.b.setp::<U32>(Cmp::Eq, previous, 0u32);
-        let skip = self.b.label();
-        self.b.bra_unless(claimed, skip);
         let value = self.cast(value, Scalar::U64).typed::<U64>();
         let extra = self.cast(extra, Scalar::U64).typed::<U64>();
-        self.b.st_global::<U64>(record, fault::VALUE_OFFSET, value);
-        self.b.st_global::<U64>(record, fault::EXTRA_OFFSET, extra);
-        self.b.place(skip);
+        self.b.st_global_if::<U64>(claimed, false, record, fault::VALUE_OFFSET, value);
+        self.b.st_global_if::<U64>(claimed, false, record, fault::EXTRA_OFFSET, extra);
     }
 }

@@ -239,9 +239,8 @@ pub enum Builtin {
 pub struct KernelCtx {
     b: KernelBuilder,
     checked: bool,
-    fault_param: Option<u32>,
+    fault_record: Option<ptx_core::Reg<ptx_core::U64>>,
     sites: Vec<FaultSite>,
-    pending: Vec<memory::PendingFault>,
 }
 
 impl KernelCtx {
@@ -250,24 +249,22 @@ impl KernelCtx {
         KernelCtx {
             b: KernelBuilder::new(name),
             checked,
-            fault_param: None,
+            fault_record: None,
             sites: Vec::new(),
-            pending: Vec::new(),
         }
     }
 
-    /// Declares the hidden fault-record parameter of a checked kernel; called once, after
-    /// the user's parameters, so that it is the last parameter.
+    /// Declares (and loads) the hidden fault-record parameter of a checked kernel; called
+    /// once, after the user's parameters, so that it is the last parameter.
     pub fn begin_body(&mut self) {
         if self.checked {
-            self.fault_param = Some(self.b.pointer_param(launch::FAULT_PARAM).index());
+            self.fault_record = Some(self.b.global_pointer(launch::FAULT_PARAM));
         }
     }
 
     /// Ends the kernel: a final `ret`, and the IR with the fault sites it can report.
     pub fn finish(mut self) -> (KernelIr, Vec<FaultSite>) {
         self.b.ret();
-        self.emit_fault_blocks();
         (self.b.finish(), self.sites)
     }
 
