@@ -291,3 +291,60 @@ fn f64_values_work_like_host_f64() -> ptx_dsl::runtime::Result<()> {
     }
     Ok(())
 }
+
+#[ptx_kernel]
+fn f32_fast(a: &[f32], out: &mut [f32]) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) < a.len() {
+        let x = a[i];
+        let o = i * 6;
+        out[o] = x.fast_sin();
+        out[o + 1] = x.fast_cos();
+        out[o + 2] = x.fast_exp2();
+        out[o + 3] = (x.abs() + 0.5).fast_log2();
+        out[o + 4] = (x.abs() + 0.5).fast_recip();
+        out[o + 5] = (x.abs() + 0.5).fast_sqrt();
+    }
+}
+
+#[test]
+fn fast_methods_are_the_approx_instructions_within_their_stated_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("f32_fast");
+    let a: Vec<f32> = (0..1000).map(|_| rng.signed_f32() * std::f32::consts::PI).collect();
+    let ad = dev.upload(&a)?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(a.len() * 6)?;
+    F32Fast::new().launch(&dev, LaunchConfig::for_elements(a.len(), 128), &ad, &mut out)?;
+    let ptx = F32Fast::new().ptx();
+    for insn in [
+        "sin.approx.f32",
+        "cos.approx.f32",
+        "ex2.approx.f32",
+        "lg2.approx.f32",
+        "rcp.approx.f32",
+        "sqrt.approx.f32",
+    ] {
+        assert!(ptx.contains(insn), "{insn} missing");
+    }
+    let got = out.to_vec()?;
+    for (i, &x) in a.iter().enumerate() {
+        let (x, y) = (x as f64, x.abs() as f64 + 0.5);
+        // The PTX ISA: sin/cos.approx max abs error 2^-20.5 on [-π, π]; ex2/lg2.approx
+        // about 2 ulp relative (lg2 abs 2^-22 near 1); rcp/sqrt.approx 1 ulp. The bounds
+        // below leave room over those (2^-19 absolute, 2^-20 relative).
+        let checks: [(&str, f64, f64, bool); 6] = [
+            ("sin", x.sin(), 2f64.powi(-19), true),
+            ("cos", x.cos(), 2f64.powi(-19), true),
+            ("exp2", x.exp2(), 2f64.powi(-20), false),
+            ("log2", y.log2(), 2f64.powi(-19), true),
+            ("recip", 1.0 / y, 2f64.powi(-20), false),
+            ("sqrt", y.sqrt(), 2f64.powi(-20), false),
+        ];
+        for (k, (name, want, bound, absolute)) in checks.iter().enumerate() {
+            let g = got[i * 6 + k] as f64;
+            let err = if *absolute { (g - want).abs() } else { (g - want).abs() / want.abs() };
+            assert!(err <= *bound, "fast_{name}({x}) = {g}, want {want}: error {err:e} > {bound:e}");
+        }
+    }
+    Ok(())
+}

@@ -427,14 +427,25 @@ fn cover_memory(g: &mut Gen) {
                 let mem_ty = ty.memory_type();
                 let values: Vec<VReg> = (0..n).map(|i| g.src(ty, i % 3)).collect();
                 let addr = Address { base: AddrBase::Reg(base), offset: 0 };
-                let st =
-                    Instr::St { guard: None, space, ty: mem_ty, srcs: RegList::new(&values).expect("1, 2 or 4"), addr };
+                let st = Instr::St {
+                    guard: None,
+                    space,
+                    ty: mem_ty,
+                    srcs: RegList::new(&values).expect("1, 2 or 4"),
+                    addr,
+                };
                 if verify::check_instruction(g.b.ir(), &st).is_err() {
                     continue;
                 }
                 g.b.push(st);
                 let dsts: Vec<VReg> = (0..n).map(|_| g.b.raw_reg(ty)).collect();
-                let ld = Instr::Ld { guard: None, space, ty: mem_ty, dsts: RegList::new(&dsts).expect("1, 2 or 4"), addr };
+                let ld = Instr::Ld {
+                    guard: None,
+                    space,
+                    ty: mem_ty,
+                    dsts: RegList::new(&dsts).expect("1, 2 or 4"),
+                    addr,
+                };
                 g.try_push(ld, true);
             }
         }
@@ -452,7 +463,13 @@ fn cover_memory(g: &mut Gen) {
     let dst = g.b.raw_reg(PtxType::U32);
     let addr = Address { base: AddrBase::Shared(smem), offset: 4 };
     g.try_push(
-        Instr::Ld { guard: None, space: Space::Shared, ty: PtxType::U32, dsts: RegList::new(&[dst]).expect("one"), addr },
+        Instr::Ld {
+            guard: None,
+            space: Space::Shared,
+            ty: PtxType::U32,
+            dsts: RegList::new(&[dst]).expect("one"),
+            addr,
+        },
         false,
     );
     for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {

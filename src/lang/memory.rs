@@ -142,7 +142,12 @@ impl KernelCtx {
 
     /// A load of `elem` at `addr` when `ok` holds, else 0.
     fn guarded_load(&mut self, elem: Scalar, addr: Reg<U64>, ok: Val<ptx_core::Pred>) -> Value {
-        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, ok: Val<ptx_core::Pred>, zero: Val<T>) -> Reg<T> {
+        fn load<T: MemTy>(
+            k: &mut KernelCtx,
+            addr: Reg<U64>,
+            ok: Val<ptx_core::Pred>,
+            zero: Val<T>,
+        ) -> Reg<T> {
             let dst = k.b.mov::<T>(zero);
             k.b.ld_global_into_if(ok, false, addr, 0, dst);
             dst
@@ -219,7 +224,14 @@ impl KernelCtx {
     /// Records a fault at `site` when `pred` holds (`negated`: when it does not), branch-free:
     /// a predicated `atom.cas` claims the record for the first faulting thread of the
     /// launch, and two stores predicated on that claim write the values.
-    fn record_fault_when(&mut self, pred: Val<ptx_core::Pred>, negated: bool, site: FaultSite, value: Value, extra: Value) {
+    fn record_fault_when(
+        &mut self,
+        pred: Val<ptx_core::Pred>,
+        negated: bool,
+        site: FaultSite,
+        value: Value,
+        extra: Value,
+    ) {
         let Some(record) = self.fault_record else {
             internal_error("a fault recorded before the kernel's body began")
         };

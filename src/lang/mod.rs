@@ -246,12 +246,7 @@ pub struct KernelCtx {
 impl KernelCtx {
     /// Starts kernel `name`; `checked` kernels bound-check slice accesses and record faults.
     pub fn new(name: &str, checked: bool) -> KernelCtx {
-        KernelCtx {
-            b: KernelBuilder::new(name),
-            checked,
-            fault_record: None,
-            sites: Vec::new(),
-        }
+        KernelCtx { b: KernelBuilder::new(name), checked, fault_record: None, sites: Vec::new() }
     }
 
     /// Declares (and loads) the hidden fault-record parameter of a checked kernel; called
