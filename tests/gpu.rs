@@ -183,8 +183,11 @@ fn macro_kernels_match_the_simulator_and_report_out_of_range_like_it() {
     let run = |dev: &Device, idx: &[i32]| {
         let (s, i) = (dev.upload(&src).unwrap(), dev.upload(idx).unwrap());
         let mut out = dev.zeroed::<f32>(n).unwrap();
+        // On CUDA the fault surfaces at the next synchronising call, on the simulator from
+        // the launch itself: launch-then-synchronize sees it on both.
         let r = GatherOnGpu::new().launch(dev, LaunchConfig::for_elements(n, 256), &s, &i, &mut out);
-        (r.map(|_| ()), out.to_vec().unwrap())
+        let r = r.and_then(|_| dev.synchronize());
+        (r, out.to_vec().unwrap())
     };
     let (g, s) = (run(&gpu, &good), run(&sim, &good));
     assert!(g.0.is_ok() && s.0.is_ok(), "{:?} {:?}", g.0, s.0);

@@ -118,8 +118,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     let body = lower_body(kernel, checked, krate);
     let device = proc_macro2::Ident::new("device", Span::mixed_site());
     let config = proc_macro2::Ident::new("config", Span::mixed_site());
-    let fault = proc_macro2::Ident::new("__fault", Span::mixed_site());
-    let report = proc_macro2::Ident::new("__report", Span::mixed_site());
+    let kernel_copy = proc_macro2::Ident::new("kernel", Span::mixed_site());
 
     let launch_doc = format!(
         "Launches `{name_str}` on `device` over `config`, with the kernel's runtime parameters in \
@@ -131,9 +130,10 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             #[doc = #launch_doc]
             ///
             /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
-            /// out-of-range store is dropped, and the first one of the launch is returned as
-            /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
-            /// that record back waits for the kernel to finish.
+            /// out-of-range store is dropped, and the first one of the launch is reported as
+            /// `Error::OutOfBounds` naming the parameter, index, length and Rust line — by
+            /// this call on the simulator, by the next synchronising call (`synchronize`,
+            /// `to_vec`) on CUDA, so that a launch never waits for the kernel.
             #[allow(clippy::too_many_arguments)]
             #vis fn launch(
                 &self,
@@ -142,9 +142,13 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                 #(#launch_params),*
             ) -> #p::Result<#p::LaunchReport> {
                 #(#lengths)*
-                let mut #fault = #p::FaultBuffer::new(#device)?;
-                let #report = #device.launch(self, #config, &mut [#(#launch_args,)* #fault.arg()])?;
-                #fault.check(#name_str, #report, || self.build_with_sites().1)
+                let #kernel_copy = *self;
+                #device.launch_checked(
+                    self,
+                    #config,
+                    &mut [#(#launch_args),*],
+                    ::std::boxed::Box::new(move || #kernel_copy.build_with_sites().1),
+                )
             }
         }
     } else {

@@ -86,8 +86,17 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
         self.len * T::SIZE
     }
 
-    /// Copies the buffer to the host (waiting for earlier work on the device's default stream).
+    /// Copies the buffer to the host (waiting for earlier work on the device's default
+    /// stream); then reports the first fault of the device's pending checked launches
+    /// ([`crate::checked`]), in which case the copy is dropped.
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        let data = self.read_raw()?;
+        self.device.take_pending_faults()?;
+        Ok(data)
+    }
+
+    /// Copies the buffer to the host without looking at pending fault records.
+    pub(crate) fn read_raw(&self) -> Result<Vec<T>> {
         match (&self.storage, self.device.backend()) {
             (Storage::Sim { addr, .. }, Backend::Sim(sim)) => {
                 if self.len == 0 {

@@ -54,6 +54,7 @@ struct DeviceInner {
     limits: DeviceLimits,
     backend: Backend,
     cache: ModuleCache,
+    pending: crate::checked::PendingChecks,
 }
 
 /// The backend of a device.
@@ -220,6 +221,7 @@ impl Device {
                 limits,
                 backend,
                 cache: ModuleCache::default(),
+                pending: Default::default(),
             }),
         }
     }
@@ -265,13 +267,25 @@ impl Device {
     }
 
     /// Waits until all work queued on the device has finished (a no-op on the simulator,
-    /// where launches are synchronous).
+    /// where launches are synchronous); then reports the first fault of the checked launches
+    /// since the last such call ([`crate::checked`]).
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner.backend {
-            Backend::Sim(_) => Ok(()),
+            Backend::Sim(_) => {}
             #[cfg(feature = "cuda")]
-            Backend::Cuda(cuda) => cuda.synchronize(),
+            Backend::Cuda(cuda) => cuda.synchronize()?,
         }
+        self.take_pending_faults()
+    }
+
+    /// Whether a launch has finished when it returns (the simulator).
+    pub(crate) fn is_synchronous(&self) -> bool {
+        self.inner.backend.as_sim().is_some()
+    }
+
+    /// The checked launches whose fault records are not read yet.
+    pub(crate) fn pending_checks(&self) -> &crate::checked::PendingChecks {
+        &self.inner.pending
     }
 
     /// The device's default stream: the one [`Device::launch`] and buffer transfers use.
@@ -481,13 +495,15 @@ impl Stream {
         &self.device
     }
 
-    /// Waits until all work queued on this stream has finished (a no-op on the simulator).
+    /// Waits until all work queued on this stream has finished (a no-op on the simulator);
+    /// then reports the first fault of the device's pending checked launches.
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner {
-            StreamInner::Sim { .. } => Ok(()),
+            StreamInner::Sim { .. } => {}
             #[cfg(feature = "cuda")]
-            StreamInner::Cuda(s) => crate::cuda::CudaBackend::synchronize_stream(s.stream()),
+            StreamInner::Cuda(s) => crate::cuda::CudaBackend::synchronize_stream(s.stream())?,
         }
+        self.device.take_pending_faults()
     }
 
     /// Launches `kernel` on this stream (same as [`Device::launch_on`]).

@@ -199,6 +199,16 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// The same argument, borrowed for a shorter time (to extend an argument list).
+    pub fn reborrow(&mut self) -> KernelArg<'_> {
+        let kind = match &mut self.kind {
+            ArgKind::In(b) => ArgKind::In(*b),
+            ArgKind::Out(b) => ArgKind::Out(&mut **b),
+            ArgKind::Scalar(s) => ArgKind::Scalar(*s),
+        };
+        KernelArg { kind }
+    }
+
     pub(crate) fn erased_buffer(&self) -> Option<&dyn ErasedBuffer> {
         match &self.kind {
             ArgKind::In(b) => Some(*b),

@@ -49,6 +49,7 @@
 
 mod buffer;
 mod cache;
+pub mod checked;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod device;

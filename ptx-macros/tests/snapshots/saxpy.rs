@@ -13,9 +13,10 @@ impl Saxpy {
     ///Launches `saxpy` on `device` over `config`, with the kernel's runtime parameters in declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, scalars by value).
     ///
     /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
-    /// out-of-range store is dropped, and the first one of the launch is returned as
-    /// `Error::OutOfBounds` naming the parameter, index, length and Rust line. Reading
-    /// that record back waits for the kernel to finish.
+    /// out-of-range store is dropped, and the first one of the launch is reported as
+    /// `Error::OutOfBounds` naming the parameter, index, length and Rust line — by
+    /// this call on the simulator, by the next synchronising call (`synchronize`,
+    /// `to_vec`) on CUDA, so that a launch never waits for the kernel.
     #[allow(clippy::too_many_arguments)]
     pub fn launch(
         &self,
@@ -28,9 +29,9 @@ impl Saxpy {
     ) -> ::ptx_dsl::__private::Result<::ptx_dsl::__private::LaunchReport> {
         let x_len = x.len() as u64;
         let y_len = y.len() as u64;
-        let mut __fault = ::ptx_dsl::__private::FaultBuffer::new(device)?;
-        let __report = device
-            .launch(
+        let kernel = *self;
+        device
+            .launch_checked(
                 self,
                 config,
                 &mut [
@@ -40,10 +41,9 @@ impl Saxpy {
                     ::ptx_dsl::__private::KernelArg::buffer_mut(y),
                     ::ptx_dsl::__private::KernelArg::scalar(y_len),
                     ::ptx_dsl::__private::KernelArg::scalar(n),
-                    __fault.arg(),
                 ],
-            )?;
-        __fault.check("saxpy", __report, || self.build_with_sites().1)
+                ::std::boxed::Box::new(move || kernel.build_with_sites().1),
+            )
     }
     /// How many slice accesses of the kernel are bounds-checked: those not proven in
     /// range by a dominating guard (`if i < x.len()`, `for i in 0..x.len()`); 0 for an

@@ -1,0 +1,165 @@
+//! Checked launches: kernels written with `#[ptx_kernel]` take a hidden last parameter, a
+//! zeroed *fault record* ([`ptx_core::fault`]) in which the first out-of-range access (or
+//! integer division by zero) of the launch is recorded. [`Device::launch_checked`] adds the
+//! record, and turns a recorded fault into [`Error::OutOfBounds`] or [`Error::KernelPanic`].
+//!
+//! When the error surfaces: the simulator runs a launch to completion, so it comes from the
+//! launch itself. On CUDA, reading the record back would wait for the kernel, so it is not
+//! read at the launch: the record joins the device's pending checks, and the error comes
+//! from the next call that synchronises with the device — [`Device::synchronize`],
+//! [`crate::Stream::synchronize`], [`crate::DeviceBuffer::to_vec`] — after which the
+//! pending checks are cleared (a fault is reported once; later launches start clean).
+
+use std::sync::Mutex;
+
+use ptx_core::fault::{FaultKind, FaultRecord, FaultSite, RECORD_BYTES};
+use ptx_core::Kernel;
+
+use crate::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
+
+/// The table of a kernel's fault sites, built when a fault needs describing.
+pub type SiteTable = Box<dyn FnOnce() -> Vec<FaultSite> + Send>;
+
+/// A launched kernel's fault record not read yet.
+struct PendingCheck {
+    kernel: String,
+    record: DeviceBuffer<u64>,
+    sites: SiteTable,
+}
+
+/// The pending checks of one device, in launch order.
+#[derive(Default)]
+pub(crate) struct PendingChecks {
+    list: Mutex<Vec<PendingCheck>>,
+}
+
+impl Device {
+    /// Launches a checked kernel: `args` are its declared parameters, the fault record is
+    /// appended as the last one. `sites` describes the kernel's fault sites (called only
+    /// when one faulted). See the [module docs](self) for when the error surfaces.
+    pub fn launch_checked<K: Kernel + ?Sized>(
+        &self,
+        kernel: &K,
+        cfg: LaunchConfig,
+        args: &mut [KernelArg<'_>],
+        sites: SiteTable,
+    ) -> Result<LaunchReport> {
+        let mut record = self.zeroed::<u64>(RECORD_BYTES as usize / 8)?;
+        let report = {
+            let mut all: Vec<KernelArg<'_>> = args.iter_mut().map(KernelArg::reborrow).collect();
+            all.push(KernelArg::buffer_mut(&mut record));
+            self.launch(kernel, cfg, &mut all)?
+        };
+        let check = PendingCheck { kernel: kernel.name().to_string(), record, sites };
+        if self.is_synchronous() {
+            check.read().map(|()| report)
+        } else {
+            self.pending_checks().list.lock().unwrap_or_else(|e| e.into_inner()).push(check);
+            Ok(report)
+        }
+    }
+
+    /// Reads every pending fault record (the caller has just synchronised) and returns the
+    /// first fault among them, clearing them all.
+    pub(crate) fn take_pending_faults(&self) -> Result<()> {
+        let checks =
+            std::mem::take(&mut *self.pending_checks().list.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut first = Ok(());
+        for check in checks {
+            let r = check.read();
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
+    }
+}
+
+impl PendingCheck {
+    /// Reads the record (the launch has finished) and turns a fault into its error.
+    fn read(self) -> Result<()> {
+        let words = self.record.read_raw()?;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        match FaultRecord::decode(&bytes) {
+            None => Ok(()),
+            Some(record) => {
+                let sites = (self.sites)();
+                Err(fault_error(&self.kernel, &record, sites.get(record.site as usize)))
+            }
+        }
+    }
+}
+
+/// The error a decoded fault record stands for.
+fn fault_error(kernel: &str, record: &FaultRecord, site: Option<&FaultSite>) -> Error {
+    let Some(site) = site else {
+        return Error::KernelPanic {
+            kernel: kernel.to_string(),
+            message: format!(
+                "fault at unknown site {} (the kernel's site table does not have it)",
+                record.site
+            ),
+            location: "?".to_string(),
+        };
+    };
+    match site.kind {
+        FaultKind::IndexOutOfBounds { signed_index } => Error::OutOfBounds {
+            kernel: kernel.to_string(),
+            param: site.subject.to_string(),
+            index: if signed_index { i128::from(record.value as i64) } else { i128::from(record.value) },
+            len: record.extra,
+            location: site.location(),
+        },
+        FaultKind::Panic => Error::KernelPanic {
+            kernel: kernel.to_string(),
+            message: site.subject.to_string(),
+            location: site.location(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pending check whose record holds a fault at site 0 (index 9 of a length-4 slice).
+    fn faulted_check(device: &Device) -> PendingCheck {
+        let record = device.upload(&[1u64, 9, 4]).unwrap();
+        let site = FaultSite {
+            kind: FaultKind::IndexOutOfBounds { signed_index: false },
+            subject: "x",
+            file: "src/k.rs",
+            line: 3,
+            column: 5,
+        };
+        PendingCheck { kernel: "k".into(), record, sites: Box::new(move || vec![site]) }
+    }
+
+    #[test]
+    fn a_deferred_fault_surfaces_once_at_the_next_synchronising_call() {
+        // What a CUDA launch does: the record waits in the device's pending checks.
+        let device = Device::sim();
+        device.pending_checks().list.lock().unwrap().push(faulted_check(&device));
+        let err = device.synchronize().unwrap_err();
+        assert!(matches!(err, Error::OutOfBounds { index: 9, len: 4, .. }), "{err}");
+        device.synchronize().expect("reported once, then clean");
+        let buf = device.upload(&[1.0f32]).unwrap();
+        device.pending_checks().list.lock().unwrap().push(faulted_check(&device));
+        assert!(matches!(buf.to_vec(), Err(Error::OutOfBounds { .. })), "to_vec synchronises too");
+        assert_eq!(buf.to_vec().unwrap(), [1.0]);
+    }
+
+    #[test]
+    fn a_signed_index_decodes_negative_and_names_the_site() {
+        let site = FaultSite {
+            kind: FaultKind::IndexOutOfBounds { signed_index: true },
+            subject: "x",
+            file: "src/k.rs",
+            line: 7,
+            column: 13,
+        };
+        let record = FaultRecord { site: 0, value: -3i64 as u64, extra: 10 };
+        let e = fault_error("k", &record, Some(&site));
+        assert_eq!(e.to_string(), "kernel `k` indexed `x` at -3, but its length is 10 (at src/k.rs:7:13)");
+    }
+}
