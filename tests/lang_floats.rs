@@ -348,3 +348,69 @@ fn fast_methods_are_the_approx_instructions_within_their_stated_error() -> ptx_d
     }
     Ok(())
 }
+
+/// Half-precision storage: values are converted from f32 (round to nearest even) on the
+/// way in and widened exactly on the way out.
+#[ptx_kernel]
+fn halves(x: &[f32], h: &mut [f16], b: &mut [bf16], back: &mut [f32], back_b: &mut [f64]) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) < x.len() {
+        h[i] = f16::from_f32(x[i]);
+        b[i] = bf16::from_f32(x[i]);
+        back[i] = h[i].to_f32();
+        back_b[i] = b[i] as f64;
+    }
+}
+
+#[test]
+fn f16_and_bf16_storage_round_like_the_half_crate() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("halves");
+    let mut xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        65504.0,
+        65520.0,
+        1e10,
+        -1e10,
+        6.0e-8,
+        2.9e-8,
+        1.0e-40,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0 + f32::EPSILON * 2048.0, // a tie in f16
+    ];
+    while xs.len() < 512 {
+        let scale = [1.0f32, 1e-5, 1e4, 1e30][rng.next() as usize % 4];
+        xs.push(rng.signed_f32() * scale);
+    }
+    let n = xs.len();
+    let x = dev.upload(&xs)?;
+    let (mut h, mut b) = (dev.zeroed::<u16>(n)?, dev.zeroed::<u16>(n)?);
+    let (mut back, mut back_b) = (dev.zeroed::<f32>(n)?, dev.zeroed::<f64>(n)?);
+    common::assert_assembles("halves", &Halves::new());
+    Halves::new().launch(
+        &dev,
+        LaunchConfig::for_elements(n, 128),
+        &x,
+        &mut h,
+        &mut b,
+        &mut back,
+        &mut back_b,
+    )?;
+    let (h, b, back, back_b) = (h.to_vec()?, b.to_vec()?, back.to_vec()?, back_b.to_vec()?);
+    for (i, &v) in xs.iter().enumerate() {
+        let (wh, wb) = (half::f16::from_f32(v), half::bf16::from_f32(v));
+        if v.is_nan() {
+            assert!(half::f16::from_bits(h[i]).is_nan() && half::bf16::from_bits(b[i]).is_nan());
+            continue;
+        }
+        assert_eq!(h[i], wh.to_bits(), "f16 of {v:e}");
+        assert_eq!(b[i], wb.to_bits(), "bf16 of {v:e}");
+        assert_eq!(back[i].to_bits(), wh.to_f32().to_bits(), "f16 back of {v:e}");
+        assert_eq!(back_b[i].to_bits(), wb.to_f64().to_bits(), "bf16 back of {v:e}");
+    }
+    Ok(())
+}

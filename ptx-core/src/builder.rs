@@ -355,10 +355,11 @@ impl KernelBuilder {
         dst
     }
 
-    /// `mov` into an existing register (mutable variables, loop counters).
+    /// `mov` into an existing register (mutable variables, loop counters); 16-bit floats
+    /// move as `.b16`, the only `mov` PTX has for them.
     pub fn assign<T: Ty>(&mut self, dst: Reg<T>, src: impl Into<Val<T>>) {
         let src = src.into();
-        self.push(Instr::Mov { ty: T::PTX, dst: dst.raw, src: src.operand() });
+        self.push(Instr::Mov { ty: T::PTX.memory_type(), dst: dst.raw, src: src.operand() });
     }
 
     /// `src` in a register: the register itself, or a `mov` of the immediate.

@@ -213,3 +213,24 @@ fn predicate_logic_with_constants_never_prints_a_predicate_immediate() {
     let text = ptx_core::print::kernel_ptx(&ir, ptx_core::Target::SM_80);
     assert!(text.contains("not.pred") && text.contains("mov.pred %p"), "{text}");
 }
+
+#[test]
+fn half_precision_registers_move_as_b16() {
+    use ptx_core::builder::Val;
+    use ptx_core::{Kernel, KernelBuilder, KernelIr, F16};
+    struct MoveHalf;
+    impl Kernel for MoveHalf {
+        fn name(&self) -> &str {
+            "move_half"
+        }
+        fn build(&self) -> KernelIr {
+            let mut b = KernelBuilder::new("move_half");
+            let r = b.mov::<F16>(Val::Imm(0x3c00));
+            let s = b.mov::<F16>(r);
+            b.assign(r, s);
+            b.finish()
+        }
+    }
+    let ptx = MoveHalf.try_ptx_for(ptx_core::Target::SM_80).expect("a half mov verifies");
+    assert!(ptx.contains("mov.b16"), "{ptx}");
+}

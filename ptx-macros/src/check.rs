@@ -103,12 +103,14 @@ fn check_param(p: &Param, errors: &mut Errors) {
                 Scalar::I64,
                 Scalar::F32,
                 Scalar::F64,
+                Scalar::F16,
+                Scalar::Bf16,
             ];
             if !supported.contains(&elem) {
                 errors.at(
                     sp,
                     format!(
-                        "slices of `{}` are not supported yet: slice elements are u16 i16 u32 i32 u64 i64 f32 f64",
+                        "slices of `{}` are not supported yet: slice elements are u16 i16 u32 i32 u64 i64 f32 f64 f16 bf16",
                         elem.name()
                     ),
                 );
@@ -294,7 +296,8 @@ impl Checker<'_> {
         match pat {
             Pat::Ident { name, mutable } => {
                 let resolved = self.infer.resolve(ty);
-                if *mutable && matches!(resolved, Ty::Slice { .. } | Ty::Dim3 | Ty::Tuple(_)) {
+                let half = resolved.scalar().is_some_and(Scalar::is_half);
+                if *mutable && (half || matches!(resolved, Ty::Slice { .. } | Ty::Dim3 | Ty::Tuple(_))) {
                     self.errors.at(
                         Sp::of(name),
                         format!(
@@ -451,6 +454,24 @@ impl Checker<'_> {
                     }
                 }
             }
+            ExprKind::TypeCall { ty, func, args } if ty.is_half() => {
+                let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
+                if func != "from_f32" || args.len() != 1 {
+                    let msg = format!(
+                        "`{0}` values are made with `{0}::from_f32(x)` (rounded to nearest even)",
+                        ty.name()
+                    );
+                    self.errors.at(e.span, msg);
+                    return (Ty::Error, false);
+                }
+                self.expect(
+                    args[0].span,
+                    &Ty::Scalar(Scalar::F32),
+                    &arg_types[0],
+                    &format!(" (`{}::from_f32` takes an `f32`)", ty.name()),
+                );
+                (Ty::Scalar(*ty), false)
+            }
             ExprKind::TypeCall { ty, func, args } => {
                 let Some((first, rest)) = args.split_first() else {
                     self.errors.at(e.span, format!("`{}::{func}()` is not supported in kernels", ty.name()));
@@ -506,6 +527,12 @@ impl Checker<'_> {
                         Ty::unit()
                     }
                 };
+                if self.infer.resolve(&ty).scalar().is_some_and(Scalar::is_half) {
+                    self.errors.at(
+                        e.span,
+                        "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`",
+                    );
+                }
                 let pure_arm = |b: &Block, comptime: &[bool]| {
                     b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| comptime[t.id])
                 };
@@ -765,6 +792,12 @@ impl Checker<'_> {
         }
         let shown = self.show(t);
         let msg = match &resolved {
+            Ty::Scalar(s) if s.is_half() => {
+                format!(
+                    "`{}` is not defined for `{shown}`, a storage type: convert with `.to_f32()` first",
+                    op.symbol()
+                )
+            }
             Ty::Scalar(Scalar::Bool) => format!(
                 "`{}` is not defined for `bool`: convert it with `as u32`, or use `&`, `|`, `^`, `&&`, `||`",
                 op.symbol()
@@ -805,7 +838,11 @@ impl Checker<'_> {
             tl
         } else if op.is_comparison() {
             let u = self.expect(r.span, &tl, &tr, &what);
-            if matches!(self.infer.resolve(&u), Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3) {
+            let resolved = self.infer.resolve(&u);
+            if resolved.scalar().is_some_and(Scalar::is_half) {
+                let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
+                self.errors.at(e.span, msg);
+            } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3) {
                 let msg = format!("`{}` compares scalars, not `{}`", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
             }
@@ -814,6 +851,11 @@ impl Checker<'_> {
             && !matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
         {
             self.arith_operand(e.span, op, &Ty::Scalar(Scalar::Bool));
+            Ty::Error
+        } else if let Some(half) =
+            [&tl, &tr].iter().find_map(|t| self.infer.resolve(t).scalar().filter(|s| s.is_half()))
+        {
+            self.arith_operand(e.span, op, &Ty::Scalar(half));
             Ty::Error
         } else {
             let u = self.expect(r.span, &tl, &tr, &what);
@@ -856,7 +898,13 @@ impl Checker<'_> {
             }
         };
         let Some(sig) = method_signature(scalar, &name) else {
-            let list = if scalar.is_float() { FLOAT_METHODS_HELP } else { INT_METHODS_HELP };
+            let list = if scalar.is_float() {
+                FLOAT_METHODS_HELP
+            } else if scalar.is_half() {
+                "to_f32 to_f64 (half-precision values are a storage type)"
+            } else {
+                INT_METHODS_HELP
+            };
             self.errors.at(
                 Sp::of(method),
                 format!("no method `{name}` on `{}` in kernels; supported: {list}", scalar.name()),
@@ -928,6 +976,12 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),
+            _ => None,
+        }
+    } else if recv.is_half() {
+        match name {
+            "to_f32" => sig(vec![], Ret::Scalar(Scalar::F32), false),
+            "to_f64" => sig(vec![], Ret::Scalar(Scalar::F64), false),
             _ => None,
         }
     } else if recv.is_int() {

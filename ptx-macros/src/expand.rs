@@ -99,7 +99,8 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                 launch_args.push(quote!(#p::KernelArg::scalar(#passed)));
             }
             ParamKind::Slice { elem, mutable } => {
-                let t = host_type(elem);
+                // Half-precision data travels as its raw bits.
+                let t = if elem.is_half() { host_type(Scalar::U16) } else { host_type(elem) };
                 let scalar = format_ident!("{}", lang_variant(elem));
                 declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar);));
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
@@ -248,6 +249,8 @@ fn lang_variant(s: Scalar) -> &'static str {
         Scalar::Usize => "Usize",
         Scalar::Isize => "Isize",
         Scalar::F32 => "F32",
-        Scalar::F64 | Scalar::F16 | Scalar::Bf16 => "F64",
+        Scalar::F64 => "F64",
+        Scalar::F16 => "F16",
+        Scalar::Bf16 => "Bf16",
     }
 }

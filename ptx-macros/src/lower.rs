@@ -336,6 +336,11 @@ impl Lowerer<'_> {
                     Atom::Rt(quote!(#v.#m))
                 }
             },
+            ExprKind::TypeCall { ty, args, .. } if ty.is_half() => {
+                let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
+                let s = self.scalar(*ty);
+                self.bind(name, "__t", quote!(#k.cast(#v, #s)))
+            }
             ExprKind::TypeCall { func, args, .. } => match args.split_first() {
                 Some((first, rest)) => self.method(first, func, rest, name),
                 None => Atom::Unit,
@@ -826,6 +831,10 @@ impl Lowerer<'_> {
             "wrapping_mul" => quote!(#k.mul(#recv, #(#vs),*)),
             "wrapping_neg" => quote!(#k.neg(#recv)),
             "pow" => quote!(#k.int_pow(#recv, #(#vs),*)),
+            "to_f32" | "to_f64" => {
+                let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });
+                quote!(#k.cast(#recv, #s))
+            }
             _ => {
                 let f = Ident::new(&m, Span::mixed_site());
                 quote!(#k.#f(#recv #(, #vs)*))
@@ -1002,7 +1011,9 @@ fn lang_scalar(s: Scalar) -> &'static str {
         Scalar::Usize => "Usize",
         Scalar::Isize => "Isize",
         Scalar::F32 => "F32",
-        Scalar::F64 | Scalar::F16 | Scalar::Bf16 => "F64",
+        Scalar::F64 => "F64",
+        Scalar::F16 => "F16",
+        Scalar::Bf16 => "Bf16",
     }
 }
 

@@ -7,7 +7,7 @@ use ptx_core::builder::{Reg, Val};
 use ptx_core::fault::{self, FaultKind, FaultSite};
 use ptx_core::ir::{Instr, Operand};
 use ptx_core::types::MemTy;
-use ptx_core::{Cmp, PtxType, F32, F64, S16, S32, S64, U16, U32, U64};
+use ptx_core::{Bf16, Cmp, PtxType, F16, F32, F64, S16, S32, S64, U16, U32, U64};
 
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -162,9 +162,10 @@ impl KernelCtx {
                 Value::of(self.b.cast::<S32, S16>(narrow), elem)
             }
             _ => {
-                let zero = self.cast(Value::from(0u32), elem);
+                let zero =
+                    Value::new(ptx_core::ir::Operand::Imm(ptx_core::ir::Imm::new(elem.reg_type(), 0)), elem);
                 let op = dispatch!(elem.reg_type(), T => Val::Reg(load::<T>(self, addr, ok, zero.typed::<T>())).operand(),
-                    [U32, S32, U64, S64, F32, F64]);
+                    [U32, S32, U64, S64, F32, F64, F16, Bf16]);
                 Value::new(op, elem)
             }
         }
@@ -184,8 +185,7 @@ impl KernelCtx {
                 Value::of(self.b.cast::<S32, S16>(narrow), elem)
             }
             _ => {
-                let op =
-                    dispatch!(elem.reg_type(), T => load::<T>(self, addr), [U32, S32, U64, S64, F32, F64]);
+                let op = dispatch!(elem.reg_type(), T => load::<T>(self, addr), [U32, S32, U64, S64, F32, F64, F16, Bf16]);
                 Value::new(op, elem)
             }
         }
@@ -209,7 +209,7 @@ impl KernelCtx {
                 store::<S16>(self, addr, narrow, guard);
             }
             _ => dispatch!(elem.reg_type(), T => store::<T>(self, addr, value.typed::<T>(), guard),
-                [U32, S32, U64, S64, F32, F64]),
+                [U32, S32, U64, S64, F32, F64, F16, Bf16]),
         }
     }
 

@@ -53,6 +53,11 @@ pub enum Scalar {
     F32,
     /// `f64`.
     F64,
+    /// IEEE binary16, a storage type: slices of it are loaded and stored, values are
+    /// converted to and from `f32` (`.to_f32()`, `f16::from_f32`).
+    F16,
+    /// bfloat16, a storage type like [`Scalar::F16`].
+    Bf16,
 }
 
 impl Scalar {
@@ -66,6 +71,8 @@ impl Scalar {
             Scalar::I64 | Scalar::Isize => PtxType::S64,
             Scalar::F32 => PtxType::F32,
             Scalar::F64 => PtxType::F64,
+            Scalar::F16 => PtxType::F16,
+            Scalar::Bf16 => PtxType::Bf16,
         }
     }
 
@@ -74,7 +81,7 @@ impl Scalar {
         match self {
             Scalar::Bool => 1,
             Scalar::U8 | Scalar::I8 => 8,
-            Scalar::U16 | Scalar::I16 => 16,
+            Scalar::U16 | Scalar::I16 | Scalar::F16 | Scalar::Bf16 => 16,
             Scalar::U32 | Scalar::I32 | Scalar::F32 => 32,
             _ => 64,
         }
@@ -82,7 +89,7 @@ impl Scalar {
 
     /// Whether this is an integer type.
     pub fn is_int(self) -> bool {
-        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64)
+        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16)
     }
 
     /// Whether this is a signed integer type.
@@ -121,6 +128,8 @@ impl Scalar {
             Scalar::Isize => "isize",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::F16 => "f16",
+            Scalar::Bf16 => "bf16",
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use ptx_core::builder::Val;
 use ptx_core::fault::{FaultKind, FaultSite};
-use ptx_core::{Cmp, Pred, PtxType, F32, F64, S32, S64, U32, U64};
+use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U32, U64};
 
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -332,11 +332,29 @@ impl KernelCtx {
             [U32, S32, U64, S64, F32, F64])
     }
 
-    /// `a as to`, with Rust's meaning for every pair of types the language has.
+    /// `a as to`, with Rust's meaning for every pair of types the language has; for the
+    /// 16-bit float storage types, the conversions to `f32`/`f64` (exact) and from `f32`
+    /// (rounded to nearest even).
     pub fn cast(&mut self, a: Value, to: Scalar) -> Value {
         let from = a.ty;
         if from == to {
             return a;
+        }
+        if matches!(from, Scalar::F16 | Scalar::Bf16) {
+            let wide = if from == Scalar::F16 {
+                self.b.cast::<F32, F16>(a.typed::<F16>())
+            } else {
+                self.b.cast::<F32, Bf16>(a.typed::<Bf16>())
+            };
+            return self.cast(Value::of(wide, Scalar::F32), to);
+        }
+        if matches!(to, Scalar::F16 | Scalar::Bf16) {
+            let single = self.cast(a, Scalar::F32).typed::<F32>();
+            return if to == Scalar::F16 {
+                Value::of(self.b.cast::<F16, F32>(single), to)
+            } else {
+                Value::of(self.b.cast::<Bf16, F32>(single), to)
+            };
         }
         if from == Scalar::Bool {
             let (one, zero) = (Value::from(1u32), Value::from(0u32));

@@ -1,0 +1,9 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(h: &mut [f16], out: &mut [f32]) {
+    let v = h[0] * 2.0;
+    out[0] = if h[1] > h[0] { 1.0 } else { 0.0 };
+}
+
+fn main() {}
