@@ -77,6 +77,9 @@ pub struct VerifyError {
     pub index: Option<usize>,
     /// The instruction as it would print.
     pub instr: Option<String>,
+    /// The source position of the statement the instruction implements
+    /// (`file:line:column`), for kernels that carry source notes (`#[ptx_kernel]` ones).
+    pub source: Option<String>,
     /// What is wrong.
     pub kind: VerifyErrorKind,
 }
@@ -86,6 +89,9 @@ impl fmt::Display for VerifyError {
         write!(f, "kernel `{}`", self.kernel)?;
         if let (Some(i), Some(text)) = (self.index, &self.instr) {
             write!(f, ", instruction {i} (`{text}`)")?;
+        }
+        if let Some(source) = &self.source {
+            write!(f, " at {source}")?;
         }
         f.write_str(": ")?;
         match &self.kind {
@@ -139,7 +145,7 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
 
 /// An error about the kernel as a whole, not one instruction.
 fn kernel_error(k: &KernelIr, kind: VerifyErrorKind) -> VerifyError {
-    VerifyError { kernel: k.name.clone(), index: None, instr: None, kind }
+    VerifyError { kernel: k.name.clone(), index: None, instr: None, source: None, kind }
 }
 
 fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
@@ -147,8 +153,16 @@ fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
         kernel: k.name.clone(),
         index: Some(index),
         instr: Some(instr_text(k, &k.body[index])),
+        source: source_of(k, index),
         kind,
     }
+}
+
+/// The source position of the statement instruction `index` belongs to: the last note at
+/// or before it.
+pub fn source_of(k: &KernelIr, index: usize) -> Option<String> {
+    let note = k.notes.iter().take_while(|n| n.at <= index).last()?;
+    Some(format!("{}:{}:{}", note.file, note.line, note.column))
 }
 
 /// True for a PTX identifier: a letter, `_` or `$` first, then letters, digits, `_`, `$`.

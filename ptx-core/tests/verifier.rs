@@ -234,3 +234,15 @@ fn half_precision_registers_move_as_b16() {
     let ptx = MoveHalf.try_ptx_for(ptx_core::Target::SM_80).expect("a half mov verifies");
     assert!(ptx.contains("mov.b16"), "{ptx}");
 }
+
+#[test]
+fn an_error_names_the_source_statement_of_its_instruction() {
+    use ptx_core::{KernelBuilder, U32};
+    let mut b = KernelBuilder::new("k");
+    b.note_source("src/kernels.rs", 12, 5, "let y = x + 1;");
+    let r = b.reg::<U32>();
+    let _ = b.add(r, 1u32);
+    let err = ptx_core::verify::verify(&b.finish()).unwrap_err();
+    assert_eq!(err.source.as_deref(), Some("src/kernels.rs:12:5"));
+    assert!(err.to_string().contains("at src/kernels.rs:12:5"), "{err}");
+}
