@@ -395,6 +395,7 @@ fn unchecked_kernels_have_no_checks_and_an_unsafe_launch() -> ptx_dsl::runtime::
     let x = dev.upload(&[1.0f32, 2.0])?;
     let mut y: DeviceBuffer<f32> = dev.zeroed(2)?;
     common::assert_assembles("copy_unchecked", &CopyUnchecked::new());
+    assert_eq!(CopyUnchecked::new().bounds_checks(), 0);
     let ptx = CopyUnchecked::new().ptx();
     assert!(!ptx.contains("atom"), "no fault record in an unchecked kernel:\n{ptx}");
     // SAFETY: two threads index two-element buffers.

@@ -63,6 +63,13 @@ pub trait Kernel {
         String::new()
     }
 
+    /// How many accesses of the kernel are bounds-checked at run time. Kernels written with
+    /// `#[ptx_kernel]` report the checks left after guards proved the rest in range (0 for
+    /// `unchecked` ones); kernels written against the builder have none, the default.
+    fn bounds_checks(&self) -> usize {
+        0
+    }
+
     /// Builds, verifies and prints the kernel as a PTX module for `target`.
     fn try_ptx_for(&self, target: Target) -> Result<String, VerifyError> {
         let ir = self.build();

@@ -200,13 +200,6 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
 
             #launch
 
-            /// How many slice accesses of the kernel are bounds-checked: those not proven in
-            /// range by a dominating guard (`if i < x.len()`, `for i in 0..x.len()`); 0 for an
-            /// unchecked kernel.
-            #vis fn bounds_checks(&self) -> usize {
-                self.build_with_sites().1.iter().filter(|s| #p::is_bounds_check(s)).count()
-            }
-
             /// Builds the kernel's IR, with the table of the places where it can fault.
             #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
             #vis fn build_with_sites(&self) -> (#p::KernelIr, ::std::vec::Vec<#p::FaultSite>) {
@@ -229,6 +222,12 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
 
             fn cache_key(&self) -> ::std::string::String {
                 #cache_key
+            }
+
+            /// The slice accesses not proven in range by a dominating guard
+            /// (`if i < x.len()`, `for i in 0..x.len()`).
+            fn bounds_checks(&self) -> usize {
+                self.build_with_sites().1.iter().filter(|s| #p::is_bounds_check(s)).count()
             }
         }
     }

@@ -45,16 +45,6 @@ impl Saxpy {
                 ::std::boxed::Box::new(move || kernel.build_with_sites().1),
             )
     }
-    /// How many slice accesses of the kernel are bounds-checked: those not proven in
-    /// range by a dominating guard (`if i < x.len()`, `for i in 0..x.len()`); 0 for an
-    /// unchecked kernel.
-    pub fn bounds_checks(&self) -> usize {
-        self.build_with_sites()
-            .1
-            .iter()
-            .filter(|s| ::ptx_dsl::__private::is_bounds_check(s))
-            .count()
-    }
     /// Builds the kernel's IR, with the table of the places where it can fault.
     #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
     pub fn build_with_sites(
@@ -190,5 +180,14 @@ impl ::ptx_dsl::__private::Kernel for Saxpy {
     }
     fn cache_key(&self) -> ::std::string::String {
         ::std::format!("{:?}", (self.unroll,))
+    }
+    /// The slice accesses not proven in range by a dominating guard
+    /// (`if i < x.len()`, `for i in 0..x.len()`).
+    fn bounds_checks(&self) -> usize {
+        self.build_with_sites()
+            .1
+            .iter()
+            .filter(|s| ::ptx_dsl::__private::is_bounds_check(s))
+            .count()
     }
 }
