@@ -465,3 +465,24 @@ fn a_simulator_fault_names_the_rust_line() -> ptx_dsl::runtime::Result<()> {
     assert!(err.to_string().contains(location.as_str()), "{err}");
     Ok(())
 }
+
+/// A comptime divisor of zero is a fault at launch, not a panic while building.
+#[ptx_kernel]
+fn split(out: &mut [u32], #[comptime] total: u32, #[comptime] parts: u32) {
+    let i = thread_idx().x;
+    out[i] = total / parts + total % 7;
+}
+
+#[test]
+fn a_comptime_division_by_zero_is_a_launch_error_not_a_panic() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(2)?;
+    Split::new(100, 3).launch(&dev, LaunchConfig::linear(1, 2), &mut out)?;
+    assert_eq!(out.to_vec()?, [35, 35]);
+    let err = Split::new(100, 0).launch(&dev, LaunchConfig::linear(1, 2), &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message == "attempt to divide by zero"),
+        "{err}"
+    );
+    Ok(())
+}

@@ -822,7 +822,12 @@ impl Checker<'_> {
     fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
         let tl = self.expr(l);
         let tr = self.expr(r);
-        let comptime = self.comptime[l.id] && self.comptime[r.id];
+        // An integer `/` or `%` is computed while building only when its divisor is a
+        // positive literal: any other divisor could be 0 (or -1 under MIN), which the
+        // kernel reports as a fault at launch rather than the build panicking.
+        let safe_divisor = matches!(r.kind, ExprKind::Lit(Lit::Int { value, .. }) if value != 0);
+        let int_division = matches!(op, BinOp::Div | BinOp::Rem) && self.is_int_like(&tl);
+        let comptime = self.comptime[l.id] && self.comptime[r.id] && (!int_division || safe_divisor);
         let what = format!(" (both sides of `{}` have one type; convert one with `as`)", op.symbol());
         let ty = if op.is_short_circuit() {
             let b = Ty::Scalar(Scalar::Bool);
@@ -934,7 +939,9 @@ impl Checker<'_> {
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::Pair => Ty::Tuple(vec![Ty::Scalar(scalar), Ty::Scalar(scalar)]),
         };
-        (ret, all_comptime && !name.starts_with("fast_"))
+        // `fast_*` have no host form; std's `clamp` panics when `min > max`, the kernel's
+        // does not, so both are computed by the builder (which folds constants) instead.
+        (ret, all_comptime && !name.starts_with("fast_") && name != "clamp")
     }
 }
 
