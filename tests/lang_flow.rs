@@ -486,3 +486,30 @@ fn a_comptime_division_by_zero_is_a_launch_error_not_a_panic() -> ptx_dsl::runti
     );
     Ok(())
 }
+
+mod first {
+    use ptx_dsl::prelude::*;
+    #[ptx_kernel]
+    pub fn same_name(out: &mut [u32]) {
+        out[thread_idx().x] = 1;
+    }
+}
+
+mod second {
+    use ptx_dsl::prelude::*;
+    #[ptx_kernel]
+    pub fn same_name(out: &mut [u32]) {
+        out[thread_idx().x] = 2;
+    }
+}
+
+#[test]
+fn same_named_kernels_of_different_modules_do_not_share_a_cache_slot() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(1)?;
+    first::SameName::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [1]);
+    second::SameName::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [2]);
+    Ok(())
+}

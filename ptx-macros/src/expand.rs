@@ -44,6 +44,7 @@ pub fn parse_options(attr: TokenStream) -> syn::Result<Options> {
 
 /// `snake_case` to `UpperCamelCase`.
 pub fn camel_case(name: &str) -> String {
+    let name = name.strip_prefix("r#").unwrap_or(name);
     name.split('_')
         .filter(|p| !p.is_empty())
         .map(|p| {
@@ -62,7 +63,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     let krate = &options.krate;
     let p = quote!(#krate::__private);
     let k = ctx();
-    let name_str = kernel.name.to_string();
+    let name_str = kernel.name.to_string().trim_start_matches("r#").to_string();
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
@@ -179,13 +180,18 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     } else {
         "The kernel with its `#[comptime]` parameters, in declaration order.".to_string()
     };
-    let cache_key = if field_names.is_empty() {
-        quote!(::std::string::String::new())
-    } else {
-        quote!(::std::format!("{:?}", (#(self.#field_names,)*)))
-    };
+    // The module path tells apart same-named kernels of different modules, which share a
+    // PTX entry name and would otherwise share a module-cache slot.
+    let cache_key = quote!(::std::format!("{}{:?}", ::core::module_path!(), (#(self.#field_names,)*)));
+    // The generated type is public API of the user's crate: give it a doc line when the
+    // function had none, for crates that deny `missing_docs`.
+    let default_doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {
+        let text = format!("The GPU kernel `{name_str}` (`#[ptx_kernel]`).");
+        quote!(#[doc = #text])
+    });
     quote! {
         #(#attrs)*
+        #default_doc
         #[derive(Clone, Copy, Debug, PartialEq)]
         #vis struct #ty_name {
             #(#[allow(missing_docs)] pub #fields,)*

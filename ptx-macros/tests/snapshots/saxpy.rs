@@ -179,7 +179,7 @@ impl ::ptx_dsl::__private::Kernel for Saxpy {
         self.build_with_sites().0
     }
     fn cache_key(&self) -> ::std::string::String {
-        ::std::format!("{:?}", (self.unroll,))
+        ::std::format!("{}{:?}", ::core::module_path!(), (self.unroll,))
     }
     /// The slice accesses not proven in range by a dominating guard
     /// (`if i < x.len()`, `for i in 0..x.len()`).
