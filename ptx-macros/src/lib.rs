@@ -1,9 +1,9 @@
 //! # ptx-macros
 //!
 //! The `#[ptx_kernel]` attribute of ptx-dsl. The kernel goes through four stages, each a
-//! function on `proc_macro2` streams: [`parse`] (syn's tree to our own AST, rejecting what
-//! the language lacks at its span), [`check`] (names, types with Rust's inference, stages,
-//! mutability), [`lower`] (the body as builder calls) and [`expand`] (the generated type).
+//! function on `proc_macro2` streams: `parse` (syn's tree to our own AST, rejecting what
+//! the language lacks at its span), `check` (names, types with Rust's inference, stages,
+//! mutability), `lower` (the body as builder calls) and `expand` (the generated type).
 //! Errors from every stage are collected and reported together. Use the attribute through
 //! `ptx_dsl`, which documents the language.
 

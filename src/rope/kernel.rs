@@ -1,7 +1,7 @@
 //! The batched RoPE kernel written with `#[ptx_kernel]`: the formulas of the module docs,
 //! with the head shape, θ and the direction baked in as comptime values. The one body is
-//! stamped out twice, bounds-checked ([`batched_rope`], what [`super::BatchedRope`] runs)
-//! and unchecked ([`batched_rope_unchecked`], for measuring what the checks cost).
+//! stamped out twice, bounds-checked ([`BatchedRope`], what [`super::BatchedRope`] runs)
+//! and unchecked ([`BatchedRopeUnchecked`], for measuring what the checks cost).
 
 use crate::gpu::{block_idx, thread_idx};
 use crate::ptx_kernel;
@@ -48,6 +48,6 @@ rope_kernel!(
 );
 
 rope_kernel!(
-    /// [`batched_rope`] without bounds checks (its `launch` is `unsafe`).
+    /// [`BatchedRope`] without bounds checks (its `launch` is `unsafe`).
     batched_rope_unchecked, crate = crate, unchecked
 );

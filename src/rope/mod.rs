@@ -1,6 +1,6 @@
 //! Rotary position embedding (RoPE), forward and backward, batched over sequences: the
 //! kernels of the seed port (`shared/seed/`), written with `#[ptx_kernel]`
-//! ([`kernel::batched_rope`]); [`builder::BuilderRope`] is the same kernel written directly
+//! ([`kernel::BatchedRope`]); [`builder::BuilderRope`] is the same kernel written directly
 //! against the builder, kept as the baseline the macro version is measured against.
 //!
 //! For sequence `s` (grid y), head `h` (grid x) and pair `p` (thread x) of a
