@@ -74,12 +74,12 @@ pub struct VerifyError {
     /// The kernel's name.
     pub kernel: String,
     /// Index of the instruction in the body, if the error is about one.
-    pub index: Option<usize>,
+    pub index: Option<u32>,
     /// The instruction as it would print.
-    pub instr: Option<String>,
+    pub instr: Option<Box<str>>,
     /// The source position of the statement the instruction implements
     /// (`file:line:column`), for kernels that carry source notes (`#[ptx_kernel]` ones).
-    pub source: Option<String>,
+    pub source: Option<Box<str>>,
     /// What is wrong.
     pub kind: VerifyErrorKind,
 }
@@ -151,9 +151,9 @@ fn kernel_error(k: &KernelIr, kind: VerifyErrorKind) -> VerifyError {
 fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
     VerifyError {
         kernel: k.name.clone(),
-        index: Some(index),
-        instr: Some(instr_text(k, &k.body[index])),
-        source: source_of(k, index),
+        index: u32::try_from(index).ok(),
+        instr: Some(instr_text(k, &k.body[index]).into_boxed_str()),
+        source: source_of(k, index).map(String::into_boxed_str),
         kind,
     }
 }
