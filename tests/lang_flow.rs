@@ -363,12 +363,18 @@ fn guarded(x: &[f32], y: &mut [f32], z: &mut [f32]) {
     for j in 0..x.len() {
         z[0] += x[j];
     }
+    if i >= 1 || (i as usize) >= z.len() {
+        return;
+    }
+    // Only `i < z.len()` is known here: `z[i]` is unchecked, `y[i]` is not.
+    z[i] += y[i];
 }
 
 #[test]
 fn guards_that_prove_an_index_in_range_remove_its_check() -> ptx_dsl::runtime::Result<()> {
-    // Left: `z[i]` (no guard on z's length) and `z[0]` twice (load and store of `+=`).
-    assert_eq!(Guarded::new().bounds_checks(), 3);
+    // Left: `z[i]` (no guard on z's length), `z[0]` twice (load and store of `+=`) and
+    // `y[i]` after the early return.
+    assert_eq!(Guarded::new().bounds_checks(), 4);
     common::assert_assembles("guarded", &Guarded::new());
     let dev = Device::sim();
     let x = dev.upload(&[1.0f32, 2.0, 3.0])?;
@@ -376,7 +382,7 @@ fn guards_that_prove_an_index_in_range_remove_its_check() -> ptx_dsl::runtime::R
     let mut z: DeviceBuffer<f32> = dev.zeroed(1)?;
     let err = Guarded::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut y, &mut z);
     assert!(err.is_ok(), "{err:?}");
-    assert_eq!((y.to_vec()?, z.to_vec()?), (vec![2.0, 0.0], vec![7.0]));
+    assert_eq!((y.to_vec()?, z.to_vec()?), (vec![2.0, 0.0], vec![9.0]));
     // With four threads, `z[1]` is out of range: still caught.
     let err = Guarded::new().launch(&dev, LaunchConfig::linear(1, 4), &x, &mut y, &mut z).unwrap_err();
     assert!(matches!(err, Error::OutOfBounds { ref param, index: 1, len: 1, .. } if param == "z"), "{err}");

@@ -214,10 +214,36 @@ impl Lowerer<'_> {
                 let v = self.bound_value(init);
                 self.bind_pat(pat, v, &ty);
             }
-            Stmt::Expr { expr, .. } => {
-                let atom = self.expr(expr, None);
-                self.discard(atom);
+            Stmt::Expr { expr, .. } => self.expr_stmt(expr),
+        }
+    }
+
+    /// An expression statement. After `if cond { return; }` (or `break`/`continue`: an arm
+    /// that always leaves), the rest of the block runs only where `cond` is false, so what
+    /// `!cond` proves (`if i >= x.len() { return; }` proves `i < x.len()`) holds there.
+    fn expr_stmt(&mut self, expr: &Expr) {
+        let atom = self.expr(expr, None);
+        self.discard(atom);
+        if let ExprKind::If { cond, then, els: None } = &expr.kind {
+            if self.block_ty(then) == Ty::Never && !self.checked.comptime[cond.id] {
+                let facts = self.negated_range_facts(cond);
+                self.proven.extend(facts);
             }
+        }
+    }
+
+    /// The facts `index < slice.len()` that `cond` being *false* proves: `i >= x.len()`,
+    /// `x.len() <= i`, and disjunctions of them.
+    fn negated_range_facts(&self, cond: &Expr) -> Vec<(usize, usize)> {
+        match &cond.kind {
+            ExprKind::Binary(BinOp::Or, l, r) => {
+                let mut f = self.negated_range_facts(l);
+                f.extend(self.negated_range_facts(r));
+                f
+            }
+            ExprKind::Binary(BinOp::Ge, a, b) => self.fact(a, b).into_iter().collect(),
+            ExprKind::Binary(BinOp::Le, a, b) => self.fact(b, a).into_iter().collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -275,18 +301,27 @@ impl Lowerer<'_> {
                     Place::Local(n) => quote!(#n),
                     Place::Index { slice, index } => {
                         let i = self.value(index);
-                        let site = self.site(e.span);
-                        let t = self.tmp("__t");
-                        self.emit(quote!(let #t = #k.load(&#slice, #i, #site);));
                         let idx = self.tmp("__index");
-                        // Re-bind the index so the store below does not evaluate it again.
+                        // Bound once, so the load and the store use the same index.
                         self.emit(quote!(let #idx = #i;));
+                        let proven = self.is_proven(index, self.checked.binding[e.id]);
+                        let t = self.tmp("__t");
+                        if proven {
+                            self.emit(quote!(let #t = #k.load_in_bounds(&#slice, #idx);));
+                        } else {
+                            let site = self.site(e.span);
+                            self.emit(quote!(let #t = #k.load(&#slice, #idx, #site);));
+                        }
                         let v = self.value(rhs);
                         let call = self.binary_call(*op, quote!(#t), v, e.span);
                         let r = self.tmp("__t");
                         self.emit(quote!(let #r = #call;));
-                        let site = self.site(e.span);
-                        self.emit(quote!(#k.store(&#slice, #idx, #r, #site);));
+                        if proven {
+                            self.emit(quote!(#k.store_in_bounds(&#slice, #idx, #r);));
+                        } else {
+                            let site = self.site(e.span);
+                            self.emit(quote!(#k.store(&#slice, #idx, #r, #site);));
+                        }
                         return Atom::Unit;
                     }
                 };
@@ -588,10 +623,12 @@ impl Lowerer<'_> {
     fn block_parts(&mut self, b: &Block) -> (TokenStream, Option<TokenStream>) {
         let diverges = self.block_ty(b) == Ty::Never;
         self.nested(|l| {
+            let depth = l.proven.len();
             for s in &b.stmts {
                 l.stmt(s);
             }
             let tail = b.tail.as_ref().map(|t| l.bound_value(t));
+            l.proven.truncate(depth);
             if diverges {
                 if let Some(t) = &tail {
                     l.emit(quote!(let _ = #t;));
