@@ -263,3 +263,63 @@ fn casts_truncate_extend_and_saturate_like_rust() -> ptx_dsl::runtime::Result<()
     }
     Ok(())
 }
+
+/// Bit counts of every width, narrow and signed types included.
+#[ptx_kernel]
+fn bit_counts(a: &[u64], out: &mut [u32]) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) < a.len() {
+        let x = a[i];
+        let o = i * 12;
+        out[o] = x.count_ones();
+        out[o + 1] = x.leading_zeros();
+        out[o + 2] = x.trailing_zeros();
+        out[o + 3] = (x as u32).count_ones();
+        out[o + 4] = (x as u32).leading_zeros();
+        out[o + 5] = (x as u32).trailing_zeros();
+        out[o + 6] = (x as i32).leading_zeros() + (x as i64).count_ones();
+        out[o + 7] = (x as u8).count_ones();
+        out[o + 8] = (x as u8).leading_zeros();
+        out[o + 9] = (x as u8).trailing_zeros();
+        out[o + 10] = (x as i8).leading_zeros() + (x as i16).trailing_zeros();
+        out[o + 11] = (x as i16).count_ones() + (x as u16).leading_zeros();
+    }
+}
+
+fn bit_counts_host(x: u64) -> [u32; 12] {
+    [
+        x.count_ones(),
+        x.leading_zeros(),
+        x.trailing_zeros(),
+        (x as u32).count_ones(),
+        (x as u32).leading_zeros(),
+        (x as u32).trailing_zeros(),
+        (x as i32).leading_zeros() + (x as i64).count_ones(),
+        (x as u8).count_ones(),
+        (x as u8).leading_zeros(),
+        (x as u8).trailing_zeros(),
+        (x as i8).leading_zeros() + (x as i16).trailing_zeros(),
+        (x as i16).count_ones() + (x as u16).leading_zeros(),
+    ]
+}
+
+#[test]
+fn bit_counts_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("bit_counts");
+    let mut a: Vec<u64> = vec![0, 1, 2, 0x80, 0xff, 0x100, 0x8000_0000, u32::MAX as u64, 1 << 63, u64::MAX];
+    while a.len() < 400 {
+        let r = rng.next();
+        a.push(r >> (r % 64));
+    }
+    let n = a.len();
+    let ad = dev.upload(&a)?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(n * 12)?;
+    common::assert_assembles("bit_counts", &BitCounts::new());
+    BitCounts::new().launch(&dev, launch_config(n), &ad, &mut out)?;
+    let got = out.to_vec()?;
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(&got[i * 12..i * 12 + 12], &bit_counts_host(x)[..], "x = {x:#x}");
+    }
+    Ok(())
+}

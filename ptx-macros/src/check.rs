@@ -964,7 +964,7 @@ const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos exp exp2 ln log2 powf powi
      mul_add floor ceil round trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
      is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
-    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg";
+    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg count_ones leading_zeros trailing_zeros";
 
 /// The methods of the language, by receiver type and name.
 fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
@@ -999,6 +999,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "clamp" => sig(vec![None, None], Ret::SelfTy, false),
             "abs" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
             "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
+            "count_ones" | "leading_zeros" | "trailing_zeros" => sig(vec![], Ret::Scalar(Scalar::U32), false),
             "pow" => sig(vec![Some(Scalar::U32)], Ret::SelfTy, false),
             _ => None,
         }

@@ -329,6 +329,76 @@ impl KernelCtx {
         Value::of(self.b.div(e.typed::<S32>(), 2i32), Scalar::I32)
     }
 
+    /// The bits of integer `x` as an unsigned value of its register width (a narrow type's
+    /// sign extension masked off), and that width.
+    fn bits_of(&mut self, x: Value) -> (Value, u32) {
+        let unsigned = match x.ty() {
+            Scalar::I8 => Scalar::U8,
+            Scalar::I16 => Scalar::U16,
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 | Scalar::Isize | Scalar::Usize => Scalar::U64,
+            other => other,
+        };
+        let v = self.cast(x, unsigned);
+        let width = if unsigned == Scalar::U64 { 64 } else { 32 };
+        (Value::new(v.operand(), if width == 64 { Scalar::U64 } else { Scalar::U32 }), width)
+    }
+
+    /// Population count of a 32- or 64-bit unsigned value, by the classic SWAR sums (PTX's
+    /// `popc` is not in the builder yet; ptxas gives this a handful of instructions).
+    fn popcount(&mut self, v: Value, width: u32) -> Value {
+        let k = |c: u64| if width == 64 { Value::from(c) } else { Value::from(c as u32) };
+        let half = self.shr(v, Value::from(1u32));
+        let m1 = self.bitand(half, k(0x5555_5555_5555_5555));
+        let v = self.sub(v, m1);
+        let lo = self.bitand(v, k(0x3333_3333_3333_3333));
+        let shifted = self.shr(v, Value::from(2u32));
+        let hi = self.bitand(shifted, k(0x3333_3333_3333_3333));
+        let v = self.add(lo, hi);
+        let shifted = self.shr(v, Value::from(4u32));
+        let sum = self.add(v, shifted);
+        let v = self.bitand(sum, k(0x0f0f_0f0f_0f0f_0f0f));
+        let bytes = self.mul(v, k(0x0101_0101_0101_0101));
+        let total = self.shr(bytes, Value::from(width - 8));
+        self.cast(total, Scalar::U32)
+    }
+
+    /// `x.count_ones()`, a `u32`.
+    pub fn count_ones(&mut self, x: Value) -> Value {
+        let (v, width) = self.bits_of(x);
+        self.popcount(v, width)
+    }
+
+    /// `x.leading_zeros()`, a `u32`: the width minus the population of `x` with every bit
+    /// below its highest set bit set.
+    pub fn leading_zeros(&mut self, x: Value) -> Value {
+        let type_bits = x.ty().bits();
+        let (mut v, width) = self.bits_of(x);
+        let mut shift = 1;
+        while shift < width {
+            let s = self.shr(v, Value::from(shift));
+            v = self.bitor(v, s);
+            shift *= 2;
+        }
+        let ones = self.popcount(v, width);
+        let zeros = self.sub(Value::from(width), ones);
+        // A narrow type sits in the low bits of a 32-bit register.
+        self.sub(zeros, Value::from(width - type_bits.max(8).min(width)))
+    }
+
+    /// `x.trailing_zeros()`, a `u32` (the width for 0).
+    pub fn trailing_zeros(&mut self, x: Value) -> Value {
+        let type_bits = x.ty().bits();
+        let (v, width) = self.bits_of(x);
+        let zero = self.cast(Value::from(0u32), v.ty());
+        let negated = self.sub(zero, v);
+        let lowest = self.bitand(v, negated);
+        let one = self.cast(Value::from(1u32), v.ty());
+        let below = self.sub(lowest, one);
+        let count = self.popcount(below, width);
+        self.min(count, Value::from(type_bits))
+    }
+
     /// `x.pow(n)` for integers (`n: u32`), wrapping like release-mode Rust.
     pub fn int_pow(&mut self, x: Value, n: Value) -> Value {
         let one = self.cast(Value::from(1u32), x.ty());
