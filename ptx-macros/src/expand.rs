@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use crate::ast::{KernelFn, ParamKind, Scalar};
 use crate::check::Checked;
-use crate::lower::{ctx, lower_body};
+use crate::lower::{ctx, host_type, lang_scalar, lower_body};
 
 /// The attribute's options: `#[ptx_kernel(unchecked, crate = path)]`.
 pub struct Options {
@@ -54,10 +54,6 @@ pub fn camel_case(name: &str) -> String {
         .collect()
 }
 
-fn host_type(s: Scalar) -> proc_macro2::Ident {
-    proc_macro2::Ident::new(s.name(), Span::call_site())
-}
-
 /// The generated items.
 pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) -> TokenStream {
     let krate = &options.krate;
@@ -87,7 +83,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             }
             ParamKind::Scalar(s) => {
                 let t = host_type(s);
-                let scalar = format_ident!("{}", lang_variant(s));
+                let scalar = format_ident!("{}", lang_scalar(s));
                 declare.push(quote!(let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
                 launch_params.push(quote!(#n: #t));
                 let passed = match s {
@@ -102,7 +98,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             ParamKind::Slice { elem, mutable } => {
                 // Half-precision data travels as its raw bits.
                 let t = if elem.is_half() { host_type(Scalar::U16) } else { host_type(elem) };
-                let scalar = format_ident!("{}", lang_variant(elem));
+                let scalar = format_ident!("{}", lang_scalar(elem));
                 declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar);));
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
                 lengths.push(quote!(let #len = #n.len() as u64;));
@@ -236,26 +232,5 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                 self.build_with_sites().1.iter().filter(|s| #p::is_bounds_check(s)).count()
             }
         }
-    }
-}
-
-/// The variant of `ptx_dsl::__private::Scalar` for `s`.
-fn lang_variant(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "Bool",
-        Scalar::U8 => "U8",
-        Scalar::I8 => "I8",
-        Scalar::U16 => "U16",
-        Scalar::I16 => "I16",
-        Scalar::U32 => "U32",
-        Scalar::I32 => "I32",
-        Scalar::U64 => "U64",
-        Scalar::I64 => "I64",
-        Scalar::Usize => "Usize",
-        Scalar::Isize => "Isize",
-        Scalar::F32 => "F32",
-        Scalar::F64 => "F64",
-        Scalar::F16 => "F16",
-        Scalar::Bf16 => "Bf16",
     }
 }

@@ -989,7 +989,7 @@ fn host_pattern(p: &Pat) -> TokenStream {
 }
 
 /// The host Rust type of a scalar.
-fn host_type(s: Scalar) -> Ident {
+pub fn host_type(s: Scalar) -> Ident {
     Ident::new(s.name(), Span::call_site())
 }
 
@@ -1034,7 +1034,7 @@ fn literal(lit: &Lit, ty: &Ty, sp: Sp) -> TokenStream {
 }
 
 /// The name of `Scalar`'s variant in `ptx_dsl::__private::Scalar`.
-fn lang_scalar(s: Scalar) -> &'static str {
+pub fn lang_scalar(s: Scalar) -> &'static str {
     match s {
         Scalar::Bool => "Bool",
         Scalar::U8 => "U8",
