@@ -519,3 +519,67 @@ fn same_named_kernels_of_different_modules_do_not_share_a_cache_slot() -> ptx_ds
     assert_eq!(out.to_vec()?, [2]);
     Ok(())
 }
+
+/// Ranges of signed and unsigned types, inclusive or not, stepped, up to the type's end.
+#[ptx_kernel]
+fn ranges(a: &[i32], out: &mut [i64]) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) >= a.len() {
+        return;
+    }
+    let x = a[i];
+    let mut s = 0i64;
+    for j in (x..=x + 20).step_by(3) {
+        s += j as i64;
+    }
+    for j in (x - 5..x).step_by(2) {
+        s = s * 3 + j as i64;
+    }
+    let top = (x as u8).wrapping_add(250);
+    for k in (top..=255u8).step_by(2) {
+        s += k as i64;
+    }
+    for k in (x..=i32::MAX).step_by(1 << 30) {
+        s ^= k as i64;
+    }
+    out[i] = s;
+}
+
+fn ranges_host(x: i32) -> i64 {
+    let mut s = 0i64;
+    for j in (x..=x.wrapping_add(20)).step_by(3) {
+        s = s.wrapping_add(j as i64);
+    }
+    for j in (x.wrapping_sub(5)..x).step_by(2) {
+        s = s.wrapping_mul(3).wrapping_add(j as i64);
+    }
+    let top = (x as u8).wrapping_add(250);
+    for k in (top..=255u8).step_by(2) {
+        s = s.wrapping_add(k as i64);
+    }
+    for k in (x..=i32::MAX).step_by(1 << 30) {
+        s ^= k as i64;
+    }
+    s
+}
+
+#[test]
+fn stepped_and_inclusive_ranges_stop_where_rusts_iterators_do() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("ranges");
+    let mut a: Vec<i32> =
+        vec![0, 1, -1, 5, -7, 100, i32::MAX - 30, i32::MAX, i32::MIN, i32::MIN + 3, 1 << 30];
+    while a.len() < 128 {
+        a.push(rng.next() as i32 >> (rng.next() % 31));
+    }
+    // The host's `x + 20` would overflow for the largest x; the kernel wraps like release
+    // Rust, and so does the reference.
+    let ad = dev.upload(&a)?;
+    let mut out: DeviceBuffer<i64> = dev.zeroed(a.len())?;
+    Ranges::new().launch(&dev, LaunchConfig::for_elements(a.len(), 64), &ad, &mut out)?;
+    let got = out.to_vec()?;
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(got[i], ranges_host(x), "x = {x}");
+    }
+    Ok(())
+}
