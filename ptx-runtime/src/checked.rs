@@ -17,6 +17,10 @@ use ptx_core::Kernel;
 
 use crate::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
 
+/// How many fault records may wait for a synchronising call before a launch synchronises
+/// itself to read them.
+const MAX_PENDING: usize = 256;
+
 /// The table of a kernel's fault sites, built when a fault needs describing.
 pub type SiteTable = Box<dyn FnOnce() -> Vec<FaultSite> + Send>;
 
@@ -52,11 +56,18 @@ impl Device {
         };
         let check = PendingCheck { kernel: kernel.name().to_string(), record, sites };
         if self.is_synchronous() {
-            check.read().map(|()| report)
-        } else {
-            self.pending_checks().list.lock().unwrap_or_else(|e| e.into_inner()).push(check);
-            Ok(report)
+            return check.read().map(|()| report);
         }
+        let waiting = {
+            let mut list = self.pending_checks().list.lock().unwrap_or_else(|e| e.into_inner());
+            list.push(check);
+            list.len()
+        };
+        if waiting >= MAX_PENDING {
+            // A program that never synchronises would otherwise keep every record alive.
+            self.synchronize()?;
+        }
+        Ok(report)
     }
 
     /// Reads every pending fault record (the caller has just synchronised) and returns the
