@@ -583,3 +583,83 @@ fn stepped_and_inclusive_ranges_stop_where_rusts_iterators_do() -> ptx_dsl::runt
     }
     Ok(())
 }
+
+/// Bindings that alias mutable variables, tuple-valued `if`s, conditions with loads.
+#[ptx_kernel]
+fn tricky(a: &[u32], out: &mut [u32], #[comptime] wide: bool) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) >= a.len() {
+        return;
+    }
+    let mut m = a[i];
+    let before = m;
+    m += 1;
+    let pair = if m % 2 == 0 { (m, before) } else { (before, m) };
+    let (p, q) = pair;
+    m *= 3;
+    let mut k = 0u32;
+    while k < 40 && a[(i as usize + k as usize) % a.len()] % 7 != 0 {
+        k += 1;
+    }
+    let z = loop {
+        if m > 1000 {
+            break;
+        }
+        m = m * 2 + 1;
+    };
+    let _ = z;
+    let t = if wide { (p as u64 * q as u64) as u32 } else { p ^ q };
+    let blocky = {
+        let m = m + 5;
+        m / 2
+    };
+    let flag = !(p > q) || before == 0;
+    out[i] = t.wrapping_add(k).wrapping_add(blocky) ^ (flag as u32) ^ m;
+}
+
+fn tricky_host(a: &[u32], i: usize, wide: bool) -> u32 {
+    let mut m = a[i];
+    let before = m;
+    m = m.wrapping_add(1);
+    let pair = if m % 2 == 0 { (m, before) } else { (before, m) };
+    let (p, q) = pair;
+    m = m.wrapping_mul(3);
+    let mut k = 0u32;
+    while k < 40 && a[(i + k as usize) % a.len()] % 7 != 0 {
+        k += 1;
+    }
+    loop {
+        if m > 1000 {
+            break;
+        }
+        m = m.wrapping_mul(2).wrapping_add(1);
+    }
+    let t = if wide { (p as u64).wrapping_mul(q as u64) as u32 } else { p ^ q };
+    let blocky = {
+        let m = m.wrapping_add(5);
+        m / 2
+    };
+    let flag = !(p > q) || before == 0;
+    t.wrapping_add(k).wrapping_add(blocky) ^ (flag as u32) ^ m
+}
+
+#[test]
+fn aliasing_tuple_ifs_and_loaded_conditions_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("tricky");
+    let mut a: Vec<u32> = vec![0, 1, 6, 7, 999, 1000, u32::MAX];
+    while a.len() < 200 {
+        let r = rng.next();
+        a.push(if r & 1 == 0 { (r >> 40) as u32 } else { r as u32 });
+    }
+    let ad = dev.upload(&a)?;
+    for wide in [false, true] {
+        let mut out: DeviceBuffer<u32> = dev.zeroed(a.len())?;
+        Tricky::new(wide).launch(&dev, LaunchConfig::for_elements(a.len(), 64), &ad, &mut out)?;
+        let got = out.to_vec()?;
+        for i in 0..a.len() {
+            assert_eq!(got[i], tricky_host(&a, i, wide), "a[{i}] = {}, wide {wide}", a[i]);
+        }
+    }
+    Ok(())
+}

@@ -128,8 +128,12 @@ impl Lowerer<'_> {
     fn bound_value(&mut self, e: &Expr) -> TokenStream {
         let v = self.value(e);
         if self.checked.mutable_path[e.id] {
+            // Bound to its own `let`: the copy is made once, here, whatever uses it later
+            // (a tuple's elements are read one by one).
             let k = ctx();
-            quote!(#k.copy(#v))
+            let c = self.tmp("__copy");
+            self.emit(quote!(let #c = #k.copy(#v);));
+            quote!(#c)
         } else {
             v
         }
