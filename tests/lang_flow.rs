@@ -2,7 +2,7 @@
 //! the simulator, each against the same body written as plain Rust.
 
 // The host references mirror the kernel bodies statement for statement.
-#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop)]
+#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop, clippy::nonminimal_bool)]
 
 mod common;
 
