@@ -2,7 +2,12 @@
 //! the simulator, each against the same body written as plain Rust.
 
 // The host references mirror the kernel bodies statement for statement.
-#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop, clippy::nonminimal_bool)]
+#![allow(
+    clippy::precedence,
+    clippy::manual_checked_ops,
+    clippy::needless_range_loop,
+    clippy::nonminimal_bool
+)]
 
 mod common;
 
@@ -660,6 +665,161 @@ fn aliasing_tuple_ifs_and_loaded_conditions_match_plain_rust() -> ptx_dsl::runti
         for i in 0..a.len() {
             assert_eq!(got[i], tricky_host(&a, i, wide), "a[{i}] = {}, wide {wide}", a[i]);
         }
+    }
+    Ok(())
+}
+
+/// More shapes: `mut` inside tuple patterns, a comptime `if` that returns, `if`s inside
+/// short-circuits, `else if` chains giving tuples, labelled `continue` in nested loops.
+#[ptx_kernel]
+fn shapes(a: &[i32], out: &mut [i32], #[comptime] early: bool) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) >= a.len() {
+        return;
+    }
+    let x = a[i];
+    let (mut lo, hi) = if x < -100 {
+        (x, 0)
+    } else if x < 100 {
+        (0, x)
+    } else {
+        (x / 2, x)
+    };
+    lo -= 1;
+    let ok = (if x > 0 { x % 3 == 0 } else { false })
+        || (x < -50 && {
+            let y = x + 7;
+            y % 2 == 0
+        });
+    let mut acc = 0i32;
+    'rows: for r in 0..4i32 {
+        for c in 0..4i32 {
+            if (r + c + x) % 3 == 0 {
+                continue 'rows;
+            }
+            acc += r * 4 + c;
+        }
+    }
+    if early {
+        if x == 42 {
+            out[i] = -1;
+            return;
+        }
+    }
+    out[i] = lo.wrapping_mul(31) ^ hi ^ acc ^ (ok as i32);
+}
+
+fn shapes_host(x: i32, early: bool) -> i32 {
+    let (mut lo, hi) = if x < -100 {
+        (x, 0)
+    } else if x < 100 {
+        (0, x)
+    } else {
+        (x / 2, x)
+    };
+    lo = lo.wrapping_sub(1);
+    let ok = (if x > 0 { x % 3 == 0 } else { false })
+        || (x < -50 && {
+            let y = x.wrapping_add(7);
+            y % 2 == 0
+        });
+    let mut acc = 0i32;
+    'rows: for r in 0..4i32 {
+        for c in 0..4i32 {
+            if (r + c).wrapping_add(x) % 3 == 0 {
+                continue 'rows;
+            }
+            acc += r * 4 + c;
+        }
+    }
+    if early && x == 42 {
+        return -1;
+    }
+    lo.wrapping_mul(31) ^ hi ^ acc ^ (ok as i32)
+}
+
+#[test]
+fn tuple_patterns_comptime_returns_and_labelled_continues_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("shapes");
+    let mut a: Vec<i32> = vec![0, 42, -42, 99, 100, -100, -101, -51, -57, i32::MIN, i32::MAX];
+    while a.len() < 200 {
+        let r = rng.next();
+        a.push(if r & 1 == 0 { (r >> 33) as i32 % 300 } else { r as i32 });
+    }
+    let ad = dev.upload(&a)?;
+    for early in [false, true] {
+        let mut out: DeviceBuffer<i32> = dev.zeroed(a.len())?;
+        Shapes::new(early).launch(&dev, LaunchConfig::for_elements(a.len(), 64), &ad, &mut out)?;
+        let got = out.to_vec()?;
+        for (i, &x) in a.iter().enumerate() {
+            assert_eq!(got[i], shapes_host(x, early), "x = {x}, early {early}");
+        }
+    }
+    Ok(())
+}
+
+/// Mutable variables and `if` values of every scalar type, bool and the narrow ones too.
+#[ptx_kernel]
+fn all_types(a: &[u32], out: &mut [u64]) {
+    let i = thread_idx().x + block_idx().x * block_dim().x;
+    if (i as usize) >= a.len() {
+        return;
+    }
+    let x = a[i];
+    let mut b = x % 2 == 0;
+    b = !b || x > 100;
+    let mut c = x as u8;
+    c = if b { c.wrapping_add(7) } else { c / 3 };
+    let mut d = x as i8;
+    d = if d < 0 { -d } else { d.wrapping_mul(2) };
+    let mut e = x as i16 as f64;
+    e = if b { e * 0.5 } else { e - 1.0 };
+    let f: bool = if c > 100 { b } else { !b };
+    let g = if f { (c, d) } else { (d as u8, c as i8) };
+    out[i] = (b as u64)
+        | (c as u64) << 1
+        | ((d as u8) as u64) << 9
+        | (e as i64 as u64 & 0xffff) << 17
+        | (f as u64) << 33
+        | (g.0 as u64) << 34
+        | ((g.1 as u8) as u64) << 42;
+}
+
+fn all_types_host(x: u32) -> u64 {
+    let mut b = x % 2 == 0;
+    b = !b || x > 100;
+    let mut c = x as u8;
+    c = if b { c.wrapping_add(7) } else { c / 3 };
+    let mut d = x as i8;
+    d = if d < 0 { d.wrapping_neg() } else { d.wrapping_mul(2) };
+    let mut e = x as i16 as f64;
+    e = if b { e * 0.5 } else { e - 1.0 };
+    let f: bool = if c > 100 { b } else { !b };
+    let g = if f { (c, d) } else { (d as u8, c as i8) };
+    (b as u64)
+        | (c as u64) << 1
+        | ((d as u8) as u64) << 9
+        | (e as i64 as u64 & 0xffff) << 17
+        | (f as u64) << 33
+        | (g.0 as u64) << 34
+        | ((g.1 as u8) as u64) << 42
+}
+
+#[test]
+fn variables_and_if_values_of_every_type_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("all_types");
+    let mut a: Vec<u32> = vec![0, 1, 2, 127, 128, 129, 255, 256, 0x8000, 0xffff, u32::MAX];
+    while a.len() < 300 {
+        a.push(rng.next() as u32);
+    }
+    let ad = dev.upload(&a)?;
+    let mut out: DeviceBuffer<u64> = dev.zeroed(a.len())?;
+    AllTypes::new().launch(&dev, LaunchConfig::for_elements(a.len(), 64), &ad, &mut out)?;
+    let got = out.to_vec()?;
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(got[i], all_types_host(x), "x = {x}");
     }
     Ok(())
 }
