@@ -57,7 +57,13 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         casts: Vec::new(),
         negations: Vec::new(),
     };
-    for p in &kernel.params {
+    for (k, p) in kernel.params.iter().enumerate() {
+        if kernel.params[..k].iter().any(|q| q.name == p.name) {
+            c.errors.at(
+                Sp::of(&p.name),
+                format!("identifier `{}` is bound more than once in the parameter list", p.name),
+            );
+        }
         check_param(p, c.errors);
         let (ty, comptime) = match p.kind {
             ParamKind::Scalar(s) => (Ty::Scalar(s), false),

@@ -101,6 +101,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn malformed_kernels_are_errors_not_code() {
+        let cases = [
+            ("fn k(x: &[f32], x: u32) {}", "bound more than once"),
+            ("fn k(x: &mut [f32]) { let y; x[0] = 1.0; }", "let"),
+            ("fn k(x: &mut [f32]) { x[0] = x; }", "mismatched types"),
+            ("fn k(x: &mut [f32]) { let t = thread_idx; }", "call it"),
+            ("fn k(x: &mut [u32]) { x[0] = 1u32 << 2.0; }", "shift amount"),
+            ("fn k(x: &mut [u32]) { x[0] = x.len(); }", "mismatched types"),
+        ];
+        for (source, wanted) in cases {
+            let out = expand(TokenStream::new(), tokens(source)).to_string();
+            assert!(out.contains("compile_error"), "{source}: no error in {out}");
+            assert!(out.contains(wanted), "{source}: `{wanted}` not in {out}");
+        }
+    }
+
     /// Pieces of kernel bodies, valid and not, that the property test combines.
     const FRAGMENTS: &[&str] = &[
         "let i = thread_idx().x;",
