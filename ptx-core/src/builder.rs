@@ -756,10 +756,8 @@ impl KernelBuilder {
     }
 
     fn guarded_bra(&mut self, pred: Val<Pred>, negated: bool, target: Label) {
-        match pred {
-            Val::Imm(p) if p != negated => self.bra(target),
-            Val::Imm(_) => {}
-            Val::Reg(r) => self.push(Instr::Bra { guard: Some(Guard { pred: r.raw, negated }), target }),
+        if let Some(guard) = Self::guard_for(pred, negated) {
+            self.push(Instr::Bra { guard, target });
         }
     }
 
@@ -824,7 +822,7 @@ impl KernelBuilder {
     /// `st.global`: stores `value` at `addr + offset` bytes.
     pub fn st_global<T: MemTy>(&mut self, addr: Reg<U64>, offset: i32, value: impl Into<Val<T>>) {
         let v = self.to_reg(value);
-        self.store_one(Space::Global, reg_address(addr.raw, offset), v);
+        self.store_one(None, Space::Global, reg_address(addr.raw, offset), v);
     }
 
     /// `st.global.v2` / `.v4`: stores 2 or 4 consecutive values; any other count is
@@ -841,14 +839,14 @@ impl KernelBuilder {
         } else {
             for (i, v) in values.iter().enumerate() {
                 let at = offset + (i as u32 * T::PTX.bytes()) as i32;
-                self.store_one(Space::Global, reg_address(addr.raw, at), *v);
+                self.store_one(None, Space::Global, reg_address(addr.raw, at), *v);
             }
         }
     }
 
-    fn store_one<T: MemTy>(&mut self, space: Space, addr: Address, value: Reg<T>) {
+    fn store_one<T: MemTy>(&mut self, guard: Option<Guard>, space: Space, addr: Address, value: Reg<T>) {
         let srcs = RegList::new(&[value.raw]).expect("one register");
-        self.push(Instr::St { guard: None, space, ty: T::PTX.memory_type(), srcs, addr });
+        self.push(Instr::St { guard, space, ty: T::PTX.memory_type(), srcs, addr });
     }
 
     /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
@@ -873,7 +871,7 @@ impl KernelBuilder {
     /// `st.shared` at a 32-bit shared address plus `offset` bytes.
     pub fn st_shared<T: MemTy>(&mut self, addr: Reg<U32>, offset: i32, value: impl Into<Val<T>>) {
         let v = self.to_reg(value);
-        self.store_one(Space::Shared, reg_address(addr.raw, offset), v);
+        self.store_one(None, Space::Shared, reg_address(addr.raw, offset), v);
     }
 
     /// `ld.shared` directly from a shared array at a constant byte offset.
@@ -911,8 +909,22 @@ impl KernelBuilder {
 
     fn atom<T: MemTy>(&mut self, op: AtomOp, addr: Reg<U64>, a: Val<T>, b: Option<Operand>) -> Reg<T> {
         let dst = self.reg::<T>();
+        self.atom_into(None, op, addr, a, b, dst);
+        dst
+    }
+
+    /// `{@guard} atom.global` writing the old value into `dst`.
+    fn atom_into<T: MemTy>(
+        &mut self,
+        guard: Option<Guard>,
+        op: AtomOp,
+        addr: Reg<U64>,
+        a: Val<T>,
+        b: Option<Operand>,
+        dst: Reg<T>,
+    ) {
         self.push(Instr::Atom {
-            guard: None,
+            guard,
             op,
             space: Space::Global,
             ty: T::PTX,
@@ -921,7 +933,6 @@ impl KernelBuilder {
             a: a.operand(),
             b,
         });
-        dst
     }
 
     // ----- predicated memory accesses ----------------------------------------------------
@@ -962,9 +973,7 @@ impl KernelBuilder {
     ) {
         let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
         let v = self.to_reg(value);
-        let srcs = RegList::new(&[v.raw]).expect("one register");
-        let addr = reg_address(addr.raw, offset);
-        self.push(Instr::St { guard, space: Space::Global, ty: T::PTX.memory_type(), srcs, addr });
+        self.store_one(guard, Space::Global, reg_address(addr.raw, offset), v);
     }
 
     /// `@pred atom.global.cas` into `dst` (which keeps its value when `pred` does not hold).
@@ -978,16 +987,8 @@ impl KernelBuilder {
         dst: Reg<T>,
     ) {
         let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
-        self.push(Instr::Atom {
-            guard,
-            op: AtomOp::Cas,
-            space: Space::Global,
-            ty: T::PTX,
-            dst: dst.raw,
-            addr: reg_address(addr.raw, 0),
-            a: expected.into().operand(),
-            b: Some(new.into().operand()),
-        });
+        let new = new.into().operand();
+        self.atom_into(guard, AtomOp::Cas, addr, expected.into(), Some(new), dst);
     }
 
     /// `shfl.sync.mode.b32` over the full warp: `lane` is the source lane (`.idx`), the

@@ -123,52 +123,52 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
          declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, \
          scalars by value)."
     );
-    let launch = if checked_flag {
-        quote! {
-            #[doc = #launch_doc]
+    // The two forms differ in their docs, `unsafe`, and the call; the signature is one.
+    let (extra_docs, unsafety, lints, call) = if checked_flag {
+        let docs = quote! {
             ///
             /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
             /// out-of-range store is dropped, and the first one of the launch is reported as
             /// `Error::OutOfBounds` naming the parameter, index, length and Rust line — by
             /// this call on the simulator, by the next synchronising call (`synchronize`,
             /// `to_vec`) on CUDA, so that a launch never waits for the kernel.
-            #[allow(clippy::too_many_arguments)]
-            #vis fn launch(
-                &self,
-                #device: &#p::Device,
-                #config: #p::LaunchConfig,
-                #(#launch_params),*
-            ) -> #p::Result<#p::LaunchReport> {
-                #(#lengths)*
-                let #kernel_copy = *self;
-                #device.launch_checked(
-                    self,
-                    #config,
-                    &mut [#(#launch_args),*],
-                    ::std::boxed::Box::new(move || #kernel_copy.build_with_sites().1),
-                )
-            }
-        }
+        };
+        let call = quote! {
+            let #kernel_copy = *self;
+            #device.launch_checked(
+                self,
+                #config,
+                &mut [#(#launch_args),*],
+                ::std::boxed::Box::new(move || #kernel_copy.build_with_sites().1),
+            )
+        };
+        (docs, quote!(), quote!(clippy::too_many_arguments), call)
     } else {
         let safety = "# Safety\n\nThe kernel was built with `#[ptx_kernel(unchecked)]`: its slice \
             accesses are not bounds-checked. The caller guarantees that every index the kernel \
             computes is below the length of the buffer it indexes, and that no integer division \
             by zero (or `MIN / -1`) happens, for every thread of `config`.";
-        quote! {
-            #[doc = #launch_doc]
+        let docs = quote! {
             #[doc = ""]
             #[doc = #safety]
-            // The section is there; clippy does not read docs written by a proc macro.
-            #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
-            #vis unsafe fn launch(
-                &self,
-                #device: &#p::Device,
-                #config: #p::LaunchConfig,
-                #(#launch_params),*
-            ) -> #p::Result<#p::LaunchReport> {
-                #(#lengths)*
-                #device.launch(self, #config, &mut [#(#launch_args),*])
-            }
+        };
+        // The section is there; clippy does not read docs written by a proc macro.
+        let lints = quote!(clippy::missing_safety_doc, clippy::too_many_arguments);
+        let call = quote!(#device.launch(self, #config, &mut [#(#launch_args),*]));
+        (docs, quote!(unsafe), lints, call)
+    };
+    let launch = quote! {
+        #[doc = #launch_doc]
+        #extra_docs
+        #[allow(#lints)]
+        #vis #unsafety fn launch(
+            &self,
+            #device: &#p::Device,
+            #config: #p::LaunchConfig,
+            #(#launch_params),*
+        ) -> #p::Result<#p::LaunchReport> {
+            #(#lengths)*
+            #call
         }
     };
     let new_doc = if field_names.is_empty() {

@@ -541,14 +541,18 @@ impl Lowerer<'_> {
         if self.checked.mutable_path[var.id] || self.checked.comptime[var.id] {
             return None;
         }
+        Some((self.checked.binding[var.id]?, self.len_slice(len)?))
+    }
+
+    /// The slice binding of `x.len()`, or of `x.len()` cast (a truncating cast to a
+    /// narrower unsigned type only makes the bound smaller, so it still proves).
+    fn len_slice(&self, len: &Expr) -> Option<usize> {
         let len_call = match &len.kind {
             ExprKind::Cast(inner, _) => inner,
             _ => len,
         };
         match &len_call.kind {
-            ExprKind::MethodCall { method, .. } if method == "len" => {
-                Some((self.checked.binding[var.id]?, self.checked.binding[len_call.id]?))
-            }
+            ExprKind::MethodCall { method, .. } if method == "len" => self.checked.binding[len_call.id],
             _ => None,
         }
     }
@@ -743,15 +747,24 @@ impl Lowerer<'_> {
         }
     }
 
-    fn loop_body(&mut self, label: &Option<syn::Lifetime>, body: &Block, next: &Ident, exit: &Ident) {
+    /// A loop's body as a block, with `prefix` (the loop variable's binding) first and
+    /// `facts` known inside; `continue` jumps to `next`, `break` to `exit`.
+    fn loop_body(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        body: &Block,
+        (next, exit): (&Ident, &Ident),
+        prefix: TokenStream,
+        facts: Vec<(usize, usize)>,
+    ) {
         self.loops.push(LoopLabels {
             label: label.as_ref().map(|l| l.ident.to_string()),
             next: next.clone(),
             exit: exit.clone(),
         });
-        let (stmts, tail) = self.block_parts(body);
+        let (stmts, tail) = self.with_facts(facts, |l| l.block_parts(body));
         let tail = tail.map(|t| quote!(let _ = #t;));
-        self.emit(quote!({ #stmts #tail }));
+        self.emit(quote!({ #prefix #stmts #tail }));
         self.loops.pop();
     }
 
@@ -764,7 +777,7 @@ impl Lowerer<'_> {
             let (stmts, v) = self.nested(|l| l.value(c));
             self.emit(quote!(#stmts #k.jump_unless(#v, #exit);));
         }
-        self.loop_body(label, body, &head, &exit);
+        self.loop_body(label, body, (&head, &exit), TokenStream::new(), Vec::new());
         self.emit(quote!(#k.jump(#head); #k.place(#exit);));
     }
 
@@ -780,16 +793,8 @@ impl Lowerer<'_> {
         let var_ty = self.ty(&range.start);
         // `for i in a..x.len()`: the head's `i < end` proves `x[i]` in range in the body.
         let unsigned = var_ty.scalar().is_some_and(|s| s.is_int() && !s.is_signed_int());
-        let len_call = match &range.end.kind {
-            ExprKind::Cast(inner, _) => inner,
-            _ => &range.end,
-        };
-        let facts: Vec<(usize, usize)> = match (&len_call.kind, var_binding) {
-            (ExprKind::MethodCall { method, .. }, Some(v))
-                if method == "len" && unsigned && !range.inclusive =>
-            {
-                self.checked.binding[len_call.id].map(|s| (v, s)).into_iter().collect()
-            }
+        let facts: Vec<(usize, usize)> = match (var_binding, self.len_slice(&range.end)) {
+            (Some(v), Some(s)) if unsigned && !range.inclusive => vec![(v, s)],
             _ => Vec::new(),
         };
         let start = self.value(&range.start);
@@ -817,16 +822,8 @@ impl Lowerer<'_> {
         self.emit(
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
-        let binding = var.map(|v| quote!(let #v = #i;));
-        self.loops.push(LoopLabels {
-            label: label.as_ref().map(|l| l.ident.to_string()),
-            next: next.clone(),
-            exit: exit.clone(),
-        });
-        let (stmts, tail) = self.with_facts(facts, |l| l.block_parts(body));
-        self.loops.pop();
-        let tail = tail.map(|t| quote!(let _ = #t;));
-        self.emit(quote!({ #binding #stmts #tail }));
+        let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
+        self.loop_body(label, body, (&next, &exit), binding, facts);
         self.emit(quote! {
             #k.place(#next);
             let #done = #k.range_done_after(#i, #end, #step, #inclusive);

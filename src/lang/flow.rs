@@ -63,7 +63,7 @@ impl KernelCtx {
             return Value::from(false);
         }
         let left = self.sub(end, i);
-        let unsigned = unsigned_of(i.ty());
+        let unsigned = i.ty().unsigned();
         let left = self.cast(left, unsigned);
         let step = self.cast(step, unsigned);
         if inclusive {
@@ -71,18 +71,5 @@ impl KernelCtx {
         } else {
             self.le(left, step)
         }
-    }
-}
-
-/// The unsigned type of the same width, for the distance computations of ranges.
-fn unsigned_of(ty: super::Scalar) -> super::Scalar {
-    use super::Scalar::*;
-    match ty {
-        I8 => U8,
-        I16 => U16,
-        I32 => U32,
-        I64 => U64,
-        Isize => Usize,
-        other => other,
     }
 }

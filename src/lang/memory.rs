@@ -67,13 +67,8 @@ impl KernelCtx {
     /// The index as a `u64` (a negative signed index becomes huge, so one unsigned
     /// comparison with the length rejects it).
     fn index_u64(&mut self, index: Value) -> Val<U64> {
-        let wide = if index.ty.is_signed() {
-            let signed = self.cast(index, Scalar::I64);
-            Value::new(self.cast(signed, Scalar::U64).operand(), Scalar::U64)
-        } else {
-            self.cast(index, Scalar::U64)
-        };
-        wide.typed::<U64>()
+        // `as u64` sign-extends a signed index, as Rust's cast does.
+        self.cast(index, Scalar::U64).typed::<U64>()
     }
 
     /// The address of element `index` (64-bit arithmetic; `mul.wide.u32` for a `u32` index).

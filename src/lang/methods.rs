@@ -332,16 +332,10 @@ impl KernelCtx {
     /// The bits of integer `x` as an unsigned value of its register width (a narrow type's
     /// sign extension masked off), and that width.
     fn bits_of(&mut self, x: Value) -> (Value, u32) {
-        let unsigned = match x.ty() {
-            Scalar::I8 => Scalar::U8,
-            Scalar::I16 => Scalar::U16,
-            Scalar::I32 => Scalar::U32,
-            Scalar::I64 | Scalar::Isize | Scalar::Usize => Scalar::U64,
-            other => other,
-        };
-        let v = self.cast(x, unsigned);
-        let width = if unsigned == Scalar::U64 { 64 } else { 32 };
-        (Value::new(v.operand(), if width == 64 { Scalar::U64 } else { Scalar::U32 }), width)
+        let v = self.cast(x, x.ty().unsigned());
+        let (width, wide) = if v.ty().bits() == 64 { (64, Scalar::U64) } else { (32, Scalar::U32) };
+        // The register already holds the value zero-extended: only the tag changes.
+        (Value::new(v.operand(), wide), width)
     }
 
     /// Population count of a 32- or 64-bit unsigned value, by the classic SWAR sums (PTX's

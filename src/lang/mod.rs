@@ -102,6 +102,18 @@ impl Scalar {
         matches!(self, Scalar::F32 | Scalar::F64)
     }
 
+    /// The unsigned integer type of the same width (itself for the other types).
+    pub fn unsigned(self) -> Scalar {
+        match self {
+            Scalar::I8 => Scalar::U8,
+            Scalar::I16 => Scalar::U16,
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 => Scalar::U64,
+            Scalar::Isize => Scalar::Usize,
+            other => other,
+        }
+    }
+
     /// The smallest and largest value of an integer type, as `i128`.
     pub fn int_range(self) -> (i128, i128) {
         let bits = self.bits();
