@@ -3,7 +3,8 @@
 //! The PTX half of ptx-dsl, with no dependencies: a kernel is *data* ([`ir::KernelIr`], an
 //! [`ir::Instr`] enum over typed virtual registers), made with the typed [`KernelBuilder`],
 //! checked by [`verify::verify`], and printed to PTX text by [`print`](mod@print). [`math`] emits
-//! accurate instruction sequences for the functions PTX lacks or does only roughly.
+//! accurate instruction sequences for the functions PTX lacks or does only roughly. [`softfloat`]
+//! and [`eval`] are the float and integer semantics that constant folding and `ptx-sim` share.
 //!
 //! ```
 //! use ptx_core::{Kernel, KernelBuilder, KernelIr, SpecialReg, F32, U32};
@@ -36,6 +37,7 @@ pub mod ir;
 pub mod math;
 pub mod print;
 pub mod ptxas;
+pub mod softfloat;
 pub mod target;
 pub mod types;
 pub mod verify;

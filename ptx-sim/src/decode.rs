@@ -12,10 +12,10 @@ use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, Space, SpecialReg, Un
 use ptx_core::PtxType;
 
 use crate::error::SimError;
-use crate::float::Rnd;
 use crate::memory::AtomKind;
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{FArith, FUn, KernelCode, Op, ParamInfo, R};
+use ptx_core::softfloat::Rnd;
 
 /// A `.reg .T %prefix<N>` declaration.
 #[derive(Clone, Debug)]
@@ -524,7 +524,7 @@ impl Decoder {
                         _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
                     }
                 }
-                crate::cvt::check(dst, src, round).map_err(|e| self.unsupported(e))?;
+                eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
                 let a = self.src(&o[1], src)?;

@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ptx_core::eval;
 use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, Space, SpecialReg};
+use ptx_core::softfloat::{self as float, canon32, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::error::SimError;
-use crate::float::{self, canon32, canon64, Rnd, F32, F64};
 use crate::memory::{GlobalView, Memory};
 use crate::program::{FArith, FUn, KernelCode, Op};
 
@@ -99,9 +99,9 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
     }
 }
 
-/// `neg`/`abs` (a NaN input gives the canonical NaN, as ptxas's `FADD`-based lowering
-/// does; the PTX ISA leaves the NaN unspecified), `sqrt`/`rcp`/approximate functions. The `.approx` instructions are modelled by the
-/// host's f64 function (error below 1 ulp of f64), rounded once to f32. The hardware is
+/// `neg`/`abs`/`sqrt`/`rcp` (through [`ptx_core::softfloat`], as the builder folds them)
+/// and the approximate functions. The `.approx` instructions are modelled by the host's f64
+/// function (error below 1 ulp of f64), rounded once to f32. The hardware is
 /// specified only approximately (PTX ISA): `sqrt.approx.f32` and `rsqrt.approx.f32` to a
 /// relative error of about 2^-23 / 2^-22.9, `rcp.approx.f32` to 1 ulp, `ex2.approx.f32` to
 /// 2 ulp, `lg2.approx.f32` to an absolute error of 2^-22.6 near 1, `sin`/`cos.approx.f32`
@@ -109,25 +109,19 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
 /// from the simulator's in the last bits.
 fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
     if wide {
-        let v = f64_of(x);
         return match op {
-            FUn::Neg => canon64(-v),
-            FUn::Abs => canon64(v.abs()),
-            FUn::Sqrt(Rnd::Rn) => canon64(v.sqrt()),
+            FUn::Neg => float::neg(F64, x),
+            FUn::Abs => float::abs(F64, x),
             FUn::Sqrt(m) => float::sqrt(F64, x, m),
-            FUn::Rcp(Rnd::Rn) => canon64(1.0 / v),
             FUn::Rcp(m) => float::rcp(F64, x, m),
             _ => F64.nan(),
         };
     }
-    let v = f32_of(x);
-    let w = v as f64;
+    let w = f32_of(x) as f64;
     match op {
-        FUn::Neg => canon32(-v),
-        FUn::Abs => canon32(v.abs()),
-        FUn::Sqrt(Rnd::Rn) => canon32(v.sqrt()),
+        FUn::Neg => float::neg(F32, x),
+        FUn::Abs => float::abs(F32, x),
         FUn::Sqrt(m) => float::sqrt(F32, x, m),
-        FUn::Rcp(Rnd::Rn) => canon32(1.0 / v),
         FUn::Rcp(m) => float::rcp(F32, x, m),
         FUn::SqrtApprox => canon32(w.sqrt() as f32),
         FUn::RcpApprox => canon32((1.0 / w) as f32),
@@ -140,9 +134,6 @@ fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
 }
 
 fn float_arith(op: FArith, wide: bool, mode: Rnd, a: u64, b: u64) -> u64 {
-    if mode == Rnd::Rn && op == FArith::Div {
-        return if wide { canon64(f64_of(a) / f64_of(b)) } else { canon32(f32_of(a) / f32_of(b)) };
-    }
     let f = if wide { F64 } else { F32 };
     match op {
         FArith::Add => float::add(f, a, b, mode),
@@ -259,14 +250,14 @@ fn run_thread(
                 r!(d) = eval::float_compare(cmp, f64_of(r!(a)), f64_of(r!(b))) as u64
             }
             Op::Selp { d, a, b, p } => r!(d) = if r!(p) != 0 { r!(a) } else { r!(b) },
-            Op::AddF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) + f32_of(r!(b))),
-            Op::SubF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) - f32_of(r!(b))),
-            Op::MulF32 { d, a, b } => r!(d) = canon32(f32_of(r!(a)) * f32_of(r!(b))),
-            Op::FmaF32 { d, a, b, c } => r!(d) = canon32(f32_of(r!(a)).mul_add(f32_of(r!(b)), f32_of(r!(c)))),
-            Op::AddF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) + f64_of(r!(b))),
-            Op::SubF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) - f64_of(r!(b))),
-            Op::MulF64 { d, a, b } => r!(d) = canon64(f64_of(r!(a)) * f64_of(r!(b))),
-            Op::FmaF64 { d, a, b, c } => r!(d) = canon64(f64_of(r!(a)).mul_add(f64_of(r!(b)), f64_of(r!(c)))),
+            Op::AddF32 { d, a, b } => r!(d) = float::add(F32, r!(a), r!(b), Rnd::Rn),
+            Op::SubF32 { d, a, b } => r!(d) = float::sub(F32, r!(a), r!(b), Rnd::Rn),
+            Op::MulF32 { d, a, b } => r!(d) = float::mul(F32, r!(a), r!(b), Rnd::Rn),
+            Op::FmaF32 { d, a, b, c } => r!(d) = float::fma(F32, r!(a), r!(b), r!(c), Rnd::Rn),
+            Op::AddF64 { d, a, b } => r!(d) = float::add(F64, r!(a), r!(b), Rnd::Rn),
+            Op::SubF64 { d, a, b } => r!(d) = float::sub(F64, r!(a), r!(b), Rnd::Rn),
+            Op::MulF64 { d, a, b } => r!(d) = float::mul(F64, r!(a), r!(b), Rnd::Rn),
+            Op::FmaF64 { d, a, b, c } => r!(d) = float::fma(F64, r!(a), r!(b), r!(c), Rnd::Rn),
             Op::FArith { op, f64, mode, d, a, b } => r!(d) = float_arith(op, f64, mode, r!(a), r!(b)),
             Op::FFma { f64, mode, d, a, b, c } => {
                 let f = if f64 { F64 } else { F32 };
@@ -274,13 +265,10 @@ fn run_thread(
             }
             Op::FUnary { op, f64, d, a } => r!(d) = float_unary(op, f64, r!(a)),
             Op::FMinMax { max, f64, d, a, b } => {
-                r!(d) = if f64 {
-                    eval::float_min_max(max, f64_of(r!(a)), f64_of(r!(b))).map(canon64).unwrap_or(F64.nan())
-                } else {
-                    eval::float_min_max(max, f32_of(r!(a)) as f64, f32_of(r!(b)) as f64)
-                        .map(|v| canon32(v as f32))
-                        .unwrap_or(F32.nan())
-                }
+                let ty = if f64 { PtxType::F64 } else { PtxType::F32 };
+                let op = if max { BinaryOp::Max } else { BinaryOp::Min };
+                r!(d) =
+                    eval::binary(op, ty, None, Imm::new(ty, r!(a)), Imm::new(ty, r!(b))).map_or(0, |i| i.bits)
             }
             Op::DivApproxF32 { d, a, b } => {
                 r!(d) = canon32((f32_of(r!(a)) as f64 / f32_of(r!(b)) as f64) as f32)
@@ -295,7 +283,7 @@ fn run_thread(
                     v & ((1u64 << src_bits) - 1)
                 } & dst_mask
             }
-            Op::Cvt { d, a, dst, src, round, sat } => r!(d) = crate::cvt::cvt(dst, src, round, sat, r!(a)),
+            Op::Cvt { d, a, dst, src, round, sat } => r!(d) = eval::cvt_bits(dst, src, round, sat, r!(a)),
             Op::Bra { t } => pc = t as usize,
             Op::BraIf { p, t } => {
                 if r!(p) != 0 {

@@ -49,11 +49,9 @@
 
 #![warn(missing_docs)]
 
-mod cvt;
 mod decode;
 mod error;
 mod exec;
-mod float;
 mod memory;
 mod parse;
 mod program;

@@ -52,7 +52,9 @@ impl AtomKind {
             AtomKind::AddU32 => (old as u32).wrapping_add(a as u32) as u64,
             AtomKind::AddU64 => old.wrapping_add(a),
             AtomKind::AddF32 => atom_add_f32(old as u32, a as u32) as u64,
-            AtomKind::AddF64 => crate::float::canon64(f64::from_bits(old) + f64::from_bits(a)),
+            AtomKind::AddF64 => {
+                ptx_core::softfloat::add(ptx_core::softfloat::F64, old, a, ptx_core::softfloat::Rnd::Rn)
+            }
             AtomKind::Cas32 => {
                 if old as u32 == a as u32 {
                     b & 0xffff_ffff
@@ -84,7 +86,7 @@ fn atom_add_f32(old: u32, a: u32) -> u32 {
         }
     };
     let r = f32::from_bits(ftz(old)) + f32::from_bits(ftz(a));
-    ftz(crate::float::canon32(r) as u32)
+    ftz(ptx_core::softfloat::canon32(r) as u32)
 }
 
 impl Allocation {

@@ -10,8 +10,8 @@
 use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, Space, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
-use crate::float::Rnd;
 use crate::memory::AtomKind;
+use ptx_core::softfloat::Rnd;
 
 /// A register-file slot index.
 pub(crate) type R = u32;

@@ -2,10 +2,17 @@
 //! shifts clamp, float operations round to nearest even. The builder folds with it, so a
 //! computation on constants gives the same bits at build time as on the GPU.
 //!
-//! Every function returns `None` for a case it does not fold (division by zero, a rounding
-//! mode other than `.rn`, an `.approx` instruction): the builder then emits the instruction.
+//! Float operations go through [`crate::softfloat`], the simulator's own float semantics, so
+//! folding and simulation cannot disagree. Every function returns `None` for a case it does
+//! not fold (integer division by zero, an `.approx` instruction, whose hardware result is
+//! only specified to within an error bound): the builder then emits the instruction.
 
-use crate::ir::{BinaryOp, Cmp, CvtRound, FloatMode, Imm, UnaryOp};
+mod convert;
+
+pub use convert::{cvt, cvt_bits, cvt_form, float_to_int, fmt_of, rnd_of, round_integral};
+
+use crate::ir::{BinaryOp, Cmp, FloatMode, Imm, UnaryOp};
+use crate::softfloat::{self, Fmt, Rnd};
 use crate::types::PtxType;
 
 /// The canonical NaN PTX produces for f32 results.
@@ -19,7 +26,7 @@ pub fn sign_extend(v: u64, bits: u32) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
-fn width_mask(bits: u32) -> u64 {
+pub(crate) fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {
@@ -27,24 +34,33 @@ fn width_mask(bits: u32) -> u64 {
     }
 }
 
-fn f32_of(i: Imm) -> f32 {
-    f32::from_bits(i.bits as u32)
+/// The soft-float format of an f32 or f64 type.
+fn float_fmt(ty: PtxType) -> Option<Fmt> {
+    match ty {
+        PtxType::F32 => Some(softfloat::F32),
+        PtxType::F64 => Some(softfloat::F64),
+        _ => None,
+    }
 }
 
-fn f64_of(i: Imm) -> f64 {
-    f64::from_bits(i.bits)
+/// The rounding direction of a float instruction's mode; `None` for `.approx` and `.full`,
+/// which are not folded.
+fn rnd_of_mode(mode: Option<FloatMode>) -> Option<Rnd> {
+    match mode? {
+        FloatMode::Rn => Some(Rnd::Rn),
+        FloatMode::Rz => Some(Rnd::Rz),
+        FloatMode::Rm => Some(Rnd::Rm),
+        FloatMode::Rp => Some(Rnd::Rp),
+        FloatMode::Approx | FloatMode::Full => None,
+    }
 }
 
-/// A folded f32 result: a NaN becomes the canonical NaN, as the GPU (and the simulator)
-/// produce it, so that folding a constant gives the bits the instruction would.
-fn imm_f32(v: f32) -> Imm {
-    let bits = if v.is_nan() { u64::from(F32_CANONICAL_NAN) } else { u64::from(v.to_bits()) };
-    Imm::new(PtxType::F32, bits)
-}
-
-/// A folded f64 result, NaN canonicalised like [`imm_f32`].
-fn imm_f64(v: f64) -> Imm {
-    Imm::new(PtxType::F64, if v.is_nan() { F64_CANONICAL_NAN } else { v.to_bits() })
+/// The value of an f32 or f64 immediate, widened to f64 (exact).
+fn float_value(i: Imm) -> f64 {
+    match i.ty {
+        PtxType::F32 => f32::from_bits(i.bits as u32) as f64,
+        _ => f64::from_bits(i.bits),
+    }
 }
 
 /// PTX `min`/`max` on floats: a NaN operand yields the other operand, two NaNs the canonical
@@ -65,27 +81,16 @@ pub fn float_min_max(is_max: bool, a: f64, b: f64) -> Option<f64> {
 pub fn unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm) -> Option<Imm> {
     let mask = width_mask(ty.bits());
     match (ty, op) {
-        (PtxType::F32, _) => {
-            let x = f32_of(a);
-            let r = match (op, mode) {
-                (UnaryOp::Neg, None) => -x,
-                (UnaryOp::Abs, None) => x.abs(),
-                (UnaryOp::Sqrt, Some(FloatMode::Rn)) => x.sqrt(),
-                (UnaryOp::Rcp, Some(FloatMode::Rn)) => 1.0 / x,
+        (PtxType::F32 | PtxType::F64, _) => {
+            let f = float_fmt(ty)?;
+            let bits = match (op, mode) {
+                (UnaryOp::Neg, None) => softfloat::neg(f, a.bits),
+                (UnaryOp::Abs, None) => softfloat::abs(f, a.bits),
+                (UnaryOp::Sqrt, m) => softfloat::sqrt(f, a.bits, rnd_of_mode(m)?),
+                (UnaryOp::Rcp, m) => softfloat::rcp(f, a.bits, rnd_of_mode(m)?),
                 _ => return None,
             };
-            Some(imm_f32(r))
-        }
-        (PtxType::F64, _) => {
-            let x = f64_of(a);
-            let r = match (op, mode) {
-                (UnaryOp::Neg, None) => -x,
-                (UnaryOp::Abs, None) => x.abs(),
-                (UnaryOp::Sqrt, Some(FloatMode::Rn)) => x.sqrt(),
-                (UnaryOp::Rcp, Some(FloatMode::Rn)) => 1.0 / x,
-                _ => return None,
-            };
-            Some(imm_f64(r))
+            Some(Imm::new(ty, bits))
         }
         (PtxType::Pred, UnaryOp::Not) => Some(Imm::new(ty, a.bits ^ 1)),
         (_, UnaryOp::Not) if !ty.is_float() => Some(Imm::new(ty, !a.bits & mask)),
@@ -100,31 +105,21 @@ pub fn unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm) -> Optio
 /// Evaluates a two-operand instruction on immediates (`b` is the shift amount for shifts).
 pub fn binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>, a: Imm, b: Imm) -> Option<Imm> {
     match ty {
-        PtxType::F32 => {
-            let (x, y) = (f32_of(a), f32_of(b));
-            let r = match (op, mode) {
-                (BinaryOp::Add, Some(FloatMode::Rn)) => x + y,
-                (BinaryOp::Sub, Some(FloatMode::Rn)) => x - y,
-                (BinaryOp::Mul, Some(FloatMode::Rn)) => x * y,
-                (BinaryOp::Div, Some(FloatMode::Rn)) => x / y,
-                (BinaryOp::Min, None) => float_min_max(false, x as f64, y as f64)? as f32,
-                (BinaryOp::Max, None) => float_min_max(true, x as f64, y as f64)? as f32,
+        PtxType::F32 | PtxType::F64 => {
+            let f = float_fmt(ty)?;
+            let bits = match op {
+                BinaryOp::Min | BinaryOp::Max if mode.is_none() => {
+                    let r = float_min_max(op == BinaryOp::Max, float_value(a), float_value(b))
+                        .unwrap_or(f64::NAN);
+                    softfloat::convert(softfloat::F64, f, r.to_bits(), Rnd::Rn)
+                }
+                BinaryOp::Add => softfloat::add(f, a.bits, b.bits, rnd_of_mode(mode)?),
+                BinaryOp::Sub => softfloat::sub(f, a.bits, b.bits, rnd_of_mode(mode)?),
+                BinaryOp::Mul => softfloat::mul(f, a.bits, b.bits, rnd_of_mode(mode)?),
+                BinaryOp::Div => softfloat::div(f, a.bits, b.bits, rnd_of_mode(mode)?),
                 _ => return None,
             };
-            Some(imm_f32(r))
-        }
-        PtxType::F64 => {
-            let (x, y) = (f64_of(a), f64_of(b));
-            let r = match (op, mode) {
-                (BinaryOp::Add, Some(FloatMode::Rn)) => x + y,
-                (BinaryOp::Sub, Some(FloatMode::Rn)) => x - y,
-                (BinaryOp::Mul, Some(FloatMode::Rn)) => x * y,
-                (BinaryOp::Div, Some(FloatMode::Rn)) => x / y,
-                (BinaryOp::Min, None) => float_min_max(false, x, y)?,
-                (BinaryOp::Max, None) => float_min_max(true, x, y)?,
-                _ => return None,
-            };
-            Some(imm_f64(r))
+            Some(Imm::new(ty, bits))
         }
         PtxType::Pred => {
             let r = match op {
@@ -205,24 +200,17 @@ pub fn mul_wide(ty: PtxType, a: u64, b: u64) -> u64 {
     r & width_mask(bits * 2)
 }
 
-/// `fma.rn` on immediates (f32 or f64).
+/// `fma` on immediates (f32 or f64), with any IEEE rounding mode.
 pub fn fma(ty: PtxType, mode: FloatMode, a: Imm, b: Imm, c: Imm) -> Option<Imm> {
-    match (ty, mode) {
-        (PtxType::F32, FloatMode::Rn) => Some(imm_f32(f32_of(a).mul_add(f32_of(b), f32_of(c)))),
-        (PtxType::F64, FloatMode::Rn) => Some(imm_f64(f64_of(a).mul_add(f64_of(b), f64_of(c)))),
-        _ => None,
-    }
+    let bits = softfloat::fma(float_fmt(ty)?, a.bits, b.bits, c.bits, rnd_of_mode(Some(mode))?);
+    Some(Imm::new(ty, bits))
 }
 
 /// `setp` on immediates.
 pub fn compare(cmp: Cmp, ty: PtxType, a: Imm, b: Imm) -> Option<bool> {
     if ty.is_float() {
-        let (x, y) = match ty {
-            PtxType::F32 => (f32_of(a) as f64, f32_of(b) as f64),
-            PtxType::F64 => (f64_of(a), f64_of(b)),
-            _ => return None,
-        };
-        return Some(float_compare(cmp, x, y));
+        float_fmt(ty)?;
+        return Some(float_compare(cmp, float_value(a), float_value(b)));
     }
     let bits = ty.bits();
     let ord = if ty.is_signed() {
@@ -270,118 +258,10 @@ pub fn float_compare(cmp: Cmp, x: f64, y: f64) -> bool {
     }
 }
 
-/// Rounds `x` to an integral value with an integer-rounding mode.
-pub fn round_integral(x: f64, round: CvtRound) -> f64 {
-    match round {
-        CvtRound::Rni => x.round_ties_even(),
-        CvtRound::Rzi => x.trunc(),
-        CvtRound::Rmi => x.floor(),
-        CvtRound::Rpi => x.ceil(),
-        CvtRound::Rn | CvtRound::Rz | CvtRound::Rm | CvtRound::Rp => x,
-    }
-}
-
-/// Reads an integer immediate of type `ty` as an `i128` (exact for every integer type).
-fn int_value(ty: PtxType, bits: u64) -> i128 {
-    if ty.is_signed() {
-        sign_extend(bits, ty.bits()) as i128
-    } else {
-        (bits & width_mask(ty.bits())) as i128
-    }
-}
-
-/// Clamps an integer to the range of integer type `ty` and returns its bits.
-fn saturate_int(ty: PtxType, v: i128) -> u64 {
-    let bits = ty.bits();
-    let (lo, hi) = if ty.is_signed() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    (v.clamp(lo, hi) as u64) & width_mask(bits)
-}
-
-/// Float-to-integer `cvt`: round with `round`, saturate to the destination range, NaN gives 0.
-pub fn float_to_int(dst: PtxType, x: f64, round: CvtRound) -> u64 {
-    if x.is_nan() {
-        return 0;
-    }
-    // `as i128` is exact below 2^127 and saturates beyond, infinities included.
-    saturate_int(dst, round_integral(x, round) as i128)
-}
-
-/// `cvt` on an immediate. Folds integer<->integer, float->integer, integer->float and
-/// float->float conversions with round-to-nearest; other rounding modes are not folded.
-pub fn cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool, a: Imm) -> Option<Imm> {
-    let bits = match (dst.is_int(), src.is_int()) {
-        (true, true) => {
-            let v = int_value(src, a.bits);
-            if sat {
-                saturate_int(dst, v)
-            } else {
-                (v as u64) & width_mask(dst.bits())
-            }
-        }
-        (true, false) => {
-            let x = match src {
-                PtxType::F32 => f32_of(a) as f64,
-                PtxType::F64 => f64_of(a),
-                _ => return None,
-            };
-            float_to_int(dst, x, round?)
-        }
-        (false, true) => {
-            if round != Some(CvtRound::Rn) {
-                return None;
-            }
-            let v = int_value(src, a.bits);
-            let r = match dst {
-                PtxType::F32 => (v as f32).to_bits() as u64,
-                PtxType::F64 => (v as f64).to_bits(),
-                _ => return None,
-            };
-            saturate_float(dst, r, sat)
-        }
-        (false, false) => {
-            let r = match (dst, src, round) {
-                (PtxType::F64, PtxType::F32, None) => (f32_of(a) as f64).to_bits(),
-                (PtxType::F32, PtxType::F64, Some(CvtRound::Rn)) => (f64_of(a) as f32).to_bits() as u64,
-                (PtxType::F32, PtxType::F32, Some(r)) if r.is_integer_rounding() => {
-                    (round_integral(f32_of(a) as f64, r) as f32).to_bits() as u64
-                }
-                (PtxType::F64, PtxType::F64, Some(r)) if r.is_integer_rounding() => {
-                    round_integral(f64_of(a), r).to_bits()
-                }
-                _ => return None,
-            };
-            saturate_float(dst, r, sat)
-        }
-    };
-    Some(Imm::new(dst, bits))
-}
-
-/// Applies `.sat` to a float result: clamp to [0.0, 1.0], NaN becomes +0.0.
-fn saturate_float(ty: PtxType, bits: u64, sat: bool) -> u64 {
-    if !sat {
-        return bits;
-    }
-    match ty {
-        PtxType::F32 => {
-            let x = f32::from_bits(bits as u32);
-            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-            c.to_bits() as u64
-        }
-        _ => {
-            let x = f64::from_bits(bits);
-            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-            c.to_bits()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::CvtRound;
 
     #[test]
     fn folded_nans_are_the_canonical_nan_the_gpu_produces() {
@@ -442,6 +322,8 @@ mod tests {
         assert_eq!(float_to_int(PtxType::S64, -1e30, CvtRound::Rzi), i64::MIN as u64);
         assert_eq!(cvt(PtxType::U32, PtxType::S32, None, true, s32i(-4)), Some(u32i(0)));
         assert_eq!(cvt(PtxType::U32, PtxType::U32, None, false, u32i(9)), Some(u32i(9)));
-        assert_eq!(cvt(PtxType::F32, PtxType::U32, Some(CvtRound::Rz), false, u32i(9)), None);
+        let nine = Imm::new(PtxType::F32, 9f32.to_bits() as u64);
+        assert_eq!(cvt(PtxType::F32, PtxType::U32, Some(CvtRound::Rz), false, u32i(9)), Some(nine));
+        assert_eq!(cvt(PtxType::F32, PtxType::U32, None, false, u32i(9)), None, "not a PTX form");
     }
 }

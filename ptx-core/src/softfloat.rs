@@ -1,12 +1,15 @@
-//! IEEE-754 binary arithmetic with an explicit rounding direction, on raw bit patterns.
+//! IEEE-754 binary arithmetic with an explicit rounding direction, on raw bit patterns: the
+//! one float semantics of the project. The builder folds constants with it
+//! ([`crate::eval`]) and `ptx-sim` executes float instructions with it, so a folded
+//! constant and the simulated instruction give the same bits, NaNs included.
 //!
-//! The host FPU only rounds to nearest, so the simulator does `.rz`, `.rm` and `.rp`
-//! (and every format conversion, including f16/bf16) here, exactly: each operation builds
-//! the exact result (or a result with a "sticky" bit standing for the discarded tail) as an
-//! integer significand times a power of two, and [`round_pack`] rounds that once into the
-//! target format, handling subnormals, overflow and ties. Round-to-nearest paths in the
-//! interpreter use the host's (correctly rounded) operations directly; the tests check that
-//! this module agrees with them bit for bit.
+//! The host FPU only rounds to nearest, so `.rz`, `.rm` and `.rp` (and every format
+//! conversion, including f16/bf16) are done here exactly: each operation builds the exact
+//! result (or a result with a "sticky" bit standing for the discarded tail) as an integer
+//! significand times a power of two, and [`round_pack`] rounds that once into the target
+//! format, handling subnormals, overflow and ties. For f32 and f64 with round-to-nearest the
+//! public functions use the host's correctly rounded operations, which are much faster; the
+//! tests check the exact path against them bit for bit.
 //!
 //! NaN results are the canonical NaN of the format (all bits set except the sign), as on
 //! NVIDIA GPUs. Subnormals are never flushed.
@@ -174,7 +177,7 @@ pub fn round_pack(neg: bool, mant: u128, exp: i32, mode: Rnd, f: Fmt) -> u64 {
 }
 
 /// Adds two nonzero finite exact values, jamming bits shifted out of the smaller one.
-fn add_exact(a: (bool, u128, i32), b: (bool, u128, i32), mode: Rnd, f: Fmt) -> u64 {
+fn add_finite(a: (bool, u128, i32), b: (bool, u128, i32), mode: Rnd, f: Fmt) -> u64 {
     let norm = |(neg, m, e): (bool, u128, i32)| {
         let s = m.leading_zeros() as i32 - 2;
         (neg, m << s, e - s)
@@ -204,7 +207,7 @@ fn add_exact(a: (bool, u128, i32), b: (bool, u128, i32), mode: Rnd, f: Fmt) -> u
 }
 
 /// `a + b` rounded with `mode`.
-pub fn add(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+fn add_exact(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
     match (classify(a, f), classify(b, f)) {
         (Class::Nan, _) | (_, Class::Nan) => f.nan(),
         (Class::Inf(x), Class::Inf(y)) => {
@@ -225,18 +228,18 @@ pub fn add(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
         (Class::Zero(_), _) => b,
         (_, Class::Zero(_)) => a,
         (Class::Finite { neg: na, mant: ma, exp: ea }, Class::Finite { neg: nb, mant: mb, exp: eb }) => {
-            add_exact((na, ma, ea), (nb, mb, eb), mode, f)
+            add_finite((na, ma, ea), (nb, mb, eb), mode, f)
         }
     }
 }
 
 /// `a - b` rounded with `mode`.
-pub fn sub(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
-    add(f, a, b ^ f.sign_bit(), mode)
+fn sub_exact(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+    add_exact(f, a, b ^ f.sign_bit(), mode)
 }
 
 /// `a * b` rounded with `mode`.
-pub fn mul(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+fn mul_exact(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
     let (ca, cb) = (classify(a, f), classify(b, f));
     let neg = (a ^ b) & f.sign_bit() != 0;
     match (ca, cb) {
@@ -251,7 +254,7 @@ pub fn mul(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
 }
 
 /// `a * b + c` with a single rounding.
-pub fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Rnd) -> u64 {
+fn fma_exact(f: Fmt, a: u64, b: u64, c: u64, mode: Rnd) -> u64 {
     let (ca, cb, cc) = (classify(a, f), classify(b, f), classify(c, f));
     if matches!(ca, Class::Nan) || matches!(cb, Class::Nan) || matches!(cc, Class::Nan) {
         return f.nan();
@@ -290,7 +293,7 @@ pub fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Rnd) -> u64 {
         _ => return f.nan(),
     };
     match cc {
-        Class::Finite { neg, mant, exp } => add_exact((pneg, pm, pe), (neg, mant, exp), mode, f),
+        Class::Finite { neg, mant, exp } => add_finite((pneg, pm, pe), (neg, mant, exp), mode, f),
         _ => round_pack(pneg, pm, pe, mode, f),
     }
 }
@@ -306,7 +309,7 @@ fn normalize53(m: u128, e: i32) -> (u128, i32) {
 }
 
 /// `a / b` rounded with `mode`.
-pub fn div(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+fn div_exact(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
     let neg = (a ^ b) & f.sign_bit() != 0;
     match (classify(a, f), classify(b, f)) {
         (Class::Nan, _) | (_, Class::Nan) => f.nan(),
@@ -329,6 +332,83 @@ pub fn rcp(f: Fmt, a: u64, mode: Rnd) -> u64 {
     div(f, f.one(), a, mode)
 }
 
+/// The result of a one- or two-operand host operation on f32 or f64 bits, for
+/// round-to-nearest (the host's rounding); `None` for another format or mode.
+#[inline(always)]
+fn host_rn(f: Fmt, mode: Rnd, op32: impl FnOnce() -> f32, op64: impl FnOnce() -> f64) -> Option<u64> {
+    match mode {
+        Rnd::Rn if f == F32 => Some(canon32(op32())),
+        Rnd::Rn if f == F64 => Some(canon64(op64())),
+        _ => None,
+    }
+}
+
+fn h32(bits: u64) -> f32 {
+    f32::from_bits(bits as u32)
+}
+
+fn h64(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+
+/// `a + b` rounded with `mode`.
+#[inline(always)]
+pub fn add(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a) + h32(b), || h64(a) + h64(b)).unwrap_or_else(|| add_exact(f, a, b, mode))
+}
+
+/// `a - b` rounded with `mode`.
+#[inline(always)]
+pub fn sub(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a) - h32(b), || h64(a) - h64(b)).unwrap_or_else(|| sub_exact(f, a, b, mode))
+}
+
+/// `a * b` rounded with `mode`.
+#[inline(always)]
+pub fn mul(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a) * h32(b), || h64(a) * h64(b)).unwrap_or_else(|| mul_exact(f, a, b, mode))
+}
+
+/// `a / b` rounded with `mode`.
+#[inline(always)]
+pub fn div(f: Fmt, a: u64, b: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a) / h32(b), || h64(a) / h64(b)).unwrap_or_else(|| div_exact(f, a, b, mode))
+}
+
+/// `a * b + c` with a single rounding.
+#[inline(always)]
+pub fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a).mul_add(h32(b), h32(c)), || h64(a).mul_add(h64(b), h64(c)))
+        .unwrap_or_else(|| fma_exact(f, a, b, c, mode))
+}
+
+/// `sqrt(a)` rounded with `mode`; negative nonzero inputs give NaN, `sqrt(-0) = -0`.
+#[inline(always)]
+pub fn sqrt(f: Fmt, a: u64, mode: Rnd) -> u64 {
+    host_rn(f, mode, || h32(a).sqrt(), || h64(a).sqrt()).unwrap_or_else(|| sqrt_exact(f, a, mode))
+}
+
+/// `-a`: the sign flipped, except that a NaN gives the canonical NaN (as the GPU's `neg`
+/// does; the PTX ISA leaves the NaN unspecified).
+#[inline(always)]
+pub fn neg(f: Fmt, a: u64) -> u64 {
+    if is_nan(f, a) {
+        f.nan()
+    } else {
+        a ^ f.sign_bit()
+    }
+}
+
+/// `|a|`: the sign cleared, a NaN gives the canonical NaN (as [`neg`]).
+#[inline(always)]
+pub fn abs(f: Fmt, a: u64) -> u64 {
+    if is_nan(f, a) {
+        f.nan()
+    } else {
+        a & !f.sign_bit()
+    }
+}
+
 fn isqrt(x: u128) -> u128 {
     if x == 0 {
         return 0;
@@ -348,7 +428,7 @@ fn isqrt(x: u128) -> u128 {
 }
 
 /// `sqrt(a)` rounded with `mode`; negative nonzero inputs give NaN, `sqrt(-0) = -0`.
-pub fn sqrt(f: Fmt, a: u64, mode: Rnd) -> u64 {
+fn sqrt_exact(f: Fmt, a: u64, mode: Rnd) -> u64 {
     match classify(a, f) {
         Class::Nan | Class::Inf(true) | Class::Finite { neg: true, .. } => f.nan(),
         Class::Inf(false) | Class::Zero(_) => a,
@@ -410,7 +490,7 @@ pub fn canon64(x: f64) -> u64 {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use crate::float::Step;
+    use crate::softfloat::Step;
 
     struct Rng(u64);
     impl Rng {
@@ -471,12 +551,12 @@ mod tests {
             let (a, b, c) = (r.f32(), r.f32(), r.f32());
             let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
             let (a, b, c) = (a as u64, b as u64, c as u64);
-            assert_eq!(add(F32, a, b, Rnd::Rn), c32(x + y), "{x:e} + {y:e}");
-            assert_eq!(sub(F32, a, b, Rnd::Rn), c32(x - y), "{x:e} - {y:e}");
-            assert_eq!(mul(F32, a, b, Rnd::Rn), c32(x * y), "{x:e} * {y:e}");
-            assert_eq!(div(F32, a, b, Rnd::Rn), c32(x / y), "{x:e} / {y:e}");
-            assert_eq!(sqrt(F32, a, Rnd::Rn), c32(x.sqrt()), "sqrt {x:e}");
-            assert_eq!(fma(F32, a, b, c, Rnd::Rn), c32(x.mul_add(y, z)), "fma {x:e} {y:e} {z:e}");
+            assert_eq!(add_exact(F32, a, b, Rnd::Rn), c32(x + y), "{x:e} + {y:e}");
+            assert_eq!(sub_exact(F32, a, b, Rnd::Rn), c32(x - y), "{x:e} - {y:e}");
+            assert_eq!(mul_exact(F32, a, b, Rnd::Rn), c32(x * y), "{x:e} * {y:e}");
+            assert_eq!(div_exact(F32, a, b, Rnd::Rn), c32(x / y), "{x:e} / {y:e}");
+            assert_eq!(sqrt_exact(F32, a, Rnd::Rn), c32(x.sqrt()), "sqrt {x:e}");
+            assert_eq!(fma_exact(F32, a, b, c, Rnd::Rn), c32(x.mul_add(y, z)), "fma {x:e} {y:e} {z:e}");
             let w = f64::from_bits(r.f64());
             assert_eq!(convert(F64, F32, w.to_bits(), Rnd::Rn), c32(w as f32), "{w:e} as f32");
         }
@@ -488,11 +568,11 @@ mod tests {
         for _ in 0..200_000 {
             let (a, b, c) = (r.f64(), r.f64(), r.f64());
             let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-            assert_eq!(add(F64, a, b, Rnd::Rn), c64(x + y), "{x:e} + {y:e}");
-            assert_eq!(mul(F64, a, b, Rnd::Rn), c64(x * y), "{x:e} * {y:e}");
-            assert_eq!(div(F64, a, b, Rnd::Rn), c64(x / y), "{x:e} / {y:e}");
-            assert_eq!(sqrt(F64, a, Rnd::Rn), c64(x.sqrt()), "sqrt {x:e}");
-            assert_eq!(fma(F64, a, b, c, Rnd::Rn), c64(x.mul_add(y, z)), "fma {x:e} {y:e} {z:e}");
+            assert_eq!(add_exact(F64, a, b, Rnd::Rn), c64(x + y), "{x:e} + {y:e}");
+            assert_eq!(mul_exact(F64, a, b, Rnd::Rn), c64(x * y), "{x:e} * {y:e}");
+            assert_eq!(div_exact(F64, a, b, Rnd::Rn), c64(x / y), "{x:e} / {y:e}");
+            assert_eq!(sqrt_exact(F64, a, Rnd::Rn), c64(x.sqrt()), "sqrt {x:e}");
+            assert_eq!(fma_exact(F64, a, b, c, Rnd::Rn), c64(x.mul_add(y, z)), "fma {x:e} {y:e} {z:e}");
             let i = r.next() as i64;
             let bits = from_int(i < 0, i.unsigned_abs(), F64, Rnd::Rn);
             assert_eq!(bits, (i as f64).to_bits());
