@@ -1,6 +1,6 @@
 //! Float semantics of `#[ptx_kernel]` on the simulator against plain Rust: the IEEE-exact
 //! operations (`+ - * /`, `mul_add`, `sqrt`, rounding, comparisons, `min`/`max`,
-//! `copysign`, `signum`, `clamp`, casts) bit for bit on random inputs plus NaN, ±0, ±inf and
+//! `copysign`, `signum`, `clamp`, `%`, casts) bit for bit on random inputs plus NaN, ±0, ±inf and
 //! subnormals; the transcendental methods within the bounds ptx-core's math module states.
 
 // The host references mirror the kernel bodies statement for statement.
@@ -12,14 +12,14 @@ use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
 
-const F32_SLOTS: usize = 24;
+const F32_SLOTS: usize = 26;
 
 #[ptx_kernel]
 fn f32_exact(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let (x, y) = (a[i], b[i]);
-        let o = i * 24;
+        let o = i * 26;
         out[o] = x + y;
         out[o + 1] = x - y;
         out[o + 2] = x * y;
@@ -44,6 +44,10 @@ fn f32_exact(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32], n: u32) {
         out[o + 21] = x.powi(3) + y.powi(-2);
         out[o + 22] = x as f64 as f32 + (x as f64 * 3.0) as f32;
         out[o + 23] = (x as i32) as f32 + (y as u8) as f32;
+        out[o + 24] = x % y;
+        let mut z = y;
+        z %= 0.75;
+        out[o + 25] = z;
         let mut bits = 0u32;
         bits |= (x == y) as u32;
         bits |= ((x != y) as u32) << 1;
@@ -86,6 +90,8 @@ fn f32_exact_host(x: f32, y: f32) -> ([f32; F32_SLOTS], u32) {
         x.powi(3) + y.powi(-2),
         x as f64 as f32 + (x as f64 * 3.0) as f32,
         (x as i32) as f32 + (y as u8) as f32,
+        x % y,
+        y % 0.75,
     ];
     let bits = (x == y) as u32
         | ((x != y) as u32) << 1
@@ -247,13 +253,15 @@ fn f64_exact(a: &[f64], out: &mut [f64], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let x = a[i];
-        let o = i * 6;
+        let o = i * 8;
         out[o] = x * 3.0 + 0.1;
         out[o + 1] = x.sqrt() / 7.0;
         out[o + 2] = x.round() - x.floor();
         out[o + 3] = x.mul_add(x, -1.0);
         out[o + 4] = (x as f32) as f64;
         out[o + 5] = (x as i64) as f64 + x.signum();
+        out[o + 6] = x % 7.25;
+        out[o + 7] = 1e300 % x;
     }
 }
 
@@ -267,7 +275,7 @@ fn f64_values_work_like_host_f64() -> ptx_dsl::runtime::Result<()> {
     }
     let n = a.len();
     let ad = dev.upload(&a)?;
-    let mut out: DeviceBuffer<f64> = dev.zeroed(n * 6)?;
+    let mut out: DeviceBuffer<f64> = dev.zeroed(n * 8)?;
     common::assert_assembles("f64_exact", &F64Exact::new());
     F64Exact::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
@@ -279,9 +287,11 @@ fn f64_values_work_like_host_f64() -> ptx_dsl::runtime::Result<()> {
             x.mul_add(x, -1.0),
             (x as f32) as f64,
             (x as i64) as f64 + x.signum(),
+            x % 7.25,
+            1e300 % x,
         ];
-        for k in 0..6 {
-            let g = got[i * 6 + k];
+        for k in 0..8 {
+            let g = got[i * 8 + k];
             assert!(
                 g.to_bits() == want[k].to_bits() || (g.is_nan() && want[k].is_nan()),
                 "slot {k}, x = {x:e}: {g:e} vs {:e}",

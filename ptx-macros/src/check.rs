@@ -782,10 +782,10 @@ impl Checker<'_> {
         let bitwise = matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor);
         let ok = match &resolved {
             Ty::Scalar(Scalar::Bool) => bitwise,
-            Ty::Scalar(s) if s.is_float() => !bitwise && op != BinOp::Rem,
+            Ty::Scalar(s) if s.is_float() => !bitwise,
             Ty::Scalar(s) => s.is_int(),
             Ty::Var(_) => match kind {
-                Some(VarKind::Float) => !bitwise && op != BinOp::Rem,
+                Some(VarKind::Float) => !bitwise,
                 _ => true,
             },
             Ty::Error => true,
@@ -806,11 +806,6 @@ impl Checker<'_> {
                 "`{}` is not defined for `bool`: convert it with `as u32`, or use `&`, `|`, `^`, `&&`, `||`",
                 op.symbol()
             ),
-            _ if op == BinOp::Rem
-                && (kind == Some(VarKind::Float) || resolved.scalar().is_some_and(Scalar::is_float)) =>
-            {
-                format!("`%` on `{shown}` is not supported in kernels yet: write `a - b * (a / b).trunc()` if its rounding is good enough")
-            }
             _ => format!("`{}` is not defined for `{shown}`", op.symbol()),
         };
         self.errors.at(sp, msg);

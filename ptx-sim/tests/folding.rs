@@ -13,9 +13,7 @@
 
 mod common;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use common::{map3, Rng};
+use common::{map3, seed, Rng};
 use ptx_core::builder::SignedOrFloat;
 use ptx_core::ir::{BinaryOp, UnaryOp};
 use ptx_core::types::{FloatTy, MemTy};
@@ -27,19 +25,6 @@ const N: usize = 1024;
 const MODES: [FloatMode; 4] = [FloatMode::Rn, FloatMode::Rz, FloatMode::Rm, FloatMode::Rp];
 const INT_ROUNDINGS: [CvtRound; 4] = [CvtRound::Rni, CvtRound::Rzi, CvtRound::Rmi, CvtRound::Rpi];
 const ROUNDINGS: [CvtRound; 4] = [CvtRound::Rn, CvtRound::Rz, CvtRound::Rm, CvtRound::Rp];
-
-fn seed() -> u64 {
-    if let Ok(s) = std::env::var("FOLDING_SEED") {
-        let s = s.trim();
-        return match s.strip_prefix("0x") {
-            Some(hex) => u64::from_str_radix(hex, 16),
-            None => s.parse(),
-        }
-        .expect("FOLDING_SEED is a number");
-    }
-    let t = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    (t ^ (t >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1
-}
 
 /// Raw operand bits of type `ty` over its whole range: specials, subnormals, extremes, and
 /// uniformly random bit patterns (every exponent).
@@ -201,7 +186,7 @@ fn float_cases<T: MemTy + FloatTy + SignedOrFloat>(seed: u64) -> Vec<String> {
 
 #[test]
 fn folding_gives_the_bits_the_simulator_computes() {
-    let seed = seed();
+    let seed = seed("FOLDING_SEED");
     let mut bad = float_cases::<F32>(seed);
     bad.extend(float_cases::<F64>(seed));
     for r in ROUNDINGS {

@@ -5,6 +5,7 @@
 
 use ptx_core::builder::Val;
 use ptx_core::fault::{FaultKind, FaultSite};
+use ptx_core::math;
 use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U32, U64};
 
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -145,9 +146,19 @@ impl KernelCtx {
         self.arith(Arith::Div, a, b)
     }
 
-    /// `a % b` on integers: the remainder of truncating division (it has the sign of `a`),
-    /// with the faults of [`Self::div`]. (Float `%` is rejected by the macro.)
+    /// `a % b`: the remainder of truncating division, with the sign of `a`. On integers with
+    /// the faults of [`Self::div`]; on floats exact, as Rust's (`fmod`:
+    /// [`ptx_core::math::rem_f32`]), NaN for a zero divisor or an infinite dividend.
     pub fn rem(&mut self, a: Value, b: Value, site: Site) -> Value {
+        match a.ty {
+            Scalar::F32 => {
+                return Value::of(math::rem_f32(&mut self.b, a.typed::<F32>(), b.typed::<F32>()), a.ty)
+            }
+            Scalar::F64 => {
+                return Value::of(math::rem_f64(&mut self.b, a.typed::<F64>(), b.typed::<F64>()), a.ty)
+            }
+            _ => {}
+        }
         let b = self.guard_divisor(
             a,
             b,

@@ -177,8 +177,14 @@ mod tests {
         assert_eq!(cvt_bits(PtxType::U16, PtxType::F32, Some(CvtRound::Rzi), false, f(1e9)), 0xffff);
         assert_eq!(cvt_bits(PtxType::S64, PtxType::S16, None, false, 0x8000), (-32768i64) as u64);
         assert_eq!(cvt_bits(PtxType::U16, PtxType::S32, None, true, (-5i32) as u32 as u64), 0);
-        assert_eq!(cvt_bits(PtxType::F32, PtxType::U64, Some(CvtRound::Rz), false, u64::MAX), f(1.8446743e19));
-        assert_eq!(cvt_bits(PtxType::F32, PtxType::U64, Some(CvtRound::Rp), false, u64::MAX), f(1.8446744e19));
+        assert_eq!(
+            cvt_bits(PtxType::F32, PtxType::U64, Some(CvtRound::Rz), false, u64::MAX),
+            f(1.8446743e19)
+        );
+        assert_eq!(
+            cvt_bits(PtxType::F32, PtxType::U64, Some(CvtRound::Rp), false, u64::MAX),
+            f(1.8446744e19)
+        );
         assert_eq!(cvt_bits(PtxType::F32, PtxType::S32, Some(CvtRound::Rn), true, 7), f(1.0));
         assert_eq!(cvt_bits(PtxType::F32, PtxType::F32, Some(CvtRound::Rmi), false, f(-0.5)), f(-1.0));
         assert_eq!(cvt_bits(PtxType::F32, PtxType::F32, Some(CvtRound::Rzi), false, f(-0.5)), f(-0.0));

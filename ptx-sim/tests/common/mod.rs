@@ -33,6 +33,24 @@ impl Rng {
     }
 }
 
+/// A fresh seed per run (from the clock), or the one in the environment variable `var`
+/// (decimal or `0x` hex) to replay a failure; never 0 (xorshift needs a nonzero state).
+pub fn seed(var: &str) -> u64 {
+    if let Ok(s) = std::env::var(var) {
+        let s = s.trim();
+        return match s.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => s.parse(),
+        }
+        .unwrap_or_else(|_| panic!("{var} is a number"));
+    }
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    (t ^ (t >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1
+}
+
 /// Verifies and prints `ir`, parses it with the simulator, returns the decoded kernel.
 pub fn compile(ir: &KernelIr) -> (String, Module) {
     ptx_core::verify::verify(ir).expect("kernel verifies");

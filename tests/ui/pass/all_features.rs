@@ -30,6 +30,7 @@ pub fn everything(
     for k in 0..taps {
         acc += x[(i + k) % n] * (k as f32).exp2();
     }
+    acc %= 2.5;
     let mut j = 0usize;
     while j < 3 {
         j += 1;

@@ -1,5 +1,5 @@
 //! Accurate f32 math as instruction sequences: `sin`, `cos`, `sin_cos`, `exp`, `exp2`, `ln`,
-//! `log2`, `powf`, `tanh`.
+//! `log2`, `powf`, `tanh`, and the exact float remainder ([`rem_f32`], [`rem_f64`]).
 //!
 //! Each routine is written once against [`KernelBuilder`], using only operations whose
 //! results PTX defines exactly (`fma.rn`, `mul.rn`, `div.rn`, `cvt` with rounding, integer and
@@ -11,6 +11,10 @@
 //! names ([`sin_approx`], [`cos_approx`], [`ex2_approx`], [`lg2_approx`]); they are not the
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
 //! 2^-20.5 on [-π, π] and is best-effort beyond 100π).
+
+mod rem;
+
+pub use rem::{rem_f32, rem_f64};
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound, FloatMode, UnaryOp};
