@@ -14,8 +14,8 @@ use crate::ir::{
     Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp, VReg,
 };
 use crate::types::{
-    AtomAddTy, Bits32, Bits32Or64, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy, Ty,
-    WideningTy, U32, U64,
+    AtomAddTy, Bits32, Bits32Or64, ByteTy, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy,
+    Ty, WideningTy, U32, U64,
 };
 
 /// A typed virtual register.
@@ -172,7 +172,7 @@ impl KernelBuilder {
                 params: Vec::new(),
                 shared: Vec::new(),
                 body: Vec::with_capacity(128),
-                reg_counts: [0; 14],
+                reg_counts: [0; PtxType::COUNT],
                 label_count: 0,
                 notes: Vec::new(),
             },
@@ -845,8 +845,31 @@ impl KernelBuilder {
     }
 
     fn store_one<T: MemTy>(&mut self, guard: Option<Guard>, space: Space, addr: Address, value: Reg<T>) {
-        let srcs = RegList::new(&[value.raw]).expect("one register");
-        self.push(Instr::St { guard, space, ty: T::PTX.memory_type(), srcs, addr });
+        self.push_store(guard, space, T::PTX.memory_type(), addr, value.raw);
+    }
+
+    fn push_store(&mut self, guard: Option<Guard>, space: Space, ty: PtxType, addr: Address, src: VReg) {
+        let srcs = RegList::new(&[src]).expect("one register");
+        self.push(Instr::St { guard, space, ty, srcs, addr });
+    }
+
+    fn push_load(&mut self, guard: Option<Guard>, ty: PtxType, addr: Address, dst: VReg) {
+        let dsts = RegList::new(&[dst]).expect("one register");
+        self.push(Instr::Ld { guard, space: Space::Global, ty, dsts, addr });
+    }
+
+    /// `ld.global.u8` / `.s8`: the byte at `addr + offset`, zero-extended (`U8`) or
+    /// sign-extended (`S8`) into a 32-bit register.
+    pub fn ld_global_byte<M: ByteTy>(&mut self, addr: Reg<U64>, offset: i32) -> Reg<M::Reg> {
+        let dst = self.reg::<M::Reg>();
+        self.push_load(None, M::PTX, reg_address(addr.raw, offset), dst.raw);
+        dst
+    }
+
+    /// `st.global.u8` / `.s8`: stores the low byte of `value` at `addr + offset`.
+    pub fn st_global_byte<M: ByteTy>(&mut self, addr: Reg<U64>, offset: i32, value: impl Into<Val<M::Reg>>) {
+        let v = self.to_reg(value);
+        self.push_store(None, Space::Global, M::PTX, reg_address(addr.raw, offset), v.raw);
     }
 
     /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
@@ -957,9 +980,35 @@ impl KernelBuilder {
         dst: Reg<T>,
     ) {
         let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
-        let dsts = RegList::new(&[dst.raw]).expect("one register");
-        let addr = reg_address(addr.raw, offset);
-        self.push(Instr::Ld { guard, space: Space::Global, ty: T::PTX.memory_type(), dsts, addr });
+        self.push_load(guard, T::PTX.memory_type(), reg_address(addr.raw, offset), dst.raw);
+    }
+
+    /// `@pred ld.global.u8` / `.s8` of one byte into `dst`, extended as by
+    /// [`Self::ld_global_byte`]; `dst` keeps its value when `pred` does not hold.
+    pub fn ld_global_byte_into_if<M: ByteTy>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        negated: bool,
+        addr: Reg<U64>,
+        offset: i32,
+        dst: Reg<M::Reg>,
+    ) {
+        let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
+        self.push_load(guard, M::PTX, reg_address(addr.raw, offset), dst.raw);
+    }
+
+    /// `@pred st.global.u8` / `.s8` of the low byte of `value`. No branch.
+    pub fn st_global_byte_if<M: ByteTy>(
+        &mut self,
+        pred: impl Into<Val<Pred>>,
+        negated: bool,
+        addr: Reg<U64>,
+        offset: i32,
+        value: impl Into<Val<M::Reg>>,
+    ) {
+        let Some(guard) = Self::guard_for(pred.into(), negated) else { return };
+        let v = self.to_reg(value);
+        self.push_store(guard, Space::Global, M::PTX, reg_address(addr.raw, offset), v.raw);
     }
 
     /// `@pred st.global` of one value (`negated`: when `pred` does not hold). No branch.

@@ -87,6 +87,8 @@ const CVT_ROUNDS: [Option<CvtRound>; 9] = [
 struct Gen {
     b: KernelBuilder,
     out: VReg,
+    /// The input pointer (global).
+    input: VReg,
     scratch: VReg,
     outputs: Vec<Output>,
     record: u32,
@@ -234,7 +236,7 @@ pub fn every_form() -> FormCatalog {
         b: Operand::Imm(Imm::new(PtxType::U32, 0)),
     });
 
-    let mut g = Gen { b, out, scratch, outputs: Vec::new(), record: 0, srcs, shift, pred };
+    let mut g = Gen { b, out, input, scratch, outputs: Vec::new(), record: 0, srcs, shift, pred };
     for (index, ty) in scalar_params {
         let dst = g.b.raw_reg(ty);
         g.try_push(Instr::LdParam { ty, dst, param: index }, true);
@@ -449,6 +451,16 @@ fn cover_memory(g: &mut Gen) {
                 g.try_push(ld, true);
             }
         }
+        // Bytes, stored from and loaded (extended) into 16- and 32-bit registers.
+        for mem_ty in PtxType::MEMORY_ONLY {
+            for ty in [PtxType::U16, PtxType::S16, PtxType::U32, PtxType::S32] {
+                let addr = Address { base: AddrBase::Reg(base), offset: 1 };
+                let srcs = RegList::new(&[g.src(ty, 0)]).expect("one");
+                g.try_push(Instr::St { guard: None, space, ty: mem_ty, srcs, addr }, false);
+                let dsts = RegList::new(&[g.b.raw_reg(ty)]).expect("one");
+                g.try_push(Instr::Ld { guard: None, space, ty: mem_ty, dsts, addr }, true);
+            }
+        }
         for op in [AtomOp::Add, AtomOp::Cas, AtomOp::Exch] {
             for &ty in &VALUE_TYPES {
                 let dst = g.b.raw_reg(ty);
@@ -456,6 +468,18 @@ fn cover_memory(g: &mut Gen) {
                 let a = Operand::Reg(g.src(ty, 0));
                 let b = (op == AtomOp::Cas).then(|| Operand::Reg(g.src(ty, 1)));
                 g.try_push(Instr::Atom { guard: None, op, space, ty, dst, addr, a, b }, true);
+            }
+        }
+    }
+    // Byte loads from the input (modelled by the reference): every extension into 16- and
+    // 32-bit registers, one, two and four at a time.
+    for (k, mem_ty) in PtxType::MEMORY_ONLY.into_iter().enumerate() {
+        for ty in [PtxType::U16, PtxType::S16, PtxType::U32, PtxType::S32] {
+            for (j, n) in [1usize, 2, 4].into_iter().enumerate() {
+                let dsts: Vec<VReg> = (0..n).map(|_| g.b.raw_reg(ty)).collect();
+                let dsts = RegList::new(&dsts).expect("1, 2 or 4");
+                let addr = Address { base: AddrBase::Reg(g.input), offset: (k * 16 + j * 4) as i32 };
+                g.try_push(Instr::Ld { guard: None, space: Space::Global, ty: mem_ty, dsts, addr }, true);
             }
         }
     }

@@ -987,8 +987,9 @@ pub struct KernelIr {
     pub shared: Vec<SharedDecl>,
     /// The body.
     pub body: Vec<Instr>,
-    /// How many registers of each type exist, indexed like [`PtxType::ALL`].
-    pub reg_counts: [u32; 14],
+    /// How many registers of each type exist, indexed in enum order ([`PtxType::ALL`], then
+    /// [`PtxType::MEMORY_ONLY`], whose counts a verified kernel keeps at 0).
+    pub reg_counts: [u32; PtxType::COUNT],
     /// How many labels were allocated.
     pub label_count: u32,
     /// Source positions: which statement of the kernel's source the instructions from
@@ -1030,7 +1031,7 @@ impl KernelIr {
     }
 }
 
-/// The position of `ty` in [`PtxType::ALL`].
+/// The position of `ty` in enum order: [`PtxType::ALL`], then [`PtxType::MEMORY_ONLY`].
 pub fn type_slot(ty: PtxType) -> usize {
     ty as usize
 }

@@ -463,22 +463,32 @@ const fn packed(prefix: &str, text: &str) -> ([u8; 8], usize) {
 }
 
 /// `.u32`, `.f32`, ... by type.
-const TYPE_NAMES: [([u8; 8], usize); 14] = {
-    let mut t = [([0u8; 8], 0usize); 14];
+const TYPE_NAMES: [([u8; 8], usize); PtxType::COUNT] = {
+    let mut t = [([0u8; 8], 0usize); PtxType::COUNT];
     let mut i = 0;
-    while i < 14 {
+    while i < PtxType::ALL.len() {
         t[i] = packed(".", PtxType::ALL[i].ptx_name());
+        i += 1;
+    }
+    while i < PtxType::COUNT {
+        let ty = PtxType::MEMORY_ONLY[i - PtxType::ALL.len()];
+        t[i] = packed(".", ty.ptx_name());
         i += 1;
     }
     t
 };
 
 /// `%r`, `%f`, `%rd`, ... by type.
-const REG_PREFIXES: [([u8; 8], usize); 14] = {
-    let mut t = [([0u8; 8], 0usize); 14];
+const REG_PREFIXES: [([u8; 8], usize); PtxType::COUNT] = {
+    let mut t = [([0u8; 8], 0usize); PtxType::COUNT];
     let mut i = 0;
-    while i < 14 {
+    while i < PtxType::ALL.len() {
         t[i] = packed("%", PtxType::ALL[i].reg_prefix());
+        i += 1;
+    }
+    while i < PtxType::COUNT {
+        let ty = PtxType::MEMORY_ONLY[i - PtxType::ALL.len()];
+        t[i] = packed("%", ty.reg_prefix());
         i += 1;
     }
     t

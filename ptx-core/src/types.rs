@@ -34,6 +34,11 @@ pub enum PtxType {
     S64,
     /// `.f64`: IEEE binary64.
     F64,
+    /// `.u8`: unsigned byte. Memory only: there are no byte registers; `ld.u8` zero-extends
+    /// into a 16- or 32-bit integer register and `st.u8` stores the low byte of one.
+    U8,
+    /// `.s8`: signed byte, memory only like [`PtxType::U8`]; `ld.s8` sign-extends.
+    S8,
 }
 
 /// What kind of values a [`PtxType`] holds.
@@ -52,7 +57,14 @@ pub enum TypeClass {
 }
 
 impl PtxType {
-    /// Every type, in declaration order (the printer declares registers in this order).
+    /// The number of types, register and memory-only ones together.
+    pub const COUNT: usize = 16;
+
+    /// The memory-only types: bytes, which exist in `ld`/`st` but not as registers.
+    pub const MEMORY_ONLY: [PtxType; 2] = [PtxType::U8, PtxType::S8];
+
+    /// Every register type, in declaration order (the printer declares registers in this
+    /// order); [`PtxType::MEMORY_ONLY`] follows them in the enum.
     pub const ALL: [PtxType; 14] = [
         PtxType::Pred,
         PtxType::B16,
@@ -87,12 +99,19 @@ impl PtxType {
             PtxType::U64 => "u64",
             PtxType::S64 => "s64",
             PtxType::F64 => "f64",
+            PtxType::U8 => "u8",
+            PtxType::S8 => "s8",
         }
     }
 
     /// Parses a PTX type name without the dot (`"u32"`); the inverse of [`PtxType::ptx_name`].
     pub fn from_ptx_name(name: &str) -> Option<PtxType> {
-        PtxType::ALL.into_iter().find(|t| t.ptx_name() == name)
+        PtxType::ALL.into_iter().chain(PtxType::MEMORY_ONLY).find(|t| t.ptx_name() == name)
+    }
+
+    /// True for the memory-only byte types [`PtxType::MEMORY_ONLY`].
+    pub const fn is_memory_only(self) -> bool {
+        matches!(self, PtxType::U8 | PtxType::S8)
     }
 
     /// The type used in `.reg` declarations for registers of this type (bf16 lives in `.b16`).
@@ -129,6 +148,9 @@ impl PtxType {
             PtxType::U64 => "rd",
             PtxType::S64 => "sd",
             PtxType::F64 => "fd",
+            // Never declared (the verifier rejects byte registers); named for messages.
+            PtxType::U8 => "ub",
+            PtxType::S8 => "sb",
         }
     }
 
@@ -136,6 +158,7 @@ impl PtxType {
     pub fn bits(self) -> u32 {
         match self {
             PtxType::Pred => 1,
+            PtxType::U8 | PtxType::S8 => 8,
             PtxType::B16 | PtxType::U16 | PtxType::S16 | PtxType::F16 | PtxType::Bf16 => 16,
             PtxType::B32 | PtxType::U32 | PtxType::S32 | PtxType::F32 => 32,
             PtxType::B64 | PtxType::U64 | PtxType::S64 | PtxType::F64 => 64,
@@ -152,8 +175,8 @@ impl PtxType {
         match self {
             PtxType::Pred => TypeClass::Pred,
             PtxType::B16 | PtxType::B32 | PtxType::B64 => TypeClass::Bits,
-            PtxType::U16 | PtxType::U32 | PtxType::U64 => TypeClass::Unsigned,
-            PtxType::S16 | PtxType::S32 | PtxType::S64 => TypeClass::Signed,
+            PtxType::U8 | PtxType::U16 | PtxType::U32 | PtxType::U64 => TypeClass::Unsigned,
+            PtxType::S8 | PtxType::S16 | PtxType::S32 | PtxType::S64 => TypeClass::Signed,
             PtxType::F16 | PtxType::Bf16 | PtxType::F32 | PtxType::F64 => TypeClass::Float,
         }
     }
@@ -238,6 +261,32 @@ pub trait AtomAddTy: MemTy {}
 pub trait Bits32: Bits32Or64 {}
 /// Marker trait for the 32- and 64-bit types `atom.cas`/`atom.exch`/`shfl` move as bits.
 pub trait Bits32Or64: MemTy {}
+
+/// Marker trait for the byte types (`U8`, `S8`), which exist only in memory: `ld` extends
+/// a byte into a 32-bit register of type [`ByteTy::Reg`] and `st` stores the low byte of one.
+pub trait ByteTy: Copy + Default + fmt::Debug + Send + Sync + 'static {
+    /// The PTX memory type (`.u8` or `.s8`).
+    const PTX: PtxType;
+    /// The register type a loaded byte is held in: `U32` (zero-extended) for `U8`, `S32`
+    /// (sign-extended) for `S8`.
+    type Reg: IntTy + MemTy;
+}
+
+/// `.u8`: an unsigned byte in memory, loaded zero-extended into a `U32` register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct U8;
+impl ByteTy for U8 {
+    const PTX: PtxType = PtxType::U8;
+    type Reg = U32;
+}
+
+/// `.s8`: a signed byte in memory, loaded sign-extended into an `S32` register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct S8;
+impl ByteTy for S8 {
+    const PTX: PtxType = PtxType::S8;
+    type Reg = S32;
+}
 
 macro_rules! marker {
     ($(#[$doc:meta])* $name:ident, $ptx:ident, $host:ty, to = $to:expr, from = $from:expr) => {
@@ -366,9 +415,10 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for t in PtxType::ALL {
+        for t in PtxType::ALL.into_iter().chain(PtxType::MEMORY_ONLY) {
             assert_eq!(PtxType::from_ptx_name(t.ptx_name()), Some(t));
         }
+        assert_eq!(PtxType::ALL.len() + PtxType::MEMORY_ONLY.len(), PtxType::COUNT);
         assert_eq!(PtxType::from_ptx_name("u33"), None);
     }
 

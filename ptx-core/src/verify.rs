@@ -127,6 +127,7 @@ impl std::error::Error for VerifyError {}
 /// Checks `k`; `Ok(())` means the printer's output is valid PTX.
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_names(k)?;
+    check_no_byte_registers(k)?;
     let mut placed = vec![false; k.label_count as usize];
     for (i, instr) in k.body.iter().enumerate() {
         check(k, instr).map_err(|kind| error_at(k, i, *kind))?;
@@ -141,6 +142,22 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
         _ => return Err(kernel_error(k, VerifyErrorKind::FallsOffEnd)),
     }
     check_definitions(k)
+}
+
+/// Rejects registers of the memory-only byte types, which PTX code cannot compute with.
+fn check_no_byte_registers(k: &KernelIr) -> Result<(), VerifyError> {
+    match PtxType::MEMORY_ONLY.into_iter().find(|&t| k.reg_count(t) > 0) {
+        None => Ok(()),
+        Some(t) => Err(kernel_error(
+            k,
+            VerifyErrorKind::InvalidForm {
+                reason: format!(
+                    "there are no {t} registers: hold bytes in 16- or 32-bit integer registers \
+                     (ld{t} extends into one, st{t} stores its low byte)"
+                ),
+            },
+        )),
+    }
 }
 
 /// An error about the kernel as a whole, not one instruction.
@@ -231,6 +248,20 @@ fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check 
             found: r.ty,
         }))
     }
+}
+
+/// Checks the register of a byte load or store: a 16- or 32-bit integer (or bits) register,
+/// which `ld.u8`/`ld.s8` extend into and `st.u8`/`st.s8` store the low byte of.
+fn byte_reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
+    let wide_enough = matches!(r.ty.bits(), 16 | 32) && (r.ty.is_int() || r.ty.class() == TypeClass::Bits);
+    if !wide_enough {
+        return Err(Box::new(VerifyErrorKind::OperandType {
+            operand,
+            expected: format!("a 16- or 32-bit integer register for {ty}"),
+            found: r.ty,
+        }));
+    }
+    reg_fits(k, operand, r, r.ty)
 }
 
 /// Checks a source operand: a fitting register, or an immediate of the same class and width.
@@ -435,7 +466,11 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             )?;
             let role = if matches!(instr, Instr::Ld { .. }) { "dst" } else { "src" };
             for r in dsts.as_slice() {
-                reg_fits(k, role, *r, ty.reg_decl_type())?;
+                if ty.is_memory_only() {
+                    byte_reg_fits(k, role, *r, *ty)?;
+                } else {
+                    reg_fits(k, role, *r, ty.reg_decl_type())?;
+                }
             }
             check_address(k, *space, addr)
         }
@@ -579,7 +614,7 @@ fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> 
 /// fixed point.
 #[allow(clippy::needless_range_loop)] // blocks index several parallel tables
 fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
-    let mut base = [0usize; 14];
+    let mut base = [0usize; PtxType::COUNT];
     let mut total = 0usize;
     for (slot, b) in base.iter_mut().enumerate() {
         *b = total;

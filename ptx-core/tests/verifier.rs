@@ -246,3 +246,58 @@ fn an_error_names_the_source_statement_of_its_instruction() {
     assert_eq!(err.source.as_deref(), Some("src/kernels.rs:12:5"));
     assert!(err.to_string().contains("at src/kernels.rs:12:5"), "{err}");
 }
+
+#[test]
+fn bytes_live_in_16_or_32_bit_integer_registers() {
+    use ptx_core::ir::{AddrBase, Address, RegList, Space};
+    use ptx_core::{S8, U8};
+    // The typed byte accesses verify: the loads extend into U32/S32 registers.
+    let mut b = KernelBuilder::new("k");
+    let p = b.global_pointer("p");
+    let x = b.ld_global_byte::<U8>(p, 0);
+    let y = b.ld_global_byte::<S8>(p, 1);
+    let y = b.cast::<U32, ptx_core::S32>(y);
+    let s = b.add(x, y);
+    b.st_global_byte::<U8>(p, 2, s);
+    b.ret();
+    verify(&b.finish()).expect("byte accesses through 32-bit registers verify");
+
+    // A byte register does not exist.
+    let mut b = KernelBuilder::new("k");
+    let p = b.global_pointer("p");
+    let byte = b.raw_reg(PtxType::U8);
+    let dsts = RegList::new(&[byte]).expect("one");
+    b.push(Instr::Ld {
+        guard: None,
+        space: Space::Global,
+        ty: PtxType::U8,
+        dsts,
+        addr: Address { base: AddrBase::Reg(p.raw()), offset: 0 },
+    });
+    b.ret();
+    let kind = kind_of(&b.finish());
+    assert!(
+        matches!(&kind, VerifyErrorKind::InvalidForm { reason } if reason.contains("no .u8 registers")),
+        "{kind:?}"
+    );
+
+    // Nor does a byte load into a 64-bit or float register.
+    for ty in [PtxType::U64, PtxType::F32] {
+        let mut b = KernelBuilder::new("k");
+        let p = b.global_pointer("p");
+        let dsts = RegList::new(&[b.raw_reg(ty)]).expect("one");
+        b.push(Instr::Ld {
+            guard: None,
+            space: Space::Global,
+            ty: PtxType::S8,
+            dsts,
+            addr: Address { base: AddrBase::Reg(p.raw()), offset: 0 },
+        });
+        b.ret();
+        let kind = kind_of(&b.finish());
+        assert!(
+            matches!(kind, VerifyErrorKind::OperandType { operand: "dst", found, .. } if found == ty),
+            "{kind:?}"
+        );
+    }
+}

@@ -341,9 +341,14 @@ impl Decoder {
     }
 
     fn group(&self, tok: &str) -> Result<Vec<R>, SimError> {
+        self.group_tokens(tok).into_iter().map(|r| Ok(self.reg(r)?.0)).collect()
+    }
+
+    /// The register names of a `{%a, %b}` group, or the one register `tok`.
+    fn group_tokens<'t>(&self, tok: &'t str) -> Vec<&'t str> {
         match tok.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-            Some(inner) => inner.split(',').map(|r| Ok(self.reg(r.trim())?.0)).collect(),
-            None => Ok(vec![self.reg(tok)?.0]),
+            Some(inner) => inner.split(',').map(str::trim).collect(),
+            None => vec![tok],
         }
     }
 
@@ -704,6 +709,28 @@ impl Decoder {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
         let (base, off) = self.address(addr_tok, space)?;
+        // A byte travels in a 16- or 32-bit integer register: `ld.s8` sign-extends into it.
+        let mut extend = Vec::new();
+        if ty.is_memory_only() {
+            for tok in self.group_tokens(regs_tok) {
+                let (r, rty) = self.reg(tok)?;
+                if !(matches!(rty.bits(), 16 | 32) && !rty.is_float() && rty != PtxType::Pred) {
+                    return Err(self.parse_err(format!(
+                        "`{}` needs 16- or 32-bit integer registers, `{tok}` is {rty}",
+                        s.opcode
+                    )));
+                }
+                if is_ld && ty.is_signed() {
+                    extend.push(Op::CvtIntInt {
+                        d: r,
+                        a: r,
+                        src_bits: 8,
+                        signed: true,
+                        dst_mask: width_mask(rty.bits()),
+                    });
+                }
+            }
+        }
         let size = ty.bytes() as u8;
         let mut r4 = [regs[0]; 4];
         r4[..n].copy_from_slice(&regs);
@@ -714,6 +741,9 @@ impl Decoder {
             (false, ..) => Op::St { space, size, n: n as u8, s: r4, base, off },
         };
         self.emit(op, s);
+        for op in extend {
+            self.emit(op, s);
+        }
         Ok(())
     }
 

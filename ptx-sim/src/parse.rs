@@ -183,7 +183,7 @@ fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result
                 let t = ty
                     .strip_prefix('.')
                     .and_then(PtxType::from_ptx_name)
-                    .filter(|t| *t != PtxType::Pred)
+                    .filter(|t| *t != PtxType::Pred && !t.is_memory_only())
                     .ok_or_else(|| unsupported(start, format!("parameter type `{ty}`")))?;
                 params.push((pname.to_string(), t));
             }
@@ -276,6 +276,7 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
     let ty = ty
         .strip_prefix('.')
         .and_then(PtxType::from_ptx_name)
+        .filter(|t| !t.is_memory_only())
         .ok_or_else(|| unsupported(line, format!("register type `{ty}`")))?;
     let (prefix, count) =
         spec.strip_prefix('%').and_then(|s| s.strip_suffix('>')).and_then(|s| s.split_once('<')).ok_or_else(

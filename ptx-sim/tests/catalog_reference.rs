@@ -937,7 +937,11 @@ impl<'a> Model<'a> {
                     let v = match base {
                         Some((Region::Input, off)) => {
                             let at = off + addr.offset as i64 + k as i64 * size;
-                            self.read_input(at, size as usize)
+                            // A byte extends into its 16- or 32-bit register.
+                            self.read_input(at, size as usize).map(|v| match ty {
+                                PtxType::S8 => sext(v, 8) as u64 & mask(d.ty.bits()),
+                                _ => v,
+                            })
                         }
                         _ => None, // scratch, shared: not modeled
                     };
