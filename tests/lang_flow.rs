@@ -452,6 +452,70 @@ fn narrow_integers_behave_like_rust() -> ptx_dsl::runtime::Result<()> {
     Ok(())
 }
 
+/// Byte slices: `u8` loads zero-extend, `i8` loads sign-extend, stores keep the low byte;
+/// checked accesses out of range read 0 and are reported like any other slice.
+#[ptx_kernel]
+fn bytes(a: &[u8], b: &[i8], sum: &mut [i16], wrapped: &mut [u8], neg: &mut [i8], n: u32) {
+    let i = thread_idx().x;
+    if i < n {
+        let (x, y) = (a[i], b[i]);
+        sum[i] = x as i16 + y as i16;
+        wrapped[i] = x.wrapping_mul(3).wrapping_add(y as u8);
+        neg[i] = y.wrapping_neg() >> 1;
+    }
+}
+
+#[test]
+fn byte_slices_behave_like_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("bytes");
+    let mut a: Vec<u8> = vec![0, 1, 127, 128, 255, 200];
+    let mut b: Vec<i8> = vec![0, -1, i8::MIN, i8::MAX, 7, -100];
+    // An odd length, so the byte buffers do not end on a word boundary.
+    while a.len() < 75 {
+        let r = rng.next();
+        a.push(r as u8);
+        b.push((r >> 8) as i8);
+    }
+    let n = a.len();
+    let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
+    let mut sum: DeviceBuffer<i16> = dev.zeroed(n)?;
+    let mut wrapped: DeviceBuffer<u8> = dev.upload(&vec![0xa5; n])?;
+    let mut neg: DeviceBuffer<i8> = dev.zeroed(n)?;
+    common::assert_assembles("bytes", &Bytes::new());
+    let ptx = Bytes::new().ptx();
+    for form in ["ld.global.u8", "ld.global.s8", "st.global.u8", "st.global.s8"] {
+        assert!(ptx.contains(form), "bytes move as bytes ({form}):\n{ptx}");
+    }
+    Bytes::new().launch(
+        &dev,
+        LaunchConfig::linear(1, 96),
+        &ad,
+        &bd,
+        &mut sum,
+        &mut wrapped,
+        &mut neg,
+        n as u32,
+    )?;
+    let (sum, wrapped, neg) = (sum.to_vec()?, wrapped.to_vec()?, neg.to_vec()?);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        assert_eq!(sum[i], x as i16 + y as i16, "a = {x}, b = {y}");
+        assert_eq!(wrapped[i], x.wrapping_mul(3).wrapping_add(y as u8), "a = {x}, b = {y}");
+        assert_eq!(neg[i], y.wrapping_neg() >> 1, "b = {y}");
+    }
+    // A byte index past the end is reported with the byte slice's name and length.
+    let short = dev.upload(&a[..10])?;
+    let (mut sum, mut wrapped, mut neg) = (dev.zeroed(n)?, dev.zeroed(n)?, dev.zeroed(n)?);
+    let err = Bytes::new()
+        .launch(&dev, LaunchConfig::linear(1, 16), &short, &bd, &mut sum, &mut wrapped, &mut neg, 16)
+        .unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *len), ("a", 10), "{err}");
+    assert!((10..16).contains(index), "{err}");
+    Ok(())
+}
+
 #[ptx_kernel(unchecked)]
 fn wild_read(x: &[f32], y: &mut [f32], offset: u32) {
     let i = thread_idx().x;

@@ -96,7 +96,9 @@ fn contains_error(t: &Ty) -> bool {
 }
 
 /// The slice element types the runtime can pass.
-const SLICE_ELEMENTS: [Scalar; 10] = [
+const SLICE_ELEMENTS: [Scalar; 12] = [
+    Scalar::U8,
+    Scalar::I8,
     Scalar::U16,
     Scalar::I16,
     Scalar::U32,
@@ -115,10 +117,15 @@ fn check_param(p: &Param, errors: &mut Errors) {
     if let ParamKind::Slice { elem, .. } = p.kind {
         if !SLICE_ELEMENTS.contains(&elem) {
             let list: Vec<&str> = SLICE_ELEMENTS.iter().map(|s| s.name()).collect();
+            let instead = match elem {
+                Scalar::Usize => "; use `u64`",
+                Scalar::Isize => "; use `i64`",
+                _ => "",
+            };
             errors.at(
                 Sp::of(&p.name),
                 format!(
-                    "slices of `{}` are not supported yet: slice elements are {}",
+                    "slices of `{}` are not supported: slice elements are {}{instead}",
                     elem.name(),
                     list.join(" ")
                 ),

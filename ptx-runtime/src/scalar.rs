@@ -20,8 +20,9 @@ mod sealed {
     pub trait Sealed: Backend {}
 }
 
-/// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `u32`, `i32`, `u64`, `i64`, and
-/// `u16`/`i16`, which also carry f16 and bf16 data as raw bits (`.b16` loads and stores).
+/// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `f64`, `u32`, `i32`, `u64`,
+/// `i64`, `u8`, `i8`, and `u16`/`i16`, which also carry f16 and bf16 data as raw bits
+/// (`.b16` loads and stores).
 ///
 /// Sealed: the set of types is fixed by this crate, so each has a known PTX type and a
 /// little-endian byte layout shared by the GPU and the simulator.
@@ -56,7 +57,7 @@ macro_rules! device_scalar {
     )*};
 }
 
-device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16, f64 => F64);
+device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16, f64 => F64, u8 => U8, i8 => S8);
 
 /// Encodes `values` as little-endian bytes.
 pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {

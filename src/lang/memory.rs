@@ -8,6 +8,7 @@ use ptx_core::fault::{self, FaultKind, FaultSite};
 use ptx_core::ir::{Instr, Operand};
 use ptx_core::types::MemTy;
 use ptx_core::{Bf16, Cmp, PtxType, F16, F32, F64, S16, S32, S64, U16, U32, U64};
+use ptx_core::{S8 as SignedByte, U8 as Byte};
 
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -34,6 +35,8 @@ pub const LEN_SUFFIX: &str = "__len";
 /// The PTX type a slice of `elem` is stored as.
 fn memory_type(elem: Scalar) -> PtxType {
     match elem {
+        Scalar::U8 => PtxType::U8,
+        Scalar::I8 => PtxType::S8,
         Scalar::U16 => PtxType::U16,
         Scalar::I16 => PtxType::S16,
         other => other.reg_type(),
@@ -148,6 +151,17 @@ impl KernelCtx {
             dst
         }
         match elem {
+            // A byte is loaded straight into its 32-bit register, zero- or sign-extended.
+            Scalar::U8 => {
+                let dst = self.b.mov::<U32>(0u32);
+                self.b.ld_global_byte_into_if::<Byte>(ok, false, addr, 0, dst);
+                Value::of(Val::Reg(dst), elem)
+            }
+            Scalar::I8 => {
+                let dst = self.b.mov::<S32>(0i32);
+                self.b.ld_global_byte_into_if::<SignedByte>(ok, false, addr, 0, dst);
+                Value::of(Val::Reg(dst), elem)
+            }
             Scalar::U16 => {
                 let narrow = load::<U16>(self, addr, ok, Val::Imm(0));
                 Value::of(self.b.cast::<U32, U16>(narrow), elem)
@@ -171,6 +185,8 @@ impl KernelCtx {
             Val::Reg(k.b.ld_global::<T>(addr, 0)).operand()
         }
         match elem {
+            Scalar::U8 => Value::of(Val::Reg(self.b.ld_global_byte::<Byte>(addr, 0)), elem),
+            Scalar::I8 => Value::of(Val::Reg(self.b.ld_global_byte::<SignedByte>(addr, 0)), elem),
             Scalar::U16 => {
                 let narrow = Val::Reg(self.b.ld_global::<U16>(addr, 0));
                 Value::of(self.b.cast::<U32, U16>(narrow), elem)
@@ -195,6 +211,14 @@ impl KernelCtx {
             }
         }
         match elem {
+            Scalar::U8 => match guard {
+                Some(ok) => self.b.st_global_byte_if::<Byte>(ok, false, addr, 0, value.typed::<U32>()),
+                None => self.b.st_global_byte::<Byte>(addr, 0, value.typed::<U32>()),
+            },
+            Scalar::I8 => match guard {
+                Some(ok) => self.b.st_global_byte_if::<SignedByte>(ok, false, addr, 0, value.typed::<S32>()),
+                None => self.b.st_global_byte::<SignedByte>(addr, 0, value.typed::<S32>()),
+            },
             Scalar::U16 => {
                 let narrow = self.b.cast::<U16, U32>(value.typed::<U32>());
                 store::<U16>(self, addr, narrow, guard);
