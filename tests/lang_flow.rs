@@ -887,3 +887,111 @@ fn variables_and_if_values_of_every_type_match_plain_rust() -> ptx_dsl::runtime:
     }
     Ok(())
 }
+
+/// Shared address arithmetic and fused multiply-adds must not change what a kernel
+/// computes: neighbours `x[i + 1]`/`x[i - 1]` of a `usize` index (folded into one address),
+/// a `u32` index whose `+ 1` wraps (never folded), an index variable reassigned between a
+/// sum and its use, the same index in both arms of an `if` and after a loop, and
+/// `a * b + c` on narrow, signed and 64-bit integers in both operand orders.
+#[ptx_kernel]
+fn addressing(x: &[i32], out: &mut [i32], wide: &mut [i64], bytes: &mut [u8], n: u32, k: u32) {
+    let t = thread_idx().x;
+    if t >= n {
+        return;
+    }
+    let i = t as usize + 1;
+    let o = t as usize * 8;
+    out[o] = x[i - 1] + x[i] * 2 + x[i + 1] * 3;
+    // `t * 0 + k`: a u32 index that may wrap; with k = u32::MAX it wraps to t - 1 + 1.
+    let j = t.wrapping_add(k);
+    out[o + 1] = x[j.wrapping_add(1)];
+    let mut m = i;
+    let next = m + 1;
+    m += 2;
+    out[o + 2] = x[next] - x[m - 2];
+    if t % 2 == 0 {
+        out[o + 3] = x[i] * 10;
+    } else {
+        out[o + 3] = x[i + 1] * 100;
+    }
+    let mut acc = 0;
+    for q in 0..3usize {
+        acc += x[i - 1 + q];
+    }
+    out[o + 4] = acc + x[i];
+    out[o + 5] = (t as i32) * x[i] + x[i + 1];
+    out[o + 6] = x[i + 1] + (t as i32 - 7) * x[i - 1];
+    wide[t as usize] = (t as i64 - 40) * -3_000_000_000 + x[i] as i64;
+    bytes[t as usize] = (t as u8).wrapping_mul(37) + (x[i] as u8);
+}
+
+fn addressing_host(x: &[i32], t: u32, k: u32) -> ([i32; 7], i64, u8) {
+    let i = t as usize + 1;
+    let mut out = [0i32; 7];
+    out[0] = x[i - 1].wrapping_add(x[i].wrapping_mul(2)).wrapping_add(x[i + 1].wrapping_mul(3));
+    let j = t.wrapping_add(k);
+    out[1] = x[j.wrapping_add(1) as usize];
+    let mut m = i;
+    let next = m + 1;
+    m += 2;
+    out[2] = x[next].wrapping_sub(x[m - 2]);
+    out[3] = if t % 2 == 0 { x[i].wrapping_mul(10) } else { x[i + 1].wrapping_mul(100) };
+    let mut acc = 0i32;
+    for q in 0..3usize {
+        acc = acc.wrapping_add(x[i - 1 + q]);
+    }
+    out[4] = acc.wrapping_add(x[i]);
+    out[5] = (t as i32).wrapping_mul(x[i]).wrapping_add(x[i + 1]);
+    out[6] = x[i + 1].wrapping_add((t as i32 - 7).wrapping_mul(x[i - 1]));
+    let wide = (t as i64 - 40).wrapping_mul(-3_000_000_000).wrapping_add(x[i] as i64);
+    let byte = (t as u8).wrapping_mul(37).wrapping_add(x[i] as u8);
+    (out, wide, byte)
+}
+
+#[test]
+fn shared_addresses_and_fused_multiply_adds_keep_rusts_meaning() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("addressing");
+    let n = 100u32;
+    let x: Vec<i32> = (0..n + 2).map(|_| rng.next() as i32).collect();
+    let xd = dev.upload(&x)?;
+    common::assert_assembles("addressing", &Addressing::new());
+    // k = 0: `j + 1` is t + 1; k = u32::MAX: `j + 1` wraps to t (a folded u32 sum would
+    // read 16 GiB past the slice instead).
+    for k in [0u32, u32::MAX] {
+        let mut out: DeviceBuffer<i32> = dev.zeroed(n as usize * 8)?;
+        let mut wide: DeviceBuffer<i64> = dev.zeroed(n as usize)?;
+        let mut bytes: DeviceBuffer<u8> = dev.zeroed(n as usize)?;
+        Addressing::new().launch(
+            &dev,
+            LaunchConfig::linear(1, 128),
+            &xd,
+            &mut out,
+            &mut wide,
+            &mut bytes,
+            n,
+            k,
+        )?;
+        let (out, wide, bytes) = (out.to_vec()?, wide.to_vec()?, bytes.to_vec()?);
+        for t in 0..n {
+            let (want, want_wide, want_byte) = addressing_host(&x, t, k);
+            let o = t as usize * 8;
+            assert_eq!(&out[o..o + 7], &want[..], "t = {t}, k = {k:#x}");
+            assert_eq!((wide[t as usize], bytes[t as usize]), (want_wide, want_byte), "t = {t}, k = {k:#x}");
+        }
+    }
+    // `x[i + 1]` past the end reports the summed index, not the folded base.
+    let short = dev.upload(&x[..50])?;
+    let (mut out, mut wide, mut bytes) =
+        (dev.zeroed(n as usize * 8)?, dev.zeroed(n as usize)?, dev.zeroed(n as usize)?);
+    let err = Addressing::new()
+        .launch(&dev, LaunchConfig::linear(1, 128), &short, &mut out, &mut wide, &mut bytes, n, 0)
+        .unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *len), ("x", 50), "{err}");
+    assert!((50..=n as i128 + 1).contains(index), "{err}");
+    let ptx = Addressing::new().ptx();
+    assert!(ptx.contains("+4]"), "x[i + 1] shares x[i]'s address:\n{ptx}");
+    assert!(ptx.contains("mad.lo.s32"), "a * b + c is one mad:\n{ptx}");
+    Ok(())
+}

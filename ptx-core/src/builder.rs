@@ -169,7 +169,8 @@ impl KernelBuilder {
         KernelBuilder {
             ir: KernelIr {
                 name: name.into(),
-                params: Vec::new(),
+                // Room for a typical kernel, so that declaring parameters does not regrow.
+                params: Vec::with_capacity(8),
                 shared: Vec::new(),
                 body: Vec::with_capacity(128),
                 reg_counts: [0; PtxType::COUNT],
@@ -269,10 +270,10 @@ impl KernelBuilder {
         if self.ir.notes.last().is_some_and(|n| n.at == at) {
             self.ir.notes.pop();
         }
-        let mut text = text.into();
-        // Byte searches (memchr), much cheaper than a `char` pattern.
-        if text.as_bytes().contains(&b'\n') || text.as_bytes().contains(&b'\r') {
-            text = text.replace(['\n', '\r'], " ").into();
+        let text = text.into();
+        if self.ir.notes.capacity() == 0 {
+            // A kernel with notes has one per statement: start with room for a screenful.
+            self.ir.notes.reserve(32);
         }
         self.ir.notes.push(crate::ir::SourceNote { at, file: file.into(), line, column, text });
     }

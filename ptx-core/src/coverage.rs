@@ -483,6 +483,19 @@ fn cover_memory(g: &mut Gen) {
             }
         }
     }
+    // A negative address offset (printed `+-8`), from a pointer into the input.
+    let inside = g.b.raw_reg(PtxType::U64);
+    g.b.push(Instr::Binary {
+        op: BinaryOp::Add,
+        ty: PtxType::U64,
+        mode: None,
+        dst: inside,
+        a: Operand::Reg(g.input),
+        b: Operand::Imm(Imm::new(PtxType::U64, 16)),
+    });
+    let dsts = RegList::new(&[g.b.raw_reg(PtxType::U32)]).expect("one");
+    let addr = Address { base: AddrBase::Reg(inside), offset: -8 };
+    g.try_push(Instr::Ld { guard: None, space: Space::Global, ty: PtxType::U32, dsts, addr }, true);
     // A load straight from the shared array by name, at this thread's slot 0 of thread 0.
     let dst = g.b.raw_reg(PtxType::U32);
     let addr = Address { base: AddrBase::Shared(smem), offset: 4 };

@@ -1010,7 +1010,7 @@ pub struct SourceNote {
     pub line: u32,
     /// The 1-based column.
     pub column: u32,
-    /// The statement's text, on one line.
+    /// The statement's text (printed on one line: line breaks print as spaces).
     pub text: std::borrow::Cow<'static, str>,
 }
 

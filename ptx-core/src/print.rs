@@ -59,19 +59,26 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
 fn source_files(kernels: &[KernelIr]) -> Vec<&str> {
     let mut files: Vec<&str> = Vec::new();
     for note in kernels.iter().flat_map(|k| &k.notes) {
-        if !files.contains(&&*note.file) {
+        if file_index(&files, &note.file).is_none() {
             files.push(&note.file);
         }
     }
     files
 }
 
+/// The position of `file` in `files`. Notes of one kernel share the `file!()` string, so
+/// the address comparison almost always decides before the text comparison.
+#[inline]
+fn file_index(files: &[&str], file: &str) -> Option<usize> {
+    files.iter().position(|f| std::ptr::eq(f.as_ptr(), file.as_ptr()) && f.len() == file.len() || *f == file)
+}
+
 /// Writes a source note: the statement as a comment, then its `.loc`.
 fn write_note(out: &mut Out, note: &crate::ir::SourceNote, files: &[&str]) {
     out.s("\n\t// ");
-    out.s(&note.text);
+    out.one_line(&note.text);
     out.s("\n\t.loc ");
-    let file = files.iter().position(|f| *f == note.file).unwrap_or(0);
+    let file = file_index(files, &note.file).unwrap_or(0);
     push_u32(out, file as u32 + 1);
     out.c(b' ');
     push_u32(out, note.line);
@@ -130,6 +137,20 @@ impl Out {
             *d = *b;
         }
         self.len = end;
+    }
+
+    /// Writes `text` with each line break (`\n`, `\r`) as a space, so that a comment
+    /// stays on its line (one pass: the copy maps the bytes).
+    fn one_line(&mut self, text: &str) {
+        for chunk in text.as_bytes().chunks(STAGE) {
+            if self.len + chunk.len() > STAGE {
+                self.flush();
+            }
+            for (d, &b) in self.stage[self.len..self.len + chunk.len()].iter_mut().zip(chunk) {
+                *d = if b == b'\n' || b == b'\r' { b' ' } else { b };
+            }
+            self.len += chunk.len();
+        }
     }
 
     #[inline]
@@ -533,7 +554,8 @@ fn push_address(out: &mut Out, k: &KernelIr, addr: &Address) {
         }
     }
     if addr.offset != 0 {
-        out.c(if addr.offset < 0 { b'-' } else { b'+' });
+        // PTX writes a negative offset as `+-n`: ptxas rejects `[%rd1-4]`.
+        out.s(if addr.offset < 0 { "+-" } else { "+" });
         push_u32(out, addr.offset.unsigned_abs());
     }
     out.c(b']');

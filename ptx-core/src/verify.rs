@@ -184,12 +184,12 @@ pub fn source_of(k: &KernelIr, index: usize) -> Option<String> {
 
 /// True for a PTX identifier: a letter, `_` or `$` first, then letters, digits, `_`, `$`.
 pub fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' => {}
-        _ => return false,
+    // Bytes, not chars: every allowed character is ASCII, and a non-ASCII byte fails.
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$';
+    match name.as_bytes() {
+        [first, rest @ ..] => !first.is_ascii_digit() && word(first) && rest.iter().all(word),
+        [] => false,
     }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 fn check_names(k: &KernelIr) -> Result<(), VerifyError> {

@@ -12,6 +12,8 @@ fn every_instruction_form_assembles_for_sm80_and_sm90() {
     let used = kinds_used(&cat.ir);
     assert_eq!(used, InstrKind::ALL.to_vec(), "catalog misses some Instr variants");
     ptx_core::verify::verify(&cat.ir).expect("catalog verifies");
+    let ptx = ptx_core::print::kernel_ptx(&cat.ir, Target::SM_80);
+    assert!(ptx.contains("+-8]"), "the catalog has a negative address offset, printed as ptxas wants");
     let Some(ptxas) = ptxas::ptxas_or_skip("every_instruction_form_assembles_for_sm80_and_sm90") else {
         return;
     };

@@ -22,6 +22,8 @@ pub struct Checked {
     /// assignment through an index's) slice, `x.len()`'s slice, a `for` loop's variable.
     /// Bindings are numbered in declaration order, so shadowing gives a new number.
     pub binding: Vec<Option<usize>>,
+    /// The slice parameters (by binding) whose `len()` the body reads.
+    pub lengths_read: Vec<usize>,
 }
 
 /// A name in scope.
@@ -48,6 +50,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         comptime: vec![false; n],
         mutable_path: vec![false; n],
         binding: vec![None; n],
+        lengths_read: Vec::new(),
         next_binding: 0,
         param_count: kernel.params.len(),
         scopes: vec![HashMap::new()],
@@ -141,6 +144,7 @@ struct Checker<'e> {
     comptime: Vec<bool>,
     mutable_path: Vec<bool>,
     binding: Vec<Option<usize>>,
+    lengths_read: Vec<usize>,
     next_binding: usize,
     /// Bindings `0..param_count` are the parameters.
     param_count: usize,
@@ -208,7 +212,13 @@ impl Checker<'_> {
                 }
             }
         }
-        Checked { types, comptime: self.comptime, mutable_path: self.mutable_path, binding: self.binding }
+        Checked {
+            types,
+            comptime: self.comptime,
+            mutable_path: self.mutable_path,
+            binding: self.binding,
+            lengths_read: self.lengths_read,
+        }
     }
 
     fn bind(&mut self, name: &syn::Ident, ty: Ty, mutable: bool, comptime: bool) -> usize {
@@ -498,6 +508,7 @@ impl Checker<'_> {
                         if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
                             self.expr(receiver);
                             self.binding[e.id] = self.binding_id(name);
+                            self.lengths_read.extend(self.binding[e.id]);
                             self.no_args(method, args);
                             return (Ty::Scalar(Scalar::Usize), false);
                         }

@@ -71,7 +71,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     let mut launch_params = Vec::new();
     let mut launch_args = Vec::new();
     let mut lengths = Vec::new();
-    for param in &kernel.params {
+    for (index, param) in kernel.params.iter().enumerate() {
         let n = &param.name;
         let n_str = n.to_string();
         match param.kind {
@@ -99,9 +99,13 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                 // Half-precision data travels as its raw bits.
                 let t = if elem.is_half() { host_type(Scalar::U16) } else { host_type(elem) };
                 let scalar = format_ident!("{}", lang_scalar(elem));
-                declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar);));
+                // The length is loaded only where something reads it: the checks, `x.len()`.
+                let with_len = checked_flag || checked.lengths_read.contains(&index);
+                declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);));
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
-                lengths.push(quote!(let #len = #n.len() as u64;));
+                if with_len {
+                    lengths.push(quote!(let #len = #n.len() as u64;));
+                }
                 if mutable {
                     launch_params.push(quote!(#n: &mut #p::DeviceBuffer<#t>));
                     launch_args.push(quote!(#p::KernelArg::buffer_mut(#n)));
@@ -109,7 +113,9 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
                     launch_params.push(quote!(#n: &#p::DeviceBuffer<#t>));
                     launch_args.push(quote!(#p::KernelArg::buffer(#n)));
                 }
-                launch_args.push(quote!(#p::KernelArg::scalar(#len)));
+                if with_len {
+                    launch_args.push(quote!(#p::KernelArg::scalar(#len)));
+                }
             }
         }
     }

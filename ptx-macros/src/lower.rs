@@ -291,6 +291,11 @@ impl Lowerer<'_> {
             }
             ExprKind::Binary(op, l, r) if op.is_short_circuit() => self.short_circuit(*op, l, r, name),
             ExprKind::Binary(op, l, r) => {
+                if *op == BinOp::Add {
+                    if let Some(call) = self.mad(l, r) {
+                        return self.bind(name, "__t", call);
+                    }
+                }
                 let (a, b) = (self.value(l), self.value(r));
                 let call = self.binary_call(*op, a, b, e.span);
                 self.bind(name, "__t", call)
@@ -414,14 +419,7 @@ impl Lowerer<'_> {
             }
             ExprKind::Break { label, .. } | ExprKind::Continue { label } => {
                 let is_break = matches!(e.kind, ExprKind::Break { .. });
-                let wanted = label.as_ref().map(|l| l.ident.to_string());
-                let target = self
-                    .loops
-                    .iter()
-                    .rev()
-                    .find(|lp| wanted.is_none() || lp.label == wanted)
-                    .map(|lp| if is_break { lp.exit.clone() } else { lp.next.clone() });
-                if let Some(t) = target {
+                if let Some(t) = self.jump_target(label, is_break) {
                     self.emit(quote!(#k.jump(#t);));
                 }
                 Atom::Unit
@@ -454,6 +452,35 @@ impl Lowerer<'_> {
             Builtin::GridDim => quote!(GridDim),
         };
         quote!(#p::Builtin::#v)
+    }
+
+    /// The operands of `e` when it is a runtime integer product, which an addition can fuse
+    /// with: `a * b + c` wraps exactly like `mad.lo` (floats are never fused: Rust rounds
+    /// the product and the sum separately).
+    fn int_product<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::Mul, a, b)
+                if !self.checked.comptime[e.id] && self.ty(e).scalar().is_some_and(Scalar::is_int) =>
+            {
+                Some((a, b))
+            }
+            _ => None,
+        }
+    }
+
+    /// `a * b + c` or `c + a * b` on integers as one `mad` call, operands evaluated in
+    /// source order; `None` when neither side is an integer product.
+    fn mad(&mut self, l: &Expr, r: &Expr) -> Option<TokenStream> {
+        let k = ctx();
+        if let Some((a, b)) = self.int_product(l) {
+            let (a, b) = (self.value(a), self.value(b));
+            let c = self.value(r);
+            return Some(quote!(#k.mad(#a, #b, #c)));
+        }
+        let (a, b) = self.int_product(r)?;
+        let c = self.value(l);
+        let (a, b) = (self.value(a), self.value(b));
+        Some(quote!(#k.mad(#a, #b, #c)))
     }
 
     fn binary_call(&self, op: BinOp, a: TokenStream, b: TokenStream, sp: Sp) -> TokenStream {
@@ -710,6 +737,16 @@ impl Lowerer<'_> {
             );
         }
         let c = self.value(cond);
+        if els.is_none() {
+            if let Some(target) = self.lone_jump(then) {
+                // `if c { return; }` (or `break`, `continue`): one conditional branch.
+                self.emit(match target {
+                    Some(label) => quote!(#k.jump_if(#c, #label);),
+                    None => quote!(#k.return_if(#c);),
+                });
+                return Atom::Unit;
+            }
+        }
         let result = holder.as_ref().map(|h| {
             // A temporary, not the user's name: the arms may read a binding that name shadows.
             let n = self.tmp("__if");
@@ -745,6 +782,38 @@ impl Lowerer<'_> {
             Some(r) => self.rename(name, r),
             None => Atom::Unit,
         }
+    }
+
+    /// Where a block that only leaves goes: its one statement (or tail) is `return`
+    /// (`Some(None)`), or `break`/`continue` of a runtime loop without a value (`Some` of
+    /// the loop's label).
+    fn lone_jump(&self, block: &Block) -> Option<Option<Ident>> {
+        let only = match (&block.stmts[..], &block.tail) {
+            ([Stmt::Expr { expr, .. }], None) => expr,
+            ([], Some(tail)) => &**tail,
+            _ => return None,
+        };
+        match &only.kind {
+            ExprKind::Return => Some(None),
+            ExprKind::Break { label, value: None } | ExprKind::Continue { label } => {
+                let is_break = matches!(only.kind, ExprKind::Break { .. });
+                Some(Some(self.jump_target(label, is_break)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The label `break` (or `continue`) with `label` jumps to: the innermost runtime loop,
+    /// or the one named.
+    fn jump_target(&self, label: &Option<syn::Lifetime>, is_break: bool) -> Option<Ident> {
+        let wanted = label.as_ref().map(|l| l.ident.to_string());
+        self.loops.iter().rev().find(|lp| wanted.is_none() || lp.label == wanted).map(|lp| {
+            if is_break {
+                lp.exit.clone()
+            } else {
+                lp.next.clone()
+            }
+        })
     }
 
     /// A loop's body as a block, with `prefix` (the loop variable's binding) first and

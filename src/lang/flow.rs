@@ -15,6 +15,7 @@ impl KernelCtx {
 
     /// Places `label` here.
     pub fn place(&mut self, label: Label) {
+        self.known.clear();
         self.b.place(label);
     }
 
@@ -36,6 +37,13 @@ impl KernelCtx {
     /// `return`: this thread is done.
     pub fn ret(&mut self) {
         self.b.ret();
+    }
+
+    /// `if cond { return; }`: a branch to the kernel's final `ret` when the `bool` `cond`
+    /// is true.
+    pub fn return_if(&mut self, cond: Value) {
+        let exit = *self.exit.get_or_insert_with(|| self.b.label());
+        self.b.bra_if(cond.typed::<Pred>(), exit);
     }
 
     /// Checks a `step_by` amount the way Rust does: a zero step panics in Rust, so it is a

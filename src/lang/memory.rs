@@ -1,5 +1,6 @@
 //! Kernel parameters and slice accesses. A slice parameter is a global pointer plus a
-//! hidden `u64` length parameter; in a checked kernel every access compares the index with
+//! hidden `u64` length parameter (where the kernel reads the length); in a checked kernel
+//! every access compares the index with
 //! the length, an out-of-range load gives 0, an out-of-range store is dropped, and the first
 //! such access of a launch is recorded in the fault record ([`ptx_core::fault`]).
 
@@ -17,7 +18,8 @@ use super::{internal_error, KernelCtx, Scalar, Value};
 #[derive(Clone, Copy, Debug)]
 pub struct Slice {
     base: Reg<U64>,
-    len: Reg<U64>,
+    /// The length, loaded when the kernel reads it (checks, `x.len()`).
+    len: Option<Reg<U64>>,
     elem: Scalar,
     name: &'static str,
 }
@@ -25,7 +27,11 @@ pub struct Slice {
 impl Slice {
     /// `x.len()`, a `usize`.
     pub fn len(&self) -> Value {
-        Value::of(Val::Reg(self.len), Scalar::Usize)
+        Value::of(Val::Reg(self.len_reg()), Scalar::Usize)
+    }
+
+    fn len_reg(&self) -> Reg<U64> {
+        self.len.unwrap_or_else(|| internal_error("a slice length read but not loaded"))
     }
 }
 
@@ -57,13 +63,20 @@ impl KernelCtx {
         Value::new(Operand::Reg(dst), ty)
     }
 
-    /// Declares a slice parameter (a global pointer and its length) and loads both.
-    pub fn slice_param(&mut self, name: &'static str, elem: Scalar) -> Slice {
+    /// Declares a slice parameter, a global pointer followed by its length when `with_len`
+    /// (the kernel checks accesses or reads `x.len()`; otherwise the launch passes no
+    /// length), and loads them.
+    pub fn slice_param(&mut self, name: &'static str, elem: Scalar, with_len: bool) -> Slice {
         let base = self.b.global_pointer(name);
-        let len_index = self.b.raw_param(format!("{name}{LEN_SUFFIX}"), PtxType::U64);
-        let len = self.b.raw_reg(PtxType::U64);
-        self.b.push(Instr::LdParam { ty: PtxType::U64, dst: len, param: len_index });
-        let len = Reg::from_raw(len).unwrap_or_else(|| internal_error("length register"));
+        let len = with_len.then(|| {
+            let mut len_name = String::with_capacity(name.len() + LEN_SUFFIX.len());
+            len_name.push_str(name);
+            len_name.push_str(LEN_SUFFIX);
+            let len_index = self.b.raw_param(len_name, PtxType::U64);
+            let len = self.b.raw_reg(PtxType::U64);
+            self.b.push(Instr::LdParam { ty: PtxType::U64, dst: len, param: len_index });
+            Reg::from_raw(len).unwrap_or_else(|| internal_error("length register"))
+        });
         Slice { base, len, elem, name }
     }
 
@@ -74,16 +87,43 @@ impl KernelCtx {
         self.cast(index, Scalar::U64).typed::<U64>()
     }
 
-    /// The address of element `index` (64-bit arithmetic; `mul.wide.u32` for a `u32` index).
-    fn element_address(&mut self, slice: &Slice, index: Value) -> Reg<U64> {
+    /// The address of element `index`, as a register and a constant byte offset: 64-bit
+    /// arithmetic (`mul.wide.u32` for a `u32` index), shared with earlier accesses of the
+    /// same straight-line stretch, and `x[i + c]` with a 64-bit `i` is `x[i]`'s address
+    /// plus `c` elements ([`super::known`]).
+    fn element_address(&mut self, slice: &Slice, index: Value) -> (Reg<U64>, i32) {
         let bytes = memory_type(slice.elem).bytes();
-        let offset = if index.ty == Scalar::U32 {
-            self.b.mul_wide(index.typed::<U32>(), bytes)
-        } else {
-            let index64 = self.index_u64(index);
-            self.b.mul(index64, u64::from(bytes))
+        let (index, offset) = match index.op {
+            Operand::Reg(r) => match self.known.sum(r) {
+                Some((base, delta)) => match delta.checked_mul(i64::from(bytes)).map(i32::try_from) {
+                    Some(Ok(offset)) => (Value::new(base, index.ty), offset),
+                    _ => (index, 0),
+                },
+                None => (index, 0),
+            },
+            Operand::Imm(_) => (index, 0),
         };
-        self.b.offset_address(slice.base, offset)
+        if let Some(address) = self.known.address(slice.base.raw(), index.op, bytes) {
+            return (address, offset);
+        }
+        let byte_offset = match self.known.offset(index.op, bytes) {
+            Some(known) => Val::Reg(known),
+            None => {
+                let computed = if index.ty == Scalar::U32 {
+                    self.b.mul_wide(index.typed::<U32>(), bytes)
+                } else {
+                    let index64 = self.index_u64(index);
+                    self.b.mul(index64, u64::from(bytes))
+                };
+                if let Val::Reg(r) = computed {
+                    self.known.record_offset(index.op, bytes, r);
+                }
+                computed
+            }
+        };
+        let address = self.b.offset_address(slice.base, byte_offset);
+        self.known.record_address(slice.base.raw(), index.op, bytes, address);
+        (address, offset)
     }
 
     /// In a checked kernel, the index as `u64` and the predicate `index < len`.
@@ -92,7 +132,7 @@ impl KernelCtx {
             return None;
         }
         let index64 = self.index_u64(index);
-        Some((index64, self.b.setp::<U64>(Cmp::Lt, index64, slice.len)))
+        Some((index64, self.b.setp::<U64>(Cmp::Lt, index64, slice.len_reg())))
     }
 
     fn bounds_site(&self, slice: &Slice, index: Value, site: Site) -> FaultSite {
@@ -138,96 +178,109 @@ impl KernelCtx {
         self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
     }
 
-    /// A load of `elem` at `addr` when `ok` holds, else 0.
-    fn guarded_load(&mut self, elem: Scalar, addr: Reg<U64>, ok: Val<ptx_core::Pred>) -> Value {
+    /// A load of `elem` at `addr + off` bytes when `ok` holds, else 0.
+    fn guarded_load(&mut self, elem: Scalar, (addr, off): (Reg<U64>, i32), ok: Val<ptx_core::Pred>) -> Value {
         fn load<T: MemTy>(
             k: &mut KernelCtx,
-            addr: Reg<U64>,
+            (addr, off): (Reg<U64>, i32),
             ok: Val<ptx_core::Pred>,
             zero: Val<T>,
         ) -> Reg<T> {
             let dst = k.b.mov::<T>(zero);
-            k.b.ld_global_into_if(ok, false, addr, 0, dst);
+            k.b.ld_global_into_if(ok, false, addr, off, dst);
             dst
         }
         match elem {
             // A byte is loaded straight into its 32-bit register, zero- or sign-extended.
             Scalar::U8 => {
                 let dst = self.b.mov::<U32>(0u32);
-                self.b.ld_global_byte_into_if::<Byte>(ok, false, addr, 0, dst);
+                self.b.ld_global_byte_into_if::<Byte>(ok, false, addr, off, dst);
                 Value::of(Val::Reg(dst), elem)
             }
             Scalar::I8 => {
                 let dst = self.b.mov::<S32>(0i32);
-                self.b.ld_global_byte_into_if::<SignedByte>(ok, false, addr, 0, dst);
+                self.b.ld_global_byte_into_if::<SignedByte>(ok, false, addr, off, dst);
                 Value::of(Val::Reg(dst), elem)
             }
             Scalar::U16 => {
-                let narrow = load::<U16>(self, addr, ok, Val::Imm(0));
+                let narrow = load::<U16>(self, (addr, off), ok, Val::Imm(0));
                 Value::of(self.b.cast::<U32, U16>(narrow), elem)
             }
             Scalar::I16 => {
-                let narrow = load::<S16>(self, addr, ok, Val::Imm(0));
+                let narrow = load::<S16>(self, (addr, off), ok, Val::Imm(0));
                 Value::of(self.b.cast::<S32, S16>(narrow), elem)
             }
             _ => {
                 let zero =
                     Value::new(ptx_core::ir::Operand::Imm(ptx_core::ir::Imm::new(elem.reg_type(), 0)), elem);
-                let op = dispatch!(elem.reg_type(), T => Val::Reg(load::<T>(self, addr, ok, zero.typed::<T>())).operand(),
+                let op = dispatch!(elem.reg_type(), T => Val::Reg(load::<T>(self, (addr, off), ok, zero.typed::<T>())).operand(),
                     [U32, S32, U64, S64, F32, F64, F16, Bf16]);
                 Value::new(op, elem)
             }
         }
     }
 
-    fn raw_load(&mut self, elem: Scalar, addr: Reg<U64>) -> Value {
-        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>) -> Operand {
-            Val::Reg(k.b.ld_global::<T>(addr, 0)).operand()
+    fn raw_load(&mut self, elem: Scalar, (addr, off): (Reg<U64>, i32)) -> Value {
+        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, off: i32) -> Operand {
+            Val::Reg(k.b.ld_global::<T>(addr, off)).operand()
         }
         match elem {
-            Scalar::U8 => Value::of(Val::Reg(self.b.ld_global_byte::<Byte>(addr, 0)), elem),
-            Scalar::I8 => Value::of(Val::Reg(self.b.ld_global_byte::<SignedByte>(addr, 0)), elem),
+            Scalar::U8 => Value::of(Val::Reg(self.b.ld_global_byte::<Byte>(addr, off)), elem),
+            Scalar::I8 => Value::of(Val::Reg(self.b.ld_global_byte::<SignedByte>(addr, off)), elem),
             Scalar::U16 => {
-                let narrow = Val::Reg(self.b.ld_global::<U16>(addr, 0));
+                let narrow = Val::Reg(self.b.ld_global::<U16>(addr, off));
                 Value::of(self.b.cast::<U32, U16>(narrow), elem)
             }
             Scalar::I16 => {
-                let narrow = Val::Reg(self.b.ld_global::<S16>(addr, 0));
+                let narrow = Val::Reg(self.b.ld_global::<S16>(addr, off));
                 Value::of(self.b.cast::<S32, S16>(narrow), elem)
             }
             _ => {
-                let op = dispatch!(elem.reg_type(), T => load::<T>(self, addr), [U32, S32, U64, S64, F32, F64, F16, Bf16]);
+                let op = dispatch!(elem.reg_type(), T => load::<T>(self, addr, off), [U32, S32, U64, S64, F32, F64, F16, Bf16]);
                 Value::new(op, elem)
             }
         }
     }
 
     /// A store of `value` at `addr`, predicated on `guard` when there is one.
-    fn raw_store(&mut self, elem: Scalar, addr: Reg<U64>, value: Value, guard: Option<Val<ptx_core::Pred>>) {
-        fn store<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, v: Val<T>, guard: Option<Val<ptx_core::Pred>>) {
+    fn raw_store(
+        &mut self,
+        elem: Scalar,
+        (addr, off): (Reg<U64>, i32),
+        value: Value,
+        guard: Option<Val<ptx_core::Pred>>,
+    ) {
+        fn store<T: MemTy>(
+            k: &mut KernelCtx,
+            (addr, off): (Reg<U64>, i32),
+            v: Val<T>,
+            guard: Option<Val<ptx_core::Pred>>,
+        ) {
             match guard {
-                Some(ok) => k.b.st_global_if(ok, false, addr, 0, v),
-                None => k.b.st_global::<T>(addr, 0, v),
+                Some(ok) => k.b.st_global_if(ok, false, addr, off, v),
+                None => k.b.st_global::<T>(addr, off, v),
             }
         }
         match elem {
             Scalar::U8 => match guard {
-                Some(ok) => self.b.st_global_byte_if::<Byte>(ok, false, addr, 0, value.typed::<U32>()),
-                None => self.b.st_global_byte::<Byte>(addr, 0, value.typed::<U32>()),
+                Some(ok) => self.b.st_global_byte_if::<Byte>(ok, false, addr, off, value.typed::<U32>()),
+                None => self.b.st_global_byte::<Byte>(addr, off, value.typed::<U32>()),
             },
             Scalar::I8 => match guard {
-                Some(ok) => self.b.st_global_byte_if::<SignedByte>(ok, false, addr, 0, value.typed::<S32>()),
-                None => self.b.st_global_byte::<SignedByte>(addr, 0, value.typed::<S32>()),
+                Some(ok) => {
+                    self.b.st_global_byte_if::<SignedByte>(ok, false, addr, off, value.typed::<S32>())
+                }
+                None => self.b.st_global_byte::<SignedByte>(addr, off, value.typed::<S32>()),
             },
             Scalar::U16 => {
                 let narrow = self.b.cast::<U16, U32>(value.typed::<U32>());
-                store::<U16>(self, addr, narrow, guard);
+                store::<U16>(self, (addr, off), narrow, guard);
             }
             Scalar::I16 => {
                 let narrow = self.b.cast::<S16, S32>(value.typed::<S32>());
-                store::<S16>(self, addr, narrow, guard);
+                store::<S16>(self, (addr, off), narrow, guard);
             }
-            _ => dispatch!(elem.reg_type(), T => store::<T>(self, addr, value.typed::<T>(), guard),
+            _ => dispatch!(elem.reg_type(), T => store::<T>(self, (addr, off), value.typed::<T>(), guard),
                 [U32, S32, U64, S64, F32, F64, F16, Bf16]),
         }
     }

@@ -13,6 +13,7 @@
 //! Generated code reaches this module as `ptx_dsl::__private`; it is not a stable API.
 
 pub mod flow;
+mod known;
 pub mod launch;
 pub mod memory;
 pub mod methods;
@@ -262,12 +263,23 @@ pub struct KernelCtx {
     checked: bool,
     fault_record: Option<ptx_core::Reg<ptx_core::U64>>,
     sites: Vec<FaultSite>,
+    /// The label of the final `ret`, once a `return_if` branches to it.
+    exit: Option<ptx_core::Label>,
+    /// What the current straight-line stretch has computed (shared address arithmetic).
+    known: known::Known,
 }
 
 impl KernelCtx {
     /// Starts kernel `name`; `checked` kernels bound-check slice accesses and record faults.
     pub fn new(name: &str, checked: bool) -> KernelCtx {
-        KernelCtx { b: KernelBuilder::new(name), checked, fault_record: None, sites: Vec::new() }
+        KernelCtx {
+            b: KernelBuilder::new(name),
+            checked,
+            fault_record: None,
+            sites: Vec::new(),
+            exit: None,
+            known: Default::default(),
+        }
     }
 
     /// Declares (and loads) the hidden fault-record parameter of a checked kernel; called
@@ -280,6 +292,9 @@ impl KernelCtx {
 
     /// Ends the kernel: a final `ret`, and the IR with the fault sites it can report.
     pub fn finish(mut self) -> (KernelIr, Vec<FaultSite>) {
+        if let Some(exit) = self.exit {
+            self.b.place(exit);
+        }
         self.b.ret();
         (self.b.finish(), self.sites)
     }
@@ -331,6 +346,7 @@ impl KernelCtx {
     pub fn assign(&mut self, place: Value, v: Value) {
         match place.op {
             Operand::Reg(dst) => {
+                self.known.forget(dst);
                 self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.reg_type(), dst, src: v.op })
             }
             Operand::Imm(_) => internal_error("assignment to a constant"),

@@ -5,6 +5,7 @@
 
 use ptx_core::builder::Val;
 use ptx_core::fault::{FaultKind, FaultSite};
+use ptx_core::ir::Operand;
 use ptx_core::math;
 use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U32, U64};
 
@@ -79,7 +80,29 @@ impl KernelCtx {
             };
             Value::of(r, ty)
         }, [U32, S32, U64, S64, F32, F64]);
+        if matches!(op, Arith::Add | Arith::Sub) {
+            self.note_sum(op == Arith::Sub, a, b, v);
+        }
         self.normalize(v)
+    }
+
+    /// Records a 64-bit integer `r = a ± constant` (or `constant + a`) for slice accesses,
+    /// which fold the constant into the address ([`super::known`]).
+    fn note_sum(&mut self, subtract: bool, a: Value, b: Value, r: Value) {
+        let (Operand::Reg(dst), true) = (r.op, matches!(r.ty.reg_type(), PtxType::U64 | PtxType::S64)) else {
+            return;
+        };
+        let sum = match (a.op, b.op) {
+            (base @ Operand::Reg(_), Operand::Imm(c)) => {
+                let c = c.bits as i64;
+                Some((base, if subtract { c.wrapping_neg() } else { c }))
+            }
+            (Operand::Imm(c), base @ Operand::Reg(_)) if !subtract => Some((base, c.bits as i64)),
+            _ => None,
+        };
+        if let Some((base, delta)) = sum {
+            self.known.record_sum(dst, base, delta);
+        }
     }
 
     fn int_rem(&mut self, a: Value, b: Value) -> Value {
@@ -132,6 +155,15 @@ impl KernelCtx {
     /// `a * b` (integers wrap, keeping the low half).
     pub fn mul(&mut self, a: Value, b: Value) -> Value {
         self.arith(Arith::Mul, a, b)
+    }
+
+    /// `a * b + c` on integers, wrapping like the two operations: one `mad.lo`.
+    pub fn mad(&mut self, a: Value, b: Value, c: Value) -> Value {
+        let ty = a.ty;
+        let v = dispatch!(ty.reg_type(), T => {
+            Value::of(self.b.mad_lo(a.typed::<T>(), b.typed::<T>(), c.typed::<T>()), ty)
+        }, [U32, S32, U64, S64]);
+        self.normalize(v)
     }
 
     /// `a / b`: IEEE `div.rn` for floats; for integers truncation toward zero, and a

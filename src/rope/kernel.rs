@@ -25,7 +25,9 @@ macro_rules! rope_kernel {
                 return;
             }
             let pos = positions[seq];
-            let base = (seq * num_heads + head) * head_dim + 2 * pair;
+            // A `usize` index, as in host Rust: `x[base + 1]` is then `x[base]`'s neighbour
+            // in memory (a `u32` sum could wrap to 0), so the two share one address.
+            let base = ((seq * num_heads + head) * head_dim + 2 * pair) as usize;
             let freq = (pair as f32 * (-2.0 * theta.log2() / head_dim as f32)).exp2();
             let (sin, cos) = (pos as f32 * freq).sin_cos();
             let (x0, x1) = (x[base], x[base + 1]);

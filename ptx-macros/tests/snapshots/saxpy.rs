@@ -55,8 +55,8 @@ impl Saxpy {
     ) {
         let mut __k = ::ptx_dsl::__private::KernelCtx::new("saxpy", true);
         let a = __k.scalar_param("a", ::ptx_dsl::__private::Scalar::F32);
-        let x = __k.slice_param("x", ::ptx_dsl::__private::Scalar::F32);
-        let y = __k.slice_param("y", ::ptx_dsl::__private::Scalar::F32);
+        let x = __k.slice_param("x", ::ptx_dsl::__private::Scalar::F32, true);
+        let y = __k.slice_param("y", ::ptx_dsl::__private::Scalar::F32, true);
         let n = __k.scalar_param("n", ::ptx_dsl::__private::Scalar::U32);
         let unroll: u32 = self.unroll;
         __k.begin_body();
@@ -72,10 +72,9 @@ impl Saxpy {
         let __t1 = __k.index(::ptx_dsl::__private::Builtin::BlockIdx, 0usize);
         let _ = block_dim;
         let __t2 = __k.index(::ptx_dsl::__private::Builtin::BlockDim, 0usize);
-        let __t3 = __k.mul(__t1, __t2);
         let _ = thread_idx;
-        let __t4 = __k.index(::ptx_dsl::__private::Builtin::ThreadIdx, 0usize);
-        let i = __k.add(__t3, __t4);
+        let __t3 = __k.index(::ptx_dsl::__private::Builtin::ThreadIdx, 0usize);
+        let i = __k.mad(__t1, __t2, __t3);
         __k.note(
             ::ptx_dsl::__private::Site::at(
                 ::core::file!(),
@@ -93,17 +92,17 @@ impl Saxpy {
             ),
             "for k in 0..unroll {",
         );
-        let __i5 = __k.var(::ptx_dsl::__private::Value::from(0u32));
-        let __end6 = ::ptx_dsl::__private::Value::from(unroll);
-        let __for_head8 = __k.label();
-        let __for_next9 = __k.label();
-        let __for_exit10 = __k.label();
-        let __step7 = ::ptx_dsl::__private::Value::from(1u32);
-        __k.place(__for_head8);
-        let __in_range11 = __k.lt(__i5, __end6);
-        __k.jump_unless(__in_range11, __for_exit10);
+        let __i4 = __k.var(::ptx_dsl::__private::Value::from(0u32));
+        let __end5 = ::ptx_dsl::__private::Value::from(unroll);
+        let __for_head7 = __k.label();
+        let __for_next8 = __k.label();
+        let __for_exit9 = __k.label();
+        let __step6 = ::ptx_dsl::__private::Value::from(1u32);
+        __k.place(__for_head7);
+        let __in_range10 = __k.lt(__i4, __end5);
+        __k.jump_unless(__in_range10, __for_exit9);
         {
-            let k = __i5;
+            let k = __i4;
             __k.note(
                 ::ptx_dsl::__private::Site::at(
                     ::core::file!(),
@@ -112,19 +111,19 @@ impl Saxpy {
                 ),
                 "acc += 1.0;",
             );
-            let __t14 = __k.add(acc, ::ptx_dsl::__private::Value::from(1.0f32));
-            __k.assign(acc, __t14);
+            let __t13 = __k.add(acc, ::ptx_dsl::__private::Value::from(1.0f32));
+            __k.assign(acc, __t13);
         }
-        __k.place(__for_next9);
-        let __done12 = __k.range_done_after(__i5, __end6, __step7, false);
-        __k.jump_if(__done12, __for_exit10);
-        let __stepped13 = __k.add(__i5, __step7);
-        __k.assign(__i5, __stepped13);
-        __k.jump(__for_head8);
-        __k.place(__for_exit10);
-        let __t15 = __k.lt(i, n);
-        let __end_if16 = __k.label();
-        __k.jump_unless(__t15, __end_if16);
+        __k.place(__for_next8);
+        let __done11 = __k.range_done_after(__i4, __end5, __step6, false);
+        __k.jump_if(__done11, __for_exit9);
+        let __stepped12 = __k.add(__i4, __step6);
+        __k.assign(__i4, __stepped12);
+        __k.jump(__for_head7);
+        __k.place(__for_exit9);
+        let __t14 = __k.lt(i, n);
+        let __end_if15 = __k.label();
+        __k.jump_unless(__t14, __end_if15);
         {
             __k.note(
                 ::ptx_dsl::__private::Site::at(
@@ -134,7 +133,7 @@ impl Saxpy {
                 ),
                 "y[i] = a.mul_add(x[i], y[i]) + acc;",
             );
-            let __t17 = __k
+            let __t16 = __k
                 .load(
                     &x,
                     i,
@@ -144,7 +143,7 @@ impl Saxpy {
                         ::core::column!(),
                     ),
                 );
-            let __t18 = __k
+            let __t17 = __k
                 .load(
                     &y,
                     i,
@@ -154,12 +153,12 @@ impl Saxpy {
                         ::core::column!(),
                     ),
                 );
-            let __t19 = __k.mul_add(a, __t17, __t18);
-            let __t20 = __k.add(__t19, acc);
+            let __t18 = __k.mul_add(a, __t16, __t17);
+            let __t19 = __k.add(__t18, acc);
             __k.store(
                 &y,
                 i,
-                __t20,
+                __t19,
                 ::ptx_dsl::__private::Site::at(
                     ::core::file!(),
                     ::core::line!(),
@@ -167,7 +166,7 @@ impl Saxpy {
                 ),
             );
         }
-        __k.place(__end_if16);
+        __k.place(__end_if15);
         __k.finish()
     }
 }
