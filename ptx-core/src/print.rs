@@ -45,7 +45,11 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
         out.s(if n == 0 { "\n.file " } else { ".file " });
         push_u32(&mut out, n as u32 + 1);
         out.s(" \"");
-        out.s(&f.replace(['"', '\\'], "/"));
+        if f.contains(['"', '\\']) {
+            out.s(&f.replace(['"', '\\'], "/"));
+        } else {
+            out.s(f);
+        }
         out.s("\"\n");
     }
     for k in kernels {
@@ -73,18 +77,30 @@ fn file_index(files: &[&str], file: &str) -> Option<usize> {
     files.iter().position(|f| std::ptr::eq(f.as_ptr(), file.as_ptr()) && f.len() == file.len() || *f == file)
 }
 
-/// Writes a source note: the statement as a comment, then its `.loc`.
-fn write_note(out: &mut Out, note: &crate::ir::SourceNote, files: &[&str]) {
+/// Writes a source note: the statement as a comment, then its `.loc` unless the position
+/// `last` already in force is the same (statements sharing a line, as in code a
+/// `macro_rules!` expands, where `line!()` is the invocation's line). Returns the position.
+fn write_note(
+    out: &mut Out,
+    note: &crate::ir::SourceNote,
+    files: &[&str],
+    last: Option<[u32; 3]>,
+) -> [u32; 3] {
     out.s("\n\t// ");
     out.one_line(&note.text);
-    out.s("\n\t.loc ");
-    let file = file_index(files, &note.file).unwrap_or(0);
-    push_u32(out, file as u32 + 1);
-    out.c(b' ');
-    push_u32(out, note.line);
-    out.c(b' ');
-    push_u32(out, note.column);
     out.c(b'\n');
+    let file = file_index(files, &note.file).unwrap_or(0) as u32 + 1;
+    let position = [file, note.line, note.column];
+    if last != Some(position) {
+        out.s("\t.loc ");
+        push_u32(out, file);
+        out.c(b' ');
+        push_u32(out, note.line);
+        out.c(b' ');
+        push_u32(out, note.column);
+        out.c(b'\n');
+    }
+    position
 }
 
 /// What the printer puts between a kernel's name and a parameter's: parameter `x` of
@@ -222,9 +238,10 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
     }
     out.c(b'\n');
     let mut notes = k.notes.iter().peekable();
+    let mut position = None;
     for (at, instr) in k.body.iter().enumerate() {
         while let Some(note) = notes.next_if(|n| n.at <= at) {
-            write_note(out, note, files);
+            position = Some(write_note(out, note, files, position));
         }
         write_instr(out, k, instr);
     }

@@ -347,6 +347,11 @@ impl Lowerer<'_> {
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
             }
             ExprKind::Index { slice, index } => {
+                if let Some((base, delta)) = self.offset_index(index) {
+                    let b = self.value(base);
+                    let site = self.site(e.span);
+                    return self.bind(name, "__t", quote!(#k.load_offset(&#slice, #b, #delta, #site)));
+                }
                 let i = self.value(index);
                 if self.is_proven(index, self.checked.binding[e.id]) {
                     return self.bind(name, "__t", quote!(#k.load_in_bounds(&#slice, #i)));
@@ -516,6 +521,12 @@ impl Lowerer<'_> {
         match place {
             Place::Local(n) => self.emit(quote!(#k.assign(#n, #v);)),
             Place::Index { slice, index } => {
+                if let Some((base, delta)) = self.offset_index(index) {
+                    let b = self.value(base);
+                    let site = self.site(index.span);
+                    self.emit(quote!(#k.store_offset(&#slice, #b, #delta, #v, #site);));
+                    return;
+                }
                 let i = self.value(index);
                 if self.is_proven(index, slice_binding) {
                     self.emit(quote!(#k.store_in_bounds(&#slice, #i, #v);));
@@ -525,6 +536,23 @@ impl Lowerer<'_> {
                 self.emit(quote!(#k.store(&#slice, #i, #v, #site);));
             }
         }
+    }
+
+    /// `(base, delta)` for an index `base + c` or `base - c` with an integer literal `c` in
+    /// a 64-bit type: the access is `base`'s element address plus `delta` elements, exact
+    /// because 64-bit sums wrap like addresses (a `u32` sum could wrap to 0).
+    fn offset_index<'e>(&self, index: &'e Expr) -> Option<(&'e Expr, i64)> {
+        let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), base, c) = &index.kind else { return None };
+        let ExprKind::Lit(Lit::Int { value, .. }) = c.kind else { return None };
+        let wide = matches!(
+            self.ty(index).scalar(),
+            Some(Scalar::U64 | Scalar::I64 | Scalar::Usize | Scalar::Isize)
+        );
+        if !wide || self.checked.comptime[index.id] {
+            return None;
+        }
+        let c = i64::try_from(value).ok()?;
+        Some((base, if *op == BinOp::Sub { -c } else { c }))
     }
 
     /// Whether `index` (a plain immutable variable) is proven below the length of the

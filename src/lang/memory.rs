@@ -92,16 +92,23 @@ impl KernelCtx {
     /// same straight-line stretch, and `x[i + c]` with a 64-bit `i` is `x[i]`'s address
     /// plus `c` elements ([`super::known`]).
     fn element_address(&mut self, slice: &Slice, index: Value) -> (Reg<U64>, i32) {
-        let bytes = memory_type(slice.elem).bytes();
-        let (index, offset) = match index.op {
+        match index.op {
             Operand::Reg(r) => match self.known.sum(r) {
-                Some((base, delta)) => match delta.checked_mul(i64::from(bytes)).map(i32::try_from) {
-                    Some(Ok(offset)) => (Value::new(base, index.ty), offset),
-                    _ => (index, 0),
-                },
-                None => (index, 0),
+                Some((base, delta)) => self.element_address_at(slice, Value::new(base, index.ty), delta),
+                None => self.element_address_at(slice, index, 0),
             },
-            Operand::Imm(_) => (index, 0),
+            Operand::Imm(_) => self.element_address_at(slice, index, 0),
+        }
+    }
+
+    /// The address of element `index + delta` (`delta` nonzero only for a 64-bit index):
+    /// `index`'s element address and `delta` elements as the constant offset, or the sum
+    /// computed when the offset does not fit 32 bits.
+    fn element_address_at(&mut self, slice: &Slice, index: Value, delta: i64) -> (Reg<U64>, i32) {
+        let bytes = memory_type(slice.elem).bytes();
+        let (index, offset) = match delta.checked_mul(i64::from(bytes)).map(i32::try_from) {
+            Some(Ok(offset)) => (index, offset),
+            _ => (self.offset_sum(index, delta), 0),
         };
         if let Some(address) = self.known.address(slice.base.raw(), index.op, bytes) {
             return (address, offset);
@@ -151,6 +158,33 @@ impl KernelCtx {
         let fault_site = self.bounds_site(slice, index, site);
         self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
         result
+    }
+
+    /// `slice[base + delta]` with a 64-bit `base`: `base`'s element address plus `delta`
+    /// elements; the sum itself is computed only for the check of a checked kernel.
+    pub fn load_offset(&mut self, slice: &Slice, base: Value, delta: i64, site: Site) -> Value {
+        if self.checked {
+            let index = self.offset_sum(base, delta);
+            return self.load(slice, index, site);
+        }
+        let addr = self.element_address_at(slice, base, delta);
+        self.raw_load(slice.elem, addr)
+    }
+
+    /// `slice[base + delta] = value`, as [`Self::load_offset`].
+    pub fn store_offset(&mut self, slice: &Slice, base: Value, delta: i64, value: Value, site: Site) {
+        if self.checked {
+            let index = self.offset_sum(base, delta);
+            return self.store(slice, index, value, site);
+        }
+        let addr = self.element_address_at(slice, base, delta);
+        self.raw_store(slice.elem, addr, value, None);
+    }
+
+    /// `base + delta` in `base`'s (64-bit) type, wrapping.
+    fn offset_sum(&mut self, base: Value, delta: i64) -> Value {
+        let delta = self.cast(Value::from(delta), base.ty);
+        self.add(base, delta)
     }
 
     /// `slice[index]` where a dominating guard (`if i < x.len()`, `for i in 0..x.len()`)

@@ -171,13 +171,17 @@ impl Value {
     }
 
     /// The value as a typed builder value of its register type `T`.
+    #[inline]
     pub(crate) fn typed<T: Ty>(self) -> Val<T> {
         match Val::<T>::from_operand(self.op) {
             Some(v) => v,
-            None => {
-                internal_error(&format!("a {} value ({}) used as {}", self.ty.name(), self.op.ty(), T::PTX))
-            }
+            None => self.mistyped(T::PTX),
         }
+    }
+
+    #[cold]
+    fn mistyped(self, wanted: PtxType) -> ! {
+        internal_error(&format!("a {} value ({}) used as {}", self.ty.name(), self.op.ty(), wanted))
     }
 
     /// A value of type `ty` from a typed builder value.

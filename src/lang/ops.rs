@@ -127,7 +127,16 @@ impl KernelCtx {
 
     /// Re-extends a narrow integer from its width after an operation that may have carried
     /// bits above it; other types are returned as they are.
+    #[inline]
     pub(crate) fn normalize(&mut self, v: Value) -> Value {
+        match v.ty {
+            Scalar::U8 | Scalar::U16 | Scalar::I8 | Scalar::I16 => self.renormalize(v),
+            _ => v,
+        }
+    }
+
+    /// [`Self::normalize`] of a narrow integer.
+    fn renormalize(&mut self, v: Value) -> Value {
         match v.ty {
             Scalar::U8 | Scalar::U16 => {
                 let mask = if v.ty == Scalar::U8 { 0xffu32 } else { 0xffff };
