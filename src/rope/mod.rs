@@ -191,6 +191,10 @@ impl Kernel for BatchedRope {
     fn build(&self) -> KernelIr {
         self.kernel().build()
     }
+
+    fn bounds_checks(&self) -> usize {
+        self.kernel().bounds_checks()
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +210,9 @@ mod tests {
         ptx_core::verify::verify(&bi).expect("backward verifies");
         assert_eq!(fi.instruction_count(), bi.instruction_count());
         assert_ne!(f.ptx(), bwd.ptx());
+        // The wrapper reports its kernel's checks: `positions[seq]` and the four pair
+        // accesses (`base` is not provably below `x.len()`).
+        assert_eq!(f.bounds_checks(), 5);
         assert_ne!(f.cache_key(), BatchedRope::forward(8, 128, 10_000.0).cache_key());
     }
 
