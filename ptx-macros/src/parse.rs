@@ -925,11 +925,52 @@ fn write_tokens(tokens: TokenStream, out: &mut String, top: bool) -> bool {
                 expect_operand = p.spacing() == Spacing::Alone && c != '.';
             }
             other => {
-                out.push_str(&other.to_string());
-                prev_ident = matches!(other, TokenTree::Ident(_));
-                expect_operand = matches!(other, TokenTree::Ident(i) if matches!(i.to_string().as_str(), "return" | "in" | "as" | "let" | "if" | "while"));
+                let text = other.to_string();
+                // A keyword before a group is not a call: `let (a, b)`, `in (0..n)`.
+                let keyword = matches!(
+                    text.as_str(),
+                    "return"
+                        | "in"
+                        | "as"
+                        | "let"
+                        | "mut"
+                        | "if"
+                        | "while"
+                        | "for"
+                        | "loop"
+                        | "break"
+                        | "else"
+                );
+                out.push_str(&text);
+                prev_ident = matches!(other, TokenTree::Ident(_)) && !keyword;
+                expect_operand = keyword && text != "mut";
             }
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_text;
+
+    /// The statement text in PTX comments reads like the source: calls glued to their
+    /// arguments, keywords apart from a following group, unary minus glued.
+    #[test]
+    fn statement_text_reads_like_rust() {
+        let cases: [(syn::Stmt, &str); 4] = [
+            (syn::parse_quote!(let (s, c) = (x * 2.0).sin_cos();), "let (s, c) = (x * 2.0).sin_cos();"),
+            (syn::parse_quote!(let mut acc = -f(a[i], 1);), "let mut acc = -f(a[i], 1);"),
+            (
+                syn::parse_quote!(for k in (0..n).step_by(2) {
+                    acc += k;
+                }),
+                "for k in (0..n).step_by(2) {",
+            ),
+            (syn::parse_quote!(return;), "return;"),
+        ];
+        for (stmt, want) in cases {
+            assert_eq!(source_text(&stmt), want);
+        }
+    }
 }
