@@ -67,10 +67,11 @@ fn run(device: &Device, x: &[f32]) -> Vec<Vec<f32>> {
 #[test]
 fn emitted_routines_match_the_host_model_bit_for_bit() {
     let mut rng = Rng::fresh("emitted_routines");
-    // Magnitudes from 2^-30 to 2^30 with both signs, plus special values.
+    // Magnitudes from 2^-30 to 2^127 with both signs (the large-argument sine reduction
+    // included), plus special values.
     let mut x: Vec<f32> = (0..50_000)
         .map(|_| {
-            let mag = 2f64.powf(rng.unit() * 60.0 - 30.0) as f32;
+            let mag = 2f64.powf(rng.unit() * 157.0 - 30.0) as f32;
             if rng.next() & 1 == 0 {
                 mag
             } else {
@@ -79,6 +80,7 @@ fn emitted_routines_match_the_host_model_bit_for_bit() {
         })
         .collect();
     x.extend([0.0, -0.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 1e-45]);
+    x.extend([524_288.0, -524_288.0, 524_287.97, f32::MAX, f32::MIN, 1.6263e24, 3.0e38]);
     let outs = run(&Device::sim(), &x);
     let mut host = KernelBuilder::new("host_model");
     for (k, (name, f)) in ROUTINES.iter().enumerate() {
@@ -149,4 +151,22 @@ fn f16_data_lives_in_u16_buffers() {
         .launch(&DoubleHalf, LaunchConfig::linear(1, x.len() as u32), &mut [(&xd).into(), (&mut od).into()])
         .unwrap();
     assert_eq!(od.to_vec().unwrap(), [0x4000, 0x3c00, 0xc600, 0x7c00, 0x0002]);
+}
+
+/// The kernel of every routine (the sine's large-argument reduction included) assembles
+/// with ptxas for sm_80 and sm_90 without a stack frame or spills: 2/π lives in
+/// immediates, not in local memory.
+#[test]
+fn the_routines_need_no_stack_and_no_local_memory() {
+    use ptx_dsl::core::{ptxas, Target};
+    let Some(path) = ptxas::ptxas_or_skip("the_routines_need_no_stack_and_no_local_memory") else { return };
+    for target in [Target::SM_80, Target::SM_90] {
+        let ptx = MathKernel.try_ptx_for(target).expect("the math kernel verifies");
+        assert!(!ptx.contains(".local"), "no local memory:\n{ptx}");
+        let a = ptxas::assemble(&path, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        for f in &a.functions {
+            assert_eq!((f.stack_frame_bytes, f.spill_stores_bytes), (0, 0), "{target} {}: {}", f.name, a.log);
+        }
+        assert!(!a.functions.is_empty(), "ptxas -v reported no function:\n{}", a.log);
+    }
 }

@@ -212,3 +212,57 @@ fn routines_emit_instructions_for_register_inputs() {
     assert!(matches!(s, Val::Reg(_)));
     assert!(b.body().len() > 20);
 }
+
+/// sin and cos within 2 ulp of the exact value of the f32 input over the whole f32 range:
+/// a fixed stride through every bit pattern (both signs, every exponent, so the
+/// large-argument reduction too) and fresh random finite inputs, against f64 `sin`/`cos`
+/// (the host libm reduces huge arguments exactly; its error, < 1 ulp of f64, is far below
+/// the f32 ulp). Special values exactly as Rust gives them.
+#[test]
+fn sin_cos_within_2_ulp_over_the_whole_f32_range() {
+    let mut rng = Rng::fresh("sin_cos_full_range");
+    let mut b = KernelBuilder::new("model");
+    let mut worst = (0f64, 0f32, "");
+    let mut check = |x: f32, b: &mut KernelBuilder| {
+        let (s, c) = math::sin_cos(b, x);
+        assert!(b.body().is_empty(), "sin_cos did not fold");
+        let (s, c) = (s.as_imm().unwrap(), c.as_imm().unwrap());
+        assert!((-1.0..=1.0).contains(&s) && (-1.0..=1.0).contains(&c), "sin/cos({x:e}) = {s}, {c}");
+        for (got, want, name) in [(s, (x as f64).sin(), "sin"), (c, (x as f64).cos(), "cos")] {
+            let e = ulp_error(got, want);
+            if e > worst.0 {
+                worst = (e, x, name);
+            }
+        }
+    };
+    // Every 65 537th bit pattern: exponents all covered, about 65 000 finite inputs.
+    let mut bits = 0u32;
+    loop {
+        let x = f32::from_bits(bits);
+        if x.is_finite() {
+            check(x, &mut b);
+        }
+        match bits.checked_add(65_537) {
+            Some(n) => bits = n,
+            None => break,
+        }
+    }
+    for _ in 0..20_000 {
+        let x = f32::from_bits(rng.next() as u32);
+        if x.is_finite() {
+            check(x, &mut b);
+        }
+    }
+    eprintln!("sin/cos over the f32 range: max {:.3} ulp ({} at x = {:e})", worst.0, worst.2, worst.1);
+    assert!(worst.0 <= 2.0, "{} at x = {:e}: {:.3} ulp exceeds 2", worst.2, worst.1, worst.0);
+    // Signs of zero and non-finite inputs as Rust gives them.
+    for x in [0.0f32, -0.0, f32::MIN_POSITIVE, -1e-40, f32::MAX, f32::MIN] {
+        let (s, c) = (run1(math::sin, &mut b, x), run1(math::cos, &mut b, x));
+        assert!(ulp_error(s, (x as f64).sin()) <= 2.0, "sin({x:e}) = {s}");
+        assert!(ulp_error(c, (x as f64).cos()) <= 2.0, "cos({x:e}) = {c}");
+    }
+    assert_eq!(run1(math::sin, &mut b, -0.0).to_bits(), (-0.0f32).to_bits());
+    for x in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+        assert!(run1(math::sin, &mut b, x).is_nan() && run1(math::cos, &mut b, x).is_nan(), "{x}");
+    }
+}

@@ -12,6 +12,7 @@
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
 //! 2^-20.5 on [-π, π] and is best-effort beyond 100π).
 
+mod reduce;
 mod rem;
 
 pub use rem::{rem_f32, rem_f64};
@@ -56,26 +57,40 @@ fn horner(b: &mut KernelBuilder, t: Val<F32>, c: &[f32]) -> Val<F32> {
     acc
 }
 
-/// `sin(x)` and `cos(x)` together, sharing the argument reduction.
+/// `sin(x)` and `cos(x)` together, sharing the argument reduction, for every f32.
 ///
-/// Reduction: k = rint(x·2/π), r = x − k·π/2 by three `fma`s against a 72-bit π/2 (the first
-/// is exact), then Taylor polynomials of degree 11/12 on r and a quadrant swap/negate.
-/// Error against the exact sine/cosine of the f32 input: max abs error <= 2^-22 for every
-/// |x| <= 2^20 (tested on 10^6 points; measured max ≈ 1.2·2^-24). Up to |x| ≈ 2^23 the
-/// reduction stays exact to a few ulp of r; beyond that k no longer fits the f32 grid and
-/// the result, while in [-1, 1], is not accurate. sin(±∞) and NaN give NaN.
+/// Reduction to `r` in [-π/4, π/4] and a quadrant: for |x| < 2^19, k = rint(x·2/π) and
+/// r = x − k·π/2 by three `fma`s against a 72-bit π/2 (the first is exact); for larger |x|
+/// the Payne–Hanek reduction of [`reduce`] (2/π's bits as immediates, 64-bit integer
+/// products; no memory), behind a branch taken only for such arguments. Then Taylor
+/// polynomials of degree 11/12 on r and a quadrant swap/negate. Measured error against the
+/// exact sine/cosine of the f32 input: at most 2 ulp over the whole f32 range (the tests
+/// scan it); sin(±0) = ±0, cos(±0) = 1, and ±∞ and NaN give NaN.
 pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<F32>) {
     let x = x.into();
-    let t = b.mul(x, TWO_OVER_PI);
-    let k: Val<F32> = b.cvt(t, Some(CvtRound::Rni), false);
-    let r = b.fma(k, -PI_2_C1, x);
-    let r = b.fma(k, -PI_2_C2, r);
-    let r = b.fma(k, -PI_2_C3, r);
-    // q = k mod 4, exact in f32: k − 4·floor(k/4).
-    let quarter = b.mul(k, 0.25f32);
-    let floor_quarter: Val<F32> = b.cvt(quarter, Some(CvtRound::Rmi), false);
-    let kq = b.fma(floor_quarter, -4.0f32, k);
-    let q: Val<U32> = b.cvt(kq, Some(CvtRound::Rzi), false);
+    let ax = b.abs(x);
+    let (r, q) = match x.as_imm() {
+        // A constant takes the path its value selects, so that it folds.
+        Some(v) if v.abs() >= reduce::LARGE => large_reduction(b, x, ax),
+        Some(_) => small_reduction(b, x),
+        None => {
+            let r = b.reg::<F32>();
+            let q = b.reg::<U32>();
+            let (large, join) = (b.label(), b.label());
+            let is_large = b.setp(Cmp::Ge, ax, reduce::LARGE);
+            b.bra_if(is_large, large);
+            let (rs, qs) = small_reduction(b, x);
+            b.assign(r, rs);
+            b.assign(q, qs);
+            b.bra(join);
+            b.place(large);
+            let (rl, ql) = large_reduction(b, x, ax);
+            b.assign(r, rl);
+            b.assign(q, ql);
+            b.place(join);
+            (Val::Reg(r), Val::Reg(q))
+        }
+    };
 
     let r2 = b.mul(r, r);
     let r3 = b.mul(r2, r);
@@ -98,7 +113,43 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let neg_cos = b.neg(cos_base);
     let sin = b.selp(sin_negative, neg_sin, sin_base);
     let cos = b.selp(cos_negative, neg_cos, cos_base);
+    // sin(±0) is ±0 (the reduction loses the sign of a zero); ±∞ and NaN give NaN.
+    let zero = b.setp(Cmp::Eq, x, 0.0f32);
+    let sin = b.selp(zero, x, sin);
+    let not_finite = b.setp(Cmp::Geu, ax, f32::INFINITY);
+    let nan = f32::from_bits(crate::eval::F32_CANONICAL_NAN);
+    let sin = b.selp(not_finite, nan, sin);
+    let cos = b.selp(not_finite, nan, cos);
     (sin, cos)
+}
+
+/// The reduction for |x| < 2^19: `(r, q)` by Cody–Waite against a 72-bit π/2.
+fn small_reduction(b: &mut KernelBuilder, x: Val<F32>) -> (Val<F32>, Val<U32>) {
+    let t = b.mul(x, TWO_OVER_PI);
+    let k: Val<F32> = b.cvt(t, Some(CvtRound::Rni), false);
+    let r = b.fma(k, -PI_2_C1, x);
+    let r = b.fma(k, -PI_2_C2, r);
+    let r = b.fma(k, -PI_2_C3, r);
+    // q = k mod 4, exact in f32: k − 4·floor(k/4).
+    let quarter = b.mul(k, 0.25f32);
+    let floor_quarter: Val<F32> = b.cvt(quarter, Some(CvtRound::Rmi), false);
+    let kq = b.fma(floor_quarter, -4.0f32, k);
+    let q: Val<U32> = b.cvt(kq, Some(CvtRound::Rzi), false);
+    (r, q)
+}
+
+/// The reduction for |x| ≥ 2^19 (Payne–Hanek on |x|), with the sign of `x` applied:
+/// sin(−x) = −sin(x) and cos(−x) = cos(x), i.e. `r` negated and `q` to `−q mod 4`.
+fn large_reduction(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F32>, Val<U32>) {
+    let bits = b.bitcast::<U32, F32>(ax);
+    let (r, q) = reduce::reduce_large(b, bits);
+    let negative = b.setp(Cmp::Lt, x, 0.0f32);
+    let neg_r = b.neg(r);
+    let r = b.selp(negative, neg_r, r);
+    let neg_q = b.sub(4u32, q);
+    let neg_q = b.and(neg_q, 3u32);
+    let q = b.selp(negative, neg_q, q);
+    (r, q)
 }
 
 /// Accurate `sin(x)`; see [`sin_cos`] for the algorithm and error bound.
