@@ -4,8 +4,9 @@
 //!
 //! With `|x| = m · 2^E` (`m` the 24-bit significand), only the bits of 2/π of weight
 //! `2^-(E-1)` and below matter modulo 4: higher ones make `m · 2^E · bit` a multiple of 4.
-//! A 96-bit window of 2/π starting there is selected by the exponent (four 32-bit words,
-//! picked from the eight below with `selp`, then shifted), and `m · window` (120 bits, three
+//! A 96-bit window of 2/π starting there is selected by the exponent (the 128 bits from
+//! one of five word positions, two 64-bit halves picked among constants with `selp`, then
+//! shifted), and `m · window` (120 bits, three
 //! `mul.wide.u32`) holds the quadrant in bits 94–95 and the fraction in the 94 bits below.
 //! The window's truncation errs by less than `m · 2^-94 < 2^-70` of a quadrant, while the
 //! fraction of an f32 never comes closer than about 2^-30 to an integer, so the reduced
@@ -40,23 +41,21 @@ pub(super) fn reduce_large(b: &mut KernelBuilder, ax: Val<U32>) -> (Val<F32>, Va
     let start = b.sub(biased, 120u32);
     let word = b.shr(start, 5u32);
     let shift = b.and(start, 31u32);
+    // The 128 bits from word `word` on, as two u64 halves picked among five constants.
     let at_least: Vec<Val<crate::types::Pred>> = (1..=4u32).map(|w| b.setp(Cmp::Ge, word, w)).collect();
-    let pick = |b: &mut KernelBuilder, k: usize| -> Val<U32> {
-        let mut v: Val<U32> = Val::Imm(TWO_OVER_PI_WORDS[k]);
+    let pick = |b: &mut KernelBuilder, half: usize| -> Val<U64> {
+        let pair = |w: usize| {
+            let k = w + 2 * half;
+            (u64::from(TWO_OVER_PI_WORDS[k]) << 32) | u64::from(TWO_OVER_PI_WORDS[k + 1])
+        };
+        let mut v: Val<U64> = Val::Imm(pair(0));
         for (w, p) in at_least.iter().enumerate() {
-            v = b.selp(*p, TWO_OVER_PI_WORDS[k + w + 1], v);
+            v = b.selp(*p, pair(w + 1), v);
         }
         v
     };
-    let words: Vec<Val<U32>> = (0..4).map(|k| pick(b, k)).collect();
-    let wide = |b: &mut KernelBuilder, hi: Val<U32>, lo: Val<U32>| -> Val<U64> {
-        let hi = b.cast::<U64, U32>(hi);
-        let hi = b.shl(hi, 32u32);
-        let lo = b.cast::<U64, U32>(lo);
-        b.or(hi, lo)
-    };
-    let high = wide(b, words[0], words[1]);
-    let low = wide(b, words[2], words[3]);
+    let high = pick(b, 0);
+    let low = pick(b, 1);
     // The 128 bits shifted left by `shift` (< 32); PTX clamps a shift by 64 to give 0.
     let high = b.shl(high, shift);
     let back = b.sub(64u32, shift);
