@@ -266,3 +266,53 @@ fn sin_cos_within_2_ulp_over_the_whole_f32_range() {
         assert!(run1(math::sin, &mut b, x).is_nan() && run1(math::cos, &mut b, x).is_nan(), "{x}");
     }
 }
+
+/// `powf` gives Rust's `f32::powf` bit for bit (NaN as NaN) on the C99 special-case table:
+/// every pair of the values below where the base is special (±0, ±1, ±∞, NaN), the
+/// exponent is (±0, ±∞, NaN) or the result is; the other pairs within the documented
+/// relative bound.
+#[test]
+fn powf_special_cases_are_rusts() {
+    let values = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        1.5,
+        -1.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        16_777_216.0,  // 2^24: an even integer
+        -16_777_217.0, // rounds to -2^24 as f32: even too
+        1e30,
+        -1e30,
+        f32::MIN_POSITIVE,
+    ];
+    let special = |v: f32| v == 0.0 || v.is_infinite() || v.is_nan();
+    let mut b = KernelBuilder::new("model");
+    for &x in &values {
+        for &y in &values {
+            let got = math::powf(&mut b, x, y).as_imm().expect("folded");
+            let want = x.powf(y);
+            if special(x) || x.abs() == 1.0 || special(y) || special(want) {
+                let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                assert!(same, "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}");
+            } else if want.is_normal() {
+                let exact = (x as f64).powf(y as f64);
+                let t = (y as f64 * (x.abs() as f64).log2()).abs();
+                let rel = ((got as f64) - exact).abs() / exact.abs();
+                assert!(rel <= 2f64.powi(-21) * (1.0 + t), "powf({x:e}, {y:e}) = {got:e}, exact {exact:e}");
+            }
+        }
+    }
+    assert!(b.body().is_empty());
+    // tanh keeps the sign of zero.
+    assert_eq!(run1(math::tanh, &mut b, -0.0).to_bits(), (-0.0f32).to_bits());
+}

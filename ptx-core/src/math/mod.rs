@@ -317,31 +317,69 @@ pub fn log2(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
     log_special_cases(b, x, r)
 }
 
-/// x^y as 2^(y·log2|x|), with Rust's `powf` special cases for x <= 0: a negative base with
-/// an integer exponent keeps the sign of (−1)^y, with a non-integer exponent gives NaN;
-/// y = 0 gives 1. Relative error grows with |y·log2 x|: <= 2^-21 · (1 + |y·log2 x|)
-/// (tested on random positive bases and exponents with |y·log2 x| <= 100).
+/// x^y as 2^(y·log2|x|), with Rust's `powf` (C99 `pow`) special cases: y = ±0 gives 1
+/// and x = 1 gives 1 whatever the other operand (NaN included); otherwise a NaN operand
+/// gives NaN; a negative finite base with an integer exponent keeps the sign of (−1)^y
+/// and with a non-integer one gives NaN; ±0 and ±∞ bases give 0 or ∞ by the sign of y,
+/// negative when the base is negative and y an odd integer; y = ±∞ gives 1 for x = −1,
+/// else 0 or ∞ by whether |x| > 1. Relative error of the other results grows with
+/// |y·log2 x|: <= 2^-21 · (1 + |y·log2 x|) (tested on random positive bases and exponents
+/// with |y·log2 x| <= 100).
 pub fn powf(b: &mut KernelBuilder, x: impl Into<Val<F32>>, y: impl Into<Val<F32>>) -> Val<F32> {
     let (x, y) = (x.into(), y.into());
     let ax = b.abs(x);
     let l = log2(b, ax);
     let t = b.mul(y, l);
     let mag = exp2(b, t);
-    // Sign and domain for negative bases.
+    // Sign and domain for negative bases. An infinite y counts as an even integer here;
+    // its cases are settled below.
     let y_int: Val<F32> = b.cvt(y, Some(CvtRound::Rzi), false);
     let y_is_int = b.setp(Cmp::Eq, y_int, y);
     let half_y = b.mul(y, 0.5f32);
     let half_int: Val<F32> = b.cvt(half_y, Some(CvtRound::Rzi), false);
     let y_is_even = b.setp(Cmp::Eq, half_int, half_y);
+    let y_not_even = b.not(y_is_even);
+    let y_is_odd = b.and(y_is_int, y_not_even);
     let negative = b.setp(Cmp::Lt, x, 0.0f32);
     let neg_mag = b.neg(mag);
-    let odd = b.not(y_is_even);
-    let flip = b.and(negative, odd);
-    let flip = b.and(flip, y_is_int);
+    let flip = b.and(negative, y_is_odd);
     let r = b.selp(flip, neg_mag, mag);
     let not_int = b.not(y_is_int);
     let domain_error = b.and(negative, not_int);
-    let r = b.selp(domain_error, f32::NAN, r);
+    let nan = f32::from_bits(crate::eval::F32_CANONICAL_NAN);
+    let r = b.selp(domain_error, nan, r);
+    let y_negative = b.setp(Cmp::Lt, y, 0.0f32);
+    // x = ±0 or ±∞: ∞ when exactly one of "x is infinite" and "y < 0" holds, else 0;
+    // negative when x is negative (−0 included) and y an odd integer.
+    let x_zero = b.setp(Cmp::Eq, ax, 0.0f32);
+    let x_inf = b.setp(Cmp::Eq, ax, f32::INFINITY);
+    let edge = b.or(x_zero, x_inf);
+    let to_inf = b.xor(x_inf, y_negative);
+    let edge_mag = b.selp(to_inf, f32::INFINITY, 0.0f32);
+    let x_bits = b.bitcast::<U32, F32>(x);
+    let sign = b.and(x_bits, 0x8000_0000u32);
+    let sign = b.selp(y_is_odd, sign, 0u32);
+    let edge_bits = b.bitcast::<U32, F32>(edge_mag);
+    let edge_bits = b.or(edge_bits, sign);
+    let edge_value = b.bitcast::<F32, U32>(edge_bits);
+    let r = b.selp(edge, edge_value, r);
+    // y = ±∞ (x finite, nonzero): 1 for |x| = 1, else ∞ when |x| > 1 and y = +∞ or
+    // |x| < 1 and y = −∞, 0 otherwise.
+    let ay = b.abs(y);
+    let y_inf = b.setp(Cmp::Eq, ay, f32::INFINITY);
+    let above_one = b.setp(Cmp::Gt, ax, 1.0f32);
+    let grows = b.xor(above_one, y_negative);
+    let limit = b.selp(grows, f32::INFINITY, 0.0f32);
+    let unit = b.setp(Cmp::Eq, ax, 1.0f32);
+    let limit = b.selp(unit, 1.0f32, limit);
+    let not_edge = b.not(edge);
+    let y_inf_case = b.and(y_inf, not_edge);
+    let r = b.selp(y_inf_case, limit, r);
+    // NaN operands, then the two cases that give 1 even for NaN.
+    let unordered = b.setp(Cmp::Nan, x, y);
+    let r = b.selp(unordered, nan, r);
+    let x_one = b.setp(Cmp::Eq, x, 1.0f32);
+    let r = b.selp(x_one, 1.0f32, r);
     let y_zero = b.setp(Cmp::Eq, y, 0.0f32);
     b.selp(y_zero, 1.0f32, r)
 }
@@ -379,6 +417,9 @@ pub fn tanh(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
     let big = b.selp(negative, neg_big, big);
     let is_small = b.setp(Cmp::Lt, ax, 0.55f32);
     let r = b.selp(is_small, small, big);
+    // tanh(±0) = ±0 (the polynomial path adds +0 to a −0 product).
+    let zero = b.setp(Cmp::Eq, x, 0.0f32);
+    let r = b.selp(zero, x, r);
     keep_nan(b, x, r)
 }
 
