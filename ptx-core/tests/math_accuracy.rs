@@ -316,3 +316,34 @@ fn powf_special_cases_are_rusts() {
     // tanh keeps the sign of zero.
     assert_eq!(run1(math::tanh, &mut b, -0.0).to_bits(), (-0.0f32).to_bits());
 }
+
+/// Every routine's NaN result is the canonical NaN 0x7fffffff, for any NaN payload in and
+/// for the domain errors (one documented rule).
+#[test]
+fn every_nan_result_is_the_canonical_nan() {
+    let mut b = KernelBuilder::new("model");
+    let routines: [(&str, fn(&mut KernelBuilder, Val<F32>) -> Val<F32>); 8] = [
+        ("sin", |b, x| math::sin(b, x)),
+        ("cos", |b, x| math::cos(b, x)),
+        ("exp", |b, x| math::exp(b, x)),
+        ("exp2", |b, x| math::exp2(b, x)),
+        ("ln", |b, x| math::ln(b, x)),
+        ("log2", |b, x| math::log2(b, x)),
+        ("tanh", |b, x| math::tanh(b, x)),
+        ("powf(x, 0.5)", |b, x| math::powf(b, x, 0.5f32)),
+    ];
+    let nans = [f32::NAN, f32::from_bits(0x7fc0_1234), f32::from_bits(0xffa0_0001)];
+    for (name, f) in routines {
+        for x in nans {
+            assert_eq!(run1(f, &mut b, x).to_bits(), 0x7fff_ffff, "{name}({:#x})", x.to_bits());
+        }
+    }
+    for (name, got) in [
+        ("ln(-1)", run1(math::ln, &mut b, -1.0)),
+        ("log2(-inf)", run1(math::log2, &mut b, f32::NEG_INFINITY)),
+        ("sin(inf)", run1(math::sin, &mut b, f32::INFINITY)),
+        ("powf(-2, 0.5)", math::powf(&mut b, -2.0f32, 0.5f32).as_imm().unwrap()),
+    ] {
+        assert_eq!(got.to_bits(), 0x7fff_ffff, "{name}");
+    }
+}

@@ -7,6 +7,8 @@
 //! semantics ([`crate::eval`]), calling a routine on an immediate computes, on the host, the
 //! very bits the GPU computes: that is how the error bounds below are measured and tested.
 //!
+//! Every NaN result is the canonical NaN `0x7fffffff`, whatever the input's payload.
+//!
 //! The fast hardware forms (`sin.approx.f32` and friends) stay available under their own
 //! names ([`sin_approx`], [`cos_approx`], [`ex2_approx`], [`lg2_approx`]); they are not the
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
@@ -117,9 +119,8 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let zero = b.setp(Cmp::Eq, x, 0.0f32);
     let sin = b.selp(zero, x, sin);
     let not_finite = b.setp(Cmp::Geu, ax, f32::INFINITY);
-    let nan = f32::from_bits(crate::eval::F32_CANONICAL_NAN);
-    let sin = b.selp(not_finite, nan, sin);
-    let cos = b.selp(not_finite, nan, cos);
+    let sin = b.selp(not_finite, NAN, sin);
+    let cos = b.selp(not_finite, NAN, cos);
     (sin, cos)
 }
 
@@ -178,10 +179,14 @@ fn scale_by_pow2(b: &mut KernelBuilder, p: Val<F32>, n: Val<F32>) -> Val<F32> {
     b.mul(p, s2)
 }
 
-/// NaN stays NaN: `nan_of(x, r)` is `x` when `x` is NaN, else `r`.
+/// The NaN every routine returns for a NaN result: the canonical NaN (`0x7fffffff`), as
+/// the GPU's own arithmetic produces (Rust leaves NaN payloads unspecified).
+const NAN: f32 = f32::from_bits(crate::eval::F32_CANONICAL_NAN);
+
+/// NaN stays NaN: `keep_nan(x, r)` is the canonical NaN when `x` is NaN, else `r`.
 fn keep_nan(b: &mut KernelBuilder, x: Val<F32>, r: Val<F32>) -> Val<F32> {
     let is_nan = b.setp(Cmp::Nan, x, x);
-    b.selp(is_nan, x, r)
+    b.selp(is_nan, NAN, r)
 }
 
 /// Taylor coefficients of 2^f = e^(f·ln2) for |f| <= 1/2 (degree 7, truncation < 2^-27).
@@ -290,7 +295,7 @@ fn log_special_cases(b: &mut KernelBuilder, x: Val<F32>, r: Val<F32>) -> Val<F32
     let is_inf = b.setp(Cmp::Eq, x, f32::INFINITY);
     let r = b.selp(is_inf, f32::INFINITY, r);
     let negative_or_nan = b.setp(Cmp::Ltu, x, 0.0f32);
-    b.selp(negative_or_nan, f32::NAN, r)
+    b.selp(negative_or_nan, NAN, r)
 }
 
 /// Accurate natural logarithm: x = m·2^e, ln x = e·ln2 + ln m with the atanh series.
@@ -346,8 +351,7 @@ pub fn powf(b: &mut KernelBuilder, x: impl Into<Val<F32>>, y: impl Into<Val<F32>
     let r = b.selp(flip, neg_mag, mag);
     let not_int = b.not(y_is_int);
     let domain_error = b.and(negative, not_int);
-    let nan = f32::from_bits(crate::eval::F32_CANONICAL_NAN);
-    let r = b.selp(domain_error, nan, r);
+    let r = b.selp(domain_error, NAN, r);
     let y_negative = b.setp(Cmp::Lt, y, 0.0f32);
     // x = ±0 or ±∞: ∞ when exactly one of "x is infinite" and "y < 0" holds, else 0;
     // negative when x is negative (−0 included) and y an odd integer.
@@ -377,7 +381,7 @@ pub fn powf(b: &mut KernelBuilder, x: impl Into<Val<F32>>, y: impl Into<Val<F32>
     let r = b.selp(y_inf_case, limit, r);
     // NaN operands, then the two cases that give 1 even for NaN.
     let unordered = b.setp(Cmp::Nan, x, y);
-    let r = b.selp(unordered, nan, r);
+    let r = b.selp(unordered, NAN, r);
     let x_one = b.setp(Cmp::Eq, x, 1.0f32);
     let r = b.selp(x_one, 1.0f32, r);
     let y_zero = b.setp(Cmp::Eq, y, 0.0f32);
