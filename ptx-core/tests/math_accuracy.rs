@@ -322,7 +322,8 @@ fn powf_special_cases_are_rusts() {
 #[test]
 fn every_nan_result_is_the_canonical_nan() {
     let mut b = KernelBuilder::new("model");
-    let routines: [(&str, fn(&mut KernelBuilder, Val<F32>) -> Val<F32>); 8] = [
+    type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
+    let routines: [(&str, Routine); 8] = [
         ("sin", |b, x| math::sin(b, x)),
         ("cos", |b, x| math::cos(b, x)),
         ("exp", |b, x| math::exp(b, x)),

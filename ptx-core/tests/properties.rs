@@ -158,7 +158,11 @@ fn corrupt(ir: &mut KernelIr, how: u8, at: usize) {
     let at = at % ir.body.len();
     match how % 4 {
         0 => {
-            // Read a register that nothing writes.
+            // Read a register that nothing writes, where it runs: right after an
+            // unconditional branch or `ret` the read is unreachable, and no error.
+            let unreachable =
+                at > 0 && matches!(ir.body[at - 1], Instr::Bra { guard: None, .. } | Instr::Ret);
+            let at = if unreachable { 0 } else { at };
             let ghost = ptx_core::ir::VReg { ty: PtxType::U32, index: ir.reg_counts[PtxType::U32 as usize] };
             ir.reg_counts[PtxType::U32 as usize] += 1;
             let dst = ptx_core::ir::VReg { ty: PtxType::U32, index: 0 };
