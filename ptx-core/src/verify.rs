@@ -577,32 +577,18 @@ fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> 
             format!("{} needs {}", desc(), if half(dst) { ".rn" } else { "no rounding modifier" })
         });
     }
-    match (dst.is_float(), src.is_float()) {
-        (true, true) => match round {
-            Some(r) if r.is_integer_rounding() => {
-                require(dst == src, || format!("{}: integer rounding needs equal float types", desc()))
-            }
-            Some(_) => require(dst.bits() < src.bits(), || {
-                format!("{}: widening float conversion takes no rounding modifier", desc())
-            }),
-            None => require(dst.bits() > src.bits(), || format!("{} needs a rounding modifier", desc())),
-        },
-        (false, true) => require(round.is_some_and(|r| r.is_integer_rounding()), || {
-            format!("{} needs .rni/.rzi/.rmi/.rpi", desc())
-        }),
-        (true, false) => require(round.is_some_and(|r| !r.is_integer_rounding()), || {
-            format!("{} needs .rn/.rz/.rm/.rp", desc())
-        }),
-        (false, false) => {
-            require(round.is_none(), || format!("{} takes no rounding modifier", desc()))?;
-            let fits = if dst.is_signed() == src.is_signed() {
-                dst.bits() >= src.bits()
-            } else {
-                !src.is_signed() && dst.bits() > src.bits()
-            };
-            require(!sat || !fits, || format!("{}: .sat applies only when the value can overflow", desc()))
-        }
+    // The rounding modifiers each form takes: the one table the folder and the simulator
+    // use too.
+    crate::eval::cvt_form(dst, src, round).map_err(invalid)?;
+    if dst.is_int() && src.is_int() {
+        let fits = if dst.is_signed() == src.is_signed() {
+            dst.bits() >= src.bits()
+        } else {
+            !src.is_signed() && dst.bits() > src.bits()
+        };
+        require(!sat || !fits, || format!("{}: .sat applies only when the value can overflow", desc()))?;
     }
+    Ok(())
 }
 
 /// Definite-assignment analysis over the control-flow graph: every read must be preceded by
