@@ -19,6 +19,9 @@ use ptx_dsl::core::{math, KernelBuilder, F32};
 /// A routine: emits its instructions for a register, folds for an immediate.
 type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
 
+/// The float64 function a routine is measured against.
+type Reference = fn(f64) -> f64;
+
 /// The error of `got` against `want` in units of the f32 spacing at `want` (the smallest
 /// subnormal below the normal range).
 fn ulp_error(got: f32, want: f64) -> f64 {
@@ -37,7 +40,7 @@ fn ulp_error(got: f32, want: f64) -> f64 {
 
 /// The largest error of `f` over the finite f32 bit patterns that are multiples of
 /// `stride`, with the input where it occurs and the number of inputs.
-fn scan(f: &dyn Fn(&mut KernelBuilder, f32) -> f32, reference: fn(f64) -> f64, stride: u32) -> (f64, f32, u64) {
+fn scan(f: &dyn Fn(&mut KernelBuilder, f32) -> f32, reference: Reference, stride: u32) -> (f64, f32, u64) {
     let mut b = KernelBuilder::new("model");
     let (mut worst, mut at, mut count) = (0f64, 0f32, 0u64);
     let mut bits = 0u32;
@@ -75,7 +78,9 @@ fn main() {
         [flag, n] if flag == "--stride" => match n.parse::<u32>() {
             Ok(n) if n > 0 => n,
             _ => {
-                eprintln!("math_accuracy: --stride takes a positive number\nusage: math_accuracy [--stride N]");
+                eprintln!(
+                    "math_accuracy: --stride takes a positive number\nusage: math_accuracy [--stride N]"
+                );
                 std::process::exit(2);
             }
         },
@@ -84,7 +89,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let routines: [(&str, Routine, fn(f64) -> f64); 7] = [
+    let routines: [(&str, Routine, Reference); 7] = [
         ("sin", |b, x| math::sin(b, x), f64::sin),
         ("cos", |b, x| math::cos(b, x), f64::cos),
         ("exp", |b, x| math::exp(b, x), f64::exp),
