@@ -39,6 +39,10 @@ fn run1(f: impl Fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, b: &mut KernelBuil
 }
 
 fn ulp_error(got: f32, want: f64) -> f64 {
+    // Beyond f32's range the right answer is the infinity `want` rounds to.
+    if (want as f32).is_infinite() || got.is_infinite() {
+        return if got == want as f32 { 0.0 } else { f64::INFINITY };
+    }
     if want == 0.0 {
         return (got as f64).abs() / f32::from_bits(1) as f64;
     }
@@ -179,26 +183,33 @@ fn log_and_exp_special_values() {
 }
 
 #[test]
-fn powf_relative_error_grows_with_the_exponent_as_documented() {
+fn powf_within_1_ulp_for_finite_pairs() {
     let mut rng = Rng::fresh("powf");
     let mut b = KernelBuilder::new("model");
-    for _ in 0..200_000 {
-        let x = (rng.unit() * 100.0 + 1e-3) as f32;
-        let y = (rng.unit() * 20.0 - 10.0) as f32;
-        let t = (y as f64 * (x as f64).log2()).abs();
-        if t > 100.0 {
+    let mut worst = (0f64, 0f32, 0f32);
+    for i in 0..200_000 {
+        // Bases over the whole positive range (subnormals included), exponents small and
+        // large, so that |y·log2 x| spans 0 to beyond the overflow threshold.
+        let x = f32::from_bits((rng.next() as u32) & 0x7fff_ffff);
+        let y =
+            if i % 2 == 0 { (rng.unit() * 8.0 - 4.0) as f32 } else { (rng.unit() * 400.0 - 200.0) as f32 };
+        if !x.is_finite() || x == 0.0 {
             continue;
         }
         let got = math::powf(&mut b, x, y).as_imm().expect("folded");
         let want = (x as f64).powf(y as f64);
-        let rel = ((got as f64) - want).abs() / want;
-        // Documented: <= 2^-21 * (1 + |y log2 x|).
-        let bound = 2f64.powi(-21) * (1.0 + t);
-        assert!(rel <= bound, "powf({x}, {y}) = {got}, want {want}: rel error {rel:e} > {bound:e}");
+        let e = ulp_error(got, want);
+        if e > worst.0 {
+            worst = (e, x, y);
+        }
     }
     assert!(b.body().is_empty());
+    eprintln!("powf: max {:.3} ulp at ({:e}, {:e})", worst.0, worst.1, worst.2);
+    // Documented: within 1 ulp (y·log2 x in f64, one final rounding).
+    assert!(worst.0 <= 1.0, "powf({:e}, {:e}): {:.3} ulp", worst.1, worst.2, worst.0);
     assert_eq!(math::powf(&mut b, -2.0f32, 3.0f32).as_imm(), Some(-8.0));
     assert_eq!(math::powf(&mut b, -2.0f32, 2.0f32).as_imm(), Some(4.0));
+    assert_eq!(math::powf(&mut b, f32::MAX, 1.0f32).as_imm(), Some(f32::MAX));
     assert!(math::powf(&mut b, -2.0f32, 0.5f32).as_imm().unwrap().is_nan());
     assert_eq!(math::powf(&mut b, 0.0f32, 0.0f32).as_imm(), Some(1.0));
 }
@@ -269,8 +280,7 @@ fn sin_cos_within_2_ulp_over_the_whole_f32_range() {
 
 /// `powf` gives Rust's `f32::powf` bit for bit (NaN as NaN) on the C99 special-case table:
 /// every pair of the values below where the base is special (±0, ±1, ±∞, NaN), the
-/// exponent is (±0, ±∞, NaN) or the result is; the other pairs within the documented
-/// relative bound.
+/// exponent is (±0, ±∞, NaN) or the result is; the other pairs within 1 ulp.
 #[test]
 fn powf_special_cases_are_rusts() {
     let values = [
@@ -304,11 +314,9 @@ fn powf_special_cases_are_rusts() {
             if special(x) || x.abs() == 1.0 || special(y) || special(want) {
                 let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
                 assert!(same, "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}");
-            } else if want.is_normal() {
+            } else {
                 let exact = (x as f64).powf(y as f64);
-                let t = (y as f64 * (x.abs() as f64).log2()).abs();
-                let rel = ((got as f64) - exact).abs() / exact.abs();
-                assert!(rel <= 2f64.powi(-21) * (1.0 + t), "powf({x:e}, {y:e}) = {got:e}, exact {exact:e}");
+                assert!(ulp_error(got, exact) <= 1.0, "powf({x:e}, {y:e}) = {got:e}, exact {exact:e}");
             }
         }
     }
