@@ -89,7 +89,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let routines: [(&str, Routine, Reference); 7] = [
+    let routines: [(&str, Routine, Reference); 12] = [
         ("sin", |b, x| math::sin(b, x), f64::sin),
         ("cos", |b, x| math::cos(b, x), f64::cos),
         ("exp", |b, x| math::exp(b, x), f64::exp),
@@ -97,6 +97,11 @@ fn main() {
         ("ln", |b, x| math::ln(b, x), f64::ln),
         ("log2", |b, x| math::log2(b, x), f64::log2),
         ("tanh", |b, x| math::tanh(b, x), f64::tanh),
+        ("cbrt", |b, x| math::cbrt(b, x), f64::cbrt),
+        ("exp_m1", |b, x| math::exp_m1(b, x), f64::exp_m1),
+        ("ln_1p", |b, x| math::ln_1p(b, x), f64::ln_1p),
+        ("sinh", |b, x| math::sinh(b, x), f64::sinh),
+        ("cosh", |b, x| math::cosh(b, x), f64::cosh),
     ];
     println!("every {stride}th f32 bit pattern (finite inputs), error in ulp against f64");
     println!("{:<12} {:>10} {:>16} {:>10} {:>13}", "routine", "max ulp", "at x", "inputs", "instructions");

@@ -188,7 +188,7 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let x = a[i];
-        let o = i * 9;
+        let o = i * 15;
         let (s, c) = x.sin_cos();
         out[o] = s;
         out[o + 1] = c;
@@ -199,6 +199,12 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
         out[o + 6] = x.abs().log2();
         out[o + 7] = x.tanh();
         out[o + 8] = x.abs().powf(1.7);
+        out[o + 9] = x.cbrt();
+        out[o + 10] = x.exp_m1();
+        out[o + 11] = x.abs().ln_1p();
+        out[o + 12] = x.sinh();
+        out[o + 13] = x.cosh();
+        out[o + 14] = x.hypot(x * 0.75 - 3.0);
     }
 }
 
@@ -209,12 +215,12 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
     let a: Vec<f32> = (0..2000).map(|_| rng.signed_f32() * 20.0).collect();
     let n = a.len();
     let ad = dev.upload(&a)?;
-    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 9)?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 15)?;
     common::assert_assembles("f32_transcendental", &F32Transcendental::new());
     F32Transcendental::new().launch(&dev, LaunchConfig::for_elements(n, 128), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     type Reference = fn(f64) -> f64;
-    let refs: [(&str, Reference); 9] = [
+    let refs: [(&str, Reference); 15] = [
         ("sin", f64::sin),
         ("cos", f64::cos),
         ("tan", f64::tan),
@@ -223,24 +229,31 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
         ("ln", |x| x.abs().ln()),
         ("log2", |x| x.abs().log2()),
         ("tanh", f64::tanh),
-        ("powf", |x| x.abs().powf(1.7)),
+        ("powf", |x| x.abs().powf(1.7f32 as f64)),
+        ("cbrt", f64::cbrt),
+        ("exp_m1", f64::exp_m1),
+        ("ln_1p", |x| x.abs().ln_1p()),
+        ("sinh", f64::sinh),
+        ("cosh", f64::cosh),
+        ("hypot", |x| x.hypot((x as f32 * 0.75 - 3.0) as f64)),
     ];
     for (k, (name, reference)) in refs.iter().enumerate() {
         let mut worst = 0.0f64;
         for i in 0..n {
             let want = reference(a[i] as f64);
-            let g = got[i * 9 + k] as f64;
+            let g = got[i * 15 + k] as f64;
             // Relative error, against a floor of one f32 ulp at 1.0 for results near zero
             // (sin near its roots, ln near 1), where ulps of the result are not the measure.
             let err = (g - want).abs() / want.abs().max(f32::EPSILON as f64);
             worst = worst.max(err);
         }
-        // The math module documents <= 4 ulp for these routines over this range (powf:
-        // 2^-21·(1 + |y·log2 x|), under 2^-17 here; tan: sin/cos, each within 2 ulp, plus
-        // one division, and tan is ill-conditioned near its poles, so it gets 2^-12).
+        // The math module documents <= 4 ulp for these routines over this range (powf and
+        // the f64-evaluated cbrt, exp_m1, ln_1p, sinh, cosh, hypot: 1 ulp; tan: sin/cos,
+        // each within 2 ulp, plus one division, and tan is ill-conditioned near its
+        // poles, so it gets 2^-12).
         let bound = match *name {
-            "powf" => 2f64.powi(-17),
             "tan" => 2f64.powi(-12),
+            "powf" | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "hypot" => f32::EPSILON as f64,
             _ => 4.0 * f32::EPSILON as f64,
         };
         assert!(worst <= bound, "{name}: worst relative error {worst:e} > {bound:e}");

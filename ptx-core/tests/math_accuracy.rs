@@ -356,3 +356,74 @@ fn every_nan_result_is_the_canonical_nan() {
         assert_eq!(got.to_bits(), 0x7fff_ffff, "{name}");
     }
 }
+
+/// The f64-evaluated routines (`cbrt`, `exp_m1`, `ln_1p`, `sinh`, `cosh`, `hypot`) within
+/// 1 ulp of the f64 function over a stride through every f32 bit pattern, and equal to
+/// Rust's `f32` methods bit for bit on special values (NaN as NaN).
+#[test]
+fn wide_routines_within_1_ulp_and_rusts_special_values() {
+    type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
+    type Wide = fn(f64) -> f64;
+    type Rust = fn(f32) -> f32;
+    let routines: [(&str, Routine, Wide, Rust); 5] = [
+        ("cbrt", |b, x| math::cbrt(b, x), f64::cbrt, f32::cbrt),
+        ("exp_m1", |b, x| math::exp_m1(b, x), f64::exp_m1, f32::exp_m1),
+        ("ln_1p", |b, x| math::ln_1p(b, x), f64::ln_1p, f32::ln_1p),
+        ("sinh", |b, x| math::sinh(b, x), f64::sinh, f32::sinh),
+        ("cosh", |b, x| math::cosh(b, x), f64::cosh, f32::cosh),
+    ];
+    let mut b = KernelBuilder::new("model");
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        -1e-40,
+        1e-30,
+    ];
+    for (name, f, wide, rust) in routines {
+        let mut worst = (0f64, 0f32);
+        let mut bits = 0u32;
+        loop {
+            let x = f32::from_bits(bits);
+            if x.is_finite() && !(name == "ln_1p" && x <= -1.0) {
+                let e = ulp_error(run1(f, &mut b, x), wide(x as f64));
+                if e > worst.0 {
+                    worst = (e, x);
+                }
+            }
+            match bits.checked_add(131_071) {
+                Some(n) => bits = n,
+                None => break,
+            }
+        }
+        eprintln!("{name}: max {:.3} ulp at x = {:e}", worst.0, worst.1);
+        assert!(worst.0 <= 1.0, "{name}({:e}): {:.3} ulp exceeds 1", worst.1, worst.0);
+        for x in specials {
+            let (got, want) = (run1(f, &mut b, x), rust(x));
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            assert!(same || ulp_error(got, wide(x as f64)) <= 1.0, "{name}({x:e}) = {got:e}, Rust {want:e}");
+            if want == 0.0 || want.is_infinite() || want.is_nan() {
+                assert!(same, "{name}({x:e}) = {got:e}, Rust {want:e}");
+            }
+        }
+    }
+    assert_eq!(run1(math::ln_1p, &mut b, -2.0).to_bits(), 0x7fff_ffff);
+    let values = [0.0f32, -0.0, 3.0, -4.0, 1e-30, 3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-45];
+    for &x in &values {
+        for &y in &values {
+            let got = math::hypot(&mut b, x, y).as_imm().expect("folded");
+            let want = x.hypot(y);
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            assert!(
+                same || ulp_error(got, (x as f64).hypot(y as f64)) <= 1.0,
+                "hypot({x:e}, {y:e}) = {got:e}, Rust {want:e}"
+            );
+        }
+    }
+    assert!(b.body().is_empty());
+}

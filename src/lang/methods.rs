@@ -29,6 +29,16 @@ pub enum F32Fn {
     Log2,
     /// `tanh`.
     Tanh,
+    /// `cbrt`.
+    Cbrt,
+    /// `exp_m1`: `e^x − 1`, accurate near 0.
+    ExpM1,
+    /// `ln_1p`: `ln(1 + x)`, accurate near 0.
+    Ln1p,
+    /// `sinh`.
+    Sinh,
+    /// `cosh`.
+    Cosh,
     /// `fast_sin`: `sin.approx.f32`.
     FastSin,
     /// `fast_cos`: `cos.approx.f32`.
@@ -67,6 +77,11 @@ impl KernelCtx {
             F32Fn::Ln => math::ln(b, x),
             F32Fn::Log2 => math::log2(b, x),
             F32Fn::Tanh => math::tanh(b, x),
+            F32Fn::Cbrt => math::cbrt(b, x),
+            F32Fn::ExpM1 => math::exp_m1(b, x),
+            F32Fn::Ln1p => math::ln_1p(b, x),
+            F32Fn::Sinh => math::sinh(b, x),
+            F32Fn::Cosh => math::cosh(b, x),
             F32Fn::FastSin => math::sin_approx(b, x),
             F32Fn::FastCos => math::cos_approx(b, x),
             F32Fn::FastExp2 => math::ex2_approx(b, x),
@@ -81,6 +96,11 @@ impl KernelCtx {
     pub fn sin_cos(&mut self, x: Value) -> (Value, Value) {
         let (s, c) = math::sin_cos(&mut self.b, Self::f32_of(x));
         (Value::of(s, Scalar::F32), Value::of(c, Scalar::F32))
+    }
+
+    /// `x.hypot(y)`: `sqrt(x² + y²)` without intermediate overflow.
+    pub fn hypot(&mut self, x: Value, y: Value) -> Value {
+        Value::of(math::hypot(&mut self.b, Self::f32_of(x), Self::f32_of(y)), Scalar::F32)
     }
 
     /// `x.powf(y)`.

@@ -1,5 +1,7 @@
 //! Accurate f32 math as instruction sequences: `sin`, `cos`, `sin_cos`, `exp`, `exp2`, `ln`,
-//! `log2`, `powf`, `tanh`, and the exact float remainder ([`rem_f32`], [`rem_f64`]).
+//! `log2`, `powf`, `tanh`, [`cbrt`], [`exp_m1`], [`ln_1p`], [`sinh`], [`cosh`], [`hypot`]
+//! (evaluated in f64), and the exact float remainder ([`rem_f32`],
+//! [`rem_f64`]).
 //!
 //! Each routine is written once against [`KernelBuilder`], using only operations whose
 //! results PTX defines exactly (`fma.rn`, `mul.rn`, `div.rn`, `cvt` with rounding, integer and
@@ -17,8 +19,10 @@
 mod pow;
 mod reduce;
 mod rem;
+mod wide;
 
 pub use rem::{rem_f32, rem_f64};
+pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound, FloatMode, UnaryOp};
@@ -64,7 +68,7 @@ fn horner(b: &mut KernelBuilder, t: Val<F32>, c: &[f32]) -> Val<F32> {
 ///
 /// Reduction to `r` in [-π/4, π/4] and a quadrant: for |x| < 2^19, k = rint(x·2/π) and
 /// r = x − k·π/2 by three `fma`s against a 72-bit π/2 (the first is exact); for larger |x|
-/// the Payne–Hanek reduction of [`reduce`] (2/π's bits as immediates, 64-bit integer
+/// the Payne–Hanek reduction (2/π's bits as immediates, 64-bit integer
 /// products; no memory), behind a branch taken only for such arguments. Then Taylor
 /// polynomials of degree 11/12 on r and a quadrant swap/negate. Measured error against the
 /// exact sine/cosine of the f32 input: at most 2 ulp over the whole f32 range (the tests
@@ -329,7 +333,7 @@ pub fn log2(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
 /// and with a non-integer one gives NaN; ±0 and ±∞ bases give 0 or ∞ by the sign of y,
 /// negative when the base is negative and y an odd integer; y = ±∞ gives 1 for x = −1,
 /// else 0 or ∞ by whether |x| > 1. The other results are within 1 ulp: `y·log2|x|` and
-/// its power of two are evaluated in f64 ([`pow`]) and rounded once (measured max 0.50
+/// its power of two are evaluated in f64 and rounded once (measured max 0.50
 /// ulp over random pairs spanning the whole range, overflow and underflow included).
 pub fn powf(b: &mut KernelBuilder, x: impl Into<Val<F32>>, y: impl Into<Val<F32>>) -> Val<F32> {
     let (x, y) = (x.into(), y.into());

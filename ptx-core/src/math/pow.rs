@@ -43,7 +43,7 @@ const EXP2_POLY: [f64; 14] = {
 };
 
 /// `c[0] + t·(c[1] + t·(c[2] + ...))` with f64 `fma`.
-fn horner64(b: &mut KernelBuilder, t: Val<F64>, c: &[f64]) -> Val<F64> {
+pub(super) fn horner64(b: &mut KernelBuilder, t: Val<F64>, c: &[f64]) -> Val<F64> {
     let (last, rest) = c.split_last().expect("at least one coefficient");
     let mut acc: Val<F64> = Val::Imm(*last);
     for &ci in rest.iter().rev() {
@@ -52,12 +52,10 @@ fn horner64(b: &mut KernelBuilder, t: Val<F64>, c: &[f64]) -> Val<F64> {
     acc
 }
 
-/// `|x|^y` rounded once to f32, for a finite positive `ax` (other inputs give some value;
-/// `powf` settles them).
-pub(super) fn magnitude(b: &mut KernelBuilder, ax: Val<F32>, y: Val<F32>) -> Val<F32> {
-    // log2 ax: ax = m · 2^e with m in [√½, √2), exactly, in f64 (f32 subnormals are normal
-    // there).
-    let xd = b.cast::<F64, F32>(ax);
+/// `log2 xd` for a positive, finite, normal f64 `xd` (every positive finite f32 widened),
+/// with a relative error below 2^-45: `xd = m · 2^e` with `m` in [√½, √2), then the atanh
+/// series of `s = (m − 1)/(m + 1)`.
+pub(super) fn log2_wide(b: &mut KernelBuilder, xd: Val<F64>) -> Val<F64> {
     let bits = b.bitcast::<U64, F64>(xd);
     let field = b.shr(bits, 52u32);
     let one_bits = b.and(bits, (1u64 << 52) - 1);
@@ -77,17 +75,18 @@ pub(super) fn magnitude(b: &mut KernelBuilder, ax: Val<F32>, y: Val<F32>) -> Val
     let s2 = b.mul(s, s);
     let series = horner64(b, s2, &ATANH_POLY);
     let atanh = b.mul(s, series);
-    let log2 = b.fma(atanh, TWO_OVER_LN_2, e);
-    // 2^t for t = y · log2 ax, clamped to where the f32 result is already 0 or ∞.
-    let yd = b.cast::<F64, F32>(y);
-    let t = b.mul(yd, log2);
+    b.fma(atanh, TWO_OVER_LN_2, e)
+}
+
+/// `2^t` in f64 with a relative error below 2^-50, for `t` clamped to [−400, 400] (far
+/// beyond where an f32 result is 0 or ∞): the polynomial on the fraction of `t`, scaled
+/// by `2^n` in two exact halves.
+pub(super) fn exp2_wide(b: &mut KernelBuilder, t: Val<F64>) -> Val<F64> {
     let t = b.max(t, -400.0f64);
     let t = b.min(t, 400.0f64);
     let n: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
     let f = b.sub(t, n);
     let p = horner64(b, f, &EXP2_POLY);
-    // 2^n in two exact halves (n up to ±400 exceeds one f64 exponent's reach only at
-    // the extremes, where the f32 result is 0 or ∞ anyway).
     let ni: Val<S64> = b.cvt(n, Some(CvtRound::Rzi), false);
     let n1 = b.shr(ni, 1u32);
     let n2 = b.sub(ni, n1);
@@ -98,6 +97,16 @@ pub(super) fn magnitude(b: &mut KernelBuilder, ax: Val<F32>, y: Val<F32>) -> Val
     let s1 = b.bitcast::<F64, S64>(e1);
     let s2 = b.bitcast::<F64, S64>(e2);
     let p = b.mul(p, s1);
-    let p = b.mul(p, s2);
+    b.mul(p, s2)
+}
+
+/// `|x|^y` rounded once to f32, for a finite positive `ax` (other inputs give some value;
+/// `powf` settles them).
+pub(super) fn magnitude(b: &mut KernelBuilder, ax: Val<F32>, y: Val<F32>) -> Val<F32> {
+    let xd = b.cast::<F64, F32>(ax);
+    let log2 = log2_wide(b, xd);
+    let yd = b.cast::<F64, F32>(y);
+    let t = b.mul(yd, log2);
+    let p = exp2_wide(b, t);
     b.cvt(p, Some(CvtRound::Rn), false)
 }
