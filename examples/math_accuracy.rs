@@ -89,9 +89,13 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let routines: [(&str, Routine, Reference); 12] = [
+    let routines: [(&str, Routine, Reference); 16] = [
         ("sin", |b, x| math::sin(b, x), f64::sin),
         ("cos", |b, x| math::cos(b, x), f64::cos),
+        ("tan", |b, x| math::tan(b, x), f64::tan),
+        ("atan", |b, x| math::atan(b, x), f64::atan),
+        ("asin", |b, x| math::asin(b, x), f64::asin),
+        ("acos", |b, x| math::acos(b, x), f64::acos),
         ("exp", |b, x| math::exp(b, x), f64::exp),
         ("exp2", |b, x| math::exp2(b, x), f64::exp2),
         ("ln", |b, x| math::ln(b, x), f64::ln),

@@ -188,7 +188,7 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let x = a[i];
-        let o = i * 15;
+        let o = i * 19;
         let (s, c) = x.sin_cos();
         out[o] = s;
         out[o + 1] = c;
@@ -205,6 +205,10 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
         out[o + 12] = x.sinh();
         out[o + 13] = x.cosh();
         out[o + 14] = x.hypot(x * 0.75 - 3.0);
+        out[o + 15] = x.atan();
+        out[o + 16] = (x * 0.05).asin();
+        out[o + 17] = (x * 0.05).acos();
+        out[o + 18] = x.atan2(x * 0.75 - 3.0);
     }
 }
 
@@ -215,12 +219,12 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
     let a: Vec<f32> = (0..2000).map(|_| rng.signed_f32() * 20.0).collect();
     let n = a.len();
     let ad = dev.upload(&a)?;
-    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 15)?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 19)?;
     common::assert_assembles("f32_transcendental", &F32Transcendental::new());
     F32Transcendental::new().launch(&dev, LaunchConfig::for_elements(n, 128), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     type Reference = fn(f64) -> f64;
-    let refs: [(&str, Reference); 15] = [
+    let refs: [(&str, Reference); 19] = [
         ("sin", f64::sin),
         ("cos", f64::cos),
         ("tan", f64::tan),
@@ -236,24 +240,28 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
         ("sinh", f64::sinh),
         ("cosh", f64::cosh),
         ("hypot", |x| x.hypot((x as f32 * 0.75 - 3.0) as f64)),
+        ("atan", f64::atan),
+        ("asin", |x| ((x as f32 * 0.05) as f64).asin()),
+        ("acos", |x| ((x as f32 * 0.05) as f64).acos()),
+        ("atan2", |x| x.atan2((x as f32 * 0.75 - 3.0) as f64)),
     ];
     for (k, (name, reference)) in refs.iter().enumerate() {
         let mut worst = 0.0f64;
         for i in 0..n {
             let want = reference(a[i] as f64);
-            let g = got[i * 15 + k] as f64;
+            let g = got[i * 19 + k] as f64;
             // Relative error, against a floor of one f32 ulp at 1.0 for results near zero
             // (sin near its roots, ln near 1), where ulps of the result are not the measure.
             let err = (g - want).abs() / want.abs().max(f32::EPSILON as f64);
             worst = worst.max(err);
         }
-        // The math module documents <= 4 ulp for these routines over this range (powf and
-        // the f64-evaluated cbrt, exp_m1, ln_1p, sinh, cosh, hypot: 1 ulp; tan: sin/cos,
-        // each within 2 ulp, plus one division, and tan is ill-conditioned near its
-        // poles, so it gets 2^-12).
+        // The math module documents <= 4 ulp for these routines over this range (tan:
+        // 2 ulp; powf and the f64-evaluated ones: 1 ulp). An ulp is at most 2^-23 of the
+        // value, f32::EPSILON.
         let bound = match *name {
-            "tan" => 2f64.powi(-12),
-            "powf" | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "hypot" => f32::EPSILON as f64,
+            "tan" => 2.0 * f32::EPSILON as f64,
+            "powf" | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "hypot" | "atan" | "asin" | "acos"
+            | "atan2" => f32::EPSILON as f64,
             _ => 4.0 * f32::EPSILON as f64,
         };
         assert!(worst <= bound, "{name}: worst relative error {worst:e} > {bound:e}");

@@ -427,3 +427,61 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
     }
     assert!(b.body().is_empty());
 }
+
+/// `tan` within 2 ulp and `atan`, `asin`, `acos` within 1 ulp over a stride through every
+/// f32 bit pattern (their domains); special values and `atan2`'s C99 table against Rust.
+#[test]
+fn tan_and_inverse_trigonometry_within_their_bounds() {
+    type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
+    type Wide = fn(f64) -> f64;
+    type Rust = fn(f32) -> f32;
+    let routines: [(&str, Routine, Wide, Rust, f64); 4] = [
+        ("tan", math::tan, f64::tan, f32::tan, 2.0),
+        ("atan", math::atan, f64::atan, f32::atan, 1.0),
+        ("asin", math::asin, f64::asin, f32::asin, 1.0),
+        ("acos", math::acos, f64::acos, f32::acos, 1.0),
+    ];
+    let mut b = KernelBuilder::new("model");
+    for (name, f, wide, rust, bound) in routines {
+        let mut worst = (0f64, 0f32);
+        let mut bits = 0u32;
+        loop {
+            let x = f32::from_bits(bits);
+            if x.is_finite() {
+                let e = ulp_error(run1(f, &mut b, x), wide(x as f64));
+                if e > worst.0 {
+                    worst = (e, x);
+                }
+            }
+            match bits.checked_add(65_537) {
+                Some(n) => bits = n,
+                None => break,
+            }
+        }
+        eprintln!("{name}: max {:.3} ulp at x = {:e}", worst.0, worst.1);
+        assert!(worst.0 <= bound, "{name}({:e}): {:.3} ulp exceeds {bound}", worst.1, worst.0);
+        for x in [0.0f32, -0.0, 1.0, -1.0, 1.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-40] {
+            let (got, want) = (run1(f, &mut b, x), rust(x));
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            assert!(
+                same || ulp_error(got, wide(x as f64)) <= bound,
+                "{name}({x:e}) = {got:e}, Rust {want:e}"
+            );
+            if want == 0.0 || want.is_nan() {
+                assert!(same, "{name}({x:e}) = {got:e}, Rust {want:e}");
+            }
+        }
+    }
+    let values = [0.0f32, -0.0, 1.0, -1.0, 2.5, -3e-20, 1e30, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+    for &y in &values {
+        for &x in &values {
+            let got = math::atan2(&mut b, y, x).as_imm().expect("folded");
+            let want = y.atan2(x);
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let close = ulp_error(got, (y as f64).atan2(x as f64)) <= 1.0
+                && got.is_sign_negative() == want.is_sign_negative();
+            assert!(same || close, "atan2({y:e}, {x:e}) = {got:e}, Rust {want:e}");
+        }
+    }
+    assert!(b.body().is_empty());
+}

@@ -977,8 +977,8 @@ struct Signature {
     f32_only: bool,
 }
 
-const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos exp exp2 ln log2 powf powi tanh cbrt exp_m1 ln_1p sinh \
-     cosh hypot sqrt recip abs min max \
+const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 powf powi tanh \
+     cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
      mul_add floor ceil round trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
      is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
@@ -989,16 +989,16 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
     let sig = |args: Vec<Option<Scalar>>, ret: Ret, f32_only: bool| Some(Signature { args, ret, f32_only });
     if recv.is_float() {
         match name {
-            "sin" | "cos" | "tan" | "exp" | "exp2" | "ln" | "log2" | "tanh" | "cbrt" | "exp_m1" | "ln_1p"
-            | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip"
-            | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
+            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
+            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2"
+            | "fast_log2" | "fast_recip" | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
             "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "trunc" | "fract" | "signum"
             | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
             "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
             "sin_cos" => sig(vec![], Ret::Pair, true),
-            "powf" | "hypot" => sig(vec![None], Ret::SelfTy, true),
+            "powf" | "hypot" | "atan2" => sig(vec![None], Ret::SelfTy, true),
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),

@@ -956,9 +956,9 @@ impl Lowerer<'_> {
         let vs: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
         let m = method.to_string();
         let call = match m.as_str() {
-            "sin" | "cos" | "tan" | "exp" | "exp2" | "ln" | "log2" | "tanh" | "cbrt" | "exp_m1" | "ln_1p"
-            | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip"
-            | "fast_sqrt" => {
+            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
+            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2"
+            | "fast_log2" | "fast_recip" | "fast_sqrt" => {
                 let f = format_ident!("{}", f32_fn_variant(&m));
                 quote!(#k.f32_fn(#p::F32Fn::#f, #recv))
             }
@@ -1159,6 +1159,9 @@ fn f32_fn_variant(m: &str) -> &'static str {
         "sin" => "Sin",
         "cos" => "Cos",
         "tan" => "Tan",
+        "atan" => "Atan",
+        "asin" => "Asin",
+        "acos" => "Acos",
         "exp" => "Exp",
         "exp2" => "Exp2",
         "ln" => "Ln",

@@ -17,8 +17,14 @@ pub enum F32Fn {
     Sin,
     /// `cos`.
     Cos,
-    /// `tan` (sin / cos, correctly rounded division).
+    /// `tan`.
     Tan,
+    /// `atan`.
+    Atan,
+    /// `asin`.
+    Asin,
+    /// `acos`.
+    Acos,
     /// `exp`.
     Exp,
     /// `exp2`.
@@ -68,10 +74,10 @@ impl KernelCtx {
         let r = match f {
             F32Fn::Sin => math::sin(b, x),
             F32Fn::Cos => math::cos(b, x),
-            F32Fn::Tan => {
-                let (s, c) = math::sin_cos(b, x);
-                b.div(s, c)
-            }
+            F32Fn::Tan => math::tan(b, x),
+            F32Fn::Atan => math::atan(b, x),
+            F32Fn::Asin => math::asin(b, x),
+            F32Fn::Acos => math::acos(b, x),
             F32Fn::Exp => math::exp(b, x),
             F32Fn::Exp2 => math::exp2(b, x),
             F32Fn::Ln => math::ln(b, x),
@@ -96,6 +102,11 @@ impl KernelCtx {
     pub fn sin_cos(&mut self, x: Value) -> (Value, Value) {
         let (s, c) = math::sin_cos(&mut self.b, Self::f32_of(x));
         (Value::of(s, Scalar::F32), Value::of(c, Scalar::F32))
+    }
+
+    /// `y.atan2(x)`: the angle of `(x, y)` in [−π, π].
+    pub fn atan2(&mut self, y: Value, x: Value) -> Value {
+        Value::of(math::atan2(&mut self.b, Self::f32_of(y), Self::f32_of(x)), Scalar::F32)
     }
 
     /// `x.hypot(y)`: `sqrt(x² + y²)` without intermediate overflow.

@@ -1,6 +1,7 @@
 //! Accurate f32 math as instruction sequences: `sin`, `cos`, `sin_cos`, `exp`, `exp2`, `ln`,
-//! `log2`, `powf`, `tanh`, [`cbrt`], [`exp_m1`], [`ln_1p`], [`sinh`], [`cosh`], [`hypot`]
-//! (evaluated in f64), and the exact float remainder ([`rem_f32`],
+//! `log2`, `powf`, `tanh`; [`tan`], [`atan`], [`atan2`], [`asin`], [`acos`], [`cbrt`],
+//! [`exp_m1`], [`ln_1p`], [`sinh`], [`cosh`], [`hypot`] (evaluated in f64); and the exact
+//! float remainder ([`rem_f32`],
 //! [`rem_f64`]).
 //!
 //! Each routine is written once against [`KernelBuilder`], using only operations whose
@@ -16,11 +17,13 @@
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
 //! 2^-20.5 on [-π, π] and is best-effort beyond 100π).
 
+mod inverse;
 mod pow;
 mod reduce;
 mod rem;
 mod wide;
 
+pub use inverse::{acos, asin, atan, atan2, tan};
 pub use rem::{rem_f32, rem_f64};
 pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
@@ -76,28 +79,7 @@ fn horner(b: &mut KernelBuilder, t: Val<F32>, c: &[f32]) -> Val<F32> {
 pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<F32>) {
     let x = x.into();
     let ax = b.abs(x);
-    let (r, q) = match x.as_imm() {
-        // A constant takes the path its value selects, so that it folds.
-        Some(v) if v.abs() >= reduce::LARGE => large_reduction(b, x, ax),
-        Some(_) => small_reduction(b, x),
-        None => {
-            let r = b.reg::<F32>();
-            let q = b.reg::<U32>();
-            let (large, join) = (b.label(), b.label());
-            let is_large = b.setp(Cmp::Ge, ax, reduce::LARGE);
-            b.bra_if(is_large, large);
-            let (rs, qs) = small_reduction(b, x);
-            b.assign(r, rs);
-            b.assign(q, qs);
-            b.bra(join);
-            b.place(large);
-            let (rl, ql) = large_reduction(b, x, ax);
-            b.assign(r, rl);
-            b.assign(q, ql);
-            b.place(join);
-            (Val::Reg(r), Val::Reg(q))
-        }
-    };
+    let (r, q) = reduce_quadrant(b, x, ax);
 
     let r2 = b.mul(r, r);
     let r3 = b.mul(r2, r);
@@ -127,6 +109,33 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let sin = b.selp(not_finite, NAN, sin);
     let cos = b.selp(not_finite, NAN, cos);
     (sin, cos)
+}
+
+/// `(r, q)` with `x ≈ q·π/2 + r (mod 2π)`, `|r| <= π/4`: Cody–Waite below 2^19,
+/// Payne–Hanek from there (behind a branch; a constant takes its path at build time, so
+/// that it folds).
+fn reduce_quadrant(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F32>, Val<U32>) {
+    match x.as_imm() {
+        Some(v) if v.abs() >= reduce::LARGE => large_reduction(b, x, ax),
+        Some(_) => small_reduction(b, x),
+        None => {
+            let r = b.reg::<F32>();
+            let q = b.reg::<U32>();
+            let (large, join) = (b.label(), b.label());
+            let is_large = b.setp(Cmp::Ge, ax, reduce::LARGE);
+            b.bra_if(is_large, large);
+            let (rs, qs) = small_reduction(b, x);
+            b.assign(r, rs);
+            b.assign(q, qs);
+            b.bra(join);
+            b.place(large);
+            let (rl, ql) = large_reduction(b, x, ax);
+            b.assign(r, rl);
+            b.assign(q, ql);
+            b.place(join);
+            (Val::Reg(r), Val::Reg(q))
+        }
+    }
 }
 
 /// The reduction for |x| < 2^19: `(r, q)` by Cody–Waite against a 72-bit π/2.
