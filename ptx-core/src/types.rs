@@ -109,6 +109,12 @@ impl PtxType {
         PtxType::ALL.into_iter().chain(PtxType::MEMORY_ONLY).find(|t| t.ptx_name() == name)
     }
 
+    /// Whether a register of this type can hold a byte for `ld`/`st` of `.u8`/`.s8`: a
+    /// 16- or 32-bit integer or bit type.
+    pub fn holds_bytes(self) -> bool {
+        matches!(self.bits(), 16 | 32) && (self.is_int() || self.class() == TypeClass::Bits)
+    }
+
     /// True for the memory-only byte types [`PtxType::MEMORY_ONLY`].
     pub const fn is_memory_only(self) -> bool {
         matches!(self, PtxType::U8 | PtxType::S8)

@@ -253,8 +253,7 @@ fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check 
 /// Checks the register of a byte load or store: a 16- or 32-bit integer (or bits) register,
 /// which `ld.u8`/`ld.s8` extend into and `st.u8`/`st.s8` store the low byte of.
 fn byte_reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
-    let wide_enough = matches!(r.ty.bits(), 16 | 32) && (r.ty.is_int() || r.ty.class() == TypeClass::Bits);
-    if !wide_enough {
+    if !r.ty.holds_bytes() {
         return Err(Box::new(VerifyErrorKind::OperandType {
             operand,
             expected: format!("a 16- or 32-bit integer register for {ty}"),

@@ -98,28 +98,19 @@ fn contains_error(t: &Ty) -> bool {
     }
 }
 
-/// The slice element types the runtime can pass.
-const SLICE_ELEMENTS: [Scalar; 12] = [
-    Scalar::U8,
-    Scalar::I8,
-    Scalar::U16,
-    Scalar::I16,
-    Scalar::U32,
-    Scalar::I32,
-    Scalar::U64,
-    Scalar::I64,
-    Scalar::F32,
-    Scalar::F64,
-    Scalar::F16,
-    Scalar::Bf16,
-];
+/// Whether the runtime can pass slices of `s`: every scalar type but `bool` and the
+/// pointer-sized integers.
+fn is_slice_element(s: Scalar) -> bool {
+    !matches!(s, Scalar::Bool | Scalar::Usize | Scalar::Isize)
+}
 
 /// Rejects slice element types the parser accepts but the runtime cannot pass yet (the
 /// parser already rejects half-precision scalar parameters).
 fn check_param(p: &Param, errors: &mut Errors) {
     if let ParamKind::Slice { elem, .. } = p.kind {
-        if !SLICE_ELEMENTS.contains(&elem) {
-            let list: Vec<&str> = SLICE_ELEMENTS.iter().map(|s| s.name()).collect();
+        if !is_slice_element(elem) {
+            let list: Vec<&str> =
+                Scalar::ALL.into_iter().filter(|&s| is_slice_element(s)).map(Scalar::name).collect();
             let instead = match elem {
                 Scalar::Usize => "; use `u64`",
                 Scalar::Isize => "; use `i64`",

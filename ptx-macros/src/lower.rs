@@ -955,19 +955,17 @@ impl Lowerer<'_> {
         let recv = self.value(receiver);
         let vs: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
         let m = method.to_string();
-        let call = match m.as_str() {
-            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
-            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2"
-            | "fast_log2" | "fast_recip" | "fast_sqrt" => {
-                let f = format_ident!("{}", f32_fn_variant(&m));
+        let call = match (m.as_str(), f32_fn_variant(&m)) {
+            (_, Some(variant)) => {
+                let f = format_ident!("{}", variant);
                 quote!(#k.f32_fn(#p::F32Fn::#f, #recv))
             }
-            "wrapping_add" => quote!(#k.add(#recv, #(#vs),*)),
-            "wrapping_sub" => quote!(#k.sub(#recv, #(#vs),*)),
-            "wrapping_mul" => quote!(#k.mul(#recv, #(#vs),*)),
-            "wrapping_neg" => quote!(#k.neg(#recv)),
-            "pow" => quote!(#k.int_pow(#recv, #(#vs),*)),
-            "to_f32" | "to_f64" => {
+            ("wrapping_add", _) => quote!(#k.add(#recv, #(#vs),*)),
+            ("wrapping_sub", _) => quote!(#k.sub(#recv, #(#vs),*)),
+            ("wrapping_mul", _) => quote!(#k.mul(#recv, #(#vs),*)),
+            ("wrapping_neg", _) => quote!(#k.neg(#recv)),
+            ("pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
+            ("to_f32" | "to_f64", _) => {
                 let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });
                 quote!(#k.cast(#recv, #s))
             }
@@ -1153,9 +1151,9 @@ pub fn lang_scalar(s: Scalar) -> &'static str {
     }
 }
 
-/// The `F32Fn` variant of an `f32` routine's method name.
-fn f32_fn_variant(m: &str) -> &'static str {
-    match m {
+/// The `F32Fn` variant of an `f32` routine's method name (`None` for other methods).
+fn f32_fn_variant(m: &str) -> Option<&'static str> {
+    Some(match m {
         "sin" => "Sin",
         "cos" => "Cos",
         "tan" => "Tan",
@@ -1177,6 +1175,7 @@ fn f32_fn_variant(m: &str) -> &'static str {
         "fast_exp2" => "FastExp2",
         "fast_log2" => "FastLog2",
         "fast_recip" => "FastRecip",
-        _ => "FastSqrt",
-    }
+        "fast_sqrt" => "FastSqrt",
+        _ => return None,
+    })
 }

@@ -714,7 +714,7 @@ impl Decoder {
         if ty.is_memory_only() {
             for tok in self.group_tokens(regs_tok) {
                 let (r, rty) = self.reg(tok)?;
-                if !(matches!(rty.bits(), 16 | 32) && !rty.is_float() && rty != PtxType::Pred) {
+                if !rty.holds_bytes() {
                     return Err(self.parse_err(format!(
                         "`{}` needs 16- or 32-bit integer registers, `{tok}` is {rty}",
                         s.opcode

@@ -31,7 +31,6 @@ mod common;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use common::{download, upload, Rng, Step};
 use ptx_core::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
@@ -1125,28 +1124,6 @@ fn input_value(r: &mut Rng, ty: PtxType) -> u64 {
     }
 }
 
-fn fresh_seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("CATALOG_REFERENCE_SEED") {
-        let s = s.trim();
-        let seed = match s.strip_prefix("0x") {
-            Some(hex) => u64::from_str_radix(hex, 16),
-            None => s.parse(),
-        }
-        .expect("CATALOG_REFERENCE_SEED is a number");
-        return vec![seed];
-    }
-    let t = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    (0..3u64)
-        .map(|i| {
-            // splitmix64, so nearby times give unrelated seeds; xorshift needs nonzero.
-            let mut z = t.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) | 1
-        })
-        .collect()
-}
-
 // ----------------------------------------------------------------------------------------
 // The test.
 // ----------------------------------------------------------------------------------------
@@ -1254,7 +1231,7 @@ fn simulator_matches_an_independent_reference_on_every_modeled_catalog_output() 
 
     let mut failures = Vec::new();
     let mut min_ratio = f64::INFINITY;
-    for seed in fresh_seeds() {
+    for seed in common::fresh_seeds("CATALOG_REFERENCE_SEED", 3) {
         let res = round(&cat, k, seed);
         let ratio = res.modeled as f64 / res.exact as f64;
         min_ratio = min_ratio.min(ratio);

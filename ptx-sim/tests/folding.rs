@@ -134,22 +134,7 @@ fn float_cases<T: MemTy + FloatTy + SignedOrFloat>(seed: u64) -> Vec<String> {
     bad.extend(case::<T, T, T, T>(&format!("abs_{t}"), seed, |kb, x, _, _| kb.abs(x)));
     bad.extend(case::<T, T, T, T>(&format!("min_{t}"), seed, |kb, x, y, _| kb.min(x, y)));
     bad.extend(case::<T, T, T, T>(&format!("max_{t}"), seed, |kb, x, y, _| kb.max(x, y)));
-    for cmp in [
-        Cmp::Eq,
-        Cmp::Ne,
-        Cmp::Lt,
-        Cmp::Le,
-        Cmp::Gt,
-        Cmp::Ge,
-        Cmp::Equ,
-        Cmp::Neu,
-        Cmp::Ltu,
-        Cmp::Leu,
-        Cmp::Gtu,
-        Cmp::Geu,
-        Cmp::Num,
-        Cmp::Nan,
-    ] {
+    for cmp in Cmp::ALL {
         bad.extend(case::<T, T, T, U32>(&format!("setp_{cmp:?}_{t}"), seed, |kb, x, y, _| {
             let p = kb.setp(cmp, x, y);
             kb.selp(p, 1u32, 0u32)

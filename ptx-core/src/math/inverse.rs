@@ -2,8 +2,8 @@
 //! evaluated in f64 and rounded once (within 1 ulp on the scans; `tan` within 2 ulp, as the
 //! f32 reduced argument carries its own rounding). Special values are Rust's (C99's).
 
-use super::pow::horner64;
-use super::{reduce_quadrant, NAN};
+use super::wide::finish;
+use super::{horner, reduce_quadrant, NAN};
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
 use crate::types::{F32, F64, U32};
@@ -66,10 +66,10 @@ pub fn tan(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
     let (r, q) = reduce_quadrant(b, x, ax);
     let r = b.cast::<F64, F32>(r);
     let r2 = b.mul(r, r);
-    let sp = horner64(b, r2, &SIN_POLY);
+    let sp = horner(b, r2, &SIN_POLY);
     let r3 = b.mul(r2, r);
     let s = b.fma(r3, sp, r);
-    let cp = horner64(b, r2, &COS_POLY);
+    let cp = horner(b, r2, &COS_POLY);
     let c = b.fma(r2, cp, 1.0f64);
     let odd_bit = b.and(q, 1u32);
     let odd = b.setp(Cmp::Ne, odd_bit, 0u32);
@@ -96,7 +96,7 @@ fn atan_wide(b: &mut KernelBuilder, t: Val<F64>) -> Val<F64> {
     let shifted = b.div(num, den);
     let u = b.selp(above_eighth, shifted, t1);
     let u2 = b.mul(u, u);
-    let p = horner64(b, u2, &ATAN_POLY);
+    let p = horner(b, u2, &ATAN_POLY);
     let u3 = b.mul(u2, u);
     let a = b.fma(u3, p, u);
     let a_shifted = b.add(a, FRAC_PI_4);
@@ -111,11 +111,9 @@ fn odd_finish(b: &mut KernelBuilder, x: Val<F32>, magnitude: Val<F64>) -> Val<F3
     let negative = b.setp(Cmp::Lt, x, 0.0f32);
     let neg = b.neg(magnitude);
     let r = b.selp(negative, neg, magnitude);
-    let r: Val<F32> = b.cvt(r, Some(CvtRound::Rn), false);
+    let r = finish(b, x, r);
     let zero = b.setp(Cmp::Eq, x, 0.0f32);
-    let r = b.selp(zero, x, r);
-    let nan = b.setp(Cmp::Nan, x, x);
-    b.selp(nan, NAN, r)
+    b.selp(zero, x, r)
 }
 
 /// `atan x` in (−π/2, π/2); `atan(±∞) = ±π/2` (rounded to f32).

@@ -29,7 +29,7 @@ pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound, FloatMode, UnaryOp};
-use crate::types::{F32, S32, U32};
+use crate::types::{FloatTy, F32, S32, U32};
 
 /// 2/π rounded to f32.
 const TWO_OVER_PI: f32 = std::f64::consts::FRAC_2_PI as f32;
@@ -57,12 +57,13 @@ const COS_POLY: [f32; 5] = [
     (1.0 / 479_001_600.0) as f32,
 ];
 
-/// Evaluates `c[0] + t*(c[1] + t*(c[2] + ...))` with `fma.rn` (Horner's scheme).
-fn horner(b: &mut KernelBuilder, t: Val<F32>, c: &[f32]) -> Val<F32> {
+/// Evaluates `c[0] + t*(c[1] + t*(c[2] + ...))` with `fma.rn` (Horner's scheme), in f32 or
+/// f64.
+fn horner<T: FloatTy>(b: &mut KernelBuilder, t: Val<T>, c: &[T::Host]) -> Val<T> {
     let (last, rest) = c.split_last().expect("at least one coefficient");
-    let mut acc: Val<F32> = Val::Imm(*last);
+    let mut acc: Val<T> = Val::Imm(*last);
     for &ci in rest.iter().rev() {
-        acc = b.fma(acc, t, ci);
+        acc = b.fma(acc, t, Val::Imm(ci));
     }
     acc
 }

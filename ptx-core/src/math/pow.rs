@@ -5,6 +5,7 @@
 //! each carries a relative error below 2^-45, so the one final rounding to f32 dominates.
 //! Costs about 45 f64 instructions (fast on data-centre GPUs, slow on consumer ones).
 
+use super::horner;
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
 use crate::types::{F32, F64, S64, U64};
@@ -42,16 +43,6 @@ const EXP2_POLY: [f64; 14] = {
     c
 };
 
-/// `c[0] + t·(c[1] + t·(c[2] + ...))` with f64 `fma`.
-pub(super) fn horner64(b: &mut KernelBuilder, t: Val<F64>, c: &[f64]) -> Val<F64> {
-    let (last, rest) = c.split_last().expect("at least one coefficient");
-    let mut acc: Val<F64> = Val::Imm(*last);
-    for &ci in rest.iter().rev() {
-        acc = b.fma(acc, t, ci);
-    }
-    acc
-}
-
 /// `log2 xd` for a positive, finite, normal f64 `xd` (every positive finite f32 widened),
 /// with a relative error below 2^-45: `xd = m · 2^e` with `m` in [√½, √2), then the atanh
 /// series of `s = (m − 1)/(m + 1)`.
@@ -73,7 +64,7 @@ pub(super) fn log2_wide(b: &mut KernelBuilder, xd: Val<F64>) -> Val<F64> {
     let den = b.add(m, 1.0f64);
     let s = b.div(num, den);
     let s2 = b.mul(s, s);
-    let series = horner64(b, s2, &ATANH_POLY);
+    let series = horner(b, s2, &ATANH_POLY);
     let atanh = b.mul(s, series);
     b.fma(atanh, TWO_OVER_LN_2, e)
 }
@@ -86,7 +77,7 @@ pub(super) fn exp2_wide(b: &mut KernelBuilder, t: Val<F64>) -> Val<F64> {
     let t = b.min(t, 400.0f64);
     let n: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
     let f = b.sub(t, n);
-    let p = horner64(b, f, &EXP2_POLY);
+    let p = horner(b, f, &EXP2_POLY);
     let ni: Val<S64> = b.cvt(n, Some(CvtRound::Rzi), false);
     let n1 = b.shr(ni, 1u32);
     let n2 = b.sub(ni, n1);

@@ -6,8 +6,8 @@
 //! for a NaN result. The f64 arithmetic is fast on data-centre GPUs and slow (1/32 or 1/64
 //! rate) on consumer ones.
 
-use super::pow::{exp2_wide, horner64, log2_wide};
-use super::NAN;
+use super::pow::{exp2_wide, log2_wide};
+use super::{horner, NAN};
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
 use crate::types::{F32, F64};
@@ -46,7 +46,7 @@ const SINH_POLY: [f64; 10] = {
 };
 
 /// Rounds an f64 result to f32, the canonical NaN where `x` is NaN.
-fn finish(b: &mut KernelBuilder, x: Val<F32>, r: Val<F64>) -> Val<F32> {
+pub(super) fn finish(b: &mut KernelBuilder, x: Val<F32>, r: Val<F64>) -> Val<F32> {
     let r: Val<F32> = b.cvt(r, Some(CvtRound::Rn), false);
     let nan = b.setp(Cmp::Nan, x, x);
     b.selp(nan, NAN, r)
@@ -61,7 +61,7 @@ fn exp_wide(b: &mut KernelBuilder, xd: Val<F64>) -> Val<F64> {
 /// `e^x − 1` in f64: the Taylor series below 1/2 in magnitude (where `e^x − 1` would
 /// cancel), `e^x − 1` beyond.
 fn exp_m1_wide(b: &mut KernelBuilder, xd: Val<F64>) -> Val<F64> {
-    let p = horner64(b, xd, &EXPM1_POLY);
+    let p = horner(b, xd, &EXPM1_POLY);
     let x2 = b.mul(xd, xd);
     let small = b.fma(x2, p, xd);
     let e = exp_wide(b, xd);
@@ -130,7 +130,7 @@ pub fn sinh(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
     let x = x.into();
     let xd = b.cast::<F64, F32>(x);
     let x2 = b.mul(xd, xd);
-    let p = horner64(b, x2, &SINH_POLY);
+    let p = horner(b, x2, &SINH_POLY);
     let x3 = b.mul(x2, xd);
     let small = b.fma(x3, p, xd);
     let ax = b.abs(xd);

@@ -33,22 +33,36 @@ impl Rng {
     }
 }
 
-/// A fresh seed per run (from the clock), or the one in the environment variable `var`
-/// (decimal or `0x` hex) to replay a failure; never 0 (xorshift needs a nonzero state).
-pub fn seed(var: &str) -> u64 {
+/// `count` fresh seeds per run (from the clock, through splitmix64 so that nearby times
+/// give unrelated seeds), or the one seed in the environment variable `var` (decimal or
+/// `0x` hex) to replay a failure; never 0 (xorshift needs a nonzero state).
+pub fn fresh_seeds(var: &str, count: u64) -> Vec<u64> {
     if let Ok(s) = std::env::var(var) {
         let s = s.trim();
-        return match s.strip_prefix("0x") {
+        let seed = match s.strip_prefix("0x") {
             Some(hex) => u64::from_str_radix(hex, 16),
             None => s.parse(),
         }
         .unwrap_or_else(|_| panic!("{var} is a number"));
+        return vec![seed];
     }
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(1);
-    (t ^ (t >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1
+    (0..count)
+        .map(|i| {
+            let mut z = t.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) | 1
+        })
+        .collect()
+}
+
+/// One seed, as [`fresh_seeds`].
+pub fn seed(var: &str) -> u64 {
+    fresh_seeds(var, 1)[0]
 }
 
 /// Verifies and prints `ir`, parses it with the simulator, returns the decoded kernel.
