@@ -12,14 +12,14 @@ use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
 
-const F32_SLOTS: usize = 26;
+const F32_SLOTS: usize = 27;
 
 #[ptx_kernel]
 fn f32_exact(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let (x, y) = (a[i], b[i]);
-        let o = i * 26;
+        let o = i * 27;
         out[o] = x + y;
         out[o + 1] = x - y;
         out[o + 2] = x * y;
@@ -48,6 +48,7 @@ fn f32_exact(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32], n: u32) {
         let mut z = y;
         z %= 0.75;
         out[o + 25] = z;
+        out[o + 26] = x.round_ties_even();
         let mut bits = 0u32;
         bits |= (x == y) as u32;
         bits |= ((x != y) as u32) << 1;
@@ -92,6 +93,7 @@ fn f32_exact_host(x: f32, y: f32) -> ([f32; F32_SLOTS], u32) {
         (x as i32) as f32 + (y as u8) as f32,
         x % y,
         y % 0.75,
+        x.round_ties_even(),
     ];
     let bits = (x == y) as u32
         | ((x != y) as u32) << 1

@@ -970,7 +970,7 @@ struct Signature {
 
 const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 powf powi tanh \
      cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
-     mul_add floor ceil round trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
+     mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
      is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
     "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg count_ones leading_zeros trailing_zeros";
@@ -983,8 +983,8 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
             | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2"
             | "fast_log2" | "fast_recip" | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
-            "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "trunc" | "fract" | "signum"
-            | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
+            "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc" | "fract"
+            | "signum" | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
             "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }

@@ -70,6 +70,16 @@ pub enum Error {
         found: String,
     },
 
+    /// An argument of a library operation (a shape, a size, a table, a parameter) is invalid;
+    /// detected before launching anything.
+    #[error("invalid argument `{argument}`: {reason}")]
+    InvalidArgument {
+        /// The argument, by its parameter name (e.g. `rotary_dim`, `positions`).
+        argument: String,
+        /// What is wrong with it, with the numbers.
+        reason: String,
+    },
+
     /// A host slice or buffer does not have the length an operation needs.
     #[error("size mismatch: expected {expected} elements, found {found}")]
     SizeMismatch {

@@ -160,7 +160,7 @@ impl KernelCtx {
             [F32, F64])
     }
 
-    /// A float rounded to an integral value with `cvt.rXi` (`floor` `ceil` `trunc`).
+    /// A float rounded to an integral value with `cvt.rXi` (`floor` `ceil` `trunc` `round_ties_even`).
     pub(crate) fn round_op(&mut self, x: Value, mode: CvtRound) -> Value {
         let ty = x.ty();
         dispatch!(ty.reg_type(), T => Value::of(self.b.cvt::<T, T>(x.typed::<T>(), Some(mode), false), ty), [F32, F64])
@@ -179,6 +179,11 @@ impl KernelCtx {
     /// `x.trunc()`.
     pub fn trunc(&mut self, x: Value) -> Value {
         self.round_op(x, CvtRound::Rzi)
+    }
+
+    /// `x.round_ties_even()`: `cvt.rni`, half-way cases to even.
+    pub fn round_ties_even(&mut self, x: Value) -> Value {
+        self.round_op(x, CvtRound::Rni)
     }
 
     /// `x.round()`: half-way cases away from zero (PTX's `cvt.rni` rounds them to even).
