@@ -1,7 +1,8 @@
 //! PTX generation speed: build + verify + print the batched RoPE kernel (the seed's
 //! instruction mix: thread/block indices, a u32 position load, index math, exp2, sin, cos,
-//! two loads and two stores), written with `#[ptx_kernel]` (bounds-checked, what
-//! `BatchedRope` runs, and unchecked) and directly against the builder (the baseline).
+//! two loads and two stores), written with `#[ptx_kernel]` (bounds-checked, the seed port
+//! `rope::seed::BatchedRope`, and unchecked) and directly against the builder (the
+//! baseline, `benches/baseline`); and each production RoPE kernel (`rope::Rope`).
 //!
 //! Side by side: NVRTC compiling the same kernel from CUDA C, when libnvrtc can be loaded
 //! (`pip install nvidia-cuda-nvrtc`, then point `LD_LIBRARY_PATH` at its `nvidia/cu13/lib`).
@@ -11,21 +12,23 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ptx_dsl::core::{print, verify};
 use ptx_dsl::prelude::*;
-use ptx_dsl::rope::builder::BuilderRope;
-use ptx_dsl::rope::kernel::BatchedRopeUnchecked;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::BatchedRope;
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig};
+
+mod baseline;
+use baseline::{BatchedRopeUnchecked, BuilderRope};
 
 /// Build + verify + print of one kernel: the whole path a launch pays on a cache miss.
-fn generate(kernel: &impl Kernel) -> String {
+fn generate(kernel: &(impl Kernel + ?Sized)) -> String {
     let ir = kernel.build();
     verify::verify(&ir).expect("valid kernel");
     print::kernel_ptx(&ir, Target::SM_80)
 }
 
 fn macro_vs_builder(c: &mut Criterion) {
-    let rope = BatchedRope::forward(32, 128, 10_000.0);
-    let unchecked = BatchedRopeUnchecked::new(32, 128, 10_000.0, false);
-    let builder = BuilderRope { rope };
+    let rope = BatchedRope::new(32, 128, 10_000.0);
+    let unchecked = BatchedRopeUnchecked::new(32, 128, 10_000.0);
+    let builder = BuilderRope { num_heads: 32, head_dim: 128, theta: 10_000.0 };
     let mut group = c.benchmark_group("rope_forward_generation");
     group.bench_function("builder", |b| b.iter(|| std::hint::black_box(generate(&builder))));
     group.bench_function("macro_unchecked", |b| b.iter(|| std::hint::black_box(generate(&unchecked))));
@@ -34,7 +37,7 @@ fn macro_vs_builder(c: &mut Criterion) {
 }
 
 fn rope_generation(c: &mut Criterion) {
-    let kernel = BuilderRope { rope: BatchedRope::forward(32, 128, 10_000.0) };
+    let kernel = BuilderRope { num_heads: 32, head_dim: 128, theta: 10_000.0 };
     c.bench_function("rope_forward/build+verify+print", |b| {
         b.iter(|| {
             let ir = kernel.build();
@@ -80,7 +83,7 @@ fn nvrtc_comparison(c: &mut Criterion) {
         eprintln!("nvrtc: libnvrtc not found (pip install nvidia-cuda-nvrtc; set LD_LIBRARY_PATH): skipped");
         return;
     }
-    let source = rope_cuda_c(&BatchedRope::forward(32, 128, 10_000.0));
+    let source = rope_cuda_c(&BatchedRope::new(32, 128, 10_000.0));
     let options = || cudarc::nvrtc::CompileOptions { arch: Some("sm_80"), ..Default::default() };
     if let Err(e) = cudarc::nvrtc::compile_ptx_with_opts(&source, options()) {
         eprintln!("nvrtc: the CUDA C version does not compile ({e:?}): skipped");
@@ -94,5 +97,23 @@ fn nvrtc_comparison(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, macro_vs_builder, rope_generation, nvrtc_comparison);
+/// Each production kernel at Llama's shape (head_dim 128), every storage type, layout and
+/// form, forward (backward differs in two lines).
+fn production_generation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rope_production_generation");
+    for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+        for layout in [Layout::HalfSplit, Layout::Interleaved] {
+            let rope = Rope::new(RopeConfig { dtype, layout, ..RopeConfig::new(128) }).expect("valid");
+            for in_place in [false, true] {
+                let kernel = rope.kernel(Direction::Forward, in_place);
+                let name =
+                    format!("{}/{layout:?}/{}", dtype.name(), if in_place { "in_place" } else { "out" });
+                group.bench_function(name, |b| b.iter(|| std::hint::black_box(generate(kernel.as_ref()))));
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, macro_vs_builder, rope_generation, nvrtc_comparison, production_generation);
 criterion_main!(benches);

@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptx_dsl::core::print;
 use ptx_dsl::prelude::*;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::{launch_config, BatchedRope};
 use ptx_sim::{launch, Geometry, Memory, Module};
 
 /// The hello-world example, compiled in for its saxpy kernel.
@@ -38,15 +38,15 @@ fn bench(c: &mut Criterion) {
         });
     }
 
-    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let rope = BatchedRope::new(32, 128, 10_000.0);
     let module = Module::parse(&print::kernel_ptx(&rope.build(), Target::SM_80)).expect("parses");
     let kernel = module.kernel(rope.name()).expect("kernel");
     let batch = 64u32;
     let elems = (batch * 32 * 128) as usize;
     let (xr, out, pos) = (memory.alloc(4 * elems), memory.alloc(4 * elems), memory.alloc(4 * batch as usize));
-    let (gx, gy, _) = rope.grid(batch);
-    let (bx, _, _) = rope.block();
-    let geometry = Geometry { grid: [gx, gy, 1], block: [bx, 1, 1], dynamic_shared_bytes: 0 };
+    let cfg = launch_config(32, 128, batch);
+    let (grid, block) = (cfg.grid, cfg.block);
+    let geometry = Geometry { grid: [grid.0, grid.1, 1], block: [block.0, 1, 1], dynamic_shared_bytes: 0 };
     let params = [xr, elems as u64, out, elems as u64, pos, batch as u64, fault];
     let per_launch = launch(kernel, &geometry, &params, &memory, 1).expect("runs").instructions;
     for workers in [1, cores] {

@@ -6,13 +6,18 @@
 //! cargo run --release --example generation_cost -- builder 100000   # or time it
 //! ```
 //!
-//! The versions: `builder` (written against the builder, `ptx_dsl::rope::builder`),
-//! `unchecked` and `checked` (written with `#[ptx_kernel]`, `ptx_dsl::rope::kernel`).
+//! The versions: the seed port's forward kernel `builder` (written against the builder,
+//! `benches/baseline`), `unchecked` and `checked` (written with `#[ptx_kernel]`, the
+//! latter `ptx_dsl::rope::seed::BatchedRope`), and `production` (`ptx_dsl::rope::Rope`'s
+//! out-of-place f32 half-split forward kernel at head_dim 128).
 
 use ptx_dsl::core::{print, verify, Kernel, KernelIr, Target};
-use ptx_dsl::rope::builder::BuilderRope;
-use ptx_dsl::rope::kernel::BatchedRopeUnchecked;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::BatchedRope;
+use ptx_dsl::rope::{Direction, Rope, RopeConfig};
+
+#[path = "../benches/baseline/mod.rs"]
+mod baseline;
+use baseline::{BatchedRopeUnchecked, BuilderRope};
 
 /// Builds, verifies and prints `build()`'s kernel `n` times; returns the PTX bytes of one.
 fn generate(n: u64, build: impl Fn() -> KernelIr) -> usize {
@@ -30,7 +35,7 @@ fn generate(n: u64, build: impl Fn() -> KernelIr) -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: generation_cost builder|unchecked|checked [iterations]";
+    let usage = "usage: generation_cost builder|unchecked|checked|production [iterations]";
     let Some(version) = args.first() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -43,12 +48,14 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let rope = BatchedRope::new(32, 128, 10_000.0);
+    let production = Rope::new(RopeConfig::new(128)).expect("valid").kernel(Direction::Forward, false);
     let start = std::time::Instant::now();
     let bytes = match version.as_str() {
-        "builder" => generate(n, || BuilderRope { rope }.build()),
-        "unchecked" => generate(n, || BatchedRopeUnchecked::new(32, 128, 10_000.0, false).build()),
+        "builder" => generate(n, || BuilderRope { num_heads: 32, head_dim: 128, theta: 10_000.0 }.build()),
+        "unchecked" => generate(n, || BatchedRopeUnchecked::new(32, 128, 10_000.0).build()),
         "checked" => generate(n, || rope.build()),
+        "production" => generate(n, || production.build()),
         other => {
             eprintln!("generation_cost: unknown version `{other}`\n{usage}");
             std::process::exit(2);

@@ -1,113 +1,208 @@
-//! The main job: batched RoPE forward and backward on a device.
+//! The main job: RoPE forward and backward on a device, checked against float64.
 //!
-//! Builds both kernels and prints each one's instruction count, its PTX generation time
-//! (median of build + verify + print) and, when NVIDIA's ptxas is found, its sm_90 register
-//! use. Then runs them on `Device::auto()` (a CUDA GPU when there is one, else the CPU
-//! simulator) on fresh random inputs and checks them against a float64 reference of the
-//! same formulas. Exits non-zero when an error bound is exceeded.
-//!
-//! ```text
-//! cargo run --release --example rope -- [--device auto|cuda|sim] [--batch B] [--heads H]
-//!     [--head-dim D] [--theta T] [--max-position P] [--seed S] [--emit-ptx DIR]
-//! ```
+//! Builds the kernels and prints each one's instruction count, PTX generation time and, when
+//! NVIDIA's ptxas is found, its sm_90 registers and stack. Then runs the production RoPE
+//! (`ptx_dsl::rope::Rope`: q and k fused in one launch) — or with `--seed-port` the seed's
+//! kernels (`ptx_dsl::rope::seed`) — on `Device::auto()` (a CUDA GPU when there is one, else
+//! the CPU simulator) on fresh random inputs, compares forward, backward and the round trip
+//! with an independent float64 reference, and exits non-zero when an error bound is
+//! exceeded. `cargo run --release --example rope -- --help` lists the flags.
 
-use std::path::PathBuf;
+#[path = "../tests/common/rope_reference.rs"]
+mod rope_reference;
+
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ptx_dsl::core::{print, ptxas, verify};
-use ptx_dsl::prelude::*;
-use ptx_dsl::rope::{BatchedRope, ErrorBounds};
-use ptx_dsl::runtime::{Device, DeviceKind};
+use clap::{Parser, ValueEnum};
+use ptx_dsl::core::{ptxas, verify, Kernel, Target};
+use ptx_dsl::rope::seed::{self, BatchedRope, BatchedRopeBackward, ErrorBounds};
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView};
+use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error};
+use rope_reference::{reference_rope, RefLayout, RefScaling};
 
-/// Command-line options.
-struct Options {
-    device: String,
-    batch: u32,
+/// RoPE (rotary position embedding) forward and backward on a GPU or the CPU simulator,
+/// checked against a float64 reference.
+#[derive(Parser, Debug)]
+#[command(name = "rope", version)]
+struct Args {
+    /// Where to run: a CUDA GPU when there is one (auto), the GPU, or the CPU simulator.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
+    /// Pair layout: interleaved (GPT-J, pairs 2i, 2i+1) or half (NeoX/Llama/HF, pairs i, i+rotary_dim/2).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Half)]
+    layout: LayoutArg,
+    /// Storage type of q and k (the math is f32).
+    #[arg(long, value_enum, default_value_t = DtypeArg::F32)]
+    dtype: DtypeArg,
+    /// Tokens (one position each; with --seed-port, sequences).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    tokens: u32,
+    /// Query heads per token.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
     heads: u32,
+    /// Key heads per token, rotated in the same launch (0: q only).
+    #[arg(long, default_value_t = 8)]
+    kv_heads: u32,
+    /// Elements per head.
+    #[arg(long, default_value_t = 128)]
     head_dim: u32,
-    theta: f32,
-    max_position: u32,
+    /// Rotated elements per head (even, <= head_dim; the rest is copied) [default: head_dim].
+    #[arg(long)]
+    rotary_dim: Option<u32>,
+    /// The frequency base θ.
+    #[arg(long, default_value_t = 10_000.0)]
+    theta: f64,
+    /// Frequency scaling: none, linear:F, ntk:F (dynamic NTK, original context 4096, sequence
+    /// length --max-pos), yarn:F (original context 4096), llama3 (Llama 3.1's).
+    #[arg(long, default_value = "none", value_parser = parse_scaling)]
+    scaling: ScalingArg,
+    /// Positions are drawn uniformly below this (the first tokens get 0, 1 and max-pos − 1).
+    #[arg(long, alias = "max-position", default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(3..))]
+    max_pos: u32,
+    /// Seed of the random inputs, decimal or 0x hex as printed [default: fresh each run].
+    #[arg(long, value_parser = parse_seed)]
     seed: Option<u64>,
+    /// Run the seed port (rope::seed: interleaved, f32, full rotary, q only) instead.
+    #[arg(long)]
+    seed_port: bool,
+    /// Write x.npy, positions.npy, forward.npy, backward.npy (float32) and params.json here.
+    #[arg(long)]
+    save: Option<PathBuf>,
+    /// Write each kernel's PTX for the selected device's target here.
+    #[arg(long)]
     emit_ptx: Option<PathBuf>,
 }
 
-const USAGE: &str = "usage: rope [--device auto|cuda|sim] [--batch B] [--heads H] [--head-dim D] \
-                     [--theta T] [--max-position P] [--seed S] [--emit-ptx DIR]";
-
-fn parse_args() -> Result<Options, String> {
-    let mut o = Options {
-        device: "auto".into(),
-        batch: 64,
-        heads: 32,
-        head_dim: 128,
-        theta: 10_000.0,
-        max_position: 4096,
-        seed: None,
-        emit_ptx: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
-        fn num<T: std::str::FromStr>(flag: &str, v: String) -> Result<T, String>
-        where
-            T::Err: std::fmt::Display,
-        {
-            v.parse().map_err(|e| format!("{flag} {v}: {e}"))
-        }
-        match flag.as_str() {
-            "--device" => o.device = value()?,
-            "--batch" => o.batch = num(&flag, value()?)?,
-            "--heads" => o.heads = num(&flag, value()?)?,
-            "--head-dim" => o.head_dim = num(&flag, value()?)?,
-            "--theta" => o.theta = num(&flag, value()?)?,
-            "--max-position" => o.max_position = num(&flag, value()?)?,
-            "--seed" => o.seed = Some(num(&flag, value()?)?),
-            "--emit-ptx" => o.emit_ptx = Some(PathBuf::from(value()?)),
-            "-h" | "--help" => return Err(USAGE.into()),
-            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
-        }
-    }
-    if o.head_dim == 0 || o.head_dim % 2 != 0 || o.head_dim > 2048 {
-        return Err(format!("--head-dim must be even and in 2..=2048, not {}", o.head_dim));
-    }
-    if o.batch == 0 || o.heads == 0 || o.max_position == 0 {
-        return Err("--batch, --heads and --max-position must be at least 1".into());
-    }
-    if !(o.theta > 1.0 && o.theta.is_finite()) {
-        return Err(format!("--theta must be a finite number above 1, not {}", o.theta));
-    }
-    Ok(o)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DeviceArg {
+    Auto,
+    Cuda,
+    Sim,
 }
 
-/// A small xorshift generator for the inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-1, 1).
-    fn signed_unit(&mut self) -> f32 {
-        ((self.next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LayoutArg {
+    Interleaved,
+    Half,
 }
 
-fn open_device(name: &str) -> Result<Device, String> {
-    let device = match name {
-        "auto" => Device::from_env(),
-        "cuda" => Device::cuda(0),
-        "sim" => Ok(Device::sim()),
-        other => return Err(format!("--device must be auto, cuda or sim, not `{other}`")),
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DtypeArg {
+    F32,
+    F16,
+    Bf16,
+}
+
+/// `--scaling` as written: the variant and its factor (the rest is filled in from `--max-pos`).
+#[derive(Clone, Debug, PartialEq)]
+struct ScalingArg {
+    text: String,
+    kind: ScalingKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ScalingKind {
+    None,
+    Linear(f64),
+    Ntk(f64),
+    Yarn(f64),
+    Llama3,
+}
+
+fn parse_scaling(text: &str) -> Result<ScalingArg, String> {
+    let factor = |f: &str| match f.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("the factor in `{text}` must be a positive number")),
     };
-    device.map_err(|e| e.to_string())
+    let kind = match text.split_once(':') {
+        None if text == "none" => ScalingKind::None,
+        None if text == "llama3" => ScalingKind::Llama3,
+        Some(("linear", f)) => ScalingKind::Linear(factor(f)?),
+        Some(("ntk", f)) => ScalingKind::Ntk(factor(f)?),
+        Some(("yarn", f)) => ScalingKind::Yarn(factor(f)?),
+        _ => return Err(format!("`{text}` is not one of none, linear:F, ntk:F, yarn:F, llama3")),
+    };
+    Ok(ScalingArg { text: text.to_string(), kind })
+}
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|e| format!("`{text}` is not a decimal or 0x-hex u64: {e}"))
+}
+
+impl Args {
+    fn rotary_dim(&self) -> u32 {
+        self.rotary_dim.unwrap_or(self.head_dim)
+    }
+
+    fn scaling(&self) -> Scaling {
+        const ORIGINAL: u32 = 4096;
+        match self.scaling.kind {
+            ScalingKind::None => Scaling::None,
+            ScalingKind::Linear(factor) => Scaling::Linear { factor },
+            ScalingKind::Ntk(factor) => {
+                Scaling::DynamicNtk { factor, original_max_position: ORIGINAL, seq_len: self.max_pos }
+            }
+            ScalingKind::Yarn(factor) => Scaling::yarn(factor, ORIGINAL),
+            ScalingKind::Llama3 => Scaling::llama3(),
+        }
+    }
+
+    fn config(&self) -> RopeConfig {
+        RopeConfig {
+            head_dim: self.head_dim,
+            rotary_dim: self.rotary_dim(),
+            layout: match self.layout {
+                LayoutArg::Interleaved => Layout::Interleaved,
+                LayoutArg::Half => Layout::HalfSplit,
+            },
+            dtype: match self.dtype {
+                DtypeArg::F32 => Dtype::F32,
+                DtypeArg::F16 => Dtype::F16,
+                DtypeArg::Bf16 => Dtype::Bf16,
+            },
+            theta: self.theta,
+            scaling: self.scaling(),
+        }
+    }
+
+    /// The seed port runs one configuration: refuse flags that ask for another.
+    fn check_seed_port(&self) -> Result<(), String> {
+        let mut conflicts = Vec::new();
+        if self.layout != LayoutArg::Interleaved {
+            conflicts.push("--layout interleaved");
+        }
+        if self.dtype != DtypeArg::F32 {
+            conflicts.push("--dtype f32");
+        }
+        if self.rotary_dim() != self.head_dim {
+            conflicts.push("no --rotary-dim");
+        }
+        if self.scaling.kind != ScalingKind::None {
+            conflicts.push("--scaling none");
+        }
+        if self.kv_heads != 0 {
+            conflicts.push("--kv-heads 0");
+        }
+        if conflicts.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "--seed-port runs the seed's interleaved f32 kernels on q alone: it needs {}",
+                conflicts.join(", ")
+            ))
+        }
+    }
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let args = Args::parse();
+    match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(msg) => {
@@ -117,118 +212,509 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<bool, String> {
-    let o = parse_args()?;
-    let forward = BatchedRope::forward(o.heads, o.head_dim, o.theta);
-    let backward = BatchedRope::backward(o.heads, o.head_dim, o.theta);
+/// A small xorshift generator for the inputs.
+struct Rng(u64);
 
-    // The kernels themselves.
-    let ptxas = ptxas::find_ptxas();
+impl Rng {
+    /// A generator for `seed` (any value: it is mixed so that 0 and even seeds work too).
+    fn new(seed: u64) -> Rng {
+        let mixed = (seed ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        Rng(mixed | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [-1, 1).
+    fn signed_unit(&mut self) -> f32 {
+        ((self.next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+}
+
+fn open_device(arg: DeviceArg) -> Result<Device, String> {
+    match arg {
+        DeviceArg::Auto => Device::from_env(),
+        DeviceArg::Cuda => Device::cuda(0),
+        DeviceArg::Sim => Ok(Device::sim()),
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn err(e: Error) -> String {
+    e.to_string()
+}
+
+fn run(args: &Args) -> Result<bool, String> {
+    if args.seed_port {
+        args.check_seed_port()?;
+    }
+    let device = open_device(args.device)?;
+    let target = device.target();
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    });
+    let mut rng = Rng::new(seed);
+
+    let rope = if args.seed_port { None } else { Some(Rope::new(args.config()).map_err(err)?) };
+    let kernels: Vec<(String, Box<dyn Kernel>)> = match &rope {
+        None => {
+            let theta = args.theta as f32;
+            vec![
+                ("batched_rope".into(), Box::new(BatchedRope::new(args.heads, args.head_dim, theta))),
+                (
+                    "batched_rope_backward".into(),
+                    Box::new(BatchedRopeBackward::new(args.heads, args.head_dim, theta)),
+                ),
+            ]
+        }
+        Some(rope) => [Direction::Forward, Direction::Backward]
+            .into_iter()
+            .map(|d| {
+                (format!("{} {}", rope.kernel(d, false).name(), direction_name(d)), rope.kernel(d, false))
+            })
+            .collect(),
+    };
+    print_header(args);
+    print_kernels(&kernels, target, args.emit_ptx.as_deref())?;
+
+    let tokens = args.tokens as usize;
+    let mut positions: Vec<u32> = (0..tokens).map(|_| (rng.next() % args.max_pos as u64) as u32).collect();
+    for (slot, p) in positions.iter_mut().zip([0, 1, args.max_pos - 1]) {
+        *slot = p;
+    }
+    let q_len = tokens * args.heads as usize * args.head_dim as usize;
+    let x: Vec<f32> = (0..q_len).map(|_| rng.signed_unit()).collect();
+    let k_len = tokens * args.kv_heads as usize * args.head_dim as usize;
+    let k: Vec<f32> = (0..k_len).map(|_| rng.signed_unit()).collect();
+
+    let outcome = match &rope {
+        None => run_seed_port(args, &device, &x, &positions)?,
+        Some(rope) => run_production(args, rope, &device, &x, &k, &positions)?,
+    };
+
+    println!();
+    println!("device        {} ({})", device.name(), device.kind());
+    println!("positions     < {}, seed {seed:#x}", args.max_pos);
+    for line in &outcome.lines {
+        println!("{line}");
+    }
+    let bytes = outcome.bytes_per_pass as f64;
     println!(
-        "batched RoPE: {} sequences x {} heads x head_dim {}, theta {}",
-        o.batch, o.heads, o.head_dim, o.theta
+        "time          forward {:.2?} ({:.2} GB/s), backward {:.2?} ({:.2} GB/s)",
+        outcome.forward_time,
+        bytes / outcome.forward_time.as_secs_f64() / 1e9,
+        outcome.backward_time,
+        bytes / outcome.backward_time.as_secs_f64() / 1e9,
     );
-    println!("{:<24} {:>12} {:>12} {:>12}", "kernel", "instructions", "PTX gen", "sm_90 regs");
-    for kernel in [&forward, &backward] {
+    if device.kind() == DeviceKind::Sim {
+        if let Some(instr) = outcome.sim_instructions {
+            println!(
+                "simulator     {instr} instructions per forward pass, {:.1} M instructions/s",
+                instr as f64 / outcome.forward_time.as_secs_f64() / 1e6
+            );
+        }
+    }
+    if let Some(dir) = &args.save {
+        save(dir, args, seed, &positions, &outcome)?;
+        println!(
+            "saved         x.npy positions.npy forward.npy backward.npy params.json in {}",
+            dir.display()
+        );
+    }
+    println!("result        {}", if outcome.pass { "PASS" } else { "FAIL: an error bound is exceeded" });
+    Ok(outcome.pass)
+}
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Forward => "(forward)",
+        Direction::Backward => "(backward)",
+    }
+}
+
+fn print_header(args: &Args) {
+    if args.seed_port {
+        println!(
+            "seed port: {} sequences x {} heads x head_dim {}, interleaved, f32, theta {}",
+            args.tokens, args.heads, args.head_dim, args.theta
+        );
+    } else {
+        println!(
+            "RoPE: {} tokens, {} q heads + {} kv heads, head_dim {} (rotary {}), {:?} layout, {:?}, theta {}, scaling {}",
+            args.tokens,
+            args.heads,
+            args.kv_heads,
+            args.head_dim,
+            args.rotary_dim(),
+            args.layout,
+            args.dtype,
+            args.theta,
+            args.scaling.text
+        );
+    }
+}
+
+/// Instruction counts, generation time, ptxas resources, and `--emit-ptx`.
+fn print_kernels(
+    kernels: &[(String, Box<dyn Kernel>)],
+    target: Target,
+    emit: Option<&Path>,
+) -> Result<(), String> {
+    let ptxas = ptxas::find_ptxas();
+    println!("{:<28} {:>12} {:>10} {:>11} {:>7}", "kernel", "instructions", "PTX gen", "sm_90 regs", "stack");
+    for (label, kernel) in kernels {
         let ir = kernel.build();
         verify::verify(&ir).map_err(|e| e.to_string())?;
-        let ptx = print::kernel_ptx(&ir, Target::SM_80);
-        // The median of repeated build+verify+print (the bench measures it more carefully).
+        // The median of repeated build + verify + print (the bench measures it more carefully).
         let mut times: Vec<Duration> = (0..201)
             .map(|_| {
                 let start = Instant::now();
-                let ir = kernel.build();
-                let ok = verify::verify(&ir).is_ok();
-                std::hint::black_box((ok, print::kernel_ptx(&ir, Target::SM_80)));
+                std::hint::black_box(kernel.try_ptx_for(target).is_ok());
                 start.elapsed()
             })
             .collect();
         times.sort();
-        let elapsed = times[times.len() / 2];
-        let regs = match &ptxas {
+        let (regs, stack) = match &ptxas {
             Some(path) => {
                 let a = ptxas::assemble(path, &kernel.ptx_for(Target::SM_90), "sm_90")
                     .map_err(|e| e.to_string())?;
-                a.registers.map_or("?".to_string(), |r| r.to_string())
+                let stack: u32 = a.functions.iter().map(|f| f.stack_frame_bytes).sum();
+                (a.registers.map_or("?".into(), |r| r.to_string()), format!("{stack} B"))
             }
-            None => "-".to_string(),
+            None => ("-".to_string(), "-".to_string()),
         };
-        println!("{:<24} {:>12} {:>10.1?} {:>12}", kernel.label(), ir.instruction_count(), elapsed, regs);
-        if let Some(dir) = &o.emit_ptx {
-            let path = dir.join(format!("{}.ptx", kernel.label()));
+        println!("{label:<28} {:>12} {:>10.1?} {regs:>11} {stack:>7}", ir.instruction_count(), times[100]);
+        if let Some(dir) = emit {
+            let path = dir.join(format!("{}.ptx", kernel.name()));
             std::fs::create_dir_all(dir)
-                .and_then(|_| std::fs::write(&path, &ptx))
+                .and_then(|_| std::fs::write(&path, kernel.ptx_for(target)))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             println!("  wrote {}", path.display());
         }
     }
     if ptxas.is_none() {
-        println!("(ptxas not found: register counts skipped; run scripts/install-ptxas.sh or set PTXAS)");
+        println!("(ptxas not found: registers and stack skipped; run scripts/install-ptxas.sh or set PTXAS)");
+    }
+    Ok(())
+}
+
+/// What a run measured.
+struct Outcome {
+    lines: Vec<String>,
+    input: Vec<f32>,
+    pass: bool,
+    forward: Vec<f32>,
+    backward: Vec<f32>,
+    forward_time: Duration,
+    backward_time: Duration,
+    bytes_per_pass: usize,
+    sim_instructions: Option<u64>,
+}
+
+/// Times one call (after a first, untimed call that builds and loads the kernel).
+fn timed<R>(device: &Device, mut f: impl FnMut() -> Result<R, Error>) -> Result<(Duration, R), String> {
+    f().map_err(err)?;
+    device.synchronize().map_err(err)?;
+    let start = Instant::now();
+    let r = f().map_err(err)?;
+    device.synchronize().map_err(err)?;
+    Ok((start.elapsed(), r))
+}
+
+fn max_abs_diff(a: &[f32], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (*x as f64 - y).abs()).fold(0.0, f64::max)
+}
+
+fn run_seed_port(args: &Args, device: &Device, x: &[f32], positions: &[u32]) -> Result<Outcome, String> {
+    let theta = args.theta as f32;
+    let (fwd, bwd) = (
+        BatchedRope::new(args.heads, args.head_dim, theta),
+        BatchedRopeBackward::new(args.heads, args.head_dim, theta),
+    );
+    let (xd, pd) = (device.upload(x).map_err(err)?, device.upload(positions).map_err(err)?);
+    let mut yd = device.zeroed::<f32>(x.len()).map_err(err)?;
+    let mut gd = device.zeroed::<f32>(x.len()).map_err(err)?;
+    let (forward_time, report) = timed(device, || fwd.apply(device, &xd, &mut yd, &pd))?;
+    let (backward_time, _) = timed(device, || bwd.apply(device, &xd, &mut gd, &pd))?;
+    let (y, g) = (yd.to_vec().map_err(err)?, gd.to_vec().map_err(err)?);
+    let mut trip = device.zeroed::<f32>(x.len()).map_err(err)?;
+    bwd.apply(device, &yd, &mut trip, &pd).map_err(err)?;
+    let trip = trip.to_vec().map_err(err)?;
+
+    let want_f = seed::reference(args.heads, args.head_dim, theta, x, positions, false);
+    let want_b = seed::reference(args.heads, args.head_dim, theta, x, positions, true);
+    let (ef, eb) = (max_abs_diff(&y, &want_f), max_abs_diff(&g, &want_b));
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let et = max_abs_diff(&trip, &x64);
+    let bounds = ErrorBounds::for_positions_below(args.max_pos);
+    let lines = vec![
+        format!("forward       max abs error {ef:.3e} (bound {:.3e}: the seed's f32 angle)", bounds.forward),
+        format!("backward      max abs error {eb:.3e} (bound {:.3e})", bounds.forward),
+        format!("round trip    max abs error {et:.3e} (bound {:.3e})", bounds.round_trip),
+    ];
+    Ok(Outcome {
+        lines,
+        input: x.to_vec(),
+        pass: ef <= bounds.forward && eb <= bounds.forward && et <= bounds.round_trip,
+        forward: y,
+        backward: g,
+        forward_time,
+        backward_time,
+        bytes_per_pass: 8 * x.len() + 4 * positions.len(),
+        sim_instructions: report.instructions,
+    })
+}
+
+/// q and k on the device in the configured storage, read back as f32.
+enum Tensors {
+    F32(DeviceBuffer<f32>, DeviceBuffer<f32>),
+    Half(DeviceBuffer<u16>, DeviceBuffer<u16>),
+}
+
+fn half_bits(dtype: Dtype, v: f32) -> u16 {
+    if dtype == Dtype::F16 {
+        half::f16::from_f32(v).to_bits()
+    } else {
+        half::bf16::from_f32(v).to_bits()
+    }
+}
+
+fn half_value(dtype: Dtype, b: u16) -> f32 {
+    if dtype == Dtype::F16 {
+        half::f16::from_bits(b).to_f32()
+    } else {
+        half::bf16::from_bits(b).to_f32()
+    }
+}
+
+impl Tensors {
+    fn upload(device: &Device, dtype: Dtype, q: &[f32], k: &[f32]) -> Result<Tensors, Error> {
+        Ok(match dtype {
+            Dtype::F32 => Tensors::F32(device.upload(q)?, device.upload(k)?),
+            _ => {
+                let bits = |v: &[f32]| v.iter().map(|&x| half_bits(dtype, x)).collect::<Vec<u16>>();
+                Tensors::Half(device.upload(&bits(q))?, device.upload(&bits(k))?)
+            }
+        })
     }
 
-    // Run them.
-    let device = open_device(&o.device)?;
-    let seed = o.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-    }) | 1;
-    let mut rng = Rng(seed);
-    let n = o.batch as usize * o.heads as usize * o.head_dim as usize;
-    let x: Vec<f32> = (0..n).map(|_| rng.signed_unit()).collect();
-    let positions: Vec<u32> = (0..o.batch).map(|_| (rng.next() % o.max_position as u64) as u32).collect();
+    fn zeroed_like(&self, device: &Device) -> Result<Tensors, Error> {
+        Ok(match self {
+            Tensors::F32(q, k) => Tensors::F32(device.zeroed(q.len())?, device.zeroed(k.len())?),
+            Tensors::Half(q, k) => Tensors::Half(device.zeroed(q.len())?, device.zeroed(k.len())?),
+        })
+    }
 
-    let e = |e: ptx_dsl::runtime::Error| e.to_string();
-    let x_dev = device.upload(&x).map_err(e)?;
-    let pos_dev = device.upload(&positions).map_err(e)?;
-    let mut y_dev = device.zeroed::<f32>(n).map_err(e)?;
-    let mut back_dev = device.zeroed::<f32>(n).map_err(e)?;
-    // First launches build, load and (on a GPU) warm up; the timed ones hit the cache.
-    forward.launch(&device, &x_dev, &mut y_dev, &pos_dev).map_err(e)?;
-    backward.launch(&device, &y_dev, &mut back_dev, &pos_dev).map_err(e)?;
-    device.synchronize().map_err(e)?;
-    let timed = |f: &mut dyn FnMut() -> Result<ptx_dsl::runtime::LaunchReport, ptx_dsl::runtime::Error>| {
-        let start = Instant::now();
-        let report = f().map_err(e)?;
-        device.synchronize().map_err(e)?;
-        Ok::<(Duration, _), String>((start.elapsed(), report))
-    };
-    let (t_fwd, r_fwd) = timed(&mut || forward.launch(&device, &x_dev, &mut y_dev, &pos_dev))?;
-    let (t_bwd, _) = timed(&mut || backward.launch(&device, &y_dev, &mut back_dev, &pos_dev))?;
-    let y = y_dev.to_vec().map_err(e)?;
-    let back = back_dev.to_vec().map_err(e)?;
+    fn read(&self, dtype: Dtype) -> Result<(Vec<f32>, Vec<f32>), Error> {
+        Ok(match self {
+            Tensors::F32(q, k) => (q.to_vec()?, k.to_vec()?),
+            Tensors::Half(q, k) => {
+                let values = |v: Vec<u16>| v.into_iter().map(|b| half_value(dtype, b)).collect::<Vec<f32>>();
+                (values(q.to_vec()?), values(k.to_vec()?))
+            }
+        })
+    }
+}
 
-    let reference = forward.reference(&x, &positions);
-    let fwd_err = y.iter().zip(&reference).map(|(a, b)| (*a as f64 - b).abs()).fold(0.0, f64::max);
-    let trip_err = back.iter().zip(&x).map(|(a, b)| (*a as f64 - *b as f64).abs()).fold(0.0, f64::max);
-    let rel = {
-        let num: f64 = y.iter().zip(&reference).map(|(a, b)| (*a as f64 - b).powi(2)).sum();
-        let den: f64 = reference.iter().map(|b| b * b).sum();
-        (num / den).sqrt()
-    };
-    let b = ErrorBounds::for_positions_below(o.max_position);
-    let gbps = |t: Duration| (3.0 * n as f64 * 4.0) / t.as_secs_f64() / 1e9;
+/// One fused q+k launch from `src` into `dst`.
+fn apply_qk(
+    rope: &ptx_dsl::rope::DeviceRope,
+    d: Direction,
+    pd: &DeviceBuffer<u32>,
+    (qv, kv): (TensorView, TensorView),
+    src: &Tensors,
+    dst: &mut Tensors,
+) -> Result<ptx_dsl::runtime::LaunchReport, Error> {
+    match (src, dst) {
+        (Tensors::F32(q, k), Tensors::F32(qo, ko)) if kv.heads > 0 => {
+            rope.apply_qk(d, pd, (q, qv), (k, kv), (qo, qv), (ko, kv))
+        }
+        (Tensors::F32(q, _), Tensors::F32(qo, _)) => rope.apply(d, pd, q, qv, qo, qv),
+        (Tensors::Half(q, k), Tensors::Half(qo, ko)) if kv.heads > 0 => {
+            rope.apply_qk(d, pd, (q, qv), (k, kv), (qo, qv), (ko, kv))
+        }
+        (Tensors::Half(q, _), Tensors::Half(qo, _)) => rope.apply(d, pd, q, qv, qo, qv),
+        _ => unreachable!("source and destination share a storage type"),
+    }
+}
 
-    println!();
-    println!("device        {} ({})", device.name(), device.kind());
-    println!(
-        "shape         [{}, {}, {}] f32, positions < {}, seed {seed:#x}",
-        o.batch, o.heads, o.head_dim, o.max_position
+fn run_production(
+    args: &Args,
+    rope: &Rope,
+    device: &Device,
+    q: &[f32],
+    k: &[f32],
+    positions: &[u32],
+) -> Result<Outcome, String> {
+    let config = *rope.config();
+    let rope = rope.clone().on(device).map_err(err)?;
+    let views = (
+        TensorView::contiguous(args.tokens, args.heads, args.head_dim),
+        TensorView::contiguous(args.tokens, args.kv_heads, args.head_dim),
     );
-    println!(
-        "forward       max abs error {fwd_err:.3e} (bound {:.3e}), ||out-ref||/||ref|| {rel:.3e}",
-        b.forward
+    let pd = device.upload(positions).map_err(err)?;
+    let x = Tensors::upload(device, config.dtype, q, k).map_err(err)?;
+    let (mut y, mut g, mut trip) = (
+        x.zeroed_like(device).map_err(err)?,
+        x.zeroed_like(device).map_err(err)?,
+        x.zeroed_like(device).map_err(err)?,
     );
-    println!("round trip    max abs error {trip_err:.3e} (bound {:.3e})", b.round_trip);
-    println!("time          forward {t_fwd:.2?} ({:.2} GB/s), backward {t_bwd:.2?}", gbps(t_fwd));
-    if device.kind() == DeviceKind::Sim {
-        if let Some(instr) = r_fwd.instructions {
-            println!(
-                "simulator     {} threads, {instr} instructions, {:.1} M instructions/s",
-                r_fwd.threads.unwrap_or(0),
-                instr as f64 / t_fwd.as_secs_f64() / 1e6
-            );
+    let (forward_time, report) =
+        timed(device, || apply_qk(&rope, Direction::Forward, &pd, views, &x, &mut y))?;
+    let (backward_time, _) = timed(device, || apply_qk(&rope, Direction::Backward, &pd, views, &x, &mut g))?;
+    apply_qk(&rope, Direction::Backward, &pd, views, &y, &mut trip).map_err(err)?;
+
+    // The inputs as stored, and the reference on them.
+    let (xq, xk) = x.read(config.dtype).map_err(err)?;
+    let (yq, yk) = y.read(config.dtype).map_err(err)?;
+    let (gq, gk) = g.read(config.dtype).map_err(err)?;
+    let (tq, tk) = trip.read(config.dtype).map_err(err)?;
+    let m = config.scaling.attention_factor();
+    let accuracy = rope.rope().error_bound(args.max_pos);
+    // The unit roundoff of the storage type: storing the f32 result adds at most that much,
+    // relative.
+    let storage = match config.dtype {
+        Dtype::F32 => 0.0,
+        Dtype::F16 => 2f64.powi(-11),
+        Dtype::Bf16 => 2f64.powi(-8),
+    };
+    let reference = |x: &[f64], heads: u32, backward: bool| {
+        reference_rope(
+            x,
+            positions,
+            args.tokens as usize,
+            heads as usize,
+            args.head_dim as usize,
+            heads as usize * args.head_dim as usize,
+            config.rotary_dim as usize,
+            match config.layout {
+                Layout::Interleaved => RefLayout::Interleaved,
+                Layout::HalfSplit => RefLayout::HalfSplit,
+            },
+            config.theta,
+            ref_scaling(config.scaling),
+            backward,
+        )
+    };
+    let wide = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    let max_abs = |v: &[f32]| v.iter().fold(0.0f64, |a, b| a.max(b.abs() as f64));
+    let max_x = max_abs(&xq).max(max_abs(&xk));
+    // The largest error, and whether every element is within `absolute` plus the storage
+    // rounding of its value.
+    let check = |got: &[f32], want: &[f64], absolute: f64| {
+        let worst = max_abs_diff(got, want);
+        let ok =
+            got.iter().zip(want).all(|(g, w)| (*g as f64 - w).abs() <= absolute + storage * w.abs() * 1.0001);
+        (worst, ok)
+    };
+    let mut pass = true;
+    let mut lines = Vec::new();
+    let mut line = |what: &str, (worst, ok): (f64, bool), bound: f64| {
+        pass &= ok;
+        let storage_note = if storage > 0.0 { " + storage rounding" } else { "" };
+        let verdict = if ok { "" } else { "  EXCEEDED" };
+        lines
+            .push(format!("{what:<13} max abs error {worst:.3e} (bound {bound:.3e}{storage_note}){verdict}"));
+    };
+    let joined = |a: &[f32], b: &[f32]| a.iter().chain(b).copied().collect::<Vec<f32>>();
+    let (xq64, xk64) = (wide(&xq), wide(&xk));
+    for (what, got_q, got_k, backward) in [("forward", &yq, &yk, false), ("backward", &gq, &gk, true)] {
+        let want =
+            [reference(&xq64, args.heads, backward), reference(&xk64, args.kv_heads, backward)].concat();
+        let bound = accuracy * m * max_x;
+        line(what, check(&joined(got_q, got_k), &want, bound), bound);
+    }
+    // backward(forward(x)): m²·x on the rotated elements, x on the tail. The forward error
+    // (accuracy·m·M, and u·|y| <= u·√2·m·M from storage) goes through a rotation scaled by m;
+    // the backward pass adds its own on inputs up to √2·m·M: (1 + √2)·accuracy·m²·M and
+    // 2√2·u·m²·M, and the final storage rounding.
+    let want = [
+        reference(&reference(&xq64, args.heads, false), args.heads, true),
+        reference(&reference(&xk64, args.kv_heads, false), args.kv_heads, true),
+    ]
+    .concat();
+    let bound = ((1.0 + 2f64.sqrt()) * accuracy + 2.0 * 2f64.sqrt() * storage) * m * m.max(1.0) * max_x;
+    line("round trip", check(&joined(&tq, &tk), &want, bound), bound);
+    let elems = q.len() + k.len();
+    Ok(Outcome {
+        lines,
+        input: xq,
+        pass,
+        forward: yq,
+        backward: gq,
+        forward_time,
+        backward_time,
+        bytes_per_pass: 2 * elems * config.dtype.size() + 4 * positions.len(),
+        sim_instructions: report.instructions,
+    })
+}
+
+fn ref_scaling(s: Scaling) -> RefScaling {
+    match s {
+        Scaling::None => RefScaling::None,
+        Scaling::Linear { factor } => RefScaling::Linear(factor),
+        Scaling::DynamicNtk { factor, original_max_position, seq_len } => RefScaling::DynamicNtk {
+            factor,
+            original_max_position: original_max_position as f64,
+            seq_len: seq_len as f64,
+        },
+        Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => {
+            RefScaling::Yarn {
+                factor,
+                original_max_position: original_max_position as f64,
+                beta_fast,
+                beta_slow,
+                attention_factor,
+            }
+        }
+        Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => {
+            RefScaling::Llama3 {
+                factor,
+                low_freq_factor,
+                high_freq_factor,
+                original_max_position: original_max_position as f64,
+            }
         }
     }
-    let ok = fwd_err <= b.forward && trip_err <= b.round_trip;
-    println!("result        {}", if ok { "PASS" } else { "FAIL: an error bound is exceeded" });
-    Ok(ok)
+}
+
+/// `--save`: the inputs and outputs as float32 `.npy` (f16/bf16 values widen exactly) and
+/// every parameter in `params.json` under its flag's name.
+fn save(dir: &Path, args: &Args, seed: u64, positions: &[u32], o: &Outcome) -> Result<(), String> {
+    use npyz::WriterBuilder;
+    let io = |e: std::io::Error| format!("--save {}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let shape = [args.tokens as u64, args.heads as u64, args.head_dim as u64];
+    fn write<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], data: &[T]) -> std::io::Result<()> {
+        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd()?;
+        w.extend(data.iter().copied())?;
+        w.finish()
+    }
+    write(&dir.join("x.npy"), &shape, &o.input).map_err(io)?;
+    write(&dir.join("positions.npy"), &[positions.len() as u64], positions).map_err(io)?;
+    write(&dir.join("forward.npy"), &shape, &o.forward).map_err(io)?;
+    write(&dir.join("backward.npy"), &shape, &o.backward).map_err(io)?;
+    let params = serde_json::json!({
+        "device": format!("{:?}", args.device).to_lowercase(),
+        "layout": if args.seed_port { "interleaved".to_string() } else { format!("{:?}", args.layout).to_lowercase() },
+        "dtype": format!("{:?}", args.dtype).to_lowercase(),
+        "tokens": args.tokens,
+        "heads": args.heads,
+        "kv_heads": args.kv_heads,
+        "head_dim": args.head_dim,
+        "rotary_dim": args.rotary_dim(),
+        "theta": args.theta,
+        "scaling": args.scaling.text,
+        "max_pos": args.max_pos,
+        "seed": format!("{seed:#x}"),
+        "seed_port": args.seed_port,
+        "note": "x.npy is q, the input as stored (f16/bf16 widened to float32); forward.npy and backward.npy are q's rotations",
+    });
+    let text = serde_json::to_string_pretty(&params).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("params.json"), text + "\n").map_err(io)
 }

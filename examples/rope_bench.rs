@@ -14,7 +14,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
+use ptx_dsl::rope::{Direction, Layout, Rope, RopeConfig, TensorView};
 use ptx_dsl::runtime::{Device, DeviceKind, Error};
 
 fn main() -> ExitCode {
@@ -95,22 +96,40 @@ fn run() -> Result<(), String> {
     };
     let copy_gbps = (8 * n) as f64 / copy_time.as_secs_f64() / 1e9;
     println!("{:<24} {:>10.3?} {:>9.1} GB/s  (the ceiling)", "device-to-device copy", copy_time, copy_gbps);
-    for rope in
-        [BatchedRope::forward(heads, head_dim, 10_000.0), BatchedRope::backward(heads, head_dim, 10_000.0)]
-    {
+    let (seed_fwd, seed_bwd) =
+        (BatchedRope::new(heads, head_dim, 10_000.0), BatchedRopeBackward::new(heads, head_dim, 10_000.0));
+    let view = TensorView::contiguous(batch as u32, heads, head_dim);
+    let half = Rope::new(RopeConfig::new(head_dim)).map_err(e)?.on(&device).map_err(e)?;
+    let interleaved = RopeConfig { layout: Layout::Interleaved, ..RopeConfig::new(head_dim) };
+    let interleaved = Rope::new(interleaved).map_err(e)?.on(&device).map_err(e)?;
+    type Run<'a> = Box<dyn Fn(&mut ptx_dsl::runtime::DeviceBuffer<f32>) -> ptx_dsl::runtime::Result<()> + 'a>;
+    let runs_list: Vec<(&str, Run)> = vec![
+        ("seed forward", Box::new(|o| seed_fwd.apply(&device, &xd, o, &pd).map(|_| ()))),
+        ("seed backward", Box::new(|o| seed_bwd.apply(&device, &xd, o, &pd).map(|_| ()))),
+        (
+            "half-split forward",
+            Box::new(|o| half.apply(Direction::Forward, &pd, &xd, view, o, view).map(|_| ())),
+        ),
+        (
+            "half-split backward",
+            Box::new(|o| half.apply(Direction::Backward, &pd, &xd, view, o, view).map(|_| ())),
+        ),
+        (
+            "interleaved forward",
+            Box::new(|o| interleaved.apply(Direction::Forward, &pd, &xd, view, o, view).map(|_| ())),
+        ),
+        (
+            "interleaved backward",
+            Box::new(|o| interleaved.apply(Direction::Backward, &pd, &xd, view, o, view).map(|_| ())),
+        ),
+    ];
+    for (label, run) in &runs_list {
         for _ in 0..warmup {
-            rope.launch(&device, &xd, &mut out, &pd).map_err(e)?;
+            run(&mut out).map_err(e)?;
         }
-        let t =
-            median_time(&device, runs, || rope.launch(&device, &xd, &mut out, &pd).map(|_| ())).map_err(e)?;
+        let t = median_time(&device, runs, || run(&mut out)).map_err(e)?;
         let gbps = bytes / t.as_secs_f64() / 1e9;
-        println!(
-            "{:<24} {:>10.3?} {:>9.1} GB/s  {:>5.1}% of copy",
-            rope.label(),
-            t,
-            gbps,
-            100.0 * gbps / copy_gbps
-        );
+        println!("{label:<24} {t:>10.3?} {gbps:>9.1} GB/s  {:>5.1}% of copy", 100.0 * gbps / copy_gbps);
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ count() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 base=""
-for version in builder unchecked checked; do
+for version in builder unchecked checked production; do
     a=$(count "$version" 1000)
     b=$(count "$version" 3000)
     per=$(( (b - a) / 2000 ))

@@ -8,7 +8,8 @@ mod common;
 use common::Rng;
 use ptx_dsl::core::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
 use ptx_dsl::prelude::*;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, TensorView};
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig, Scalar};
 
 fn gpu() -> Device {
@@ -98,17 +99,49 @@ fn rope_on_gpu_equals_the_simulator_bit_for_bit() {
     let n = (heads * dim * batch) as usize;
     let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
     let positions: Vec<u32> = (0..batch).map(|_| (rng.next() % 131_072) as u32).collect();
-    for rope in [BatchedRope::forward(heads, dim, 10_000.0), BatchedRope::backward(heads, dim, 10_000.0)] {
+    for backward in [false, true] {
         let mut results = Vec::new();
         for device in [&gpu, &sim] {
             let xd = device.upload(&x).unwrap();
             let pd = device.upload(&positions).unwrap();
             let mut yd = device.zeroed::<f32>(n).unwrap();
-            rope.launch(device, &xd, &mut yd, &pd).unwrap();
+            if backward {
+                BatchedRopeBackward::new(heads, dim, 10_000.0).apply(device, &xd, &mut yd, &pd).unwrap();
+            } else {
+                BatchedRope::new(heads, dim, 10_000.0).apply(device, &xd, &mut yd, &pd).unwrap();
+            }
             results.push(yd.to_vec().unwrap());
         }
         for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
-            assert_eq!(g.to_bits(), s.to_bits(), "{} element {i}: gpu {g} sim {s}", rope.label());
+            assert_eq!(g.to_bits(), s.to_bits(), "backward {backward}, element {i}: gpu {g} sim {s}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn production_rope_on_gpu_equals_the_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let mut rng = Rng::fresh("production_rope_on_gpu");
+    let (tokens, heads, dim) = (40u32, 8u32, 128u32);
+    let n = (tokens * heads * dim) as usize;
+    let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let positions: Vec<u32> = (0..tokens).map(|_| (rng.next() % (1 << 20)) as u32).collect();
+    let view = TensorView::contiguous(tokens, heads, dim);
+    for layout in [Layout::HalfSplit, Layout::Interleaved] {
+        for direction in [Direction::Forward, Direction::Backward] {
+            let config = RopeConfig { layout, rotary_dim: 96, dtype: Dtype::F32, ..RopeConfig::new(dim) };
+            let mut results = Vec::new();
+            for device in [&gpu, &sim] {
+                let rope = Rope::new(config).unwrap().on(device).unwrap();
+                let (xd, pd) = (device.upload(&x).unwrap(), device.upload(&positions).unwrap());
+                let mut yd = device.zeroed::<f32>(n).unwrap();
+                rope.apply(direction, &pd, &xd, view, &mut yd, view).unwrap();
+                results.push(yd.to_vec().unwrap());
+            }
+            for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
+                assert_eq!(g.to_bits(), s.to_bits(), "{layout:?} {direction:?} element {i}: gpu {g} sim {s}");
+            }
         }
     }
 }

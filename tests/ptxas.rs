@@ -3,19 +3,27 @@
 
 use ptx_dsl::core::ptxas;
 use ptx_dsl::prelude::*;
-use ptx_dsl::rope::BatchedRope;
+use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
 
 /// The hello-world example, compiled in so its kernel is assembled too.
 #[path = "../examples/saxpy.rs"]
 #[allow(dead_code)] // its `main` is not called here
 mod saxpy_example;
 
+#[path = "../benches/baseline/mod.rs"]
+mod baseline;
+use baseline::{BatchedRopeUnchecked, BuilderRope};
+
 #[test]
 fn rope_kernels_assemble_for_sm80_and_sm90() {
     let Some(ptxas) = ptxas::ptxas_or_skip("rope_kernels_assemble_for_sm80_and_sm90") else { return };
     let shapes = [(32, 128, 10_000.0), (8, 64, 500_000.0), (1, 2, 10_000.0)];
     for (heads, dim, theta) in shapes {
-        for kernel in [BatchedRope::forward(heads, dim, theta), BatchedRope::backward(heads, dim, theta)] {
+        let kernels: [Box<dyn Kernel>; 2] = [
+            Box::new(BatchedRope::new(heads, dim, theta)),
+            Box::new(BatchedRopeBackward::new(heads, dim, theta)),
+        ];
+        for kernel in kernels {
             for target in [Target::SM_80, Target::SM_90] {
                 let ptx = kernel.try_ptx_for(target).expect("verifies");
                 let a = ptxas::assemble(&ptxas, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
@@ -23,7 +31,7 @@ fn rope_kernels_assemble_for_sm80_and_sm90() {
                     a.spill_stores_bytes + a.spill_loads_bytes,
                     0,
                     "{} spills on {target}",
-                    kernel.label()
+                    kernel.name()
                 );
             }
         }
@@ -41,16 +49,13 @@ fn example_kernels_assemble_for_sm80_and_sm90() {
 
 #[test]
 fn rope_variants_assemble_and_the_checks_cost_no_spills() {
-    use ptx_dsl::rope::builder::BuilderRope;
-    use ptx_dsl::rope::kernel::BatchedRopeUnchecked;
     let Some(ptxas) = ptxas::ptxas_or_skip("rope_variants_assemble_and_the_checks_cost_no_spills") else {
         return;
     };
-    let rope = BatchedRope::forward(32, 128, 10_000.0);
     let kernels: [(&str, Box<dyn Kernel>); 3] = [
-        ("builder", Box::new(BuilderRope { rope })),
-        ("macro, unchecked", Box::new(BatchedRopeUnchecked::new(32, 128, 10_000.0, false))),
-        ("macro, checked", Box::new(rope)),
+        ("builder", Box::new(BuilderRope { num_heads: 32, head_dim: 128, theta: 10_000.0 })),
+        ("macro, unchecked", Box::new(BatchedRopeUnchecked::new(32, 128, 10_000.0))),
+        ("macro, checked", Box::new(BatchedRope::new(32, 128, 10_000.0))),
     ];
     for (what, kernel) in &kernels {
         let a = ptxas::assemble(&ptxas, &kernel.ptx_for(Target::SM_90), "sm_90")
@@ -62,7 +67,7 @@ fn rope_variants_assemble_and_the_checks_cost_no_spills() {
 
 #[test]
 fn isa_version_is_the_lowest_the_target_needs() {
-    let rope = BatchedRope::forward(32, 128, 10_000.0);
+    let rope = BatchedRope::new(32, 128, 10_000.0);
     assert!(rope.ptx_for(Target::SM_80).contains(".version 7.0\n.target sm_80\n"));
     assert!(rope.ptx_for(Target::SM_90).contains(".version 7.8\n.target sm_90\n"));
 }

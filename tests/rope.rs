@@ -1,10 +1,11 @@
-//! RoPE forward and backward on the simulator against a float64 reference of the same
-//! formulas, on fresh random inputs, through the public typed launch.
+//! The seed port's RoPE forward and backward (`rope::seed`) on the simulator against a
+//! float64 reference of the same formulas, on fresh random inputs, through the public
+//! checked launch (`apply`).
 
 mod common;
 
 use common::Rng;
-use ptx_dsl::rope::{BatchedRope, ErrorBounds};
+use ptx_dsl::rope::seed::{launch_config, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::runtime::{Device, Error};
 
 /// Runs forward then backward; returns (forward max abs error, relative L2 error,
@@ -17,8 +18,8 @@ fn run(
     max_pos: u32,
     rng: &mut Rng,
 ) -> (f64, f64, f64) {
-    let fwd = BatchedRope::forward(heads, head_dim, 10_000.0);
-    let bwd = BatchedRope::backward(heads, head_dim, 10_000.0);
+    let fwd = BatchedRope::new(heads, head_dim, 10_000.0);
+    let bwd = BatchedRopeBackward::new(heads, head_dim, 10_000.0);
     let n = (batch * heads * head_dim) as usize;
     let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
     let positions: Vec<u32> = (0..batch).map(|_| (rng.next() % max_pos as u64) as u32).collect();
@@ -26,8 +27,8 @@ fn run(
     let pd = device.upload(&positions).unwrap();
     let mut yd = device.zeroed::<f32>(n).unwrap();
     let mut bd = device.zeroed::<f32>(n).unwrap();
-    fwd.launch(device, &xd, &mut yd, &pd).unwrap();
-    bwd.launch(device, &yd, &mut bd, &pd).unwrap();
+    fwd.apply(device, &xd, &mut yd, &pd).unwrap();
+    bwd.apply(device, &yd, &mut bd, &pd).unwrap();
     let (y, back) = (yd.to_vec().unwrap(), bd.to_vec().unwrap());
     let reference = fwd.reference(&x, &positions);
     let max_err = y.iter().zip(&reference).map(|(a, b)| (*a as f64 - b).abs()).fold(0.0, f64::max);
@@ -57,14 +58,22 @@ fn forward_and_backward_match_float64_on_the_simulator() {
 #[test]
 fn sizes_are_checked_before_launch() {
     let device = Device::sim();
-    let rope = BatchedRope::forward(2, 8, 10_000.0);
+    let rope = BatchedRope::new(2, 8, 10_000.0);
     let x = device.upload(&[0.5f32; 32]).unwrap();
     let mut out = device.zeroed::<f32>(31).unwrap();
     let positions = device.upload(&[1u32, 2]).unwrap();
-    let err = rope.launch(&device, &x, &mut out, &positions).unwrap_err();
-    assert!(matches!(err, Error::SizeMismatch { expected: 32, found: 31 }), "{err}");
-    let odd = BatchedRope::forward(2, 7, 10_000.0);
-    assert!(matches!(odd.launch(&device, &x, &mut out, &positions), Err(Error::BadLaunchConfig { .. })));
+    let err = rope.apply(&device, &x, &mut out, &positions).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument, .. } if argument == "out"), "{err}");
+    assert!(err.to_string().contains("holds 31 values"), "{err}");
+    let odd = BatchedRopeBackward::new(2, 7, 10_000.0);
+    let err = odd.apply(&device, &x, &mut out, &positions).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument, .. } if argument == "head_dim"), "{err}");
+}
+
+#[test]
+fn the_geometry_is_the_seeds() {
+    let cfg = launch_config(32, 128, 7);
+    assert_eq!((cfg.grid, cfg.block), ((32, 7, 1), (64, 1, 1)));
 }
 
 #[test]
@@ -73,12 +82,12 @@ fn threads_beyond_the_head_leave_memory_alone() {
     // launch the kernel by hand with 64 threads for head_dim 8 and check the sentinel.
     use ptx_dsl::runtime::LaunchConfig;
     let device = Device::sim();
-    let rope = BatchedRope::forward(1, 8, 10_000.0);
+    let rope = BatchedRope::new(1, 8, 10_000.0);
     let x = device.upload(&[1.0f32; 16]).unwrap();
     let mut out = device.upload(&[7.0f32; 16]).unwrap();
     let positions = device.upload(&[3u32]).unwrap();
     let cfg = LaunchConfig::new((1, 1, 1), (64, 1, 1));
-    rope.kernel().launch(&device, cfg, &x, &mut out, &positions).unwrap();
+    rope.launch(&device, cfg, &x, &mut out, &positions).unwrap();
     let out = out.to_vec().unwrap();
     assert!(out[..8].iter().all(|v| *v != 7.0), "the head is rotated");
     assert!(out[8..].iter().all(|v| *v == 7.0), "nothing past the head is written");

@@ -1,28 +1,63 @@
-//! Rotary position embedding (RoPE), forward and backward, batched over sequences: the
-//! kernels of the seed port (`shared/seed/`), written with `#[ptx_kernel]`
-//! ([`kernel::BatchedRope`]); [`builder::BuilderRope`] is the same kernel written directly
-//! against the builder, kept as the baseline the macro version is measured against.
+//! Rotary position embedding (RoPE), forward and backward, as transformer inference and
+//! training use it: both pair layouts, partial rotary, the HF `rope_scaling` variants, fused
+//! q and k with different head counts, f32/f16/bf16 storage, views into fused qkv buffers,
+//! in-place or out-of-place — accurate at every position.
 //!
-//! For sequence `s` (grid y), head `h` (grid x) and pair `p` (thread x) of a
-//! `[batch, num_heads, head_dim]` f32 tensor, with `pos = positions[s]`:
+//! ```
+//! use ptx_dsl::rope::{Direction, Rope, RopeConfig, TensorView};
+//! use ptx_dsl::runtime::Device;
 //!
-//! ```text
-//! freq  = 2^(p · (−2·log2 θ / head_dim))        angle = pos · freq
-//! forward:  out[2p] = x0·cos − x1·sin            out[2p+1] = x0·sin + x1·cos
-//! backward: out[2p] = x0·cos + x1·sin            out[2p+1] = x1·cos − x0·sin
+//! # fn main() -> Result<(), ptx_dsl::runtime::Error> {
+//! let device = Device::sim();
+//! let rope = Rope::new(RopeConfig::new(64))?.on(&device)?;
+//! let (tokens, heads) = (3, 2);
+//! let x = device.upload(&vec![0.5f32; tokens * heads * 64])?;
+//! let mut out = device.zeroed::<f32>(x.len())?;
+//! let positions = device.upload(&[0u32, 7, 100_000])?;
+//! let view = TensorView::contiguous(tokens as u32, heads as u32, 64);
+//! rope.apply(Direction::Forward, &positions, &x, view, &mut out, view)?;
+//! let y = out.to_vec()?;
+//! assert_eq!(&y[..64], &[0.5f32; 64][..]); // position 0 is the identity
+//! # Ok(())
+//! # }
 //! ```
 //!
-//! Threads with `p >= head_dim / 2` do nothing. Unlike the seed, `exp2`, `sin` and `cos`
-//! are the accurate [`ptx_core::math`] routines, not the `.approx` hardware forms.
+//! For token `t` at position `pos = positions[t]` and pair `i < rotary_dim / 2` of every head,
+//! with `f_i` the pair's frequency ([`freq::inverse_frequencies`]: `θ^(−2i/rotary_dim)`,
+//! scaled) and `m` the attention factor (YaRN's; 1 otherwise):
+//!
+//! ```text
+//! forward:  (a, b) -> m·(a·cos − b·sin, a·sin + b·cos)       angle = pos · f_i
+//! backward: (a, b) -> m·(a·cos + b·sin, b·cos − a·sin)       (the transpose, same angle)
+//! ```
+//!
+//! where `(a, b)` are elements `(2i, 2i+1)` ([`Layout::Interleaved`], GPT-J) or `(i, i +
+//! rotary_dim/2)` ([`Layout::HalfSplit`], GPT-NeoX, Llama, HF). Elements `rotary_dim..head_dim`
+//! are left as they are (copied by the out-of-place forms). The angle is reduced exactly in
+//! turns before any sine is taken ([`kernels`]), so the error does not grow with the position:
+//! below 2^24 it is at most [`ACCURACY`]` · max|x|` against float64 at every position.
+//!
+//! [`seed`] holds the port of the kernels this project started from.
 
-pub mod builder;
-pub mod kernel;
+pub mod freq;
+pub mod kernels;
+pub mod seed;
 
-use ptx_core::{Kernel, KernelIr};
-use ptx_runtime::{Device, DeviceBuffer, Error, LaunchConfig, LaunchReport, Result};
+pub use freq::Scaling;
 
-/// Which rotation a [`BatchedRope`] kernel applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+use ptx_core::Kernel;
+use ptx_runtime::{Device, DeviceBuffer, DeviceScalar, Error, LaunchConfig, LaunchReport, Result};
+
+use kernels::{RopeBf16, RopeBf16InPlace, RopeF16, RopeF16InPlace, RopeF32, RopeF32InPlace};
+
+/// The production kernels' error bound, as a multiple of `m · max|x|` (`m` the attention
+/// factor), against a float64 reference for every position below 2^24, before the result is
+/// rounded to f16/bf16 storage. Derived in [`kernels`]; the largest error measured by
+/// `tests/rope_production.rs` is about 3.7e-7.
+pub const ACCURACY: f64 = 1.3e-6;
+
+/// Which rotation to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
     /// Rotate by +angle (the forward pass).
     Forward,
@@ -30,202 +65,627 @@ pub enum Direction {
     Backward,
 }
 
-/// The batched RoPE kernel for one head shape; `num_heads`, `head_dim` and `theta` are
-/// baked into the PTX. Parameters: `x`, `out` (f32 slices), `positions` (u32 slice), each
-/// bounds-checked. Launch with grid `(num_heads, batch, 1)` and block `(head_dim / 2, 1, 1)`.
+/// Which elements of a head form a rotated pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Pairs `(2i, 2i+1)`, as GPT-J writes RoPE.
+    Interleaved,
+    /// Pairs `(i, i + rotary_dim/2)`, as GPT-NeoX, Llama and HF transformers write it.
+    HalfSplit,
+}
+
+/// The storage type of the tensors (the math is f32 for all of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// `f32`, in a `DeviceBuffer<f32>`.
+    F32,
+    /// IEEE half precision, its bits in a `DeviceBuffer<u16>`.
+    F16,
+    /// bfloat16, its bits in a `DeviceBuffer<u16>`.
+    Bf16,
+}
+
+impl Dtype {
+    /// `f32`, `f16` or `bf16`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::Bf16 => 2,
+        }
+    }
+}
+
+/// What a [`Rope`] computes: the head shape, the pair layout, the storage type and the
+/// frequencies. The kernels are specialised on `head_dim`, `rotary_dim`, the layout and the
+/// direction; counts (tokens, heads) and strides are launch arguments.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BatchedRope {
-    /// Heads per sequence.
-    pub num_heads: u32,
-    /// Elements per head (even).
+pub struct RopeConfig {
+    /// Elements per head.
     pub head_dim: u32,
-    /// The RoPE base, typically 10000.
-    pub theta: f32,
-    /// Forward or backward rotation.
-    pub direction: Direction,
+    /// Leading elements of each head that are rotated (even, at most `head_dim`; HF's
+    /// `partial_rotary_factor · head_dim`).
+    pub rotary_dim: u32,
+    /// The pair layout.
+    pub layout: Layout,
+    /// The storage type.
+    pub dtype: Dtype,
+    /// The base θ of the frequencies (HF's `rope_theta`).
+    pub theta: f64,
+    /// The frequency scaling (HF's `rope_scaling`).
+    pub scaling: Scaling,
 }
 
-impl BatchedRope {
-    /// The forward kernel.
-    pub fn forward(num_heads: u32, head_dim: u32, theta: f32) -> BatchedRope {
-        BatchedRope { num_heads, head_dim, theta, direction: Direction::Forward }
-    }
-
-    /// The backward kernel.
-    pub fn backward(num_heads: u32, head_dim: u32, theta: f32) -> BatchedRope {
-        BatchedRope { num_heads, head_dim, theta, direction: Direction::Backward }
-    }
-
-    /// `batched_rope_forward` or `batched_rope_backward`, for reports (both directions are
-    /// one PTX entry, `batched_rope`, built with a different comptime value).
-    pub fn label(&self) -> &'static str {
-        match self.direction {
-            Direction::Forward => "batched_rope_forward",
-            Direction::Backward => "batched_rope_backward",
+impl RopeConfig {
+    /// Full rotary, half-split pairs (HF's convention), f32, θ = 10000, no scaling.
+    pub fn new(head_dim: u32) -> RopeConfig {
+        RopeConfig {
+            head_dim,
+            rotary_dim: head_dim,
+            layout: Layout::HalfSplit,
+            dtype: Dtype::F32,
+            theta: 10_000.0,
+            scaling: Scaling::None,
         }
     }
 
-    /// The `#[ptx_kernel]` kernel this configuration builds.
-    pub fn kernel(&self) -> kernel::BatchedRope {
-        kernel::BatchedRope::new(
-            self.num_heads,
-            self.head_dim,
-            self.theta,
-            self.direction == Direction::Backward,
-        )
-    }
-
-    /// Checks the shape and the buffer sizes, returning the launch configuration.
-    pub(crate) fn checked_config(&self, x: usize, out: usize, positions: usize) -> Result<LaunchConfig> {
-        if self.head_dim == 0 || self.head_dim % 2 != 0 || self.head_dim > 2048 {
-            return Err(Error::BadLaunchConfig {
-                reason: format!("RoPE head_dim must be even and in 2..=2048, not {}", self.head_dim),
-            });
+    /// Checks the shape: `head_dim` in 2..=65536, `rotary_dim` even, in 2..=`head_dim` and at
+    /// most 2048 (one thread per pair in a block).
+    fn validate(&self) -> Result<()> {
+        if !(2..=65_536).contains(&self.head_dim) {
+            return Err(invalid("head_dim", format!("must be in 2..=65536, not {}", self.head_dim)));
         }
-        let expected = positions * self.num_heads as usize * self.head_dim as usize;
-        for found in [x, out] {
-            if found != expected {
-                return Err(Error::SizeMismatch { expected, found });
-            }
+        let r = self.rotary_dim;
+        if r < 2 || r % 2 != 0 || r > self.head_dim || r > 2048 {
+            return Err(invalid(
+                "rotary_dim",
+                format!(
+                    "must be even, at least 2, at most head_dim ({}) and at most 2048, not {r}",
+                    self.head_dim
+                ),
+            ));
         }
-        let batch = u32::try_from(positions).map_err(|_| Error::BadLaunchConfig {
-            reason: format!("{positions} sequences exceed the grid's y limit"),
-        })?;
-        Ok(self.launch_config(batch))
+        Ok(())
+    }
+}
+
+/// Where the heads of one tensor lie in a buffer: element `(token, head, d)` is at
+/// `offset + token · stride + head · head_dim + d`. A contiguous `[tokens, heads, head_dim]`
+/// tensor has `offset` 0 and `stride` `heads · head_dim`; q and k inside a fused qkv buffer
+/// of rows `(q_heads + 2·kv_heads) · head_dim` long have that row as their stride and
+/// offsets 0 and `q_heads · head_dim`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TensorView {
+    /// Tokens (rows); token `t` uses `positions[t]`.
+    pub tokens: u32,
+    /// Heads per token.
+    pub heads: u32,
+    /// Elements before the first token's first head.
+    pub offset: usize,
+    /// Elements from one token's row to the next (at least `heads · head_dim`).
+    pub stride: usize,
+}
+
+impl TensorView {
+    /// A contiguous `[tokens, heads, head_dim]` tensor.
+    pub fn contiguous(tokens: u32, heads: u32, head_dim: u32) -> TensorView {
+        TensorView { tokens, heads, offset: 0, stride: heads as usize * head_dim as usize }
     }
 
-    /// Grid dimensions for `batch` sequences.
-    pub fn grid(&self, batch: u32) -> (u32, u32, u32) {
-        (self.num_heads, batch, 1)
+    /// Elements of the buffer the view reaches into (its last element's index + 1).
+    pub fn extent(&self, head_dim: u32) -> usize {
+        let rows = self.tokens.saturating_sub(1) as usize;
+        self.offset + rows * self.stride + self.heads as usize * head_dim as usize
     }
 
-    /// Block dimensions: one thread per rotated pair.
-    pub fn block(&self) -> (u32, u32, u32) {
-        (self.head_dim / 2, 1, 1)
+    /// Checks the view against its buffer's length: at least one token and one head, rows
+    /// that do not overlap, and everything inside the buffer.
+    fn validate(&self, argument: &str, head_dim: u32, buffer_len: usize) -> Result<()> {
+        let row = self.heads as usize * head_dim as usize;
+        if self.tokens == 0 || self.heads == 0 {
+            let reason =
+                format!("has {} tokens and {} heads; both must be at least 1", self.tokens, self.heads);
+            return Err(invalid(argument, reason));
+        }
+        if self.tokens > 1 && self.stride < row {
+            let reason =
+                format!("stride {} is smaller than its row ({} heads x {head_dim})", self.stride, self.heads);
+            return Err(invalid(argument, reason));
+        }
+        let extent = self.offset.checked_add(self.tokens as usize - 1).and_then(|_| {
+            let rows = (self.tokens as usize - 1).checked_mul(self.stride)?;
+            self.offset.checked_add(rows)?.checked_add(row)
+        });
+        match extent {
+            Some(e) if e <= buffer_len => Ok(()),
+            _ => Err(invalid(
+                argument,
+                format!(
+                    "reaches element {} (offset {}, {} tokens of stride {}, {} heads x {head_dim}), but the \
+                     buffer holds {buffer_len}",
+                    self.extent(head_dim),
+                    self.offset,
+                    self.tokens,
+                    self.stride,
+                    self.heads
+                ),
+            )),
+        }
+    }
+}
+
+/// An [`Error::InvalidArgument`].
+fn invalid(argument: &str, reason: String) -> Error {
+    Error::InvalidArgument { argument: argument.into(), reason }
+}
+
+/// A RoPE configuration with its frequency table computed (in f64, then split into f32
+/// turn rates, [`freq::turn_table`]). [`Rope::on`] binds it to a device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rope {
+    config: RopeConfig,
+    turns: Vec<f32>,
+    attention_factor: f32,
+}
+
+impl Rope {
+    /// Validates the configuration (shape, θ, scaling parameters: [`Error::InvalidArgument`]
+    /// naming the field) and computes the frequency table.
+    pub fn new(config: RopeConfig) -> Result<Rope> {
+        config.validate()?;
+        let inv = freq::inverse_frequencies(config.theta, config.rotary_dim, &config.scaling)
+            .map_err(|reason| invalid("rope config", reason))?;
+        let attention_factor = config.scaling.attention_factor() as f32;
+        Ok(Rope { config, turns: freq::turn_table(&inv), attention_factor })
     }
 
-    /// The launch configuration for `batch` sequences.
-    pub fn launch_config(&self, batch: u32) -> LaunchConfig {
-        LaunchConfig::new(self.grid(batch), self.block())
+    /// The configuration.
+    pub fn config(&self) -> &RopeConfig {
+        &self.config
     }
 
-    /// Runs the kernel on `device`: `x` and `out` hold `[positions.len(), num_heads,
-    /// head_dim]` f32 values, `positions` one position per sequence. Sizes are checked
-    /// before launching ([`Error::SizeMismatch`]); `head_dim` must be even and at most
-    /// 2048 ([`Error::BadLaunchConfig`]).
-    pub fn launch(
+    /// The table the kernels read: `[hi_0, lo_0, hi_1, lo_1, ...]`, pair `i`'s rate in turns
+    /// per position as an f32 pair.
+    pub fn turn_table(&self) -> &[f32] {
+        &self.turns
+    }
+
+    /// The factor on cos and sin (YaRN's attention factor, else 1).
+    pub fn attention_factor(&self) -> f32 {
+        self.attention_factor
+    }
+
+    /// The error bound, as a multiple of `m · max|x|`, for positions below `max_position`:
+    /// [`ACCURACY`] up to 2^24. Above, `pos as f32` is rounded and the terms the kernel adds
+    /// to the fraction of a turn (`small` in [`kernels`]) reach `3·2^-24·pos·g` (`g` the
+    /// pair's rate in turns); their two roundings err by `6·2^-48·pos·g` turns, which moves
+    /// an output by `√2·2π` times that: `8.5·2^-48·pos·f` with `f = 2π·g` the largest
+    /// frequency.
+    pub fn error_bound(&self, max_position: u32) -> f64 {
+        if max_position <= 1 << 24 {
+            return ACCURACY;
+        }
+        let largest = self.turns.chunks(2).map(|t| t[0].abs() as f64).fold(0.0, f64::max);
+        ACCURACY + 8.5 * 2f64.powi(-48) * max_position as f64 * largest * std::f64::consts::TAU
+    }
+
+    /// The kernel for one direction, in place or not, for this configuration's storage type
+    /// (to print or assemble its PTX; [`DeviceRope`] launches them).
+    pub fn kernel(&self, direction: Direction, in_place: bool) -> Box<dyn Kernel> {
+        let c = &self.config;
+        let (hd, rd, half, back) =
+            (c.head_dim, c.rotary_dim, c.layout == Layout::HalfSplit, direction == Direction::Backward);
+        match (c.dtype, in_place) {
+            (Dtype::F32, false) => Box::new(RopeF32::new(hd, rd, half, back)),
+            (Dtype::F32, true) => Box::new(RopeF32InPlace::new(hd, rd, half, back)),
+            (Dtype::F16, false) => Box::new(RopeF16::new(hd, rd, half, back)),
+            (Dtype::F16, true) => Box::new(RopeF16InPlace::new(hd, rd, half, back)),
+            (Dtype::Bf16, false) => Box::new(RopeBf16::new(hd, rd, half, back)),
+            (Dtype::Bf16, true) => Box::new(RopeBf16InPlace::new(hd, rd, half, back)),
+        }
+    }
+
+    /// The launch geometry for `tokens` tokens: one thread per pair in x, `256 / pairs`
+    /// tokens per block in y (at least one), blocks over the tokens in x.
+    pub fn launch_config(&self, tokens: u32) -> LaunchConfig {
+        let pairs = self.config.rotary_dim / 2;
+        let per_block = (256 / pairs).max(1);
+        LaunchConfig::new((tokens.div_ceil(per_block), 1, 1), (pairs, per_block, 1))
+    }
+
+    /// Uploads the frequency table to `device`, ready to launch there.
+    pub fn on(self, device: &Device) -> Result<DeviceRope> {
+        let table = device.upload(&self.turns)?;
+        Ok(DeviceRope { rope: self, device: device.clone(), table })
+    }
+}
+
+/// A [`Rope`] whose table lives on a device: launches the kernels there.
+pub struct DeviceRope {
+    rope: Rope,
+    device: Device,
+    table: DeviceBuffer<f32>,
+}
+
+/// One tensor of an out-of-place launch: where to read and where to write, and the names of
+/// the two arguments, for errors.
+struct Pass<'a, T: DeviceScalar> {
+    names: (&'static str, &'static str),
+    src: &'a DeviceBuffer<T>,
+    src_view: TensorView,
+    dst: &'a mut DeviceBuffer<T>,
+    dst_view: TensorView,
+}
+
+impl DeviceRope {
+    /// The configuration and its table.
+    pub fn rope(&self) -> &Rope {
+        &self.rope
+    }
+
+    /// Rotates `x` (laid out as `x_view` says) into `out` (as `out_view` says); elements of
+    /// `out` outside its view are left alone. `positions` holds one position per token.
+    pub fn apply<T: RopeStorage>(
         &self,
-        device: &Device,
-        x: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
+        direction: Direction,
         positions: &DeviceBuffer<u32>,
+        x: &DeviceBuffer<T>,
+        x_view: TensorView,
+        out: &mut DeviceBuffer<T>,
+        out_view: TensorView,
     ) -> Result<LaunchReport> {
-        let cfg = self.checked_config(x.len(), out.len(), positions.len())?;
-        self.kernel().launch(device, cfg, x, out, positions)
+        let mut none = self.device.zeroed::<T>(0)?;
+        let q = Pass { names: ("x", "out"), src: x, src_view: x_view, dst: out, dst_view: out_view };
+        self.out_of_place(direction, positions, q, None, &mut none)
     }
 
-    /// The float64 reference of the same formulas, for `x` of shape
-    /// `[positions.len(), num_heads, head_dim]`.
-    pub fn reference(&self, x: &[f32], positions: &[u32]) -> Vec<f64> {
-        let (h, d) = (self.num_heads as usize, self.head_dim as usize);
-        let scale = -2.0 * (self.theta as f64).log2() / d as f64;
-        let mut out = vec![0.0; x.len()];
-        for (s, &pos) in positions.iter().enumerate() {
-            for head in 0..h {
-                for p in 0..d / 2 {
-                    let i = (s * h + head) * d + 2 * p;
-                    let angle = pos as f64 * (p as f64 * scale).exp2();
-                    let (sin, cos) = angle.sin_cos();
-                    let (x0, x1) = (x[i] as f64, x[i + 1] as f64);
-                    let (o0, o1) = match self.direction {
-                        Direction::Forward => (x0 * cos - x1 * sin, x0 * sin + x1 * cos),
-                        Direction::Backward => (x0 * cos + x1 * sin, x1 * cos - x0 * sin),
-                    };
-                    out[i] = o0;
-                    out[i + 1] = o1;
-                }
+    /// Rotates q into `q_out` and k into `k_out` in one launch (the sines and cosines are
+    /// computed once per token and pair for all heads of both); q and k may have different
+    /// head counts (grouped-query attention) but have the same tokens.
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply_qk<T: RopeStorage>(
+        &self,
+        direction: Direction,
+        positions: &DeviceBuffer<u32>,
+        (q, q_view): (&DeviceBuffer<T>, TensorView),
+        (k, k_view): (&DeviceBuffer<T>, TensorView),
+        (q_out, q_out_view): (&mut DeviceBuffer<T>, TensorView),
+        (k_out, k_out_view): (&mut DeviceBuffer<T>, TensorView),
+    ) -> Result<LaunchReport> {
+        let q = Pass { names: ("q", "q_out"), src: q, src_view: q_view, dst: q_out, dst_view: q_out_view };
+        self.out_of_place(direction, positions, q, Some((k, k_view, k_out_view)), k_out)
+    }
+
+    /// Rotates the tensor `view` of `x` in place.
+    pub fn apply_in_place<T: RopeStorage>(
+        &self,
+        direction: Direction,
+        positions: &DeviceBuffer<u32>,
+        x: &mut DeviceBuffer<T>,
+        view: TensorView,
+    ) -> Result<LaunchReport> {
+        self.in_place(direction, positions, x, ("x", view), None)
+    }
+
+    /// Rotates q and k, two views of the one buffer `x` (as in a fused qkv projection), in
+    /// place and in one launch. The views must have the same tokens and stride and must not
+    /// overlap.
+    pub fn apply_qk_in_place<T: RopeStorage>(
+        &self,
+        direction: Direction,
+        positions: &DeviceBuffer<u32>,
+        x: &mut DeviceBuffer<T>,
+        q_view: TensorView,
+        k_view: TensorView,
+    ) -> Result<LaunchReport> {
+        self.in_place(direction, positions, x, ("q", q_view), Some(k_view))
+    }
+
+    /// Checks what every launch shares: the storage type, the table's device and the
+    /// positions, returning the token count and the geometry.
+    fn common<T: RopeStorage>(
+        &self,
+        positions: &DeviceBuffer<u32>,
+        views: &[(&str, TensorView)],
+    ) -> Result<LaunchConfig> {
+        let dtype = self.rope.config.dtype;
+        if !T::DTYPES.contains(&dtype) {
+            let reason =
+                format!("the buffers hold {}, but the RoPE was configured for {}", T::NAME, dtype.name());
+            return Err(invalid("dtype", reason));
+        }
+        let tokens = views[0].1.tokens;
+        for (argument, view) in views {
+            if view.tokens != tokens {
+                let reason = format!("has {} tokens, but `{}` has {tokens}", view.tokens, views[0].0);
+                return Err(invalid(argument, reason));
             }
         }
-        out
+        if positions.len() < tokens as usize {
+            let reason = format!("holds {} positions, fewer than the {tokens} tokens", positions.len());
+            return Err(invalid("positions", reason));
+        }
+        Ok(self.rope.launch_config(tokens))
+    }
+
+    fn out_of_place<T: RopeStorage>(
+        &self,
+        direction: Direction,
+        positions: &DeviceBuffer<u32>,
+        q: Pass<'_, T>,
+        k: Option<(&DeviceBuffer<T>, TensorView, TensorView)>,
+        k_out: &mut DeviceBuffer<T>,
+    ) -> Result<LaunchReport> {
+        let hd = self.rope.config.head_dim;
+        let (src_name, dst_name) = q.names;
+        let mut views = vec![(src_name, q.src_view), (dst_name, q.dst_view)];
+        q.src_view.validate(src_name, hd, q.src.len())?;
+        q.dst_view.validate(dst_name, hd, q.dst.len())?;
+        check_heads(dst_name, q.dst_view, q.src_view)?;
+        let (k_src, k_view, k_out_view) = match k {
+            Some((src, view, out_view)) => {
+                view.validate("k", hd, src.len())?;
+                out_view.validate("k_out", hd, k_out.len())?;
+                check_heads("k_out", out_view, view)?;
+                views.extend([("k", view), ("k_out", out_view)]);
+                (src, view, out_view)
+            }
+            // No k: its loop runs zero times over an empty output.
+            None => (
+                q.src,
+                TensorView { heads: 0, ..q.src_view },
+                TensorView { heads: 0, offset: 0, ..q.dst_view },
+            ),
+        };
+        let cfg = self.common::<T>(positions, &views)?;
+        let args = OutOfPlaceArgs {
+            q: (q.src, q.src_view),
+            k: (k_src, k_view),
+            q_out: (q.dst, q.dst_view),
+            k_out: (k_out, k_out_view),
+            positions,
+            table: &self.table,
+            scale: self.rope.attention_factor,
+        };
+        T::launch_out_of_place(&self.rope.config, direction, &self.device, cfg, args)
+    }
+
+    fn in_place<T: RopeStorage>(
+        &self,
+        direction: Direction,
+        positions: &DeviceBuffer<u32>,
+        x: &mut DeviceBuffer<T>,
+        (q_name, q_view): (&'static str, TensorView),
+        k_view: Option<TensorView>,
+    ) -> Result<LaunchReport> {
+        let hd = self.rope.config.head_dim;
+        q_view.validate(q_name, hd, x.len())?;
+        let mut views = vec![(q_name, q_view)];
+        let k_view = match k_view {
+            Some(k) => {
+                k.validate("k", hd, x.len())?;
+                check_disjoint(q_view, k, hd)?;
+                views.push(("k", k));
+                k
+            }
+            None => TensorView { heads: 0, ..q_view },
+        };
+        let cfg = self.common::<T>(positions, &views)?;
+        let args = InPlaceArgs {
+            x,
+            q: q_view,
+            k: k_view,
+            positions,
+            table: &self.table,
+            scale: self.rope.attention_factor,
+        };
+        T::launch_in_place(&self.rope.config, direction, &self.device, cfg, args)
     }
 }
 
-/// Max abs error bounds of the RoPE kernels for inputs in [-1, 1), positions below a limit
-/// and any theta, against the float64 reference ([`BatchedRope::reference`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ErrorBounds {
-    /// Forward (or backward) output against the reference.
-    pub forward: f64,
-    /// backward(forward(x)) against x.
-    pub round_trip: f64,
+/// An output view must have its input's head count.
+fn check_heads(argument: &str, out: TensorView, input: TensorView) -> Result<()> {
+    if out.heads != input.heads {
+        let reason = format!("has {} heads, but its input has {}", out.heads, input.heads);
+        return Err(invalid(argument, reason));
+    }
+    Ok(())
 }
 
-impl ErrorBounds {
-    /// The bounds for positions below `max_position`; the derivation is in the body.
-    pub fn for_positions_below(max_position: u32) -> ErrorBounds {
-        // The angle pos·2^u (u = p·s <= 0) is computed in f32. The exponent u carries the
-        // rounding of the host's f32 scale s and of p·s (relative <= 4·2^-24, so absolute
-        // <= 4·2^-24·|u|), which moves the angle by a factor ln2·4·2^-24·|u|; since
-        // |u|·2^u <= 0.53, that is at most pos·1.5·2^-24. exp2 (2 ulp) and the product
-        // (0.5 ulp) add pos·2.5·2^-24: |angle error| <= pos·2^-22. sin/cos add 2^-22. Each
-        // output sums two products of |x| < 1, so twice that, plus 3 roundings below 2.
-        let angle = max_position as f64 * 2f64.powi(-22) + 2f64.powi(-22);
-        // Backward applies the transpose of the *same* f32 rotation, so the angle error
-        // cancels; what stays is (c² + s² − 1) <= 2·2^-22 and six roundings below 2.
-        ErrorBounds {
-            forward: 2.0 * angle + 3.0 * 2f64.powi(-23),
-            round_trip: 2.0 * 2f64.powi(-21) + 6.0 * 2f64.powi(-23),
+/// In-place q and k views of one buffer must not share an element (it would be rotated
+/// twice): with one stride, their spans within a row must be disjoint and inside the row.
+fn check_disjoint(q: TensorView, k: TensorView, head_dim: u32) -> Result<()> {
+    let span = |v: TensorView| (v.offset, v.offset + v.heads as usize * head_dim as usize);
+    let ((q0, q1), (k0, k1)) = (span(q), span(k));
+    let rows = q.tokens > 1;
+    if rows && q.stride != k.stride {
+        let reason = format!("stride {} differs from q's {} in the same buffer", k.stride, q.stride);
+        return Err(invalid("k", reason));
+    }
+    let stride = if rows { q.stride } else { usize::MAX };
+    let fits = q1.max(k1) - q0.min(k0) <= stride;
+    if !(fits && (q1 <= k0 || k1 <= q0)) {
+        let reason = format!("elements {k0}..{k1} of each row overlap q's {q0}..{q1}");
+        return Err(invalid("k", reason));
+    }
+    Ok(())
+}
+
+/// The arguments of an out-of-place launch, validated.
+#[doc(hidden)]
+pub struct OutOfPlaceArgs<'a, T: DeviceScalar> {
+    q: (&'a DeviceBuffer<T>, TensorView),
+    k: (&'a DeviceBuffer<T>, TensorView),
+    q_out: (&'a mut DeviceBuffer<T>, TensorView),
+    k_out: (&'a mut DeviceBuffer<T>, TensorView),
+    positions: &'a DeviceBuffer<u32>,
+    table: &'a DeviceBuffer<f32>,
+    scale: f32,
+}
+
+/// The arguments of an in-place launch, validated.
+#[doc(hidden)]
+pub struct InPlaceArgs<'a, T: DeviceScalar> {
+    x: &'a mut DeviceBuffer<T>,
+    q: TensorView,
+    k: TensorView,
+    positions: &'a DeviceBuffer<u32>,
+    table: &'a DeviceBuffer<f32>,
+    scale: f32,
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for u16 {}
+}
+
+/// The host element types of RoPE buffers: `f32` for [`Dtype::F32`], `u16` (the bits) for
+/// [`Dtype::F16`] and [`Dtype::Bf16`]. Sealed; it routes a launch to the typed kernel.
+pub trait RopeStorage: DeviceScalar + sealed::Sealed {
+    /// The storage types whose buffers hold this element type.
+    const DTYPES: &'static [Dtype];
+    /// The type's name, for errors.
+    const NAME: &'static str;
+    #[doc(hidden)]
+    fn launch_out_of_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: OutOfPlaceArgs<'_, Self>,
+    ) -> Result<LaunchReport>;
+    #[doc(hidden)]
+    fn launch_in_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: InPlaceArgs<'_, Self>,
+    ) -> Result<LaunchReport>;
+}
+
+/// The comptime values of a kernel: head_dim, rotary_dim, half-split, backward.
+fn comptimes(config: &RopeConfig, direction: Direction) -> (u32, u32, bool, bool) {
+    (config.head_dim, config.rotary_dim, config.layout == Layout::HalfSplit, direction == Direction::Backward)
+}
+
+/// Launches an out-of-place kernel type on validated arguments.
+macro_rules! launch_out_of_place {
+    ($kernel:ident, $config:expr, $direction:expr, $device:expr, $cfg:expr, $a:expr) => {{
+        let (hd, rd, half, back) = comptimes($config, $direction);
+        let a = $a;
+        let tokens = a.q.1.tokens;
+        $kernel::new(hd, rd, half, back).launch(
+            $device,
+            $cfg,
+            a.q.0,
+            a.q.1.offset,
+            a.q.1.stride,
+            a.q.1.heads,
+            a.k.0,
+            a.k.1.offset,
+            a.k.1.stride,
+            a.k.1.heads,
+            a.q_out.0,
+            a.q_out.1.offset,
+            a.q_out.1.stride,
+            a.k_out.0,
+            a.k_out.1.offset,
+            a.k_out.1.stride,
+            a.positions,
+            a.table,
+            tokens,
+            a.scale,
+        )
+    }};
+}
+
+/// Launches an in-place kernel type on validated arguments.
+macro_rules! launch_in_place {
+    ($kernel:ident, $config:expr, $direction:expr, $device:expr, $cfg:expr, $a:expr) => {{
+        let (hd, rd, half, back) = comptimes($config, $direction);
+        let a = $a;
+        $kernel::new(hd, rd, half, back).launch(
+            $device,
+            $cfg,
+            a.x,
+            a.q.offset,
+            a.q.stride,
+            a.q.heads,
+            a.k.offset,
+            a.k.stride,
+            a.k.heads,
+            a.positions,
+            a.table,
+            a.q.tokens,
+            a.scale,
+        )
+    }};
+}
+
+impl RopeStorage for f32 {
+    const DTYPES: &'static [Dtype] = &[Dtype::F32];
+    const NAME: &'static str = "f32";
+
+    fn launch_out_of_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: OutOfPlaceArgs<'_, f32>,
+    ) -> Result<LaunchReport> {
+        launch_out_of_place!(RopeF32, config, direction, device, cfg, args)
+    }
+
+    fn launch_in_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: InPlaceArgs<'_, f32>,
+    ) -> Result<LaunchReport> {
+        launch_in_place!(RopeF32InPlace, config, direction, device, cfg, args)
+    }
+}
+
+impl RopeStorage for u16 {
+    const DTYPES: &'static [Dtype] = &[Dtype::F16, Dtype::Bf16];
+    const NAME: &'static str = "u16 (f16 or bf16 bits)";
+
+    fn launch_out_of_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: OutOfPlaceArgs<'_, u16>,
+    ) -> Result<LaunchReport> {
+        if config.dtype == Dtype::F16 {
+            launch_out_of_place!(RopeF16, config, direction, device, cfg, args)
+        } else {
+            launch_out_of_place!(RopeBf16, config, direction, device, cfg, args)
         }
     }
-}
 
-impl Kernel for BatchedRope {
-    fn name(&self) -> &str {
-        "batched_rope"
-    }
-
-    fn cache_key(&self) -> String {
-        self.kernel().cache_key()
-    }
-
-    fn build(&self) -> KernelIr {
-        self.kernel().build()
-    }
-
-    fn bounds_checks(&self) -> usize {
-        self.kernel().bounds_checks()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kernels_verify_and_differ_only_in_the_rotation() {
-        let f = BatchedRope::forward(8, 64, 10_000.0);
-        let bwd = BatchedRope::backward(8, 64, 10_000.0);
-        let (fi, bi) = (f.build(), bwd.build());
-        ptx_core::verify::verify(&fi).expect("forward verifies");
-        ptx_core::verify::verify(&bi).expect("backward verifies");
-        assert_eq!(fi.instruction_count(), bi.instruction_count());
-        assert_ne!(f.ptx(), bwd.ptx());
-        // The wrapper reports its kernel's checks: `positions[seq]` and the four pair
-        // accesses (`base` is not provably below `x.len()`).
-        assert_eq!(f.bounds_checks(), 5);
-        assert_ne!(f.cache_key(), BatchedRope::forward(8, 128, 10_000.0).cache_key());
-    }
-
-    #[test]
-    fn reference_backward_inverts_forward() {
-        let rope = BatchedRope::forward(2, 8, 10_000.0);
-        let x: Vec<f32> = (0..32).map(|i| (i as f32 * 0.37).sin()).collect();
-        let positions = [3u32, 1000];
-        let y: Vec<f32> = rope.reference(&x, &positions).iter().map(|v| *v as f32).collect();
-        let back = BatchedRope { direction: Direction::Backward, ..rope }.reference(&y, &positions);
-        for (a, b) in x.iter().zip(back) {
-            // Two f32 roundings of values of magnitude <= 1.5.
-            assert!((*a as f64 - b).abs() < 1e-6, "{a} vs {b}");
+    fn launch_in_place(
+        config: &RopeConfig,
+        direction: Direction,
+        device: &Device,
+        cfg: LaunchConfig,
+        args: InPlaceArgs<'_, u16>,
+    ) -> Result<LaunchReport> {
+        if config.dtype == Dtype::F16 {
+            launch_in_place!(RopeF16InPlace, config, direction, device, cfg, args)
+        } else {
+            launch_in_place!(RopeBf16InPlace, config, direction, device, cfg, args)
         }
     }
 }

@@ -1,0 +1,133 @@
+//! The production RoPE kernels, written with `#[ptx_kernel]`: one body, stamped out for each
+//! storage type (f32, f16, bf16; the math is f32) and for out-of-place and in-place use.
+//!
+//! One thread handles one rotated pair of one token (`thread_idx().x` is the pair,
+//! `block_idx().x · block_dim().y + thread_idx().y` the token): it computes the angle's sine
+//! and cosine once and applies them to that pair in every head of q and then of k, so the
+//! trigonometry is amortised over all heads. Element `(token, head, d)` of a tensor lives at
+//! `offset + token · stride + head · head_dim + d`, so q and k may be views of one fused
+//! qkv buffer. Pairs are `(2i, 2i+1)` (interleaved) or `(i, i + rotary_dim/2)` (half-split);
+//! elements `rotary_dim..head_dim` are copied through by the out-of-place kernels.
+//!
+//! The angle never exists as one f32 value. `turns` holds, for each pair, its rate in turns
+//! per position as an f32 pair `hi + lo` (from f64 on the host). With `p = pos as f32` (exact
+//! below 2^24; the remainder `pos − p` is carried separately above), `a = p·hi` is rounded but
+//! its error `fma(p, hi, −a)` is exact, and `a − round(a)` is exact too: the whole turns are
+//! dropped without error, and what is left, a fraction of a turn in [−½, ½], is formed from
+//! small terms. Only then is it scaled by 2π and passed to the accurate `sin_cos`, whose
+//! argument is now at most π. The angle's error is therefore a few 2^-24 of a turn at every
+//! position, where an f32 angle `pos·freq` errs by `pos·freq·2^-24`.
+//!
+//! The bound ([`super::ACCURACY`]), for `pos < 2^24` (`p` exact, `p_rem = 0`) and rates
+//! `g <= 1/2π`: `hi + lo` misses `g` by `2^-48·g`, `pos` times that is below 1e-8 turns;
+//! `p·lo` (below 0.16) and `small` (below 0.3) round by at most 2^-27 each, and `turn`
+//! (below 1) by 2^-25: 5.5e-8 turns, 3.4e-7 rad. The f32 `TAU` (relative 2.8e-8 at
+//! `|turn| <= ½`) and the product (half an ulp of π) add 0.9e-7 and 1.2e-7: 5.5e-7 rad in
+//! all. An output `x0·cos − x1·sin` moves by at most `√2·max|x|` per radian (7.8e-7), the
+//! sine and cosine (2 ulp each) add 2.4e-7, the products, the factor `m` and the sum 2.4e-7:
+//! 1.26e-6 · m · max|x|. Above 2^24 the remainder term grows with `pos − p` (at most 128) and
+//! the error with it, but the result stays a rotation of the input.
+
+use crate::gpu::{block_dim, block_idx, thread_idx};
+use crate::ptx_kernel;
+
+/// Stamps out one RoPE kernel. `copy_tail` says whether elements past `rotary_dim` are copied
+/// (out-of-place); each `heads(..)` group is one tensor's loop: the conversion of the f32
+/// result to the element type (empty for f32), the source slice with its offset and stride
+/// parameters, the destination slice with its offset and stride, and the head count.
+macro_rules! rope_kernel {
+    (
+        $(#[$doc:meta])* $name:ident, copy_tail: $copy:literal,
+        params($($params:tt)*),
+        $(heads([$($store:tt)*], $src:ident, $src_offset:ident, $src_stride:ident,
+                $dst:ident, $dst_offset:ident, $dst_stride:ident, $heads:ident)),+
+    ) => {
+        $(#[$doc])*
+        #[ptx_kernel(crate = crate)]
+        pub fn $name(
+            $($params)*
+            positions: &[u32],
+            turns: &[f32],
+            tokens: u32,
+            scale: f32,
+            #[comptime] head_dim: u32,
+            #[comptime] rotary_dim: u32,
+            #[comptime] half_split: bool,
+            #[comptime] backward: bool,
+        ) {
+            let pair = thread_idx().x;
+            let token = block_idx().x * block_dim().y + thread_idx().y;
+            if token >= tokens || pair >= rotary_dim / 2 {
+                return;
+            }
+            let pos = positions[token];
+            let (hi, lo) = (turns[2 * pair], turns[2 * pair + 1]);
+            let p = pos as f32;
+            let p_rem = (pos as i64 - p as i64) as f32;
+            let a = p * hi;
+            let small = p.mul_add(hi, -a) + p_rem.mul_add(hi, p * lo);
+            let turn = (a - a.round_ties_even()) + small;
+            let turn = turn - turn.round_ties_even();
+            let (sin, cos) = (turn * std::f32::consts::TAU).sin_cos();
+            let (sin, cos) = (sin * scale, cos * scale);
+            let (i0, i1) = if half_split { (pair, pair + rotary_dim / 2) } else { (2 * pair, 2 * pair + 1) };
+            let (i0, i1) = (i0 as usize, i1 as usize);
+            let row = token as usize;
+            $(
+                for head in 0..$heads {
+                    let within = head as usize * head_dim as usize;
+                    let src = $src_offset + row * $src_stride + within;
+                    let dst = $dst_offset + row * $dst_stride + within;
+                    let (x0, x1) = ($src[src + i0] as f32, $src[src + i1] as f32);
+                    let (y0, y1) = if backward {
+                        (x0 * cos + x1 * sin, x1 * cos - x0 * sin)
+                    } else {
+                        (x0 * cos - x1 * sin, x0 * sin + x1 * cos)
+                    };
+                    $dst[dst + i0] = $($store)*(y0);
+                    $dst[dst + i1] = $($store)*(y1);
+                    if $copy && rotary_dim < head_dim {
+                        for d in ((rotary_dim + pair)..head_dim).step_by((rotary_dim / 2) as usize) {
+                            $dst[dst + d as usize] = $src[src + d as usize];
+                        }
+                    }
+                }
+            )+
+        }
+    };
+}
+
+/// Stamps out the out-of-place and in-place kernels of one storage type.
+macro_rules! rope_kernels {
+    ($elem:ident, [$($store:tt)*], $out_of_place:ident, $in_place:ident) => {
+        rope_kernel!(
+            #[doc = concat!("Out-of-place RoPE on `", stringify!($elem), "` storage: rotates q into `q_out` ",
+                "and k into `k_out` (copying the tail past `rotary_dim`); see the module docs.")]
+            $out_of_place, copy_tail: true,
+            params(
+                q: &[$elem], q_offset: usize, q_stride: usize, q_heads: u32,
+                k: &[$elem], k_offset: usize, k_stride: usize, k_heads: u32,
+                q_out: &mut [$elem], q_out_offset: usize, q_out_stride: usize,
+                k_out: &mut [$elem], k_out_offset: usize, k_out_stride: usize,
+            ),
+            heads([$($store)*], q, q_offset, q_stride, q_out, q_out_offset, q_out_stride, q_heads),
+            heads([$($store)*], k, k_offset, k_stride, k_out, k_out_offset, k_out_stride, k_heads)
+        );
+        rope_kernel!(
+            #[doc = concat!("In-place RoPE on `", stringify!($elem), "` storage: q and k are two views ",
+                "of the one buffer `x` (a fused qkv buffer, or one tensor with `k_heads` 0).")]
+            $in_place, copy_tail: false,
+            params(
+                x: &mut [$elem],
+                q_offset: usize, q_stride: usize, q_heads: u32,
+                k_offset: usize, k_stride: usize, k_heads: u32,
+            ),
+            heads([$($store)*], x, q_offset, q_stride, x, q_offset, q_stride, q_heads),
+            heads([$($store)*], x, k_offset, k_stride, x, k_offset, k_stride, k_heads)
+        );
+    };
+}
+
+rope_kernels!(f32, [], rope_f32, rope_f32_in_place);
+rope_kernels!(f16, [f16::from_f32], rope_f16, rope_f16_in_place);
+rope_kernels!(bf16, [bf16::from_f32], rope_bf16, rope_bf16_in_place);

@@ -1,0 +1,413 @@
+//! The production RoPE (`ptx_dsl::rope::Rope`) on the simulator: accuracy against an
+//! independently written float64 reference (`common/rope_reference.rs`, which derives the
+//! frequencies itself) for both layouts, every storage type, partial rotary and every
+//! scaling variant at positions spread up to 2^24; in-place equals out-of-place; fused q+k
+//! equals separate launches; the gradient identity; the argument checks.
+
+mod common;
+#[path = "common/rope_reference.rs"]
+mod rope_reference;
+
+use common::Rng;
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView, ACCURACY};
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
+use rope_reference::{reference_rope, RefLayout, RefScaling};
+
+/// Host storage for one dtype: values (as f64, exactly what the buffer holds) and a buffer.
+enum Stored {
+    F32(DeviceBuffer<f32>),
+    Half(DeviceBuffer<u16>),
+}
+
+/// Rounds `x` to `dtype` (the values the kernel sees) and uploads it.
+fn store(device: &Device, dtype: Dtype, x: &[f32]) -> (Vec<f64>, Stored) {
+    match dtype {
+        Dtype::F32 => (x.iter().map(|&v| v as f64).collect(), Stored::F32(device.upload(x).unwrap())),
+        Dtype::F16 | Dtype::Bf16 => {
+            let bits: Vec<u16> = x.iter().map(|&v| to_half(dtype, v)).collect();
+            let values = bits.iter().map(|&b| from_half(dtype, b)).collect();
+            (values, Stored::Half(device.upload(&bits).unwrap()))
+        }
+    }
+}
+
+fn to_half(dtype: Dtype, v: f32) -> u16 {
+    match dtype {
+        Dtype::F16 => half::f16::from_f32(v).to_bits(),
+        _ => half::bf16::from_f32(v).to_bits(),
+    }
+}
+
+fn from_half(dtype: Dtype, b: u16) -> f64 {
+    match dtype {
+        Dtype::F16 => half::f16::from_bits(b).to_f64(),
+        _ => half::bf16::from_bits(b).to_f64(),
+    }
+}
+
+fn read(dtype: Dtype, s: &Stored) -> Vec<f64> {
+    match s {
+        Stored::F32(b) => b.to_vec().unwrap().iter().map(|&v| v as f64).collect(),
+        Stored::Half(b) => b.to_vec().unwrap().iter().map(|&v| from_half(dtype, v)).collect(),
+    }
+}
+
+/// Out-of-place apply on either storage.
+fn apply(
+    rope: &ptx_dsl::rope::DeviceRope,
+    d: Direction,
+    p: &DeviceBuffer<u32>,
+    x: &Stored,
+    v: TensorView,
+    out: &mut Stored,
+) {
+    match (x, out) {
+        (Stored::F32(x), Stored::F32(o)) => rope.apply(d, p, x, v, o, v).map(|_| ()),
+        (Stored::Half(x), Stored::Half(o)) => rope.apply(d, p, x, v, o, v).map(|_| ()),
+        _ => unreachable!("one storage per test"),
+    }
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Positions spread over [0, limit): the ends, and random values.
+fn positions(rng: &mut Rng, tokens: usize, limit: u32) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..tokens).map(|_| (rng.next() % limit as u64) as u32).collect();
+    p[0] = 0;
+    p[1] = limit - 1;
+    p[2] = 1;
+    p
+}
+
+fn ref_scaling(s: Scaling) -> RefScaling {
+    match s {
+        Scaling::None => RefScaling::None,
+        Scaling::Linear { factor } => RefScaling::Linear(factor),
+        Scaling::DynamicNtk { factor, original_max_position, seq_len } => RefScaling::DynamicNtk {
+            factor,
+            original_max_position: original_max_position as f64,
+            seq_len: seq_len as f64,
+        },
+        Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => {
+            RefScaling::Yarn {
+                factor,
+                original_max_position: original_max_position as f64,
+                beta_fast,
+                beta_slow,
+                attention_factor,
+            }
+        }
+        Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => {
+            RefScaling::Llama3 {
+                factor,
+                low_freq_factor,
+                high_freq_factor,
+                original_max_position: original_max_position as f64,
+            }
+        }
+    }
+}
+
+fn ref_layout(l: Layout) -> RefLayout {
+    match l {
+        Layout::Interleaved => RefLayout::Interleaved,
+        Layout::HalfSplit => RefLayout::HalfSplit,
+    }
+}
+
+/// Half an ulp of the storage type, relative: what storing the f32 result adds.
+fn storage_rounding(dtype: Dtype) -> f64 {
+    match dtype {
+        Dtype::F32 => 0.0,
+        Dtype::F16 => 2f64.powi(-11),
+        Dtype::Bf16 => 2f64.powi(-8),
+    }
+}
+
+#[test]
+fn every_variant_matches_float64_at_positions_up_to_2_pow_24() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("production_rope_accuracy");
+    let (tokens, heads, head_dim) = (24u32, 3u32, 64u32);
+    let scalings = [
+        Scaling::None,
+        Scaling::Linear { factor: 4.0 },
+        Scaling::DynamicNtk { factor: 2.0, original_max_position: 4096, seq_len: 1 << 20 },
+        Scaling::yarn(4.0, 4096),
+        Scaling::Llama3 {
+            factor: 8.0,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original_max_position: 8192,
+        },
+    ];
+    let mut worst = 0.0f64;
+    for limit in [1u32 << 20, 1 << 24] {
+        for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+            for layout in [Layout::HalfSplit, Layout::Interleaved] {
+                for rotary_dim in [head_dim, 40] {
+                    for scaling in scalings {
+                        let config = RopeConfig {
+                            rotary_dim,
+                            layout,
+                            dtype,
+                            scaling,
+                            theta: 500_000.0,
+                            ..RopeConfig::new(head_dim)
+                        };
+                        let rope = Rope::new(config).unwrap().on(&device).unwrap();
+                        let n = (tokens * heads * head_dim) as usize;
+                        let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+                        let (xv, xd) = store(&device, dtype, &x);
+                        let max_x = xv.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                        let pos = positions(&mut rng, tokens as usize, limit);
+                        let pd = device.upload(&pos).unwrap();
+                        let view = TensorView::contiguous(tokens, heads, head_dim);
+                        for direction in [Direction::Forward, Direction::Backward] {
+                            let mut out = store(&device, dtype, &vec![0.0; n]).1;
+                            apply(&rope, direction, &pd, &xd, view, &mut out);
+                            let got = read(dtype, &out);
+                            let want = reference_rope(
+                                &xv,
+                                &pos,
+                                tokens as usize,
+                                heads as usize,
+                                head_dim as usize,
+                                (heads * head_dim) as usize,
+                                rotary_dim as usize,
+                                ref_layout(layout),
+                                500_000.0,
+                                ref_scaling(scaling),
+                                direction == Direction::Backward,
+                            );
+                            let m = scaling.attention_factor();
+                            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                                // The f32 result is within ACCURACY·m·max|x| of the exact
+                                // rotation (the bound the docs state; see the derivation in
+                                // `rope::kernels`), and storing it in f16/bf16 rounds once more.
+                                let err = (g - w).abs() - storage_rounding(dtype) * w.abs();
+                                worst = worst.max(if dtype == Dtype::F32 { err / (m * max_x) } else { 0.0 });
+                                assert!(
+                                    err <= ACCURACY * m * max_x,
+                                    "{dtype:?} {layout:?} rotary {rotary_dim} {scaling:?} {direction:?} \
+                                     pos < {limit}: element {i} (token {}, position {}) got {g}, want {w}",
+                                    i / (heads * head_dim) as usize,
+                                    pos[i / (heads * head_dim) as usize]
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("worst f32 error: {worst:.3e} · m·max|x| (bound {ACCURACY:e})");
+}
+
+#[test]
+fn in_place_equals_out_of_place_and_fused_equals_separate() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("production_rope_forms");
+    // GQA: 4 q heads and 2 kv heads in one fused qkv row, partial rotary.
+    let (tokens, qh, kh, hd) = (9u32, 4u32, 2u32, 32u32);
+    let row = ((qh + 2 * kh) * hd) as usize;
+    let qkv: Vec<f32> = (0..tokens as usize * row).map(|_| rng.signed_f32()).collect();
+    let pos = positions(&mut rng, tokens as usize, 1 << 16);
+    let pd = device.upload(&pos).unwrap();
+    for layout in [Layout::HalfSplit, Layout::Interleaved] {
+        let config = RopeConfig { layout, rotary_dim: 24, ..RopeConfig::new(hd) };
+        let rope = Rope::new(config).unwrap().on(&device).unwrap();
+        let q_view = TensorView { tokens, heads: qh, offset: 0, stride: row };
+        let k_view = TensorView { tokens, heads: kh, offset: (qh * hd) as usize, stride: row };
+        for direction in [Direction::Forward, Direction::Backward] {
+            let src = device.upload(&qkv).unwrap();
+            // Separate out-of-place launches into fresh contiguous q and k.
+            let (qc, kc) = (TensorView::contiguous(tokens, qh, hd), TensorView::contiguous(tokens, kh, hd));
+            let mut q_sep = device.zeroed::<f32>(qc.extent(hd)).unwrap();
+            let mut k_sep = device.zeroed::<f32>(kc.extent(hd)).unwrap();
+            rope.apply(direction, &pd, &src, q_view, &mut q_sep, qc).unwrap();
+            rope.apply(direction, &pd, &src, k_view, &mut k_sep, kc).unwrap();
+            // One fused launch.
+            let mut q_fused = device.zeroed::<f32>(qc.extent(hd)).unwrap();
+            let mut k_fused = device.zeroed::<f32>(kc.extent(hd)).unwrap();
+            rope.apply_qk(
+                direction,
+                &pd,
+                (&src, q_view),
+                (&src, k_view),
+                (&mut q_fused, qc),
+                (&mut k_fused, kc),
+            )
+            .unwrap();
+            assert_eq!(bits(&q_sep), bits(&q_fused), "{layout:?} {direction:?}: fused q");
+            assert_eq!(bits(&k_sep), bits(&k_fused), "{layout:?} {direction:?}: fused k");
+            // In place, fused over the qkv buffer: q and k rotated, v untouched.
+            let mut in_place = device.upload(&qkv).unwrap();
+            rope.apply_qk_in_place(direction, &pd, &mut in_place, q_view, k_view).unwrap();
+            let in_place = in_place.to_vec().unwrap();
+            let (q_sep, k_sep) = (q_sep.to_vec().unwrap(), k_sep.to_vec().unwrap());
+            for t in 0..tokens as usize {
+                let r = &in_place[t * row..(t + 1) * row];
+                let (qn, kn) = ((qh * hd) as usize, (kh * hd) as usize);
+                assert_eq!(
+                    f32_bits(&r[..qn]),
+                    f32_bits(&q_sep[t * qn..(t + 1) * qn]),
+                    "in-place q, token {t}"
+                );
+                assert_eq!(
+                    f32_bits(&r[qn..qn + kn]),
+                    f32_bits(&k_sep[t * kn..(t + 1) * kn]),
+                    "in-place k, token {t}"
+                );
+                assert_eq!(
+                    f32_bits(&r[qn + kn..]),
+                    f32_bits(&qkv[t * row + qn + kn..(t + 1) * row]),
+                    "v, token {t}"
+                );
+            }
+            // In place on one tensor equals out of place on it.
+            let mut one = device.upload(&q_sep).unwrap();
+            rope.apply_in_place(direction, &pd, &mut one, qc).unwrap();
+            let mut two = device.zeroed::<f32>(q_sep.len()).unwrap();
+            rope.apply(direction, &pd, &device.upload(&q_sep).unwrap(), qc, &mut two, qc).unwrap();
+            assert_eq!(bits(&one), bits(&two), "{layout:?} {direction:?}: in place");
+        }
+    }
+}
+
+fn bits(b: &DeviceBuffer<f32>) -> Vec<u32> {
+    f32_bits(&b.to_vec().unwrap())
+}
+
+fn f32_bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn backward_is_the_transpose_of_forward() {
+    // <forward(x), g> = <x, backward(g)>: the two rotations use the very same angles.
+    let device = Device::sim();
+    let mut rng = Rng::fresh("production_rope_gradient");
+    let (tokens, heads, hd) = (16u32, 2u32, 64u32);
+    let n = (tokens * heads * hd) as usize;
+    let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let g: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let pos = positions(&mut rng, tokens as usize, 1 << 20);
+    let pd = device.upload(&pos).unwrap();
+    let view = TensorView::contiguous(tokens, heads, hd);
+    for layout in [Layout::HalfSplit, Layout::Interleaved] {
+        let rope = Rope::new(RopeConfig { layout, rotary_dim: 48, ..RopeConfig::new(hd) })
+            .unwrap()
+            .on(&device)
+            .unwrap();
+        let (xd, gd) = (device.upload(&x).unwrap(), device.upload(&g).unwrap());
+        let (mut fx, mut bg) = (device.zeroed::<f32>(n).unwrap(), device.zeroed::<f32>(n).unwrap());
+        rope.apply(Direction::Forward, &pd, &xd, view, &mut fx, view).unwrap();
+        rope.apply(Direction::Backward, &pd, &gd, view, &mut bg, view).unwrap();
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(u, v)| *u as f64 * *v as f64).sum::<f64>();
+        let (lhs, rhs) = (dot(&fx.to_vec().unwrap(), &g), dot(&x, &bg.to_vec().unwrap()));
+        // Each side sums n products whose f32 factors carry relative errors of a few 2^-24
+        // (the rotation's roundings): |lhs - rhs| <= n · 4 · 2^-24 · 2 (|x|, |g| < 1).
+        let tol = n as f64 * 8.0 * 2f64.powi(-24);
+        assert!((lhs - rhs).abs() <= tol, "{layout:?}: <f(x), g> = {lhs}, <x, b(g)> = {rhs}");
+    }
+}
+
+#[test]
+fn huge_positions_stay_within_the_stated_bound() {
+    // Above 2^24 the position is no longer exact in f32 and the angle loses some accuracy
+    // (`Rope::error_bound`), but never without bound: check the whole u32 range.
+    let device = Device::sim();
+    let mut rng = Rng::fresh("production_rope_huge_positions");
+    let rope = Rope::new(RopeConfig::new(64)).unwrap();
+    let bound = rope.error_bound(u32::MAX);
+    assert!(bound > ACCURACY && bound < 2e-4, "{bound}");
+    let rope = rope.on(&device).unwrap();
+    let mut pos = positions(&mut rng, 32, u32::MAX);
+    pos[3] = 1 << 24;
+    pos[4] = (1 << 24) + 1;
+    pos[5] = 3_000_000_000;
+    let view = TensorView::contiguous(32, 2, 64);
+    let x: Vec<f32> = (0..32 * 128).map(|_| rng.signed_f32()).collect();
+    let mut out = device.zeroed::<f32>(x.len()).unwrap();
+    rope.apply(
+        Direction::Forward,
+        &device.upload(&pos).unwrap(),
+        &device.upload(&x).unwrap(),
+        view,
+        &mut out,
+        view,
+    )
+    .unwrap();
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let want = reference_rope(
+        &x64,
+        &pos,
+        32,
+        2,
+        64,
+        128,
+        64,
+        RefLayout::HalfSplit,
+        10_000.0,
+        RefScaling::None,
+        false,
+    );
+    let max_x = x64.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (i, (g, w)) in out.to_vec().unwrap().iter().zip(&want).enumerate() {
+        let err = (*g as f64 - w).abs();
+        assert!(err <= bound * max_x, "element {i} (position {}): got {g}, want {w}", pos[i / 128]);
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors_naming_them() {
+    let device = Device::sim();
+    let argument_of = |e: Error| match e {
+        Error::InvalidArgument { argument, .. } => argument,
+        other => panic!("expected InvalidArgument, got {other}"),
+    };
+    let config = |f: fn(&mut RopeConfig)| {
+        let mut c = RopeConfig::new(64);
+        f(&mut c);
+        Rope::new(c).map(|_| ()).map_err(argument_of)
+    };
+    assert_eq!(config(|c| c.rotary_dim = 63), Err("rotary_dim".to_string()));
+    assert_eq!(config(|c| c.rotary_dim = 66), Err("rotary_dim".to_string()));
+    assert_eq!(config(|c| c.rotary_dim = 0), Err("rotary_dim".to_string()));
+    assert_eq!(config(|c| c.head_dim = 0), Err("head_dim".to_string()));
+    assert!(config(|c| c.theta = f64::NAN).is_err());
+    assert!(config(|c| c.scaling = Scaling::Linear { factor: 0.0 }).is_err());
+
+    let rope = Rope::new(RopeConfig::new(8)).unwrap().on(&device).unwrap();
+    let x = device.upload(&[0.25f32; 64]).unwrap();
+    let mut out = device.zeroed::<f32>(64).unwrap();
+    let pd = device.upload(&[1u32, 2, 3, 4]).unwrap();
+    let v = TensorView::contiguous(4, 2, 8);
+    let mut run = |xv: TensorView, ov: TensorView, p: &DeviceBuffer<u32>| {
+        rope.apply(Direction::Forward, p, &x, xv, &mut out, ov).map(|_| ()).map_err(argument_of)
+    };
+    assert_eq!(run(v, v, &pd), Ok(()));
+    assert_eq!(run(TensorView { tokens: 5, ..v }, TensorView { tokens: 5, ..v }, &pd), Err("x".into()));
+    assert_eq!(run(v, TensorView { offset: 1, ..v }, &pd), Err("out".into()));
+    assert_eq!(run(TensorView { stride: 15, ..v }, v, &pd), Err("x".into()));
+    assert_eq!(run(TensorView { tokens: 0, ..v }, TensorView { tokens: 0, ..v }, &pd), Err("x".into()));
+    assert_eq!(run(v, TensorView { heads: 1, ..v }, &pd), Err("out".into()));
+    assert_eq!(run(v, TensorView { tokens: 3, ..v }, &pd), Err("out".into()));
+    let short = device.upload(&[1u32, 2, 3]).unwrap();
+    assert_eq!(run(v, v, &short), Err("positions".into()));
+
+    // The storage type must match the configuration.
+    let half =
+        Rope::new(RopeConfig { dtype: Dtype::F16, ..RopeConfig::new(8) }).unwrap().on(&device).unwrap();
+    let err =
+        half.apply(Direction::Forward, &pd, &x, v, &mut device.zeroed::<f32>(64).unwrap(), v).unwrap_err();
+    assert_eq!(argument_of(err), "dtype");
+    // In-place q and k views of one buffer must not overlap.
+    let mut qkv = device.zeroed::<f32>(4 * 24).unwrap();
+    let q = TensorView { tokens: 4, heads: 2, offset: 0, stride: 24 };
+    let k = TensorView { tokens: 4, heads: 1, offset: 8, stride: 24 };
+    let err = rope.apply_qk_in_place(Direction::Forward, &pd, &mut qkv, q, k).unwrap_err();
+    assert_eq!(argument_of(err), "k");
+    let k = TensorView { offset: 16, ..k };
+    rope.apply_qk_in_place(Direction::Forward, &pd, &mut qkv, q, k).unwrap();
+}
