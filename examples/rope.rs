@@ -389,7 +389,9 @@ fn print_kernels(
         };
         println!("{label:<28} {:>12} {:>10.1?} {regs:>11} {stack:>7}", ir.instruction_count(), times[100]);
         if let Some(dir) = emit {
-            let path = dir.join(format!("{}.ptx", kernel.name()));
+            // `rope_f32 (forward)` -> `rope_f32_forward.ptx`: both directions are one entry name.
+            let file: String = label.replace(" (", "_").replace(')', "").replace(' ', "_");
+            let path = dir.join(format!("{file}.ptx"));
             std::fs::create_dir_all(dir)
                 .and_then(|_| std::fs::write(&path, kernel.ptx_for(target)))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -4,6 +4,7 @@
 use ptx_dsl::core::ptxas;
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig};
 
 /// The hello-world example, compiled in so its kernel is assembled too.
 #[path = "../examples/saxpy.rs"]
@@ -70,4 +71,41 @@ fn isa_version_is_the_lowest_the_target_needs() {
     let rope = BatchedRope::new(32, 128, 10_000.0);
     assert!(rope.ptx_for(Target::SM_80).contains(".version 7.0\n.target sm_80\n"));
     assert!(rope.ptx_for(Target::SM_90).contains(".version 7.8\n.target sm_90\n"));
+}
+
+#[test]
+fn production_rope_kernels_assemble_without_stack_or_spills() {
+    let Some(ptxas) = ptxas::ptxas_or_skip("production_rope_kernels_assemble_without_stack_or_spills") else {
+        return;
+    };
+    let mut assembled = 0;
+    for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+        for layout in [Layout::HalfSplit, Layout::Interleaved] {
+            for (head_dim, rotary_dim) in [(128, 128), (128, 64), (64, 2)] {
+                let rope =
+                    Rope::new(RopeConfig { dtype, layout, rotary_dim, ..RopeConfig::new(head_dim) }).unwrap();
+                for in_place in [false, true] {
+                    for direction in [Direction::Forward, Direction::Backward] {
+                        let kernel = rope.kernel(direction, in_place);
+                        for target in [Target::SM_80, Target::SM_90] {
+                            let ptx = kernel.try_ptx_for(target).expect("verifies");
+                            let a = ptxas::assemble(&ptxas, &ptx, &target.to_string())
+                                .unwrap_or_else(|e| panic!("{e}"));
+                            let what = format!(
+                                "{} {layout:?} rotary {rotary_dim} {direction:?} on {target}",
+                                kernel.name()
+                            );
+                            assert_eq!(a.spill_stores_bytes + a.spill_loads_bytes, 0, "{what} spills");
+                            assert!(
+                                a.functions.iter().all(|f| f.stack_frame_bytes == 0),
+                                "{what} has a stack frame"
+                            );
+                            assembled += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(assembled, 144);
 }

@@ -13,9 +13,10 @@ use crate::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, KernelIr, Label,
     Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp, VReg,
 };
+use crate::range::RangeFacts;
 use crate::types::{
     AtomAddTy, Bits32, Bits32Or64, ByteTy, FloatTy, IntTy, LogicTy, MemTy, NumTy, Pred, PtxType, SignedTy,
-    Ty, WideningTy, U32, U64,
+    Ty, WideningTy, F32, U32, U64,
 };
 
 /// A typed virtual register.
@@ -161,6 +162,8 @@ pub struct KernelBuilder {
     /// For each `.u64` register (by index), the pointer parameter it derives from, or
     /// `NO_ORIGIN`.
     pointer_origin: Vec<u32>,
+    /// Proven magnitude bounds of f32 registers ([`crate::range`]).
+    facts: RangeFacts,
 }
 
 impl KernelBuilder {
@@ -176,8 +179,10 @@ impl KernelBuilder {
                 reg_counts: [0; PtxType::COUNT],
                 label_count: 0,
                 notes: Vec::new(),
+                assumptions: Vec::new(),
             },
             pointer_origin: Vec::new(),
+            facts: RangeFacts::default(),
         }
     }
 
@@ -205,7 +210,34 @@ impl KernelBuilder {
     /// Appends a raw instruction. Typed methods are preferred; the verifier checks raw ones.
     pub fn push(&mut self, instr: Instr) {
         self.track_pointers(&instr);
+        if !self.facts.is_empty() {
+            let facts = &mut self.facts;
+            instr.visit_defs(|r| facts.forget(r));
+            if matches!(instr, Instr::Label(_)) {
+                facts.at_label();
+            }
+        }
         self.ir.body.push(instr);
+    }
+
+    /// A proven bound on `|v|` (or `v` is NaN): an immediate's magnitude, or a bound the
+    /// builder derived from the instructions defining the register ([`crate::range`]: a
+    /// fraction `x − rint(x)` and products and sums of bounded values). The registers the
+    /// bound rests on join [`KernelIr::assumptions`], so the verifier rejects a kernel that
+    /// writes them again.
+    pub fn magnitude_bound(&mut self, v: Val<F32>) -> Option<f32> {
+        match v {
+            Val::Imm(x) => Some(x.abs()),
+            Val::Reg(r) => {
+                let (bound, basis) = self.facts.lookup(r.raw)?;
+                for reg in basis {
+                    if !self.ir.assumptions.contains(&reg) {
+                        self.ir.assumptions.push(reg);
+                    }
+                }
+                Some(bound)
+            }
+        }
     }
 
     /// Follows addresses back to the pointer parameters they derive from (through
@@ -420,7 +452,9 @@ impl KernelBuilder {
             }
         }
         let dst = self.reg::<T>();
-        self.push(Instr::Binary { op, ty: T::PTX, mode, dst: dst.raw, a: a.operand(), b: b.operand() });
+        let (a, b) = (a.operand(), b.operand());
+        self.push(Instr::Binary { op, ty: T::PTX, mode, dst: dst.raw, a, b });
+        self.facts.note_binary(op, mode, dst.raw, a, b);
         Val::Reg(dst)
     }
 
@@ -679,6 +713,9 @@ impl KernelBuilder {
             dst: dst.raw,
             src: src.operand(),
         });
+        if let (Some(CvtRound::Rni), false, Val::Reg(s)) = (round, sat, src) {
+            self.facts.note_round(dst.raw, s.raw);
+        }
         Val::Reg(dst)
     }
 

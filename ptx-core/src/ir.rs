@@ -995,6 +995,10 @@ pub struct KernelIr {
     /// Source positions: which statement of the kernel's source the instructions from
     /// each note's `at` on were written for (empty for kernels built by hand).
     pub notes: Vec<SourceNote>,
+    /// Registers whose values a math routine's choice of code relied on (a proven bound,
+    /// e.g. the sine leaving out its large-argument path); the verifier requires each to be
+    /// written exactly once, so that the bound holds wherever it is read.
+    pub assumptions: Vec<VReg>,
 }
 
 /// A statement of the kernel's source (Rust, for `#[ptx_kernel]` kernels), attached to the

@@ -37,6 +37,7 @@ pub mod ir;
 pub mod math;
 pub mod print;
 pub mod ptxas;
+mod range;
 pub mod softfloat;
 pub mod target;
 pub mod types;

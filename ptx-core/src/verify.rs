@@ -66,6 +66,12 @@ pub enum VerifyErrorKind {
     },
     /// The body does not end in `ret` or an unconditional branch.
     FallsOffEnd,
+    /// A register whose proven range the builder relied on ([`KernelIr::assumptions`]) is
+    /// written more than once (or never), so the range may not hold where it is read.
+    AssumptionBroken {
+        /// The register, as printed.
+        reg: String,
+    },
 }
 
 /// A verification failure: the kernel, the offending instruction (index and text) and why.
@@ -118,6 +124,10 @@ impl fmt::Display for VerifyError {
             VerifyErrorKind::FallsOffEnd => {
                 f.write_str("the body does not end in `ret` or an unconditional branch")
             }
+            VerifyErrorKind::AssumptionBroken { reg } => write!(
+                f,
+                "`{reg}` is written again, but the code built after its first definition relied on                  that value's range"
+            ),
         }
     }
 }
@@ -141,7 +151,33 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
         Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }) => {}
         _ => return Err(kernel_error(k, VerifyErrorKind::FallsOffEnd)),
     }
+    check_assumptions(k)?;
     check_definitions(k)
+}
+
+/// Each register in [`KernelIr::assumptions`] is written exactly once in the whole body.
+fn check_assumptions(k: &KernelIr) -> Result<(), VerifyError> {
+    for &reg in &k.assumptions {
+        let mut writes = k.body.iter().enumerate().filter(|(_, instr)| {
+            let mut hit = false;
+            instr.visit_defs(|r| hit |= r == reg);
+            hit
+        });
+        let broken = |i: Option<usize>| {
+            let kind =
+                VerifyErrorKind::AssumptionBroken { reg: format!("%{}{}", reg.ty.reg_prefix(), reg.index) };
+            match i {
+                Some(i) => error_at(k, i, kind),
+                None => kernel_error(k, kind),
+            }
+        };
+        match (writes.next(), writes.next()) {
+            (Some(_), None) => {}
+            (None, _) => return Err(broken(None)),
+            (Some(_), Some((second, _))) => return Err(broken(Some(second))),
+        }
+    }
+    Ok(())
 }
 
 /// Rejects registers of the memory-only byte types, which PTX code cannot compute with.

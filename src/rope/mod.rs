@@ -56,6 +56,10 @@ use kernels::{RopeBf16, RopeBf16InPlace, RopeF16, RopeF16InPlace, RopeF32, RopeF
 /// `tests/rope_production.rs` is about 3.7e-7.
 pub const ACCURACY: f64 = 1.3e-6;
 
+/// The most tokens one launch takes: the kernels' token index `block · 256/pairs + y` stays
+/// below 2^32 and the grid below its x limit of 2^31 − 1 blocks.
+pub const MAX_TOKENS: u32 = u32::MAX - 1024;
+
 /// Which rotation to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -409,6 +413,10 @@ impl DeviceRope {
                 return Err(invalid(argument, reason));
             }
         }
+        if tokens > MAX_TOKENS {
+            let reason = format!("has {tokens} tokens; at most {MAX_TOKENS} are supported in one launch");
+            return Err(invalid(views[0].0, reason));
+        }
         if positions.len() < tokens as usize {
             let reason = format!("holds {} positions, fewer than the {tokens} tokens", positions.len());
             return Err(invalid("positions", reason));
@@ -584,28 +592,35 @@ macro_rules! launch_out_of_place {
         let (hd, rd, half, back) = comptimes($config, $direction);
         let a = $a;
         let tokens = a.q.1.tokens;
-        $kernel::new(hd, rd, half, back).launch(
-            $device,
-            $cfg,
-            a.q.0,
-            a.q.1.offset,
-            a.q.1.stride,
-            a.q.1.heads,
-            a.k.0,
-            a.k.1.offset,
-            a.k.1.stride,
-            a.k.1.heads,
-            a.q_out.0,
-            a.q_out.1.offset,
-            a.q_out.1.stride,
-            a.k_out.0,
-            a.k_out.1.offset,
-            a.k_out.1.stride,
-            a.positions,
-            a.table,
-            tokens,
-            a.scale,
-        )
+        // SAFETY: `DeviceRope::out_of_place` checked every view against its buffer (so
+        // `offset + token·stride + head·head_dim + d` is in range for every token, head and
+        // `d < head_dim` the kernel forms), `positions` against the tokens, and the table is
+        // the configuration's own (one hi/lo entry per pair); the geometry comes from
+        // `Rope::launch_config`, whose excess threads return before any access.
+        unsafe {
+            $kernel::new(hd, rd, half, back).launch(
+                $device,
+                $cfg,
+                a.q.0,
+                a.q.1.offset,
+                a.q.1.stride,
+                a.q.1.heads,
+                a.k.0,
+                a.k.1.offset,
+                a.k.1.stride,
+                a.k.1.heads,
+                a.q_out.0,
+                a.q_out.1.offset,
+                a.q_out.1.stride,
+                a.k_out.0,
+                a.k_out.1.offset,
+                a.k_out.1.stride,
+                a.positions,
+                a.table,
+                tokens,
+                a.scale,
+            )
+        }
     }};
 }
 
@@ -614,21 +629,25 @@ macro_rules! launch_in_place {
     ($kernel:ident, $config:expr, $direction:expr, $device:expr, $cfg:expr, $a:expr) => {{
         let (hd, rd, half, back) = comptimes($config, $direction);
         let a = $a;
-        $kernel::new(hd, rd, half, back).launch(
-            $device,
-            $cfg,
-            a.x,
-            a.q.offset,
-            a.q.stride,
-            a.q.heads,
-            a.k.offset,
-            a.k.stride,
-            a.k.heads,
-            a.positions,
-            a.table,
-            a.q.tokens,
-            a.scale,
-        )
+        // SAFETY: as for `launch_out_of_place`: `DeviceRope::in_place` checked both views
+        // against `x` and `positions` against the tokens.
+        unsafe {
+            $kernel::new(hd, rd, half, back).launch(
+                $device,
+                $cfg,
+                a.x,
+                a.q.offset,
+                a.q.stride,
+                a.q.heads,
+                a.k.offset,
+                a.k.stride,
+                a.k.heads,
+                a.positions,
+                a.table,
+                a.q.tokens,
+                a.scale,
+            )
+        }
     }};
 }
 

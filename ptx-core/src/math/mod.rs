@@ -114,11 +114,13 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
 
 /// `(r, q)` with `x ≈ q·π/2 + r (mod 2π)`, `|r| <= π/4`: Cody–Waite below 2^19,
 /// Payne–Hanek from there (behind a branch; a constant takes its path at build time, so
-/// that it folds).
+/// that it folds, and so does an argument the builder proves small, such as a fraction of a
+/// turn times 2π: [`KernelBuilder::magnitude_bound`]).
 fn reduce_quadrant(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F32>, Val<U32>) {
     match x.as_imm() {
         Some(v) if v.abs() >= reduce::LARGE => large_reduction(b, x, ax),
         Some(_) => small_reduction(b, x),
+        None if b.magnitude_bound(x).is_some_and(|m| m < reduce::LARGE) => small_reduction(b, x),
         None => {
             let r = b.reg::<F32>();
             let q = b.reg::<U32>();
