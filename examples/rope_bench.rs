@@ -1,135 +1,179 @@
 //! GPU throughput of the RoPE kernels against the practical ceiling: a device-to-device copy
 //! of the same bytes, measured in the same run.
 //!
-//! Each kernel reads `x` and writes `out` (8 bytes per element, plus one position per
-//! sequence); the copy moves the same 8 bytes per element. Inputs default to 256 MiB per
-//! tensor, several times an H200's 60 MB L2, so the numbers are DRAM bandwidth, not cache.
-//! Each figure is the median of `--runs` timed launches after `--warmup` untimed ones, each
-//! launch timed from its enqueue to the device being idle again.
+//! For each size of `x` (`--mib`, default 16 MiB to 4 GiB on a GPU, 4 MiB on the simulator),
+//! each kernel reads `x` and writes `out` of the same size; the copy moves the same bytes.
+//! Kernels: the production RoPE (`rope::Rope`) forward and backward for each layout and
+//! storage type, out of place, and the seed port (`rope::seed`, f32). Each figure is the
+//! median of `--runs` launches after `--warmup` untimed ones, each timed with CUDA events
+//! (`Device::time`; wall clock on the simulator). GB/s counts bytes read plus bytes written.
 //!
 //! ```text
-//! cargo run --release --example rope_bench -- [--device auto|cuda|sim] [--mib M] [--runs N] [--warmup W]
+//! cargo run --release --example rope_bench -- [--device auto|cuda|sim] [--mib 16,256,4096]
+//!     [--runs N] [--warmup W] [--heads H] [--head-dim D]
 //! ```
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use clap::{Parser, ValueEnum};
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
-use ptx_dsl::rope::{Direction, Layout, Rope, RopeConfig, TensorView};
-use ptx_dsl::runtime::{Device, DeviceKind, Error};
+use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, TensorView};
+use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error, Result};
+
+/// RoPE bandwidth against a device-to-device copy of the same bytes.
+#[derive(Parser, Debug)]
+#[command(name = "rope_bench")]
+struct Args {
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
+    /// Sizes of x in MiB, comma-separated [default: 16,64,256,1024,4096 on a GPU, 4 on the simulator].
+    #[arg(long, value_delimiter = ',')]
+    mib: Vec<usize>,
+    /// Timed launches per figure (the median is reported).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Untimed launches before the timed ones.
+    #[arg(long, default_value_t = 3)]
+    warmup: u32,
+    /// Heads per token.
+    #[arg(long, default_value_t = 32)]
+    heads: u32,
+    /// Elements per head.
+    #[arg(long, default_value_t = 128)]
+    head_dim: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DeviceArg {
+    Auto,
+    Cuda,
+    Sim,
+}
 
 fn main() -> ExitCode {
-    match run() {
+    let args = Args::parse();
+    match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("error: {msg}");
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::from(2)
         }
     }
 }
 
-/// Median wall time of `runs` calls of `f`, each followed by a device synchronize.
-fn median_time(
-    device: &Device,
-    runs: usize,
-    mut f: impl FnMut() -> Result<(), Error>,
-) -> Result<Duration, Error> {
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
+/// The median device time of `runs` calls of `f`, after `warmup` untimed ones.
+fn median(device: &Device, args: &Args, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    for _ in 0..args.warmup {
         f()?;
-        device.synchronize()?;
-        times.push(start.elapsed());
+    }
+    device.synchronize()?;
+    let mut times = Vec::with_capacity(args.runs as usize);
+    for _ in 0..args.runs {
+        times.push(device.time(&mut f)?.0);
     }
     times.sort();
     Ok(times[times.len() / 2])
 }
 
-fn run() -> Result<(), String> {
-    let mut device_name = "auto".to_string();
-    let (mut mib, mut runs, mut warmup) = (None, 20usize, 3usize);
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
-            "--device" => device_name = value,
-            "--mib" => mib = Some(value.parse::<usize>().map_err(|e| format!("--mib: {e}"))?),
-            "--runs" => runs = value.parse().map_err(|e| format!("--runs: {e}"))?,
-            "--warmup" => warmup = value.parse().map_err(|e| format!("--warmup: {e}"))?,
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    let device = match device_name.as_str() {
-        "auto" => Device::from_env(),
-        "cuda" => Device::cuda(0),
-        "sim" => Ok(Device::sim()),
-        other => return Err(format!("--device must be auto, cuda or sim, not `{other}`")),
-    }
-    .map_err(|e| e.to_string())?;
-    // The simulator is ~10^4 times slower than a GPU: default to a size it finishes quickly.
-    let mib = mib.unwrap_or(if device.kind() == DeviceKind::Cuda { 256 } else { 4 });
-    let runs = runs.max(1);
+/// A buffer pair of one storage type, `x` and `out`.
+enum Pair {
+    F32(DeviceBuffer<f32>, DeviceBuffer<f32>),
+    Half(DeviceBuffer<u16>, DeviceBuffer<u16>),
+}
 
-    let (heads, head_dim) = (32u32, 128u32);
-    let per_seq = (heads * head_dim) as usize;
-    let batch = ((mib << 20) / 4 / per_seq).max(1);
-    let n = batch * per_seq;
-    let x: Vec<f32> = (0..n).map(|i| ((i % 1999) as f32 / 999.5) - 1.0).collect();
-    let positions: Vec<u32> = (0..batch as u32).map(|s| s * 7 % 8192).collect();
+fn run(args: &Args) -> std::result::Result<(), String> {
     let e = |e: Error| e.to_string();
-    let xd = device.upload(&x).map_err(e)?;
-    let pd = device.upload(&positions).map_err(e)?;
-    let mut out = device.zeroed::<f32>(n).map_err(e)?;
-
-    let bytes = (8 * n + 4 * batch) as f64;
+    let device = match args.device {
+        DeviceArg::Auto => Device::from_env(),
+        DeviceArg::Cuda => Device::cuda(0),
+        DeviceArg::Sim => Ok(Device::sim()),
+    }
+    .map_err(e)?;
+    let sizes = match (&args.mib[..], device.kind()) {
+        ([], DeviceKind::Cuda) => vec![16, 64, 256, 1024, 4096],
+        ([], _) => vec![4],
+        (given, _) => given.to_vec(),
+    };
+    let row = args.heads as usize * args.head_dim as usize;
     println!(
-        "device {} ({}), {batch} x {heads} x {head_dim} f32 ({:.0} MiB per tensor), median of {runs}",
+        "device {} ({}), {} heads x head_dim {}, median of {} runs (CUDA events on a GPU)",
         device.name(),
         device.kind(),
-        (4 * n) as f64 / (1 << 20) as f64
+        args.heads,
+        args.head_dim,
+        args.runs
     );
-    let copy_time = {
-        for _ in 0..warmup {
-            out.copy_from_buffer(&xd).map_err(e)?;
+    for mib in sizes {
+        let bytes = mib << 20;
+        println!("\nx = {mib} MiB");
+        println!("{:<36} {:>11} {:>10} {:>8}", "kernel", "time", "GB/s", "of copy");
+        let mut copy_gbps = None;
+        for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+            let tokens = (bytes / dtype.size() / row).max(1);
+            let n = tokens * row;
+            let mut pair = match dtype {
+                Dtype::F32 => {
+                    let x: Vec<f32> = (0..n).map(|i| ((i % 1999) as f32 / 999.5) - 1.0).collect();
+                    Pair::F32(device.upload(&x).map_err(e)?, device.zeroed(n).map_err(e)?)
+                }
+                _ => {
+                    let x: Vec<u16> = (0..n).map(|i| 0x3c00 ^ (i % 977) as u16).collect();
+                    Pair::Half(device.upload(&x).map_err(e)?, device.zeroed(n).map_err(e)?)
+                }
+            };
+            let positions: Vec<u32> = (0..tokens as u32).map(|t| t.wrapping_mul(7919) % (1 << 20)).collect();
+            let pd = device.upload(&positions).map_err(e)?;
+            let moved = (2 * n * dtype.size() + 4 * tokens) as f64;
+            let report = |label: String, t: Duration, copy: Option<f64>| {
+                let gbps = moved / t.as_secs_f64() / 1e9;
+                let share = copy.map_or(String::new(), |c| format!("{:.1}%", 100.0 * gbps / c));
+                println!("{label:<36} {:>11.3?} {gbps:>10.1} {share:>8}", t);
+                gbps
+            };
+            if copy_gbps.is_none() {
+                let t = match &mut pair {
+                    Pair::F32(x, out) => median(&device, args, || out.copy_from_buffer(x)),
+                    Pair::Half(x, out) => median(&device, args, || out.copy_from_buffer(x)),
+                }
+                .map_err(e)?;
+                copy_gbps = Some(report("device-to-device copy".into(), t, None));
+            }
+            let view = TensorView::contiguous(tokens as u32, args.heads, args.head_dim);
+            for layout in [Layout::HalfSplit, Layout::Interleaved] {
+                let config = RopeConfig { layout, dtype, ..RopeConfig::new(args.head_dim) };
+                let rope = Rope::new(config).map_err(e)?.on(&device).map_err(e)?;
+                for direction in [Direction::Forward, Direction::Backward] {
+                    let t = match &mut pair {
+                        Pair::F32(x, out) => median(&device, args, || {
+                            rope.apply(direction, &pd, x, view, out, view).map(|_| ())
+                        }),
+                        Pair::Half(x, out) => median(&device, args, || {
+                            rope.apply(direction, &pd, x, view, out, view).map(|_| ())
+                        }),
+                    }
+                    .map_err(e)?;
+                    let label = format!("rope {} {layout:?} {direction:?}", dtype.name());
+                    report(label, t, copy_gbps);
+                }
+            }
+            // The seed's geometry puts sequences in grid y, whose limit is 65535.
+            if let (Pair::F32(_, _), true) = (&pair, tokens > 65_535) {
+                println!(
+                    "seed port                            skipped: {tokens} sequences exceed grid y (65535)"
+                );
+            } else if let Pair::F32(x, out) = &mut pair {
+                let (fwd, bwd) = (
+                    BatchedRope::new(args.heads, args.head_dim, 10_000.0),
+                    BatchedRopeBackward::new(args.heads, args.head_dim, 10_000.0),
+                );
+                let t = median(&device, args, || fwd.apply(&device, x, out, &pd).map(|_| ())).map_err(e)?;
+                report("seed port forward".into(), t, copy_gbps);
+                let t = median(&device, args, || bwd.apply(&device, x, out, &pd).map(|_| ())).map_err(e)?;
+                report("seed port backward".into(), t, copy_gbps);
+            }
         }
-        median_time(&device, runs, || out.copy_from_buffer(&xd)).map_err(e)?
-    };
-    let copy_gbps = (8 * n) as f64 / copy_time.as_secs_f64() / 1e9;
-    println!("{:<24} {:>10.3?} {:>9.1} GB/s  (the ceiling)", "device-to-device copy", copy_time, copy_gbps);
-    let (seed_fwd, seed_bwd) =
-        (BatchedRope::new(heads, head_dim, 10_000.0), BatchedRopeBackward::new(heads, head_dim, 10_000.0));
-    let view = TensorView::contiguous(batch as u32, heads, head_dim);
-    let half = Rope::new(RopeConfig::new(head_dim)).map_err(e)?.on(&device).map_err(e)?;
-    let interleaved = RopeConfig { layout: Layout::Interleaved, ..RopeConfig::new(head_dim) };
-    let interleaved = Rope::new(interleaved).map_err(e)?.on(&device).map_err(e)?;
-    type Run<'a> = Box<dyn Fn(&mut ptx_dsl::runtime::DeviceBuffer<f32>) -> ptx_dsl::runtime::Result<()> + 'a>;
-    let runs_list: Vec<(&str, Run)> = vec![
-        ("seed forward", Box::new(|o| seed_fwd.apply(&device, &xd, o, &pd).map(|_| ()))),
-        ("seed backward", Box::new(|o| seed_bwd.apply(&device, &xd, o, &pd).map(|_| ()))),
-        (
-            "half-split forward",
-            Box::new(|o| half.apply(Direction::Forward, &pd, &xd, view, o, view).map(|_| ())),
-        ),
-        (
-            "half-split backward",
-            Box::new(|o| half.apply(Direction::Backward, &pd, &xd, view, o, view).map(|_| ())),
-        ),
-        (
-            "interleaved forward",
-            Box::new(|o| interleaved.apply(Direction::Forward, &pd, &xd, view, o, view).map(|_| ())),
-        ),
-        (
-            "interleaved backward",
-            Box::new(|o| interleaved.apply(Direction::Backward, &pd, &xd, view, o, view).map(|_| ())),
-        ),
-    ];
-    for (label, run) in &runs_list {
-        for _ in 0..warmup {
-            run(&mut out).map_err(e)?;
-        }
-        let t = median_time(&device, runs, || run(&mut out)).map_err(e)?;
-        let gbps = bytes / t.as_secs_f64() / 1e9;
-        println!("{label:<24} {t:>10.3?} {gbps:>9.1} GB/s  {:>5.1}% of copy", 100.0 * gbps / copy_gbps);
     }
     Ok(())
 }

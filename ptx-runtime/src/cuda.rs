@@ -194,6 +194,19 @@ impl CudaBackend {
         Ok(Arc::new(CudaStreamHandle { stream, join_on_drop: Some(self.stream.clone()) }))
     }
 
+    /// Runs `work` between two timing events on the default stream and returns the GPU time
+    /// between them (waiting for the second).
+    pub(crate) fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(std::time::Duration, R)> {
+        self.bind()?;
+        let timed = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(timed).map_err(driver("cuEventRecord"))?;
+        let r = work()?;
+        self.bind()?;
+        let end = self.stream.record_event(timed).map_err(driver("cuEventRecord"))?;
+        let ms = start.elapsed_ms(&end).map_err(driver("cuEventElapsedTime"))?;
+        Ok((std::time::Duration::from_secs_f64(f64::from(ms) / 1e3), r))
+    }
+
     /// Waits for all work on the device.
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;

@@ -278,6 +278,24 @@ impl Device {
         self.take_pending_faults()
     }
 
+    /// How long `work` (launches and copies on the default stream) takes on the device: on
+    /// CUDA the GPU time between two events recorded around it (so the host's queuing is not
+    /// counted), on the simulator the wall-clock time of the synchronous calls. Then reports
+    /// faults as [`Device::synchronize`] does.
+    pub fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(std::time::Duration, R)> {
+        let timed = match &self.inner.backend {
+            Backend::Sim(_) => {
+                let start = std::time::Instant::now();
+                let r = work()?;
+                (start.elapsed(), r)
+            }
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(cuda) => cuda.time(work)?,
+        };
+        self.take_pending_faults()?;
+        Ok(timed)
+    }
+
     /// Whether a launch has finished when it returns (the simulator).
     pub(crate) fn is_synchronous(&self) -> bool {
         self.inner.backend.as_sim().is_some()

@@ -104,6 +104,9 @@ fn gpu_buffers_round_trip_and_copy() {
     assert!(matches!(b.copy_from(&data[..10]), Err(Error::SizeMismatch { .. })));
     let empty = device.upload::<f32>(&[]).unwrap();
     assert!(empty.to_vec().unwrap().is_empty());
+    // Event timing of a copy: positive, and far below a second for 8 KB.
+    let (t, ()) = device.time(|| b.copy_from_buffer(&z)).unwrap();
+    assert!(t > std::time::Duration::ZERO && t < std::time::Duration::from_secs(1), "{t:?}");
 }
 
 #[test]

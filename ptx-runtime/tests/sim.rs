@@ -482,3 +482,20 @@ fn a_read_only_buffer_for_a_written_pointer_and_a_buffer_of_the_wrong_type_are_r
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn time_measures_the_work_and_passes_its_result_and_errors_on() {
+    let device = Device::sim();
+    let n = 1 << 16;
+    let (x, mut y) = (device.upload(&random_f32(3, n)).unwrap(), device.zeroed::<f32>(n).unwrap());
+    let cfg = LaunchConfig::for_elements(n, 256);
+    let (elapsed, report) = device
+        .time(|| {
+            device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), (n as u32).into()])
+        })
+        .unwrap();
+    assert!(elapsed > std::time::Duration::ZERO);
+    assert_eq!(report.threads, Some(n as u64));
+    let err = device.time(|| y.copy_from(&[1.0f32; 3])).unwrap_err();
+    assert!(matches!(err, Error::SizeMismatch { .. }), "{err}");
+}
