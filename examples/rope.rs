@@ -344,14 +344,14 @@ fn print_header(args: &Args) {
         );
     } else {
         println!(
-            "RoPE: {} tokens, {} q heads + {} kv heads, head_dim {} (rotary {}), {:?} layout, {:?}, theta {}, scaling {}",
+            "RoPE: {} tokens, {} q heads + {} kv heads, head_dim {} (rotary {}), {} pairs, {}, theta {}, scaling {}",
             args.tokens,
             args.heads,
             args.kv_heads,
             args.head_dim,
             args.rotary_dim(),
-            args.layout,
-            args.dtype,
+            if args.layout == LayoutArg::Half { "half-split" } else { "interleaved" },
+            args.config().dtype.name(),
             args.theta,
             args.scaling.text
         );

@@ -36,6 +36,14 @@ pub(crate) struct RangeFacts {
     /// `(y, x)`: `y = cvt.rni.f32.f32 x`, since the last label.
     rounded: Vec<(VReg, VReg)>,
     bounded: Vec<Bound>,
+    /// Bit `index % 64` set for every f32 register some fact mentions: most writes touch
+    /// none, and skip the search.
+    mentioned: u64,
+}
+
+/// `reg`'s bit in [`RangeFacts::mentioned`].
+fn bit(reg: VReg) -> u64 {
+    1 << (reg.index % 64)
 }
 
 impl RangeFacts {
@@ -48,6 +56,7 @@ impl RangeFacts {
     pub(crate) fn note_round(&mut self, dst: VReg, src: VReg) {
         if dst.ty == PtxType::F32 && src.ty == PtxType::F32 {
             self.rounded.push((dst, src));
+            self.mentioned |= bit(dst) | bit(src);
         }
     }
 
@@ -81,6 +90,7 @@ impl RangeFacts {
             bound.is_finite().then_some((bound, basis))
         });
         if let Some((bound, basis)) = derived {
+            self.mentioned |= basis.iter().fold(bit(dst), |m, &r| m | bit(r));
             self.bounded.push(Bound { reg: dst, bound, basis });
         }
     }
@@ -112,6 +122,9 @@ impl RangeFacts {
 
     /// Forgets every fact that mentions `reg`, which is being written again.
     pub(crate) fn forget(&mut self, reg: VReg) {
+        if reg.ty != PtxType::F32 || self.mentioned & bit(reg) == 0 {
+            return;
+        }
         self.rounded.retain(|&(y, x)| y != reg && x != reg);
         self.bounded.retain(|b| b.reg != reg && !b.basis.contains(&reg));
     }
