@@ -6,17 +6,24 @@
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F32};
 
-/// A small xorshift generator, seeded from the clock so every run sees fresh inputs.
+/// A small xorshift generator, seeded from the clock so every run sees fresh inputs, or
+/// from `PTX_DSL_TEST_SEED` (decimal or `0x` hex, as printed) to replay a failure.
 struct Rng(u64);
 
 impl Rng {
     fn fresh(test: &str) -> Rng {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x9e37_79b9_7f4a_7c15)
-            | 1;
-        eprintln!("{test}: seed {seed:#x}");
+        let seed = match std::env::var("PTX_DSL_TEST_SEED") {
+            Ok(text) => match text.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => text.parse(),
+            }
+            .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0x9e37_79b9_7f4a_7c15),
+        } | 1;
+        eprintln!("{test}: seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
         Rng(seed)
     }
     fn next(&mut self) -> u64 {

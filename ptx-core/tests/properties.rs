@@ -200,8 +200,25 @@ impl Kernel for Fixed {
     }
 }
 
+/// proptest's configuration with its seed chosen by the project's rule: `PTX_DSL_TEST_SEED`
+/// (decimal or `0x` hex) when set, else a fresh one, printed so a failure can be replayed.
+fn seeded(cases: u32) -> Config {
+    let seed = match std::env::var("PTX_DSL_TEST_SEED") {
+        Ok(text) => match text.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => text.parse(),
+        }
+        .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64),
+    };
+    eprintln!("proptest seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
+    Config { cases, rng_seed: proptest::test_runner::RngSeed::Fixed(seed), ..Config::default() }
+}
+
 proptest! {
-    #![proptest_config(Config { cases: 256, ..Config::default() })]
+    #![proptest_config(seeded(256))]
 
     #[test]
     fn well_typed_programs_verify(steps in steps()) {
@@ -220,7 +237,7 @@ proptest! {
 #[test]
 fn random_programs_assemble_with_ptxas() {
     let Some(ptxas) = ptxas::ptxas_or_skip("random_programs_assemble_with_ptxas") else { return };
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::new(seeded(48));
     let kernels: Vec<KernelIr> = (0..48)
         .map(|i| {
             let steps = steps().new_tree(&mut runner).expect("strategy").current();

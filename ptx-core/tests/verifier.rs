@@ -301,3 +301,39 @@ fn bytes_live_in_16_or_32_bit_integer_registers() {
         );
     }
 }
+
+#[test]
+fn a_register_index_at_the_count_is_unknown() {
+    // The kernel declares %r0..%r{n-1}: index n is one past the end, n - 1 is the last.
+    let build = |past_the_end: bool| {
+        let mut b = KernelBuilder::new("k");
+        let r = b.raw_reg(PtxType::U32);
+        let index = if past_the_end { r.index + 1 } else { r.index };
+        b.push(Instr::Mov {
+            ty: PtxType::U32,
+            dst: ptx_core::ir::VReg { ty: PtxType::U32, index },
+            src: Operand::Imm(Imm::new(PtxType::U32, 1)),
+        });
+        b.finish()
+    };
+    verify(&build(false)).expect("the last declared register is known");
+    match kind_of(&build(true)) {
+        VerifyErrorKind::UnknownReference { what } => assert_eq!(what, "register %r1"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn barrier_ids_are_0_to_15() {
+    let build = |barrier: u32| {
+        let mut b = KernelBuilder::new("k");
+        b.push(Instr::BarSync { barrier });
+        b.finish()
+    };
+    verify(&build(0)).expect("barrier 0");
+    verify(&build(15)).expect("barrier 15, the last");
+    match kind_of(&build(16)) {
+        VerifyErrorKind::InvalidForm { reason } => assert!(reason.contains("barrier 16"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}

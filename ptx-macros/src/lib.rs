@@ -159,8 +159,29 @@ mod tests {
         (tokens(attr), format!("fn k(x: &[f32], y: &mut [f32], n: u32, #[comptime] c: u32) {{ {body} }}"))
     }
 
+    /// proptest's configuration with its seed chosen by the project's rule:
+    /// `PTX_DSL_TEST_SEED` (decimal or `0x` hex) when set, else a fresh one, printed.
+    fn seeded(cases: u32) -> ProptestConfig {
+        let seed = match std::env::var("PTX_DSL_TEST_SEED") {
+            Ok(text) => match text.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => text.parse(),
+            }
+            .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64),
+        };
+        eprintln!("proptest seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
+        ProptestConfig {
+            cases,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+            ..ProptestConfig::default()
+        }
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(seeded(256))]
 
         /// Generated kernels, valid or not, expand to tokens or to errors: never a panic.
         #[test]

@@ -249,14 +249,14 @@ impl Decoder {
             if bits != 32 || h.len() != 8 {
                 return Err(bad());
             }
-            u64::from_str_radix(h, 16).map_err(|_| bad())?
+            hex_digits(h).ok_or_else(bad)?
         } else if let Some(h) = tok.strip_prefix("0d").or_else(|| tok.strip_prefix("0D")) {
             if bits != 64 || h.len() != 16 {
                 return Err(bad());
             }
-            u64::from_str_radix(h, 16).map_err(|_| bad())?
+            hex_digits(h).ok_or_else(bad)?
         } else if let Some(h) = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
-            let v = u64::from_str_radix(h, 16).map_err(|_| bad())?;
+            let v = hex_digits(h).ok_or_else(bad)?;
             if v & !width_mask(bits) != 0 {
                 return Err(bad());
             }
@@ -308,14 +308,19 @@ impl Decoder {
         let (base, off) = match split {
             Some(i) => {
                 let (b, o) = inner.split_at(i);
-                let neg = o.starts_with('-');
-                let digits = o[1..].trim();
-                let v: i64 = if let Some(h) = digits.strip_prefix("0x") {
-                    i64::from_str_radix(h, 16)
-                } else {
-                    digits.parse()
-                }
-                .map_err(|_| self.parse_err(format!("malformed address offset in `{tok}`")))?;
+                // `+n`, `-n`, and `+-n` (what ptxas accepts and our printer writes).
+                let (neg, digits) = match (o.starts_with('-'), o[1..].trim()) {
+                    (false, d) if d.starts_with('-') => (true, d[1..].trim_start()),
+                    (neg, d) => (neg, d),
+                };
+                let malformed = || self.parse_err(format!("malformed address offset in `{tok}`"));
+                let v: i64 = match digits.strip_prefix("0x") {
+                    Some(h) => hex_digits(h).and_then(|v| i64::try_from(v).ok()).ok_or_else(malformed)?,
+                    None if digits.bytes().all(|c| c.is_ascii_digit()) => {
+                        digits.parse().map_err(|_| malformed())?
+                    }
+                    None => return Err(malformed()),
+                };
                 let v = if neg { v.checked_neg() } else { Some(v) }
                     .ok_or_else(|| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
                 let v = i32::try_from(v)
@@ -849,4 +854,13 @@ impl Decoder {
         self.emit(op, s);
         Ok(())
     }
+}
+
+/// The value of `h`, one or more hexadecimal digits and nothing else (no sign: Rust's
+/// `from_str_radix` would take `+1f`, which PTX does not write).
+fn hex_digits(h: &str) -> Option<u64> {
+    if h.is_empty() || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(h, 16).ok()
 }

@@ -43,8 +43,7 @@ fn three_d_grid_writes_each_global_linear_index_once() {
     let buf = upload(&mem, &vec![0xffff_ffff; n], 4);
     for workers in [1, 3] {
         mem.write(buf, &vec![0xff; n * 4]).unwrap();
-        let stats = run(&m, "grid3d", g, &[buf], &mem).unwrap();
-        let _ = workers;
+        let stats = launch(kernel(&m, "grid3d"), &g, &[buf], &mem, workers).unwrap();
         assert_eq!(stats.threads, n as u64);
         assert_eq!(stats.instructions % n as u64, 0, "every thread runs the same path");
         assert!(stats.instructions >= 20 * n as u64);

@@ -34,10 +34,11 @@ impl Rng {
 }
 
 /// `count` fresh seeds per run (from the clock, through splitmix64 so that nearby times
-/// give unrelated seeds), or the one seed in the environment variable `var` (decimal or
-/// `0x` hex) to replay a failure; never 0 (xorshift needs a nonzero state).
+/// give unrelated seeds), or the one seed in the environment variable `var` or, for every
+/// randomised test at once, `PTX_DSL_TEST_SEED` (decimal or `0x` hex) to replay a failure;
+/// never 0 (xorshift needs a nonzero state).
 pub fn fresh_seeds(var: &str, count: u64) -> Vec<u64> {
-    if let Ok(s) = std::env::var(var) {
+    if let Ok(s) = std::env::var(var).or_else(|_| std::env::var("PTX_DSL_TEST_SEED")) {
         let s = s.trim();
         let seed = match s.strip_prefix("0x") {
             Some(hex) => u64::from_str_radix(hex, 16),
