@@ -289,10 +289,15 @@ impl CudaBackend {
     /// JIT-loads `ptx` and looks up its entry `kernel`; a rejection is
     /// [`Error::PtxRejected`] with the JIT's error log.
     pub(crate) fn load(&self, kernel: &str, ptx: &str) -> Result<CudaKernel> {
-        let rejected = |log: String| Error::PtxRejected { kernel: kernel.to_string(), log };
+        let module = self.load_module(kernel, ptx)?;
+        self.kernel_of(&module, kernel)
+    }
+
+    /// JIT-loads a module's PTX; `label` names it in errors ([`Error::PtxRejected`] with the
+    /// JIT's error log).
+    pub(crate) fn load_module(&self, label: &str, ptx: &str) -> Result<Arc<CudaModule>> {
+        let rejected = |log: String| Error::PtxRejected { kernel: label.to_string(), log };
         let src = CString::new(ptx).map_err(|_| rejected("the PTX text contains a NUL byte".into()))?;
-        let name =
-            CString::new(kernel).map_err(|_| rejected("the kernel name contains a NUL byte".into()))?;
         self.bind()?;
         let mut error_log = vec![0u8; 1 << 16];
         let mut options = [
@@ -333,28 +338,33 @@ impl CudaBackend {
             };
             return Err(rejected(log));
         }
-        // SAFETY: the call succeeded, so it wrote the module handle.
-        let module = unsafe { module.assume_init() };
-        // Owned from here on, so an error below unloads it.
-        let mut loaded = CudaKernel {
-            ctx: self.ctx.clone(),
-            module,
-            function: std::ptr::null_mut(),
-            max_threads_per_block: u32::MAX,
-        };
-        // SAFETY: `module` is a live module handle owned by `loaded`.
-        loaded.function =
-            unsafe { result::module::get_function(module, name) }.map_err(driver("cuModuleGetFunction"))?;
-        // SAFETY: `function` is a live function handle of the module owned by `loaded`.
+        // SAFETY: the call succeeded, so it wrote the module handle; owned from here on.
+        Ok(Arc::new(CudaModule { ctx: self.ctx.clone(), module: unsafe { module.assume_init() } }))
+    }
+
+    /// The entry function `kernel` of a loaded module.
+    pub(crate) fn kernel_of(&self, module: &Arc<CudaModule>, kernel: &str) -> Result<CudaKernel> {
+        let name = CString::new(kernel).map_err(|_| Error::PtxRejected {
+            kernel: kernel.to_string(),
+            log: "the kernel name contains a NUL byte".into(),
+        })?;
+        self.bind()?;
+        // SAFETY: `module.module` is a live module handle, kept alive by the `Arc`.
+        let function = unsafe { result::module::get_function(module.module, name) }
+            .map_err(driver("cuModuleGetFunction"))?;
+        // SAFETY: `function` is a live function handle of that module.
         let max_threads = unsafe {
             result::function::get_function_attribute(
-                loaded.function,
+                function,
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
             )
         }
         .map_err(driver("cuFuncGetAttribute"))?;
-        loaded.max_threads_per_block = u32::try_from(max_threads).unwrap_or(0);
-        Ok(loaded)
+        Ok(CudaKernel {
+            _module: module.clone(),
+            function,
+            max_threads_per_block: u32::try_from(max_threads).unwrap_or(0),
+        })
     }
 
     /// Enqueues `kernel` on `stream` with `args` (already checked against its parameters and
@@ -459,10 +469,16 @@ impl Drop for CudaStreamHandle {
     }
 }
 
-/// A JIT-loaded module and its one entry function; unloaded on drop.
-pub(crate) struct CudaKernel {
+/// A JIT-loaded module; unloaded when the last kernel of it goes.
+pub(crate) struct CudaModule {
     ctx: Arc<CudaContext>,
     module: sys::CUmodule,
+}
+
+/// An entry function of a loaded module, which it keeps loaded.
+pub(crate) struct CudaKernel {
+    /// Keeps the module loaded while the function can be launched.
+    _module: Arc<CudaModule>,
     function: sys::CUfunction,
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` of the compiled function.
     max_threads_per_block: u32,
@@ -470,18 +486,22 @@ pub(crate) struct CudaKernel {
 
 // SAFETY: CUDA module and function handles may be used from any thread once the context is
 // bound, which every use here does first.
+unsafe impl Send for CudaModule {}
+// SAFETY: as above; the handle is never mutated after loading.
+unsafe impl Sync for CudaModule {}
+// SAFETY: as for `CudaModule`: the function handle is used only with the context bound.
 unsafe impl Send for CudaKernel {}
 // SAFETY: as above; the handles are never mutated after loading.
 unsafe impl Sync for CudaKernel {}
 
-impl Drop for CudaKernel {
+impl Drop for CudaModule {
     fn drop(&mut self) {
         bind_quietly(&self.ctx);
-        // Modules go only with their device handle, when no buffer or stream of it is left,
-        // but kernels launched through it may still be running: let them finish before
+        // A module goes with its last user (the device's module cache, or a `PtxModule`),
+        // but kernels launched from it may still be running: let them finish before
         // unloading their code. (A sticky error of a faulted kernel is reported elsewhere.)
         let _ = result::ctx::synchronize();
-        // SAFETY: the module was loaded by `CudaBackend::load` and is unloaded only here, with
+        // SAFETY: the module was loaded by `CudaBackend::load_module` and is unloaded only here, with
         // its context bound.
         let unloaded = unsafe { result::module::unload(self.module) };
         self.ctx.record_err(unloaded);

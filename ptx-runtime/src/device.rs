@@ -410,32 +410,10 @@ impl Device {
             cfg.validate_with_static_shared(&self.inner.limits, entry.static_shared)?;
         }
         check_args(kernel.name(), &entry.params, args)?;
-        for (index, arg) in args.iter().enumerate() {
-            if let Some(buf) = arg.erased_buffer() {
-                if !buf.owner().same_as(self) {
-                    return Err(Error::WrongDevice {
-                        what: format!(
-                            "argument {index} of kernel `{}` ({}) lives on {}, but the launch is on {}",
-                            kernel.name(),
-                            arg.describe(),
-                            buf.owner(),
-                            self
-                        ),
-                    });
-                }
-            }
-        }
+        self.check_owned(kernel.name(), args)?;
         match (&self.inner.backend, &entry.loaded, &stream.inner) {
             (Backend::Sim(sim), Loaded::Sim(module), StreamInner::Sim { .. }) => {
-                let params: Vec<u64> = args
-                    .iter()
-                    .map(|arg| match &arg.kind {
-                        ArgKind::In(b) => b.sim_addr().unwrap_or(0),
-                        ArgKind::Out(b) => b.sim_addr().unwrap_or(0),
-                        ArgKind::Scalar(s) => s.to_bits(),
-                    })
-                    .collect();
-                let stats = sim.launch(module, &entry.entry, &cfg, &params)?;
+                let stats = sim.launch(module, &entry.entry, &cfg, &sim_params(args))?;
                 Ok(LaunchReport {
                     kernel: kernel.name().to_string(),
                     cache_hit,
@@ -461,6 +439,38 @@ impl Device {
             }),
         }
     }
+}
+
+impl Device {
+    /// Checks that every buffer in `args` belongs to this device ([`Error::WrongDevice`]).
+    pub(crate) fn check_owned(&self, kernel: &str, args: &[KernelArg<'_>]) -> Result<()> {
+        for (index, arg) in args.iter().enumerate() {
+            if let Some(buf) = arg.erased_buffer() {
+                if !buf.owner().same_as(self) {
+                    return Err(Error::WrongDevice {
+                        what: format!(
+                            "argument {index} of kernel `{kernel}` ({}) lives on {}, but the launch is on {}",
+                            arg.describe(),
+                            buf.owner(),
+                            self
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The raw 64-bit parameter values of a simulated launch: buffer addresses and scalar bits.
+pub(crate) fn sim_params(args: &[KernelArg<'_>]) -> Vec<u64> {
+    args.iter()
+        .map(|arg| match &arg.kind {
+            ArgKind::In(b) => b.sim_addr().unwrap_or(0),
+            ArgKind::Out(b) => b.sim_addr().unwrap_or(0),
+            ArgKind::Scalar(s) => s.to_bits(),
+        })
+        .collect()
 }
 
 impl PartialEq for Device {

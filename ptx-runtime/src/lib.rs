@@ -14,6 +14,8 @@
 //!   parameters. [`Stream`]s for explicit ordering.
 //! - A per-device module cache: each (kernel, comptime values, target) is built and loaded
 //!   once ([`Device::cache_stats`]).
+//! - Raw PTX from anywhere (NVRTC, a file): [`Device::load_ptx`] gives a [`PtxModule`] whose
+//!   kernels launch by name, checked against their `.entry` signatures, on either backend.
 //! - One error type, [`Error`].
 //!
 //! ```
@@ -55,7 +57,9 @@ mod cuda;
 mod device;
 mod error;
 mod launch;
+mod raw;
 mod scalar;
+mod signature;
 mod sim_backend;
 
 pub use buffer::DeviceBuffer;
@@ -63,4 +67,6 @@ pub use cache::CacheStats;
 pub use device::{Device, DeviceKind, Stream, DEVICE_ENV};
 pub use error::{Error, Result};
 pub use launch::{DeviceLimits, KernelArg, LaunchConfig, LaunchReport};
+pub use raw::PtxModule;
 pub use scalar::{DeviceScalar, Scalar};
+pub use signature::PtxParam;

@@ -206,3 +206,25 @@ fn gpu_threads_drops_and_dropped_streams() {
     assert!(ptx.contains(&format!(".target {}", device.target())), "{ptx}");
     device.synchronize().unwrap();
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn raw_ptx_modules_run_on_the_gpu_as_on_the_simulator() {
+    use ptx_core::{print, Kernel, Target};
+    // Our printer's PTX (ISA 7.0, which every driver loads; NVRTC 13.5 writes 9.5).
+    let ptx = print::module_ptx(&[Saxpy.build(), Hash.build()], Target::SM_80);
+    let n = 4096;
+    let (x, y) = (random_f32(5, n), random_f32(6, n));
+    let mut results = Vec::new();
+    for device in [gpu(), Device::sim()] {
+        let module = device.load_ptx(&ptx).unwrap();
+        assert_eq!(module.kernel_names().count(), 2);
+        let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
+        let cfg = LaunchConfig::for_elements(n, 256);
+        module
+            .launch("saxpy", cfg, &mut [0.75f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()])
+            .unwrap();
+        results.push(yd.to_vec().unwrap());
+    }
+    assert_eq!(results[0], results[1]);
+}

@@ -1,0 +1,110 @@
+//! Raw PTX modules (`Device::load_ptx`): PTX that NVRTC wrote, and our own printer's
+//! multi-kernel modules, launched by name on the simulator; every argument check.
+
+mod common;
+
+use common::*;
+use ptx_core::{print, Kernel, Target};
+use ptx_runtime::{Device, Error, KernelArg, LaunchConfig};
+
+/// NVRTC 13.5's PTX for `extern "C" __global__ void saxpy(float a, const float* x, float* y,
+/// int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }`
+/// (`cargo run --example nvrtc_on_sim -- --emit FILE` writes it).
+const NVRTC_SAXPY: &str = include_str!("../../ptx-sim/tests/corpus/saxpy.ptx");
+
+#[test]
+fn nvrtc_saxpy_runs_on_the_simulator_bit_for_bit() {
+    let device = Device::sim();
+    let module = device.load_ptx(NVRTC_SAXPY).unwrap();
+    assert_eq!(module.kernel_names().collect::<Vec<_>>(), ["saxpy"]);
+    let types: Vec<_> = module.params("saxpy").unwrap().iter().map(|p| p.ty.ptx_name()).collect();
+    assert_eq!(types, ["f32", "u64", "u64", "u32"]);
+    let n = 3000;
+    let (x, y) = (random_f32(11, n), random_f32(12, n));
+    let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
+    let report = module
+        .launch(
+            "saxpy",
+            LaunchConfig::for_elements(n, 128),
+            &mut [1.5f32.into(), (&xd).into(), (&mut yd).into(), (n as i32).into()],
+        )
+        .unwrap();
+    assert_eq!(report.threads, Some(24 * 128));
+    // nvcc contracts `a * x[i] + y[i]` into one fma.
+    let got = yd.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(got[i].to_bits(), 1.5f32.mul_add(x[i], y[i]).to_bits(), "element {i}");
+    }
+}
+
+#[test]
+fn every_kernel_of_a_module_launches_by_name() {
+    let device = Device::sim();
+    let ptx = print::module_ptx(&[Saxpy.build(), Hash.build()], Target::SM_80);
+    let module = device.load_ptx(&ptx).unwrap();
+    assert_eq!(module.kernel_names().collect::<Vec<_>>(), ["saxpy", Hash.name()]);
+    let n = 500;
+    let (x, y) = (random_f32(1, n), random_f32(2, n));
+    let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
+    let cfg = LaunchConfig::for_elements(n, 64);
+    module
+        .launch("saxpy", cfg, &mut [2.0f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()])
+        .unwrap();
+    assert_eq!(yd.to_vec().unwrap(), saxpy_ref(2.0, &x, &y));
+}
+
+#[test]
+fn arguments_are_checked_against_the_entry_signature() {
+    let device = Device::sim();
+    let module = device.load_ptx(NVRTC_SAXPY).unwrap();
+    let (xd, mut yd) = (device.upload(&[1.0f32; 8]).unwrap(), device.zeroed::<f32>(8).unwrap());
+    let cfg = LaunchConfig::linear(1, 8);
+    let err = module.launch("saxpi", cfg, &mut []).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument, .. } if argument == "kernel"), "{err}");
+    assert!(err.to_string().contains("it has saxpy"), "{err}");
+    let run = |args: &mut [KernelArg<'_>]| module.launch("saxpy", cfg, args).unwrap_err();
+    match run(&mut [1.0f32.into(), (&xd).into()]) {
+        Error::ArgumentMismatch { index: 2, expected, .. } => {
+            assert!(expected.starts_with("4 arguments"), "{expected}")
+        }
+        other => panic!("{other}"),
+    }
+    match run(&mut [(&xd).into(), (&xd).into(), (&mut yd).into(), 8i32.into()]) {
+        Error::ArgumentMismatch { index: 0, expected, .. } => {
+            assert!(expected.contains(".f32"), "{expected}")
+        }
+        other => panic!("{other}"),
+    }
+    match run(&mut [1.0f32.into(), 7u64.into(), (&mut yd).into(), 8.0f32.into()]) {
+        Error::ArgumentMismatch { index: 3, .. } => {}
+        other => panic!("{other}"),
+    }
+    match run(&mut [1.0f64.into(), (&xd).into(), (&mut yd).into(), 8u32.into()]) {
+        Error::ArgumentMismatch { index: 0, .. } => {}
+        other => panic!("{other}"),
+    }
+    // A buffer of another device.
+    let other = Device::sim().upload(&[1.0f32; 8]).unwrap();
+    assert!(matches!(
+        run(&mut [1.0f32.into(), (&other).into(), (&mut yd).into(), 8u32.into()]),
+        Error::WrongDevice { .. }
+    ));
+    // A bad geometry.
+    let zero = LaunchConfig::linear(0, 8);
+    let err = module.launch("saxpy", zero, &mut [1.0f32.into(), (&xd).into(), (&mut yd).into(), 8u32.into()]);
+    assert!(matches!(err, Err(Error::BadLaunchConfig { .. })));
+}
+
+#[test]
+fn unusable_modules_are_errors_naming_the_line() {
+    let device = Device::sim();
+    let err = device.load_ptx(".version 7.0\n.target sm_80\n.address_size 64\n").err().expect("no entry");
+    assert!(err.to_string().contains("no `.entry`"), "{err}");
+    let by_value = NVRTC_SAXPY.replace(".param .u32 saxpy_param_3", ".param .align 4 .b8 saxpy_param_3[8]");
+    let err = device.load_ptx(&by_value).err().expect("struct parameter");
+    assert!(err.to_string().contains("line 19") && err.to_string().contains("byte arrays"), "{err}");
+    let garbled = NVRTC_SAXPY.replace("fma.rn.f32", "fma.rn.q32");
+    let err = device.load_ptx(&garbled).err().expect("garbled body");
+    assert!(matches!(err, Error::Simulator(_)), "{err}");
+    assert!(err.to_string().contains("line 46") && err.to_string().contains(".q32"), "{err}");
+}
