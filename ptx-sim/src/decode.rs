@@ -14,7 +14,7 @@ use ptx_core::PtxType;
 use crate::error::SimError;
 use crate::memory::AtomKind;
 use crate::parse::{BodyItem, Stmt};
-use crate::program::{FArith, FUn, KernelCode, Op, ParamInfo, R};
+use crate::program::{BitOp, FArith, FUn, KernelCode, Op, ParamInfo, VoteKind, R};
 use ptx_core::softfloat::Rnd;
 
 /// A `.reg .T %prefix<N>` declaration.
@@ -67,6 +67,7 @@ pub(crate) fn decode_kernel(
     params: Vec<(String, PtxType)>,
     reg_decls: Vec<RegDecl>,
     shared: Vec<SharedDef>,
+    dynamic: &[SharedDef],
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
@@ -100,6 +101,14 @@ pub(crate) fn decode_kernel(
         }
         shared_map.insert(s.name.clone(), (end - s.bytes as u64) as u32);
         offset = end as u32;
+    }
+    // Every `.extern .shared` array starts where the dynamic shared memory does: after the
+    // static arrays, at the largest alignment asked for (the padding counts as static).
+    if let Some(align) = dynamic.iter().map(|s| s.align).max() {
+        offset = offset.div_ceil(align) * align;
+        for s in dynamic {
+            shared_map.insert(s.name.clone(), offset);
+        }
     }
     let param_base = nregs;
     let mut d = Decoder {
@@ -201,6 +210,13 @@ impl Decoder {
 
     fn ty(&self, s: &str) -> Result<PtxType, SimError> {
         PtxType::from_ptx_name(s).ok_or_else(|| self.unsupported(format!("type `.{s}`")))
+    }
+
+    /// A fresh register of the decoder's own (for flushed `.ftz` inputs).
+    fn scratch(&mut self) -> R {
+        let r = self.init.len() as R;
+        self.init.push(0);
+        r
     }
 
     fn konst(&mut self, v: u64) -> R {
@@ -418,6 +434,9 @@ impl Decoder {
                 let [_, t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
                 self.expect_ops(s, 2)?;
+                if o[0].starts_with('{') || o[1].starts_with('{') {
+                    return self.mov_vector(s, ty);
+                }
                 let d = self.dst(&o[0])?;
                 if let Some(sr) = SpecialReg::ALL.iter().find(|r| r.ptx_name() == o[1]) {
                     if ty.bits() != 32 {
@@ -460,7 +479,13 @@ impl Decoder {
                 }
             }
             "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" => {
-                let [op, mode, t] = p else { return Err(unsup(self)) };
+                // `.ftz` (what NVRTC's fast forms use): subnormal inputs and results are
+                // flushed to a zero of their sign around the operation.
+                let (op, mode, t, ftz) = match p {
+                    [op, mode, t] => (op, mode, t, false),
+                    [op, mode, "ftz", t] if *t == "f32" => (op, mode, t, true),
+                    _ => return Err(unsup(self)),
+                };
                 let ty = self.ty(t)?;
                 if !ty.is_arith_float() {
                     return Err(unsup(self));
@@ -480,8 +505,77 @@ impl Decoder {
                 };
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
+                let mut a = self.src(&o[1], ty)?;
+                if ftz {
+                    let flushed = self.scratch();
+                    self.emit(Op::FlushF32 { d: flushed, a }, s);
+                    a = flushed;
+                }
                 self.emit(Op::FUnary { op: f, f64, d, a }, s);
+                if ftz {
+                    self.emit(Op::FlushF32 { d, a: d }, s);
+                }
+            }
+            "copysign" => {
+                // `d` is `b` with the sign of `a`.
+                let [_, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !ty.is_arith_float() {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let sign = if ty == PtxType::F64 { 1u64 << 63 } else { 1 << 31 };
+                let (sign_mask, magnitude_mask) =
+                    (self.konst(sign), self.konst(width_mask(ty.bits()) & !sign));
+                let (from_a, from_b) = (self.scratch(), self.scratch());
+                self.emit(Op::And { d: from_a, a, b: sign_mask }, s);
+                self.emit(Op::And { d: from_b, a: b, b: magnitude_mask }, s);
+                self.emit(Op::Or { d, a: from_a, b: from_b }, s);
+            }
+            "popc" | "clz" | "brev" | "bfind" => {
+                let (op, t) = match p {
+                    ["popc", t] => (BitOp::Popc, *t),
+                    ["clz", t] => (BitOp::Clz, *t),
+                    ["brev", t] => (BitOp::Brev, *t),
+                    ["bfind", t] => (BitOp::Bfind { signed: t.starts_with('s'), shiftamt: false }, *t),
+                    ["bfind", "shiftamt", t] => {
+                        (BitOp::Bfind { signed: t.starts_with('s'), shiftamt: true }, *t)
+                    }
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                let typed_ok = match op {
+                    BitOp::Bfind { .. } => ty.is_int() && ty.bits() >= 32,
+                    _ => ty.class() == ptx_core::types::TypeClass::Bits && ty.bits() >= 32,
+                };
+                if !typed_ok {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                self.emit(Op::Bits { op, wide: ty.bits() == 64, d, a }, s);
+            }
+            "vote" => {
+                let kind = match p {
+                    ["vote", "sync", "ballot", "b32"] => VoteKind::Ballot,
+                    ["vote", "sync", "any", "pred"] => VoteKind::Any,
+                    ["vote", "sync", "all", "pred"] => VoteKind::All,
+                    ["vote", "sync", "uni", "pred"] => VoteKind::Uni,
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let (negate, pred) = match o[1].strip_prefix('!') {
+                    Some(r) => (true, r),
+                    None => (false, o[1].as_str()),
+                };
+                let a = self.pred(pred)?;
+                let mask = self.src(&o[2], PtxType::U32)?;
+                self.emit(Op::Vote { kind, d, a, negate, mask }, s);
             }
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 self.binary(s, p)?
@@ -533,6 +627,14 @@ impl Decoder {
                         ("sat", _) if !sat => sat = true,
                         _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
                     }
+                }
+                if dst == src && dst.is_arith_float() && round.is_none() && sat {
+                    // `cvt.sat.f32.f32`: a clamp to [0, 1].
+                    self.expect_ops(s, 2)?;
+                    let d = self.dst(&o[0])?;
+                    let a = self.src(&o[1], src)?;
+                    self.emit(Op::SatFloat { f64: dst == PtxType::F64, d, a }, s);
+                    return Ok(());
                 }
                 eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 self.expect_ops(s, 2)?;
@@ -642,14 +744,66 @@ impl Decoder {
                     _ => return Err(unsup(self)),
                 };
                 self.expect_ops(s, 5)?;
-                let d = self.dst(&o[0])?;
+                // `d|p`: `p` says whether the source lane was valid.
+                let (d, valid) = match o[0].split_once('|') {
+                    Some((dst, p)) => (self.reg(dst.trim())?.0, Some(self.pred(p.trim())?)),
+                    None => (self.dst(&o[0])?, None),
+                };
                 let src = self.src(&o[1], PtxType::B32)?;
                 let lane = self.src(&o[2], PtxType::U32)?;
                 let clamp = self.src(&o[3], PtxType::U32)?;
                 let mask = self.src(&o[4], PtxType::U32)?;
-                self.emit(Op::Shfl { mode, d, src, lane, clamp, mask }, s);
+                self.emit(Op::Shfl { mode, d, valid, src, lane, clamp, mask }, s);
             }
             _ => return Err(unsup(self)),
+        }
+        Ok(())
+    }
+
+    /// `mov.bN d, {a, b, ..}` packs the elements (first in the low bits) and
+    /// `mov.bN {a, b, ..}, s` unpacks them; each element is `N / count` bits.
+    fn mov_vector(&mut self, s: &Stmt, ty: PtxType) -> Result<(), SimError> {
+        let o = &s.operands;
+        let (packing, group) = if o[1].starts_with('{') { (true, &o[1]) } else { (false, &o[0]) };
+        let parts: Vec<String> = self.group_tokens(group).into_iter().map(str::to_string).collect();
+        let count = parts.len() as u32;
+        if !(count == 2 || count == 4) || ty.bits() % count != 0 || ty.is_float() {
+            return Err(self.unsupported(format!("`{}` with {count} elements", s.opcode)));
+        }
+        let width = ty.bits() / count;
+        let part_ty = PtxType::ALL
+            .into_iter()
+            .find(|t| t.bits() == width && t.class() == ptx_core::types::TypeClass::Bits)
+            .unwrap_or(PtxType::B16);
+        let mask = self.konst(width_mask(width));
+        if packing {
+            let d = self.dst(&o[0])?;
+            let acc = self.scratch();
+            let zero = self.konst(0);
+            self.emit(Op::Mov { d: acc, a: zero }, s);
+            for (k, part) in parts.iter().enumerate() {
+                let v = self.src(part, part_ty)?;
+                let (low, shifted) = (self.scratch(), self.scratch());
+                self.emit(Op::And { d: low, a: v, b: mask }, s);
+                let by = self.konst(k as u64 * width as u64);
+                self.emit(Op::IntBin { op: BinaryOp::Shl, ty: PtxType::B64, d: shifted, a: low, b: by }, s);
+                self.emit(Op::Or { d: acc, a: acc, b: shifted }, s);
+            }
+            self.emit(Op::Mov { d, a: acc }, s);
+        } else {
+            let src = self.src(&o[1], ty)?;
+            let whole = self.scratch();
+            self.emit(Op::Mov { d: whole, a: src }, s);
+            for (k, part) in parts.iter().enumerate() {
+                if part == "_" {
+                    continue;
+                }
+                let d = self.dst(part)?;
+                let by = self.konst(k as u64 * width as u64);
+                let shifted = self.scratch();
+                self.emit(Op::IntBin { op: BinaryOp::Shr, ty: PtxType::B64, d: shifted, a: whole, b: by }, s);
+                self.emit(Op::And { d, a: shifted, b: mask }, s);
+            }
         }
         Ok(())
     }

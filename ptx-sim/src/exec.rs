@@ -22,7 +22,7 @@ use ptx_core::PtxType;
 
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
-use crate::program::{FArith, FUn, KernelCode, Op};
+use crate::program::{BitOp, FArith, FUn, KernelCode, Op, VoteKind};
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -384,7 +384,30 @@ fn run_thread(
                     },
                 }
             }
-            Op::Shfl { .. } => {
+            Op::Bits { op, wide, d, a } => r!(d) = bit_op(op, wide, r!(a)),
+            Op::SatFloat { f64, d, a } => {
+                let v = r!(a);
+                r!(d) = if f64 {
+                    let x = f64_of(v);
+                    if x.is_nan() {
+                        0
+                    } else {
+                        x.clamp(0.0, 1.0).to_bits()
+                    }
+                } else {
+                    let x = f32_of(v);
+                    if x.is_nan() {
+                        0
+                    } else {
+                        x.clamp(0.0, 1.0).to_bits() as u64
+                    }
+                }
+            }
+            Op::FlushF32 { d, a } => {
+                let v = r!(a);
+                r!(d) = if v & 0x7f80_0000 == 0 { v & 0x8000_0000 } else { v }
+            }
+            Op::Shfl { .. } | Op::Vote { .. } => {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Ok(Stop::Shfl);
@@ -607,7 +630,7 @@ impl<'k> BlockRunner<'k> {
                 }
             }
             same[t - lo] = at_pc;
-            let Op::Shfl { mask, .. } = self.k.code[pc as usize] else { continue };
+            let (Op::Shfl { mask, .. } | Op::Vote { mask, .. }) = self.k.code[pc as usize] else { continue };
             let members = self.regs[t * ns + mask as usize] as u32;
             if members & !gone & !at_pc == 0 {
                 ready |= 1 << (t - lo);
@@ -617,8 +640,26 @@ impl<'k> BlockRunner<'k> {
             return Ok(false);
         }
         let mut vals = [0u64; 32];
+        let mut valid = [false; 32];
         for t in lo..hi {
             if ready >> (t - lo) & 1 == 0 {
+                continue;
+            }
+            if let Op::Vote { kind, a, negate, mask, .. } = self.k.code[self.pcs[t] as usize] {
+                // Every member waits at this instruction (or has exited): vote over them.
+                let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
+                let mut ballot = 0u32;
+                for u in 0..32 {
+                    if members >> u & 1 == 1 && (self.regs[(lo + u) * ns + a as usize] != 0) != negate {
+                        ballot |= 1 << u;
+                    }
+                }
+                vals[t - lo] = match kind {
+                    VoteKind::Ballot => ballot as u64,
+                    VoteKind::Any => (ballot != 0) as u64,
+                    VoteKind::All => (ballot == members) as u64,
+                    VoteKind::Uni => (ballot == 0 || ballot == members) as u64,
+                };
                 continue;
             }
             let Op::Shfl { mode, src, lane, clamp, mask, .. } = self.k.code[self.pcs[t] as usize] else {
@@ -646,11 +687,20 @@ impl<'k> BlockRunner<'k> {
             let in_mask =
                 (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1 && same[t - lo] >> j & 1 == 1;
             vals[t - lo] = if ok && in_mask { self.regs[(lo + j as usize) * ns + src as usize] } else { own };
+            valid[t - lo] = ok && in_mask;
         }
         for t in lo..hi {
             if ready >> (t - lo) & 1 == 1 {
-                let Op::Shfl { d, .. } = self.k.code[self.pcs[t] as usize] else { continue };
-                self.regs[t * ns + d as usize] = vals[t - lo];
+                match self.k.code[self.pcs[t] as usize] {
+                    Op::Shfl { d, valid: p, .. } => {
+                        self.regs[t * ns + d as usize] = vals[t - lo];
+                        if let Some(p) = p {
+                            self.regs[t * ns + p as usize] = valid[t - lo] as u64;
+                        }
+                    }
+                    Op::Vote { d, .. } => self.regs[t * ns + d as usize] = vals[t - lo],
+                    _ => continue,
+                }
                 self.pcs[t] += 1;
                 self.status[t] = Status::Ready;
                 *count += 1;
@@ -742,7 +792,8 @@ pub fn launch(
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
     let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
-    let has_sync = kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. }));
+    let has_sync =
+        kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. } | Op::Vote { .. }));
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let work = || {
@@ -796,4 +847,33 @@ pub fn launch(
         return Err(e);
     }
     Ok(LaunchStats { threads, instructions })
+}
+
+/// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
+/// ISA defines them (results are 32-bit).
+fn bit_op(op: BitOp, wide: bool, v: u64) -> u64 {
+    let bits = if wide { 64 } else { 32 };
+    let v = if wide { v } else { v & 0xffff_ffff };
+    match op {
+        BitOp::Popc => v.count_ones() as u64,
+        BitOp::Clz => (v.leading_zeros() - (64 - bits)) as u64,
+        BitOp::Brev => {
+            if wide {
+                v.reverse_bits()
+            } else {
+                (v as u32).reverse_bits() as u64
+            }
+        }
+        BitOp::Bfind { signed, shiftamt } => {
+            // The highest bit that differs from the sign bit (signed) or is set (unsigned).
+            let negative = signed && v >> (bits - 1) & 1 == 1;
+            let x = if negative { !v & if wide { u64::MAX } else { 0xffff_ffff } } else { v };
+            if x == 0 {
+                0xffff_ffff
+            } else {
+                let pos = 63 - x.leading_zeros();
+                (if shiftamt { bits - 1 - pos } else { pos }) as u64
+            }
+        }
+    }
 }

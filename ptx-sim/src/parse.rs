@@ -63,6 +63,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
     let mut files: Vec<(u32, String)> = Vec::new();
+    // `.extern .shared` arrays: dynamic shared memory, declared before the kernels using it.
+    let mut dynamic: Vec<SharedDef> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -106,8 +108,21 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 }
                 i += 1;
             }
+            ".extern" if line.split_whitespace().nth(1) == Some(".shared") => {
+                let decl = line.strip_prefix(".extern").unwrap_or(line).trim().trim_end_matches(';').trim();
+                let Some(open_ended) = decl.strip_suffix("[]") else {
+                    return Err(unsupported(
+                        lineno,
+                        format!("`.extern .shared` array with a size (`{line}`)"),
+                    ));
+                };
+                let mut def = parse_shared_decl(&format!("{open_ended}[0]"), lineno)?;
+                def.bytes = 0;
+                dynamic.push(def);
+                i += 1;
+            }
             ".visible" | ".entry" => {
-                let k = parse_entry(&lines, &mut i, &files)?;
+                let k = parse_entry(&lines, &mut i, &files, &dynamic)?;
                 if kernels.iter().any(|x: &KernelCode| x.name == k.name) {
                     return Err(parse_err(lineno, format!("kernel `{}` is defined twice", k.name)));
                 }
@@ -132,7 +147,12 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
 }
 
 /// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.
-fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result<KernelCode, SimError> {
+fn parse_entry(
+    lines: &[&str],
+    i: &mut usize,
+    files: &[(u32, String)],
+    dynamic: &[SharedDef],
+) -> Result<KernelCode, SimError> {
     let mut source: Option<String> = None;
     let start = *i + 1;
     // Gather the header up to and including ')'.
@@ -206,24 +226,39 @@ fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result
     let mut regs: Vec<RegDecl> = Vec::new();
     let mut shared: Vec<SharedDef> = Vec::new();
     let mut body: Vec<BodyItem> = Vec::new();
+    // Nested `{ }` scopes (inline assembly from CUDA's headers opens one per `asm`): their
+    // braces group statements; registers declared inside must not clash with the kernel's.
+    let mut depth = 0usize;
     loop {
         let Some(raw) = lines.get(*i) else {
             return Err(parse_err(start, format!("kernel `{name}` is missing its closing `}}`")));
         };
         let lineno = *i + 1;
         *i += 1;
-        let line = strip_comment(raw).trim();
+        let mut line = strip_comment(raw).trim();
         if line.is_empty() {
             continue;
         }
         if line.contains("/*") {
             return Err(unsupported(lineno, "block comments `/* */`"));
         }
-        if line == "}" {
+        if line == "}" && depth == 0 {
             break;
         }
-        if line.starts_with('{') || line.starts_with('}') {
-            return Err(unsupported(lineno, "nested `{ }` scopes"));
+        while let Some(rest) = line.strip_prefix('{') {
+            depth += 1;
+            line = rest.trim_start();
+        }
+        while depth > 0 {
+            let Some(rest) = line.strip_suffix('}') else { break };
+            depth -= 1;
+            line = rest.trim_end();
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with('{') || line.contains('}') && !line.contains('{') {
+            return Err(parse_err(lineno, format!("unbalanced `{{ }}` in `{line}`")));
         }
         if let Some(loc) = line.strip_prefix(".loc") {
             // A source position: it names the source line in fault messages.
@@ -250,6 +285,10 @@ fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result
             if stmt.is_empty() {
                 return Err(parse_err(lineno, "empty statement"));
             }
+            if stmt.starts_with(".pragma") {
+                // Hints to the optimiser (`.pragma "nounroll";`): nothing to execute.
+                continue;
+            }
             if stmt.starts_with(".reg") {
                 regs.push(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
@@ -264,7 +303,7 @@ fn parse_entry(lines: &[&str], i: &mut usize, files: &[(u32, String)]) -> Result
             }
         }
     }
-    decode_kernel(name, params, regs, shared, body, start)
+    decode_kernel(name, params, regs, shared, dynamic, body, start)
 }
 
 /// `.reg .T %prefix<N>`.

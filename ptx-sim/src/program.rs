@@ -295,11 +295,67 @@ pub(crate) enum Op {
     Shfl {
         mode: ShflMode,
         d: R,
+        /// The optional predicate destination (`d|p`): whether the source lane was valid.
+        valid: Option<R>,
         src: R,
         lane: R,
         clamp: R,
         mask: R,
     },
+    /// `vote.sync`: a warp collective over the members of `mask`.
+    Vote {
+        kind: VoteKind,
+        d: R,
+        /// The predicate voted, and whether it is negated (`!%p`).
+        a: R,
+        negate: bool,
+        mask: R,
+    },
+    /// `popc`, `clz`, `brev`, `bfind` on a 32- or 64-bit value.
+    Bits {
+        op: BitOp,
+        wide: bool,
+        d: R,
+        a: R,
+    },
+    /// `cvt.sat.fN.fN`: clamps to [0, 1], NaN giving +0.
+    SatFloat {
+        f64: bool,
+        d: R,
+        a: R,
+    },
+    /// A subnormal `a` flushed to a zero of its sign (`.ftz` inputs and results).
+    FlushF32 {
+        d: R,
+        a: R,
+    },
+}
+
+/// The kinds of `vote.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VoteKind {
+    /// `.ballot.b32`: the members' predicates as a bit mask.
+    Ballot,
+    /// `.any.pred`.
+    Any,
+    /// `.all.pred`.
+    All,
+    /// `.uni.pred`: all members agree.
+    Uni,
+}
+
+/// Bit-manipulation instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BitOp {
+    /// Population count.
+    Popc,
+    /// Leading zeros.
+    Clz,
+    /// Bit reversal.
+    Brev,
+    /// Position of the most significant non-sign bit (0xffffffff for none); `shiftamt`
+    /// gives the left shift that brings it to the top instead; `signed` for `.s32/.s64`.
+    Bfind { signed: bool, shiftamt: bool },
 }
 
 /// A kernel parameter as declared in the PTX.

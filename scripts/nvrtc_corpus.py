@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Compiles CUDA C files to PTX with NVRTC (loaded with ctypes), for sm_80:
+
+    scripts/nvrtc_corpus.py FILE.cu...     # writes FILE.ptx beside each
+
+NVRTC_LIB names libnvrtc (default: libnvrtc.so.13 from the library path); NVRTC_INCLUDE is
+a ':'-separated list of include folders (cuda_fp16.h and cuda_bf16.h come from the PyPI
+package nvidia-cuda-runtime). scripts/nvrtc-corpus.sh sets both."""
+import ctypes
+import os
+import sys
+
+
+def compile_cu(lib, source, name, arch="sm_80"):
+    prog = ctypes.c_void_p()
+    status = lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None)
+    if status != 0:
+        raise RuntimeError(f"nvrtcCreateProgram failed ({status})")
+    includes = [d for d in os.environ.get("NVRTC_INCLUDE", "").split(":") if d]
+    options = [f"--gpu-architecture={arch}".encode(), b"-default-device"] + [f"-I{d}".encode() for d in includes]
+    status = lib.nvrtcCompileProgram(prog, len(options), (ctypes.c_char_p * len(options))(*options))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    if status != 0:
+        raise RuntimeError(log.value.decode())
+    lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetPTX(prog, ptx)
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return ptx.value.decode()
+
+
+def main():
+    lib = ctypes.CDLL(os.environ.get("NVRTC_LIB", "libnvrtc.so.13"))
+    failed = False
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            source = f.read()
+        try:
+            ptx = compile_cu(lib, source, os.path.basename(path))
+        except RuntimeError as e:
+            print(f"nvrtc_corpus: {path}: {e}", file=sys.stderr)
+            failed = True
+            continue
+        with open(path[: -len(".cu")] + ".ptx", "w") as f:
+            f.write(ptx)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
