@@ -14,7 +14,9 @@ use ptx_core::PtxType;
 use crate::error::SimError;
 use crate::memory::AtomKind;
 use crate::parse::{BodyItem, Stmt};
-use crate::program::{BitOp, FArith, FUn, KernelCode, Op, ParamInfo, VoteKind, R};
+use crate::program::{
+    BitOp, FArith, FUn, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+};
 use ptx_core::softfloat::Rnd;
 
 /// A `.reg .T %prefix<N>` declaration.
@@ -23,6 +25,8 @@ pub(crate) struct RegDecl {
     pub(crate) prefix: String,
     pub(crate) ty: PtxType,
     pub(crate) count: u32,
+    /// `%name` (one register named exactly that) rather than `%name<N>`.
+    pub(crate) single: bool,
     pub(crate) line: usize,
 }
 
@@ -32,6 +36,25 @@ pub(crate) struct SharedDef {
     pub(crate) name: String,
     pub(crate) align: u32,
     pub(crate) bytes: u32,
+}
+
+/// A kernel's arrays: static `.shared`, the module's `.extern .shared` (dynamic), `.local`.
+pub(crate) struct Arrays<'a> {
+    pub(crate) shared: Vec<SharedDef>,
+    pub(crate) dynamic: &'a [SharedDef],
+    pub(crate) locals: Vec<SharedDef>,
+}
+
+/// Lays out arrays one after another at their alignments: each name's offset, and the end.
+fn layout(arrays: &[SharedDef]) -> (HashMap<String, u32>, u64) {
+    let mut offset = 0u64;
+    let mut map = HashMap::new();
+    for s in arrays {
+        let start = offset.div_ceil(s.align as u64) * s.align as u64;
+        map.insert(s.name.clone(), start.min(u32::MAX as u64) as u32);
+        offset = start + s.bytes as u64;
+    }
+    (map, offset)
 }
 
 fn width_mask(bits: u32) -> u64 {
@@ -45,6 +68,10 @@ fn width_mask(bits: u32) -> u64 {
 struct Decoder {
     kernel: String,
     regs: HashMap<String, (u32, u32, PtxType)>,
+    /// Registers declared one by one (`%SP`), by name.
+    singles: HashMap<String, (u32, PtxType)>,
+    /// `.local` arrays: their offsets in the thread's local memory.
+    locals: HashMap<String, u32>,
     params: Vec<(String, PtxType)>,
     param_base: u32,
     consts: HashMap<u64, R>,
@@ -61,20 +88,30 @@ struct Decoder {
 /// The most static `.shared` memory a kernel may declare (ptxas's limit, 48 KiB).
 pub(crate) const MAX_STATIC_SHARED: u32 = 48 * 1024;
 
+/// The most `.local` memory a thread may have here (CUDA allows 512 KiB; the simulator
+/// keeps every thread's of a block at once).
+pub(crate) const MAX_LOCAL: u32 = 64 * 1024;
+
 /// Builds a [`KernelCode`] from a parsed kernel.
 pub(crate) fn decode_kernel(
     name: String,
     params: Vec<(String, PtxType)>,
     reg_decls: Vec<RegDecl>,
-    shared: Vec<SharedDef>,
-    dynamic: &[SharedDef],
+    arrays: Arrays<'_>,
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
+    let Arrays { shared, dynamic, locals } = arrays;
     let mut regs = HashMap::new();
+    let mut singles = HashMap::new();
     let mut nregs: u32 = 0;
     for r in &reg_decls {
-        if regs.insert(r.prefix.clone(), (nregs, r.count, r.ty)).is_some() {
+        let twice = if r.single {
+            singles.insert(r.prefix.clone(), (nregs, r.ty)).is_some() || regs.contains_key(&r.prefix)
+        } else {
+            regs.insert(r.prefix.clone(), (nregs, r.count, r.ty)).is_some() || singles.contains_key(&r.prefix)
+        };
+        if twice {
             return Err(SimError::Parse {
                 line: r.line,
                 message: format!("registers `%{}` are declared twice", r.prefix),
@@ -85,23 +122,17 @@ pub(crate) fn decode_kernel(
             .filter(|n| *n < 1 << 20)
             .ok_or_else(|| SimError::Unsupported { line: r.line, what: "more than 2^20 registers".into() })?;
     }
-    let mut offset: u32 = 0;
-    let mut shared_map = HashMap::new();
-    for s in &shared {
-        // Checked: ptxas allows at most 48 KiB of static shared memory per kernel.
-        let end = (offset as u64).div_ceil(s.align as u64) * s.align as u64;
-        let end = end + s.bytes as u64;
-        if end > MAX_STATIC_SHARED as u64 {
-            return Err(SimError::Unsupported {
-                line,
-                what: format!(
-                    "{end} bytes of static .shared memory (at most {MAX_STATIC_SHARED}, as ptxas allows)"
-                ),
-            });
-        }
-        shared_map.insert(s.name.clone(), (end - s.bytes as u64) as u32);
-        offset = end as u32;
+    // Checked: ptxas allows at most 48 KiB of static shared memory per kernel.
+    let (mut shared_map, end) = layout(&shared);
+    if end > MAX_STATIC_SHARED as u64 {
+        return Err(SimError::Unsupported {
+            line,
+            what: format!(
+                "{end} bytes of static .shared memory (at most {MAX_STATIC_SHARED}, as ptxas allows)"
+            ),
+        });
     }
+    let mut offset = end as u32;
     // Every `.extern .shared` array starts where the dynamic shared memory does: after the
     // static arrays, at the largest alignment asked for (the padding counts as static).
     if let Some(align) = dynamic.iter().map(|s| s.align).max() {
@@ -110,15 +141,21 @@ pub(crate) fn decode_kernel(
             shared_map.insert(s.name.clone(), offset);
         }
     }
+    let (local_map, local_end) = layout(&locals);
+    let local_bytes = u32::try_from(local_end).ok().filter(|&b| b <= MAX_LOCAL).ok_or_else(|| {
+        SimError::Unsupported { line, what: format!("{local_end} bytes of .local memory per thread") }
+    })?;
     let param_base = nregs;
     let mut d = Decoder {
         kernel: name,
         regs,
+        singles,
         init: vec![0; (nregs as usize) + params.len()],
         params,
         param_base,
         consts: HashMap::new(),
         shared: shared_map,
+        locals: local_map,
         code: Vec::new(),
         text: Vec::new(),
         sources: Vec::new(),
@@ -167,6 +204,7 @@ pub(crate) fn decode_kernel(
         name: d.kernel,
         params,
         static_shared: offset,
+        local_bytes,
         code: d.code,
         text: d.text,
         sources: d.sources,
@@ -233,6 +271,9 @@ impl Decoder {
         let body = tok
             .strip_prefix('%')
             .ok_or_else(|| self.parse_err(format!("expected a register, found `{tok}`")))?;
+        if let Some(&(r, ty)) = self.singles.get(body) {
+            return Ok((r, ty));
+        }
         let split = body.find(|c: char| c.is_ascii_digit()).unwrap_or(body.len());
         let (prefix, num) = body.split_at(split);
         let idx: u32 = num.parse().map_err(|_| self.parse_err(format!("malformed register `{tok}`")))?;
@@ -301,7 +342,7 @@ impl Decoder {
             }
             return Ok(self.reg(tok)?.0);
         }
-        if let Some(off) = self.shared.get(tok) {
+        if let Some(off) = self.shared.get(tok).or_else(|| self.locals.get(tok)) {
             let off = *off as u64;
             return Ok(self.konst(off));
         }
@@ -310,7 +351,7 @@ impl Decoder {
     }
 
     /// `[base+off]`: the base register (or constant slot of a shared array) and offset.
-    fn address(&mut self, tok: &str, space: Space) -> Result<(R, i32), SimError> {
+    fn address(&mut self, tok: &str, space: MemSpace) -> Result<(R, i32), SimError> {
         let inner = tok
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'))
@@ -348,8 +389,14 @@ impl Decoder {
         if base.starts_with('%') {
             return Ok((self.reg(base)?.0, off));
         }
+        if let Some(&o) = self.locals.get(base) {
+            if space != MemSpace::Local {
+                return Err(self.unsupported(format!("local array `{base}` addressed outside .local")));
+            }
+            return Ok((self.konst(o as u64), off));
+        }
         if let Some(o) = self.shared.get(base) {
-            if space != Space::Shared {
+            if space != MemSpace::Shared {
                 return Err(self.unsupported(format!("shared array `{base}` addressed outside .shared")));
             }
             let o = *o as u64;
@@ -450,13 +497,23 @@ impl Decoder {
             }
             "ld" | "st" => self.memory(s, p)?,
             "cvta" => {
-                if p != ["cvta", "to", "global", "u64"] {
-                    return Err(unsup(self));
-                }
+                // Generic addresses are global ones, or an offset in the local or shared
+                // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]).
+                let (to_generic, window) = match p {
+                    ["cvta", "to", "global", "u64"] | ["cvta", "global", "u64"] => (true, 0),
+                    ["cvta", "local", "u64"] => (true, LOCAL_WINDOW),
+                    ["cvta", "to", "local", "u64"] => (false, LOCAL_WINDOW),
+                    ["cvta", "shared", "u64"] => (true, SHARED_WINDOW),
+                    ["cvta", "to", "shared", "u64"] => (false, SHARED_WINDOW),
+                    _ => return Err(unsup(self)),
+                };
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
                 let a = self.src(&o[1], PtxType::U64)?;
-                self.emit(Op::Mov { d, a }, s);
+                let w = self.konst(window);
+                let mask = width_mask(64);
+                let op = if to_generic { Op::Add { d, a, b: w, mask } } else { Op::Sub { d, a, b: w, mask } };
+                self.emit(op, s);
             }
             "neg" | "abs" | "not" => {
                 let [op, t] = p else { return Err(unsup(self)) };
@@ -514,6 +571,33 @@ impl Decoder {
                 self.emit(Op::FUnary { op: f, f64, d, a }, s);
                 if ftz {
                     self.emit(Op::FlushF32 { d, a: d }, s);
+                }
+            }
+            "bfe" | "bfi" => {
+                let [op, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                let wide = ty.bits() == 64;
+                if ty.bits() < 32 || ty.is_float() || ty == PtxType::Pred {
+                    return Err(unsup(self));
+                }
+                if *op == "bfe" {
+                    if !ty.is_int() {
+                        return Err(unsup(self));
+                    }
+                    self.expect_ops(s, 4)?;
+                    let d = self.dst(&o[0])?;
+                    let a = self.src(&o[1], ty)?;
+                    let pos = self.src(&o[2], PtxType::U32)?;
+                    let len = self.src(&o[3], PtxType::U32)?;
+                    self.emit(Op::Bfe { wide, signed: ty.is_signed(), d, a, pos, len }, s);
+                } else {
+                    self.expect_ops(s, 5)?;
+                    let d = self.dst(&o[0])?;
+                    let a = self.src(&o[1], ty)?;
+                    let b = self.src(&o[2], ty)?;
+                    let pos = self.src(&o[3], PtxType::U32)?;
+                    let len = self.src(&o[4], PtxType::U32)?;
+                    self.emit(Op::Bfi { wide, d, a, b, pos, len }, s);
                 }
             }
             "copysign" => {
@@ -579,6 +663,28 @@ impl Decoder {
             }
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 self.binary(s, p)?
+            }
+            "mad" if p.get(1) == Some(&"wide") => {
+                // `mad.wide.{u32,s32} d, a, b, c`: the 64-bit product plus a 64-bit `c`.
+                let [_, _, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U16 | PtxType::S16) {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let wide = if ty.bits() == 32 { PtxType::U64 } else { PtxType::U32 };
+                let c = self.src(&o[3], wide)?;
+                let product = self.scratch();
+                let op = if ty == PtxType::U32 {
+                    Op::MulWideU32 { d: product, a, b }
+                } else {
+                    Op::MulWide { ty, d: product, a, b }
+                };
+                self.emit(op, s);
+                self.emit(Op::Add { d, a: product, b: c, mask: width_mask(wide.bits()) }, s);
             }
             "mad" => {
                 let [_, "lo", t] = p else { return Err(unsup(self)) };
@@ -729,7 +835,8 @@ impl Decoder {
                 let cas = *op == "cas";
                 self.expect_ops(s, if cas { 4 } else { 3 })?;
                 let d = self.dst(&o[0])?;
-                let (base, off) = self.address(&o[1], space)?;
+                let mem = if space == Space::Shared { MemSpace::Shared } else { MemSpace::Global };
+                let (base, off) = self.address(&o[1], mem)?;
                 let a = self.src(&o[2], ty)?;
                 let b = if cas { self.src(&o[3], ty)? } else { a };
                 self.emit(Op::Atom { space, kind, d, base, off, a, b }, s);
@@ -812,7 +919,7 @@ impl Decoder {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let o = &s.operands;
         let is_ld = p[0] == "ld";
-        if p.len() < 3 {
+        if p.len() < 2 {
             return Err(unsup(self));
         }
         let ty = self.ty(p[p.len() - 1])?;
@@ -850,17 +957,25 @@ impl Decoder {
             }
             return Ok(());
         }
-        let space = match p[1] {
-            "global" => Space::Global,
-            "shared" => Space::Shared,
-            _ => return Err(self.unsupported(format!("state space `.{}` of `{}`", p[1], s.opcode))),
-        };
-        let n = match p.len() {
-            3 => 1,
-            4 if p[2] == "v2" => 2,
-            4 if p[2] == "v4" && ty.bits() <= 32 => 4,
-            _ => return Err(unsup(self)),
-        };
+        // `ld[.volatile][.space][.cache op][.nc][.vN].type`: the space (none: a generic
+        // address), the vector width and the type matter here; volatility, cache operators
+        // and `.nc` do not change what one thread reads.
+        let mut space = MemSpace::Generic;
+        let mut n = 1;
+        for q in &p[1..p.len() - 1] {
+            match *q {
+                "global" if space == MemSpace::Generic => space = MemSpace::Global,
+                "shared" if space == MemSpace::Generic => space = MemSpace::Shared,
+                "local" if space == MemSpace::Generic => space = MemSpace::Local,
+                "v2" if n == 1 => n = 2,
+                "v4" if n == 1 && ty.bits() <= 32 => n = 4,
+                "volatile" | "relaxed" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
+                "param" | "const" => {
+                    return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode)))
+                }
+                _ => return Err(unsup(self)),
+            }
+        }
         self.expect_ops(s, 2)?;
         let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
         let regs = self.group(regs_tok)?;
@@ -894,8 +1009,8 @@ impl Decoder {
         let mut r4 = [regs[0]; 4];
         r4[..n].copy_from_slice(&regs);
         let op = match (is_ld, space, n, size) {
-            (true, Space::Global, 1, 4) => Op::LdG32 { d: regs[0], base, off },
-            (false, Space::Global, 1, 4) => Op::StG32 { s: regs[0], base, off },
+            (true, MemSpace::Global, 1, 4) => Op::LdG32 { d: regs[0], base, off },
+            (false, MemSpace::Global, 1, 4) => Op::StG32 { s: regs[0], base, off },
             (true, ..) => Op::Ld { space, size, n: n as u8, d: r4, base, off },
             (false, ..) => Op::St { space, size, n: n as u8, s: r4, base, off },
         };

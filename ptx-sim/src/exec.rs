@@ -22,7 +22,9 @@ use ptx_core::PtxType;
 
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
-use crate::program::{BitOp, FArith, FUn, KernelCode, Op, VoteKind};
+use crate::program::{
+    BitOp, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES,
+};
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -172,6 +174,29 @@ fn sh_store(sh: &mut [u8], at: usize, size: u64, v: u64) {
     sh[at..at + size as usize].copy_from_slice(&b[..size as usize]);
 }
 
+/// Where an address of a state space lies.
+enum Place {
+    Global(u64),
+    Shared(u64),
+    Local(u64),
+}
+
+/// The memory an address of `space` refers to; a generic address by its window.
+fn resolve(space: MemSpace, addr: u64) -> Place {
+    match space {
+        MemSpace::Global => Place::Global(addr),
+        MemSpace::Shared => Place::Shared(addr),
+        MemSpace::Local => Place::Local(addr),
+        MemSpace::Generic if addr.wrapping_sub(LOCAL_WINDOW) < WINDOW_BYTES => {
+            Place::Local(addr - LOCAL_WINDOW)
+        }
+        MemSpace::Generic if addr.wrapping_sub(SHARED_WINDOW) < WINDOW_BYTES => {
+            Place::Shared(addr - SHARED_WINDOW)
+        }
+        MemSpace::Generic => Place::Global(addr),
+    }
+}
+
 /// Runs one thread from `*pc` until it exits or reaches a sync point. On `Shfl` the pc
 /// stays at the `shfl` (the block performs it); on `Barrier` it is past the `bar.sync`.
 #[allow(clippy::too_many_arguments)]
@@ -181,6 +206,7 @@ fn run_thread(
     pc_io: &mut u32,
     env: &Env,
     shared: &mut [u8],
+    local: &mut [u8],
     g: &mut GlobalView<'_>,
     count: &mut u64,
 ) -> Result<Stop, Trap> {
@@ -318,8 +344,8 @@ fn run_thread(
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match space {
-                    Space::Global => match g.resolve(addr, total, total) {
+                match resolve(space, addr) {
+                    Place::Global(addr) => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = a.load(o + i as u64 * size, size);
@@ -327,10 +353,18 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Space::Shared => match shared_at(shared.len(), addr, total, total) {
+                    Place::Shared(at) => match shared_at(shared.len(), at, total, total) {
                         Some(at) => {
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = sh_load(shared, at + i * size as usize, size);
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                    Place::Local(at) => match shared_at(local.len(), at, total, total) {
+                        Some(at) => {
+                            for (i, dr) in d.iter().take(cnt as usize).enumerate() {
+                                r!(*dr) = sh_load(local, at + i * size as usize, size);
                             }
                         }
                         None => trap!(addr),
@@ -341,8 +375,8 @@ fn run_thread(
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match space {
-                    Space::Global => match g.resolve(addr, total, total) {
+                match resolve(space, addr) {
+                    Place::Global(addr) => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 a.store(o + i as u64 * size, size, r!(*sr));
@@ -350,10 +384,18 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Space::Shared => match shared_at(shared.len(), addr, total, total) {
+                    Place::Shared(at) => match shared_at(shared.len(), at, total, total) {
                         Some(at) => {
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 sh_store(shared, at + i * size as usize, size, r!(*sr));
+                            }
+                        }
+                        None => trap!(addr),
+                    },
+                    Place::Local(at) => match shared_at(local.len(), at, total, total) {
+                        Some(at) => {
+                            for (i, sr) in s.iter().take(cnt as usize).enumerate() {
+                                sh_store(local, at + i * size as usize, size, r!(*sr));
                             }
                         }
                         None => trap!(addr),
@@ -385,6 +427,8 @@ fn run_thread(
                 }
             }
             Op::Bits { op, wide, d, a } => r!(d) = bit_op(op, wide, r!(a)),
+            Op::Bfe { wide, signed, d, a, pos, len } => r!(d) = bfe(wide, signed, r!(a), r!(pos), r!(len)),
+            Op::Bfi { wide, d, a, b, pos, len } => r!(d) = bfi(wide, r!(a), r!(b), r!(pos), r!(len)),
             Op::SatFloat { f64, d, a } => {
                 let v = r!(a);
                 r!(d) = if f64 {
@@ -435,6 +479,8 @@ struct BlockRunner<'k> {
     pcs: Vec<u32>,
     status: Vec<Status>,
     shared: Vec<u8>,
+    /// Every thread's `.local` memory, `k.local_bytes` each.
+    local: Vec<u8>,
 }
 
 fn split3(i: u64, dims: [u32; 3]) -> [u32; 3] {
@@ -481,14 +527,20 @@ impl<'k> BlockRunner<'k> {
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
+        let lb = k.local_bytes as usize;
+        self.local.clear();
+        self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
         if !self.has_sync {
             self.regs.resize(ns, 0);
             for t in 0..nt {
                 self.regs.copy_from_slice(template);
                 let env = self.env(t, ctaid);
                 let mut pc = 0u32;
+                // One thread at a time: they share one local buffer, cleared for each.
+                self.local.fill(0);
+                let local = &mut self.local[..];
                 if let Err(trap) =
-                    run_thread(code, &mut self.regs, &mut pc, &env, &mut self.shared, g, &mut count)
+                    run_thread(code, &mut self.regs, &mut pc, &env, &mut self.shared, local, g, &mut count)
                 {
                     return Err(self.fault(ctaid, t, trap));
                 }
@@ -510,7 +562,8 @@ impl<'k> BlockRunner<'k> {
                 }
                 let env = self.env(t, ctaid);
                 let regs = &mut self.regs[t * ns..(t + 1) * ns];
-                match run_thread(code, regs, &mut self.pcs[t], &env, &mut self.shared, g, &mut count) {
+                let local = &mut self.local[t * lb..(t + 1) * lb];
+                match run_thread(code, regs, &mut self.pcs[t], &env, &mut self.shared, local, g, &mut count) {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
                     Ok(Stop::Barrier) => {
@@ -807,6 +860,7 @@ pub fn launch(
             pcs: Vec::new(),
             status: Vec::new(),
             shared: Vec::new(),
+            local: Vec::new(),
         };
         let mut view = GlobalView::new(&allocs, locks);
         let mut count = 0u64;
@@ -875,5 +929,34 @@ fn bit_op(op: BitOp, wide: bool, v: u64) -> u64 {
                 (if shiftamt { bits - 1 - pos } else { pos }) as u64
             }
         }
+    }
+}
+
+/// `bfe` as the PTX ISA defines it: bit `i` of the result is bit `pos + i` of `a` for
+/// `i < len` (and `pos + i` within the width), else the sign bit (the last extracted bit,
+/// or the top bit of `a` beyond it; 0 for unsigned or `len` 0).
+fn bfe(wide: bool, signed: bool, a: u64, pos: u64, len: u64) -> u64 {
+    let msb = if wide { 63 } else { 31 };
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let bit = |i: u64| a >> i & 1;
+    let sbit = if signed && len > 0 { bit((pos + len - 1).min(msb)) } else { 0 };
+    (0..=msb).fold(0, |d, i| d | (if i < len && pos + i <= msb { bit(pos + i) } else { sbit }) << i)
+}
+
+/// `bfi` as the PTX ISA defines it: `b` with bits `pos .. pos + len` (within the width)
+/// taken from the low bits of `a`.
+fn bfi(wide: bool, a: u64, b: u64, pos: u64, len: u64) -> u64 {
+    let msb = if wide { 63 } else { 31 };
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let mut f = b;
+    let mut i = 0;
+    while i < len && pos + i <= msb {
+        f = (f & !(1 << (pos + i))) | (a >> i & 1) << (pos + i);
+        i += 1;
+    }
+    if wide {
+        f
+    } else {
+        f & 0xffff_ffff
     }
 }

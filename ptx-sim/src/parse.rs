@@ -9,7 +9,7 @@
 
 use ptx_core::PtxType;
 
-use crate::decode::{decode_kernel, RegDecl, SharedDef};
+use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
 use crate::program::KernelCode;
 
@@ -225,6 +225,7 @@ fn parse_entry(
 
     let mut regs: Vec<RegDecl> = Vec::new();
     let mut shared: Vec<SharedDef> = Vec::new();
+    let mut locals: Vec<SharedDef> = Vec::new();
     let mut body: Vec<BodyItem> = Vec::new();
     // Nested `{ }` scopes (inline assembly from CUDA's headers opens one per `asm`): their
     // braces group statements; registers declared inside must not clash with the kernel's.
@@ -260,7 +261,7 @@ fn parse_entry(
         if line.starts_with('{') || line.contains('}') && !line.contains('{') {
             return Err(parse_err(lineno, format!("unbalanced `{{ }}` in `{line}`")));
         }
-        if let Some(loc) = line.strip_prefix(".loc") {
+        if let Some(loc) = line.strip_prefix(".loc").filter(|rest| rest.starts_with(char::is_whitespace)) {
             // A source position: it names the source line in fault messages.
             let mut it = loc.split_whitespace();
             let file: Option<u32> = it.next().and_then(|w| w.parse().ok());
@@ -293,6 +294,10 @@ fn parse_entry(
                 regs.push(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
                 shared.push(parse_shared_decl(stmt, lineno)?);
+            } else if let Some(rest) = stmt.strip_prefix(".local") {
+                // A per-thread array (compilers' stack frame `__local_depot`): laid out like
+                // a shared one, in the thread's own memory.
+                locals.push(parse_shared_decl(&format!(".shared{rest}"), lineno)?);
             } else if stmt.starts_with('.') {
                 let d = stmt.split_whitespace().next().unwrap_or(stmt);
                 return Err(unsupported(lineno, format!("directive `{d}` in a kernel body")));
@@ -303,7 +308,7 @@ fn parse_entry(
             }
         }
     }
-    decode_kernel(name, params, regs, shared, dynamic, body, start)
+    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals }, body, start)
 }
 
 /// `.reg .T %prefix<N>`.
@@ -317,15 +322,25 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
         .and_then(PtxType::from_ptx_name)
         .filter(|t| !t.is_memory_only())
         .ok_or_else(|| unsupported(line, format!("register type `{ty}`")))?;
-    let (prefix, count) =
-        spec.strip_prefix('%').and_then(|s| s.strip_suffix('>')).and_then(|s| s.split_once('<')).ok_or_else(
-            || unsupported(line, format!("register declaration `{spec}` (only `%name<N>` is supported)")),
-        )?;
+    // `%name<N>` declares `%name0` .. `%name{N-1}`; `%name` one register of that name (as
+    // compilers declare the local stack pointers `%SP` and `%SPL`).
+    let (prefix, count, single) = match spec.strip_prefix('%') {
+        Some(s) if s.ends_with('>') => {
+            let (p, n) = s[..s.len() - 1].split_once('<').ok_or_else(|| {
+                unsupported(line, format!("register declaration `{spec}` (`%name<N>` or `%name`)"))
+            })?;
+            let n: u32 = n.parse().map_err(|_| parse_err(line, format!("bad register count in `{spec}`")))?;
+            (p, n, false)
+        }
+        Some(s) => (s, 1, true),
+        None => {
+            return Err(unsupported(line, format!("register declaration `{spec}` (`%name<N>` or `%name`)")))
+        }
+    };
     if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
         return Err(unsupported(line, format!("register name prefix `%{prefix}` (letters only)")));
     }
-    let count: u32 = count.parse().map_err(|_| parse_err(line, format!("bad register count in `{spec}`")))?;
-    Ok(RegDecl { prefix: prefix.to_string(), ty, count, line })
+    Ok(RegDecl { prefix: prefix.to_string(), ty, count, single, line })
 }
 
 /// `.shared .align A .b8 name[N]`.

@@ -265,7 +265,7 @@ pub(crate) enum Op {
         off: i32,
     },
     Ld {
-        space: Space,
+        space: MemSpace,
         size: u8,
         n: u8,
         d: [R; 4],
@@ -273,7 +273,7 @@ pub(crate) enum Op {
         off: i32,
     },
     St {
-        space: Space,
+        space: MemSpace,
         size: u8,
         n: u8,
         s: [R; 4],
@@ -318,6 +318,24 @@ pub(crate) enum Op {
         d: R,
         a: R,
     },
+    /// `bfe`: `len` bits of `a` from `pos`, zero- or sign-extended.
+    Bfe {
+        wide: bool,
+        signed: bool,
+        d: R,
+        a: R,
+        pos: R,
+        len: R,
+    },
+    /// `bfi`: `b` with `len` bits from `pos` replaced by the low bits of `a`.
+    Bfi {
+        wide: bool,
+        d: R,
+        a: R,
+        b: R,
+        pos: R,
+        len: R,
+    },
     /// `cvt.sat.fN.fN`: clamps to [0, 1], NaN giving +0.
     SatFloat {
         f64: bool,
@@ -330,6 +348,27 @@ pub(crate) enum Op {
         a: R,
     },
 }
+
+/// Where a load or store goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemSpace {
+    /// `.global`: device memory.
+    Global,
+    /// `.shared`: the block's shared memory, by offset.
+    Shared,
+    /// `.local`: the thread's own local memory, by offset.
+    Local,
+    /// No state space: a generic address, resolved by its window ([`LOCAL_WINDOW`],
+    /// [`SHARED_WINDOW`], or global memory).
+    Generic,
+}
+
+/// Generic addresses of the thread's local memory: `cvta.local` adds this to an offset.
+pub(crate) const LOCAL_WINDOW: u64 = 0xfffe_0000_0000_0000;
+/// Generic addresses of the block's shared memory: `cvta.shared` adds this to an offset.
+pub(crate) const SHARED_WINDOW: u64 = 0xfffd_0000_0000_0000;
+/// The size of each window (far above any local or shared size).
+pub(crate) const WINDOW_BYTES: u64 = 1 << 40;
 
 /// The kinds of `vote.sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -374,6 +413,8 @@ pub struct KernelCode {
     pub(crate) name: String,
     pub(crate) params: Vec<ParamInfo>,
     pub(crate) static_shared: u32,
+    /// Bytes of `.local` memory each thread has.
+    pub(crate) local_bytes: u32,
     pub(crate) code: Vec<Op>,
     /// The PTX text of each op (for fault messages).
     pub(crate) text: Vec<String>,

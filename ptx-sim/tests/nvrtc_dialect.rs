@@ -1,0 +1,97 @@
+//! Hand-written PTX in the dialect NVRTC writes, for the edges the corpus kernels may not
+//! reach: bit-field and bit-scan instructions at their limits, generic addressing of local
+//! and shared memory through `cvta`, `.local` arrays, and `vote.sync` any/all/uni.
+
+mod common;
+
+use common::{download, geo, upload};
+use ptx_sim::{launch, Memory, Module};
+
+fn module(body: &str, regs: &str) -> Module {
+    let text = format!(
+        ".version 8.5\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n{regs}\n\tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n{body}\n\tret;\n}}\n"
+    );
+    Module::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+const REGS: &str = "\t.reg .pred \t%p<4>;\n\t.reg .b32 \t%r<16>;\n\t.reg .b64 \t%rd<16>;";
+
+/// Runs one thread and returns the first `n` u64 words it stored.
+fn run_one(m: &Module, n: usize) -> Vec<u64> {
+    let mem = Memory::new();
+    let out = upload(&mem, &vec![0; n], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
+    download(&mem, out, n, 8)
+}
+
+#[test]
+fn bit_field_and_scan_instructions_at_their_edges() {
+    let m = module(
+        "\tmov.b32 \t%r1, 0xf0f0a5c3;\n\
+         \tbfe.u32 \t%r2, %r1, 4, 8;\n\tcvt.u64.u32 \t%rd3, %r2;\n\tst.global.u64 \t[%rd2], %rd3;\n\
+         \tbfe.s32 \t%r3, %r1, 28, 8;\n\tcvt.u64.u32 \t%rd4, %r3;\n\tst.global.u64 \t[%rd2+8], %rd4;\n\
+         \tbfe.u32 \t%r4, %r1, 0, 0;\n\tcvt.u64.u32 \t%rd5, %r4;\n\tst.global.u64 \t[%rd2+16], %rd5;\n\
+         \tbfi.b32 \t%r5, 0x7, %r1, 30, 4;\n\tcvt.u64.u32 \t%rd6, %r5;\n\tst.global.u64 \t[%rd2+24], %rd6;\n\
+         \tbfind.u32 \t%r6, 0;\n\tcvt.u64.u32 \t%rd7, %r6;\n\tst.global.u64 \t[%rd2+32], %rd7;\n\
+         \tbfind.s32 \t%r7, -5;\n\tcvt.u64.u32 \t%rd8, %r7;\n\tst.global.u64 \t[%rd2+40], %rd8;\n\
+         \tbfind.shiftamt.u32 \t%r8, 0x00010000;\n\tcvt.u64.u32 \t%rd9, %r8;\n\tst.global.u64 \t[%rd2+48], %rd9;\n\
+         \tclz.b32 \t%r9, 0;\n\tcvt.u64.u32 \t%rd10, %r9;\n\tst.global.u64 \t[%rd2+56], %rd10;\n\
+         \tmov.b64 \t%rd11, 0x8000000000000001;\n\tbrev.b64 \t%rd12, %rd11;\n\tst.global.u64 \t[%rd2+64], %rd12;\n\
+         \tpopc.b64 \t%r10, %rd11;\n\tcvt.u64.u32 \t%rd13, %r10;\n\tst.global.u64 \t[%rd2+72], %rd13;",
+        REGS,
+    );
+    let got = run_one(&m, 10);
+    let x = 0xf0f0_a5c3u32;
+    // The PTX ISA's definitions, written out: bits 4..12 of x; bits 28..32 then the sign
+    // (bit 31) repeated; nothing for length 0; 0x7's low two bits into bits 30..32 (the rest
+    // beyond the width is dropped); no bit set; the highest bit differing from the sign of
+    // -5 (bit 2); 31 - 16; 32 leading zeros of 0; bit reversal; two bits set.
+    let want = [
+        ((x >> 4) & 0xff) as u64,
+        ((x >> 28) | 0xffff_fff0) as u64,
+        0,
+        ((x & 0x3fff_ffff) | 0xc000_0000) as u64,
+        0xffff_ffff,
+        2,
+        15,
+        32,
+        0x8000_0000_0000_0001,
+        2,
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn local_and_shared_memory_through_generic_addresses() {
+    let m = module(
+        "\tmov.u64 \t%SPL, __local_depot0;\n\tcvta.local.u64 \t%SP, %SPL;\n\
+         \tmov.u32 \t%r1, 1234;\n\tst.local.u32 \t[%SPL+4], %r1;\n\
+         \tld.u32 \t%r2, [%SP+4];\n\tcvt.u64.u32 \t%rd3, %r2;\n\tst.global.u64 \t[%rd2], %rd3;\n\
+         \tmov.u32 \t%r3, 77;\n\tst.u32 \t[%SP+8], %r3;\n\
+         \tld.local.u32 \t%r4, [__local_depot0+8];\n\tcvt.u64.u32 \t%rd4, %r4;\n\tst.global.u64 \t[%rd2+8], %rd4;\n\
+         \tmov.u64 \t%rd5, tile;\n\tcvta.shared.u64 \t%rd6, %rd5;\n\tmov.u32 \t%r5, 99;\n\tst.u32 \t[%rd6+12], %r5;\n\
+         \tld.shared.u32 \t%r6, [tile+12];\n\tcvt.u64.u32 \t%rd7, %r6;\n\tst.global.u64 \t[%rd2+16], %rd7;\n\
+         \tcvta.to.local.u64 \t%rd8, %SP;\n\tst.global.u64 \t[%rd2+24], %rd8;\n\
+         \tld.global.nc.u64 \t%rd9, [%rd2+24];\n\tst.global.u64 \t[%rd2+32], %rd9;",
+        &format!(
+            "\t.local .align 8 .b8 \t__local_depot0[16];\n\t.shared .align 4 .b8 \ttile[64];\n\t.reg .b64 \t%SP;\n\t.reg .b64 \t%SPL;\n{REGS}"
+        ),
+    );
+    assert_eq!(run_one(&m, 5), [1234, 77, 99, 0, 0]);
+}
+
+#[test]
+fn votes_over_a_warp() {
+    // Lanes below 10 vote true: ballot 0x3ff, any true, all false, uni false; in the second
+    // round every lane votes true (`!(tid >= 100)`): all true.
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .pred \t%p<8>;\n\t.reg .b32 \t%r<16>;\n\t.reg .b64 \t%rd<8>;\n\tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\tsetp.lt.u32 \t%p1, %r1, 10;\n\tvote.sync.ballot.b32 \t%r2, %p1, -1;\n\tvote.sync.any.pred \t%p2, %p1, -1;\n\tvote.sync.all.pred \t%p3, %p1, -1;\n\tvote.sync.uni.pred \t%p4, %p1, -1;\n\tsetp.ge.u32 \t%p6, %r1, 100;\n\tvote.sync.all.pred \t%p5, !%p6, -1;\n\tselp.u32 \t%r3, 1, 0, %p2;\n\tselp.u32 \t%r4, 2, 0, %p3;\n\tselp.u32 \t%r5, 4, 0, %p4;\n\tselp.u32 \t%r6, 8, 0, %p5;\n\tor.b32 \t%r7, %r3, %r4;\n\tor.b32 \t%r8, %r7, %r5;\n\tor.b32 \t%r9, %r8, %r6;\n\tmul.wide.u32 \t%rd3, %r1, 8;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n\tst.global.v2.u32 \t[%rd4], {%r2, %r9};\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 32], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[out], &mem, 1).unwrap();
+    for (lane, v) in download(&mem, out, 32, 8).into_iter().enumerate() {
+        let (ballot, flags) = (v & 0xffff_ffff, v >> 32);
+        assert_eq!(ballot, 0x3ff, "lane {lane}");
+        assert_eq!(flags, 1 | 8, "lane {lane}: any, not all, not uni; then all");
+    }
+}
