@@ -52,12 +52,13 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 26] = [
+const RUN: [&str; 27] = [
     "atomic_max",
     "ballot",
     "bf16_scale",
     "bits",
     "block_reduce",
+    "const_table",
     "daxpy",
     "dyn_shared",
     "exp_log",
@@ -183,6 +184,31 @@ fn elementwise_kernels_match_rust_bit_for_bit() {
         .iter()
         .zip(a.iter().zip(&b))
         .all(|(c, (a, b))| c.to_bits() == (a + b).to_bits()));
+}
+
+#[test]
+fn module_variables_are_initialised_and_persist_between_launches() {
+    // `__constant__ float coeffs[4] = {0.5, -1.25, 2, 0.125}` and `__device__ unsigned
+    // counter = 7`, which every thread increments.
+    let device = Device::sim();
+    let module = load(&device, "const_table");
+    let x: Vec<f32> = (0..100).map(|i| i as f32 * 0.25 - 12.0).collect();
+    let xd = device.upload(&x).unwrap();
+    let mut y = device.zeroed::<f32>(100).unwrap();
+    for _ in 0..2 {
+        launch(
+            &module,
+            "poly_eval",
+            LaunchConfig::for_elements(100, 64),
+            &mut [(&xd).into(), (&mut y).into(), 100i32.into()],
+        );
+    }
+    for (i, (&got, &v)) in y.to_vec().unwrap().iter().zip(&x).enumerate() {
+        let want = 0.125f32.mul_add(v, 2.0).mul_add(v, -1.25).mul_add(v, 0.5);
+        assert_eq!(got.to_bits(), want.to_bits(), "element {i}");
+    }
+    // (The counter's persistence is checked in ptx-sim/tests/nvrtc_dialect.rs, which can
+    // read it back.)
 }
 
 #[test]

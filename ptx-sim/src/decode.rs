@@ -15,7 +15,8 @@ use crate::error::SimError;
 use crate::memory::AtomKind;
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BitOp, FArith, FUn, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+    BitOp, DataDef, FArith, FUn, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R,
+    SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
 
@@ -43,6 +44,7 @@ pub(crate) struct Arrays<'a> {
     pub(crate) shared: Vec<SharedDef>,
     pub(crate) dynamic: &'a [SharedDef],
     pub(crate) locals: Vec<SharedDef>,
+    pub(crate) data: &'a [DataDef],
 }
 
 /// Lays out arrays one after another at their alignments: each name's offset, and the end.
@@ -72,6 +74,10 @@ struct Decoder {
     singles: HashMap<String, (u32, PtxType)>,
     /// `.local` arrays: their offsets in the thread's local memory.
     locals: HashMap<String, u32>,
+    /// The module's variables, by name: their index.
+    data: HashMap<String, usize>,
+    /// The registers that hold the addresses of the variables the kernel uses.
+    data_slots: Vec<(usize, R)>,
     params: Vec<(String, PtxType)>,
     param_base: u32,
     consts: HashMap<u64, R>,
@@ -101,7 +107,7 @@ pub(crate) fn decode_kernel(
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
-    let Arrays { shared, dynamic, locals } = arrays;
+    let Arrays { shared, dynamic, locals, data } = arrays;
     let mut regs = HashMap::new();
     let mut singles = HashMap::new();
     let mut nregs: u32 = 0;
@@ -156,6 +162,8 @@ pub(crate) fn decode_kernel(
         consts: HashMap::new(),
         shared: shared_map,
         locals: local_map,
+        data: data.iter().enumerate().map(|(i, d)| (d.name.clone(), i)).collect(),
+        data_slots: Vec::new(),
         code: Vec::new(),
         text: Vec::new(),
         sources: Vec::new(),
@@ -205,6 +213,8 @@ pub(crate) fn decode_kernel(
         params,
         static_shared: offset,
         local_bytes,
+        data: Default::default(),
+        data_slots: d.data_slots,
         code: d.code,
         text: d.text,
         sources: d.sources,
@@ -248,6 +258,18 @@ impl Decoder {
 
     fn ty(&self, s: &str) -> Result<PtxType, SimError> {
         PtxType::from_ptx_name(s).ok_or_else(|| self.unsupported(format!("type `.{s}`")))
+    }
+
+    /// The register holding the address of module variable `name` (allocated on first use;
+    /// the launch fills it in).
+    fn variable(&mut self, name: &str) -> Option<R> {
+        let index = *self.data.get(name)?;
+        if let Some(&(_, r)) = self.data_slots.iter().find(|(i, _)| *i == index) {
+            return Some(r);
+        }
+        let r = self.scratch();
+        self.data_slots.push((index, r));
+        Some(r)
     }
 
     /// A fresh register of the decoder's own (for flushed `.ftz` inputs).
@@ -346,6 +368,9 @@ impl Decoder {
             let off = *off as u64;
             return Ok(self.konst(off));
         }
+        if let Some(r) = self.variable(tok) {
+            return Ok(r);
+        }
         let v = self.imm(tok, ty)?;
         Ok(self.konst(v))
     }
@@ -388,6 +413,12 @@ impl Decoder {
         };
         if base.starts_with('%') {
             return Ok((self.reg(base)?.0, off));
+        }
+        if let Some(r) = self.variable(base) {
+            if !matches!(space, MemSpace::Global | MemSpace::Generic) {
+                return Err(self.unsupported(format!("variable `{base}` addressed outside .global/.const")));
+            }
+            return Ok((r, off));
         }
         if let Some(&o) = self.locals.get(base) {
             if space != MemSpace::Local {
@@ -970,9 +1001,9 @@ impl Decoder {
                 "v2" if n == 1 => n = 2,
                 "v4" if n == 1 && ty.bits() <= 32 => n = 4,
                 "volatile" | "relaxed" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
-                "param" | "const" => {
-                    return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode)))
-                }
+                // `.const` variables live in device memory here, read like global ones.
+                "const" if space == MemSpace::Generic => space = MemSpace::Global,
+                "param" => return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode))),
                 _ => return Err(unsup(self)),
             }
         }

@@ -839,6 +839,12 @@ pub fn launch(
         }
         template[kernel.param_base as usize + i] = v;
     }
+    if !kernel.data_slots.is_empty() {
+        let addrs = kernel.data.addresses(memory)?;
+        for &(index, r) in &kernel.data_slots {
+            template[r as usize] = addrs[index];
+        }
+    }
     let shared_bytes = kernel.static_shared as usize + geometry.dynamic_shared_bytes as usize;
     let allocs = memory.snapshot();
     let locks = memory.locks();

@@ -188,6 +188,8 @@ struct Inner {
 pub struct Memory {
     inner: RwLock<Inner>,
     locks: Box<[Mutex<()>]>,
+    /// Unique per memory, so a module's variables are placed once in each memory.
+    id: u64,
 }
 
 impl Default for Memory {
@@ -206,10 +208,17 @@ impl std::fmt::Debug for Memory {
 impl Memory {
     /// An empty memory.
     pub fn new() -> Memory {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Memory {
             inner: RwLock::new(Inner { next: BASE, allocs: BTreeMap::new() }),
             locks: (0..LOCKS).map(|_| Mutex::new(())).collect(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// This memory's unique id.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     fn read_inner(&self) -> std::sync::RwLockReadGuard<'_, Inner> {

@@ -12,6 +12,7 @@ use ptx_core::PtxType;
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
 use crate::program::KernelCode;
+use crate::program::{DataDef, ModuleData};
 
 /// One instruction statement of a kernel body.
 #[derive(Clone, Debug)]
@@ -65,6 +66,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
     let mut files: Vec<(u32, String)> = Vec::new();
     // `.extern .shared` arrays: dynamic shared memory, declared before the kernels using it.
     let mut dynamic: Vec<SharedDef> = Vec::new();
+    // `.global` and `.const` variables, declared before the kernels using them.
+    let mut data: Vec<DataDef> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -121,8 +124,29 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 dynamic.push(def);
                 i += 1;
             }
+            ".global" | ".const" | ".visible"
+                if words.clone().chain([first]).any(|w| w == ".global" || w == ".const")
+                    && !line.contains(".entry") =>
+            {
+                // A declaration may continue over several lines, up to its `;`.
+                let mut decl = line.to_string();
+                while !decl.trim_end().ends_with(';') {
+                    i += 1;
+                    let Some(next) = lines.get(i) else {
+                        return Err(parse_err(lineno, "a variable declaration without its `;`"));
+                    };
+                    decl.push(' ');
+                    decl.push_str(strip_comment(next).trim());
+                }
+                let def = parse_data_decl(&decl, lineno)?;
+                if data.iter().any(|d| d.name == def.name) {
+                    return Err(parse_err(lineno, format!("variable `{}` is declared twice", def.name)));
+                }
+                data.push(def);
+                i += 1;
+            }
             ".visible" | ".entry" => {
-                let k = parse_entry(&lines, &mut i, &files, &dynamic)?;
+                let k = parse_entry(&lines, &mut i, &files, &dynamic, &data)?;
                 if kernels.iter().any(|x: &KernelCode| x.name == k.name) {
                     return Err(parse_err(lineno, format!("kernel `{}` is defined twice", k.name)));
                 }
@@ -143,7 +167,92 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
             _ => return Err(parse_err(lineno, format!("expected a directive, found `{line}`"))),
         }
     }
+    // Every kernel of the module shares its variables.
+    let shared = std::sync::Arc::new(ModuleData::new(data));
+    for k in &mut kernels {
+        k.data = shared.clone();
+    }
     Ok(kernels)
+}
+
+/// `[.visible] (.global|.const) [.align A] .type name[N] [= value | = {values}];`: the
+/// variable's bytes as initialised (zero without an initialiser).
+fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
+    let decl = decl.trim().trim_end_matches(';').trim();
+    let (head, init) = match decl.split_once('=') {
+        Some((h, i)) => (h.trim(), Some(i.trim())),
+        None => (decl, None),
+    };
+    let toks: Vec<&str> = head.split_whitespace().filter(|t| *t != ".visible" && *t != ".weak").collect();
+    let (align, ty, spec) = match toks.as_slice() {
+        [".global" | ".const", ".align", a, ty, spec] => {
+            (a.parse::<u32>().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?, *ty, *spec)
+        }
+        [".global" | ".const", ty, spec] => (0, *ty, *spec),
+        _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
+    };
+    // `.b8` (bytes: what compilers declare initialised data as) holds like `.u8`.
+    let ty = match ty {
+        ".b8" => PtxType::U8,
+        other => other
+            .strip_prefix('.')
+            .and_then(PtxType::from_ptx_name)
+            .filter(|t| *t != PtxType::Pred)
+            .ok_or_else(|| unsupported(line, format!("variable type `{other}`")))?,
+    };
+    let size = ty.bytes() as usize;
+    let (name, count) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
+        Some((n, "")) => (n, None),
+        Some((n, c)) => {
+            (n, Some(c.parse::<usize>().map_err(|_| parse_err(line, format!("bad array size in `{spec}`")))?))
+        }
+        None => (spec, Some(1)),
+    };
+    if !is_ident(name) {
+        return Err(parse_err(line, format!("bad variable name `{name}`")));
+    }
+    let values: Vec<&str> = match init {
+        None => Vec::new(),
+        Some(list) => match list.strip_prefix('{').and_then(|l| l.strip_suffix('}')) {
+            Some(inner) => inner.split(',').map(str::trim).filter(|v| !v.is_empty()).collect(),
+            None => vec![list],
+        },
+    };
+    let count = count.unwrap_or(values.len());
+    if values.len() > count {
+        return Err(parse_err(
+            line,
+            format!("`{name}` has {} initial values for {count} elements", values.len()),
+        ));
+    }
+    let mut bytes = vec![0u8; count * size];
+    for (k, v) in values.iter().enumerate() {
+        let bits = data_value(v, ty).ok_or_else(|| {
+            unsupported(
+                line,
+                format!("initial value `{v}` of `{name}` (integers and 0f/0d bit patterns are)"),
+            )
+        })?;
+        bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
+    }
+    Ok(DataDef { name: name.to_string(), align: align.max(1), init: bytes })
+}
+
+/// One initial value: a decimal or `0x` integer (negative ones in two's complement), or the
+/// bits of a float (`0f`/`0d`).
+fn data_value(v: &str, ty: PtxType) -> Option<u64> {
+    let hex = |h: &str| {
+        (!h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(h, 16).ok())
+            .flatten()
+    };
+    if let Some(h) = v.strip_prefix("0f").or_else(|| v.strip_prefix("0d")).or_else(|| v.strip_prefix("0x")) {
+        return hex(h);
+    }
+    if ty.is_float() {
+        return None;
+    }
+    v.parse::<i128>().ok().filter(|x| *x >= -(1i128 << 63) && *x < (1i128 << 64)).map(|x| x as u64)
 }
 
 /// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.
@@ -152,6 +261,7 @@ fn parse_entry(
     i: &mut usize,
     files: &[(u32, String)],
     dynamic: &[SharedDef],
+    data: &[DataDef],
 ) -> Result<KernelCode, SimError> {
     let mut source: Option<String> = None;
     let start = *i + 1;
@@ -308,7 +418,7 @@ fn parse_entry(
             }
         }
     }
-    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals }, body, start)
+    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals, data }, body, start)
 }
 
 /// `.reg .T %prefix<N>`.

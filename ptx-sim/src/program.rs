@@ -349,6 +349,47 @@ pub(crate) enum Op {
     },
 }
 
+/// One module-level `.global` or `.const` variable: its bytes as initialised.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DataDef {
+    pub(crate) name: String,
+    pub(crate) align: u32,
+    pub(crate) init: Vec<u8>,
+}
+
+/// A module's variables, placed in each [`crate::Memory`] the first time one of its kernels
+/// runs there (so their values persist from launch to launch, as on a GPU).
+#[derive(Debug, Default)]
+pub(crate) struct ModuleData {
+    pub(crate) defs: Vec<DataDef>,
+    /// (memory id, each variable's address there).
+    placed: std::sync::Mutex<Vec<(u64, Vec<u64>)>>,
+}
+
+impl ModuleData {
+    /// The module's variables.
+    pub(crate) fn new(defs: Vec<DataDef>) -> ModuleData {
+        ModuleData { defs, placed: Default::default() }
+    }
+
+    /// The variables' addresses in `memory`, allocating and initialising them the first time.
+    pub(crate) fn addresses(&self, memory: &crate::Memory) -> Result<Vec<u64>, crate::SimError> {
+        let mut placed = self.placed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, addrs)) = placed.iter().find(|(id, _)| *id == memory.id()) {
+            return Ok(addrs.clone());
+        }
+        let mut addrs = Vec::with_capacity(self.defs.len());
+        for d in &self.defs {
+            // Allocations are 256-byte aligned, more than any variable asks for.
+            let addr = memory.alloc(d.init.len().max(1));
+            memory.write(addr, &d.init)?;
+            addrs.push(addr);
+        }
+        placed.push((memory.id(), addrs.clone()));
+        Ok(addrs)
+    }
+}
+
 /// Where a load or store goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MemSpace {
@@ -415,6 +456,10 @@ pub struct KernelCode {
     pub(crate) static_shared: u32,
     /// Bytes of `.local` memory each thread has.
     pub(crate) local_bytes: u32,
+    /// The module's `.global`/`.const` variables, and the register holding each one's
+    /// address (filled in at launch).
+    pub(crate) data: std::sync::Arc<ModuleData>,
+    pub(crate) data_slots: Vec<(usize, R)>,
     pub(crate) code: Vec<Op>,
     /// The PTX text of each op (for fault messages).
     pub(crate) text: Vec<String>,

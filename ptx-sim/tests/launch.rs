@@ -318,7 +318,7 @@ fn unknown_opcode_and_directive_are_unsupported() {
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }
-    let bad = ptx.replacen(".address_size 64", ".address_size 64\n.global .u32 g;", 1);
+    let bad = ptx.replacen(".address_size 64", ".address_size 64\n.extern .global .u32 g;", 1);
     assert!(matches!(Module::parse(&bad), Err(SimError::Unsupported { .. })));
     let bad = ptx.replacen("cvta.to.global.u64", "cvta.to.const.u64", 1);
     assert!(matches!(Module::parse(&bad), Err(SimError::Unsupported { .. })));

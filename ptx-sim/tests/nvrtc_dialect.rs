@@ -95,3 +95,43 @@ fn votes_over_a_warp() {
         assert_eq!(flags, 1 | 8, "lane {lane}: any, not all, not uni; then all");
     }
 }
+
+#[test]
+fn module_variables_persist_per_memory() {
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+        .global .align 4 .u32 counter = 7;\n\
+        .const .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};\n\
+        .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b32 \t%r<8>;\n\t.reg .b64 \t%rd<8>;\n\
+        \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\
+        \tmov.u64 \t%rd3, counter;\n\tatom.global.add.u32 \t%r1, [%rd3], 1;\n\
+        \tld.const.u32 \t%r2, [table+4];\n\tadd.s32 \t%r3, %r1, %r2;\n\
+        \tmov.u32 \t%r4, %tid.x;\n\tmul.wide.u32 \t%rd4, %r4, 4;\n\tadd.s64 \t%rd5, %rd2, %rd4;\n\
+        \tst.global.u32 \t[%rd5], %r3;\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let run = |mem: &Memory| {
+        let out = upload(mem, &[0; 4], 4);
+        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [4, 1, 1]), &[out], mem, 1).unwrap();
+        let mut got = download(mem, out, 4, 4);
+        got.sort();
+        got
+    };
+    let mem = Memory::new();
+    // Each thread adds the table's 2 to the counter value it took: 7..10, then 11..14.
+    assert_eq!(run(&mem), [9, 10, 11, 12]);
+    assert_eq!(run(&mem), [13, 14, 15, 16]);
+    // Another memory gets its own copy, initialised afresh.
+    assert_eq!(run(&Memory::new()), [9, 10, 11, 12]);
+    // Malformed or unsupported declarations are errors naming the line.
+    for (decl, what) in [
+        (".global .align 4 .u32 a[2] = {1, 2, 3};", "3 initial values"),
+        (".global .f32 f = 1.5;", "initial value `1.5`"),
+        (".global .u64 p = generic(counter);", "initial value"),
+    ] {
+        let bad = text.replace(
+            ".global .align 4 .u32 counter = 7;",
+            &format!("{decl}\n.global .align 4 .u32 counter = 7;"),
+        );
+        let err = Module::parse(&bad).unwrap_err().to_string();
+        assert!(err.contains("line 4") && err.contains(what), "{decl}: {err}");
+    }
+}
