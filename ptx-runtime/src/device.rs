@@ -420,6 +420,7 @@ impl Device {
                     threads: Some(stats.threads),
                     instructions: Some(stats.instructions),
                     wall_time: start.elapsed(),
+                    printed: stats.printed,
                 })
             }
             #[cfg(feature = "cuda")]
@@ -431,6 +432,7 @@ impl Device {
                     threads: None,
                     instructions: None,
                     wall_time: start.elapsed(),
+                    printed: String::new(),
                 })
             }
             #[cfg(feature = "cuda")]

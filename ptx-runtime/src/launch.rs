@@ -361,6 +361,10 @@ pub struct LaunchReport {
     /// returns; on CUDA launches are asynchronous, so this is the time to enqueue it (and to
     /// build and load the module on a cache miss).
     pub wall_time: Duration,
+    /// What the kernel's `printf`s printed, block by block in grid order (also written to
+    /// stdout). On the simulator only: on CUDA the driver prints at the next synchronising
+    /// call, and this is empty.
+    pub printed: String,
 }
 
 #[cfg(test)]

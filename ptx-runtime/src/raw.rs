@@ -97,12 +97,13 @@ impl PtxModule {
         cfg.validate(&self.device.limits())?;
         check_raw_args(kernel, &self.entries[index].params, args)?;
         self.device.check_owned(kernel, args)?;
-        let report = |threads, instructions| LaunchReport {
+        let report = |threads, instructions, printed| LaunchReport {
             kernel: kernel.to_string(),
             cache_hit: true,
             threads,
             instructions,
             wall_time: start.elapsed(),
+            printed,
         };
         match (self.device.backend(), &self.loaded) {
             (Backend::Sim(sim), RawLoaded::Sim(module)) => {
@@ -110,12 +111,12 @@ impl PtxModule {
                     cfg.validate_with_static_shared(&self.device.limits(), code.static_shared_bytes())?;
                 }
                 let stats = sim.launch(module, kernel, &cfg, &sim_params(args))?;
-                Ok(report(Some(stats.threads), Some(stats.instructions)))
+                Ok(report(Some(stats.threads), Some(stats.instructions), stats.printed))
             }
             #[cfg(feature = "cuda")]
             (Backend::Cuda(cuda), RawLoaded::Cuda(kernels)) => {
                 cuda.launch(&kernels[index], &cuda.default_stream_handle(), &cfg, args)?;
-                Ok(report(None, None))
+                Ok(report(None, None, String::new()))
             }
             #[cfg(feature = "cuda")]
             _ => Err(Error::WrongDevice { what: "the module was loaded for another backend".into() }),

@@ -12,6 +12,7 @@ use crate::launch::{DeviceLimits, LaunchConfig};
 pub(crate) struct SimStats {
     pub(crate) threads: u64,
     pub(crate) instructions: u64,
+    pub(crate) printed: String,
 }
 
 /// The simulated device: its global memory and how many CPU threads run a launch.
@@ -106,7 +107,10 @@ impl SimBackend {
         };
         let stats =
             ptx_sim::launch(code, &geometry, params, &self.memory, self.workers).map_err(map_sim_error)?;
-        Ok(SimStats { threads: stats.threads, instructions: stats.instructions })
+        if !stats.printed.is_empty() {
+            print!("{}", stats.printed);
+        }
+        Ok(SimStats { threads: stats.threads, instructions: stats.instructions, printed: stats.printed })
     }
 }
 

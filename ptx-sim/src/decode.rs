@@ -45,6 +45,8 @@ pub(crate) struct Arrays<'a> {
     pub(crate) dynamic: &'a [SharedDef],
     pub(crate) locals: Vec<SharedDef>,
     pub(crate) data: &'a [DataDef],
+    /// The `.param` slots of call sequences, by name.
+    pub(crate) call_params: Vec<String>,
 }
 
 /// Lays out arrays one after another at their alignments: each name's offset, and the end.
@@ -78,6 +80,8 @@ struct Decoder {
     data: HashMap<String, usize>,
     /// The registers that hold the addresses of the variables the kernel uses.
     data_slots: Vec<(usize, R)>,
+    /// A register for each call-sequence `.param`, by name.
+    call_params: HashMap<String, R>,
     params: Vec<(String, PtxType)>,
     param_base: u32,
     consts: HashMap<u64, R>,
@@ -107,7 +111,7 @@ pub(crate) fn decode_kernel(
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
-    let Arrays { shared, dynamic, locals, data } = arrays;
+    let Arrays { shared, dynamic, locals, data, call_params } = arrays;
     let mut regs = HashMap::new();
     let mut singles = HashMap::new();
     let mut nregs: u32 = 0;
@@ -164,6 +168,7 @@ pub(crate) fn decode_kernel(
         locals: local_map,
         data: data.iter().enumerate().map(|(i, d)| (d.name.clone(), i)).collect(),
         data_slots: Vec::new(),
+        call_params: HashMap::new(),
         code: Vec::new(),
         text: Vec::new(),
         sources: Vec::new(),
@@ -171,6 +176,10 @@ pub(crate) fn decode_kernel(
         fixups: Vec::new(),
         line,
     };
+    for name in call_params {
+        let r = d.scratch();
+        d.call_params.insert(name, r);
+    }
     for item in &body {
         match item {
             BodyItem::Label(l, line) => {
@@ -824,6 +833,7 @@ impl Decoder {
                 self.emit(Op::Selp { d, a, b, p: pr }, s);
             }
             "bra" => self.bra(s, p, None)?,
+            "call" => self.call(s, p)?,
             "ret" | "exit" => {
                 if !(p.len() == 1 || p == ["ret", "uni"]) {
                     return Err(unsup(self));
@@ -898,6 +908,45 @@ impl Decoder {
         Ok(())
     }
 
+    /// `call[.uni] (ret), vprintf, (fmt, args);`: the one function the simulator knows.
+    fn call(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        if !(p == ["call"] || p == ["call", "uni"]) {
+            return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
+        }
+        let rest = s.text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
+        let (ret, rest) = match rest.strip_prefix('(') {
+            Some(r) => {
+                let (inside, after) =
+                    r.split_once(')').ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
+                (Some(inside.trim()), after.trim_start().trim_start_matches(',').trim_start())
+            }
+            None => (None, rest),
+        };
+        let (name, args) = rest.split_once(',').map_or((rest.trim(), ""), |(n, a)| (n.trim(), a.trim()));
+        let args: Vec<&str> = args
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        if name != "vprintf" {
+            return Err(
+                self.unsupported(format!("calls to `{name}` (device functions; only `vprintf` runs)"))
+            );
+        }
+        let slot = |d: &Self, n: &str| {
+            d.call_params.get(n).copied().ok_or_else(|| d.parse_err(format!("`{n}` is not a call parameter")))
+        };
+        let [fmt, list] = args.as_slice() else {
+            return Err(self.parse_err("`vprintf` takes two arguments"));
+        };
+        let (fmt, list) = (slot(self, fmt)?, slot(self, list)?);
+        let ret = ret.map(|r| slot(self, r)).transpose()?;
+        self.emit(Op::Printf { fmt, args: list, ret }, s);
+        Ok(())
+    }
+
     /// `mov.bN d, {a, b, ..}` packs the elements (first in the low bits) and
     /// `mov.bN {a, b, ..}, s` unpacks them; each element is `N / count` bits.
     fn mov_vector(&mut self, s: &Stmt, ty: PtxType) -> Result<(), SimError> {
@@ -957,17 +1006,32 @@ impl Decoder {
         if ty == PtxType::Pred {
             return Err(unsup(self));
         }
-        if is_ld && p[1] == "param" {
+        if p[1] == "param" {
             if p.len() != 3 {
                 return Err(unsup(self));
             }
             self.expect_ops(s, 2)?;
-            let d = self.dst(&o[0])?;
-            let name = o[1]
+            let addr = if is_ld { &o[1] } else { &o[0] };
+            let name = addr
                 .strip_prefix('[')
                 .and_then(|x| x.strip_suffix(']'))
-                .map(str::trim)
-                .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{}`", o[1])))?;
+                .map(|x| x.trim().strip_suffix("+0").unwrap_or(x.trim()))
+                .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{addr}`")))?;
+            // A call sequence's own `.param`: a register of the decoder's.
+            if let Some(&slot) = self.call_params.get(name) {
+                if is_ld {
+                    let d = self.dst(&o[0])?;
+                    self.emit(Op::Mov { d, a: slot }, s);
+                } else {
+                    let a = self.src(&o[1], ty)?;
+                    self.emit(Op::Mov { d: slot, a }, s);
+                }
+                return Ok(());
+            }
+            if !is_ld {
+                return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
+            }
+            let d = self.dst(&o[0])?;
             let idx = self
                 .params
                 .iter()

@@ -39,12 +39,15 @@ pub struct Geometry {
 }
 
 /// What a launch did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LaunchStats {
     /// Threads run (grid size times block size).
     pub threads: u64,
     /// Instructions executed, summed over all threads.
     pub instructions: u64,
+    /// What the kernel's `printf`s printed, block by block in grid order, in the order
+    /// each block's threads ran (thread order between barriers).
+    pub printed: String,
 }
 
 /// Why a thread stopped running.
@@ -209,6 +212,7 @@ fn run_thread(
     local: &mut [u8],
     g: &mut GlobalView<'_>,
     count: &mut u64,
+    printed: &mut String,
 ) -> Result<Stop, Trap> {
     let mut pc = *pc_io as usize;
     let mut n: u64 = 0;
@@ -426,6 +430,15 @@ fn run_thread(
                     },
                 }
             }
+            Op::Printf { fmt, args, ret } => {
+                let mut reader = GenericReader { g, shared, local, at: r!(args), start: r!(args) };
+                let text = crate::printf::Args::string(&mut reader, r!(fmt)).unwrap_or_default();
+                let (out, used) = crate::printf::format(&text, &mut reader);
+                printed.push_str(&out);
+                if let Some(ret) = ret {
+                    r!(ret) = used as u64;
+                }
+            }
             Op::Bits { op, wide, d, a } => r!(d) = bit_op(op, wide, r!(a)),
             Op::Bfe { wide, signed, d, a, pos, len } => r!(d) = bfe(wide, signed, r!(a), r!(pos), r!(len)),
             Op::Bfi { wide, d, a, b, pos, len } => r!(d) = bfi(wide, r!(a), r!(b), r!(pos), r!(len)),
@@ -481,6 +494,8 @@ struct BlockRunner<'k> {
     shared: Vec<u8>,
     /// Every thread's `.local` memory, `k.local_bytes` each.
     local: Vec<u8>,
+    /// The current block's `printf` output.
+    printed: String,
 }
 
 fn split3(i: u64, dims: [u32; 3]) -> [u32; 3] {
@@ -539,9 +554,17 @@ impl<'k> BlockRunner<'k> {
                 // One thread at a time: they share one local buffer, cleared for each.
                 self.local.fill(0);
                 let local = &mut self.local[..];
-                if let Err(trap) =
-                    run_thread(code, &mut self.regs, &mut pc, &env, &mut self.shared, local, g, &mut count)
-                {
+                if let Err(trap) = run_thread(
+                    code,
+                    &mut self.regs,
+                    &mut pc,
+                    &env,
+                    &mut self.shared,
+                    local,
+                    g,
+                    &mut count,
+                    &mut self.printed,
+                ) {
                     return Err(self.fault(ctaid, t, trap));
                 }
             }
@@ -563,7 +586,17 @@ impl<'k> BlockRunner<'k> {
                 let env = self.env(t, ctaid);
                 let regs = &mut self.regs[t * ns..(t + 1) * ns];
                 let local = &mut self.local[t * lb..(t + 1) * lb];
-                match run_thread(code, regs, &mut self.pcs[t], &env, &mut self.shared, local, g, &mut count) {
+                match run_thread(
+                    code,
+                    regs,
+                    &mut self.pcs[t],
+                    &env,
+                    &mut self.shared,
+                    local,
+                    g,
+                    &mut count,
+                    &mut self.printed,
+                ) {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
                     Ok(Stop::Barrier) => {
@@ -867,27 +900,34 @@ pub fn launch(
             status: Vec::new(),
             shared: Vec::new(),
             local: Vec::new(),
+            printed: String::new(),
         };
         let mut view = GlobalView::new(&allocs, locks);
         let mut count = 0u64;
+        let mut printed: Vec<(u64, String)> = Vec::new();
         loop {
             if abort.load(Ordering::Relaxed) {
-                return (count, None);
+                return (count, None, printed);
             }
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= nblocks {
-                return (count, None);
+                return (count, None, printed);
             }
-            match runner.run_block(split3(b, geometry.grid), &mut view) {
+            let result = runner.run_block(split3(b, geometry.grid), &mut view);
+            if !runner.printed.is_empty() {
+                printed.push((b, std::mem::take(&mut runner.printed)));
+            }
+            match result {
                 Ok(n) => count += n,
                 Err(e) => {
                     abort.store(true, Ordering::Relaxed);
-                    return (count, Some((b, e)));
+                    return (count, Some((b, e)), printed);
                 }
             }
         }
     };
-    let results: Vec<(u64, Option<(u64, SimError)>)> = if workers == 1 {
+    type WorkerResult = (u64, Option<(u64, SimError)>, Vec<(u64, String)>);
+    let results: Vec<WorkerResult> = if workers == 1 {
         vec![work()]
     } else {
         std::thread::scope(|s| {
@@ -903,10 +943,13 @@ pub fn launch(
         })
     };
     let instructions = results.iter().map(|r| r.0).sum();
+    let mut blocks: Vec<(u64, String)> = results.iter().flat_map(|r| r.2.iter().cloned()).collect();
+    blocks.sort_by_key(|(b, _)| *b);
+    let printed = blocks.into_iter().map(|(_, text)| text).collect();
     if let Some((_, e)) = results.into_iter().filter_map(|r| r.1).min_by_key(|(b, _)| *b) {
         return Err(e);
     }
-    Ok(LaunchStats { threads, instructions })
+    Ok(LaunchStats { threads, instructions, printed })
 }
 
 /// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
@@ -964,5 +1007,51 @@ fn bfi(wide: bool, a: u64, b: u64, pos: u64, len: u64) -> u64 {
         f
     } else {
         f & 0xffff_ffff
+    }
+}
+
+/// Reads `vprintf`'s arguments and strings through generic addresses.
+struct GenericReader<'r, 'g> {
+    g: &'r mut GlobalView<'g>,
+    shared: &'r [u8],
+    local: &'r [u8],
+    /// The next argument's address, and the buffer's start (arguments align to it).
+    at: u64,
+    start: u64,
+}
+
+impl GenericReader<'_, '_> {
+    /// `size` bytes at generic address `addr`.
+    fn read(&mut self, addr: u64, size: u64) -> Option<u64> {
+        match resolve(MemSpace::Generic, addr) {
+            Place::Global(a) => self.g.resolve(a, size, 1).map(|(m, o)| m.load(o, size)),
+            Place::Shared(a) => {
+                shared_at(self.shared.len(), a, size, 1).map(|at| sh_load(self.shared, at, size))
+            }
+            Place::Local(a) => {
+                shared_at(self.local.len(), a, size, 1).map(|at| sh_load(self.local, at, size))
+            }
+        }
+    }
+}
+
+impl crate::printf::Args for GenericReader<'_, '_> {
+    fn next(&mut self, size: u64) -> Option<u64> {
+        let offset = (self.at - self.start).div_ceil(size) * size;
+        let v = self.read(self.start + offset, size)?;
+        self.at = self.start + offset + size;
+        Some(v)
+    }
+
+    fn string(&mut self, addr: u64) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        // Format strings and %s arguments are short; stop at 64 KiB without a NUL.
+        for i in 0..1 << 16 {
+            match self.read(addr + i, 1)? as u8 {
+                0 => return Some(bytes),
+                b => bytes.push(b),
+            }
+        }
+        Some(bytes)
     }
 }

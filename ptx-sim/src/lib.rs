@@ -54,6 +54,7 @@ mod error;
 mod exec;
 mod memory;
 mod parse;
+mod printf;
 mod program;
 
 pub use error::SimError;

@@ -111,6 +111,25 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 }
                 i += 1;
             }
+            ".extern" if line.split_whitespace().nth(1) == Some(".func") => {
+                // Only the CUDA runtime's `vprintf` (what `printf` compiles to) is known: its
+                // calls print. The declaration may span lines, up to its `;`.
+                let mut decl = line.to_string();
+                while !decl.trim_end().ends_with(';') {
+                    i += 1;
+                    let Some(next) = lines.get(i) else {
+                        return Err(parse_err(lineno, "an `.extern .func` declaration without its `;`"));
+                    };
+                    decl.push(' ');
+                    decl.push_str(strip_comment(next).trim());
+                }
+                let name =
+                    decl.split('(').nth(1).and_then(|r| r.split(')').nth(1)).map(str::trim).unwrap_or("");
+                if name != "vprintf" {
+                    return Err(unsupported(lineno, format!("external function `{name}` (only `vprintf`)")));
+                }
+                i += 1;
+            }
             ".extern" if line.split_whitespace().nth(1) == Some(".shared") => {
                 let decl = line.strip_prefix(".extern").unwrap_or(line).trim().trim_end_matches(';').trim();
                 let Some(open_ended) = decl.strip_suffix("[]") else {
@@ -336,6 +355,7 @@ fn parse_entry(
     let mut regs: Vec<RegDecl> = Vec::new();
     let mut shared: Vec<SharedDef> = Vec::new();
     let mut locals: Vec<SharedDef> = Vec::new();
+    let mut call_params: Vec<String> = Vec::new();
     let mut body: Vec<BodyItem> = Vec::new();
     // Nested `{ }` scopes (inline assembly from CUDA's headers opens one per `asm`): their
     // braces group statements; registers declared inside must not clash with the kernel's.
@@ -388,7 +408,18 @@ fn parse_entry(
             body.push(BodyItem::Label(label.to_string(), lineno));
             continue;
         }
-        let Some(stmts) = line.strip_suffix(';') else {
+        // A statement may continue over several lines (compilers split `call`s), up to `;`.
+        let mut joined = line.to_string();
+        while !joined.ends_with(';') {
+            let Some(next) = lines.get(*i).map(|l| strip_comment(l).trim()) else { break };
+            if next.is_empty() || next.ends_with(':') || next.starts_with('{') || next.starts_with('}') {
+                break;
+            }
+            joined.push(' ');
+            joined.push_str(next);
+            *i += 1;
+        }
+        let Some(stmts) = joined.strip_suffix(';') else {
             return Err(parse_err(lineno, format!("statement `{line}` does not end with `;`")));
         };
         for stmt in stmts.split(';') {
@@ -404,6 +435,24 @@ fn parse_entry(
                 regs.push(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
                 shared.push(parse_shared_decl(stmt, lineno)?);
+            } else if let Some(rest) = stmt.strip_prefix(".param") {
+                // A call's argument or result (`.param .b64 param0;` in a call sequence).
+                let toks: Vec<&str> = rest.split_whitespace().collect();
+                match toks.as_slice() {
+                    [ty, name]
+                        if is_ident(name) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() =>
+                    {
+                        if !call_params.iter().any(|n| n == name) {
+                            call_params.push(name.to_string());
+                        }
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            lineno,
+                            format!("call parameter `{stmt}` (a scalar `.param .bN name`)"),
+                        ))
+                    }
+                }
             } else if let Some(rest) = stmt.strip_prefix(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
                 // a shared one, in the thread's own memory.
@@ -418,7 +467,7 @@ fn parse_entry(
             }
         }
     }
-    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals, data }, body, start)
+    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals, data, call_params }, body, start)
 }
 
 /// `.reg .T %prefix<N>`.
@@ -443,6 +492,11 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
             (p, n, false)
         }
         Some(s) => (s, 1, true),
+        // A register without `%` (`temp_param_reg` in call sequences) can be declared but
+        // not referred to.
+        None if is_ident(spec) => {
+            return Ok(RegDecl { prefix: format!("={spec}"), ty, count: 1, single: true, line })
+        }
         None => {
             return Err(unsupported(line, format!("register declaration `{spec}` (`%name<N>` or `%name`)")))
         }

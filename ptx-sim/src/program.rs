@@ -336,6 +336,13 @@ pub(crate) enum Op {
         pos: R,
         len: R,
     },
+    /// `vprintf(fmt, args)`: prints the format string at generic address `fmt` with the
+    /// arguments packed at `args`; `ret` gets the number of arguments.
+    Printf {
+        fmt: R,
+        args: R,
+        ret: Option<R>,
+    },
     /// `cvt.sat.fN.fN`: clamps to [0, 1], NaN giving +0.
     SatFloat {
         f64: bool,
