@@ -151,6 +151,16 @@ impl Device {
         Device::from_parts(None, name, Target::SM_80, limits, Backend::Sim(sim))
     }
 
+    /// A new simulated device whose threads may each run at most `steps` instructions per
+    /// launch (default [`ptx_sim::DEFAULT_STEP_BUDGET`], or `PTX_DSL_SIM_STEP_BUDGET`): an
+    /// endless loop is then an error naming the kernel and the thread, never a hang.
+    pub fn sim_with_step_budget(steps: u64) -> Device {
+        let sim = SimBackend::with_budget(steps.max(1));
+        let name = sim.name();
+        let limits = sim.limits();
+        Device::from_parts(None, name, Target::SM_80, limits, Backend::Sim(sim))
+    }
+
     /// The device `PTX_DSL_DEVICE` asks for, falling back to the simulator when it cannot be
     /// had: unset or `auto` means CUDA device 0 when a driver and a GPU answer, else the
     /// simulator; `sim` means the simulator; `cuda` / `cuda:N` means that CUDA device. Every

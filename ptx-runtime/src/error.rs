@@ -153,3 +153,8 @@ pub enum Error {
         what: String,
     },
 }
+#[cfg(test)]
+#[test]
+fn tmp_sizes() {
+    eprintln!("Error {} SimError {}", std::mem::size_of::<Error>(), std::mem::size_of::<ptx_sim::SimError>());
+}

@@ -20,18 +20,31 @@ pub(crate) struct SimBackend {
     memory: ptx_sim::Memory,
     workers: usize,
     next_stream: AtomicU64,
+    /// Instructions one thread may run in a launch before it is stopped.
+    step_budget: u64,
 }
 
 impl SimBackend {
     /// A fresh simulated device. `PTX_DSL_SIM_THREADS` sets the number of worker threads
-    /// (default: the machine's available parallelism).
+    /// (default: the machine's available parallelism), `PTX_DSL_SIM_STEP_BUDGET` the step
+    /// budget (default [`ptx_sim::DEFAULT_STEP_BUDGET`]).
     pub(crate) fn new() -> SimBackend {
+        let step_budget = std::env::var("PTX_DSL_SIM_STEP_BUDGET")
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(ptx_sim::DEFAULT_STEP_BUDGET);
+        SimBackend::with_budget(step_budget)
+    }
+
+    /// A fresh simulated device with `step_budget` instructions per thread and launch.
+    pub(crate) fn with_budget(step_budget: u64) -> SimBackend {
         let workers = std::env::var("PTX_DSL_SIM_THREADS")
             .ok()
             .and_then(|s| s.trim().parse::<usize>().ok())
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1) }
+        SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1), step_budget }
     }
 
     /// The simulator's human-readable name.
@@ -105,8 +118,15 @@ impl SimBackend {
             block: [cfg.block.0, cfg.block.1, cfg.block.2],
             dynamic_shared_bytes: cfg.shared_mem_bytes,
         };
-        let stats =
-            ptx_sim::launch(code, &geometry, params, &self.memory, self.workers).map_err(map_sim_error)?;
+        let stats = ptx_sim::launch_with_budget(
+            code,
+            &geometry,
+            params,
+            &self.memory,
+            self.workers,
+            self.step_budget,
+        )
+        .map_err(map_sim_error)?;
         if !stats.printed.is_empty() {
             print!("{}", stats.printed);
         }

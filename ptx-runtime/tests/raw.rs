@@ -108,3 +108,45 @@ fn unusable_modules_are_errors_naming_the_line() {
     assert!(matches!(err, Error::Simulator(_)), "{err}");
     assert!(err.to_string().contains("line 46") && err.to_string().contains(".q32"), "{err}");
 }
+
+#[test]
+fn endless_loops_and_spin_waits_stop_at_the_step_budget() {
+    // `while (flag[0] == 0) {}` where nothing ever sets the flag, and a barrier loop that
+    // never ends: both would hang a GPU; the simulator stops them and names the thread.
+    let ptx = "
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry spin(
+	.param .u64 spin_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [spin_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+$L__BB0_1:
+	ld.volatile.global.u32 	%r1, [%rd2];
+	setp.eq.s32 	%p1, %r1, 0;
+	@%p1 bra 	$L__BB0_1;
+	ret;
+}
+.visible .entry barrier_loop()
+{
+$L__BB1_1:
+	bar.sync 	0;
+	bra.uni 	$L__BB1_1;
+}
+";
+    let device = Device::sim_with_step_budget(100_000);
+    let module = device.load_ptx(ptx).unwrap();
+    let mut flag = device.zeroed::<u32>(1).unwrap();
+    for (kernel, args) in [("spin", vec![KernelArg::from(&mut flag)]), ("barrier_loop", vec![])] {
+        let mut args = args;
+        let err = module.launch(kernel, LaunchConfig::linear(1, 32), &mut args).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(kernel) && text.contains("step budget of 100000"), "{text}");
+        assert!(text.contains("thread (0, 0, 0)"), "{text}");
+    }
+}

@@ -56,6 +56,22 @@ pub enum SimError {
         /// Which threads wait where.
         message: String,
     },
+    /// A thread ran more instructions than the launch's step budget allows: an endless
+    /// loop, or a spin-wait on a thread that cannot run before it (threads of a block run
+    /// one after another between barriers). Stopped instead of hanging.
+    StepBudget {
+        /// The kernel's name.
+        kernel: String,
+        /// The thread's block index (x, y, z).
+        block: [u32; 3],
+        /// The thread's index within its block (x, y, z).
+        thread: [u32; 3],
+        /// The budget, in instructions per thread.
+        budget: u64,
+        /// The branch it was taking when the budget ran out, as PTX text, followed by its
+        /// source position in parentheses where the PTX gives one.
+        instruction: String,
+    },
     /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
     /// range that is not inside one live allocation.
     InvalidAddress {
@@ -95,6 +111,16 @@ impl fmt::Display for SimError {
             }
             SimError::Barrier { kernel, message } => {
                 write!(f, "barrier deadlock in kernel `{kernel}`: {message}")
+            }
+            SimError::StepBudget { kernel, block, thread, budget, instruction } => {
+                write!(
+                    f,
+                    "kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) ran past its step budget \
+                     of {budget} instructions at {instruction} (an endless loop, or a wait on \
+                     another thread that cannot make progress first); raise the budget with \
+                     `PTX_DSL_SIM_STEP_BUDGET` if the kernel really needs more",
+                    block[0], block[1], block[2], thread[0], thread[1], thread[2],
+                )
             }
             SimError::InvalidAddress { address, message } => {
                 write!(f, "invalid device address {address:#x}: {message}")

@@ -57,11 +57,16 @@ enum Stop {
     Shfl,
 }
 
-/// A memory fault at op `pc`.
+/// A memory fault at op `pc` (or, with `budget`, the step budget running out there).
 struct Trap {
     pc: usize,
     addr: u64,
+    budget: bool,
 }
+
+/// The default step budget: instructions one thread may run in a launch (about a few
+/// seconds of simulation; far more than any test kernel needs).
+pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
 
 struct Env {
     tid: [u32; 3],
@@ -213,6 +218,7 @@ fn run_thread(
     g: &mut GlobalView<'_>,
     count: &mut u64,
     printed: &mut String,
+    limit: u64,
 ) -> Result<Stop, Trap> {
     let mut pc = *pc_io as usize;
     let mut n: u64 = 0;
@@ -225,7 +231,7 @@ fn run_thread(
         ($addr:expr) => {{
             *pc_io = (pc - 1) as u32;
             *count += n - 1;
-            return Err(Trap { pc: pc - 1, addr: $addr });
+            return Err(Trap { pc: pc - 1, addr: $addr, budget: false });
         }};
     }
     loop {
@@ -314,14 +320,19 @@ fn run_thread(
                 } & dst_mask
             }
             Op::Cvt { d, a, dst, src, round, sat } => r!(d) = eval::cvt_bits(dst, src, round, sat, r!(a)),
-            Op::Bra { t } => pc = t as usize,
-            Op::BraIf { p, t } => {
-                if r!(p) != 0 {
-                    pc = t as usize
-                }
-            }
-            Op::BraIfNot { p, t } => {
-                if r!(p) == 0 {
+            Op::Bra { t } | Op::BraIf { t, .. } | Op::BraIfNot { t, .. } => {
+                let taken = match *op {
+                    Op::BraIf { p, .. } => r!(p) != 0,
+                    Op::BraIfNot { p, .. } => r!(p) == 0,
+                    _ => true,
+                };
+                if taken {
+                    // Only a backward branch can loop: check the budget there.
+                    if (t as usize) < pc && n > limit {
+                        *pc_io = (pc - 1) as u32;
+                        *count += n - 1;
+                        return Err(Trap { pc: pc - 1, addr: 0, budget: true });
+                    }
                     pc = t as usize
                 }
             }
@@ -496,6 +507,9 @@ struct BlockRunner<'k> {
     local: Vec<u8>,
     /// The current block's `printf` output.
     printed: String,
+    /// The step budget per thread, and what each thread of the block has run so far.
+    budget: u64,
+    spent: Vec<u64>,
 }
 
 fn split3(i: u64, dims: [u32; 3]) -> [u32; 3] {
@@ -515,6 +529,20 @@ impl<'k> BlockRunner<'k> {
     }
 
     fn fault(&self, ctaid: [u32; 3], t: usize, trap: Trap) -> SimError {
+        if trap.budget {
+            return SimError::StepBudget {
+                kernel: self.k.name.clone(),
+                block: ctaid,
+                thread: split3(t as u64, self.geo.block),
+                budget: self.budget,
+                instruction: match (self.k.text.get(trap.pc), self.k.sources.get(trap.pc).cloned().flatten())
+                {
+                    (Some(text), Some(source)) => format!("`{text}` ({source})"),
+                    (Some(text), None) => format!("`{text}`"),
+                    _ => "a branch".to_string(),
+                },
+            };
+        }
         SimError::Fault {
             kernel: self.k.name.clone(),
             block: ctaid,
@@ -564,6 +592,7 @@ impl<'k> BlockRunner<'k> {
                     g,
                     &mut count,
                     &mut self.printed,
+                    self.budget,
                 ) {
                     return Err(self.fault(ctaid, t, trap));
                 }
@@ -571,11 +600,14 @@ impl<'k> BlockRunner<'k> {
             return Ok(count);
         }
         self.regs.resize(ns * nt, 0);
-        for chunk in self.regs.chunks_exact_mut(ns) {
+        // (A kernel may have no registers at all.)
+        for chunk in self.regs.chunks_exact_mut(ns.max(1)).take(if ns == 0 { 0 } else { nt }) {
             chunk.copy_from_slice(template);
         }
         self.pcs.clear();
         self.pcs.resize(nt, 0);
+        self.spent.clear();
+        self.spent.resize(nt, 0);
         self.status.clear();
         self.status.resize(nt, Status::Ready);
         loop {
@@ -586,7 +618,11 @@ impl<'k> BlockRunner<'k> {
                 let env = self.env(t, ctaid);
                 let regs = &mut self.regs[t * ns..(t + 1) * ns];
                 let local = &mut self.local[t * lb..(t + 1) * lb];
-                match run_thread(
+                // What this thread may still run: the budget less what it ran before the
+                // barriers it passed.
+                let before = count;
+                let limit = self.budget.saturating_sub(self.spent[t]);
+                let result = run_thread(
                     code,
                     regs,
                     &mut self.pcs[t],
@@ -596,7 +632,18 @@ impl<'k> BlockRunner<'k> {
                     g,
                     &mut count,
                     &mut self.printed,
-                ) {
+                    limit,
+                );
+                self.spent[t] += count - before;
+                if self.spent[t] > self.budget && result.is_ok() {
+                    let pc = self.pcs[t] as usize;
+                    return Err(self.fault(
+                        ctaid,
+                        t,
+                        Trap { pc: pc.saturating_sub(1), addr: 0, budget: true },
+                    ));
+                }
+                match result {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
                     Ok(Stop::Barrier) => {
@@ -850,6 +897,20 @@ pub fn launch(
     memory: &Memory,
     worker_threads: usize,
 ) -> Result<LaunchStats, SimError> {
+    launch_with_budget(kernel, geometry, params, memory, worker_threads, DEFAULT_STEP_BUDGET)
+}
+
+/// [`launch`] with a step budget: the instructions one thread may run before the launch
+/// stops with [`SimError::StepBudget`] (checked at backward branches and barriers, so a
+/// thread may run a few instructions past it).
+pub fn launch_with_budget(
+    kernel: &KernelCode,
+    geometry: &Geometry,
+    params: &[u64],
+    memory: &Memory,
+    worker_threads: usize,
+    budget: u64,
+) -> Result<LaunchStats, SimError> {
     if params.len() != kernel.params.len() {
         return Err(bad(
             kernel,
@@ -901,6 +962,8 @@ pub fn launch(
             shared: Vec::new(),
             local: Vec::new(),
             printed: String::new(),
+            budget,
+            spent: Vec::new(),
         };
         let mut view = GlobalView::new(&allocs, locks);
         let mut count = 0u64;

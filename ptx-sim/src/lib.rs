@@ -58,6 +58,6 @@ mod printf;
 mod program;
 
 pub use error::SimError;
-pub use exec::{launch, Geometry, LaunchStats};
+pub use exec::{launch, launch_with_budget, Geometry, LaunchStats, DEFAULT_STEP_BUDGET};
 pub use memory::Memory;
 pub use program::{KernelCode, Module, ParamInfo};
