@@ -90,6 +90,9 @@ impl SimBackend {
     /// Parses a module's PTX, checking it holds the entry `kernel`.
     pub(crate) fn load(&self, kernel: &str, ptx: &str) -> Result<ptx_sim::Module> {
         let module = ptx_sim::Module::parse(ptx).map_err(Error::Simulator)?;
+        if let Some(e) = module.unsupported(kernel) {
+            return Err(Error::Simulator(e.clone()));
+        }
         if module.kernel(kernel).is_none() {
             return Err(Error::Simulator(ptx_sim::SimError::BadParams {
                 kernel: kernel.to_string(),
@@ -107,6 +110,9 @@ impl SimBackend {
         cfg: &LaunchConfig,
         params: &[u64],
     ) -> Result<SimStats> {
+        if let Some(e) = module.unsupported(kernel) {
+            return Err(Error::Simulator(e.clone()));
+        }
         let code = module.kernel(kernel).ok_or_else(|| {
             Error::Simulator(ptx_sim::SimError::BadParams {
                 kernel: kernel.to_string(),

@@ -150,3 +150,36 @@ $L__BB1_1:
         assert!(text.contains("thread (0, 0, 0)"), "{text}");
     }
 }
+
+#[test]
+fn one_unsupported_kernel_leaves_the_others_loadable() {
+    // NVRTC's saxpy, and a second kernel using a texture fetch, which the simulator lacks.
+    let extra = "
+.visible .entry fetch(
+	.param .u64 fetch_param_0
+)
+{
+	.reg .f32 	%f<5>;
+	.reg .b64 	%rd<2>;
+	ld.param.u64 	%rd1, [fetch_param_0];
+	tex.2d.v4.f32.f32 	{%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}];
+	ret;
+}
+";
+    let device = Device::sim();
+    let module = device.load_ptx(&format!("{NVRTC_SAXPY}{extra}")).unwrap();
+    assert_eq!(module.kernel_names().collect::<Vec<_>>(), ["saxpy", "fetch"]);
+    let (x, mut y) = (device.upload(&[1.0f32; 4]).unwrap(), device.upload(&[1.0f32; 4]).unwrap());
+    module
+        .launch(
+            "saxpy",
+            LaunchConfig::linear(1, 4),
+            &mut [2.0f32.into(), (&x).into(), (&mut y).into(), 4i32.into()],
+        )
+        .unwrap();
+    assert_eq!(y.to_vec().unwrap(), [3.0; 4]);
+    let err = module.launch("fetch", LaunchConfig::linear(1, 1), &mut [(&x).into()]).unwrap_err().to_string();
+    assert!(err.contains("does not support") && err.contains("tex.2d"), "{err}");
+    let line = format!("{NVRTC_SAXPY}{extra}").lines().position(|l| l.contains("tex.2d")).unwrap() + 1;
+    assert!(err.contains(&format!("line {line}")), "{err}");
+}

@@ -59,10 +59,54 @@ fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
+/// What parsing a module gives: the kernels the simulator runs, and for each kernel it
+/// cannot run, the construct it does not support.
+pub(crate) struct Parsed {
+    pub(crate) kernels: Vec<KernelCode>,
+    pub(crate) unsupported: Vec<(String, SimError)>,
+}
+
+/// The line index after the definition starting at line `i`: past the `}` matching its
+/// first `{`, or past its `;` when it is a declaration without a body.
+fn end_of_definition(lines: &[&str], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    let mut opened = false;
+    while i < lines.len() {
+        for c in strip_comment(lines[i]).chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => depth = depth.saturating_sub(1),
+                ';' if !opened => return i + 1,
+                _ => {}
+            }
+        }
+        i += 1;
+        if opened && depth == 0 {
+            return i;
+        }
+    }
+    i
+}
+
+/// The name in an `.entry` or `.func` header (the word before its parameter list).
+fn definition_name(lines: &[&str], i: usize) -> String {
+    let header: String =
+        lines[i..lines.len().min(i + 4)].iter().map(|l| strip_comment(l)).collect::<Vec<_>>().join(" ");
+    let after = header.split_once(".entry").or_else(|| header.split_once(".func")).map_or("", |(_, r)| r);
+    // `.func (.param .b32 retval) name (...)`: skip a return list first.
+    let after = after.trim_start();
+    let after = if after.starts_with('(') { after.split_once(')').map_or("", |(_, r)| r) } else { after };
+    after.split(|c: char| c == '(' || c.is_whitespace()).find(|w| !w.is_empty()).unwrap_or("?").to_string()
+}
+
 /// Parses a whole module into decoded kernels.
-pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
+pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
+    let mut left_out: Vec<(String, SimError)> = Vec::new();
     let mut files: Vec<(u32, String)> = Vec::new();
     // `.extern .shared` arrays: dynamic shared memory, declared before the kernels using it.
     let mut dynamic: Vec<SharedDef> = Vec::new();
@@ -164,12 +208,28 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
                 data.push(def);
                 i += 1;
             }
+            ".visible" | ".weak" | ".func" | ".entry" if line.contains(".func") => {
+                // Device functions are not run (yet): a kernel calling one is unsupported,
+                // the rest of the module still loads.
+                i = end_of_definition(&lines, i);
+            }
             ".visible" | ".entry" => {
-                let k = parse_entry(&lines, &mut i, &files, &dynamic, &data)?;
-                if kernels.iter().any(|x: &KernelCode| x.name == k.name) {
-                    return Err(parse_err(lineno, format!("kernel `{}` is defined twice", k.name)));
+                let name = definition_name(&lines, i);
+                if kernels.iter().any(|x: &KernelCode| x.name == name)
+                    || left_out.iter().any(|(n, _)| *n == name)
+                {
+                    return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
                 }
-                kernels.push(k);
+                match parse_entry(&lines, &mut i, &files, &dynamic, &data) {
+                    Ok(k) => kernels.push(k),
+                    // One kernel using what the simulator lacks does not keep the others
+                    // from loading: launching it reports the construct.
+                    Err(e @ SimError::Unsupported { .. }) => {
+                        left_out.push((name, e));
+                        i = end_of_definition(&lines, lineno - 1);
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             ".file" => {
                 // A source file table entry, for the `.loc`s of the kernels.
@@ -191,7 +251,11 @@ pub(crate) fn parse_module(text: &str) -> Result<Vec<KernelCode>, SimError> {
     for k in &mut kernels {
         k.data = shared.clone();
     }
-    Ok(kernels)
+    // A module with nothing to run is the first kernel's error.
+    if kernels.is_empty() && !left_out.is_empty() {
+        return Err(left_out.swap_remove(0).1);
+    }
+    Ok(Parsed { kernels, unsupported: left_out })
 }
 
 /// `[.visible] (.global|.const) [.align A] .type name[N] [= value | = {values}];`: the

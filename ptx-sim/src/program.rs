@@ -505,12 +505,21 @@ impl KernelCode {
 #[derive(Clone, Debug)]
 pub struct Module {
     pub(crate) kernels: Vec<KernelCode>,
+    /// The kernels the simulator cannot run, with the construct each uses.
+    pub(crate) unsupported: Vec<(String, crate::SimError)>,
 }
 
 impl Module {
-    /// Parses PTX text (as `ptx_core::print` writes it) and decodes every kernel.
+    /// Parses PTX text and decodes every kernel. A kernel using a construct the simulator
+    /// does not support is left out ([`Module::unsupported`] says which construct) while the
+    /// others load; a module none of whose kernels load, or malformed text, is an error.
     pub fn parse(ptx: &str) -> Result<Module, crate::SimError> {
-        crate::parse::parse_module(ptx).map(|kernels| Module { kernels })
+        crate::parse::parse_module(ptx).map(|p| Module { kernels: p.kernels, unsupported: p.unsupported })
+    }
+
+    /// Why kernel `name` could not be loaded, if it is one the simulator does not support.
+    pub fn unsupported(&self, name: &str) -> Option<&crate::SimError> {
+        self.unsupported.iter().find(|(n, _)| n == name).map(|(_, e)| e)
     }
 
     /// The kernel named `name`.
