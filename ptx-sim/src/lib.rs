@@ -1,6 +1,7 @@
 //! # ptx-sim
 //!
-//! A CPU simulator for the PTX text that `ptx_core::print` emits. [`Module::parse`] reads
+//! A CPU simulator for the PTX text that `ptx_core::print` emits, and for what NVRTC writes
+//! for kernels typical of real code (the corpus in `tests/corpus/`). [`Module::parse`] reads
 //! the text into a compact decoded form (registers as indices into a flat per-thread
 //! register file, labels resolved, immediates decoded); [`launch`] executes a whole grid
 //! on the CPU against a simulated global [`Memory`].
@@ -15,10 +16,16 @@
 //! - every global access is bounds-checked against the one allocation it falls in and must
 //!   be aligned; shared memory is per block and bounds-checked too; a bad access stops the
 //!   launch with [`SimError::Fault`] naming block, thread, address and instruction;
-//! - the threads of a block meet at `bar.sync`, the lanes of a warp at `shfl.sync`; threads
-//!   that can never meet are [`SimError::Barrier`], not a hang;
+//! - the threads of a block meet at `bar.sync`, the lanes of a warp at `shfl.sync` and
+//!   `vote.sync`; threads that can never meet are [`SimError::Barrier`], not a hang, and a
+//!   thread that runs past the step budget ([`launch_with_budget`]) is
+//!   [`SimError::StepBudget`];
+//! - each thread has its own `.local` memory, generic addresses reach local, shared and
+//!   global memory, module `.global`/`.const` variables persist per [`Memory`], and
+//!   `printf` (`vprintf`) output is returned in [`LaunchStats::printed`];
 //! - any opcode, modifier or directive it does not implement is
-//!   [`SimError::Unsupported`], never skipped.
+//!   [`SimError::Unsupported`], never skipped; a kernel that uses one is left out of its
+//!   module ([`Module::unsupported`]) while the others load.
 //!
 //! ```
 //! use ptx_core::{KernelBuilder, SpecialReg, F32, Target};

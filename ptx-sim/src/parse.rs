@@ -1,11 +1,15 @@
 //! The PTX reader: splits module text into directives, entry headers, declarations, labels
 //! and instruction statements, and hands each kernel's body to [`crate::decode`].
 //!
-//! It reads the subset `ptx_core::print` writes: `//` comments, `.version`, `.target`,
-//! `.file` and `.loc` (read and ignored),
-//! `.address_size 64`, `.visible .entry name(.param .T name, ...)`, `{ }`, `.reg .T %p<N>;`,
-//! `.shared .align A .b8 name[N];`, labels `name:`, and one statement per `;`, optionally
-//! guarded by `@%p` / `@!%p`. Any other directive is [`SimError::Unsupported`].
+//! It reads what `ptx_core::print` and NVRTC write: `//` comments, `.version`, `.target`,
+//! `.file` and `.loc` (source positions for messages), `.address_size 64`,
+//! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
+//! initialisers, `.extern .shared` (dynamic shared memory), the `vprintf` declaration;
+//! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
+//! `.local` arrays, call-sequence `.param`s, `.pragma` (ignored), labels `name:`, and
+//! statements up to each `;` (over several lines), optionally guarded by `@%p` / `@!%p`.
+//! Device-function definitions are skipped (a kernel calling one is left out of the
+//! module); any other directive is [`SimError::Unsupported`].
 
 use ptx_core::PtxType;
 
