@@ -52,8 +52,9 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 29] = [
+const RUN: [&str; 30] = [
     "atomic_max",
+    "atomics",
     "ballot",
     "bf16_scale",
     "bits",
@@ -227,6 +228,55 @@ fn printf_prints_in_grid_and_thread_order() {
     let args = &mut [1.5f32.into(), 12345.678f64.into(), (-9_000_000_000i64).into()];
     let report = module.launch("print_types", LaunchConfig::linear(1, 4), args).unwrap();
     assert_eq!(report.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
+}
+
+#[test]
+fn every_integer_atomic_matches_rust() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_atomics");
+    let n = 700;
+    let x: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let xd = device.upload(&x).unwrap();
+    let mut mins = device.upload(&[i32::MAX, i32::MIN, -1, 0]).unwrap();
+    let mut bits = device.upload(&[u32::MAX, 0, 0]).unwrap();
+    let mut counters = device.upload(&[0u32, 500]).unwrap();
+    let mut total = device.upload(&[5u64]).unwrap();
+    launch(
+        &load(&device, "atomics"),
+        "atomics",
+        LaunchConfig::for_elements(n, 128),
+        &mut [
+            (&xd).into(),
+            (n as i32).into(),
+            (&mut mins).into(),
+            (&mut bits).into(),
+            (&mut counters).into(),
+            (&mut total).into(),
+        ],
+    );
+    let u: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+    let want_mins = [
+        *x.iter().min().unwrap(),
+        *x.iter().max().unwrap(),
+        *u.iter().min().unwrap() as i32,
+        *u.iter().max().unwrap() as i32,
+    ];
+    assert_eq!(mins.to_vec().unwrap(), want_mins);
+    let want_bits = [
+        u.iter().fold(u32::MAX, |a, &v| a & (v | 0x8000_0000)),
+        u.iter().fold(0, |a, &v| a | (v & 0xff)),
+        u.iter().fold(0, |a, &v| a ^ v),
+    ];
+    assert_eq!(bits.to_vec().unwrap(), want_bits);
+    // inc wraps to 0 after 9 (700 increments: 700 mod 10); dec from 500 wraps to 1000 below
+    // 0 (700 decrements: 500 → 0 → 1000 → ... → 801).
+    let (mut inc, mut dec) = (0u32, 500u32);
+    for _ in 0..n {
+        inc = if inc >= 9 { 0 } else { inc + 1 };
+        dec = if dec == 0 || dec > 1000 { 1000 } else { dec - 1 };
+    }
+    assert_eq!(counters.to_vec().unwrap(), [inc, dec]);
+    assert_eq!(total.to_vec().unwrap()[0], 5 + x.iter().map(|&v| (v & 0xffff) as u64).sum::<u64>());
 }
 
 #[test]

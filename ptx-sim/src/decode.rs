@@ -12,7 +12,7 @@ use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, Space, SpecialReg, Un
 use ptx_core::PtxType;
 
 use crate::error::SimError;
-use crate::memory::AtomKind;
+use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
     BitOp, DataDef, FArith, FUn, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R,
@@ -854,8 +854,18 @@ impl Decoder {
                 })?;
                 self.emit(Op::Bar { id }, s);
             }
-            "atom" => {
-                let [_, sp, op, t] = p else { return Err(unsup(self)) };
+            "atom" | "red" => {
+                // `red` is `atom` without the old value. Memory-order and scope qualifiers
+                // (`.relaxed`, `.gpu`, ...) change nothing for one simulated thread.
+                let is_red = p[0] == "red";
+                let q: Vec<&str> = p
+                    .iter()
+                    .copied()
+                    .filter(|q| {
+                        !matches!(*q, "relaxed" | "acquire" | "release" | "acq_rel" | "gpu" | "cta" | "sys")
+                    })
+                    .collect();
+                let [_, sp, op, t] = q.as_slice() else { return Err(unsup(self)) };
                 let space = match *sp {
                     "global" => Space::Global,
                     "shared" => Space::Shared,
@@ -871,15 +881,35 @@ impl Decoder {
                     ("cas", t) if t.bits() == 64 && !t.is_float() => AtomKind::Cas64,
                     ("exch", t) if t.bits() == 32 && !t.is_float() => AtomKind::Exch32,
                     ("exch", t) if t.bits() == 64 && !t.is_float() => AtomKind::Exch64,
+                    ("add", PtxType::S64) => AtomKind::AddU64,
+                    ("inc", PtxType::U32) => AtomKind::Inc32,
+                    ("dec", PtxType::U32) => AtomKind::Dec32,
+                    ("min" | "max", t) if t.is_int() && t.bits() >= 32 => AtomKind::Int {
+                        op: if *op == "min" { IntAtom::Min } else { IntAtom::Max },
+                        wide: t.bits() == 64,
+                        signed: t.is_signed(),
+                    },
+                    ("and" | "or" | "xor", t) if !t.is_float() && t.bits() >= 32 && t != PtxType::Pred => {
+                        let op = match *op {
+                            "and" => IntAtom::And,
+                            "or" => IntAtom::Or,
+                            _ => IntAtom::Xor,
+                        };
+                        AtomKind::Int { op, wide: t.bits() == 64, signed: false }
+                    }
                     _ => return Err(unsup(self)),
                 };
                 let cas = *op == "cas";
-                self.expect_ops(s, if cas { 4 } else { 3 })?;
-                let d = self.dst(&o[0])?;
+                if is_red && cas {
+                    return Err(unsup(self));
+                }
+                let first = if is_red { 0 } else { 1 };
+                self.expect_ops(s, first + if cas { 3 } else { 2 })?;
+                let d = if is_red { self.scratch() } else { self.dst(&o[0])? };
                 let mem = if space == Space::Shared { MemSpace::Shared } else { MemSpace::Global };
-                let (base, off) = self.address(&o[1], mem)?;
-                let a = self.src(&o[2], ty)?;
-                let b = if cas { self.src(&o[3], ty)? } else { a };
+                let (base, off) = self.address(&o[first], mem)?;
+                let a = self.src(&o[first + 1], ty)?;
+                let b = if cas { self.src(&o[first + 2], ty)? } else { a };
                 self.emit(Op::Atom { space, kind, d, base, off, a, b }, s);
             }
             "shfl" => {

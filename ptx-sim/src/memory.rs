@@ -35,6 +35,26 @@ pub(crate) enum AtomKind {
     Cas64,
     Exch32,
     Exch64,
+    /// min/max/and/or/xor of integers: the operation, the width, signedness.
+    Int {
+        op: IntAtom,
+        wide: bool,
+        signed: bool,
+    },
+    /// `inc.u32`: `old >= a ? 0 : old + 1`.
+    Inc32,
+    /// `dec.u32`: `old == 0 || old > a ? a : old - 1`.
+    Dec32,
+}
+
+/// The integer read-modify-write operations of `atom`/`red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntAtom {
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
 }
 
 impl AtomKind {
@@ -42,6 +62,7 @@ impl AtomKind {
     pub(crate) fn bytes(self) -> u64 {
         match self {
             AtomKind::AddU32 | AtomKind::AddF32 | AtomKind::Cas32 | AtomKind::Exch32 => 4,
+            AtomKind::Inc32 | AtomKind::Dec32 | AtomKind::Int { wide: false, .. } => 4,
             _ => 8,
         }
     }
@@ -71,6 +92,29 @@ impl AtomKind {
             }
             AtomKind::Exch32 => a & 0xffff_ffff,
             AtomKind::Exch64 => a,
+            AtomKind::Inc32 => {
+                let (old, a) = (old as u32, a as u32);
+                (if old >= a { 0 } else { old + 1 }) as u64
+            }
+            AtomKind::Dec32 => {
+                let (old, a) = (old as u32, a as u32);
+                (if old == 0 || old > a { a } else { old - 1 }) as u64
+            }
+            AtomKind::Int { op, wide, signed } => {
+                let mask = if wide { u64::MAX } else { 0xffff_ffff };
+                let (x, y) = (old & mask, a & mask);
+                let as_signed = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
+                let r = match op {
+                    IntAtom::Min if signed => as_signed(x).min(as_signed(y)) as u64,
+                    IntAtom::Max if signed => as_signed(x).max(as_signed(y)) as u64,
+                    IntAtom::Min => x.min(y),
+                    IntAtom::Max => x.max(y),
+                    IntAtom::And => x & y,
+                    IntAtom::Or => x | y,
+                    IntAtom::Xor => x ^ y,
+                };
+                r & mask
+            }
         }
     }
 }

@@ -7,10 +7,14 @@ mod common;
 use common::{download, geo, upload};
 use ptx_sim::{launch, Memory, Module};
 
-fn module(body: &str, regs: &str) -> Module {
-    let text = format!(
+fn module_text(body: &str, regs: &str) -> String {
+    format!(
         ".version 8.5\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n{regs}\n\tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n{body}\n\tret;\n}}\n"
-    );
+    )
+}
+
+fn module(body: &str, regs: &str) -> Module {
+    let text = module_text(body, regs);
     Module::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
@@ -134,4 +138,19 @@ fn module_variables_persist_per_memory() {
         let err = Module::parse(&bad).unwrap_err().to_string();
         assert!(err.contains("line 4") && err.contains(what), "{decl}: {err}");
     }
+}
+
+#[test]
+fn red_is_atom_without_the_old_value() {
+    let m = module(
+        "\tred.global.add.u32 \t[%rd2], 5;\n\tred.relaxed.gpu.global.max.s32 \t[%rd2+4], -3;\n\tred.global.or.b64 \t[%rd2+8], 6;",
+        REGS,
+    );
+    let mem = Memory::new();
+    let out = upload(&mem, &[0x0000_0001_0000_0001, 9], 8);
+    launch(m.kernel("k").unwrap(), &geo([2, 1, 1], [4, 1, 1]), &[out], &mem, 1).unwrap();
+    // Eight threads: 1 + 8·5 in the low word, max(1, -3) in the high word, 9 | 6.
+    assert_eq!(download(&mem, out, 2, 8), [(1u64 << 32) | 41, 15]);
+    let bad = Module::parse(&module_text("\tred.global.cas.b32 \t[%rd2], 1, 2;", REGS));
+    assert!(bad.is_err());
 }
