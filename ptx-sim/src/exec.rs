@@ -23,7 +23,7 @@ use ptx_core::PtxType;
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
 use crate::program::{
-    BitOp, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_BYTES,
+    BitOp, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW, WINDOW_BYTES,
 };
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
@@ -205,6 +205,76 @@ fn resolve(space: MemSpace, addr: u64) -> Place {
     }
 }
 
+/// A `.local` or generic load of `cnt` values of `size` bytes at `addr` into `d`; false
+/// when the address is out of bounds.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn load_elsewhere(
+    space: MemSpace,
+    addr: u64,
+    size: u64,
+    cnt: u8,
+    d: &[R; 4],
+    regs: &mut [u64],
+    g: &mut GlobalView<'_>,
+    shared: &[u8],
+    local: &[u8],
+) -> bool {
+    let total = size * cnt as u64;
+    let values: Option<Vec<u64>> = match resolve(space, addr) {
+        Place::Global(a) => g.resolve(a, total, total).map(|(m, o)| (0..cnt as u64).map(|i| m.load(o + i * size, size)).collect()),
+        Place::Shared(a) => shared_at(shared.len(), a, total, total)
+            .map(|at| (0..cnt as usize).map(|i| sh_load(shared, at + i * size as usize, size)).collect()),
+        Place::Local(a) => shared_at(local.len(), a, total, total)
+            .map(|at| (0..cnt as usize).map(|i| sh_load(local, at + i * size as usize, size)).collect()),
+    };
+    match values {
+        Some(v) => {
+            for (dr, x) in d.iter().zip(v) {
+                regs[*dr as usize] = x;
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// A `.local` or generic store of `cnt` values of `size` bytes from `s` at `addr`; false
+/// when the address is out of bounds.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn store_elsewhere(
+    space: MemSpace,
+    addr: u64,
+    size: u64,
+    cnt: u8,
+    s: &[R; 4],
+    regs: &[u64],
+    g: &mut GlobalView<'_>,
+    shared: &mut [u8],
+    local: &mut [u8],
+) -> bool {
+    let total = size * cnt as u64;
+    let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
+    match resolve(space, addr) {
+        Place::Global(a) => match g.resolve(a, total, total) {
+            Some((m, o)) => values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v)),
+            None => return false,
+        },
+        Place::Shared(a) => match shared_at(shared.len(), a, total, total) {
+            Some(at) => values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v)),
+            None => return false,
+        },
+        Place::Local(a) => match shared_at(local.len(), a, total, total) {
+            Some(at) => values.enumerate().for_each(|(i, v)| sh_store(local, at + i * size as usize, size, v)),
+            None => return false,
+        },
+    }
+    true
+}
+
 /// Runs one thread from `*pc` until it exits or reaches a sync point. On `Shfl` the pc
 /// stays at the `shfl` (the block performs it); on `Barrier` it is past the `bar.sync`.
 #[allow(clippy::too_many_arguments)]
@@ -225,6 +295,16 @@ fn run_thread(
     macro_rules! r {
         ($x:expr) => {
             regs[$x as usize]
+        };
+    }
+    // Only a backward branch can loop: the step budget is checked there.
+    macro_rules! budget {
+        ($t:expr) => {
+            if ($t as usize) < pc && n > limit {
+                *pc_io = (pc - 1) as u32;
+                *count += n - 1;
+                return Err(Trap { pc: pc - 1, addr: 0, budget: true });
+            }
         };
     }
     macro_rules! trap {
@@ -320,19 +400,19 @@ fn run_thread(
                 } & dst_mask
             }
             Op::Cvt { d, a, dst, src, round, sat } => r!(d) = eval::cvt_bits(dst, src, round, sat, r!(a)),
-            Op::Bra { t } | Op::BraIf { t, .. } | Op::BraIfNot { t, .. } => {
-                let taken = match *op {
-                    Op::BraIf { p, .. } => r!(p) != 0,
-                    Op::BraIfNot { p, .. } => r!(p) == 0,
-                    _ => true,
-                };
-                if taken {
-                    // Only a backward branch can loop: check the budget there.
-                    if (t as usize) < pc && n > limit {
-                        *pc_io = (pc - 1) as u32;
-                        *count += n - 1;
-                        return Err(Trap { pc: pc - 1, addr: 0, budget: true });
-                    }
+            Op::Bra { t } => {
+                budget!(t);
+                pc = t as usize
+            }
+            Op::BraIf { p, t } => {
+                if r!(p) != 0 {
+                    budget!(t);
+                    pc = t as usize
+                }
+            }
+            Op::BraIfNot { p, t } => {
+                if r!(p) == 0 {
+                    budget!(t);
                     pc = t as usize
                 }
             }
@@ -359,8 +439,8 @@ fn run_thread(
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match resolve(space, addr) {
-                    Place::Global(addr) => match g.resolve(addr, total, total) {
+                match space {
+                    MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = a.load(o + i as u64 * size, size);
@@ -368,7 +448,7 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Place::Shared(at) => match shared_at(shared.len(), at, total, total) {
+                    MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = sh_load(shared, at + i * size as usize, size);
@@ -376,22 +456,20 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Place::Local(at) => match shared_at(local.len(), at, total, total) {
-                        Some(at) => {
-                            for (i, dr) in d.iter().take(cnt as usize).enumerate() {
-                                r!(*dr) = sh_load(local, at + i * size as usize, size);
-                            }
+                    // Local and generic accesses are rarer: kept out of the hot loop.
+                    _ => {
+                        if !load_elsewhere(space, addr, size, cnt, &d, regs, g, shared, local) {
+                            trap!(addr)
                         }
-                        None => trap!(addr),
-                    },
+                    }
                 }
             }
             Op::St { space, size, n: cnt, s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match resolve(space, addr) {
-                    Place::Global(addr) => match g.resolve(addr, total, total) {
+                match space {
+                    MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 a.store(o + i as u64 * size, size, r!(*sr));
@@ -399,7 +477,7 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Place::Shared(at) => match shared_at(shared.len(), at, total, total) {
+                    MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 sh_store(shared, at + i * size as usize, size, r!(*sr));
@@ -407,14 +485,11 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    Place::Local(at) => match shared_at(local.len(), at, total, total) {
-                        Some(at) => {
-                            for (i, sr) in s.iter().take(cnt as usize).enumerate() {
-                                sh_store(local, at + i * size as usize, size, r!(*sr));
-                            }
+                    _ => {
+                        if !store_elsewhere(space, addr, size, cnt, &s, regs, g, shared, local) {
+                            trap!(addr)
                         }
-                        None => trap!(addr),
-                    },
+                    }
                 }
             }
             Op::Bar { .. } => {
@@ -579,8 +654,11 @@ impl<'k> BlockRunner<'k> {
                 self.regs.copy_from_slice(template);
                 let env = self.env(t, ctaid);
                 let mut pc = 0u32;
-                // One thread at a time: they share one local buffer, cleared for each.
-                self.local.fill(0);
+                // One thread at a time: they share one local buffer, cleared for each (a
+                // call into memset even for none, which costs as much as a short thread).
+                if lb > 0 {
+                    self.local.fill(0);
+                }
                 let local = &mut self.local[..];
                 if let Err(trap) = run_thread(
                     code,
