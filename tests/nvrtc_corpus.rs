@@ -52,7 +52,7 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 30] = [
+const RUN: [&str; 31] = [
     "atomic_max",
     "atomics",
     "ballot",
@@ -68,6 +68,7 @@ const RUN: [&str; 30] = [
     "half_scale",
     "histogram",
     "int_divmod",
+    "launch_bounds",
     "layer_norm",
     "matrix_add",
     "printf_kernel",
@@ -228,6 +229,29 @@ fn printf_prints_in_grid_and_thread_order() {
     let args = &mut [1.5f32.into(), 12345.678f64.into(), (-9_000_000_000i64).into()];
     let report = module.launch("print_types", LaunchConfig::linear(1, 4), args).unwrap();
     assert_eq!(report.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
+}
+
+#[test]
+fn launch_bounds_limit_the_block() {
+    // `__launch_bounds__(256, 2)`: `.maxntid 256, 1, 1` and `.minnctapersm 2`.
+    let device = Device::sim();
+    let module = load(&device, "launch_bounds");
+    let mut x = device.upload(&[2.0f32; 300]).unwrap();
+    launch(
+        &module,
+        "scale_bounded",
+        LaunchConfig::for_elements(300, 256),
+        &mut [(&mut x).into(), 1.5f32.into(), 300i32.into()],
+    );
+    assert_eq!(x.to_vec().unwrap(), vec![3.0f32; 300]);
+    let err = module
+        .launch(
+            "scale_bounded",
+            LaunchConfig::linear(1, 512),
+            &mut [(&mut x).into(), 1.5f32.into(), 300i32.into()],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains(".maxntid"), "{err}");
 }
 
 #[test]

@@ -224,6 +224,7 @@ pub(crate) fn decode_kernel(
         local_bytes,
         data: Default::default(),
         data_slots: d.data_slots,
+        block_limit: Default::default(),
         code: d.code,
         text: d.text,
         sources: d.sources,

@@ -23,7 +23,8 @@ use ptx_core::PtxType;
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
 use crate::program::{
-    BitOp, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW, WINDOW_BYTES,
+    BitOp, BlockLimit, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+    WINDOW_BYTES,
 };
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
@@ -223,7 +224,9 @@ fn load_elsewhere(
 ) -> bool {
     let total = size * cnt as u64;
     let values: Option<Vec<u64>> = match resolve(space, addr) {
-        Place::Global(a) => g.resolve(a, total, total).map(|(m, o)| (0..cnt as u64).map(|i| m.load(o + i * size, size)).collect()),
+        Place::Global(a) => g
+            .resolve(a, total, total)
+            .map(|(m, o)| (0..cnt as u64).map(|i| m.load(o + i * size, size)).collect()),
         Place::Shared(a) => shared_at(shared.len(), a, total, total)
             .map(|at| (0..cnt as usize).map(|i| sh_load(shared, at + i * size as usize, size)).collect()),
         Place::Local(a) => shared_at(local.len(), a, total, total)
@@ -264,11 +267,15 @@ fn store_elsewhere(
             None => return false,
         },
         Place::Shared(a) => match shared_at(shared.len(), a, total, total) {
-            Some(at) => values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v)),
+            Some(at) => {
+                values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
+            }
             None => return false,
         },
         Place::Local(a) => match shared_at(local.len(), a, total, total) {
-            Some(at) => values.enumerate().for_each(|(i, v)| sh_store(local, at + i * size as usize, size, v)),
+            Some(at) => {
+                values.enumerate().for_each(|(i, v)| sh_store(local, at + i * size as usize, size, v))
+            }
             None => return false,
         },
     }
@@ -942,6 +949,24 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
             kernel,
             format!("block {:?} has {threads} threads; CUDA allows at most 1024 (and z <= 64)", g.block),
         ));
+    }
+    match kernel.block_limit {
+        BlockLimit::Max(m) if threads > m.iter().map(|&d| d as u64).product::<u64>() => {
+            return Err(bad(
+                kernel,
+                format!(
+                    "block {:?} has {threads} threads, but the kernel declares `.maxntid {:?}`",
+                    g.block, m
+                ),
+            ));
+        }
+        BlockLimit::Exactly(r) if r != g.block => {
+            return Err(bad(
+                kernel,
+                format!("block {:?}, but the kernel declares `.reqntid {:?}`", g.block, r),
+            ));
+        }
+        _ => {}
     }
     let shared = kernel.static_shared as u64 + g.dynamic_shared_bytes as u64;
     if shared > MAX_SHARED_PER_BLOCK {

@@ -16,7 +16,7 @@ use ptx_core::PtxType;
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
 use crate::program::KernelCode;
-use crate::program::{DataDef, ModuleData};
+use crate::program::{BlockLimit, DataDef, ModuleData};
 
 /// One instruction statement of a kernel body.
 #[derive(Clone, Debug)]
@@ -408,13 +408,40 @@ fn parse_entry(
         }
     }
     let mut after = after.trim().to_string();
-    // Find the opening brace.
-    while after.is_empty() {
-        let Some(l) = lines.get(*i) else {
-            return Err(parse_err(start, "kernel body `{` missing"));
-        };
-        after = strip_comment(l).trim().to_string();
-        *i += 1;
+    // Find the opening brace, past the performance directives (`.maxntid 256, 1, 1`,
+    // `.reqntid`, `.minnctapersm 2`, ...): `.maxntid` and `.reqntid` limit the block shape
+    // a launch may use, the others only guide the compiler.
+    let mut block_limit = BlockLimit::None;
+    loop {
+        if after.is_empty() {
+            let Some(l) = lines.get(*i) else {
+                return Err(parse_err(start, "kernel body `{` missing"));
+            };
+            after = strip_comment(l).trim().to_string();
+            *i += 1;
+            continue;
+        }
+        let directive = after.split_whitespace().next().unwrap_or("").to_string();
+        match directive.as_str() {
+            ".maxntid" | ".reqntid" => {
+                let dims: Vec<u32> = after[directive.len()..]
+                    .split(',')
+                    .map(|d| d.trim().trim_end_matches(';').parse::<u32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| parse_err(*i, format!("malformed `{after}`")))?;
+                if dims.is_empty() || dims.len() > 3 {
+                    return Err(parse_err(*i, format!("malformed `{after}`")));
+                }
+                let mut d = [1u32; 3];
+                d[..dims.len()].copy_from_slice(&dims);
+                block_limit =
+                    if directive == ".maxntid" { BlockLimit::Max(d) } else { BlockLimit::Exactly(d) };
+                after.clear();
+            }
+            ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster"
+            | ".noreturn" | ".pragma" => after.clear(),
+            _ => break,
+        }
     }
     if after != "{" {
         return Err(parse_err(*i, format!("expected `{{` to open the body of `{name}`, found `{after}`")));
@@ -535,7 +562,16 @@ fn parse_entry(
             }
         }
     }
-    decode_kernel(name, params, regs, Arrays { shared, dynamic, locals, data, call_params }, body, start)
+    let mut kernel = decode_kernel(
+        name,
+        params,
+        regs,
+        Arrays { shared, dynamic, locals, data, call_params },
+        body,
+        start,
+    )?;
+    kernel.block_limit = block_limit;
+    Ok(kernel)
 }
 
 /// `.reg .T %prefix<N>`.

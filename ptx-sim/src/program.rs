@@ -356,6 +356,18 @@ pub(crate) enum Op {
     },
 }
 
+/// A kernel's declared block shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum BlockLimit {
+    /// None declared.
+    #[default]
+    None,
+    /// `.maxntid x, y, z`: at most `x·y·z` threads per block.
+    Max([u32; 3]),
+    /// `.reqntid x, y, z`: exactly this block.
+    Exactly([u32; 3]),
+}
+
 /// One module-level `.global` or `.const` variable: its bytes as initialised.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DataDef {
@@ -467,6 +479,8 @@ pub struct KernelCode {
     /// address (filled in at launch).
     pub(crate) data: std::sync::Arc<ModuleData>,
     pub(crate) data_slots: Vec<(usize, R)>,
+    /// The block shape the kernel declares it needs (`.maxntid`, `.reqntid`).
+    pub(crate) block_limit: BlockLimit,
     pub(crate) code: Vec<Op>,
     /// The PTX text of each op (for fault messages).
     pub(crate) text: Vec<String>,
