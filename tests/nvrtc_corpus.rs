@@ -24,7 +24,7 @@ fn launch(module: &PtxModule, name: &str, cfg: LaunchConfig, args: &mut [KernelA
 }
 
 /// The files the simulator cannot run yet, and the construct it names for each.
-const NOT_YET: [(&str, &str); 1] = [("device_fn", "device functions")];
+const NOT_YET: [(&str, &str); 0] = [];
 
 #[test]
 fn every_corpus_file_runs_or_is_listed_with_its_construct() {
@@ -52,7 +52,7 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 31] = [
+const RUN: [&str; 32] = [
     "atomic_max",
     "atomics",
     "ballot",
@@ -61,6 +61,7 @@ const RUN: [&str; 31] = [
     "block_reduce",
     "const_table",
     "daxpy",
+    "device_fn",
     "dyn_shared",
     "exp_log",
     "gelu",
@@ -229,6 +230,25 @@ fn printf_prints_in_grid_and_thread_order() {
     let args = &mut [1.5f32.into(), 12345.678f64.into(), (-9_000_000_000i64).into()];
     let report = module.launch("print_types", LaunchConfig::linear(1, 4), args).unwrap();
     assert_eq!(report.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
+}
+
+#[test]
+fn device_functions_are_inlined_at_their_calls() {
+    // A `__noinline__` device function: `.func` with a parameter and a result, `call.uni`.
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_device_fn");
+    let x = f32s(&mut rng, 500, 10.0);
+    let xd = device.upload(&x).unwrap();
+    let mut y = device.zeroed::<f32>(500).unwrap();
+    launch(
+        &load(&device, "device_fn"),
+        "call_device",
+        LaunchConfig::for_elements(500, 128),
+        &mut [(&xd).into(), (&mut y).into(), 500i32.into()],
+    );
+    for (i, (&got, &v)) in y.to_vec().unwrap().iter().zip(&x).enumerate() {
+        assert_eq!(got.to_bits(), v.mul_add(v, 1.0).to_bits(), "element {i}");
+    }
 }
 
 #[test]

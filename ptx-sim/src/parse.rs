@@ -8,8 +8,8 @@
 //! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
 //! `.local` arrays, call-sequence `.param`s, `.pragma` (ignored), labels `name:`, and
 //! statements up to each `;` (over several lines), optionally guarded by `@%p` / `@!%p`.
-//! Device-function definitions are skipped (a kernel calling one is left out of the
-//! module); any other directive is [`SimError::Unsupported`].
+//! Device functions (`.func`) are inlined at each call; any other directive is
+//! [`SimError::Unsupported`].
 
 use ptx_core::PtxType;
 
@@ -116,6 +116,10 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let mut dynamic: Vec<SharedDef> = Vec::new();
     // `.global` and `.const` variables, declared before the kernels using them.
     let mut data: Vec<DataDef> = Vec::new();
+    // Device functions (defined before their callers, as PTX requires), and those the
+    // simulator cannot read, with why.
+    let mut funcs: Vec<FuncDef> = Vec::new();
+    let mut bad_funcs: Vec<(String, SimError)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -213,9 +217,20 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 i += 1;
             }
             ".visible" | ".weak" | ".func" | ".entry" if line.contains(".func") => {
-                // Device functions are not run (yet): a kernel calling one is unsupported,
-                // the rest of the module still loads.
-                i = end_of_definition(&lines, i);
+                // A device function: its calls are inlined into the kernels calling it. One
+                // the simulator cannot read leaves out only the kernels that call it.
+                let end = end_of_definition(&lines, i);
+                let has_body = lines[i..end].iter().any(|l| strip_comment(l).contains('{'));
+                if has_body {
+                    match parse_function(&lines, i, &files) {
+                        Ok(f) => funcs.push(f),
+                        Err(e @ SimError::Unsupported { .. }) => {
+                            bad_funcs.push((definition_name(&lines, i), e))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                i = end;
             }
             ".visible" | ".entry" => {
                 let name = definition_name(&lines, i);
@@ -224,11 +239,16 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 {
                     return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
                 }
-                match parse_entry(&lines, &mut i, &files, &dynamic, &data) {
+                match parse_entry(&lines, &mut i, &files, &dynamic, &data, &funcs) {
                     Ok(k) => kernels.push(k),
                     // One kernel using what the simulator lacks does not keep the others
                     // from loading: launching it reports the construct.
-                    Err(e @ SimError::Unsupported { .. }) => {
+                    Err(SimError::Unsupported { line, what }) => {
+                        // A call to a function the simulator could not read names why.
+                        let e = match bad_funcs.iter().find(|(f, _)| what.contains(&format!("`{f}`"))) {
+                            Some((_, why)) => why.clone(),
+                            None => SimError::Unsupported { line, what },
+                        };
                         left_out.push((name, e));
                         i = end_of_definition(&lines, lineno - 1);
                     }
@@ -349,8 +369,8 @@ fn parse_entry(
     files: &[(u32, String)],
     dynamic: &[SharedDef],
     data: &[DataDef],
+    funcs: &[FuncDef],
 ) -> Result<KernelCode, SimError> {
-    let mut source: Option<String> = None;
     let start = *i + 1;
     // Gather the header up to and including ')'.
     let mut header = String::new();
@@ -447,6 +467,269 @@ fn parse_entry(
         return Err(parse_err(*i, format!("expected `{{` to open the body of `{name}`, found `{after}`")));
     }
 
+    let body = parse_body(lines, i, files, &name, start)?;
+    let body = inline_calls(body, funcs, &mut 0, &mut Vec::new())?;
+    let Body { regs, shared, locals, call_params, items } = body;
+    let mut kernel = decode_kernel(
+        name,
+        params,
+        regs,
+        Arrays { shared, dynamic, locals, data, call_params },
+        items,
+        start,
+    )?;
+    kernel.block_limit = block_limit;
+    Ok(kernel)
+}
+
+/// A device function (`.func`): its result and parameter names, and its body, inlined at
+/// every call.
+pub(crate) struct FuncDef {
+    name: String,
+    ret: Option<String>,
+    params: Vec<String>,
+    body: Body,
+}
+
+/// Parses `.func [(.param .T ret)] name(.param .T a, ...) { ... }` starting at line `i`.
+fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<FuncDef, SimError> {
+    let start = i + 1;
+    let mut at = i;
+    let mut header = String::new();
+    while !header.contains('{') {
+        let Some(l) = lines.get(at) else { return Err(parse_err(start, "`.func` without a body")) };
+        header.push_str(strip_comment(l));
+        header.push(' ');
+        at += 1;
+    }
+    let (head, after) = header.split_once('{').unwrap_or((&header, ""));
+    if !after.trim().is_empty() {
+        return Err(unsupported(start, "a function body starting on its header's line"));
+    }
+    let name = definition_name(lines, i);
+    let head = head.split_once(".func").map_or("", |(_, r)| r).trim();
+    // The result list, when there is one, comes before the name.
+    let (ret_list, rest) = match head.strip_prefix('(') {
+        Some(r) => r.split_once(')').map(|(a, b)| (a, b.trim())).unwrap_or(("", r)),
+        None => ("", head),
+    };
+    let params_list = rest.split_once('(').and_then(|(_, r)| r.rsplit_once(')')).map_or("", |(p, _)| p);
+    let names = |list: &str| -> Result<Vec<String>, SimError> {
+        list.split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let toks: Vec<&str> = p.split_whitespace().collect();
+                match toks.as_slice() {
+                    [".param", ty, n]
+                        if is_ident(n) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() =>
+                    {
+                        Ok(n.to_string())
+                    }
+                    _ => Err(unsupported(
+                        start,
+                        format!("function parameter `{p}` (a scalar `.param .bN name`)"),
+                    )),
+                }
+            })
+            .collect()
+    };
+    let ret = names(ret_list)?;
+    if ret.len() > 1 {
+        return Err(unsupported(start, format!("function `{name}` with {} results", ret.len())));
+    }
+    let params = names(params_list)?;
+    let mut next = at;
+    let body = parse_body(lines, &mut next, files, &name, start)?;
+    Ok(FuncDef { name, ret: ret.into_iter().next(), params, body })
+}
+
+/// A distinct tag (letters only, as register prefixes need) for inlined call `n`.
+fn inline_tag(n: usize) -> String {
+    let mut tag = String::from("zz");
+    let mut n = n;
+    loop {
+        tag.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+        if n == 0 {
+            return tag;
+        }
+    }
+}
+
+/// Renames in `text`: registers `%p<digits>` whose prefix is in `prefixes` get `tag` in
+/// front of the prefix; other identifiers found in `names` are replaced.
+fn rename(
+    text: &str,
+    prefixes: &[String],
+    tag: &str,
+    names: &std::collections::HashMap<String, String>,
+) -> String {
+    let is_ident_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.char_indices().peekable();
+    while let Some((k, c)) = chars.next() {
+        if !is_ident_char(c) {
+            out.push(c);
+            continue;
+        }
+        let mut end = k + c.len_utf8();
+        while let Some(&(e, d)) = chars.peek() {
+            if !is_ident_char(d) {
+                break;
+            }
+            end = e + d.len_utf8();
+            chars.next();
+        }
+        let word = &text[k..end];
+        if out.ends_with('%') {
+            let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
+            if prefixes.iter().any(|p| p == letters) {
+                out.push_str(tag);
+            }
+            out.push_str(word);
+        } else {
+            out.push_str(names.get(word).map_or(word, String::as_str));
+        }
+    }
+    out
+}
+
+/// Inlines every call to a function of `funcs` in `body` (recursively, up to a depth, with
+/// recursion an unsupported construct); `count` numbers the inlined calls.
+fn inline_calls(
+    body: Body,
+    funcs: &[FuncDef],
+    count: &mut usize,
+    stack: &mut Vec<String>,
+) -> Result<Body, SimError> {
+    let Body { mut regs, mut shared, mut locals, mut call_params, items } = body;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let BodyItem::Instr(st) = &item else {
+            out.push(item);
+            continue;
+        };
+        let call = st.opcode == "call" || st.opcode == "call.uni";
+        let rest = st.text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
+        let (ret, rest) = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(')').map_or((None, r), |(a, b)| {
+                (Some(a.trim()), b.trim_start().trim_start_matches(',').trim_start())
+            }),
+            None => (None, rest),
+        };
+        let (target, args) = rest.split_once(',').map_or((rest.trim(), ""), |(n, a)| (n.trim(), a.trim()));
+        let Some(f) = funcs.iter().find(|f| call && f.name == target) else {
+            out.push(item);
+            continue;
+        };
+        if st.guard.is_some() {
+            return Err(unsupported(st.line, format!("a guarded call of `{target}`")));
+        }
+        if stack.iter().any(|n| n == target) || stack.len() >= 16 {
+            return Err(unsupported(st.line, format!("recursive calls (`{target}`)")));
+        }
+        let args: Vec<&str> = args
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        if args.len() != f.params.len() || ret.is_some() != f.ret.is_some() {
+            return Err(parse_err(
+                st.line,
+                format!("`{target}` called with {} arguments, it takes {}", args.len(), f.params.len()),
+            ));
+        }
+        // The callee, with its own calls inlined first.
+        stack.push(target.to_string());
+        let callee = Body {
+            regs: f
+                .body
+                .regs
+                .iter()
+                .map(|r| RegDecl {
+                    prefix: r.prefix.clone(),
+                    ty: r.ty,
+                    count: r.count,
+                    single: r.single,
+                    line: r.line,
+                })
+                .collect(),
+            shared: f.body.shared.clone(),
+            locals: f.body.locals.clone(),
+            call_params: f.body.call_params.clone(),
+            items: f.body.items.clone(),
+        };
+        let callee = inline_calls(callee, funcs, count, stack)?;
+        stack.pop();
+        let tag = inline_tag(*count);
+        *count += 1;
+        let prefixes: Vec<String> = callee.regs.iter().map(|r| r.prefix.clone()).collect();
+        let mut names = std::collections::HashMap::new();
+        for (p, a) in f.params.iter().zip(&args) {
+            names.insert(p.clone(), a.to_string());
+        }
+        if let (Some(r), Some(to)) = (&f.ret, ret) {
+            names.insert(r.clone(), to.to_string());
+        }
+        for it in &callee.items {
+            if let BodyItem::Label(l, _) = it {
+                names.insert(l.clone(), format!("{l}_{tag}"));
+            }
+        }
+        for a in callee.locals.iter().chain(&callee.shared) {
+            names.insert(a.name.clone(), format!("{}_{tag}", a.name));
+        }
+        for c in &callee.call_params {
+            names.insert(c.clone(), format!("{c}_{tag}"));
+        }
+        let end = format!("$__return_{tag}");
+        for it in callee.items {
+            match it {
+                BodyItem::Label(l, n) => out.push(BodyItem::Label(format!("{l}_{tag}"), n)),
+                BodyItem::Instr(mut s) => {
+                    if s.opcode == "ret" || s.opcode == "ret.uni" {
+                        s = parse_stmt(&format!("bra.uni {end}"), s.line)?;
+                    } else {
+                        s.text = rename(&s.text, &prefixes, &tag, &names);
+                        s.operands = s.operands.iter().map(|o| rename(o, &prefixes, &tag, &names)).collect();
+                        s.guard = s.guard.map(|(neg, g)| (neg, rename(&g, &prefixes, &tag, &names)));
+                    }
+                    out.push(BodyItem::Instr(s));
+                }
+            }
+        }
+        out.push(BodyItem::Label(end, st.line));
+        regs.extend(callee.regs.into_iter().map(|r| RegDecl { prefix: format!("{tag}{}", r.prefix), ..r }));
+        shared
+            .extend(callee.shared.into_iter().map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a }));
+        locals
+            .extend(callee.locals.into_iter().map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a }));
+        call_params.extend(callee.call_params.into_iter().map(|c| format!("{c}_{tag}")));
+    }
+    Ok(Body { regs, shared, locals, call_params, items: out })
+}
+
+/// The declarations and statements of a kernel's or a function's `{ ... }`.
+struct Body {
+    regs: Vec<RegDecl>,
+    shared: Vec<SharedDef>,
+    locals: Vec<SharedDef>,
+    call_params: Vec<String>,
+    items: Vec<BodyItem>,
+}
+
+/// Parses a body from the line after its `{` to its closing `}` (`*i` is left after it).
+fn parse_body(
+    lines: &[&str],
+    i: &mut usize,
+    files: &[(u32, String)],
+    name: &str,
+    start: usize,
+) -> Result<Body, SimError> {
+    let mut source: Option<String> = None;
     let mut regs: Vec<RegDecl> = Vec::new();
     let mut shared: Vec<SharedDef> = Vec::new();
     let mut locals: Vec<SharedDef> = Vec::new();
@@ -562,16 +845,7 @@ fn parse_entry(
             }
         }
     }
-    let mut kernel = decode_kernel(
-        name,
-        params,
-        regs,
-        Arrays { shared, dynamic, locals, data, call_params },
-        body,
-        start,
-    )?;
-    kernel.block_limit = block_limit;
-    Ok(kernel)
+    Ok(Body { regs, shared, locals, call_params, items: body })
 }
 
 /// `.reg .T %prefix<N>`.

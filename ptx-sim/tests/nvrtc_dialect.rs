@@ -154,3 +154,35 @@ fn red_is_atom_without_the_old_value() {
     let bad = Module::parse(&module_text("\tred.global.cas.b32 \t[%rd2], 1, 2;", REGS));
     assert!(bad.is_err());
 }
+
+#[test]
+fn device_functions_nest_and_recursion_is_reported() {
+    // twice(x) = add1(add1(x)) through two levels of calls, with labels and a local branch
+    // in the inner function; then a function calling itself.
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+        .func (.param .b32 add1_ret) add1(\n\t.param .b32 add1_x\n)\n{\n\t.reg .pred \t%p<2>;\n\t.reg .b32 \t%r<4>;\n\
+        \tld.param.b32 \t%r1, [add1_x];\n\tsetp.eq.u32 \t%p1, %r1, 100;\n\t@%p1 bra \t$L_big;\n\tadd.u32 \t%r2, %r1, 1;\n\
+        \tst.param.b32 \t[add1_ret+0], %r2;\n\tret;\n$L_big:\n\tst.param.b32 \t[add1_ret+0], 1000;\n\tret;\n}\n\
+        .func (.param .b32 twice_ret) twice(\n\t.param .b32 twice_x\n)\n{\n\t.reg .b32 \t%r<4>;\n\
+        \tld.param.b32 \t%r1, [twice_x];\n\
+        \t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r1;\n\t.param .b32 retval0;\n\tcall.uni (retval0), add1, (param0);\n\tld.param.b32 \t%r2, [retval0+0];\n\t}\n\
+        \t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r2;\n\t.param .b32 retval0;\n\tcall.uni (retval0), add1, (param0);\n\tld.param.b32 \t%r3, [retval0+0];\n\t}\n\
+        \tst.param.b32 \t[twice_ret+0], %r3;\n\tret;\n}\n\
+        .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b32 \t%r<8>;\n\t.reg .b64 \t%rd<8>;\n\
+        \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\tmul.lo.u32 \t%r2, %r1, 49;\n\
+        \t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r2;\n\t.param .b32 retval0;\n\tcall.uni (retval0), twice, (param0);\n\tld.param.b32 \t%r3, [retval0+0];\n\t}\n\
+        \tmul.wide.u32 \t%rd3, %r1, 4;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n\tst.global.u32 \t[%rd4], %r3;\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 4], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [4, 1, 1]), &[out], &mem, 1).unwrap();
+    // 49·t + 2, except that add1(100) is 1000 (t = 2: 98 → 99 → 100; t = 3 passes 147).
+    assert_eq!(download(&mem, out, 4, 4), [2, 51, 100, 149]);
+
+    let recursive = text.replace(
+        "call.uni (retval0), add1, (param0);\n\tld.param.b32 \t%r2",
+        "call.uni (retval0), twice, (param0);\n\tld.param.b32 \t%r2",
+    );
+    let err = Module::parse(&recursive).unwrap_err().to_string();
+    assert!(err.contains("recursive calls") && err.contains("does not support"), "{err}");
+}
