@@ -52,7 +52,7 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 32] = [
+const RUN: [&str; 33] = [
     "atomic_max",
     "atomics",
     "ballot",
@@ -76,6 +76,7 @@ const RUN: [&str; 32] = [
     "printf_types",
     "relu_clamp",
     "rope_fast",
+    "rotate_permute",
     "saxpy",
     "scan",
     "size_t_index",
@@ -248,6 +249,36 @@ fn device_functions_are_inlined_at_their_calls() {
     );
     for (i, (&got, &v)) in y.to_vec().unwrap().iter().zip(&x).enumerate() {
         assert_eq!(got.to_bits(), v.mul_add(v, 1.0).to_bits(), "element {i}");
+    }
+}
+
+#[test]
+fn funnel_shifts_and_byte_permutes_match_cuda() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_shf_prmt");
+    let n = 400;
+    let x: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+    let k: Vec<u32> = (0..n).map(|i| if i % 7 == 0 { 40 + i as u32 } else { rng.next() as u32 }).collect();
+    let (xd, kd) = (device.upload(&x).unwrap(), device.upload(&k).unwrap());
+    let mut y = device.zeroed::<u32>(3 * n).unwrap();
+    launch(
+        &load(&device, "rotate_permute"),
+        "rotate_permute",
+        LaunchConfig::for_elements(n, 128),
+        &mut [(&xd).into(), (&kd).into(), (&mut y).into(), (n as i32).into()],
+    );
+    let y = y.to_vec().unwrap();
+    // CUDA's definitions: hi:lo shifted left by k & 31 keeping the high word; right by
+    // min(k, 32) keeping the low word; bytes of y:x picked by the low 3 bits of each nibble.
+    let wide = |lo: u32, hi: u32| (hi as u64) << 32 | lo as u64;
+    for i in 0..n {
+        let (v, s) = (x[i], k[i]);
+        let left = ((wide(v, v.wrapping_mul(7)) << (s & 31)) >> 32) as u32;
+        let right = (wide(v, !v) >> s.min(32)) as u32;
+        let bytes = wide(v, v ^ s);
+        let perm =
+            (0..4).fold(0u32, |d, b| d | (((bytes >> (8 * ((s >> (4 * b)) & 7))) & 0xff) as u32) << (8 * b));
+        assert_eq!([y[3 * i], y[3 * i + 1], y[3 * i + 2]], [left, right, perm], "x = {v:#x}, k = {s}");
     }
 }
 

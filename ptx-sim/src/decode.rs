@@ -614,6 +614,33 @@ impl Decoder {
                     self.emit(Op::FlushF32 { d, a: d }, s);
                 }
             }
+            "shf" => {
+                let (left, clamp) = match p {
+                    ["shf", dir @ ("l" | "r"), mode @ ("wrap" | "clamp"), "b32"] => {
+                        (*dir == "l", *mode == "clamp")
+                    }
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::B32)?;
+                let b = self.src(&o[2], PtxType::B32)?;
+                let c = self.src(&o[3], PtxType::U32)?;
+                self.emit(Op::Shf { left, clamp, d, a, b, c }, s);
+            }
+            "prmt" => {
+                if p != ["prmt", "b32"] {
+                    return Err(
+                        self.unsupported(format!("`{}` (only the default mode of prmt.b32)", s.opcode))
+                    );
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::B32)?;
+                let b = self.src(&o[2], PtxType::B32)?;
+                let c = self.src(&o[3], PtxType::B32)?;
+                self.emit(Op::Prmt { d, a, b, c }, s);
+            }
             "bfe" | "bfi" => {
                 let [op, t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;

@@ -533,6 +533,8 @@ fn run_thread(
                 }
             }
             Op::Bits { op, wide, d, a } => r!(d) = bit_op(op, wide, r!(a)),
+            Op::Shf { left, clamp, d, a, b, c } => r!(d) = funnel_shift(left, clamp, r!(a), r!(b), r!(c)),
+            Op::Prmt { d, a, b, c } => r!(d) = permute_bytes(r!(a), r!(b), r!(c)),
             Op::Bfe { wide, signed, d, a, pos, len } => r!(d) = bfe(wide, signed, r!(a), r!(pos), r!(len)),
             Op::Bfi { wide, d, a, b, pos, len } => r!(d) = bfi(wide, r!(a), r!(b), r!(pos), r!(len)),
             Op::SatFloat { f64, d, a } => {
@@ -1220,4 +1222,37 @@ impl crate::printf::Args for GenericReader<'_, '_> {
         }
         Some(bytes)
     }
+}
+
+/// `shf`: the 64-bit value `b:a` (`b` high) shifted by `c` (masked to 5 bits with `.wrap`,
+/// at most 32 with `.clamp`), keeping the high word (left) or the low word (right).
+fn funnel_shift(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
+    let n = if clamp { (c as u32).min(32) } else { c as u32 & 31 };
+    let wide = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    if left {
+        ((wide << n) >> 32) & 0xffff_ffff
+    } else {
+        (wide >> n) & 0xffff_ffff
+    }
+}
+
+/// `prmt.b32` in its default mode: byte `i` of the result is byte `c[4i+2 .. 4i]` of the
+/// eight bytes `b:a` (`a` the low ones), or that byte's top bit replicated when
+/// `c[4i+3]` is set.
+fn permute_bytes(a: u64, b: u64, c: u64) -> u64 {
+    let bytes = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    (0..4).fold(0, |d, i| {
+        let sel = (c >> (4 * i)) & 0xf;
+        let byte = (bytes >> (8 * (sel & 7))) & 0xff;
+        let byte = if sel & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        };
+        d | byte << (8 * i)
+    })
 }

@@ -343,6 +343,22 @@ pub(crate) enum Op {
         args: R,
         ret: Option<R>,
     },
+    /// `shf.{l,r}.{wrap,clamp}.b32`: the funnel shift of the 64 bits `b:a`.
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// `prmt.b32` (the default mode): bytes of `b:a` picked by the selector `c`.
+    Prmt {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
     /// `cvt.sat.fN.fN`: clamps to [0, 1], NaN giving +0.
     SatFloat {
         f64: bool,

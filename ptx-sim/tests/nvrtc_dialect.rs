@@ -186,3 +186,18 @@ fn device_functions_nest_and_recursion_is_reported() {
     let err = Module::parse(&recursive).unwrap_err().to_string();
     assert!(err.contains("recursive calls") && err.contains("does not support"), "{err}");
 }
+
+#[test]
+fn prmt_replicates_sign_bits_and_shf_clamps() {
+    let m = module(
+        "\tprmt.b32 \t%r1, 0x80402010, 0x01020304, 0xba98;\n\tcvt.u64.u32 \t%rd3, %r1;\n\tst.global.u64 \t[%rd2], %rd3;\n\
+         \tprmt.b32 \t%r2, 0x80402010, 0x01020304, 0x7654;\n\tcvt.u64.u32 \t%rd4, %r2;\n\tst.global.u64 \t[%rd2+8], %rd4;\n\
+         \tshf.l.clamp.b32 \t%r3, 0x12345678, 0x9abcdef0, 40;\n\tcvt.u64.u32 \t%rd5, %r3;\n\tst.global.u64 \t[%rd2+16], %rd5;\n\
+         \tshf.r.wrap.b32 \t%r4, 0x12345678, 0x9abcdef0, 36;\n\tcvt.u64.u32 \t%rd6, %r4;\n\tst.global.u64 \t[%rd2+24], %rd6;",
+        REGS,
+    );
+    // Selector nibbles 8..b: the sign of bytes 0..3 (0x10, 0x20, 0x40 positive, 0x80
+    // negative); 4..7: bytes 4..7 of b:a; a left shift clamped at 32 gives a; a right
+    // shift wraps 36 to 4.
+    assert_eq!(run_one(&m, 4), [0xff00_0000, 0x0102_0304, 0x1234_5678, 0x0123_4567]);
+}
