@@ -8,6 +8,8 @@
 //! with an independent float64 reference, and exits non-zero when an error bound is
 //! exceeded. `cargo run --release --example rope -- --help` lists the flags.
 
+#[path = "../tests/common/rope_config.rs"]
+mod rope_config;
 #[path = "../tests/common/rope_reference.rs"]
 mod rope_reference;
 
@@ -20,7 +22,8 @@ use ptx_dsl::core::{ptxas, verify, Kernel, Target};
 use ptx_dsl::rope::seed::{self, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView};
 use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error};
-use rope_reference::{reference_rope, RefLayout, RefScaling};
+use rope_config::{ref_layout, ref_scaling};
+use rope_reference::reference_rope;
 
 /// RoPE (rotary position embedding) forward and backward on a GPU or the CPU simulator,
 /// checked against a float64 reference.
@@ -593,10 +596,7 @@ fn run_production(
             args.head_dim as usize,
             heads as usize * args.head_dim as usize,
             config.rotary_dim as usize,
-            match config.layout {
-                Layout::Interleaved => RefLayout::Interleaved,
-                Layout::HalfSplit => RefLayout::HalfSplit,
-            },
+            ref_layout(config.layout),
             config.theta,
             ref_scaling(config.scaling),
             backward,
@@ -653,35 +653,6 @@ fn run_production(
         bytes_per_pass: 2 * elems * config.dtype.size() + 4 * positions.len(),
         sim_instructions: report.instructions,
     })
-}
-
-fn ref_scaling(s: Scaling) -> RefScaling {
-    match s {
-        Scaling::None => RefScaling::None,
-        Scaling::Linear { factor } => RefScaling::Linear(factor),
-        Scaling::DynamicNtk { factor, original_max_position, seq_len } => RefScaling::DynamicNtk {
-            factor,
-            original_max_position: original_max_position as f64,
-            seq_len: seq_len as f64,
-        },
-        Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => {
-            RefScaling::Yarn {
-                factor,
-                original_max_position: original_max_position as f64,
-                beta_fast,
-                beta_slow,
-                attention_factor,
-            }
-        }
-        Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => {
-            RefScaling::Llama3 {
-                factor,
-                low_freq_factor,
-                high_freq_factor,
-                original_max_position: original_max_position as f64,
-            }
-        }
-    }
 }
 
 /// `--save`: the inputs and outputs as float32 `.npy` (f16/bf16 values widen exactly) and

@@ -5,12 +5,15 @@
 //! equals separate launches; the gradient identity; the argument checks.
 
 mod common;
+#[path = "common/rope_config.rs"]
+mod rope_config;
 #[path = "common/rope_reference.rs"]
 mod rope_reference;
 
 use common::Rng;
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView, ACCURACY};
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
+use rope_config::{ref_layout, ref_scaling};
 use rope_reference::{reference_rope, RefLayout, RefScaling};
 
 /// Host storage for one dtype: values (as f64, exactly what the buffer holds) and a buffer.
@@ -76,42 +79,6 @@ fn positions(rng: &mut Rng, tokens: usize, limit: u32) -> Vec<u32> {
     p[1] = limit - 1;
     p[2] = 1;
     p
-}
-
-fn ref_scaling(s: Scaling) -> RefScaling {
-    match s {
-        Scaling::None => RefScaling::None,
-        Scaling::Linear { factor } => RefScaling::Linear(factor),
-        Scaling::DynamicNtk { factor, original_max_position, seq_len } => RefScaling::DynamicNtk {
-            factor,
-            original_max_position: original_max_position as f64,
-            seq_len: seq_len as f64,
-        },
-        Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => {
-            RefScaling::Yarn {
-                factor,
-                original_max_position: original_max_position as f64,
-                beta_fast,
-                beta_slow,
-                attention_factor,
-            }
-        }
-        Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => {
-            RefScaling::Llama3 {
-                factor,
-                low_freq_factor,
-                high_freq_factor,
-                original_max_position: original_max_position as f64,
-            }
-        }
-    }
-}
-
-fn ref_layout(l: Layout) -> RefLayout {
-    match l {
-        Layout::Interleaved => RefLayout::Interleaved,
-        Layout::HalfSplit => RefLayout::HalfSplit,
-    }
 }
 
 /// Half an ulp of the storage type, relative: what storing the f32 result adds.

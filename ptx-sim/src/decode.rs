@@ -971,23 +971,8 @@ impl Decoder {
         if !(p == ["call"] || p == ["call", "uni"]) {
             return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
         }
-        let rest = s.text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
-        let (ret, rest) = match rest.strip_prefix('(') {
-            Some(r) => {
-                let (inside, after) =
-                    r.split_once(')').ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
-                (Some(inside.trim()), after.trim_start().trim_start_matches(',').trim_start())
-            }
-            None => (None, rest),
-        };
-        let (name, args) = rest.split_once(',').map_or((rest.trim(), ""), |(n, a)| (n.trim(), a.trim()));
-        let args: Vec<&str> = args
-            .trim_start_matches('(')
-            .trim_end_matches(')')
-            .split(',')
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .collect();
+        let (ret, name, args) =
+            crate::parse::call_operands(&s.text).ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
         if name != "vprintf" {
             return Err(
                 self.unsupported(format!("calls to `{name}` (device functions; only `vprintf` runs)"))

@@ -544,6 +544,27 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
     Ok(FuncDef { name, ret: ret.into_iter().next(), params, body })
 }
 
+/// The operands of `call[.uni] [(ret),] target[, (args)]` in a statement's text: the result
+/// parameter, the target and the argument parameters; `None` when malformed.
+pub(crate) fn call_operands(text: &str) -> Option<(Option<&str>, &str, Vec<&str>)> {
+    let rest = text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
+    let (ret, rest) = match rest.strip_prefix('(') {
+        Some(r) => {
+            let (inside, after) = r.split_once(')')?;
+            (Some(inside.trim()), after.trim_start().trim_start_matches(',').trim_start())
+        }
+        None => (None, rest),
+    };
+    let (target, args) = rest.split_once(',').map_or((rest.trim(), ""), |(n, a)| (n.trim(), a.trim()));
+    let args = args
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty());
+    Some((ret, target, args.collect()))
+}
+
 /// A distinct tag (letters only, as register prefixes need) for inlined call `n`.
 fn inline_tag(n: usize) -> String {
     let mut tag = String::from("zz");
@@ -611,15 +632,11 @@ fn inline_calls(
             continue;
         };
         let call = st.opcode == "call" || st.opcode == "call.uni";
-        let rest = st.text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
-        let (ret, rest) = match rest.strip_prefix('(') {
-            Some(r) => r.split_once(')').map_or((None, r), |(a, b)| {
-                (Some(a.trim()), b.trim_start().trim_start_matches(',').trim_start())
-            }),
-            None => (None, rest),
+        let Some((ret, target, args)) = call.then(|| call_operands(&st.text)).flatten() else {
+            out.push(item);
+            continue;
         };
-        let (target, args) = rest.split_once(',').map_or((rest.trim(), ""), |(n, a)| (n.trim(), a.trim()));
-        let Some(f) = funcs.iter().find(|f| call && f.name == target) else {
+        let Some(f) = funcs.iter().find(|f| f.name == target) else {
             out.push(item);
             continue;
         };
@@ -629,13 +646,6 @@ fn inline_calls(
         if stack.iter().any(|n| n == target) || stack.len() >= 16 {
             return Err(unsupported(st.line, format!("recursive calls (`{target}`)")));
         }
-        let args: Vec<&str> = args
-            .trim_start_matches('(')
-            .trim_end_matches(')')
-            .split(',')
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .collect();
         if args.len() != f.params.len() || ret.is_some() != f.ret.is_some() {
             return Err(parse_err(
                 st.line,

@@ -108,10 +108,9 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
     (out, used)
 }
 
-/// A signed decimal with the `+`/space flags and a minimum number of digits.
-fn signed(v: i64, flags: &str, precision: Option<usize>) -> String {
-    let digits = pad_precision(v.unsigned_abs().to_string(), precision);
-    let sign = if v < 0 {
+/// The sign a number prints with: `-`, or for others `+` or a space as the flags ask.
+fn sign(negative: bool, flags: &str) -> &'static str {
+    if negative {
         "-"
     } else if flags.contains('+') {
         "+"
@@ -119,8 +118,13 @@ fn signed(v: i64, flags: &str, precision: Option<usize>) -> String {
         " "
     } else {
         ""
-    };
-    format!("{sign}{digits}")
+    }
+}
+
+/// A signed decimal with the `+`/space flags and a minimum number of digits.
+fn signed(v: i64, flags: &str, precision: Option<usize>) -> String {
+    let digits = pad_precision(v.unsigned_abs().to_string(), precision);
+    format!("{}{digits}", sign(v < 0, flags))
 }
 
 /// At least `precision` digits, with leading zeros.
@@ -150,15 +154,7 @@ fn pad_width(text: String, width: Option<usize>, flags: &str, conv: u8) -> Strin
 fn float(v: f64, conv: u8, flags: &str, precision: Option<usize>) -> String {
     let upper = conv.is_ascii_uppercase();
     let p = precision.unwrap_or(6);
-    let sign = if v.is_sign_negative() {
-        "-"
-    } else if flags.contains('+') {
-        "+"
-    } else if flags.contains(' ') {
-        " "
-    } else {
-        ""
-    };
+    let sign = sign(v.is_sign_negative(), flags);
     let a = v.abs();
     let body = if a.is_nan() {
         "nan".to_string()
