@@ -357,6 +357,9 @@ fn bad_arguments_are_errors_naming_them() {
     assert_eq!(run(TensorView { tokens: 5, ..v }, TensorView { tokens: 5, ..v }, &pd), Err("x".into()));
     assert_eq!(run(v, TensorView { offset: 1, ..v }, &pd), Err("out".into()));
     assert_eq!(run(TensorView { stride: 15, ..v }, v, &pd), Err("x".into()));
+    // Extents beyond usize are an error too, not an overflow.
+    assert_eq!(run(TensorView { stride: usize::MAX / 2, ..v }, v, &pd), Err("x".into()));
+    assert_eq!(run(v, TensorView { offset: usize::MAX, ..v }, &pd), Err("out".into()));
     assert_eq!(run(TensorView { tokens: 0, ..v }, TensorView { tokens: 0, ..v }, &pd), Err("x".into()));
     assert_eq!(run(v, TensorView { heads: 1, ..v }, &pd), Err("out".into()));
     assert_eq!(run(v, TensorView { tokens: 3, ..v }, &pd), Err("out".into()));

@@ -184,10 +184,16 @@ impl TensorView {
         TensorView { tokens, heads, offset: 0, stride: heads as usize * head_dim as usize }
     }
 
-    /// Elements of the buffer the view reaches into (its last element's index + 1).
+    /// Elements of the buffer the view reaches into (its last element's index + 1),
+    /// `usize::MAX` when that does not fit a `usize`.
     pub fn extent(&self, head_dim: u32) -> usize {
-        let rows = self.tokens.saturating_sub(1) as usize;
-        self.offset + rows * self.stride + self.heads as usize * head_dim as usize
+        self.checked_extent(head_dim).unwrap_or(usize::MAX)
+    }
+
+    /// [`TensorView::extent`], or `None` when it overflows.
+    fn checked_extent(&self, head_dim: u32) -> Option<usize> {
+        let rows = (self.tokens.saturating_sub(1) as usize).checked_mul(self.stride)?;
+        self.offset.checked_add(rows)?.checked_add(self.heads as usize * head_dim as usize)
     }
 
     /// Checks the view against its buffer's length: at least one token and one head, rows
@@ -204,18 +210,14 @@ impl TensorView {
                 format!("stride {} is smaller than its row ({} heads x {head_dim})", self.stride, self.heads);
             return Err(invalid(argument, reason));
         }
-        let extent = self.offset.checked_add(self.tokens as usize - 1).and_then(|_| {
-            let rows = (self.tokens as usize - 1).checked_mul(self.stride)?;
-            self.offset.checked_add(rows)?.checked_add(row)
-        });
-        match extent {
+        match self.checked_extent(head_dim) {
             Some(e) if e <= buffer_len => Ok(()),
-            _ => Err(invalid(
+            extent => Err(invalid(
                 argument,
                 format!(
                     "reaches element {} (offset {}, {} tokens of stride {}, {} heads x {head_dim}), but the \
                      buffer holds {buffer_len}",
-                    self.extent(head_dim),
+                    extent.map_or("beyond usize::MAX".to_string(), |e| e.to_string()),
                     self.offset,
                     self.tokens,
                     self.stride,
