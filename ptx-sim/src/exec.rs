@@ -223,24 +223,31 @@ fn load_elsewhere(
     local: &[u8],
 ) -> bool {
     let total = size * cnt as u64;
-    let values: Option<Vec<u64>> = match resolve(space, addr) {
-        Place::Global(a) => g
-            .resolve(a, total, total)
-            .map(|(m, o)| (0..cnt as u64).map(|i| m.load(o + i * size, size)).collect()),
-        Place::Shared(a) => shared_at(shared.len(), a, total, total)
-            .map(|at| (0..cnt as usize).map(|i| sh_load(shared, at + i * size as usize, size)).collect()),
-        Place::Local(a) => shared_at(local.len(), a, total, total)
-            .map(|at| (0..cnt as usize).map(|i| sh_load(local, at + i * size as usize, size)).collect()),
-    };
-    match values {
-        Some(v) => {
-            for (dr, x) in d.iter().zip(v) {
-                regs[*dr as usize] = x;
-            }
-            true
-        }
-        None => false,
+    let n = cnt as usize;
+    match resolve(space, addr) {
+        Place::Global(a) => match g.resolve(a, total, total) {
+            Some((m, o)) => d[..n]
+                .iter()
+                .enumerate()
+                .for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size)),
+            None => return false,
+        },
+        Place::Shared(a) => match shared_at(shared.len(), a, total, total) {
+            Some(at) => d[..n]
+                .iter()
+                .enumerate()
+                .for_each(|(i, r)| regs[*r as usize] = sh_load(shared, at + i * size as usize, size)),
+            None => return false,
+        },
+        Place::Local(a) => match shared_at(local.len(), a, total, total) {
+            Some(at) => d[..n]
+                .iter()
+                .enumerate()
+                .for_each(|(i, r)| regs[*r as usize] = sh_load(local, at + i * size as usize, size)),
+            None => return false,
+        },
     }
+    true
 }
 
 /// A `.local` or generic store of `cnt` values of `size` bytes from `s` at `addr`; false
@@ -1095,7 +1102,7 @@ pub fn launch_with_budget(
         }
     };
     type WorkerResult = (u64, Option<(u64, SimError)>, Vec<(u64, String)>);
-    let results: Vec<WorkerResult> = if workers == 1 {
+    let mut results: Vec<WorkerResult> = if workers == 1 {
         vec![work()]
     } else {
         std::thread::scope(|s| {
@@ -1111,7 +1118,10 @@ pub fn launch_with_budget(
         })
     };
     let instructions = results.iter().map(|r| r.0).sum();
-    let mut blocks: Vec<(u64, String)> = results.iter().flat_map(|r| r.2.iter().cloned()).collect();
+    let mut blocks: Vec<(u64, String)> = Vec::new();
+    for r in &mut results {
+        blocks.append(&mut r.2);
+    }
     blocks.sort_by_key(|(b, _)| *b);
     let printed = blocks.into_iter().map(|(_, text)| text).collect();
     if let Some((_, e)) = results.into_iter().filter_map(|r| r.1).min_by_key(|(b, _)| *b) {
