@@ -106,6 +106,22 @@ fn definition_name(lines: &[&str], i: usize) -> String {
     after.split(|c: char| c == '(' || c.is_whitespace()).find(|w| !w.is_empty()).unwrap_or("?").to_string()
 }
 
+/// The module-level declaration starting at line `*i`, joined over the lines up to its `;`
+/// (`*i` is left on that last line); `what` names it in the error when the `;` is missing.
+fn declaration(lines: &[&str], i: &mut usize, what: &str) -> Result<String, SimError> {
+    let first = *i + 1;
+    let mut decl = strip_comment(lines[*i]).trim().to_string();
+    while !decl.trim_end().ends_with(';') {
+        *i += 1;
+        let Some(next) = lines.get(*i) else {
+            return Err(parse_err(first, format!("{what} without its `;`")));
+        };
+        decl.push(' ');
+        decl.push_str(strip_comment(next).trim());
+    }
+    Ok(decl)
+}
+
 /// Parses a whole module into decoded kernels.
 pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let lines: Vec<&str> = text.lines().collect();
@@ -166,15 +182,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             ".extern" if line.split_whitespace().nth(1) == Some(".func") => {
                 // Only the CUDA runtime's `vprintf` (what `printf` compiles to) is known: its
                 // calls print. The declaration may span lines, up to its `;`.
-                let mut decl = line.to_string();
-                while !decl.trim_end().ends_with(';') {
-                    i += 1;
-                    let Some(next) = lines.get(i) else {
-                        return Err(parse_err(lineno, "an `.extern .func` declaration without its `;`"));
-                    };
-                    decl.push(' ');
-                    decl.push_str(strip_comment(next).trim());
-                }
+                let decl = declaration(&lines, &mut i, "an `.extern .func` declaration")?;
                 let name =
                     decl.split('(').nth(1).and_then(|r| r.split(')').nth(1)).map(str::trim).unwrap_or("");
                 if name != "vprintf" {
@@ -199,16 +207,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 if words.clone().chain([first]).any(|w| w == ".global" || w == ".const")
                     && !line.contains(".entry") =>
             {
-                // A declaration may continue over several lines, up to its `;`.
-                let mut decl = line.to_string();
-                while !decl.trim_end().ends_with(';') {
-                    i += 1;
-                    let Some(next) = lines.get(i) else {
-                        return Err(parse_err(lineno, "a variable declaration without its `;`"));
-                    };
-                    decl.push(' ');
-                    decl.push_str(strip_comment(next).trim());
-                }
+                let decl = declaration(&lines, &mut i, "a variable declaration")?;
                 let def = parse_data_decl(&decl, lineno)?;
                 if data.iter().any(|d| d.name == def.name) {
                     return Err(parse_err(lineno, format!("variable `{}` is declared twice", def.name)));
