@@ -22,7 +22,7 @@ use ptx_dsl::core::{ptxas, verify, Kernel, Target};
 use ptx_dsl::rope::seed::{self, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView};
 use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error};
-use rope_config::{ref_layout, ref_scaling};
+use rope_config::{half_bits, half_value, ref_layout, ref_scaling, storage_roundoff};
 use rope_reference::reference_rope;
 
 /// RoPE (rotary position embedding) forward and backward on a GPU or the CPU simulator,
@@ -480,22 +480,6 @@ enum Tensors {
     Half(DeviceBuffer<u16>, DeviceBuffer<u16>),
 }
 
-fn half_bits(dtype: Dtype, v: f32) -> u16 {
-    if dtype == Dtype::F16 {
-        half::f16::from_f32(v).to_bits()
-    } else {
-        half::bf16::from_f32(v).to_bits()
-    }
-}
-
-fn half_value(dtype: Dtype, b: u16) -> f32 {
-    if dtype == Dtype::F16 {
-        half::f16::from_bits(b).to_f32()
-    } else {
-        half::bf16::from_bits(b).to_f32()
-    }
-}
-
 impl Tensors {
     fn upload(device: &Device, dtype: Dtype, q: &[f32], k: &[f32]) -> Result<Tensors, Error> {
         Ok(match dtype {
@@ -580,13 +564,7 @@ fn run_production(
     let (tq, tk) = trip.read(config.dtype).map_err(err)?;
     let m = config.scaling.attention_factor();
     let accuracy = rope.rope().error_bound(args.max_pos);
-    // The unit roundoff of the storage type: storing the f32 result adds at most that much,
-    // relative.
-    let storage = match config.dtype {
-        Dtype::F32 => 0.0,
-        Dtype::F16 => 2f64.powi(-11),
-        Dtype::Bf16 => 2f64.powi(-8),
-    };
+    let storage = storage_roundoff(config.dtype);
     let reference = |x: &[f64], heads: u32, backward: bool| {
         reference_rope(
             x,

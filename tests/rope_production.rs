@@ -13,7 +13,7 @@ mod rope_reference;
 use common::Rng;
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView, ACCURACY};
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
-use rope_config::{ref_layout, ref_scaling};
+use rope_config::{half_bits, half_value, ref_layout, ref_scaling, storage_roundoff};
 use rope_reference::{reference_rope, RefLayout, RefScaling};
 
 /// Host storage for one dtype: values (as f64, exactly what the buffer holds) and a buffer.
@@ -27,31 +27,17 @@ fn store(device: &Device, dtype: Dtype, x: &[f32]) -> (Vec<f64>, Stored) {
     match dtype {
         Dtype::F32 => (x.iter().map(|&v| v as f64).collect(), Stored::F32(device.upload(x).unwrap())),
         Dtype::F16 | Dtype::Bf16 => {
-            let bits: Vec<u16> = x.iter().map(|&v| to_half(dtype, v)).collect();
-            let values = bits.iter().map(|&b| from_half(dtype, b)).collect();
+            let bits: Vec<u16> = x.iter().map(|&v| half_bits(dtype, v)).collect();
+            let values = bits.iter().map(|&b| half_value(dtype, b) as f64).collect();
             (values, Stored::Half(device.upload(&bits).unwrap()))
         }
-    }
-}
-
-fn to_half(dtype: Dtype, v: f32) -> u16 {
-    match dtype {
-        Dtype::F16 => half::f16::from_f32(v).to_bits(),
-        _ => half::bf16::from_f32(v).to_bits(),
-    }
-}
-
-fn from_half(dtype: Dtype, b: u16) -> f64 {
-    match dtype {
-        Dtype::F16 => half::f16::from_bits(b).to_f64(),
-        _ => half::bf16::from_bits(b).to_f64(),
     }
 }
 
 fn read(dtype: Dtype, s: &Stored) -> Vec<f64> {
     match s {
         Stored::F32(b) => b.to_vec().unwrap().iter().map(|&v| v as f64).collect(),
-        Stored::Half(b) => b.to_vec().unwrap().iter().map(|&v| from_half(dtype, v)).collect(),
+        Stored::Half(b) => b.to_vec().unwrap().iter().map(|&v| half_value(dtype, v) as f64).collect(),
     }
 }
 
@@ -79,15 +65,6 @@ fn positions(rng: &mut Rng, tokens: usize, limit: u32) -> Vec<u32> {
     p[1] = limit - 1;
     p[2] = 1;
     p
-}
-
-/// Half an ulp of the storage type, relative: what storing the f32 result adds.
-fn storage_rounding(dtype: Dtype) -> f64 {
-    match dtype {
-        Dtype::F32 => 0.0,
-        Dtype::F16 => 2f64.powi(-11),
-        Dtype::Bf16 => 2f64.powi(-8),
-    }
 }
 
 #[test]
@@ -151,7 +128,7 @@ fn every_variant_matches_float64_at_positions_up_to_2_pow_24() {
                                 // The f32 result is within ACCURACY·m·max|x| of the exact
                                 // rotation (the bound the docs state; see the derivation in
                                 // `rope::kernels`), and storing it in f16/bf16 rounds once more.
-                                let err = (g - w).abs() - storage_rounding(dtype) * w.abs();
+                                let err = (g - w).abs() - storage_roundoff(dtype) * w.abs();
                                 worst = worst.max(if dtype == Dtype::F32 { err / (m * max_x) } else { 0.0 });
                                 assert!(
                                     err <= ACCURACY * m * max_x,
