@@ -46,7 +46,7 @@ pub fn batched_rope(
     out[base + 1] = x0 * sin + x1 * cos;
 }
 
-/// The transpose of [`batched_rope`]: rotates each pair by minus the same angle, which is
+/// The transpose of [`BatchedRope`]'s rotation: rotates each pair by minus the same angle, which is
 /// the gradient of the forward rotation.
 #[ptx_kernel(crate = crate)]
 pub fn batched_rope_backward(
@@ -109,45 +109,36 @@ fn checked_config(
     Ok(launch_config(num_heads, head_dim, batch))
 }
 
-impl BatchedRope {
-    /// Runs the kernel on `device`: `x` and `out` hold `[positions.len(), num_heads,
-    /// head_dim]` f32 values, `positions` one position per sequence. The shape and the
-    /// sizes are checked before launching ([`Error::InvalidArgument`] naming the argument).
-    pub fn apply(
-        &self,
-        device: &Device,
-        x: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
-        positions: &DeviceBuffer<u32>,
-    ) -> Result<LaunchReport> {
-        let cfg = checked_config(self.num_heads, self.head_dim, x.len(), out.len(), positions.len())?;
-        self.launch(device, cfg, x, out, positions)
-    }
+/// The checked `apply` and the f64 `reference` of a seed kernel type (`backward` says which
+/// rotation it applies).
+macro_rules! seed_kernel_api {
+    ($kernel:ident, $backward:literal) => {
+        impl $kernel {
+            /// Runs the kernel on `device`: `x` and `out` hold `[positions.len(), num_heads,
+            /// head_dim]` f32 values, `positions` one position per sequence. The shape and the
+            /// sizes are checked before launching ([`Error::InvalidArgument`] naming the
+            /// argument).
+            pub fn apply(
+                &self,
+                device: &Device,
+                x: &DeviceBuffer<f32>,
+                out: &mut DeviceBuffer<f32>,
+                positions: &DeviceBuffer<u32>,
+            ) -> Result<LaunchReport> {
+                let cfg = checked_config(self.num_heads, self.head_dim, x.len(), out.len(), positions.len())?;
+                self.launch(device, cfg, x, out, positions)
+            }
 
-    /// The float64 reference of the same formulas ([`reference`]).
-    pub fn reference(&self, x: &[f32], positions: &[u32]) -> Vec<f64> {
-        reference(self.num_heads, self.head_dim, self.theta, x, positions, false)
-    }
+            /// The float64 reference of the same formulas ([`reference()`]).
+            pub fn reference(&self, x: &[f32], positions: &[u32]) -> Vec<f64> {
+                reference(self.num_heads, self.head_dim, self.theta, x, positions, $backward)
+            }
+        }
+    };
 }
 
-impl BatchedRopeBackward {
-    /// Runs the kernel on `device`, checked as [`BatchedRope::apply`] checks.
-    pub fn apply(
-        &self,
-        device: &Device,
-        x: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
-        positions: &DeviceBuffer<u32>,
-    ) -> Result<LaunchReport> {
-        let cfg = checked_config(self.num_heads, self.head_dim, x.len(), out.len(), positions.len())?;
-        self.launch(device, cfg, x, out, positions)
-    }
-
-    /// The float64 reference of the same formulas ([`reference`]).
-    pub fn reference(&self, x: &[f32], positions: &[u32]) -> Vec<f64> {
-        reference(self.num_heads, self.head_dim, self.theta, x, positions, true)
-    }
-}
+seed_kernel_api!(BatchedRope, false);
+seed_kernel_api!(BatchedRopeBackward, true);
 
 /// The float64 evaluation of the seed's formulas (forward, or backward when `backward`) for
 /// `x` of shape `[positions.len(), num_heads, head_dim]`.
@@ -182,7 +173,7 @@ pub fn reference(
 }
 
 /// Max abs error bounds of the seed kernels for inputs in [-1, 1), positions below a limit
-/// and any theta, against the float64 [`reference`].
+/// and any theta, against the float64 [`reference()`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ErrorBounds {
     /// Forward (or backward) output against the reference.
