@@ -221,7 +221,7 @@ impl KernelBuilder {
     }
 
     /// A proven bound on `|v|` (or `v` is NaN): an immediate's magnitude, or a bound the
-    /// builder derived from the instructions defining the register ([`crate::range`]: a
+    /// builder derived from the instructions defining the register (the `range` module: a
     /// fraction `x − rint(x)` and products and sums of bounded values). The registers the
     /// bound rests on join [`KernelIr::assumptions`], so the verifier rejects a kernel that
     /// writes them again.

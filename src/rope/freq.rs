@@ -10,7 +10,7 @@ use std::f64::consts::PI;
 /// How RoPE frequencies are scaled, as configured in HF `rope_scaling`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scaling {
-    /// Plain RoPE: inv_freq[i] = theta^(-2i/rotary_dim).
+    /// Plain RoPE: `inv_freq[i] = theta^(-2i/rotary_dim)`.
     None,
     /// HF "linear" (position interpolation): inv_freq / factor.
     Linear {
