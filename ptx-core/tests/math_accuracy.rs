@@ -3,6 +3,8 @@
 //! semantics, so the folded result is the bit pattern a GPU computes (the simulator tests
 //! check the same sequences as emitted PTX).
 
+mod common;
+
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F32};
 
@@ -12,19 +14,7 @@ struct Rng(u64);
 
 impl Rng {
     fn fresh(test: &str) -> Rng {
-        let seed = match std::env::var("PTX_DSL_TEST_SEED") {
-            Ok(text) => match text.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => text.parse(),
-            }
-            .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
-            Err(_) => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0x9e37_79b9_7f4a_7c15),
-        } | 1;
-        eprintln!("{test}: seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
-        Rng(seed)
+        Rng(common::test_seed(test) | 1)
     }
     fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;

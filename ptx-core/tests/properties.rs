@@ -2,6 +2,8 @@
 //! with ptxas present, assemble for sm_80 and sm_90); random corruptions of them are
 //! always rejected by the verifier, so they are never printed.
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -203,17 +205,7 @@ impl Kernel for Fixed {
 /// proptest's configuration with its seed chosen by the project's rule: `PTX_DSL_TEST_SEED`
 /// (decimal or `0x` hex) when set, else a fresh one, printed so a failure can be replayed.
 fn seeded(cases: u32) -> Config {
-    let seed = match std::env::var("PTX_DSL_TEST_SEED") {
-        Ok(text) => match text.strip_prefix("0x") {
-            Some(hex) => u64::from_str_radix(hex, 16),
-            None => text.parse(),
-        }
-        .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
-        Err(_) => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64),
-    };
-    eprintln!("proptest seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
+    let seed = common::test_seed("proptest");
     Config { cases, rng_seed: proptest::test_runner::RngSeed::Fixed(seed), ..Config::default() }
 }
 
