@@ -59,7 +59,6 @@ mod error;
 mod launch;
 mod raw;
 mod scalar;
-mod signature;
 mod sim_backend;
 
 pub use buffer::DeviceBuffer;
@@ -67,6 +66,6 @@ pub use cache::CacheStats;
 pub use device::{Device, DeviceKind, Stream, DEVICE_ENV};
 pub use error::{Error, Result};
 pub use launch::{DeviceLimits, KernelArg, LaunchConfig, LaunchReport};
+pub use ptx_sim::signature::PtxParam;
 pub use raw::PtxModule;
 pub use scalar::{DeviceScalar, Scalar};
-pub use signature::PtxParam;

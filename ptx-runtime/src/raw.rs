@@ -10,7 +10,7 @@ use crate::device::{sim_params, Backend, Device};
 use crate::error::{Error, Result};
 use crate::launch::{ArgKind, KernelArg, LaunchConfig, LaunchReport};
 use crate::scalar::Scalar;
-use crate::signature::{self, PtxEntry, PtxParam};
+use ptx_sim::signature::{self, PtxEntry, PtxParam};
 
 /// A PTX module loaded on a device: its kernels, launched by name ([`PtxModule::launch`]).
 pub struct PtxModule {

@@ -63,6 +63,7 @@ mod memory;
 mod parse;
 mod printf;
 mod program;
+pub mod signature;
 
 pub use error::SimError;
 pub use exec::{launch, launch_with_budget, Geometry, LaunchStats, DEFAULT_STEP_BUDGET};

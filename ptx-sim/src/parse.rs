@@ -413,18 +413,9 @@ fn parse_entry(
         if p.is_empty() {
             continue;
         }
-        let toks: Vec<&str> = p.split_whitespace().collect();
-        match toks.as_slice() {
-            [".param", ty, pname] if is_ident(pname) => {
-                let t = ty
-                    .strip_prefix('.')
-                    .and_then(PtxType::from_ptx_name)
-                    .filter(|t| *t != PtxType::Pred && !t.is_memory_only())
-                    .ok_or_else(|| unsupported(start, format!("parameter type `{ty}`")))?;
-                params.push((pname.to_string(), t));
-            }
-            _ => return Err(unsupported(start, format!("parameter declaration `{p}`"))),
-        }
+        let decl =
+            crate::signature::param(p).map_err(|why| unsupported(start, format!("the parameter {why}")))?;
+        params.push((decl.name, decl.ty));
     }
     let mut after = after.trim().to_string();
     // Find the opening brace, past the performance directives (`.maxntid 256, 1, 1`,

@@ -1,9 +1,10 @@
-//! The `.entry` signatures of a PTX module's kernels, read from its text: what a raw module
-//! ([`crate::PtxModule`]) checks launch arguments against, on either backend.
+//! The `.entry` signatures of a PTX module's kernels, read from its text alone: what a
+//! runtime checks launch arguments against on any backend (the GPU's JIT included, where
+//! the simulator's parser may not read the bodies), and the parameter declarations the
+//! simulator's parser reads.
 //!
 //! Only the declarations are read (`.visible .entry name( .param .u64 a, .param .f32 b )`,
-//! with the attributes compilers add: `.align N`, `.ptr`, state spaces); bodies are left to
-//! the backend that runs them.
+//! with the attributes compilers add: `.align N`, `.ptr`, state spaces).
 
 use ptx_core::PtxType;
 
@@ -19,11 +20,11 @@ pub struct PtxParam {
 
 /// One kernel of a raw PTX module: its entry name and parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PtxEntry {
+pub struct PtxEntry {
     /// The `.entry` name, as a launch names it.
-    pub(crate) name: String,
+    pub name: String,
     /// Its parameters, in order.
-    pub(crate) params: Vec<PtxParam>,
+    pub params: Vec<PtxParam>,
 }
 
 /// The PTX without comments (`//` to the end of the line, `/* */`), line breaks kept so that
@@ -55,7 +56,7 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// Every `.entry` of `ptx`, in order; `Err` says which line is malformed or unsupported.
-pub(crate) fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
+pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
     let text = without_comments(ptx);
     let mut found = Vec::new();
     let mut from = 0;
@@ -93,7 +94,7 @@ pub(crate) fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
 }
 
 /// One `.param` declaration: `.param [.align N] [.ptr] [space] .type name`.
-fn param(decl: &str) -> Result<PtxParam, String> {
+pub(crate) fn param(decl: &str) -> Result<PtxParam, String> {
     let tokens: Vec<&str> = decl.split_whitespace().collect();
     if tokens.first() != Some(&".param") {
         return Err(format!("`{decl}` is not a `.param` declaration"));
