@@ -201,3 +201,18 @@ fn prmt_replicates_sign_bits_and_shf_clamps() {
     // shift wraps 36 to 4.
     assert_eq!(run_one(&m, 4), [0xff00_0000, 0x0102_0304, 0x1234_5678, 0x0123_4567]);
 }
+
+#[test]
+fn parameter_attributes_as_nvrtc_writes_them() {
+    // `__restrict__` pointers come out as `.ptr .global .align N`.
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(\n\t.param .u64 .ptr .global .align 4 k_param_0\n)\n{\n\t.reg .b32 \t%r<2>;\n\t.reg .b64 \t%rd<3>;\n\tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, 5;\n\tst.global.u32 \t[%rd2], %r1;\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let mem = Memory::new();
+    let out = upload(&mem, &[0], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
+    assert_eq!(download(&mem, out, 1, 4), [5]);
+    let bad =
+        text.replace(".param .u64 .ptr .global .align 4 k_param_0", ".param .align 8 .b8 k_param_0[16]");
+    let err = Module::parse(&bad).unwrap_err().to_string();
+    assert!(err.contains("does not support") && err.contains("byte arrays"), "{err}");
+}
