@@ -10,7 +10,7 @@
 use crate::builder::KernelBuilder;
 use crate::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, InstrKind, KernelIr,
-    Operand, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg,
+    Operand, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
 };
 use crate::types::PtxType;
 use crate::verify;
@@ -461,7 +461,7 @@ fn cover_memory(g: &mut Gen) {
                 g.try_push(Instr::Ld { guard: None, space, ty: mem_ty, dsts, addr }, true);
             }
         }
-        for op in [AtomOp::Add, AtomOp::Cas, AtomOp::Exch] {
+        for op in AtomOp::ALL {
             for &ty in &VALUE_TYPES {
                 let dst = g.b.raw_reg(ty);
                 let addr = Address { base: AddrBase::Reg(base), offset: 32 };
@@ -519,6 +519,30 @@ fn cover_memory(g: &mut Gen) {
         let src = g.src(PtxType::F32, 0);
         let lane = Operand::Reg(g.shift);
         g.try_push(Instr::Shfl { mode, dst, src, lane, clamp, mask: u32::MAX }, true);
+    }
+    // Votes over whether each lane's input is odd.
+    let odd = g.b.raw_reg(PtxType::Pred);
+    let low_bit = g.b.raw_reg(PtxType::U32);
+    let src = g.src(PtxType::U32, 0);
+    g.b.push(Instr::Binary {
+        op: BinaryOp::And,
+        ty: PtxType::B32,
+        mode: None,
+        dst: low_bit,
+        a: Operand::Reg(src),
+        b: Operand::Imm(Imm::new(PtxType::B32, 1)),
+    });
+    g.b.push(Instr::Setp {
+        cmp: Cmp::Ne,
+        ty: PtxType::U32,
+        dst: odd,
+        a: Operand::Reg(low_bit),
+        b: Operand::Imm(Imm::new(PtxType::U32, 0)),
+    });
+    for mode in [VoteMode::Ballot, VoteMode::Any, VoteMode::All] {
+        let ty = if mode == VoteMode::Ballot { PtxType::U32 } else { PtxType::Pred };
+        let dst = g.b.raw_reg(ty);
+        g.try_push(Instr::Vote { mode, dst, pred: odd, mask: u32::MAX }, true);
     }
 }
 

@@ -480,6 +480,49 @@ pub enum AtomOp {
     Cas,
     /// `atom.exch`: store a, return the old value.
     Exch,
+    /// `atom.min`: store the smaller of the old value and a (signed or unsigned as the type).
+    Min,
+    /// `atom.max`: store the larger of the old value and a.
+    Max,
+    /// `atom.and`: store old & a (printed with the `.bN` type).
+    And,
+    /// `atom.or`: store old | a.
+    Or,
+    /// `atom.xor`: store old ^ a.
+    Xor,
+}
+
+impl AtomOp {
+    /// Every operation.
+    pub const ALL: [AtomOp; 8] = [
+        AtomOp::Add,
+        AtomOp::Cas,
+        AtomOp::Exch,
+        AtomOp::Min,
+        AtomOp::Max,
+        AtomOp::And,
+        AtomOp::Or,
+        AtomOp::Xor,
+    ];
+
+    /// The operation as printed, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            AtomOp::Add => ".add",
+            AtomOp::Cas => ".cas",
+            AtomOp::Exch => ".exch",
+            AtomOp::Min => ".min",
+            AtomOp::Max => ".max",
+            AtomOp::And => ".and",
+            AtomOp::Or => ".or",
+            AtomOp::Xor => ".xor",
+        }
+    }
+
+    /// Whether PTX names the operation's type by its bits (`.b32`) rather than as a number.
+    pub fn takes_bit_type(self) -> bool {
+        matches!(self, AtomOp::Cas | AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor)
+    }
 }
 
 /// Modes of `shfl.sync`.
@@ -503,6 +546,28 @@ impl ShflMode {
             ShflMode::Down => ".down",
             ShflMode::Bfly => ".bfly",
             ShflMode::Idx => ".idx",
+        }
+    }
+}
+
+/// Modes of `vote.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// `.ballot.b32`: bit n of the result is lane n's predicate.
+    Ballot,
+    /// `.any.pred`: whether the predicate holds in some member lane.
+    Any,
+    /// `.all.pred`: whether it holds in every member lane.
+    All,
+}
+
+impl VoteMode {
+    /// The mode and its result type as printed (`.ballot.b32`, `.any.pred`, `.all.pred`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            VoteMode::Ballot => ".ballot.b32",
+            VoteMode::Any => ".any.pred",
+            VoteMode::All => ".all.pred",
         }
     }
 }
@@ -771,6 +836,17 @@ pub enum Instr {
         /// The member mask of participating lanes.
         mask: u32,
     },
+    /// `vote.sync.mode dst, pred, mask`.
+    Vote {
+        /// Ballot, any or all.
+        mode: VoteMode,
+        /// The destination: `.b32` for a ballot, `.pred` otherwise.
+        dst: VReg,
+        /// The predicate each lane votes with.
+        pred: VReg,
+        /// The member mask of participating lanes.
+        mask: u32,
+    },
 }
 
 macro_rules! instr_kinds {
@@ -789,7 +865,7 @@ macro_rules! instr_kinds {
 
 instr_kinds!(
     Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp, Selp, Bra,
-    Label, Ret, Ld, St, BarSync, Atom, Shfl,
+    Label, Ret, Ld, St, BarSync, Atom, Shfl, Vote,
 );
 
 impl Instr {
@@ -817,6 +893,7 @@ impl Instr {
             Instr::BarSync { .. } => InstrKind::BarSync,
             Instr::Atom { .. } => InstrKind::Atom,
             Instr::Shfl { .. } => InstrKind::Shfl,
+            Instr::Vote { .. } => InstrKind::Vote,
         }
     }
 
@@ -837,7 +914,8 @@ impl Instr {
             | Instr::Setp { dst, .. }
             | Instr::Selp { dst, .. }
             | Instr::Atom { dst, .. }
-            | Instr::Shfl { dst, .. } => f(*dst),
+            | Instr::Shfl { dst, .. }
+            | Instr::Vote { dst, .. } => f(*dst),
             Instr::Ld { dsts, .. } => dsts.as_slice().iter().copied().for_each(f),
             Instr::Bra { .. } | Instr::Label(_) | Instr::Ret | Instr::St { .. } | Instr::BarSync { .. } => {}
         }
@@ -908,6 +986,7 @@ impl Instr {
                 op(&Operand::Reg(*src));
                 op(lane);
             }
+            Instr::Vote { pred, .. } => op(&Operand::Reg(*pred)),
         }
     }
 

@@ -6,7 +6,7 @@
 //! snapshot tests work. Every instruction variant has its own arm. Float add, sub and mul
 //! always carry their rounding modifier, which keeps ptxas from contracting them into fma.
 
-use crate::ir::{AddrBase, Address, AtomOp, BinaryOp, Imm, Instr, KernelIr, Operand, UnaryOp, VReg};
+use crate::ir::{AddrBase, Address, BinaryOp, Imm, Instr, KernelIr, Operand, UnaryOp, VReg};
 use crate::target::{IsaVersion, Target};
 use crate::types::PtxType;
 
@@ -414,20 +414,8 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             push_guard(out, guard);
             out.s("atom");
             out.s(space.suffix());
-            let ty = match op {
-                AtomOp::Add => {
-                    out.s(".add");
-                    *ty
-                }
-                AtomOp::Cas => {
-                    out.s(".cas");
-                    bits_type(*ty)
-                }
-                AtomOp::Exch => {
-                    out.s(".exch");
-                    bits_type(*ty)
-                }
-            };
+            out.s(op.suffix());
+            let ty = if op.takes_bit_type() { bits_type(*ty) } else { *ty };
             push_type(out, ty);
             out.c(b' ');
             push_reg(out, *dst);
@@ -451,6 +439,16 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             push_operand(out, *lane);
             out.put(*b", ", 2);
             push_u32(out, *clamp);
+            out.put(*b", ", 2);
+            push_hex::<8>(out, *b"0x", *mask as u64);
+        }
+        Instr::Vote { mode, dst, pred, mask } => {
+            out.s("vote.sync");
+            out.s(mode.suffix());
+            out.c(b' ');
+            push_reg(out, *dst);
+            out.put(*b", ", 2);
+            push_reg(out, *pred);
             out.put(*b", ", 2);
             push_hex::<8>(out, *b"0x", *mask as u64);
         }

@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::ir::{
     AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, Space, UnaryOp, VReg,
-    VecWidth,
+    VecWidth, VoteMode,
 };
 use crate::print::instr_text;
 use crate::types::{PtxType, TypeClass};
@@ -247,9 +247,27 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
             let reason = format!("shared alignment {} is not a power of two", s.align);
             return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
         }
+        if s.bytes == 0 {
+            let reason = "a shared array of 0 bytes (give it at least one element)".to_string();
+            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+        }
+    }
+    // Laid out in declaration order, each at its alignment.
+    let total =
+        k.shared.iter().fold(0u64, |end, s| end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes));
+    if total > MAX_STATIC_SHARED_BYTES {
+        let reason = format!(
+            "the kernel's shared arrays take {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} bytes \
+             (48 KiB) of static shared memory a kernel may declare"
+        );
+        return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
     }
     Ok(())
 }
+
+/// The most static `.shared` memory one kernel may declare (48 KiB on every target;
+/// more needs dynamic shared memory and an opt-in at launch).
+pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
 
 /// The result of one check; the error is boxed so the common `Ok` path stays one word.
 type Check = Result<(), Box<VerifyErrorKind>>;
@@ -513,20 +531,7 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             if let Some(g) = guard {
                 reg_fits(k, "guard", g.pred, PtxType::Pred)?;
             }
-            match op {
-                AtomOp::Add => require(
-                    matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64),
-                    || format!("atom.add does not exist for {ty}"),
-                )?,
-                AtomOp::Cas | AtomOp::Exch => {
-                    require((ty.bits() == 32 || ty.bits() == 64) && *ty != PtxType::Pred, || {
-                        format!(
-                            "atom.{} needs a 32- or 64-bit type, not {ty}",
-                            if *op == AtomOp::Cas { "cas" } else { "exch" }
-                        )
-                    })?
-                }
-            }
+            check_atom_type(*op, *ty)?;
             require(b.is_some() == (*op == AtomOp::Cas), || "only atom.cas takes a second value".into())?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
@@ -541,7 +546,27 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "lane", *lane, PtxType::U32)?;
             require(*clamp < 0x2000, || format!("shfl clamp value {clamp:#x} is out of range"))
         }
+        Instr::Vote { mode, dst, pred, .. } => {
+            let dst_ty = if *mode == VoteMode::Ballot { PtxType::B32 } else { PtxType::Pred };
+            reg_fits(k, "dst", *dst, dst_ty)?;
+            reg_fits(k, "pred", *pred, PtxType::Pred)
+        }
     }
+}
+
+/// The types each `atom` operation exists for (sm_80's set: no float `min`/`max`).
+fn check_atom_type(op: AtomOp, ty: PtxType) -> Check {
+    let name = op.suffix().trim_start_matches('.');
+    let ok = match op {
+        AtomOp::Add => {
+            matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::F32 | PtxType::F64)
+        }
+        AtomOp::Min | AtomOp::Max => matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::S64),
+        AtomOp::Cas | AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => {
+            (ty.bits() == 32 || ty.bits() == 64) && ty != PtxType::Pred
+        }
+    };
+    require(ok, || format!("atom.{name} does not exist for {ty}"))
 }
 
 fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {

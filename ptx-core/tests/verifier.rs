@@ -337,3 +337,79 @@ fn barrier_ids_are_0_to_15() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn static_shared_memory_is_at_most_48_kib_and_never_empty() {
+    let build = |sizes: &[u32]| {
+        let mut b = KernelBuilder::new("k");
+        for &bytes in sizes {
+            b.shared_array(bytes, 4);
+        }
+        b.finish()
+    };
+    verify(&build(&[48 * 1024])).expect("exactly 48 KiB");
+    verify(&build(&[1, 48 * 1024 - 4])).expect("48 KiB with the second array aligned to 4");
+    for (sizes, want) in [
+        (&[48 * 1024 + 4][..], "49156 bytes"),
+        (&[1, 48 * 1024 - 3][..], "49153 bytes"),
+        (&[0][..], "0 bytes"),
+    ] {
+        match kind_of(&build(sizes)) {
+            VerifyErrorKind::InvalidForm { reason } => assert!(reason.contains(want), "{sizes:?}: {reason}"),
+            other => panic!("{sizes:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn each_atomic_operation_takes_the_types_ptx_defines() {
+    use ptx_core::ir::{AddrBase, Address, AtomOp, Space};
+    let build = |op: AtomOp, ty: PtxType| {
+        let mut b = KernelBuilder::new("k");
+        let smem = b.shared_array(16, 8);
+        let dst = b.raw_reg(ty);
+        let a = b.raw_reg(ty);
+        b.push(Instr::Mov { ty, dst: a, src: Operand::Imm(Imm::new(ty, 1)) });
+        let addr = Address { base: AddrBase::Shared(smem), offset: 0 };
+        let b_op = (op == AtomOp::Cas).then_some(Operand::Reg(a));
+        b.push(Instr::Atom {
+            guard: None,
+            op,
+            space: Space::Shared,
+            ty,
+            dst,
+            addr,
+            a: Operand::Reg(a),
+            b: b_op,
+        });
+        b.finish()
+    };
+    for (op, accepted, rejected) in [
+        (
+            AtomOp::Add,
+            &[PtxType::U32, PtxType::S32, PtxType::U64, PtxType::F32, PtxType::F64][..],
+            &[PtxType::S64][..],
+        ),
+        (
+            AtomOp::Min,
+            &[PtxType::U32, PtxType::S32, PtxType::U64, PtxType::S64],
+            &[PtxType::F32, PtxType::F64],
+        ),
+        (AtomOp::Max, &[PtxType::U32, PtxType::S64], &[PtxType::F32]),
+        (AtomOp::And, &[PtxType::U32, PtxType::S64, PtxType::B32], &[PtxType::U16]),
+        (AtomOp::Xor, &[PtxType::U64], &[PtxType::Pred]),
+        (AtomOp::Cas, &[PtxType::F32, PtxType::U64], &[PtxType::U16]),
+    ] {
+        for &ty in accepted {
+            verify(&build(op, ty)).unwrap_or_else(|e| panic!("atom{}.{ty}: {e}", op.suffix()));
+        }
+        for &ty in rejected {
+            match kind_of(&build(op, ty)) {
+                VerifyErrorKind::InvalidForm { reason } => {
+                    assert!(reason.contains("does not exist"), "atom{}.{ty}: {reason}", op.suffix())
+                }
+                other => panic!("atom{}.{ty}: {other:?}", op.suffix()),
+            }
+        }
+    }
+}

@@ -42,11 +42,12 @@ use ptx_core::types::TypeClass;
 use ptx_core::{PtxType, SpecialReg};
 use ptx_sim::{launch, Geometry, Memory, Module};
 
-/// The share of the catalog's exact outputs the reference must model. It models about 79%
-/// (805 of 1015): everything but loads from scratch/shared memory, atomics, shuffles,
+/// The share of the catalog's exact outputs the reference must model. It models about 75%
+/// (862 of 1155): everything but loads from scratch/shared memory, atomics (64 forms since
+/// `atom` has min/max/and/or/xor), shuffles, votes,
 /// f16/bf16 conversions and directed-rounding `fma.f64` (and, per input, undefined integer
 /// division and f64 results too tiny for an exact fma residual).
-const MIN_COVERAGE: f64 = 0.77;
+const MIN_COVERAGE: f64 = 0.73;
 
 // ----------------------------------------------------------------------------------------
 // Values of the reference interpreter.
@@ -967,9 +968,10 @@ impl<'a> Model<'a> {
                 }
             }
             // Not modeled: the destination is unknown.
-            Instr::SharedAddr { dst, .. } | Instr::Atom { dst, .. } | Instr::Shfl { dst, .. } => {
-                self.set(dst, i, None)
-            }
+            Instr::SharedAddr { dst, .. }
+            | Instr::Atom { dst, .. }
+            | Instr::Shfl { dst, .. }
+            | Instr::Vote { dst, .. } => self.set(dst, i, None),
             Instr::BarSync { .. } | Instr::Label(_) | Instr::Bra { .. } | Instr::Ret => {}
         }
     }
