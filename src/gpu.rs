@@ -1,7 +1,9 @@
 //! The built-in functions of the kernel language, as documented items so that editors
 //! complete them. Inside a `#[ptx_kernel]` function the macro replaces each call with the
-//! PTX special register it names; they have no meaning on the host, and calling one outside
-//! a kernel panics with a message saying so.
+//! PTX it names. The index built-ins, shared arrays, barriers and warp functions have no
+//! meaning on the host, and calling one outside a kernel panics with a message saying so;
+//! the atomics and [`warp_size`] do what they do on one GPU thread, so that a kernel's body
+//! run as plain Rust on one thread computes what it computes on the GPU.
 
 /// A built-in index: the three components of `%tid`, `%ctaid`, `%ntid` or `%nctaid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +44,198 @@ pub fn grid_dim() -> Dim3 {
     outside_kernel("grid_dim")
 }
 
+/// `let tile = shared::<T, N>();` declares a shared array: `N` elements of `T` that every
+/// thread of the block sees, indexed like a slice (`tile[i]`, `tile[i] = v`, `tile.len()`),
+/// bounds-checked in a checked kernel. `N` is a literal, a `#[comptime]` parameter, or a
+/// `{ .. }` block of comptime values; all of a kernel's shared arrays together may take at
+/// most 48 KiB. Its contents are undefined until written: write, [`sync_threads`], then
+/// read what other threads wrote.
+pub fn shared<T, const N: usize>() -> &'static mut [T; N] {
+    outside_kernel("shared")
+}
+
+/// The block barrier (`bar.sync 0`, CUDA's `__syncthreads()`): each thread waits until every
+/// thread of its block has arrived, and then sees the shared and global memory writes the
+/// others made before it. Every thread of the block must reach the same `sync_threads()`:
+/// one inside a branch some threads skip (an early `return`, say) is a deadlock, which the
+/// simulator reports as an error and a GPU may hang on.
+pub fn sync_threads() {
+    outside_kernel("sync_threads")
+}
+
+/// The calling thread's lane in its warp (`%laneid`, 0 to 31).
+pub fn lane_id() -> u32 {
+    outside_kernel("lane_id")
+}
+
+/// The number of threads in a warp: 32 on every CUDA GPU (a constant, folded where the
+/// kernel is built).
+pub const fn warp_size() -> u32 {
+    32
+}
+
+/// The values a shuffle moves: integers, `f32` and `f64` (64-bit values move as two
+/// 32-bit halves).
+pub trait WarpValue: Copy + sealed::Sealed {}
+
+/// The element types atomics work on: 32- and 64-bit integers, `f32` and `f64`.
+pub trait AtomicValue: Copy + PartialEq + sealed::Sealed {
+    /// `self + other`, wrapping for integers.
+    fn atomic_sum(self, other: Self) -> Self;
+}
+
+/// The element types the bitwise and ordering atomics work on: 32- and 64-bit integers.
+pub trait AtomicInteger:
+    AtomicValue
+    + Ord
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitXor<Output = Self>
+{
+}
+
+mod sealed {
+    /// Only the kernel language's scalar types implement the built-ins' traits.
+    pub trait Sealed {}
+}
+
+macro_rules! scalar_traits {
+    (ints: $($int:ty),*; narrow: $($narrow:ty),*; floats: $($float:ty),*) => {
+        $(
+            impl sealed::Sealed for $int {}
+            impl WarpValue for $int {}
+            impl AtomicValue for $int {
+                fn atomic_sum(self, other: Self) -> Self {
+                    self.wrapping_add(other)
+                }
+            }
+            impl AtomicInteger for $int {}
+        )*
+        $(
+            impl sealed::Sealed for $narrow {}
+            impl WarpValue for $narrow {}
+        )*
+        $(
+            impl sealed::Sealed for $float {}
+            impl WarpValue for $float {}
+            impl AtomicValue for $float {
+                fn atomic_sum(self, other: Self) -> Self {
+                    self + other
+                }
+            }
+        )*
+    };
+}
+
+scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16; floats: f32, f64);
+
+/// The `value` of lane `lane_id() ^ lane_mask` (`shfl.sync.bfly`, CUDA's
+/// `__shfl_xor_sync(0xffffffff, ..)`): the butterfly of a warp reduction. All 32 lanes of the
+/// warp must call it together.
+pub fn shfl_xor<T: WarpValue>(value: T, lane_mask: u32) -> T {
+    let _ = (value, lane_mask);
+    outside_kernel("shfl_xor")
+}
+
+/// The `value` of lane `lane_id() + delta`; a lane past 31 gets its own (`shfl.sync.down`).
+/// All 32 lanes of the warp must call it together.
+pub fn shfl_down<T: WarpValue>(value: T, delta: u32) -> T {
+    let _ = (value, delta);
+    outside_kernel("shfl_down")
+}
+
+/// The `value` of lane `lane_id() - delta`; a lane below 0 gets its own (`shfl.sync.up`):
+/// the step of a warp scan. All 32 lanes of the warp must call it together.
+pub fn shfl_up<T: WarpValue>(value: T, delta: u32) -> T {
+    let _ = (value, delta);
+    outside_kernel("shfl_up")
+}
+
+/// The `value` of lane `source_lane % 32` (`shfl.sync.idx`): a broadcast when every lane
+/// names the same one. All 32 lanes of the warp must call it together.
+pub fn shfl_idx<T: WarpValue>(value: T, source_lane: u32) -> T {
+    let _ = (value, source_lane);
+    outside_kernel("shfl_idx")
+}
+
+/// A `u32` whose bit n is lane n's `condition` (`vote.sync.ballot`). All 32 lanes of the
+/// warp must call it together.
+pub fn ballot(condition: bool) -> u32 {
+    let _ = condition;
+    outside_kernel("ballot")
+}
+
+/// Whether `condition` holds in some lane of the warp (`vote.sync.any`).
+pub fn any(condition: bool) -> bool {
+    let _ = condition;
+    outside_kernel("any")
+}
+
+/// Whether `condition` holds in every lane of the warp (`vote.sync.all`).
+pub fn all(condition: bool) -> bool {
+    let _ = condition;
+    outside_kernel("all")
+}
+
+/// Adds `value` to `*element` atomically (wrapping for integers; `f32`/`f64` round as one
+/// IEEE addition) and returns the old value: `atomic_add(&mut hist[bin], 1)`. The element
+/// is one of a `&mut [T]` parameter or of a shared array.
+pub fn atomic_add<T: AtomicValue>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old.atomic_sum(value);
+    old
+}
+
+/// Stores the smaller of `*element` and `value` atomically; returns the old value.
+pub fn atomic_min<T: AtomicInteger>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old.min(value);
+    old
+}
+
+/// Stores the larger of `*element` and `value` atomically; returns the old value.
+pub fn atomic_max<T: AtomicInteger>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old.max(value);
+    old
+}
+
+/// Stores `*element & value` atomically; returns the old value.
+pub fn atomic_and<T: AtomicInteger>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old & value;
+    old
+}
+
+/// Stores `*element | value` atomically; returns the old value.
+pub fn atomic_or<T: AtomicInteger>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old | value;
+    old
+}
+
+/// Stores `*element ^ value` atomically; returns the old value.
+pub fn atomic_xor<T: AtomicInteger>(element: &mut T, value: T) -> T {
+    let old = *element;
+    *element = old ^ value;
+    old
+}
+
+/// Stores `value` atomically; returns the old value.
+pub fn atomic_exch<T: AtomicValue>(element: &mut T, value: T) -> T {
+    std::mem::replace(element, value)
+}
+
+/// Stores `new` where `*element` equals `current` (compared as bits on the GPU, so for
+/// floats `-0.0` is not `0.0` there), atomically; returns the old value either way.
+pub fn atomic_cas<T: AtomicValue>(element: &mut T, current: T, new: T) -> T {
+    let old = *element;
+    if old == current {
+        *element = new;
+    }
+    old
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -49,5 +243,23 @@ mod tests {
         let e = std::panic::catch_unwind(super::thread_idx).unwrap_err();
         let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(msg.contains("only has a meaning inside a `#[ptx_kernel]` function"), "{msg}");
+    }
+
+    #[test]
+    fn the_atomics_do_on_the_host_what_one_gpu_thread_does() {
+        let mut x = u32::MAX;
+        assert_eq!(super::atomic_add(&mut x, 2), u32::MAX);
+        assert_eq!(x, 1, "integer adds wrap");
+        assert_eq!(super::atomic_max(&mut x, 7), 1);
+        assert_eq!(super::atomic_min(&mut x, 3), 7);
+        assert_eq!(super::atomic_xor(&mut x, 1), 3);
+        assert_eq!(super::atomic_cas(&mut x, 5, 9), 2);
+        assert_eq!(x, 2, "no swap when the element is not `current`");
+        assert_eq!(super::atomic_cas(&mut x, 2, 9), 2);
+        assert_eq!(super::atomic_exch(&mut x, 4), 9);
+        let mut f = 0.5f32;
+        assert_eq!(super::atomic_add(&mut f, 0.25), 0.5);
+        assert_eq!(f, 0.75);
+        assert_eq!(super::warp_size(), 32);
     }
 }

@@ -61,8 +61,10 @@ pub mod __private {
     pub use crate::lang::memory::Slice;
     pub use crate::lang::methods::F32Fn;
     pub use crate::lang::ops::Site;
+    pub use crate::lang::warp::{Shuffle, Vote, WARP_SIZE};
     pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};
     pub use ptx_core::fault::FaultSite;
+    pub use ptx_core::ir::AtomOp;
     pub use ptx_core::{Kernel, KernelIr, Label};
     pub use ptx_runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, LaunchReport, Result};
 }
@@ -70,7 +72,11 @@ pub mod __private {
 /// The names most kernel code needs: the `#[ptx_kernel]` attribute and the built-ins, and
 /// for kernels written against the builder, its types.
 pub mod prelude {
-    pub use crate::gpu::{block_dim, block_idx, grid_dim, thread_idx};
+    pub use crate::gpu::{
+        all, any, atomic_add, atomic_and, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_or,
+        atomic_xor, ballot, block_dim, block_idx, grid_dim, lane_id, shared, shfl_down, shfl_idx, shfl_up,
+        shfl_xor, sync_threads, thread_idx, warp_size,
+    };
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
     pub use ptx_core::{
         math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,

@@ -546,6 +546,37 @@ pub enum ExprKind {
     Return,
     /// `(a, b)`; `()` is the empty tuple.
     Tuple(Vec<Expr>),
+    /// `shared::<T, N>()`: a shared array of `N` elements, the initialiser of a `let`.
+    Shared {
+        /// The function's name as written (the generated code names it, so that the
+        /// user's import of it is used).
+        func: Ident,
+        /// The element type.
+        elem: Scalar,
+        /// The length: a literal or a comptime expression.
+        len: Box<Expr>,
+    },
+    /// A call of a function of threads working together (`sync_threads()`, `shfl_xor(v, 1)`).
+    Intrinsic {
+        /// Which function.
+        which: Intrinsic,
+        /// Its name as written.
+        func: Ident,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `atomic_op(&mut x[i], args..)`: an atomic read-modify-write of a slice or shared
+    /// array element, giving the old value.
+    Atomic {
+        /// The operation.
+        op: AtomicOp,
+        /// Its name as written.
+        func: Ident,
+        /// The element (always a [`Place::Index`]).
+        place: Place,
+        /// The operands: one value, or `current, new` for `atomic_cas`.
+        args: Vec<Expr>,
+    },
     /// Something the parser already reported; it checks as any type, so that one mistake
     /// gives one error.
     Error,
@@ -578,6 +609,162 @@ impl Builtin {
     /// Every built-in.
     pub const ALL: [Builtin; 4] =
         [Builtin::ThreadIdx, Builtin::BlockIdx, Builtin::BlockDim, Builtin::GridDim];
+}
+
+/// The functions of threads working together, called by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    /// `sync_threads()`: the block barrier.
+    SyncThreads,
+    /// `lane_id()`: the lane in the warp, `u32`.
+    LaneId,
+    /// `warp_size()`: 32, a comptime `u32`.
+    WarpSize,
+    /// `shfl_xor(v, mask)`.
+    ShflXor,
+    /// `shfl_down(v, delta)`.
+    ShflDown,
+    /// `shfl_up(v, delta)`.
+    ShflUp,
+    /// `shfl_idx(v, lane)`.
+    ShflIdx,
+    /// `ballot(p)`: `u32`.
+    Ballot,
+    /// `any(p)`: `bool`.
+    Any,
+    /// `all(p)`: `bool`.
+    All,
+}
+
+impl Intrinsic {
+    /// Every intrinsic.
+    pub const ALL: [Intrinsic; 10] = [
+        Intrinsic::SyncThreads,
+        Intrinsic::LaneId,
+        Intrinsic::WarpSize,
+        Intrinsic::ShflXor,
+        Intrinsic::ShflDown,
+        Intrinsic::ShflUp,
+        Intrinsic::ShflIdx,
+        Intrinsic::Ballot,
+        Intrinsic::Any,
+        Intrinsic::All,
+    ];
+
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intrinsic::SyncThreads => "sync_threads",
+            Intrinsic::LaneId => "lane_id",
+            Intrinsic::WarpSize => "warp_size",
+            Intrinsic::ShflXor => "shfl_xor",
+            Intrinsic::ShflDown => "shfl_down",
+            Intrinsic::ShflUp => "shfl_up",
+            Intrinsic::ShflIdx => "shfl_idx",
+            Intrinsic::Ballot => "ballot",
+            Intrinsic::Any => "any",
+            Intrinsic::All => "all",
+        }
+    }
+
+    /// How it is called, for errors about its arguments.
+    pub fn usage(self) -> &'static str {
+        match self {
+            Intrinsic::SyncThreads => "sync_threads()",
+            Intrinsic::LaneId => "lane_id()",
+            Intrinsic::WarpSize => "warp_size()",
+            Intrinsic::ShflXor => "shfl_xor(value, lane_mask)",
+            Intrinsic::ShflDown => "shfl_down(value, delta)",
+            Intrinsic::ShflUp => "shfl_up(value, delta)",
+            Intrinsic::ShflIdx => "shfl_idx(value, source_lane)",
+            Intrinsic::Ballot => "ballot(condition)",
+            Intrinsic::Any => "any(condition)",
+            Intrinsic::All => "all(condition)",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            Intrinsic::SyncThreads | Intrinsic::LaneId | Intrinsic::WarpSize => 0,
+            Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All => 1,
+            _ => 2,
+        }
+    }
+
+    /// True for the four shuffles.
+    pub fn is_shuffle(self) -> bool {
+        matches!(self, Intrinsic::ShflXor | Intrinsic::ShflDown | Intrinsic::ShflUp | Intrinsic::ShflIdx)
+    }
+}
+
+/// The atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_add`: wrapping for integers, IEEE for floats.
+    Add,
+    /// `atomic_min`.
+    Min,
+    /// `atomic_max`.
+    Max,
+    /// `atomic_and`.
+    And,
+    /// `atomic_or`.
+    Or,
+    /// `atomic_xor`.
+    Xor,
+    /// `atomic_exch`: stores the value.
+    Exch,
+    /// `atomic_cas(&mut x[i], current, new)`: stores `new` where the element is `current`.
+    Cas,
+}
+
+impl AtomicOp {
+    /// Every operation.
+    pub const ALL: [AtomicOp; 8] = [
+        AtomicOp::Add,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exch,
+        AtomicOp::Cas,
+    ];
+
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+            AtomicOp::And => "atomic_and",
+            AtomicOp::Or => "atomic_or",
+            AtomicOp::Xor => "atomic_xor",
+            AtomicOp::Exch => "atomic_exch",
+            AtomicOp::Cas => "atomic_cas",
+        }
+    }
+
+    /// The operands after the element: one value, or two for `atomic_cas`.
+    pub fn value_count(self) -> usize {
+        if self == AtomicOp::Cas {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Whether the operation exists for elements of type `elem`: add, exchange and
+    /// compare-and-swap for 32- and 64-bit integers and floats, the others for 32- and
+    /// 64-bit integers (PTX's float `atom.min`/`max` need sm_90).
+    pub fn supports(self, elem: Scalar) -> bool {
+        let wide_int = elem.is_int() && elem.bits() >= 32;
+        match self {
+            AtomicOp::Add | AtomicOp::Exch | AtomicOp::Cas => wide_int || elem.is_float(),
+            _ => wide_int,
+        }
+    }
 }
 
 /// A field access.

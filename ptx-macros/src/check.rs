@@ -58,6 +58,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         int_lits: Vec::new(),
         float_lits: Vec::new(),
         casts: Vec::new(),
+        shuffles: Vec::new(),
+        shared_init: None,
         negations: Vec::new(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
@@ -149,6 +151,10 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// Shuffled values: (value expr, span), checked once their type is known.
+    shuffles: Vec<(usize, Sp)>,
+    /// The `shared::<T, N>()` that is the initialiser of the `let` being checked.
+    shared_init: Option<usize>,
 }
 
 impl Checker<'_> {
@@ -190,6 +196,19 @@ impl Checker<'_> {
                         "cannot cast `bool` as `{}`: cast to an integer first, `b as u32 as {0}`",
                         to.name()
                     ),
+                );
+            }
+        }
+        for &(id, sp) in &self.shuffles {
+            if let Some(s) = types[id].scalar().filter(|s| *s == Scalar::Bool || s.is_half()) {
+                let hint = if s == Scalar::Bool {
+                    "; for a `bool`, use `ballot`, `any` or `all`"
+                } else {
+                    "; convert it with `.to_f32()`"
+                };
+                self.errors.at(
+                    sp,
+                    format!("a shuffle moves integers and `f32`/`f64` values, not `{}`{hint}", s.name()),
                 );
             }
         }
@@ -275,6 +294,9 @@ impl Checker<'_> {
     fn stmt(&mut self, s: &Stmt) -> bool {
         match s {
             Stmt::Let { pat, ty, init, .. } => {
+                if let (ExprKind::Shared { .. }, Pat::Ident { mutable: false, .. }) = (&init.kind, pat) {
+                    self.shared_init = Some(init.id);
+                }
                 let mut t = self.expr(init);
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
@@ -618,9 +640,83 @@ impl Checker<'_> {
             }
             ExprKind::Return => (Ty::Never, false),
             ExprKind::Error => (Ty::Error, false),
+            ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len),
+            ExprKind::Intrinsic { which, args, .. } => self.intrinsic(*which, args),
+            ExprKind::Atomic { op, place, args, .. } => {
+                self.binding[e.id] = self.place_slice(place);
+                let target = self.place(place);
+                for a in args {
+                    let t = self.expr(a);
+                    self.expect(a.span, &target, &t, &format!(" (the operand of `{}`)", op.name()));
+                }
+                if let Some(elem) = target.scalar() {
+                    if !op.supports(elem) {
+                        let what = if matches!(op, AtomicOp::Add | AtomicOp::Exch | AtomicOp::Cas) {
+                            "32- and 64-bit integers, `f32` and `f64`"
+                        } else {
+                            "32- and 64-bit integers"
+                        };
+                        self.errors.at(
+                            e.span,
+                            format!("`{}` works on elements of {what}, not `{}`", op.name(), elem.name()),
+                        );
+                    }
+                }
+                (target, false)
+            }
             ExprKind::Tuple(elems) => {
                 let tys = elems.iter().map(|x| self.expr(x)).collect();
                 (Ty::Tuple(tys), elems.iter().all(|x| self.comptime[x.id]))
+            }
+        }
+    }
+
+    /// `shared::<elem, len>()`: the initialiser of a `let`, with a length known when the
+    /// kernel is built; it has the type of a `&mut [elem]`.
+    fn shared(&mut self, e: &Expr, elem: Scalar, len: &Expr) -> (Ty, bool) {
+        if self.shared_init != Some(e.id) {
+            self.errors.at(
+                e.span,
+                "a shared array is declared by a `let` of its own: `let tile = shared::<f32, 256>();`",
+            );
+        }
+        let t = self.expr(len);
+        self.expect(len.span, &Ty::Scalar(Scalar::Usize), &t, " (a shared array's length is a `usize`)");
+        if !self.comptime[len.id] {
+            self.errors.at(
+                len.span,
+                "a shared array's length must be known when the kernel is built: a literal, a `#[comptime]` \
+                 parameter, or a `{ .. }` expression of them",
+            );
+        }
+        (Ty::Slice { elem, mutable: true }, false)
+    }
+
+    fn intrinsic(&mut self, which: Intrinsic, args: &[Expr]) -> (Ty, bool) {
+        let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
+        let u32_ty = Ty::Scalar(Scalar::U32);
+        let bool_ty = Ty::Scalar(Scalar::Bool);
+        match which {
+            Intrinsic::SyncThreads => (Ty::unit(), false),
+            Intrinsic::LaneId => (u32_ty, false),
+            Intrinsic::WarpSize => (u32_ty, true),
+            Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All => {
+                let what = format!(" (`{}` takes a `bool`)", which.usage());
+                self.expect(args[0].span, &bool_ty, &arg_types[0], &what);
+                let result = if which == Intrinsic::Ballot { u32_ty } else { bool_ty };
+                (result, false)
+            }
+            _ => {
+                let what = format!(" (the lane argument of `{}` is a `u32`)", which.usage());
+                self.expect(args[1].span, &u32_ty, &arg_types[1], &what);
+                match self.infer.resolve(&arg_types[0]) {
+                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error => self.shuffles.push((args[0].id, args[0].span)),
+                    other => {
+                        let msg = format!("a shuffle moves one scalar value, not `{}`", self.show(&other));
+                        self.errors.at(args[0].span, msg);
+                    }
+                }
+                (arg_types[0].clone(), false)
             }
         }
     }
@@ -662,7 +758,8 @@ impl Checker<'_> {
 
     /// The element type of slice parameter `name`; `store` requires `&mut`.
     fn slice_of(&mut self, name: &syn::Ident, store: bool) -> Option<Scalar> {
-        match self.lookup(&name.to_string()).cloned() {
+        let binding = self.lookup(&name.to_string()).cloned();
+        match binding.map(|b| Binding { ty: self.infer.resolve(&b.ty), ..b }) {
             Some(Binding { ty: Ty::Slice { elem, mutable }, .. }) => {
                 if store && !mutable {
                     self.errors.at(
@@ -677,7 +774,7 @@ impl Checker<'_> {
             }
             Some(b) => {
                 let msg = format!(
-                    "cannot index `{name}` of type `{}`: only slice parameters can be indexed",
+                    "cannot index `{name}` of type `{}`: only slice parameters and shared arrays can be indexed",
                     self.show(&b.ty)
                 );
                 self.errors.at(Sp::of(name), msg);

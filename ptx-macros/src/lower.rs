@@ -438,7 +438,60 @@ impl Lowerer<'_> {
                 let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();
                 Atom::Rt(quote!((#(#vs,)*)))
             }
+            ExprKind::Shared { func, elem, len } => {
+                // Named with placeholder generics, so that the user's import is used.
+                self.emit(quote!(let _ = #func::<(), 1>;));
+                let n = self.host(len);
+                let s = self.scalar(*elem);
+                let label = name.map_or_else(|| "shared array".to_string(), |n| n.to_string());
+                self.bind(name, "__shared", quote!(#k.shared_array(#label, #s, (#n) as u64)))
+            }
+            ExprKind::Intrinsic { which, func, args } => self.intrinsic(*which, func, args, name),
+            ExprKind::Atomic { op, func, place, args } => {
+                let Place::Index { slice, index } = place else { return Atom::Unit };
+                let p = self.private();
+                self.emit(quote!(let _ = #func::<u32>;));
+                let i = self.value(index);
+                let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+                let (a, b) = match values.as_slice() {
+                    [a] => (a.clone(), quote!(::core::option::Option::None)),
+                    [a, b] => (a.clone(), quote!(::core::option::Option::Some(#b))),
+                    _ => return Atom::Unit,
+                };
+                let op = format_ident!("{}", atom_op(*op));
+                let site = self.site(e.span);
+                self.bind(name, "__old", quote!(#k.atomic(#p::AtomOp::#op, &#slice, #i, #a, #b, #site)))
+            }
         }
+    }
+
+    /// A call of a warp or block function.
+    fn intrinsic(&mut self, which: Intrinsic, func: &Ident, args: &[Expr], name: Option<&Ident>) -> Atom {
+        let k = ctx();
+        let p = self.private();
+        if which.is_shuffle() {
+            self.emit(quote!(let _ = #func::<u32>;));
+        } else {
+            self.emit(quote!(let _ = #func;));
+        }
+        let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+        let call = match (which, values.as_slice()) {
+            (Intrinsic::SyncThreads, _) => {
+                self.emit(quote!(#k.sync_threads();));
+                return Atom::Unit;
+            }
+            (Intrinsic::LaneId, _) => quote!(#k.lane_id()),
+            (Intrinsic::Ballot, [v]) => quote!(#k.vote(#p::Vote::Ballot, #v)),
+            (Intrinsic::Any, [v]) => quote!(#k.vote(#p::Vote::Any, #v)),
+            (Intrinsic::All, [v]) => quote!(#k.vote(#p::Vote::All, #v)),
+            (Intrinsic::ShflXor, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Xor, #v, #l)),
+            (Intrinsic::ShflDown, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Down, #v, #l)),
+            (Intrinsic::ShflUp, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Up, #v, #l)),
+            (Intrinsic::ShflIdx, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Idx, #v, #l)),
+            // `warp_size()` is comptime; wrong arities were reported by the parser.
+            _ => return Atom::Unit,
+        };
+        self.bind(name, "__t", call)
     }
 
     /// Names the built-in function where the source calls it, so that the user's import
@@ -1059,6 +1112,10 @@ impl Lowerer<'_> {
                 let hs: Vec<TokenStream> = elems.iter().map(|a| self.host(a)).collect();
                 quote!((#(#hs,)*))
             }
+            ExprKind::Intrinsic { which: Intrinsic::WarpSize, func, .. } => {
+                let p = self.private();
+                quote!({ let _ = #func; #p::WARP_SIZE })
+            }
             _ => quote!(()),
         }
     }
@@ -1082,6 +1139,20 @@ fn host_pattern(p: &Pat) -> TokenStream {
             let inner: Vec<TokenStream> = ps.iter().map(host_pattern).collect();
             quote!((#(#inner,)*))
         }
+    }
+}
+
+/// The name of the `ptx_core::ir::AtomOp` an atomic lowers to.
+fn atom_op(op: AtomicOp) -> &'static str {
+    match op {
+        AtomicOp::Add => "Add",
+        AtomicOp::Min => "Min",
+        AtomicOp::Max => "Max",
+        AtomicOp::And => "And",
+        AtomicOp::Or => "Or",
+        AtomicOp::Xor => "Xor",
+        AtomicOp::Exch => "Exch",
+        AtomicOp::Cas => "Cas",
     }
 }
 

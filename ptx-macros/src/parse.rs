@@ -732,18 +732,27 @@ impl Parser<'_> {
                 p.path.get_ident().cloned()
             }
             other => {
-                self.err(other, "only slice parameters can be indexed (`x[i]`)");
+                self.err(other, "only slice parameters and shared arrays can be indexed (`x[i]`)");
                 None
             }
         }
     }
 
     fn call(&mut self, c: &syn::ExprCall, sp: Sp) -> Expr {
-        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let syn::Expr::Path(p) = &*c.func else {
-            self.err(&c.func, "only the index built-ins and `T::function(..)` can be called in kernels");
+            self.err(&c.func, "only the GPU built-ins and `T::function(..)` can be called in kernels");
             return self.expr_of(ExprKind::Error, sp);
         };
+        if let (None, [only]) = (&p.qself, p.path.segments.iter().collect::<Vec<_>>().as_slice()) {
+            let name = only.ident.to_string();
+            if name == "shared" {
+                return self.shared(c, only, sp);
+            }
+            if let Some(op) = AtomicOp::ALL.into_iter().find(|o| o.name() == name) {
+                return self.atomic(c, op, &only.ident, sp);
+            }
+        }
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         if p.qself.is_none() && segments.iter().all(|s| s.arguments.is_none()) {
             if let [only] = segments.as_slice() {
@@ -754,13 +763,27 @@ impl Parser<'_> {
                     }
                     return self.expr_of(ExprKind::Builtin(b), sp);
                 }
+                if let Some(which) = Intrinsic::ALL.into_iter().find(|i| i.name() == name) {
+                    if args.len() != which.arity() {
+                        let n = which.arity();
+                        let count = match n {
+                            0 => "no arguments".to_string(),
+                            1 => "one argument".to_string(),
+                            n => format!("{n} arguments"),
+                        };
+                        let msg = format!("`{name}` takes {count}: `{}`", which.usage());
+                        self.err(c, msg);
+                        return self.expr_of(ExprKind::Error, sp);
+                    }
+                    return self.expr_of(ExprKind::Intrinsic { which, func: only.ident.clone(), args }, sp);
+                }
                 let msg = if name == self.kernel_name {
                     "recursion is not supported: a kernel cannot call itself".to_string()
                 } else {
                     format!(
-                        "unknown function `{name}`: kernels can call the index built-ins `thread_idx()`, \
-                         `block_idx()`, `block_dim()`, `grid_dim()`, methods of their values (`x.sin()`), and \
-                         `T::function(..)` such as `f32::max(a, b)`"
+                        "unknown function `{name}`: kernels can call the GPU built-ins of `ptx_dsl::gpu` \
+                         (`thread_idx()`, `sync_threads()`, `shfl_xor(..)`, `atomic_add(..)`, ...), methods \
+                         of their values (`x.sin()`), and `T::function(..)` such as `f32::max(a, b)`"
                     )
                 };
                 self.err(&only.ident, msg);
@@ -772,8 +795,94 @@ impl Parser<'_> {
                 }
             }
         }
-        self.err(p, "unknown function: kernels call the index built-ins and `T::function(..)` such as `f32::max(a, b)`");
+        self.err(
+            p,
+            "unknown function: kernels call the GPU built-ins and `T::function(..)` such as `f32::max(a, b)`",
+        );
         self.expr_of(ExprKind::Error, sp)
+    }
+
+    /// `shared::<T, N>()`, `N` a literal, a `#[comptime]` parameter or a `{ .. }` block of
+    /// comptime values.
+    fn shared(&mut self, c: &syn::ExprCall, seg: &syn::PathSegment, sp: Sp) -> Expr {
+        const USAGE: &str = "a shared array is declared `let tile = shared::<f32, 256>();` (element type, then \
+                             the length: a literal, a `#[comptime]` parameter or a `{ .. }` expression of them)";
+        if let Some(extra) = c.args.first() {
+            self.err(extra, format!("`shared` takes no arguments: {USAGE}"));
+            return self.expr_of(ExprKind::Error, sp);
+        }
+        let syn::PathArguments::AngleBracketed(generics) = &seg.arguments else {
+            self.err(seg, USAGE);
+            return self.expr_of(ExprKind::Error, sp);
+        };
+        let generics: Vec<&syn::GenericArgument> = generics.args.iter().collect();
+        let [syn::GenericArgument::Type(elem_ty), len] = generics.as_slice() else {
+            self.err(seg, USAGE);
+            return self.expr_of(ExprKind::Error, sp);
+        };
+        let Some(elem) = self.scalar_of(elem_ty).filter(|s| *s != Scalar::Bool) else {
+            self.err(
+                elem_ty,
+                "a shared array's elements are one of `u8 i8 u16 i16 u32 i32 u64 i64 usize isize f32 f64 f16 bf16`",
+            );
+            return self.expr_of(ExprKind::Error, sp);
+        };
+        let len = match len {
+            syn::GenericArgument::Const(e) => self.expr(e),
+            // `shared::<f32, BLOCK>()` parses as a type argument: a comptime parameter's name.
+            syn::GenericArgument::Type(syn::Type::Path(t))
+                if t.qself.is_none() && t.path.get_ident().is_some() =>
+            {
+                let path = syn::ExprPath { attrs: Vec::new(), qself: None, path: t.path.clone() };
+                self.expr(&syn::Expr::Path(path))
+            }
+            other => {
+                self.err(other, USAGE);
+                return self.expr_of(ExprKind::Error, sp);
+            }
+        };
+        self.expr_of(ExprKind::Shared { func: seg.ident.clone(), elem, len: Box::new(len) }, sp)
+    }
+
+    /// `atomic_op(&mut x[i], value)` (`atomic_cas(&mut x[i], current, new)`).
+    fn atomic(&mut self, c: &syn::ExprCall, op: AtomicOp, func: &Ident, sp: Sp) -> Expr {
+        let name = op.name();
+        let values = if op == AtomicOp::Cas { "current, new" } else { "value" };
+        let usage = format!("`{name}(&mut x[i], {values})`");
+        let mut args = c.args.iter();
+        let place = match args.next() {
+            Some(syn::Expr::Reference(r)) if r.mutability.is_some() => match &*r.expr {
+                syn::Expr::Index(_) => self.place(&r.expr),
+                other => {
+                    self.err(other, format!("atomics work on elements of slices and shared arrays: {usage}"));
+                    None
+                }
+            },
+            Some(other) => {
+                self.err(
+                    other,
+                    format!("the first argument of `{name}` is the element, as `&mut x[i]`: {usage}"),
+                );
+                None
+            }
+            None => {
+                self.err(c, format!("`{name}` takes the element and {values}: {usage}"));
+                None
+            }
+        };
+        let values: Vec<Expr> = args.map(|a| self.expr(a)).collect();
+        let Some(place) = place else { return self.expr_of(ExprKind::Error, sp) };
+        if values.len() != op.value_count() {
+            self.err(
+                c,
+                format!(
+                    "`{name}` takes the element and {}: {usage}",
+                    if op == AtomicOp::Cas { "two values" } else { "one value" }
+                ),
+            );
+            return self.expr_of(ExprKind::Error, sp);
+        }
+        self.expr_of(ExprKind::Atomic { op, func: func.clone(), place, args: values }, sp)
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {

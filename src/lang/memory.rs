@@ -1,51 +1,90 @@
-//! Kernel parameters and slice accesses. A slice parameter is a global pointer plus a
-//! hidden `u64` length parameter (where the kernel reads the length); in a checked kernel
-//! every access compares the index with
-//! the length, an out-of-range load gives 0, an out-of-range store is dropped, and the first
-//! such access of a launch is recorded in the fault record ([`ptx_core::fault`]).
+//! Kernel parameters, slice accesses and shared arrays. A slice parameter is a global
+//! pointer plus a hidden `u64` length parameter (where the kernel reads the length); a
+//! shared array (`shared::<T, N>()`) is a `.shared` variable of `N` elements, addressed with
+//! 32-bit arithmetic, whose length is the constant `N`. Both are a [`Slice`] here, so every
+//! access below serves both. In a checked kernel every access compares the index with the
+//! length, an out-of-range load gives 0, an out-of-range store or atomic is dropped, and
+//! the first such access of a launch is recorded in the fault record ([`ptx_core::fault`]).
 
 use ptx_core::builder::{Reg, Val};
 use ptx_core::fault::{self, FaultKind, FaultSite};
-use ptx_core::ir::{Instr, Operand};
-use ptx_core::types::MemTy;
-use ptx_core::{Bf16, Cmp, PtxType, F16, F32, F64, S16, S32, S64, U16, U32, U64};
-use ptx_core::{S8 as SignedByte, U8 as Byte};
+use ptx_core::ir::{AddrBase, Address, AtomOp, Guard, Imm, Instr, Operand, RegList, SharedId, Space, VReg};
+use ptx_core::{Cmp, PtxType, S16, S32, U16, U32, U64};
 
-use super::ops::{dispatch, Site};
+use super::ops::Site;
 use super::{internal_error, KernelCtx, Scalar, Value};
 
-/// A slice parameter inside the kernel: its global address, its length and element type.
+/// A slice parameter or a shared array inside the kernel: where its elements are, its
+/// length and element type, and the name errors give it.
 #[derive(Clone, Copy, Debug)]
 pub struct Slice {
-    base: Reg<U64>,
-    /// The length, loaded when the kernel reads it (checks, `x.len()`).
-    len: Option<Reg<U64>>,
+    base: Base,
+    len: Length,
     elem: Scalar,
     name: &'static str,
+}
+
+/// Where a slice's elements are.
+#[derive(Clone, Copy, Debug)]
+enum Base {
+    /// Global memory from this 64-bit address.
+    Global(Reg<U64>),
+    /// A shared array, and its 32-bit shared-window address in a register.
+    Shared(SharedId, Reg<U32>),
+}
+
+/// A slice's length.
+#[derive(Clone, Copy, Debug)]
+enum Length {
+    /// A hidden parameter, loaded when the kernel reads it (checks, `x.len()`).
+    Param(Option<Reg<U64>>),
+    /// A shared array's constant length.
+    Fixed(u64),
 }
 
 impl Slice {
     /// `x.len()`, a `usize`.
     pub fn len(&self) -> Value {
-        Value::of(Val::Reg(self.len_reg()), Scalar::Usize)
+        Value::of(self.len_val(), Scalar::Usize)
     }
 
-    fn len_reg(&self) -> Reg<U64> {
-        self.len.unwrap_or_else(|| internal_error("a slice length read but not loaded"))
+    fn len_val(&self) -> Val<U64> {
+        match self.len {
+            Length::Param(Some(r)) => Val::Reg(r),
+            Length::Param(None) => internal_error("a slice length read but not loaded"),
+            Length::Fixed(n) => Val::Imm(n),
+        }
     }
 }
 
 /// The suffix of the hidden length parameter of slice `x` (`x__len`).
 pub const LEN_SUFFIX: &str = "__len";
 
-/// The PTX type a slice of `elem` is stored as.
-fn memory_type(elem: Scalar) -> PtxType {
+/// How a value of `elem` is held in memory and in its register: the memory type of the
+/// access and the register type it is loaded into or stored from (a 16-bit integer goes
+/// through a 16-bit register, then is extended to its 32-bit value register).
+fn access_types(elem: Scalar) -> (PtxType, PtxType) {
     match elem {
-        Scalar::U8 => PtxType::U8,
-        Scalar::I8 => PtxType::S8,
-        Scalar::U16 => PtxType::U16,
-        Scalar::I16 => PtxType::S16,
-        other => other.reg_type(),
+        Scalar::U8 => (PtxType::U8, PtxType::U32),
+        Scalar::I8 => (PtxType::S8, PtxType::S32),
+        Scalar::U16 => (PtxType::U16, PtxType::U16),
+        Scalar::I16 => (PtxType::S16, PtxType::S16),
+        other => (other.reg_type().memory_type(), other.reg_type()),
+    }
+}
+
+/// The size of one element of `elem` in memory.
+fn element_bytes(elem: Scalar) -> u32 {
+    access_types(elem).0.bytes()
+}
+
+/// The guard for "when `ok` holds" (`None`: always): `Some(None)` for a condition that
+/// always holds, `None` for one that never does.
+fn guard_when(ok: Option<Val<ptx_core::Pred>>) -> Option<Option<Guard>> {
+    match ok {
+        None | Some(Val::Imm(true)) => Some(None),
+        Some(Val::Imm(false)) => None,
+        Some(Val::Reg(r)) => Some(Some(Guard { pred: r.raw(), negated: false })),
     }
 }
 
@@ -77,7 +116,18 @@ impl KernelCtx {
             self.b.push(Instr::LdParam { ty: PtxType::U64, dst: len, param: len_index });
             Reg::from_raw(len).unwrap_or_else(|| internal_error("length register"))
         });
-        Slice { base, len, elem, name }
+        Slice { base: Base::Global(base), len: Length::Param(len), elem, name }
+    }
+
+    /// `let name = shared::<elem, len>();`: declares a `.shared` array of `len` elements,
+    /// aligned to its element size. A size over the 48 KiB of static shared memory (or
+    /// zero) is reported by the verifier when the kernel is launched.
+    pub fn shared_array(&mut self, name: &'static str, elem: Scalar, len: u64) -> Slice {
+        let bytes = element_bytes(elem);
+        let total = u32::try_from(len.saturating_mul(u64::from(bytes))).unwrap_or(u32::MAX);
+        let id = self.b.shared_array(total, bytes);
+        let address = self.b.shared_address(id);
+        Slice { base: Base::Shared(id, address), len: Length::Fixed(len), elem, name }
     }
 
     /// The index as a `u64` (a negative signed index becomes huge, so one unsigned
@@ -87,30 +137,65 @@ impl KernelCtx {
         self.cast(index, Scalar::U64).typed::<U64>()
     }
 
-    /// The address of element `index`, as a register and a constant byte offset: 64-bit
-    /// arithmetic (`mul.wide.u32` for a `u32` index), shared with earlier accesses of the
-    /// same straight-line stretch, and `x[i + c]` with a 64-bit `i` is `x[i]`'s address
-    /// plus `c` elements ([`super::known`]).
-    fn element_address(&mut self, slice: &Slice, index: Value) -> (Reg<U64>, i32) {
-        match index.op {
-            Operand::Reg(r) => match self.known.sum(r) {
-                Some((base, delta)) => self.element_address_at(slice, Value::new(base, index.ty), delta),
-                None => self.element_address_at(slice, index, 0),
-            },
-            Operand::Imm(_) => self.element_address_at(slice, index, 0),
+    /// Where element `index` is: its state space and address.
+    fn element_location(&mut self, slice: &Slice, index: Value) -> (Space, Address) {
+        match slice.base {
+            Base::Global(base) => {
+                let (address, offset) = self.element_address(base, slice.elem, index);
+                (Space::Global, Address { base: AddrBase::Reg(address.raw()), offset })
+            }
+            Base::Shared(id, address) => (Space::Shared, self.shared_element(id, address, slice.elem, index)),
         }
     }
 
-    /// The address of element `index + delta` (`delta` nonzero only for a 64-bit index):
-    /// `index`'s element address and `delta` elements as the constant offset, or the sum
-    /// computed when the offset does not fit 32 bits.
-    fn element_address_at(&mut self, slice: &Slice, index: Value, delta: i64) -> (Reg<U64>, i32) {
-        let bytes = memory_type(slice.elem).bytes();
+    /// The address of element `index` of a shared array: the array plus a constant offset
+    /// for a constant index, else `index * bytes + base` in 32 bits (a shared window is
+    /// smaller than 4 GiB; a checked kernel has compared the full index with the length).
+    fn shared_element(&mut self, id: SharedId, base: Reg<U32>, elem: Scalar, index: Value) -> Address {
+        let bytes = element_bytes(elem);
+        // A constant index (its bits zero-extended: a negative one is huge) within i32 range.
+        let constant = index.as_bits().and_then(|bits| bits.checked_mul(u64::from(bytes)));
+        if let Some(offset) = constant.and_then(|o| i32::try_from(o).ok()) {
+            return Address { base: AddrBase::Shared(id), offset };
+        }
+        let index32 = self.cast(index, Scalar::U32).typed::<U32>();
+        let sum = self.b.mad_lo::<U32>(index32, bytes, base);
+        let address = self.b.to_reg(sum);
+        Address { base: AddrBase::Reg(address.raw()), offset: 0 }
+    }
+
+    /// The global address of element `index`, as a register and a constant byte offset:
+    /// 64-bit arithmetic (`mul.wide.u32` for a `u32` index), shared with earlier accesses
+    /// of the same straight-line stretch, and `x[i + c]` with a 64-bit `i` is `x[i]`'s
+    /// address plus `c` elements ([`super::known`]).
+    fn element_address(&mut self, base: Reg<U64>, elem: Scalar, index: Value) -> (Reg<U64>, i32) {
+        match index.op {
+            Operand::Reg(r) => match self.known.sum(r) {
+                Some((sum_base, delta)) => {
+                    self.element_address_at(base, elem, Value::new(sum_base, index.ty), delta)
+                }
+                None => self.element_address_at(base, elem, index, 0),
+            },
+            Operand::Imm(_) => self.element_address_at(base, elem, index, 0),
+        }
+    }
+
+    /// The global address of element `index + delta` (`delta` nonzero only for a 64-bit
+    /// index): `index`'s element address and `delta` elements as the constant offset, or
+    /// the sum computed when the offset does not fit 32 bits.
+    fn element_address_at(
+        &mut self,
+        base: Reg<U64>,
+        elem: Scalar,
+        index: Value,
+        delta: i64,
+    ) -> (Reg<U64>, i32) {
+        let bytes = element_bytes(elem);
         let (index, offset) = match delta.checked_mul(i64::from(bytes)).map(i32::try_from) {
             Some(Ok(offset)) => (index, offset),
             _ => (self.offset_sum(index, delta), 0),
         };
-        if let Some(address) = self.known.address(slice.base.raw(), index.op, bytes) {
+        if let Some(address) = self.known.address(base.raw(), index.op, bytes) {
             return (address, offset);
         }
         let byte_offset = match self.known.offset(index.op, bytes) {
@@ -128,8 +213,8 @@ impl KernelCtx {
                 computed
             }
         };
-        let address = self.b.offset_address(slice.base, byte_offset);
-        self.known.record_address(slice.base.raw(), index.op, bytes, address);
+        let address = self.b.offset_address(base, byte_offset);
+        self.known.record_address(base.raw(), index.op, bytes, address);
         (address, offset)
     }
 
@@ -139,46 +224,69 @@ impl KernelCtx {
             return None;
         }
         let index64 = self.index_u64(index);
-        Some((index64, self.b.setp::<U64>(Cmp::Lt, index64, slice.len_reg())))
+        Some((index64, self.b.setp::<U64>(Cmp::Lt, index64, slice.len_val())))
     }
 
-    fn bounds_site(&self, slice: &Slice, index: Value, site: Site) -> FaultSite {
-        site.fault(FaultKind::IndexOutOfBounds { signed_index: index.ty.is_signed() }, slice.name)
+    /// Records, in a checked kernel, an access at `site` that `ok` says was out of range.
+    fn record_out_of_bounds(
+        &mut self,
+        slice: &Slice,
+        index: Value,
+        checked: (Val<U64>, Val<ptx_core::Pred>),
+        site: Site,
+    ) {
+        let (index64, ok) = checked;
+        let fault_site =
+            site.fault(FaultKind::IndexOutOfBounds { signed_index: index.ty.is_signed() }, slice.name);
+        self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
     }
 
     /// `slice[index]`: in a checked kernel an out-of-range index reads 0 and records the
     /// access at `site`, without a branch: the load is predicated on `index < len`, and so
     /// is the recording.
     pub fn load(&mut self, slice: &Slice, index: Value, site: Site) -> Value {
-        let addr = self.element_address(slice, index);
-        let Some((index64, ok)) = self.in_bounds(slice, index) else {
-            return self.raw_load(slice.elem, addr);
+        let at = self.element_location(slice, index);
+        let Some(checked) = self.in_bounds(slice, index) else {
+            return self.load_at(slice.elem, at, None);
         };
-        let result = self.guarded_load(slice.elem, addr, ok);
-        let fault_site = self.bounds_site(slice, index, site);
-        self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
+        let result = self.load_at(slice.elem, at, Some(checked.1));
+        self.record_out_of_bounds(slice, index, checked, site);
         result
     }
 
-    /// `slice[base + delta]` with a 64-bit `base`: `base`'s element address plus `delta`
-    /// elements; the sum itself is computed only for the check of a checked kernel.
+    /// `slice[base + delta]` with a 64-bit `base`: for a global slice, `base`'s element
+    /// address plus `delta` elements; the sum itself is computed only for the check of a
+    /// checked kernel (and for the 32-bit address of a shared array).
     pub fn load_offset(&mut self, slice: &Slice, base: Value, delta: i64, site: Site) -> Value {
-        if self.checked {
-            let index = self.offset_sum(base, delta);
-            return self.load(slice, index, site);
+        match slice.base {
+            Base::Global(address) if !self.checked => {
+                let (address, offset) = self.element_address_at(address, slice.elem, base, delta);
+                self.load_at(
+                    slice.elem,
+                    (Space::Global, Address { base: AddrBase::Reg(address.raw()), offset }),
+                    None,
+                )
+            }
+            _ => {
+                let index = self.offset_sum(base, delta);
+                self.load(slice, index, site)
+            }
         }
-        let addr = self.element_address_at(slice, base, delta);
-        self.raw_load(slice.elem, addr)
     }
 
     /// `slice[base + delta] = value`, as [`Self::load_offset`].
     pub fn store_offset(&mut self, slice: &Slice, base: Value, delta: i64, value: Value, site: Site) {
-        if self.checked {
-            let index = self.offset_sum(base, delta);
-            return self.store(slice, index, value, site);
+        match slice.base {
+            Base::Global(address) if !self.checked => {
+                let (address, offset) = self.element_address_at(address, slice.elem, base, delta);
+                let at = (Space::Global, Address { base: AddrBase::Reg(address.raw()), offset });
+                self.store_at(slice.elem, at, value, None);
+            }
+            _ => {
+                let index = self.offset_sum(base, delta);
+                self.store(slice, index, value, site);
+            }
         }
-        let addr = self.element_address_at(slice, base, delta);
-        self.raw_store(slice.elem, addr, value, None);
     }
 
     /// `base + delta` in `base`'s (64-bit) type, wrapping.
@@ -190,132 +298,119 @@ impl KernelCtx {
     /// `slice[index]` where a dominating guard (`if i < x.len()`, `for i in 0..x.len()`)
     /// proves the index in range: no check.
     pub fn load_in_bounds(&mut self, slice: &Slice, index: Value) -> Value {
-        let addr = self.element_address(slice, index);
-        self.raw_load(slice.elem, addr)
+        let at = self.element_location(slice, index);
+        self.load_at(slice.elem, at, None)
     }
 
     /// `slice[index] = value` under a guard that proves the index in range: no check.
     pub fn store_in_bounds(&mut self, slice: &Slice, index: Value, value: Value) {
-        let addr = self.element_address(slice, index);
-        self.raw_store(slice.elem, addr, value, None);
+        let at = self.element_location(slice, index);
+        self.store_at(slice.elem, at, value, None);
     }
 
     /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
     /// recorded at `site` (predicated, like [`Self::load`]).
     pub fn store(&mut self, slice: &Slice, index: Value, value: Value, site: Site) {
-        let addr = self.element_address(slice, index);
-        let Some((index64, ok)) = self.in_bounds(slice, index) else {
-            return self.raw_store(slice.elem, addr, value, None);
+        let at = self.element_location(slice, index);
+        let Some(checked) = self.in_bounds(slice, index) else {
+            return self.store_at(slice.elem, at, value, None);
         };
-        self.raw_store(slice.elem, addr, value, Some(ok));
-        let fault_site = self.bounds_site(slice, index, site);
-        self.record_fault_when(ok, true, fault_site, Value::of(index64, Scalar::U64), slice.len());
+        self.store_at(slice.elem, at, value, Some(checked.1));
+        self.record_out_of_bounds(slice, index, checked, site);
     }
 
-    /// A load of `elem` at `addr + off` bytes when `ok` holds, else 0.
-    fn guarded_load(&mut self, elem: Scalar, (addr, off): (Reg<U64>, i32), ok: Val<ptx_core::Pred>) -> Value {
-        fn load<T: MemTy>(
-            k: &mut KernelCtx,
-            (addr, off): (Reg<U64>, i32),
-            ok: Val<ptx_core::Pred>,
-            zero: Val<T>,
-        ) -> Reg<T> {
-            let dst = k.b.mov::<T>(zero);
-            k.b.ld_global_into_if(ok, false, addr, off, dst);
-            dst
+    /// The old value of `slice[index]` after the atomic `op` with `a` (and `b`, the new
+    /// value of a compare-and-swap) on it. In a checked kernel an out-of-range atomic is
+    /// dropped, gives 0 and is recorded at `site`. `op` is one the macro accepted for the
+    /// element type (integers of 32 and 64 bits, `f32`/`f64` for add and exchange).
+    pub fn atomic(
+        &mut self,
+        op: AtomOp,
+        slice: &Slice,
+        index: Value,
+        a: Value,
+        b: Option<Value>,
+        site: Site,
+    ) -> Value {
+        let (space, addr) = self.element_location(slice, index);
+        let checked = self.in_bounds(slice, index);
+        let ty = atomic_type(op, slice.elem);
+        let dst = self.b.raw_reg(slice.elem.reg_type());
+        let zero = Operand::Imm(Imm::new(dst.ty, 0));
+        if checked.is_some() {
+            self.mov_raw(dst, zero);
         }
-        match elem {
-            // A byte is loaded straight into its 32-bit register, zero- or sign-extended.
-            Scalar::U8 => {
-                let dst = self.b.mov::<U32>(0u32);
-                self.b.ld_global_byte_into_if::<Byte>(ok, false, addr, off, dst);
-                Value::of(Val::Reg(dst), elem)
-            }
-            Scalar::I8 => {
-                let dst = self.b.mov::<S32>(0i32);
-                self.b.ld_global_byte_into_if::<SignedByte>(ok, false, addr, off, dst);
-                Value::of(Val::Reg(dst), elem)
-            }
-            Scalar::U16 => {
-                let narrow = load::<U16>(self, (addr, off), ok, Val::Imm(0));
-                Value::of(self.b.cast::<U32, U16>(narrow), elem)
-            }
-            Scalar::I16 => {
-                let narrow = load::<S16>(self, (addr, off), ok, Val::Imm(0));
-                Value::of(self.b.cast::<S32, S16>(narrow), elem)
-            }
-            _ => {
-                let zero =
-                    Value::new(ptx_core::ir::Operand::Imm(ptx_core::ir::Imm::new(elem.reg_type(), 0)), elem);
-                let op = dispatch!(elem.reg_type(), T => Val::Reg(load::<T>(self, (addr, off), ok, zero.typed::<T>())).operand(),
-                    [U32, S32, U64, S64, F32, F64, F16, Bf16]);
-                Value::new(op, elem)
-            }
+        if let Some(guard) = guard_when(checked.map(|c| c.1)) {
+            let (a, b) = (a.op, b.map(|b| b.op));
+            self.b.push(Instr::Atom { guard, op, space, ty, dst, addr, a, b });
         }
+        if let Some(checked) = checked {
+            self.record_out_of_bounds(slice, index, checked, site);
+        }
+        Value::new(Operand::Reg(dst), slice.elem)
     }
 
-    fn raw_load(&mut self, elem: Scalar, (addr, off): (Reg<U64>, i32)) -> Value {
-        fn load<T: MemTy>(k: &mut KernelCtx, addr: Reg<U64>, off: i32) -> Operand {
-            Val::Reg(k.b.ld_global::<T>(addr, off)).operand()
-        }
-        match elem {
-            Scalar::U8 => Value::of(Val::Reg(self.b.ld_global_byte::<Byte>(addr, off)), elem),
-            Scalar::I8 => Value::of(Val::Reg(self.b.ld_global_byte::<SignedByte>(addr, off)), elem),
-            Scalar::U16 => {
-                let narrow = Val::Reg(self.b.ld_global::<U16>(addr, off));
-                Value::of(self.b.cast::<U32, U16>(narrow), elem)
-            }
-            Scalar::I16 => {
-                let narrow = Val::Reg(self.b.ld_global::<S16>(addr, off));
-                Value::of(self.b.cast::<S32, S16>(narrow), elem)
-            }
-            _ => {
-                let op = dispatch!(elem.reg_type(), T => load::<T>(self, addr, off), [U32, S32, U64, S64, F32, F64, F16, Bf16]);
-                Value::new(op, elem)
-            }
-        }
+    /// `mov dst, src` (16-bit floats move as `.b16`).
+    fn mov_raw(&mut self, dst: VReg, src: Operand) {
+        self.b.push(Instr::Mov { ty: dst.ty.memory_type(), dst, src });
     }
 
-    /// A store of `value` at `addr`, predicated on `guard` when there is one.
-    fn raw_store(
+    /// A load of `elem` at `at`; with `ok`, only when it holds, else 0 (no branch).
+    fn load_at(
         &mut self,
         elem: Scalar,
-        (addr, off): (Reg<U64>, i32),
-        value: Value,
-        guard: Option<Val<ptx_core::Pred>>,
-    ) {
-        fn store<T: MemTy>(
-            k: &mut KernelCtx,
-            (addr, off): (Reg<U64>, i32),
-            v: Val<T>,
-            guard: Option<Val<ptx_core::Pred>>,
-        ) {
-            match guard {
-                Some(ok) => k.b.st_global_if(ok, false, addr, off, v),
-                None => k.b.st_global::<T>(addr, off, v),
-            }
+        (space, addr): (Space, Address),
+        ok: Option<Val<ptx_core::Pred>>,
+    ) -> Value {
+        let (memory, register) = access_types(elem);
+        let dst = self.b.raw_reg(register);
+        if ok.is_some() {
+            self.mov_raw(dst, Operand::Imm(Imm::new(register, 0)));
         }
-        match elem {
-            Scalar::U8 => match guard {
-                Some(ok) => self.b.st_global_byte_if::<Byte>(ok, false, addr, off, value.typed::<U32>()),
-                None => self.b.st_global_byte::<Byte>(addr, off, value.typed::<U32>()),
-            },
-            Scalar::I8 => match guard {
-                Some(ok) => {
-                    self.b.st_global_byte_if::<SignedByte>(ok, false, addr, off, value.typed::<S32>())
-                }
-                None => self.b.st_global_byte::<SignedByte>(addr, off, value.typed::<S32>()),
-            },
-            Scalar::U16 => {
-                let narrow = self.b.cast::<U16, U32>(value.typed::<U32>());
-                store::<U16>(self, (addr, off), narrow, guard);
-            }
+        if let Some(guard) = guard_when(ok) {
+            let dsts = RegList::new(&[dst]).unwrap_or_else(|| internal_error("one register"));
+            self.b.push(Instr::Ld { guard, space, ty: memory, dsts, addr });
+        }
+        let narrow = |raw: VReg| Reg::<U16>::from_raw(raw).map(Val::Reg);
+        let op = match elem {
+            Scalar::U16 => self
+                .b
+                .cast::<U32, U16>(narrow(dst).unwrap_or_else(|| internal_error("u16 register")))
+                .operand(),
             Scalar::I16 => {
-                let narrow = self.b.cast::<S16, S32>(value.typed::<S32>());
-                store::<S16>(self, (addr, off), narrow, guard);
+                let r = Reg::<S16>::from_raw(dst).unwrap_or_else(|| internal_error("i16 register"));
+                self.b.cast::<S32, S16>(Val::Reg(r)).operand()
             }
-            _ => dispatch!(elem.reg_type(), T => store::<T>(self, (addr, off), value.typed::<T>(), guard),
-                [U32, S32, U64, S64, F32, F64, F16, Bf16]),
+            _ => Operand::Reg(dst),
+        };
+        Value::new(op, elem)
+    }
+
+    /// A store of `value` at `at`; with `ok`, only when it holds.
+    fn store_at(
+        &mut self,
+        elem: Scalar,
+        (space, addr): (Space, Address),
+        value: Value,
+        ok: Option<Val<ptx_core::Pred>>,
+    ) {
+        let (memory, register) = access_types(elem);
+        let src = match elem {
+            Scalar::U16 => self.b.cast::<U16, U32>(value.typed::<U32>()).operand(),
+            Scalar::I16 => self.b.cast::<S16, S32>(value.typed::<S32>()).operand(),
+            _ => value.op,
+        };
+        let src = match src {
+            Operand::Reg(r) => r,
+            Operand::Imm(imm) => {
+                let r = self.b.raw_reg(register);
+                self.mov_raw(r, Operand::Imm(imm));
+                r
+            }
+        };
+        if let Some(guard) = guard_when(ok) {
+            let srcs = RegList::new(&[src]).unwrap_or_else(|| internal_error("one register"));
+            self.b.push(Instr::St { guard, space, ty: memory, srcs, addr });
         }
     }
 
@@ -352,5 +447,14 @@ impl KernelCtx {
         let extra = self.cast(extra, Scalar::U64).typed::<U64>();
         self.b.st_global_if::<U64>(claimed, false, record, fault::VALUE_OFFSET, value);
         self.b.st_global_if::<U64>(claimed, false, record, fault::EXTRA_OFFSET, extra);
+    }
+}
+
+/// The type an atomic on `elem` is written with: the signedness `min`/`max` need, and
+/// `.u64` for a 64-bit signed add (the same bits; PTX has no `atom.add.s64`).
+fn atomic_type(op: AtomOp, elem: Scalar) -> PtxType {
+    match (op, elem.reg_type()) {
+        (AtomOp::Add, PtxType::S64) => PtxType::U64,
+        (_, ty) => ty,
     }
 }

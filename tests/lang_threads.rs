@@ -1,0 +1,339 @@
+//! Threads working together in `#[ptx_kernel]`: shared arrays, `sync_threads()`, warp
+//! shuffles and votes, and atomics, on the simulator, each against the same computation
+//! written as plain Rust over the block's or warp's threads.
+
+mod common;
+
+use common::Rng;
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+
+/// Reverses each block's 256 elements through a shared tile.
+#[ptx_kernel]
+fn block_reverse(x: &[f32], out: &mut [f32]) {
+    let tile = shared::<f32, 256>();
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * 256;
+    tile[t] = x[base + t];
+    sync_threads();
+    out[base + t] = tile[tile.len() - 1 - t];
+}
+
+#[test]
+fn a_shared_tile_reverses_each_block() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("a_shared_tile_reverses_each_block");
+    let x: Vec<f32> = (0..1024).map(|_| rng.signed_f32()).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, x.len())?;
+    BlockReverse::new().launch(&dev, LaunchConfig::linear(4, 256), &xd, &mut out)?;
+    let want: Vec<f32> = x.chunks(256).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(out.to_vec()?, want);
+    common::assert_assembles("block_reverse", &BlockReverse::new());
+    Ok(())
+}
+
+/// A block's sum: a warp reduction by `shfl_down`, the warps' sums through a shared array
+/// sized from the comptime block size, then the first warp reduces those with `shfl_xor`.
+#[ptx_kernel]
+fn block_sum(x: &[f32], sums: &mut [f32], #[comptime] block: u32) {
+    let partial = shared::<f32, { block as usize / 32 }>();
+    let t = thread_idx().x;
+    let i = block_idx().x * block + t;
+    let mut v = if (i as usize) < x.len() { x[i] } else { 0.0 };
+    let mut offset = warp_size() / 2;
+    while offset > 0 {
+        v += shfl_down(v, offset);
+        offset /= 2;
+    }
+    if lane_id() == 0 {
+        partial[t / 32] = v;
+    }
+    sync_threads();
+    if t < 32 {
+        let mut w = if t < block / 32 { partial[t] } else { 0.0 };
+        #[unroll]
+        for s in 0..5 {
+            w += shfl_xor(w, 16 >> s);
+        }
+        if t == 0 {
+            sums[block_idx().x] = w;
+        }
+    }
+}
+
+/// The same reduction on the host: the tree `shfl_down` and `shfl_xor` form, in f32.
+fn block_sum_reference(x: &[f32], block: usize) -> Vec<f32> {
+    let blocks = x.len().div_ceil(block);
+    (0..blocks)
+        .map(|b| {
+            let lane_values = |w: usize| -> Vec<f32> {
+                (0..32).map(|l| x.get(b * block + w * 32 + l).copied().unwrap_or(0.0)).collect()
+            };
+            let warp_sums: Vec<f32> = (0..block / 32)
+                .map(|w| {
+                    let mut v = lane_values(w);
+                    let mut offset = 16;
+                    while offset > 0 {
+                        // Lanes past 31 read their own value.
+                        v = (0..32)
+                            .map(|l| v[l] + if l + offset < 32 { v[l + offset] } else { v[l] })
+                            .collect();
+                        offset /= 2;
+                    }
+                    v[0]
+                })
+                .collect();
+            let mut w: Vec<f32> = (0..32).map(|l| warp_sums.get(l).copied().unwrap_or(0.0)).collect();
+            for s in 0..5 {
+                let k = 16 >> s;
+                w = (0..32).map(|l| w[l] + w[l ^ k]).collect();
+            }
+            w[0]
+        })
+        .collect()
+}
+
+#[test]
+fn a_block_reduction_with_shuffles_and_a_comptime_sized_shared_array() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("a_block_reduction_with_shuffles_and_a_comptime_sized_shared_array");
+    for (block, n) in [(256u32, 1000usize), (64, 64), (128, 1)] {
+        let x: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+        let xd = dev.upload(&x)?;
+        let blocks = n.div_ceil(block as usize);
+        let mut sums = DeviceBuffer::<f32>::zeroed(&dev, blocks)?;
+        let kernel = BlockSum::new(block);
+        kernel.launch(&dev, LaunchConfig::linear(blocks as u32, block), &xd, &mut sums)?;
+        // Bit for bit: the host performs the same f32 additions in the same order.
+        assert_eq!(sums.to_vec()?, block_sum_reference(&x, block as usize), "block {block}, n {n}");
+        common::assert_assembles("block_sum", &kernel);
+    }
+    Ok(())
+}
+
+/// Every shuffle and vote, on 32-bit, narrow and 64-bit values.
+#[ptx_kernel]
+fn warp_ops(a: &[u32], b: &[i64], c: &[f64], d: &[i8], out: &mut [u32], wide: &mut [i64], float: &mut [f64]) {
+    let i = thread_idx().x as usize;
+    let x = a[i];
+    let o = i * 8;
+    out[o] = shfl_xor(x, 5);
+    out[o + 1] = shfl_down(x, 3);
+    out[o + 2] = shfl_up(x, 7);
+    out[o + 3] = shfl_idx(x, x);
+    out[o + 4] = ballot(x % 3 == 0);
+    out[o + 5] = any(x == 12345) as u32 + 2 * all(x < 1000) as u32;
+    out[o + 6] = lane_id() + 100 * warp_size();
+    out[o + 7] = shfl_xor(d[i], 9) as u32;
+    wide[2 * i] = shfl_down(b[i], 1);
+    wide[2 * i + 1] = shfl_idx(b[i] * 3, 31);
+    float[i] = shfl_xor(c[i], 16);
+}
+
+#[test]
+fn shuffles_and_votes_move_what_cuda_defines() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("shuffles_and_votes_move_what_cuda_defines");
+    let n = 64;
+    let mut a: Vec<u32> = (0..n).map(|_| rng.next() as u32 % 1100).collect();
+    a[40] = 12345; // `any` holds in the second warp only
+    let b: Vec<i64> = (0..n).map(|_| rng.next() as i64).collect();
+    let c: Vec<f64> = (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect();
+    let d: Vec<i8> = (0..n).map(|_| rng.next() as i8).collect();
+    let (ad, bd, cd, dd) = (dev.upload(&a)?, dev.upload(&b)?, dev.upload(&c)?, dev.upload(&d)?);
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, n * 8)?;
+    let mut wide = DeviceBuffer::<i64>::zeroed(&dev, n * 2)?;
+    let mut float = DeviceBuffer::<f64>::zeroed(&dev, n)?;
+    WarpOps::new().launch(
+        &dev,
+        LaunchConfig::linear(1, n as u32),
+        &ad,
+        &bd,
+        &cd,
+        &dd,
+        &mut out,
+        &mut wide,
+        &mut float,
+    )?;
+    let (out, wide, float) = (out.to_vec()?, wide.to_vec()?, float.to_vec()?);
+    for i in 0..n {
+        let (warp, lane) = (i / 32 * 32, i % 32);
+        let at = |l: usize| warp + l;
+        let ballot = (0..32).filter(|&l| a[at(l)] % 3 == 0).fold(0u32, |m, l| m | 1 << l);
+        let any = (0..32).any(|l| a[at(l)] == 12345);
+        let all = (0..32).all(|l| a[at(l)] < 1000);
+        let want = [
+            a[at(lane ^ 5)],
+            a[at(if lane + 3 < 32 { lane + 3 } else { lane })],
+            a[at(if lane >= 7 { lane - 7 } else { lane })],
+            a[at(a[i] as usize % 32)],
+            ballot,
+            any as u32 + 2 * all as u32,
+            lane as u32 + 3200,
+            d[at(lane ^ 9)] as u32,
+        ];
+        assert_eq!(out[i * 8..i * 8 + 8], want, "thread {i}");
+        let down = if lane + 1 < 32 { b[at(lane + 1)] } else { b[i] };
+        assert_eq!(wide[2 * i..2 * i + 2], [down, b[at(31)].wrapping_mul(3)], "thread {i}");
+        assert_eq!(float[i].to_bits(), c[at(lane ^ 16)].to_bits(), "thread {i}");
+    }
+    common::assert_assembles("warp_ops", &WarpOps::new());
+    Ok(())
+}
+
+/// A histogram in shared memory merged into global memory, and each atomic's old value.
+#[ptx_kernel]
+fn atomics(x: &[u32], hist: &mut [u32], stats: &mut [i32], old: &mut [u32], total: &mut [f32]) {
+    let bins = shared::<u32, 16>();
+    let t = thread_idx().x as usize;
+    if t < 16 {
+        bins[t] = 0;
+    }
+    sync_threads();
+    let v = x[t];
+    atomic_add(&mut bins[v % 16], 1);
+    sync_threads();
+    if t < 16 {
+        atomic_add(&mut hist[t], bins[t]);
+    }
+    let s = v as i32 - 500;
+    atomic_min(&mut stats[0], s);
+    atomic_max(&mut stats[1], s);
+    atomic_and(&mut stats[2], s);
+    atomic_or(&mut stats[3], s);
+    atomic_xor(&mut stats[4], s);
+    atomic_add(&mut total[0], (v % 8) as f32 * 0.5);
+    // One thread swaps, and sees the value it replaced.
+    if t == 7 {
+        old[0] = atomic_exch(&mut old[1], v);
+        old[2] = atomic_cas(&mut old[3], 77, v);
+        old[4] = atomic_cas(&mut old[5], 0, v);
+    }
+}
+
+#[test]
+fn atomics_on_shared_and_global_elements_give_the_old_value() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("atomics_on_shared_and_global_elements_give_the_old_value");
+    let n = 96;
+    let x: Vec<u32> = (0..n).map(|_| rng.next() as u32 % 1000).collect();
+    let xd = dev.upload(&x)?;
+    let mut hist = dev.upload(&[3u32; 16])?;
+    let mut stats = dev.upload(&[i32::MAX, i32::MIN, -1, 0, 0])?;
+    let mut old = dev.upload(&[0u32, 11, 0, 77, 0, 5])?;
+    let mut total = dev.upload(&[0.25f32])?;
+    Atomics::new().launch(
+        &dev,
+        LaunchConfig::linear(1, n as u32),
+        &xd,
+        &mut hist,
+        &mut stats,
+        &mut old,
+        &mut total,
+    )?;
+    // The same body, run as plain Rust one thread after another (barriers split it in phases).
+    let mut want_hist = [3u32; 16];
+    let mut bins = [0u32; 16];
+    let mut want_stats = [i32::MAX, i32::MIN, -1, 0, 0];
+    let mut want_old = [0u32, 11, 0, 77, 0, 5];
+    let mut want_total = 0.25f32;
+    for &v in &x {
+        atomic_add(&mut bins[(v % 16) as usize], 1);
+    }
+    for t in 0..16 {
+        atomic_add(&mut want_hist[t], bins[t]);
+    }
+    for (t, &v) in x.iter().enumerate() {
+        let s = v as i32 - 500;
+        atomic_min(&mut want_stats[0], s);
+        atomic_max(&mut want_stats[1], s);
+        atomic_and(&mut want_stats[2], s);
+        atomic_or(&mut want_stats[3], s);
+        atomic_xor(&mut want_stats[4], s);
+        // Halves of small integers: every order of these f32 additions is exact.
+        atomic_add(&mut want_total, (v % 8) as f32 * 0.5);
+        if t == 7 {
+            want_old[0] = atomic_exch(&mut want_old[1], v);
+            want_old[2] = atomic_cas(&mut want_old[3], 77, v);
+            want_old[4] = atomic_cas(&mut want_old[5], 0, v);
+        }
+    }
+    assert_eq!(hist.to_vec()?, want_hist);
+    assert_eq!(stats.to_vec()?, want_stats);
+    assert_eq!(old.to_vec()?, want_old);
+    assert_eq!(total.to_vec()?, [want_total]);
+    common::assert_assembles("atomics", &Atomics::new());
+    Ok(())
+}
+
+/// Indexes its shared array past the end on thread 3.
+#[ptx_kernel]
+fn shared_overrun(out: &mut [u32]) {
+    let tile = shared::<u32, 4>();
+    let t = thread_idx().x as usize;
+    tile[t] = t as u32;
+    sync_threads();
+    out[t] = tile[(t + 1) % 4] + tile[t * 2];
+}
+
+#[test]
+fn a_shared_array_index_out_of_range_is_an_error_naming_the_array_and_line() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, 4)?;
+    let err = SharedOverrun::new().launch(&dev, LaunchConfig::linear(1, 4), &mut out).unwrap_err();
+    let Error::OutOfBounds { kernel, param, index, len, location } = &err else {
+        panic!("expected OutOfBounds, got {err}")
+    };
+    assert_eq!((kernel.as_str(), param.as_str(), *len), ("shared_overrun", "tile", 4), "{err}");
+    assert!(*index == 4 || *index == 6, "{err}");
+    let line: usize = location.split(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+    let text = include_str!("lang_threads.rs").lines().nth(line - 1).unwrap_or("");
+    assert!(text.contains("tile[t * 2]"), "line {line} is `{text}`");
+    // In-range reads happened; the out-of-range ones read 0.
+    assert_eq!(out.to_vec()?, [1, 2 + 2, 3, 0]);
+    Ok(())
+}
+
+/// Thread 0 leaves before the barrier the others wait at.
+#[ptx_kernel]
+fn early_exit_before_barrier(out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        return;
+    }
+    sync_threads();
+    out[t as usize] = t;
+}
+
+#[test]
+fn a_barrier_some_threads_never_reach_is_an_error_not_a_hang() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, 64)?;
+    let err = EarlyExitBeforeBarrier::new().launch(&dev, LaunchConfig::linear(1, 64), &mut out).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("early_exit_before_barrier") && text.contains("barrier"), "{text}");
+    Ok(())
+}
+
+/// Too much shared memory for one kernel: 2 * 32 KiB.
+#[ptx_kernel]
+fn too_much_shared(out: &mut [f32]) {
+    let a = shared::<f32, 8192>();
+    let b = shared::<f32, 8192>();
+    let t = thread_idx().x as usize;
+    a[t] = 1.0;
+    b[t] = 2.0;
+    sync_threads();
+    out[t] = a[t] + b[t];
+}
+
+#[test]
+fn more_than_48_kib_of_shared_arrays_is_an_error_at_launch() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, 1)?;
+    let err = TooMuchShared::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("65536 bytes") && text.contains("48 KiB"), "{text}");
+    Ok(())
+}

@@ -1,0 +1,12 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn k(x: &mut [u32]) {
+    sync_threads(1);
+    let b = shfl_xor(x[0] > 3, 1);
+    let m = ballot(x[0]);
+    let v = shfl_down(x[0], 1u64);
+    x[0] = m + v;
+}
+
+fn main() {}
