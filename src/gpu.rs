@@ -44,6 +44,20 @@ pub fn grid_dim() -> Dim3 {
     outside_kernel("grid_dim")
 }
 
+/// The calling thread's index in the whole grid, per axis:
+/// `block_idx() * block_dim() + thread_idx()` (each `u32`, wrapping).
+pub fn global_idx() -> Dim3 {
+    outside_kernel("global_idx")
+}
+
+/// `for i in grid_stride(n)`: the indices `global_idx().x, + grid size, ..` below `n`, so
+/// that a grid of any size covers `0..n` (the grid size is `grid_dim().x * block_dim().x`).
+/// Like `for i in 0..x.len()`, `grid_stride(x.len())` proves `x[i]` in range.
+pub fn grid_stride(n: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
+    let _ = n;
+    outside_kernel("grid_stride")
+}
+
 /// `let tile = shared::<T, N>();` declares a shared array: `N` elements of `T` that every
 /// thread of the block sees, indexed like a slice (`tile[i]`, `tile[i] = v`, `tile.len()`),
 /// bounds-checked in a checked kernel. `N` is a literal, a `#[comptime]` parameter, or a
@@ -175,6 +189,47 @@ pub fn any(condition: bool) -> bool {
 pub fn all(condition: bool) -> bool {
     let _ = condition;
     outside_kernel("all")
+}
+
+/// The sum of `value` over the 32 lanes of the warp, in every lane: the xor butterfly
+/// (offsets 16, 8, 4, 2, 1), so every lane holds the same bits; integers wrap. All 32 lanes
+/// must call it together.
+pub fn warp_sum<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("warp_sum")
+}
+
+/// The smallest `value` of the warp, in every lane (floats: Rust's `min`, NaN ignored).
+pub fn warp_min<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("warp_min")
+}
+
+/// The largest `value` of the warp, in every lane (floats: Rust's `max`, NaN ignored).
+pub fn warp_max<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("warp_max")
+}
+
+/// The sum of `value` over every thread of the block, in every thread: each warp's
+/// [`warp_sum`], then the warps' sums through a 32-element shared scratch array, between two
+/// barriers. Every thread of the block must call it (it contains [`sync_threads`]), and the
+/// block's size must be a multiple of 32, at most 1024 threads.
+pub fn block_sum<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("block_sum")
+}
+
+/// The smallest `value` of the block, in every thread (as [`block_sum`]).
+pub fn block_min<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("block_min")
+}
+
+/// The largest `value` of the block, in every thread (as [`block_sum`]).
+pub fn block_max<T: WarpValue>(value: T) -> T {
+    let _ = value;
+    outside_kernel("block_max")
 }
 
 /// Adds `value` to `*element` atomically (wrapping for integers; `f32`/`f64` round as one

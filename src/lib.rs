@@ -61,7 +61,7 @@ pub mod __private {
     pub use crate::lang::memory::Slice;
     pub use crate::lang::methods::F32Fn;
     pub use crate::lang::ops::Site;
-    pub use crate::lang::warp::{Shuffle, Vote, WARP_SIZE};
+    pub use crate::lang::warp::{Reduce, Shuffle, Vote, WARP_SIZE};
     pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};
     pub use ptx_core::fault::FaultSite;
     pub use ptx_core::ir::AtomOp;
@@ -74,8 +74,9 @@ pub mod __private {
 pub mod prelude {
     pub use crate::gpu::{
         all, any, atomic_add, atomic_and, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_or,
-        atomic_xor, ballot, block_dim, block_idx, grid_dim, lane_id, shared, shfl_down, shfl_idx, shfl_up,
-        shfl_xor, sync_threads, thread_idx, warp_size,
+        atomic_xor, ballot, block_dim, block_idx, block_max, block_min, block_sum, global_idx, grid_dim,
+        grid_stride, lane_id, shared, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx,
+        warp_max, warp_min, warp_size, warp_sum,
     };
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
     pub use ptx_core::{

@@ -337,3 +337,71 @@ fn more_than_48_kib_of_shared_arrays_is_an_error_at_launch() -> ptx_dsl::runtime
     assert!(text.contains("65536 bytes") && text.contains("48 KiB"), "{text}");
     Ok(())
 }
+
+/// The built-in reductions over warps and blocks, on integers and floats, fed by a
+/// grid-stride loop.
+#[ptx_kernel]
+fn reductions(x: &[i32], y: &[f64], warp: &mut [i32], block: &mut [f64], seen: &mut [u32]) {
+    let mut acc = 0i32;
+    let mut big = f64::NEG_INFINITY;
+    for i in grid_stride(x.len()) {
+        acc = acc.wrapping_add(x[i]);
+        big = big.max(y[i]);
+        atomic_add(&mut seen[i], 1);
+    }
+    let g = global_idx().x as usize;
+    warp[3 * g] = warp_sum(acc);
+    warp[3 * g + 1] = warp_min(acc);
+    warp[3 * g + 2] = warp_max(acc);
+    block[3 * g] = block_max(big);
+    block[3 * g + 1] = block_min(big);
+    block[3 * g + 2] = block_sum(acc as f64);
+}
+
+#[test]
+fn warp_and_block_reductions_give_every_thread_the_total() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("warp_and_block_reductions_give_every_thread_the_total");
+    let (blocks, threads, n) = (2u32, 96u32, 1000usize);
+    let x: Vec<i32> = (0..n).map(|_| rng.next() as i32 >> 8).collect();
+    let y: Vec<f64> = (0..n).map(|_| rng.unit() * 200.0 - 100.0).collect();
+    let (xd, yd) = (dev.upload(&x)?, dev.upload(&y)?);
+    let total = (blocks * threads) as usize;
+    let mut warp = DeviceBuffer::<i32>::zeroed(&dev, 3 * total)?;
+    let mut block = DeviceBuffer::<f64>::zeroed(&dev, 3 * total)?;
+    let mut seen = DeviceBuffer::<u32>::zeroed(&dev, n)?;
+    Reductions::new().launch(
+        &dev,
+        LaunchConfig::linear(blocks, threads),
+        &xd,
+        &yd,
+        &mut warp,
+        &mut block,
+        &mut seen,
+    )?;
+    assert_eq!(seen.to_vec()?, vec![1; n], "the grid-stride loop visits every index once");
+    // Each thread's grid-stride partials, as the kernel forms them.
+    let acc: Vec<i32> =
+        (0..total).map(|g| (g..n).step_by(total).fold(0i32, |a, i| a.wrapping_add(x[i]))).collect();
+    let big: Vec<f64> =
+        (0..total).map(|g| (g..n).step_by(total).fold(f64::NEG_INFINITY, |a, i| a.max(y[i]))).collect();
+    let (warp, block) = (warp.to_vec()?, block.to_vec()?);
+    for g in 0..total {
+        let w = g / 32 * 32..g / 32 * 32 + 32;
+        let b = g / threads as usize * threads as usize..(g / threads as usize + 1) * threads as usize;
+        let warp_want = [
+            acc[w.clone()].iter().fold(0i32, |a, v| a.wrapping_add(*v)),
+            *acc[w.clone()].iter().min().unwrap_or(&0),
+            *acc[w].iter().max().unwrap_or(&0),
+        ];
+        assert_eq!(warp[3 * g..3 * g + 3], warp_want, "thread {g}");
+        let block_max = big[b.clone()].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let block_min = big[b.clone()].iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(block[3 * g..3 * g + 2], [block_max, block_min], "thread {g}");
+        // Integers below 2^23 each, at most 96 of them: every f64 sum order is exact.
+        let sum: f64 = acc[b].iter().map(|&v| v as f64).sum();
+        assert_eq!(block[3 * g + 2], sum, "thread {g}");
+    }
+    common::assert_assembles("reductions", &Reductions::new());
+    Ok(())
+}

@@ -593,6 +593,8 @@ pub enum Builtin {
     BlockDim,
     /// `grid_dim()`: the grid's shape in blocks.
     GridDim,
+    /// `global_idx()`: `block_idx() * block_dim() + thread_idx()`, per axis.
+    GlobalIdx,
 }
 
 impl Builtin {
@@ -603,12 +605,13 @@ impl Builtin {
             Builtin::BlockIdx => "block_idx",
             Builtin::BlockDim => "block_dim",
             Builtin::GridDim => "grid_dim",
+            Builtin::GlobalIdx => "global_idx",
         }
     }
 
     /// Every built-in.
-    pub const ALL: [Builtin; 4] =
-        [Builtin::ThreadIdx, Builtin::BlockIdx, Builtin::BlockDim, Builtin::GridDim];
+    pub const ALL: [Builtin; 5] =
+        [Builtin::ThreadIdx, Builtin::BlockIdx, Builtin::BlockDim, Builtin::GridDim, Builtin::GlobalIdx];
 }
 
 /// The functions of threads working together, called by name.
@@ -634,11 +637,28 @@ pub enum Intrinsic {
     Any,
     /// `all(p)`: `bool`.
     All,
+    /// `warp_sum(v)`: the sum over the warp, in every lane.
+    WarpSum,
+    /// `warp_min(v)`.
+    WarpMin,
+    /// `warp_max(v)`.
+    WarpMax,
+    /// `block_sum(v)`: the sum over the block, in every thread.
+    BlockSum,
+    /// `block_min(v)`.
+    BlockMin,
+    /// `block_max(v)`.
+    BlockMax,
+    /// The first index of `for i in grid_stride(n)`: `global_idx().x` as `usize` (made by
+    /// the parser, not callable by name).
+    GridStrideStart,
+    /// The step of `for i in grid_stride(n)`: the grid's thread count in x, as `usize`.
+    GridStrideStep,
 }
 
 impl Intrinsic {
     /// Every intrinsic.
-    pub const ALL: [Intrinsic; 10] = [
+    pub const ALL: [Intrinsic; 16] = [
         Intrinsic::SyncThreads,
         Intrinsic::LaneId,
         Intrinsic::WarpSize,
@@ -649,6 +669,12 @@ impl Intrinsic {
         Intrinsic::Ballot,
         Intrinsic::Any,
         Intrinsic::All,
+        Intrinsic::WarpSum,
+        Intrinsic::WarpMin,
+        Intrinsic::WarpMax,
+        Intrinsic::BlockSum,
+        Intrinsic::BlockMin,
+        Intrinsic::BlockMax,
     ];
 
     /// The function's name.
@@ -664,6 +690,13 @@ impl Intrinsic {
             Intrinsic::Ballot => "ballot",
             Intrinsic::Any => "any",
             Intrinsic::All => "all",
+            Intrinsic::WarpSum => "warp_sum",
+            Intrinsic::WarpMin => "warp_min",
+            Intrinsic::WarpMax => "warp_max",
+            Intrinsic::BlockSum => "block_sum",
+            Intrinsic::BlockMin => "block_min",
+            Intrinsic::BlockMax => "block_max",
+            Intrinsic::GridStrideStart | Intrinsic::GridStrideStep => "grid_stride",
         }
     }
 
@@ -680,16 +713,40 @@ impl Intrinsic {
             Intrinsic::Ballot => "ballot(condition)",
             Intrinsic::Any => "any(condition)",
             Intrinsic::All => "all(condition)",
+            Intrinsic::WarpSum => "warp_sum(value)",
+            Intrinsic::WarpMin => "warp_min(value)",
+            Intrinsic::WarpMax => "warp_max(value)",
+            Intrinsic::BlockSum => "block_sum(value)",
+            Intrinsic::BlockMin => "block_min(value)",
+            Intrinsic::BlockMax => "block_max(value)",
+            Intrinsic::GridStrideStart | Intrinsic::GridStrideStep => "for i in grid_stride(n)",
         }
     }
 
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            Intrinsic::SyncThreads | Intrinsic::LaneId | Intrinsic::WarpSize => 0,
-            Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All => 1,
-            _ => 2,
+            Intrinsic::SyncThreads
+            | Intrinsic::LaneId
+            | Intrinsic::WarpSize
+            | Intrinsic::GridStrideStart
+            | Intrinsic::GridStrideStep => 0,
+            Intrinsic::ShflXor | Intrinsic::ShflDown | Intrinsic::ShflUp | Intrinsic::ShflIdx => 2,
+            _ => 1,
         }
+    }
+
+    /// True for the warp and block reductions.
+    pub fn is_reduction(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::WarpSum
+                | Intrinsic::WarpMin
+                | Intrinsic::WarpMax
+                | Intrinsic::BlockSum
+                | Intrinsic::BlockMin
+                | Intrinsic::BlockMax
+        )
     }
 
     /// True for the four shuffles.

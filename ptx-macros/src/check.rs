@@ -58,7 +58,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         int_lits: Vec::new(),
         float_lits: Vec::new(),
         casts: Vec::new(),
-        shuffles: Vec::new(),
+        warp_values: Vec::new(),
         shared_init: None,
         negations: Vec::new(),
     };
@@ -151,8 +151,9 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
-    /// Shuffled values: (value expr, span), checked once their type is known.
-    shuffles: Vec<(usize, Sp)>,
+    /// Values of shuffles and reductions: (value expr, function, span), checked once their
+    /// type is known.
+    warp_values: Vec<(usize, Intrinsic, Sp)>,
     /// The `shared::<T, N>()` that is the initialiser of the `let` being checked.
     shared_init: Option<usize>,
 }
@@ -199,17 +200,19 @@ impl Checker<'_> {
                 );
             }
         }
-        for &(id, sp) in &self.shuffles {
+        for &(id, which, sp) in &self.warp_values {
             if let Some(s) = types[id].scalar().filter(|s| *s == Scalar::Bool || s.is_half()) {
                 let hint = if s == Scalar::Bool {
                     "; for a `bool`, use `ballot`, `any` or `all`"
                 } else {
                     "; convert it with `.to_f32()`"
                 };
-                self.errors.at(
-                    sp,
-                    format!("a shuffle moves integers and `f32`/`f64` values, not `{}`{hint}", s.name()),
+                let msg = format!(
+                    "`{}` takes integers and `f32`/`f64` values, not `{}`{hint}",
+                    which.name(),
+                    s.name()
                 );
+                self.errors.at(sp, msg);
             }
         }
         for &(id, sp) in &self.negations {
@@ -700,6 +703,7 @@ impl Checker<'_> {
             Intrinsic::SyncThreads => (Ty::unit(), false),
             Intrinsic::LaneId => (u32_ty, false),
             Intrinsic::WarpSize => (u32_ty, true),
+            Intrinsic::GridStrideStart | Intrinsic::GridStrideStep => (Ty::Scalar(Scalar::Usize), false),
             Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All => {
                 let what = format!(" (`{}` takes a `bool`)", which.usage());
                 self.expect(args[0].span, &bool_ty, &arg_types[0], &what);
@@ -707,12 +711,17 @@ impl Checker<'_> {
                 (result, false)
             }
             _ => {
-                let what = format!(" (the lane argument of `{}` is a `u32`)", which.usage());
-                self.expect(args[1].span, &u32_ty, &arg_types[1], &what);
+                if which.is_shuffle() {
+                    let what = format!(" (the lane argument of `{}` is a `u32`)", which.usage());
+                    self.expect(args[1].span, &u32_ty, &arg_types[1], &what);
+                }
                 match self.infer.resolve(&arg_types[0]) {
-                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error => self.shuffles.push((args[0].id, args[0].span)),
+                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error => {
+                        self.warp_values.push((args[0].id, which, args[0].span))
+                    }
                     other => {
-                        let msg = format!("a shuffle moves one scalar value, not `{}`", self.show(&other));
+                        let msg =
+                            format!("`{}` takes one scalar value, not `{}`", which.name(), self.show(&other));
                         self.errors.at(args[0].span, msg);
                     }
                 }

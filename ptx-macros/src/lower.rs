@@ -469,7 +469,7 @@ impl Lowerer<'_> {
     fn intrinsic(&mut self, which: Intrinsic, func: &Ident, args: &[Expr], name: Option<&Ident>) -> Atom {
         let k = ctx();
         let p = self.private();
-        if which.is_shuffle() {
+        if which.is_shuffle() || which.is_reduction() {
             self.emit(quote!(let _ = #func::<u32>;));
         } else {
             self.emit(quote!(let _ = #func;));
@@ -481,6 +481,8 @@ impl Lowerer<'_> {
                 return Atom::Unit;
             }
             (Intrinsic::LaneId, _) => quote!(#k.lane_id()),
+            (Intrinsic::GridStrideStart, _) => quote!(#k.grid_stride_start()),
+            (Intrinsic::GridStrideStep, _) => quote!(#k.grid_stride_step()),
             (Intrinsic::Ballot, [v]) => quote!(#k.vote(#p::Vote::Ballot, #v)),
             (Intrinsic::Any, [v]) => quote!(#k.vote(#p::Vote::Any, #v)),
             (Intrinsic::All, [v]) => quote!(#k.vote(#p::Vote::All, #v)),
@@ -488,6 +490,12 @@ impl Lowerer<'_> {
             (Intrinsic::ShflDown, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Down, #v, #l)),
             (Intrinsic::ShflUp, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Up, #v, #l)),
             (Intrinsic::ShflIdx, [v, l]) => quote!(#k.shuffle(#p::Shuffle::Idx, #v, #l)),
+            (Intrinsic::WarpSum, [v]) => quote!(#k.warp_reduce(#p::Reduce::Sum, #v)),
+            (Intrinsic::WarpMin, [v]) => quote!(#k.warp_reduce(#p::Reduce::Min, #v)),
+            (Intrinsic::WarpMax, [v]) => quote!(#k.warp_reduce(#p::Reduce::Max, #v)),
+            (Intrinsic::BlockSum, [v]) => quote!(#k.block_reduce(#p::Reduce::Sum, #v)),
+            (Intrinsic::BlockMin, [v]) => quote!(#k.block_reduce(#p::Reduce::Min, #v)),
+            (Intrinsic::BlockMax, [v]) => quote!(#k.block_reduce(#p::Reduce::Max, #v)),
             // `warp_size()` is comptime; wrong arities were reported by the parser.
             _ => return Atom::Unit,
         };
@@ -508,6 +516,7 @@ impl Lowerer<'_> {
             Builtin::BlockIdx => quote!(BlockIdx),
             Builtin::BlockDim => quote!(BlockDim),
             Builtin::GridDim => quote!(GridDim),
+            Builtin::GlobalIdx => quote!(GlobalIdx),
         };
         quote!(#p::Builtin::#v)
     }

@@ -940,6 +940,9 @@ impl Parser<'_> {
                     step: None,
                 })
             }
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")) => {
+                self.grid_stride(c)
+            }
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 let mut spec = self.range(&m.receiver)?;
                 if spec.step.is_some() {
@@ -953,6 +956,28 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `grid_stride(n)`: `(global_idx().x as usize..n).step_by(grid_dim().x * block_dim().x)`,
+    /// each thread of the grid taking every grid-size-th index.
+    fn grid_stride(&mut self, c: &syn::ExprCall) -> Option<RangeSpec> {
+        let syn::Expr::Path(p) = &*c.func else { return None };
+        let func = p.path.get_ident()?.clone();
+        let sp = Sp::of(c);
+        let [n] = c.args.iter().collect::<Vec<_>>()[..] else {
+            self.err(c, "`grid_stride` takes the length: `for i in grid_stride(n)`, `n` a `usize`");
+            return None;
+        };
+        let end = self.expr(n);
+        let mut part = |which| {
+            let kind = ExprKind::Intrinsic { which, func: func.clone(), args: Vec::new() };
+            Box::new(self.expr_of(kind, sp))
+        };
+        let start = part(Intrinsic::GridStrideStart);
+        let step = part(Intrinsic::GridStrideStep);
+        Some(RangeSpec { start, end: Box::new(end), inclusive: false, step: Some(step) })
     }
 }
 

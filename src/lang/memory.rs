@@ -308,6 +308,12 @@ impl KernelCtx {
         self.store_at(slice.elem, at, value, None);
     }
 
+    /// `slice[index] = value` where `cond` holds (no branch), for an index known in range.
+    pub(crate) fn store_if(&mut self, slice: &Slice, index: Value, value: Value, cond: Value) {
+        let at = self.element_location(slice, index);
+        self.store_at(slice.elem, at, value, Some(cond.typed::<ptx_core::Pred>()));
+    }
+
     /// `slice[index] = value`: in a checked kernel an out-of-range store is dropped and
     /// recorded at `site` (predicated, like [`Self::load`]).
     pub fn store(&mut self, slice: &Slice, index: Value, value: Value, site: Site) {

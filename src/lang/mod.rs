@@ -259,6 +259,8 @@ pub enum Builtin {
     BlockDim,
     /// `grid_dim()`: `%nctaid`.
     GridDim,
+    /// `global_idx()`: `%ctaid * %ntid + %tid`, wrapping like the same `u32` Rust.
+    GlobalIdx,
 }
 
 /// The state of one kernel being built: the builder, whether accesses are checked, the
@@ -318,7 +320,14 @@ impl KernelCtx {
 
     /// One component of a built-in index (`thread_idx().x` is `axis` 0).
     pub fn index(&mut self, which: Builtin, axis: usize) -> Value {
+        if which == Builtin::GlobalIdx {
+            let block = self.index(Builtin::BlockIdx, axis);
+            let size = self.index(Builtin::BlockDim, axis);
+            let thread = self.index(Builtin::ThreadIdx, axis);
+            return self.mad(block, size, thread);
+        }
         let table = match which {
+            Builtin::GlobalIdx => internal_error("handled above"),
             Builtin::ThreadIdx => [SpecialReg::TidX, SpecialReg::TidY, SpecialReg::TidZ],
             Builtin::BlockIdx => [SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ],
             Builtin::BlockDim => [SpecialReg::NtidX, SpecialReg::NtidY, SpecialReg::NtidZ],

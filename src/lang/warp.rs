@@ -27,6 +27,17 @@ pub enum Shuffle {
     Idx,
 }
 
+/// What a warp or block reduction combines values with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduce {
+    /// `warp_sum` / `block_sum`: `+` (wrapping for integers).
+    Sum,
+    /// `warp_min` / `block_min`: Rust's `min` (a float NaN is ignored).
+    Min,
+    /// `warp_max` / `block_max`: Rust's `max`.
+    Max,
+}
+
 /// Which vote a warp takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Vote {
@@ -48,6 +59,22 @@ impl KernelCtx {
     /// `lane_id()`: the thread's lane in its warp, `%laneid` (0..32).
     pub fn lane_id(&mut self) -> Value {
         Value::of(Val::Reg(self.b.special(SpecialReg::LaneId)), Scalar::U32)
+    }
+
+    /// The first index of `for i in grid_stride(n)`: `global_idx().x as usize`.
+    pub fn grid_stride_start(&mut self) -> Value {
+        let x = self.index(super::Builtin::GlobalIdx, 0);
+        self.cast(x, Scalar::Usize)
+    }
+
+    /// The step of `for i in grid_stride(n)`: `grid_dim().x * block_dim().x` as a `usize`
+    /// (computed in 64 bits: the product can pass `u32::MAX`).
+    pub fn grid_stride_step(&mut self) -> Value {
+        let blocks = self.index(super::Builtin::GridDim, 0);
+        let threads = self.index(super::Builtin::BlockDim, 0);
+        let blocks = self.cast(blocks, Scalar::Usize);
+        let threads = self.cast(threads, Scalar::Usize);
+        self.mul(blocks, threads)
     }
 
     /// A shuffle of `value` (any integer or float type; 64-bit values move as two 32-bit
@@ -104,6 +131,62 @@ impl KernelCtx {
         dst
     }
 
+    /// `warp_sum(v)` and its siblings: every lane gets the combination of the 32 lanes'
+    /// values, formed by the xor butterfly (offsets 16, 8, 4, 2, 1), the same tree in every
+    /// lane, so every lane holds the very same bits.
+    pub fn warp_reduce(&mut self, how: Reduce, value: Value) -> Value {
+        let mut acc = value;
+        for offset in [16u32, 8, 4, 2, 1] {
+            let other = self.shuffle(Shuffle::Xor, acc, Value::from(offset));
+            acc = self.combine(how, acc, other);
+        }
+        acc
+    }
+
+    /// `block_sum(v)` and its siblings: every thread of the block gets the combination of
+    /// all the block's values. Each warp reduces its own, lane 0 of each writes the result to
+    /// a 32-element shared scratch array, and after a barrier every warp reduces the
+    /// scratch (so every thread has the total without a broadcast); a second barrier lets
+    /// the next reduction reuse its scratch safely. Warps are the block's threads in
+    /// linear order, 32 at a time.
+    pub fn block_reduce(&mut self, how: Reduce, value: Value) -> Value {
+        let scratch = self.shared_array("block reduction scratch", value.ty, 32);
+        let warp_total = self.warp_reduce(how, value);
+        let (linear, threads) = self.linear_thread();
+        let lane = self.bitand(linear, Value::from(31u32));
+        let warp = self.shr(linear, Value::from(5u32));
+        let first_lane = self.eq(lane, Value::from(0u32));
+        self.store_if(&scratch, warp, warp_total, first_lane);
+        self.sync_threads();
+        let warps = self.add(threads, Value::from(31u32));
+        let warps = self.shr(warps, Value::from(5u32));
+        let written = self.lt(lane, warps);
+        let partial = self.load_in_bounds(&scratch, lane);
+        let identity = identity(how, value.ty);
+        let partial = self.select(written, partial, identity);
+        let total = self.warp_reduce(how, partial);
+        self.sync_threads();
+        total
+    }
+
+    /// The thread's index in its block in linear order (x fastest) and the block's size.
+    fn linear_thread(&mut self) -> (Value, Value) {
+        let tid = self.dim3(super::Builtin::ThreadIdx);
+        let ntid = self.dim3(super::Builtin::BlockDim);
+        let zy = self.mad(tid.z, ntid.y, tid.y);
+        let linear = self.mad(zy, ntid.x, tid.x);
+        let plane = self.mul(ntid.x, ntid.y);
+        (linear, self.mul(plane, ntid.z))
+    }
+
+    fn combine(&mut self, how: Reduce, a: Value, b: Value) -> Value {
+        match how {
+            Reduce::Sum => self.add(a, b),
+            Reduce::Min => self.min(a, b),
+            Reduce::Max => self.max(a, b),
+        }
+    }
+
     /// `ballot(p)`, `any(p)`, `all(p)` over the full warp.
     pub fn vote(&mut self, which: Vote, pred: Value) -> Value {
         let pred = match pred.op {
@@ -127,6 +210,34 @@ impl KernelCtx {
         self.b.push(Instr::Vote { mode, dst, pred, mask: u32::MAX });
         Value::new(Operand::Reg(dst), result)
     }
+}
+
+/// The value that leaves any other unchanged under `how`.
+fn identity(how: Reduce, ty: Scalar) -> Value {
+    macro_rules! per_type {
+        ($($scalar:ident => $host:ty),*) => {
+            match ty {
+                $(Scalar::$scalar => Value::from(match how {
+                    Reduce::Sum => 0 as $host,
+                    Reduce::Min => <$host>::MAX,
+                    Reduce::Max => <$host>::MIN,
+                }),)*
+                Scalar::F32 => Value::from(match how {
+                    Reduce::Sum => 0.0f32,
+                    Reduce::Min => f32::INFINITY,
+                    Reduce::Max => f32::NEG_INFINITY,
+                }),
+                Scalar::F64 => Value::from(match how {
+                    Reduce::Sum => 0.0f64,
+                    Reduce::Min => f64::INFINITY,
+                    Reduce::Max => f64::NEG_INFINITY,
+                }),
+                _ => internal_error("a reduction of a type the checker rejects"),
+            }
+        };
+    }
+    per_type!(U8 => u8, I8 => i8, U16 => u16, I16 => i16, U32 => u32, I32 => i32, U64 => u64, I64 => i64,
+        Usize => usize, Isize => isize)
 }
 
 /// A 32-bit register as a typed `u32` value.

@@ -6,6 +6,10 @@ fn k(x: &mut [u32]) {
     let b = shfl_xor(x[0] > 3, 1);
     let m = ballot(x[0]);
     let v = shfl_down(x[0], 1u64);
+    let s = block_sum(x[0] == 1);
+    for i in grid_stride() {
+        x[i] = 0;
+    }
     x[0] = m + v;
 }
 
