@@ -49,6 +49,7 @@ pub use ptx_core as core;
 pub use ptx_runtime as runtime;
 
 pub mod gpu;
+pub mod kernels;
 mod lang;
 pub mod rope;
 

@@ -1,0 +1,107 @@
+//! Row normalisations, one block per row: RMSNorm (`x / sqrt(mean(x²) + eps) · w`) and
+//! LayerNorm (`(x - mean) / sqrt(var + eps) · w + b`, the variance from a second pass over
+//! `x - mean`, which keeps it accurate when the mean is large).
+
+use ptx_runtime::{Device, DeviceBuffer, LaunchConfig, Result};
+
+use super::{expect_len, grid_dim, BLOCK};
+use crate::prelude::*;
+
+/// RMSNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
+#[ptx_kernel(crate = crate)]
+pub fn rms_norm_f32(x: &[f32], weight: &[f32], out: &mut [f32], cols: usize, eps: f32) {
+    let row = block_idx().x as usize * cols;
+    let t = thread_idx().x as usize;
+    let step = block_dim().x as usize;
+    let mut squares = 0.0f32;
+    for j in (t..cols).step_by(step) {
+        let v = x[row + j];
+        squares = v.mul_add(v, squares);
+    }
+    let mean_square = block_sum(squares) / cols as f32;
+    let scale = 1.0 / (mean_square + eps).sqrt();
+    for j in (t..cols).step_by(step) {
+        out[row + j] = x[row + j] * scale * weight[j];
+    }
+}
+
+/// LayerNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
+#[ptx_kernel(crate = crate)]
+pub fn layer_norm_f32(x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32], cols: usize, eps: f32) {
+    let row = block_idx().x as usize * cols;
+    let t = thread_idx().x as usize;
+    let step = block_dim().x as usize;
+    let mut sum = 0.0f32;
+    for j in (t..cols).step_by(step) {
+        sum += x[row + j];
+    }
+    let mean = block_sum(sum) / cols as f32;
+    let mut squares = 0.0f32;
+    for j in (t..cols).step_by(step) {
+        let d = x[row + j] - mean;
+        squares = d.mul_add(d, squares);
+    }
+    let variance = block_sum(squares) / cols as f32;
+    let scale = 1.0 / (variance + eps).sqrt();
+    for j in (t..cols).step_by(step) {
+        out[row + j] = ((x[row + j] - mean) * scale).mul_add(weight[j], bias[j]);
+    }
+}
+
+/// Checks a `[rows, cols]` input and output and a `[cols]` parameter vector; the grid.
+fn row_shapes(
+    x: usize,
+    out: usize,
+    params: &[(&str, usize)],
+    rows: usize,
+    cols: usize,
+) -> Result<Option<LaunchConfig>> {
+    let elements = rows.checked_mul(cols);
+    expect_len("x", x, elements, "a [rows, cols] matrix")?;
+    expect_len("out", out, elements, "a [rows, cols] matrix")?;
+    for &(name, len) in params {
+        expect_len(name, len, Some(cols), "one value per column")?;
+    }
+    if rows == 0 || cols == 0 {
+        return Ok(None);
+    }
+    Ok(Some(LaunchConfig::linear(grid_dim("rows", rows, i32::MAX as u32)?, BLOCK)))
+}
+
+/// RMSNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
+/// `out[r][j] = x[r][j] / sqrt(mean_j(x[r][j]²) + eps) · weight[j]` (Llama's, T5's).
+pub fn rms_norm(
+    device: &Device,
+    x: &DeviceBuffer<f32>,
+    weight: &DeviceBuffer<f32>,
+    eps: f32,
+    rows: usize,
+    cols: usize,
+    out: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let Some(config) = row_shapes(x.len(), out.len(), &[("weight", weight.len())], rows, cols)? else {
+        return Ok(());
+    };
+    RmsNormF32::new().launch(device, config, x, weight, out, cols, eps).map(drop)
+}
+
+/// LayerNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
+/// `out[r][j] = (x[r][j] - mean_r) / sqrt(var_r + eps) · weight[j] + bias[j]`, the biased
+/// variance as `torch.nn.LayerNorm` takes it.
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm(
+    device: &Device,
+    x: &DeviceBuffer<f32>,
+    weight: &DeviceBuffer<f32>,
+    bias: &DeviceBuffer<f32>,
+    eps: f32,
+    rows: usize,
+    cols: usize,
+    out: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let params = [("weight", weight.len()), ("bias", bias.len())];
+    let Some(config) = row_shapes(x.len(), out.len(), &params, rows, cols)? else {
+        return Ok(());
+    };
+    LayerNormF32::new().launch(device, config, x, weight, bias, out, cols, eps).map(drop)
+}
