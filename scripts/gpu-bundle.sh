@@ -37,7 +37,7 @@ for line in sys.stdin:
 
 echo "==> building examples (release)" >&2
 cargo build --release --examples
-for example in rope rope_bench saxpy; do
+for example in rope rope_bench kernels_bench saxpy softmax; do
   cp "target/release/examples/$example" "$bundle/bin/$example"
 done
 if command -v strip >/dev/null 2>&1; then
@@ -73,11 +73,14 @@ done
 run rope-cuda "$here/bin/rope" --device cuda
 run rope-sim "$here/bin/rope" --device sim
 PTX_DSL_DEVICE=cuda run saxpy "$here/bin/saxpy"
+PTX_DSL_DEVICE=cuda run softmax "$here/bin/softmax"
 run rope-bench "$here/bin/rope_bench" --device cuda
+run kernels-bench "$here/bin/kernels_bench" --device cuda
 {
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
   grep -hE "^(device|forward|round trip|time) " "$out/rope-cuda.log" 2>/dev/null
   grep -hE "copy|batched_rope" "$out/rope-bench.log" 2>/dev/null
+  grep -hE "^(x =|copy|softmax_rows|rms_norm|layer_norm) " "$out/kernels-bench.log" 2>/dev/null
   printf '%s\n' "${summary[@]}"
 } | tee "$out/summary.txt"
 exit $failed
