@@ -68,6 +68,14 @@ pub fn shared<T, const N: usize>() -> &'static mut [T; N] {
     outside_kernel("shared")
 }
 
+/// `let buffer = shared_dyn::<T>();` is the kernel's dynamic shared memory: as many
+/// elements of `T` as the bytes the launch gives it (`LaunchConfig::with_shared_mem`), so
+/// its length is a runtime value (`buffer.len()`), bounds-checked like a slice in a checked
+/// kernel. Every `shared_dyn` of a kernel is the same memory (as CUDA's `extern __shared__`).
+pub fn shared_dyn<T>() -> &'static mut [T] {
+    outside_kernel("shared_dyn")
+}
+
 /// The block barrier (`bar.sync 0`, CUDA's `__syncthreads()`): each thread waits until every
 /// thread of its block has arrived, and then sees the shared and global memory writes the
 /// others made before it. Every thread of the block must reach the same `sync_threads()`:

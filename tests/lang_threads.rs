@@ -405,3 +405,39 @@ fn warp_and_block_reductions_give_every_thread_the_total() -> ptx_dsl::runtime::
     common::assert_assembles("reductions", &Reductions::new());
     Ok(())
 }
+
+/// Reverses each block's elements through the launch-sized dynamic shared memory.
+#[ptx_kernel]
+fn dynamic_reverse(x: &[f64], out: &mut [f64]) {
+    let buffer = shared_dyn::<f64>();
+    let t = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    let base = block_idx().x as usize * n;
+    buffer[t] = x[base + t];
+    sync_threads();
+    out[base + t] = buffer[n - 1 - t] + buffer.len() as f64 * 1000.0;
+}
+
+#[test]
+fn dynamic_shared_memory_is_sized_by_the_launch_and_checked() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("dynamic_shared_memory_is_sized_by_the_launch_and_checked");
+    let x: Vec<f64> = (0..192).map(|_| rng.unit()).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<f64>::zeroed(&dev, x.len())?;
+    // 64 threads and room for 80 f64: the length the kernel sees is 80.
+    let config = LaunchConfig::linear(3, 64).with_shared_mem(80 * 8);
+    DynamicReverse::new().launch(&dev, config, &xd, &mut out)?;
+    let want: Vec<f64> = x.chunks(64).flat_map(|c| c.iter().rev().map(|v| v + 80_000.0)).collect();
+    assert_eq!(out.to_vec()?, want);
+    // Room for 32 of the 64: thread 32 is the first to store out of range.
+    let err = DynamicReverse::new()
+        .launch(&dev, LaunchConfig::linear(1, 64).with_shared_mem(32 * 8), &xd, &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::OutOfBounds { param, len: 32, index, .. } if param == "buffer" && *index >= 32),
+        "{err}"
+    );
+    common::assert_assembles("dynamic_reverse", &DynamicReverse::new());
+    Ok(())
+}

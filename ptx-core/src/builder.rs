@@ -912,7 +912,20 @@ impl KernelBuilder {
 
     /// Declares a `.shared` array of `bytes` bytes aligned to `align` (a power of two).
     pub fn shared_array(&mut self, bytes: u32, align: u32) -> SharedId {
-        self.ir.shared.push(SharedDecl { bytes, align });
+        self.ir.shared.push(SharedDecl { bytes, align, dynamic: false });
+        SharedId(self.ir.shared.len() as u32 - 1)
+    }
+
+    /// The kernel's dynamic shared memory (sized by the launch, read its size from
+    /// [`SpecialReg::DynamicSmemSize`]), aligned to `align`: declared on first use, the same
+    /// array on every later call (with the larger alignment).
+    pub fn dynamic_shared_array(&mut self, align: u32) -> SharedId {
+        if let Some(i) = self.ir.shared.iter().position(|s| s.dynamic) {
+            let decl = &mut self.ir.shared[i];
+            decl.align = decl.align.max(align);
+            return SharedId(i as u32);
+        }
+        self.ir.shared.push(SharedDecl { bytes: 0, align, dynamic: true });
         SharedId(self.ir.shared.len() as u32 - 1)
     }
 

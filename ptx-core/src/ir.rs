@@ -358,11 +358,13 @@ pub enum SpecialReg {
     NctaidZ,
     /// `%laneid`.
     LaneId,
+    /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gave the block.
+    DynamicSmemSize,
 }
 
 impl SpecialReg {
     /// Every special register.
-    pub const ALL: [SpecialReg; 13] = [
+    pub const ALL: [SpecialReg; 14] = [
         SpecialReg::TidX,
         SpecialReg::TidY,
         SpecialReg::TidZ,
@@ -376,6 +378,7 @@ impl SpecialReg {
         SpecialReg::NctaidY,
         SpecialReg::NctaidZ,
         SpecialReg::LaneId,
+        SpecialReg::DynamicSmemSize,
     ];
 
     /// The register's PTX name.
@@ -394,6 +397,7 @@ impl SpecialReg {
             SpecialReg::NctaidY => "%nctaid.y",
             SpecialReg::NctaidZ => "%nctaid.z",
             SpecialReg::LaneId => "%laneid",
+            SpecialReg::DynamicSmemSize => "%dynamic_smem_size",
         }
     }
 }
@@ -1049,10 +1053,13 @@ impl PointerAccess {
 /// A `.shared` array of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedDecl {
-    /// Size in bytes.
+    /// Size in bytes (0 for the dynamic array).
     pub bytes: u32,
     /// Alignment in bytes (a power of two).
     pub align: u32,
+    /// The kernel's dynamic shared memory (`.extern .shared .b8 name[]`), sized by the
+    /// launch; a kernel has at most one.
+    pub dynamic: bool,
 }
 
 /// A whole kernel: name, parameters, shared arrays, instructions and register counts.

@@ -203,6 +203,16 @@ impl Out {
 
 /// Writes one `.visible .entry` with its declarations and body.
 fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
+    // The dynamic shared array is declared at module scope, where PTX declares `.extern`s.
+    for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| s.dynamic) {
+        out.s(".extern .shared .align ");
+        push_u32(out, s.align);
+        out.s(" .b8 ");
+        out.s(&k.name);
+        out.s("_smem");
+        push_u32(out, i as u32);
+        out.s("[];\n\n");
+    }
     out.s(".visible .entry ");
     out.s(&k.name);
     out.c(b'(');
@@ -225,7 +235,7 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
             out.s(">;\n");
         }
     }
-    for (i, s) in k.shared.iter().enumerate() {
+    for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| !s.dynamic) {
         out.s("\t.shared .align ");
         push_u32(out, s.align);
         out.s(" .b8 ");

@@ -247,12 +247,16 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
             let reason = format!("shared alignment {} is not a power of two", s.align);
             return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
         }
-        if s.bytes == 0 {
+        if s.bytes == 0 && !s.dynamic {
             let reason = "a shared array of 0 bytes (give it at least one element)".to_string();
             return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
         }
     }
-    // Laid out in declaration order, each at its alignment.
+    if k.shared.iter().filter(|s| s.dynamic).count() > 1 {
+        let reason = "more than one dynamic shared array (a kernel has one, sized by the launch)".to_string();
+        return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+    }
+    // Laid out in declaration order, each at its alignment (the dynamic one has no size here).
     let total =
         k.shared.iter().fold(0u64, |end, s| end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes));
     if total > MAX_STATIC_SHARED_BYTES {

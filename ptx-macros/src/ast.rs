@@ -546,15 +546,17 @@ pub enum ExprKind {
     Return,
     /// `(a, b)`; `()` is the empty tuple.
     Tuple(Vec<Expr>),
-    /// `shared::<T, N>()`: a shared array of `N` elements, the initialiser of a `let`.
+    /// `shared::<T, N>()` (or `shared_dyn::<T>()`): a shared array of `N` elements, the
+    /// initialiser of a `let`.
     Shared {
         /// The function's name as written (the generated code names it, so that the
         /// user's import of it is used).
         func: Ident,
         /// The element type.
         elem: Scalar,
-        /// The length: a literal or a comptime expression.
-        len: Box<Expr>,
+        /// The length: a literal or a comptime expression; `None` for `shared_dyn::<T>()`,
+        /// the dynamic shared memory the launch sizes.
+        len: Option<Box<Expr>>,
     },
     /// A call of a function of threads working together (`sync_threads()`, `shfl_xor(v, 1)`).
     Intrinsic {

@@ -643,7 +643,7 @@ impl Checker<'_> {
             }
             ExprKind::Return => (Ty::Never, false),
             ExprKind::Error => (Ty::Error, false),
-            ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len),
+            ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
             ExprKind::Intrinsic { which, args, .. } => self.intrinsic(*which, args),
             ExprKind::Atomic { op, place, args, .. } => {
                 self.binding[e.id] = self.place_slice(place);
@@ -676,13 +676,14 @@ impl Checker<'_> {
 
     /// `shared::<elem, len>()`: the initialiser of a `let`, with a length known when the
     /// kernel is built; it has the type of a `&mut [elem]`.
-    fn shared(&mut self, e: &Expr, elem: Scalar, len: &Expr) -> (Ty, bool) {
+    fn shared(&mut self, e: &Expr, elem: Scalar, len: Option<&Expr>) -> (Ty, bool) {
         if self.shared_init != Some(e.id) {
             self.errors.at(
                 e.span,
                 "a shared array is declared by a `let` of its own: `let tile = shared::<f32, 256>();`",
             );
         }
+        let Some(len) = len else { return (Ty::Slice { elem, mutable: true }, false) };
         let t = self.expr(len);
         self.expect(len.span, &Ty::Scalar(Scalar::Usize), &t, " (a shared array's length is a `usize`)");
         if !self.comptime[len.id] {

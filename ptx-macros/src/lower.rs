@@ -439,11 +439,15 @@ impl Lowerer<'_> {
                 Atom::Rt(quote!((#(#vs,)*)))
             }
             ExprKind::Shared { func, elem, len } => {
+                let s = self.scalar(*elem);
+                let label = name.map_or_else(|| "shared array".to_string(), |n| n.to_string());
+                let Some(len) = len else {
+                    self.emit(quote!(let _ = #func::<()>;));
+                    return self.bind(name, "__shared", quote!(#k.dynamic_shared_array(#label, #s)));
+                };
                 // Named with placeholder generics, so that the user's import is used.
                 self.emit(quote!(let _ = #func::<(), 1>;));
                 let n = self.host(len);
-                let s = self.scalar(*elem);
-                let label = name.map_or_else(|| "shared array".to_string(), |n| n.to_string());
                 self.bind(name, "__shared", quote!(#k.shared_array(#label, #s, (#n) as u64)))
             }
             ExprKind::Intrinsic { which, func, args } => self.intrinsic(*which, func, args, name),

@@ -745,7 +745,7 @@ impl Parser<'_> {
         };
         if let (None, [only]) = (&p.qself, p.path.segments.iter().collect::<Vec<_>>().as_slice()) {
             let name = only.ident.to_string();
-            if name == "shared" {
+            if name == "shared" || name == "shared_dyn" {
                 return self.shared(c, only, sp);
             }
             if let Some(op) = AtomicOp::ALL.into_iter().find(|o| o.name() == name) {
@@ -803,22 +803,33 @@ impl Parser<'_> {
     }
 
     /// `shared::<T, N>()`, `N` a literal, a `#[comptime]` parameter or a `{ .. }` block of
-    /// comptime values.
+    /// comptime values; `shared_dyn::<T>()`.
     fn shared(&mut self, c: &syn::ExprCall, seg: &syn::PathSegment, sp: Sp) -> Expr {
-        const USAGE: &str = "a shared array is declared `let tile = shared::<f32, 256>();` (element type, then \
-                             the length: a literal, a `#[comptime]` parameter or a `{ .. }` expression of them)";
+        let dynamic = seg.ident == "shared_dyn";
+        let usage = if dynamic {
+            "the dynamic shared array is declared `let buffer = shared_dyn::<f32>();` (its length is what \
+             the launch's `LaunchConfig::with_shared_mem` bytes hold)"
+        } else {
+            "a shared array is declared `let tile = shared::<f32, 256>();` (element type, then the length: \
+             a literal, a `#[comptime]` parameter or a `{ .. }` expression of them)"
+        };
+        let name = seg.ident.to_string();
         if let Some(extra) = c.args.first() {
-            self.err(extra, format!("`shared` takes no arguments: {USAGE}"));
+            self.err(extra, format!("`{name}` takes no arguments: {usage}"));
             return self.expr_of(ExprKind::Error, sp);
         }
         let syn::PathArguments::AngleBracketed(generics) = &seg.arguments else {
-            self.err(seg, USAGE);
+            self.err(seg, usage);
             return self.expr_of(ExprKind::Error, sp);
         };
         let generics: Vec<&syn::GenericArgument> = generics.args.iter().collect();
-        let [syn::GenericArgument::Type(elem_ty), len] = generics.as_slice() else {
-            self.err(seg, USAGE);
-            return self.expr_of(ExprKind::Error, sp);
+        let (elem_ty, len) = match (dynamic, generics.as_slice()) {
+            (false, [syn::GenericArgument::Type(elem_ty), len]) => (elem_ty, Some(*len)),
+            (true, [syn::GenericArgument::Type(elem_ty)]) => (elem_ty, None),
+            _ => {
+                self.err(seg, usage);
+                return self.expr_of(ExprKind::Error, sp);
+            }
         };
         let Some(elem) = self.scalar_of(elem_ty).filter(|s| *s != Scalar::Bool) else {
             self.err(
@@ -828,20 +839,21 @@ impl Parser<'_> {
             return self.expr_of(ExprKind::Error, sp);
         };
         let len = match len {
-            syn::GenericArgument::Const(e) => self.expr(e),
+            None => None,
+            Some(syn::GenericArgument::Const(e)) => Some(Box::new(self.expr(e))),
             // `shared::<f32, BLOCK>()` parses as a type argument: a comptime parameter's name.
-            syn::GenericArgument::Type(syn::Type::Path(t))
+            Some(syn::GenericArgument::Type(syn::Type::Path(t)))
                 if t.qself.is_none() && t.path.get_ident().is_some() =>
             {
                 let path = syn::ExprPath { attrs: Vec::new(), qself: None, path: t.path.clone() };
-                self.expr(&syn::Expr::Path(path))
+                Some(Box::new(self.expr(&syn::Expr::Path(path))))
             }
-            other => {
-                self.err(other, USAGE);
+            Some(other) => {
+                self.err(other, usage);
                 return self.expr_of(ExprKind::Error, sp);
             }
         };
-        self.expr_of(ExprKind::Shared { func: seg.ident.clone(), elem, len: Box::new(len) }, sp)
+        self.expr_of(ExprKind::Shared { func: seg.ident.clone(), elem, len }, sp)
     }
 
     /// `atomic_op(&mut x[i], value)` (`atomic_cas(&mut x[i], current, new)`).

@@ -75,6 +75,7 @@ struct Env {
     ctaid: [u32; 3],
     nctaid: [u32; 3],
     lane: u32,
+    dynamic_smem: u32,
 }
 
 #[inline(always)]
@@ -349,6 +350,7 @@ fn run_thread(
                     SpecialReg::NctaidY => env.nctaid[1],
                     SpecialReg::NctaidZ => env.nctaid[2],
                     SpecialReg::LaneId => env.lane,
+                    SpecialReg::DynamicSmemSize => env.dynamic_smem,
                 } as u64
             }
             Op::Add { d, a, b, mask } => r!(d) = r!(a).wrapping_add(r!(b)) & mask,
@@ -616,6 +618,7 @@ impl<'k> BlockRunner<'k> {
             ctaid,
             nctaid: self.geo.grid,
             lane: (t % 32) as u32,
+            dynamic_smem: self.geo.dynamic_shared_bytes,
         }
     }
 

@@ -709,6 +709,7 @@ fn ref_special(reg: SpecialReg) -> u64 {
         SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ => 0,
         SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ => 0,
         SpecialReg::LaneId => 0,
+        SpecialReg::DynamicSmemSize => 0,
     }
 }
 

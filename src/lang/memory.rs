@@ -36,8 +36,9 @@ enum Base {
 /// A slice's length.
 #[derive(Clone, Copy, Debug)]
 enum Length {
-    /// A hidden parameter, loaded when the kernel reads it (checks, `x.len()`).
-    Param(Option<Reg<U64>>),
+    /// A register: a slice's hidden length parameter, loaded when the kernel reads it
+    /// (checks, `x.len()`), or the dynamic shared array's length from the launch.
+    Loaded(Option<Reg<U64>>),
     /// A shared array's constant length.
     Fixed(u64),
 }
@@ -50,8 +51,8 @@ impl Slice {
 
     fn len_val(&self) -> Val<U64> {
         match self.len {
-            Length::Param(Some(r)) => Val::Reg(r),
-            Length::Param(None) => internal_error("a slice length read but not loaded"),
+            Length::Loaded(Some(r)) => Val::Reg(r),
+            Length::Loaded(None) => internal_error("a slice length read but not loaded"),
             Length::Fixed(n) => Val::Imm(n),
         }
     }
@@ -116,7 +117,7 @@ impl KernelCtx {
             self.b.push(Instr::LdParam { ty: PtxType::U64, dst: len, param: len_index });
             Reg::from_raw(len).unwrap_or_else(|| internal_error("length register"))
         });
-        Slice { base: Base::Global(base), len: Length::Param(len), elem, name }
+        Slice { base: Base::Global(base), len: Length::Loaded(len), elem, name }
     }
 
     /// `let name = shared::<elem, len>();`: declares a `.shared` array of `len` elements,
@@ -128,6 +129,20 @@ impl KernelCtx {
         let id = self.b.shared_array(total, bytes);
         let address = self.b.shared_address(id);
         Slice { base: Base::Shared(id, address), len: Length::Fixed(len), elem, name }
+    }
+
+    /// `let name = shared_dyn::<elem>();`: the kernel's dynamic shared memory (every
+    /// `shared_dyn` of a kernel is the same memory), as many whole elements as the launch's
+    /// `LaunchConfig::with_shared_mem` bytes hold.
+    pub fn dynamic_shared_array(&mut self, name: &'static str, elem: Scalar) -> Slice {
+        let bytes = element_bytes(elem);
+        let id = self.b.dynamic_shared_array(bytes.max(16));
+        let address = self.b.shared_address(id);
+        let size = self.b.special(ptx_core::SpecialReg::DynamicSmemSize);
+        let count = self.b.div::<U32>(size, bytes);
+        let len = self.b.cast::<U64, U32>(count);
+        let len = self.b.to_reg(len);
+        Slice { base: Base::Shared(id, address), len: Length::Loaded(Some(len)), elem, name }
     }
 
     /// The index as a `u64` (a negative signed index becomes huge, so one unsigned

@@ -6,6 +6,7 @@ fn k(x: &mut [f32], n: usize) {
     let (a, b) = (shared::<f32, 4>(), 1);
     let flags = shared::<bool, 32>();
     let untyped = shared::<f32>();
+    let sized = shared_dyn::<f32, 4>();
     x[0] = runtime_sized[0] + a[0];
 }
 
