@@ -2,7 +2,8 @@
 //! instruction mix: thread/block indices, a u32 position load, index math, exp2, sin, cos,
 //! two loads and two stores), written with `#[ptx_kernel]` (bounds-checked, the seed port
 //! `rope::seed::BatchedRope`, and unchecked) and directly against the builder (the
-//! baseline, `benches/baseline`); and each production RoPE kernel (`rope::Rope`).
+//! baseline, `benches/baseline`); each production RoPE kernel (`rope::Rope`); and each
+//! kernel of the library (`ptx_dsl::kernels`).
 //!
 //! Side by side: NVRTC compiling the same kernel from CUDA C, when libnvrtc can be loaded
 //! (`pip install nvidia-cuda-nvrtc`, then point `LD_LIBRARY_PATH` at its `nvidia/cu13/lib`).
@@ -115,5 +116,32 @@ fn production_generation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, macro_vs_builder, rope_generation, nvrtc_comparison, production_generation);
+/// Each kernel of `ptx_dsl::kernels`.
+fn library_generation(c: &mut Criterion) {
+    use ptx_dsl::kernels;
+    let mut group = c.benchmark_group("library_generation");
+    let all: [(&str, Box<dyn Kernel>); 8] = [
+        ("sum_f32", Box::new(kernels::SumF32::new())),
+        ("max_f64", Box::new(kernels::MaxF64::new())),
+        ("softmax_rows_f32", Box::new(kernels::SoftmaxRowsF32::new())),
+        ("rms_norm_f32", Box::new(kernels::RmsNormF32::new())),
+        ("layer_norm_f32", Box::new(kernels::LayerNormF32::new())),
+        ("transpose_f32", Box::new(kernels::TransposeF32::new())),
+        ("scan_blocks_f32", Box::new(kernels::ScanBlocksF32::new())),
+        ("add_offsets_f32", Box::new(kernels::AddOffsetsF32::new())),
+    ];
+    for (name, kernel) in &all {
+        group.bench_function(*name, |b| b.iter(|| std::hint::black_box(generate(kernel.as_ref()))));
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    macro_vs_builder,
+    rope_generation,
+    nvrtc_comparison,
+    production_generation,
+    library_generation
+);
 criterion_main!(benches);

@@ -8,7 +8,7 @@ use super::{expect_len, grid_dim, BLOCK};
 use crate::prelude::*;
 
 /// RMSNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
-#[ptx_kernel(crate = crate)]
+#[ptx_kernel(crate = crate, unchecked)]
 pub fn rms_norm_f32(x: &[f32], weight: &[f32], out: &mut [f32], cols: usize, eps: f32) {
     let row = block_idx().x as usize * cols;
     let t = thread_idx().x as usize;
@@ -26,7 +26,7 @@ pub fn rms_norm_f32(x: &[f32], weight: &[f32], out: &mut [f32], cols: usize, eps
 }
 
 /// LayerNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
-#[ptx_kernel(crate = crate)]
+#[ptx_kernel(crate = crate, unchecked)]
 pub fn layer_norm_f32(x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32], cols: usize, eps: f32) {
     let row = block_idx().x as usize * cols;
     let t = thread_idx().x as usize;
@@ -82,7 +82,9 @@ pub fn rms_norm(
     let Some(config) = row_shapes(x.len(), out.len(), &[("weight", weight.len())], rows, cols)? else {
         return Ok(());
     };
-    RmsNormF32::new().launch(device, config, x, weight, out, cols, eps).map(drop)
+    // SAFETY: block `b < rows` touches `b * cols + j` of `x` and `out` (`rows * cols`
+    // elements each) and `j` of `weight` (`cols`), for `j < cols` (checked by `row_shapes`).
+    unsafe { RmsNormF32::new().launch(device, config, x, weight, out, cols, eps) }.map(drop)
 }
 
 /// LayerNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
@@ -103,5 +105,6 @@ pub fn layer_norm(
     let Some(config) = row_shapes(x.len(), out.len(), &params, rows, cols)? else {
         return Ok(());
     };
-    LayerNormF32::new().launch(device, config, x, weight, bias, out, cols, eps).map(drop)
+    // SAFETY: as `rms_norm`, with `bias` of `cols` elements too.
+    unsafe { LayerNormF32::new().launch(device, config, x, weight, bias, out, cols, eps) }.map(drop)
 }

@@ -17,7 +17,7 @@ const MAX_PARTIALS: usize = 1024;
 macro_rules! reduction_kernels {
     ($t:ident, $sum:ident, $max:ident) => {
         /// Per-block partial sums of `x` (a grid-stride share per thread, then the block).
-        #[ptx_kernel(crate = crate)]
+        #[ptx_kernel(crate = crate, unchecked)]
         pub fn $sum(x: &[$t], partials: &mut [$t]) {
             let mut acc: $t = 0.0;
             for i in grid_stride(x.len()) {
@@ -30,7 +30,7 @@ macro_rules! reduction_kernels {
         }
 
         /// Per-block maxima of `x` (Rust's `max`: NaN is ignored; `-inf` for no elements).
-        #[ptx_kernel(crate = crate)]
+        #[ptx_kernel(crate = crate, unchecked)]
         pub fn $max(x: &[$t], partials: &mut [$t]) {
             let mut acc = $t::NEG_INFINITY;
             for i in grid_stride(x.len()) {
@@ -50,16 +50,22 @@ reduction_kernels!(f64, sum_f64, max_f64);
 /// The element types [`sum`] and [`max`] reduce: `f32` and `f64`.
 pub trait Reduction: DeviceScalar + Copy {
     /// Launches the partial-sum kernel.
+    ///
+    /// # Safety
+    /// `out` holds at least one element per block of `config` (a 1-D grid of 1-D blocks).
     #[doc(hidden)]
-    fn sum_pass(
+    unsafe fn sum_pass(
         device: &Device,
         config: LaunchConfig,
         x: &DeviceBuffer<Self>,
         out: &mut DeviceBuffer<Self>,
     ) -> Result<()>;
     /// Launches the partial-maximum kernel.
+    ///
+    /// # Safety
+    /// As [`Reduction::sum_pass`].
     #[doc(hidden)]
-    fn max_pass(
+    unsafe fn max_pass(
         device: &Device,
         config: LaunchConfig,
         x: &DeviceBuffer<Self>,
@@ -70,22 +76,25 @@ pub trait Reduction: DeviceScalar + Copy {
 macro_rules! reduction_impl {
     ($t:ty, $sum:ident, $max:ident) => {
         impl Reduction for $t {
-            fn sum_pass(
+            unsafe fn sum_pass(
                 device: &Device,
                 config: LaunchConfig,
                 x: &DeviceBuffer<$t>,
                 out: &mut DeviceBuffer<$t>,
             ) -> Result<()> {
-                $sum::new().launch(device, config, x, out).map(drop)
+                // SAFETY: `x[i]` is proven by `grid_stride(x.len())`; `out[block_idx().x]` by
+                // the caller.
+                unsafe { $sum::new().launch(device, config, x, out) }.map(drop)
             }
 
-            fn max_pass(
+            unsafe fn max_pass(
                 device: &Device,
                 config: LaunchConfig,
                 x: &DeviceBuffer<$t>,
                 out: &mut DeviceBuffer<$t>,
             ) -> Result<()> {
-                $max::new().launch(device, config, x, out).map(drop)
+                // SAFETY: as for the sum.
+                unsafe { $max::new().launch(device, config, x, out) }.map(drop)
             }
         }
     };
@@ -94,15 +103,16 @@ macro_rules! reduction_impl {
 reduction_impl!(f32, SumF32, MaxF32);
 reduction_impl!(f64, SumF64, MaxF64);
 
-type Pass<T> = fn(&Device, LaunchConfig, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()>;
+type Pass<T> = unsafe fn(&Device, LaunchConfig, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()>;
 
 /// Both passes of a reduction, and the result read back.
 fn reduce<T: Reduction>(device: &Device, x: &DeviceBuffer<T>, pass: Pass<T>) -> Result<T> {
     let blocks = x.len().div_ceil(BLOCK as usize).clamp(1, MAX_PARTIALS);
     let mut partials = DeviceBuffer::<T>::zeroed(device, blocks)?;
-    pass(device, LaunchConfig::linear(blocks as u32, BLOCK), x, &mut partials)?;
+    // SAFETY: `blocks` blocks, `blocks` partials; then one block and one total.
+    unsafe { pass(device, LaunchConfig::linear(blocks as u32, BLOCK), x, &mut partials) }?;
     let mut total = DeviceBuffer::<T>::zeroed(device, 1)?;
-    pass(device, LaunchConfig::linear(1, BLOCK), &partials, &mut total)?;
+    unsafe { pass(device, LaunchConfig::linear(1, BLOCK), &partials, &mut total) }?;
     let value = total.to_vec()?;
     Ok(value[0])
 }

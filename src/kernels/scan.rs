@@ -11,7 +11,7 @@ use crate::prelude::*;
 macro_rules! scan_kernels {
     ($t:ident, $zero:expr, $scan:ident, $add:ident) => {
         /// Inclusive scan of each 256-element block of `x`; the block's total to `totals`.
-        #[ptx_kernel(crate = crate)]
+        #[ptx_kernel(crate = crate, unchecked)]
         pub fn $scan(x: &[$t], out: &mut [$t], totals: &mut [$t]) {
             let warp_totals = shared::<$t, 8>();
             let t = thread_idx().x;
@@ -43,7 +43,7 @@ macro_rules! scan_kernels {
         }
 
         /// Adds the scanned total of the blocks before each block to its elements.
-        #[ptx_kernel(crate = crate)]
+        #[ptx_kernel(crate = crate, unchecked)]
         pub fn $add(out: &mut [$t], block_offsets: &[$t]) {
             let b = block_idx().x as usize;
             let i = b * 256 + thread_idx().x as usize;
@@ -59,9 +59,12 @@ scan_kernels!(f32, 0.0f32, scan_blocks_f32, add_offsets_f32);
 
 /// The element types [`prefix_sum`] scans: `u32` (wrapping) and `f32`.
 pub trait Scan: DeviceScalar + Copy {
-    /// Launches the per-block scan.
+    /// Launches the per-block scan over `blocks` blocks of 256 threads.
+    ///
+    /// # Safety
+    /// `totals` holds at least `blocks` elements.
     #[doc(hidden)]
-    fn scan_pass(
+    unsafe fn scan_pass(
         device: &Device,
         blocks: u32,
         x: &DeviceBuffer<Self>,
@@ -69,8 +72,11 @@ pub trait Scan: DeviceScalar + Copy {
         totals: &mut DeviceBuffer<Self>,
     ) -> Result<()>;
     /// Launches the pass that adds the blocks' offsets.
+    ///
+    /// # Safety
+    /// `offsets` holds at least `blocks - 1` elements.
     #[doc(hidden)]
-    fn offset_pass(
+    unsafe fn offset_pass(
         device: &Device,
         blocks: u32,
         out: &mut DeviceBuffer<Self>,
@@ -81,23 +87,29 @@ pub trait Scan: DeviceScalar + Copy {
 macro_rules! scan_impl {
     ($t:ty, $scan:ident, $add:ident) => {
         impl Scan for $t {
-            fn scan_pass(
+            unsafe fn scan_pass(
                 device: &Device,
                 blocks: u32,
                 x: &DeviceBuffer<$t>,
                 out: &mut DeviceBuffer<$t>,
                 totals: &mut DeviceBuffer<$t>,
             ) -> Result<()> {
-                $scan::new().launch(device, LaunchConfig::linear(blocks, BLOCK), x, out, totals).map(drop)
+                // SAFETY: `x[i]` and `out[i]` are under `i < len` guards; with 256 threads
+                // `t / 32 < 8`, the shared array's length; `totals[block]` by the caller.
+                unsafe { $scan::new().launch(device, LaunchConfig::linear(blocks, BLOCK), x, out, totals) }
+                    .map(drop)
             }
 
-            fn offset_pass(
+            unsafe fn offset_pass(
                 device: &Device,
                 blocks: u32,
                 out: &mut DeviceBuffer<$t>,
                 offsets: &DeviceBuffer<$t>,
             ) -> Result<()> {
-                $add::new().launch(device, LaunchConfig::linear(blocks, BLOCK), out, offsets).map(drop)
+                // SAFETY: `out[i]` is under `i < out.len()`; `block_offsets[b - 1]` for
+                // `1 <= b < blocks` by the caller.
+                unsafe { $add::new().launch(device, LaunchConfig::linear(blocks, BLOCK), out, offsets) }
+                    .map(drop)
             }
         }
     };
@@ -117,11 +129,13 @@ pub fn prefix_sum<T: Scan>(device: &Device, x: &DeviceBuffer<T>, out: &mut Devic
     let blocks = x.len().div_ceil(BLOCK as usize);
     let grid = super::grid_dim("x", blocks, i32::MAX as u32)?;
     let mut totals = DeviceBuffer::<T>::zeroed(device, blocks)?;
-    T::scan_pass(device, grid, x, out, &mut totals)?;
+    // SAFETY: `grid` blocks and as many totals.
+    unsafe { T::scan_pass(device, grid, x, out, &mut totals) }?;
     if blocks > 1 {
         let mut offsets = DeviceBuffer::<T>::zeroed(device, blocks)?;
         prefix_sum(device, &totals, &mut offsets)?;
-        T::offset_pass(device, grid, out, &offsets)?;
+        // SAFETY: `grid` blocks, `grid` offsets.
+        unsafe { T::offset_pass(device, grid, out, &offsets) }?;
     }
     Ok(())
 }

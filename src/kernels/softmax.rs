@@ -9,7 +9,7 @@ use crate::prelude::*;
 
 /// `out[r][j] = exp(x[r][j] - max_r) / Σ_j exp(x[r][j] - max_r)` for row `r = block_idx().x`
 /// of a row-major `[rows, cols]` matrix.
-#[ptx_kernel(crate = crate)]
+#[ptx_kernel(crate = crate, unchecked)]
 pub fn softmax_rows_f32(x: &[f32], out: &mut [f32], cols: usize) {
     let row = block_idx().x as usize * cols;
     let t = thread_idx().x as usize;
@@ -53,5 +53,7 @@ pub fn softmax_rows(
         return Ok(());
     }
     let grid = grid_dim("rows", rows, i32::MAX as u32)?;
-    SoftmaxRowsF32::new().launch(device, LaunchConfig::linear(grid, BLOCK), x, out, cols).map(drop)
+    // SAFETY: block `b < rows` touches `b * cols + j` for `j < cols`, below `rows * cols`,
+    // the length of `x` and of `out` (checked above, without overflow).
+    unsafe { SoftmaxRowsF32::new().launch(device, LaunchConfig::linear(grid, BLOCK), x, out, cols) }.map(drop)
 }

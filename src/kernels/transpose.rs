@@ -9,7 +9,7 @@ use crate::prelude::*;
 
 /// `out[c][r] = x[r][c]` for the 32×32 tile at block `(block_idx().x, block_idx().y)` of a
 /// row-major `[rows, cols]` matrix `x`.
-#[ptx_kernel(crate = crate)]
+#[ptx_kernel(crate = crate, unchecked)]
 pub fn transpose_f32(x: &[f32], out: &mut [f32], rows: u32, cols: u32) {
     let tile = shared::<f32, { 32 * 33 }>();
     let (tx, ty) = (thread_idx().x, thread_idx().y);
@@ -54,5 +54,9 @@ pub fn transpose(
     };
     let (rows32, cols32) = (side("rows", rows, 65535)?, side("cols", cols, i32::MAX as usize)?);
     let config = LaunchConfig::new((cols32.div_ceil(32), rows32.div_ceil(32), 1), (32, 8, 1));
-    TransposeF32::new().launch(device, config, x, out, rows32, cols32).map(drop)
+    // SAFETY: with blocks of (32, 8) threads, `tx < 32`, `ty < 8` and `k < 4`, so both tile
+    // indices are at most 31 * 33 + 31 < 32 * 33; `r < rows, c < cols` bounds
+    // `r * cols + c` below `rows * cols` (the length of `x`), and `r < cols, c < rows`
+    // bounds `r * rows + c` below that of `out` (checked above).
+    unsafe { TransposeF32::new().launch(device, config, x, out, rows32, cols32) }.map(drop)
 }
