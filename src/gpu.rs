@@ -76,6 +76,22 @@ pub fn shared_dyn<T>() -> &'static mut [T] {
     outside_kernel("shared_dyn")
 }
 
+/// `gpu_print!("i = {} x = {}", i, x)` prints from every thread that runs it, through the
+/// CUDA runtime's device-side `printf`: on a GPU the driver writes the text to stdout at the
+/// next synchronising call; the simulator writes it as the launch runs (and returns it in
+/// `LaunchReport::printed`). The format is a string literal with plain `{}` placeholders
+/// (`{{` and `}}` for braces), one per value; integers and `bool`s print as Rust prints
+/// them, floats as C's `%g` (six significant digits). Outside a kernel it is `println!`.
+#[macro_export]
+macro_rules! gpu_print {
+    () => {
+        ()
+    };
+    ($($arg:tt)+) => {
+        ::std::println!($($arg)+)
+    };
+}
+
 /// The block barrier (`bar.sync 0`, CUDA's `__syncthreads()`): each thread waits until every
 /// thread of its block has arrived, and then sees the shared and global memory writes the
 /// others made before it. Every thread of the block must reach the same `sync_threads()`:

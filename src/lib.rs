@@ -79,6 +79,7 @@ pub mod prelude {
         grid_stride, lane_id, shared, shared_dyn, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
         thread_idx, warp_max, warp_min, warp_size, warp_sum,
     };
+    pub use crate::gpu_print;
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};
     pub use ptx_core::{
         math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,

@@ -441,3 +441,40 @@ fn dynamic_shared_memory_is_sized_by_the_launch_and_checked() -> ptx_dsl::runtim
     common::assert_assembles("dynamic_reverse", &DynamicReverse::new());
     Ok(())
 }
+
+/// Prints one line per thread: every argument kind.
+#[ptx_kernel]
+fn print_values(x: &[i64], out: &mut [u32]) {
+    let t = thread_idx().x;
+    let v = x[t as usize];
+    gpu_print!(
+        "thread {} of {}: v = {}, odd {}, {{half}} = {}, 100%\n",
+        t,
+        block_dim().x,
+        v,
+        v % 2 != 0,
+        v as f32 * 0.5
+    );
+    out[t as usize] = t;
+}
+
+#[test]
+fn gpu_print_prints_each_threads_values_in_thread_order() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x: Vec<i64> = vec![-3, 10, 7_000_000_000, 5];
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, 4)?;
+    let report = PrintValues::new().launch(&dev, LaunchConfig::linear(1, 4), &xd, &mut out)?;
+    // The host's own formatting of the same values, floats being ones `%g` prints as Rust does.
+    let want: String = x
+        .iter()
+        .enumerate()
+        .map(|(t, &v)| {
+            format!("thread {t} of 4: v = {v}, odd {}, {{half}} = {}, 100%\n", v % 2 != 0, v as f32 * 0.5)
+        })
+        .collect();
+    assert_eq!(report.printed.replace("3.5e+09", "3500000000"), want);
+    assert_eq!(out.to_vec()?, [0, 1, 2, 3]);
+    common::assert_assembles("print_values", &PrintValues::new());
+    Ok(())
+}

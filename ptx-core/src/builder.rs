@@ -11,7 +11,8 @@ use std::marker::PhantomData;
 use crate::eval;
 use crate::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, KernelIr, Label,
-    Operand, Param, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, UnaryOp, VReg,
+    Operand, Param, PrintArg, RegList, SharedDecl, SharedId, ShflMode, Space, SpecialReg, StringId, UnaryOp,
+    VReg,
 };
 use crate::range::RangeFacts;
 use crate::types::{
@@ -179,6 +180,8 @@ impl KernelBuilder {
                 reg_counts: [0; PtxType::COUNT],
                 label_count: 0,
                 notes: Vec::new(),
+                strings: Vec::new(),
+                print_buffer_bytes: 0,
                 assumptions: Vec::new(),
             },
             pointer_origin: Vec::new(),
@@ -953,6 +956,35 @@ impl KernelBuilder {
         let addr = Address { base: AddrBase::Shared(shared), offset };
         let list = self.emit_load::<T>(Space::Shared, addr, 1);
         Reg { raw: list.as_slice()[0], _ty: PhantomData }
+    }
+
+    /// A constant string of the kernel: `text` and a terminating NUL (the same text twice
+    /// is one string).
+    pub fn string(&mut self, text: &[u8]) -> StringId {
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text);
+        bytes.push(0);
+        if let Some(i) = self.ir.strings.iter().position(|s| *s == bytes) {
+            return StringId(i as u32);
+        }
+        self.ir.strings.push(bytes);
+        StringId(self.ir.strings.len() as u32 - 1)
+    }
+
+    /// `printf(format, args)` through the CUDA runtime's `vprintf`; the argument buffer
+    /// grows to hold `args` (each at the offset it names).
+    pub fn printf(&mut self, format: StringId, args: Vec<PrintArg>) {
+        let end = args
+            .iter()
+            .map(|a| match a {
+                PrintArg::Value { offset, ty, .. } => offset + ty.bytes(),
+                PrintArg::Choice { offset, .. } => offset + 8,
+            })
+            .max()
+            .unwrap_or(0);
+        // A buffer of at least 8 bytes, so that an argument-less `printf` passes a real one.
+        self.ir.print_buffer_bytes = self.ir.print_buffer_bytes.max(end).max(8);
+        self.push(Instr::Printf { format, args });
     }
 
     /// `bar.sync 0`: waits until every thread of the block arrives.

@@ -10,7 +10,7 @@
 use crate::builder::KernelBuilder;
 use crate::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, InstrKind, KernelIr,
-    Operand, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
+    Operand, PrintArg, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
 };
 use crate::types::PtxType;
 use crate::verify;
@@ -544,6 +544,23 @@ fn cover_memory(g: &mut Gen) {
         let dst = g.b.raw_reg(ty);
         g.try_push(Instr::Vote { mode, dst, pred: odd, mask: u32::MAX }, true);
     }
+    // A printf of each argument kind, behind a branch every thread takes around it (the
+    // catalog's outputs are values; the printf is there to be assembled and parsed).
+    let skip = g.b.label();
+    g.b.bra(skip);
+    let format = g.b.string(b"catalog %u %d %llu %lld %g %s\n");
+    let (yes, no) = (g.b.string(b"odd"), g.b.string(b"even"));
+    let value = |offset, ty: PtxType, reg| PrintArg::Value { offset, ty, reg };
+    let args = vec![
+        value(0, PtxType::U32, g.src(PtxType::U32, 0)),
+        value(4, PtxType::S32, g.src(PtxType::S32, 0)),
+        value(8, PtxType::U64, g.src(PtxType::U64, 0)),
+        value(16, PtxType::S64, g.src(PtxType::S64, 0)),
+        value(24, PtxType::F64, g.src(PtxType::F64, 0)),
+        PrintArg::Choice { offset: 32, pred: odd, if_true: yes, if_false: no },
+    ];
+    g.b.printf(format, args);
+    g.b.place(skip);
 }
 
 /// The instruction variants that appear in `ir`.

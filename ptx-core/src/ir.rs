@@ -576,6 +576,36 @@ impl VoteMode {
     }
 }
 
+/// Index of a constant string of a kernel ([`KernelIr::strings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StringId(pub u32);
+
+/// One argument of a [`Instr::Printf`]: its place in the argument buffer and its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrintArg {
+    /// `reg` stored at byte `offset` as `ty` (`.u32`, `.s32`, `.u64`, `.s64` or `.f64`, the
+    /// types C's varargs promote to).
+    Value {
+        /// Byte offset in the buffer (a multiple of the type's size).
+        offset: u32,
+        /// The stored type.
+        ty: PtxType,
+        /// The register.
+        reg: VReg,
+    },
+    /// The address of string `if_true` or `if_false` as `pred` holds, for a `%s`.
+    Choice {
+        /// Byte offset in the buffer (a multiple of 8).
+        offset: u32,
+        /// The `.pred` register that chooses.
+        pred: VReg,
+        /// The string when it holds.
+        if_true: StringId,
+        /// The string when it does not.
+        if_false: StringId,
+    },
+}
+
 /// A predicate guard on a branch or a memory access: `@%p` or `@!%p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Guard {
@@ -840,6 +870,15 @@ pub enum Instr {
         /// The member mask of participating lanes.
         mask: u32,
     },
+    /// `printf(format, args..)`: the arguments stored to the kernel's local argument buffer,
+    /// then `call.uni vprintf(generic format address, generic buffer address)` in a scope of
+    /// its own (the CUDA runtime's device-side `printf`).
+    Printf {
+        /// The format string, a C `printf` format.
+        format: StringId,
+        /// The arguments, in order.
+        args: Vec<PrintArg>,
+    },
     /// `vote.sync.mode dst, pred, mask`.
     Vote {
         /// Ballot, any or all.
@@ -869,7 +908,7 @@ macro_rules! instr_kinds {
 
 instr_kinds!(
     Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp, Selp, Bra,
-    Label, Ret, Ld, St, BarSync, Atom, Shfl, Vote,
+    Label, Ret, Ld, St, BarSync, Atom, Shfl, Vote, Printf,
 );
 
 impl Instr {
@@ -898,6 +937,7 @@ impl Instr {
             Instr::Atom { .. } => InstrKind::Atom,
             Instr::Shfl { .. } => InstrKind::Shfl,
             Instr::Vote { .. } => InstrKind::Vote,
+            Instr::Printf { .. } => InstrKind::Printf,
         }
     }
 
@@ -921,7 +961,12 @@ impl Instr {
             | Instr::Shfl { dst, .. }
             | Instr::Vote { dst, .. } => f(*dst),
             Instr::Ld { dsts, .. } => dsts.as_slice().iter().copied().for_each(f),
-            Instr::Bra { .. } | Instr::Label(_) | Instr::Ret | Instr::St { .. } | Instr::BarSync { .. } => {}
+            Instr::Bra { .. }
+            | Instr::Label(_)
+            | Instr::Ret
+            | Instr::St { .. }
+            | Instr::BarSync { .. }
+            | Instr::Printf { .. } => {}
         }
     }
 
@@ -991,6 +1036,14 @@ impl Instr {
                 op(lane);
             }
             Instr::Vote { pred, .. } => op(&Operand::Reg(*pred)),
+            Instr::Printf { args, .. } => {
+                for a in args {
+                    match a {
+                        PrintArg::Value { reg, .. } => op(&Operand::Reg(*reg)),
+                        PrintArg::Choice { pred, .. } => op(&Operand::Reg(*pred)),
+                    }
+                }
+            }
         }
     }
 
@@ -1081,6 +1134,11 @@ pub struct KernelIr {
     /// Source positions: which statement of the kernel's source the instructions from
     /// each note's `at` on were written for (empty for kernels built by hand).
     pub notes: Vec<SourceNote>,
+    /// Constant NUL-terminated strings (`printf` formats), module-level `.global` arrays
+    /// named after the kernel (`<kernel>_str<N>`).
+    pub strings: Vec<Vec<u8>>,
+    /// Bytes of the local argument buffer the kernel's `printf`s share (0: none).
+    pub print_buffer_bytes: u32,
     /// Registers whose values a math routine's choice of code relied on (a proven bound,
     /// e.g. the sine leaving out its large-argument path); the verifier requires each to be
     /// written exactly once, so that the bound holds wherever it is read.

@@ -6,7 +6,9 @@
 //! snapshot tests work. Every instruction variant has its own arm. Float add, sub and mul
 //! always carry their rounding modifier, which keeps ptxas from contracting them into fma.
 
-use crate::ir::{AddrBase, Address, BinaryOp, Imm, Instr, KernelIr, Operand, UnaryOp, VReg};
+use crate::ir::{
+    AddrBase, Address, BinaryOp, Imm, Instr, KernelIr, Operand, PrintArg, StringId, UnaryOp, VReg,
+};
 use crate::target::{IsaVersion, Target};
 use crate::types::PtxType;
 
@@ -51,6 +53,9 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
             out.s(f);
         }
         out.s("\"\n");
+    }
+    if kernels.iter().any(|k| k.print_buffer_bytes > 0) {
+        out.s("\n.extern .func (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0,\n\t.param .b64 vprintf_param_1\n);\n");
     }
     for k in kernels {
         out.c(b'\n');
@@ -203,6 +208,23 @@ impl Out {
 
 /// Writes one `.visible .entry` with its declarations and body.
 fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
+    for (i, bytes) in k.strings.iter().enumerate() {
+        out.s(".global .align 1 .b8 ");
+        push_string_name(out, k, StringId(i as u32));
+        out.c(b'[');
+        push_u32(out, bytes.len() as u32);
+        out.s("] = {");
+        for (j, b) in bytes.iter().enumerate() {
+            if j > 0 {
+                out.put(*b", ", 2);
+            }
+            push_u32(out, u32::from(*b));
+        }
+        out.s("};\n");
+    }
+    if !k.strings.is_empty() {
+        out.c(b'\n');
+    }
     // The dynamic shared array is declared at module scope, where PTX declares `.extern`s.
     for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| s.dynamic) {
         out.s(".extern .shared .align ");
@@ -234,6 +256,13 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
             push_u32(out, n);
             out.s(">;\n");
         }
+    }
+    if k.print_buffer_bytes > 0 {
+        out.s("\t.local .align 8 .b8 ");
+        out.s(&k.name);
+        out.s("_printf_args[");
+        push_u32(out, k.print_buffer_bytes);
+        out.s("];\n");
     }
     for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| !s.dynamic) {
         out.s("\t.shared .align ");
@@ -452,6 +481,12 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.put(*b", ", 2);
             push_hex::<8>(out, *b"0x", *mask as u64);
         }
+        Instr::Printf { format, args } => {
+            // A block, not a statement: no `;` after it.
+            write_printf(out, k, *format, args);
+            out.c(b'\n');
+            return;
+        }
         Instr::Vote { mode, dst, pred, mask } => {
             out.s("vote.sync");
             out.s(mode.suffix());
@@ -464,6 +499,72 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
         }
     }
     out.put(*b";\n", 2);
+}
+
+/// The name of string `id` of kernel `k` (`<kernel>_str<N>`).
+fn push_string_name(out: &mut Out, k: &KernelIr, id: StringId) {
+    out.s(&k.name);
+    out.s("_str");
+    push_u32(out, id.0);
+}
+
+/// The generic address of string `id` into `%pf<reg>` (a `.global` array).
+fn push_string_address(out: &mut Out, k: &KernelIr, reg: u32, id: StringId) {
+    out.s("\tmov.u64 %pf");
+    push_u32(out, reg);
+    out.put(*b", ", 2);
+    push_string_name(out, k, id);
+    out.s(";\n\tcvta.global.u64 %pf");
+    push_u32(out, reg);
+    out.s(", %pf");
+    push_u32(out, reg);
+    out.s(";\n");
+}
+
+/// A `printf` as the CUDA runtime's ABI has it: arguments stored to the local buffer, the
+/// generic addresses of the format and the buffer as the two `.param`s of `vprintf`, in a
+/// scope of its own (its registers and params are local to it).
+fn write_printf(out: &mut Out, k: &KernelIr, format: StringId, args: &[PrintArg]) {
+    // %pf0: the format's generic address; %pf3 and %pf1: the buffer's local and generic
+    // addresses (stores go through the local one, as NVRTC's code does); %pf2: a string.
+    out.s("{\n\t.reg .b64 %pf<4>;\n");
+    push_string_address(out, k, 0, format);
+    out.s("\tmov.u64 %pf3, ");
+    out.s(&k.name);
+    out.s("_printf_args;\n\tcvta.local.u64 %pf1, %pf3;\n");
+    for arg in args {
+        let (offset, ty) = match *arg {
+            PrintArg::Value { offset, ty, reg } => {
+                out.s("\tst.local");
+                push_type(out, ty);
+                out.s(" [%pf3+");
+                push_u32(out, offset);
+                out.s("], ");
+                push_reg(out, reg);
+                out.s(";\n");
+                continue;
+            }
+            PrintArg::Choice { offset, pred, if_true, if_false } => {
+                push_string_address(out, k, 2, if_false);
+                out.s("\t@");
+                push_reg(out, pred);
+                out.s(" mov.u64 %pf2, ");
+                push_string_name(out, k, if_true);
+                out.s(";\n\t@");
+                push_reg(out, pred);
+                out.s(" cvta.global.u64 %pf2, %pf2;\n");
+                (offset, PtxType::U64)
+            }
+        };
+        out.s("\tst.local");
+        push_type(out, ty);
+        out.s(" [%pf3+");
+        push_u32(out, offset);
+        out.s("], %pf2;\n");
+    }
+    out.s("\t.param .b64 pf_format;\n\tst.param.b64 [pf_format], %pf0;\n");
+    out.s("\t.param .b64 pf_args;\n\tst.param.b64 [pf_args], %pf1;\n");
+    out.s("\t.param .b32 pf_written;\n\tcall.uni (pf_written), vprintf, (pf_format, pf_args);\n\t}");
 }
 
 /// The bit type of the same width (`and`, `or`, `xor`, `not`, `shl`, `cas`, `exch` take `.bN`).

@@ -7,8 +7,8 @@
 use std::fmt;
 
 use crate::ir::{
-    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, Space, UnaryOp, VReg,
-    VecWidth, VoteMode,
+    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, PrintArg, Space,
+    StringId, UnaryOp, VReg, VecWidth, VoteMode,
 };
 use crate::print::instr_text;
 use crate::types::{PtxType, TypeClass};
@@ -549,6 +549,46 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             reg_fits(k, "src", *src, PtxType::B32)?;
             src_fits(k, "lane", *lane, PtxType::U32)?;
             require(*clamp < 0x2000, || format!("shfl clamp value {clamp:#x} is out of range"))
+        }
+        Instr::Printf { format, args } => {
+            let string_known = |id: StringId| {
+                require((id.0 as usize) < k.strings.len(), || {
+                    format!("printf string {} is not declared", id.0)
+                })
+            };
+            string_known(*format)?;
+            for arg in args {
+                let (offset, size) = match *arg {
+                    PrintArg::Value { offset, ty, reg } => {
+                        require(
+                            matches!(
+                                ty,
+                                PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::S64 | PtxType::F64
+                            ),
+                            || {
+                                format!(
+                                    "a printf argument is passed as .u32 .s32 .u64 .s64 or .f64, not {ty}"
+                                )
+                            },
+                        )?;
+                        reg_fits(k, "printf argument", reg, ty)?;
+                        (offset, ty.bytes())
+                    }
+                    PrintArg::Choice { offset, pred, if_true, if_false } => {
+                        reg_fits(k, "printf choice", pred, PtxType::Pred)?;
+                        string_known(if_true)?;
+                        string_known(if_false)?;
+                        (offset, 8)
+                    }
+                };
+                require(offset % size == 0 && offset + size <= k.print_buffer_bytes, || {
+                    format!(
+                        "printf argument at byte {offset} ({size} bytes) is misaligned or outside the {}-byte buffer",
+                        k.print_buffer_bytes
+                    )
+                })?;
+            }
+            Ok(())
         }
         Instr::Vote { mode, dst, pred, .. } => {
             let dst_ty = if *mode == VoteMode::Ballot { PtxType::B32 } else { PtxType::Pred };

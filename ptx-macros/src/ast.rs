@@ -567,6 +567,15 @@ pub enum ExprKind {
         /// The arguments.
         args: Vec<Expr>,
     },
+    /// `gpu_print!("format {}", args..)`: the text between the `{}`s and the arguments.
+    Print {
+        /// The macro's path as written (the generated code names it).
+        path: syn::Path,
+        /// The literal text around the placeholders: one more piece than arguments.
+        pieces: Vec<String>,
+        /// The arguments, one per `{}`.
+        args: Vec<Expr>,
+    },
     /// `atomic_op(&mut x[i], args..)`: an atomic read-modify-write of a slice or shared
     /// array element, giving the old value.
     Atomic {

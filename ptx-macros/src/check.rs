@@ -645,6 +645,19 @@ impl Checker<'_> {
             ExprKind::Error => (Ty::Error, false),
             ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
             ExprKind::Intrinsic { which, args, .. } => self.intrinsic(*which, args),
+            ExprKind::Print { args, .. } => {
+                for a in args {
+                    let t = self.expr(a);
+                    match self.infer.resolve(&t) {
+                        Ty::Scalar(_) | Ty::Var(_) | Ty::Error => {}
+                        other => {
+                            let msg = format!("`gpu_print!` prints scalars, not `{}`", self.show(&other));
+                            self.errors.at(a.span, msg);
+                        }
+                    }
+                }
+                (Ty::unit(), false)
+            }
             ExprKind::Atomic { op, place, args, .. } => {
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);

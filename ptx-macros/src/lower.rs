@@ -451,6 +451,13 @@ impl Lowerer<'_> {
                 self.bind(name, "__shared", quote!(#k.shared_array(#label, #s, (#n) as u64)))
             }
             ExprKind::Intrinsic { which, func, args } => self.intrinsic(*which, func, args, name),
+            ExprKind::Print { path, pieces, args } => {
+                // `gpu_print!()` names the user's import of the macro (and expands to `()`).
+                self.emit(quote!(let _ = #path!();));
+                let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+                self.emit(quote!(#k.print(&[#(#pieces),*], &[#(#values),*]);));
+                Atom::Unit
+            }
             ExprKind::Atomic { op, func, place, args } => {
                 let Place::Index { slice, index } = place else { return Atom::Unit };
                 let p = self.private();

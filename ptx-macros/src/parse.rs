@@ -315,11 +315,54 @@ impl Parser<'_> {
                 );
                 None
             }
+            syn::Stmt::Macro(m) if m.mac.path.is_ident("gpu_print") => {
+                let sp = Sp::of(&m.mac);
+                let expr = self.print(&m.mac, sp);
+                Some(Stmt::Expr { expr, text: source_text(s) })
+            }
             syn::Stmt::Macro(m) => {
                 self.macro_error(&m.mac);
                 None
             }
         }
+    }
+
+    /// `gpu_print!("text {} more {}", a, b)`: Rust's format syntax with plain `{}`
+    /// placeholders (and `{{`, `}}`).
+    fn print(&mut self, mac: &syn::Macro, sp: Sp) -> Expr {
+        use syn::parse::Parser;
+        const USAGE: &str = "`gpu_print!(\"i = {} x = {}\", i, x)`: a string literal with `{}` placeholders, then one value per `{}`";
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let items = match parser.parse2(mac.tokens.clone()) {
+            Ok(items) => items,
+            Err(e) => {
+                self.err(mac, format!("{e}: {USAGE}"));
+                return self.expr_of(ExprKind::Error, sp);
+            }
+        };
+        let mut items = items.into_iter();
+        let Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(format), .. })) = items.next() else {
+            self.err(mac, format!("the first argument is the format string: {USAGE}"));
+            return self.expr_of(ExprKind::Error, sp);
+        };
+        let args: Vec<Expr> = items.map(|a| self.expr(&a)).collect();
+        let pieces = match split_format(&format.value()) {
+            Ok(pieces) => pieces,
+            Err(what) => {
+                self.err(&format, format!("{what}: {USAGE}"));
+                return self.expr_of(ExprKind::Error, sp);
+            }
+        };
+        if pieces.len() != args.len() + 1 {
+            let msg = format!(
+                "the format has {} `{{}}` placeholder(s) but {} value(s) follow it",
+                pieces.len() - 1,
+                args.len()
+            );
+            self.err(&format, msg);
+            return self.expr_of(ExprKind::Error, sp);
+        }
+        self.expr_of(ExprKind::Print { path: mac.path.clone(), pieces, args }, sp)
     }
 
     fn macro_error(&mut self, mac: &syn::Macro) {
@@ -517,6 +560,7 @@ impl Parser<'_> {
             }
             syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|e| self.expr(e)).collect()),
             syn::Expr::Closure(_) => return self.unsupported(e, "closures are not supported in kernels; write the code inline"),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("gpu_print") => return self.print(&m.mac, sp),
             syn::Expr::Macro(m) => {
                 self.macro_error(&m.mac);
                 ExprKind::Error
@@ -991,6 +1035,33 @@ impl Parser<'_> {
         let step = part(Intrinsic::GridStrideStep);
         Some(RangeSpec { start, end: Box::new(end), inclusive: false, step: Some(step) })
     }
+}
+
+/// The literal pieces of a `gpu_print!` format around its `{}` placeholders (`{{` and `}}`
+/// are braces), or what in it is not supported.
+fn split_format(format: &str) -> Result<Vec<String>, String> {
+    let mut pieces = vec![String::new()];
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('{', Some('{')) | ('}', Some('}')) => {
+                chars.next();
+                pieces.last_mut().map(|p| p.push(c)).unwrap_or_default();
+            }
+            ('{', Some('}')) => {
+                chars.next();
+                pieces.push(String::new());
+            }
+            ('{', _) => {
+                return Err(
+                    "only plain `{}` placeholders are supported (no names, positions or `:` specs)".into()
+                )
+            }
+            ('}', _) => return Err("a `}` without its `{` (write `}}` for a brace)".into()),
+            _ => pieces.last_mut().map(|p| p.push(c)).unwrap_or_default(),
+        }
+    }
+    Ok(pieces)
 }
 
 fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {

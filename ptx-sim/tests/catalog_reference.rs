@@ -973,7 +973,11 @@ impl<'a> Model<'a> {
             | Instr::Atom { dst, .. }
             | Instr::Shfl { dst, .. }
             | Instr::Vote { dst, .. } => self.set(dst, i, None),
-            Instr::BarSync { .. } | Instr::Label(_) | Instr::Bra { .. } | Instr::Ret => {}
+            Instr::BarSync { .. }
+            | Instr::Label(_)
+            | Instr::Bra { .. }
+            | Instr::Ret
+            | Instr::Printf { .. } => {}
         }
     }
 

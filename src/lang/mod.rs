@@ -4,7 +4,7 @@
 //! lowers to the PTX that computes what the same Rust operation computes on the host
 //! (release-mode wrapping aside): see [`ops`] for arithmetic and casts, [`methods`] for the
 //! `f32`/`f64`/integer methods, [`memory`] for parameters and checked slice accesses, and
-//! [`flow`] for labels and loops, [`warp`] for barriers, shuffles and votes.
+//! [`flow`] for labels and loops, [`warp`] for barriers, shuffles and votes, [`print`] for `gpu_print!`.
 //!
 //! Narrow integers (`u8 i8 u16 i16`) are held in 32-bit registers, kept normalised (zero- or
 //! sign-extended from their width) after every operation, so that comparisons, casts and
@@ -18,6 +18,7 @@ pub mod launch;
 pub mod memory;
 pub mod methods;
 pub mod ops;
+pub mod print;
 pub mod warp;
 
 use ptx_core::builder::{KernelBuilder, Val};

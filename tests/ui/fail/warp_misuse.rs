@@ -10,6 +10,9 @@ fn k(x: &mut [u32]) {
     for i in grid_stride() {
         x[i] = 0;
     }
+    gpu_print!("{} and {}", m);
+    gpu_print!("{:?}", m);
+    gpu_print!(m);
     x[0] = m + v;
 }
 
