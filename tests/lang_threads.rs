@@ -478,3 +478,46 @@ fn gpu_print_prints_each_threads_values_in_thread_order() -> ptx_dsl::runtime::R
     common::assert_assembles("print_values", &PrintValues::new());
     Ok(())
 }
+
+/// Reads a neighbour's shared slot without a barrier after the stores: a data race.
+#[ptx_kernel]
+fn racy_neighbour(x: &[f32], out: &mut [f32]) {
+    let tile = shared::<f32, 64>();
+    let t = thread_idx().x as usize;
+    tile[t] = x[t];
+    out[t] = tile[(t + 1) % 64];
+}
+
+/// The same with the barrier: no race.
+#[ptx_kernel]
+fn synced_neighbour(x: &[f32], out: &mut [f32]) {
+    let tile = shared::<f32, 64>();
+    let t = thread_idx().x as usize;
+    tile[t] = x[t];
+    sync_threads();
+    out[t] = tile[(t + 1) % 64];
+}
+
+#[test]
+fn the_simulator_reports_a_shared_memory_race_at_its_rust_line() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, 64)?;
+    SyncedNeighbour::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out)?;
+    let want: Vec<f32> = (0..64).map(|i| ((i + 1) % 64) as f32).collect();
+    assert_eq!(out.to_vec()?, want);
+    let err = RacyNeighbour::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("shared-memory race in kernel `racy_neighbour`"), "{text}");
+    // Thread 0 ran first and read slot 1 before thread 1 stored it: thread 1's store is the
+    // conflicting access, at the line of `tile[t] = x[t]`.
+    assert!(
+        text.contains("thread (1, 0, 0) stored to shared byte 4, which thread (0, 0, 0) had accessed"),
+        "{text}"
+    );
+    let line =
+        include_str!("lang_threads.rs").lines().position(|l| l.contains("fn racy_neighbour")).unwrap() + 4;
+    assert!(text.contains(&format!("tests/lang_threads.rs:{line}:")), "line {line}: {text}");
+    Ok(())
+}

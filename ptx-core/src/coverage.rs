@@ -496,7 +496,9 @@ fn cover_memory(g: &mut Gen) {
     let dsts = RegList::new(&[g.b.raw_reg(PtxType::U32)]).expect("one");
     let addr = Address { base: AddrBase::Reg(inside), offset: -8 };
     g.try_push(Instr::Ld { guard: None, space: Space::Global, ty: PtxType::U32, dsts, addr }, true);
-    // A load straight from the shared array by name, at this thread's slot 0 of thread 0.
+    // A load straight from the shared array by name, of thread 0's slot: after a barrier,
+    // so that thread 0's stores to it are not a race with the other threads' loads.
+    g.b.push(Instr::BarSync { barrier: 0 });
     let dst = g.b.raw_reg(PtxType::U32);
     let addr = Address { base: AddrBase::Shared(smem), offset: 4 };
     g.try_push(

@@ -72,6 +72,10 @@ pub enum SimError {
         /// source position in parentheses where the PTX gives one.
         instruction: String,
     },
+    /// Two threads of a block accessed the same shared-memory byte between two barriers,
+    /// at least one storing, without atomics: on a GPU the result would depend on the
+    /// threads' timing. The launch stops at the second access.
+    Race(Box<SharedRace>),
     /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
     /// range that is not inside one live allocation.
     InvalidAddress {
@@ -80,6 +84,28 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Where a shared-memory race happened ([`SimError::Race`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedRace {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The block's index (x, y, z).
+    pub block: [u32; 3],
+    /// The thread whose access conflicts (x, y, z).
+    pub thread: [u32; 3],
+    /// The thread that accessed the byte before it in the same interval; `None` when
+    /// several threads had loaded it.
+    pub other: Option<[u32; 3]>,
+    /// The byte's offset in the block's shared memory.
+    pub offset: u64,
+    /// Whether the conflicting access was a store (else a load).
+    pub stored: bool,
+    /// The conflicting instruction's PTX text.
+    pub instruction: String,
+    /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
+    pub source: Option<String>,
 }
 
 impl fmt::Display for SimError {
@@ -105,6 +131,25 @@ impl fmt::Display for SimError {
                     Some(s) => write!(f, " ({s})"),
                     None => Ok(()),
                 }
+            }
+            SimError::Race(race) => {
+                let SharedRace { kernel, block, thread, other, offset, stored, instruction, source } =
+                    &**race;
+                let access = if *stored { "stored to" } else { "loaded" };
+                let earlier = match other {
+                    Some(o) => format!("thread ({}, {}, {}) had accessed", o[0], o[1], o[2]),
+                    None => "several threads had loaded".to_string(),
+                };
+                write!(
+                    f,
+                    "shared-memory race in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {access} \
+                     shared byte {offset}, which {earlier} since the last barrier, at `{instruction}`",
+                    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+                )?;
+                if let Some(s) = source {
+                    write!(f, " ({s})")?;
+                }
+                write!(f, "; separate the accesses with a barrier (`sync_threads()`), or use atomics")
             }
             SimError::BadParams { kernel, message } => {
                 write!(f, "bad launch of kernel `{kernel}`: {message}")

@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ptx_core::eval;
 use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, Space, SpecialReg};
+
+use crate::race::{Conflict, RaceTracker};
 use ptx_core::softfloat::{self as float, canon32, Rnd, F32, F64};
 use ptx_core::PtxType;
 
@@ -63,6 +65,8 @@ struct Trap {
     pc: usize,
     addr: u64,
     budget: bool,
+    /// A shared-memory race found at `pc`.
+    race: Option<Conflict>,
 }
 
 /// The default step budget: instructions one thread may run in a launch (about a few
@@ -76,6 +80,8 @@ struct Env {
     nctaid: [u32; 3],
     lane: u32,
     dynamic_smem: u32,
+    /// The thread's linear index in its block (for the race checker).
+    linear: u32,
 }
 
 #[inline(always)]
@@ -299,6 +305,7 @@ fn run_thread(
     pc_io: &mut u32,
     env: &Env,
     shared: &mut [u8],
+    race: &mut RaceTracker,
     local: &mut [u8],
     g: &mut GlobalView<'_>,
     count: &mut u64,
@@ -318,7 +325,16 @@ fn run_thread(
             if ($t as usize) < pc && n > limit {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
-                return Err(Trap { pc: pc - 1, addr: 0, budget: true });
+                return Err(Trap { pc: pc - 1, addr: 0, budget: true, race: None });
+            }
+        };
+    }
+    macro_rules! race {
+        ($check:expr) => {
+            if let Err(conflict) = $check {
+                *pc_io = (pc - 1) as u32;
+                *count += n - 1;
+                return Err(Trap { pc: pc - 1, addr: 0, budget: false, race: Some(conflict) });
             }
         };
     }
@@ -326,7 +342,7 @@ fn run_thread(
         ($addr:expr) => {{
             *pc_io = (pc - 1) as u32;
             *count += n - 1;
-            return Err(Trap { pc: pc - 1, addr: $addr, budget: false });
+            return Err(Trap { pc: pc - 1, addr: $addr, budget: false, race: None });
         }};
     }
     loop {
@@ -466,6 +482,7 @@ fn run_thread(
                     },
                     MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
+                            race!(race.load(env.linear, at, total as usize));
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = sh_load(shared, at + i * size as usize, size);
                             }
@@ -495,6 +512,7 @@ fn run_thread(
                     },
                     MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
+                            race!(race.store(env.linear, at, total as usize));
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 sh_store(shared, at + i * size as usize, size, r!(*sr));
                             }
@@ -596,6 +614,8 @@ struct BlockRunner<'k> {
     pcs: Vec<u32>,
     status: Vec<Status>,
     shared: Vec<u8>,
+    /// Who touched which shared byte since the last barrier.
+    race: RaceTracker,
     /// Every thread's `.local` memory, `k.local_bytes` each.
     local: Vec<u8>,
     /// The current block's `printf` output.
@@ -619,10 +639,23 @@ impl<'k> BlockRunner<'k> {
             nctaid: self.geo.grid,
             lane: (t % 32) as u32,
             dynamic_smem: self.geo.dynamic_shared_bytes,
+            linear: t as u32,
         }
     }
 
     fn fault(&self, ctaid: [u32; 3], t: usize, trap: Trap) -> SimError {
+        if let Some(conflict) = trap.race {
+            return SimError::Race(Box::new(crate::error::SharedRace {
+                kernel: self.k.name.clone(),
+                block: ctaid,
+                thread: split3(t as u64, self.geo.block),
+                other: conflict.other.map(|o| split3(u64::from(o), self.geo.block)),
+                offset: conflict.offset as u64,
+                stored: conflict.stored,
+                instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
+                source: self.k.sources.get(trap.pc).cloned().flatten(),
+            }));
+        }
         if trap.budget {
             return SimError::StepBudget {
                 kernel: self.k.name.clone(),
@@ -664,6 +697,7 @@ impl<'k> BlockRunner<'k> {
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
+        self.race.reset(self.shared_bytes);
         let lb = k.local_bytes as usize;
         self.local.clear();
         self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
@@ -685,6 +719,7 @@ impl<'k> BlockRunner<'k> {
                     &mut pc,
                     &env,
                     &mut self.shared,
+                    &mut self.race,
                     local,
                     g,
                     &mut count,
@@ -725,6 +760,7 @@ impl<'k> BlockRunner<'k> {
                     &mut self.pcs[t],
                     &env,
                     &mut self.shared,
+                    &mut self.race,
                     local,
                     g,
                     &mut count,
@@ -737,7 +773,7 @@ impl<'k> BlockRunner<'k> {
                     return Err(self.fault(
                         ctaid,
                         t,
-                        Trap { pc: pc.saturating_sub(1), addr: 0, budget: true },
+                        Trap { pc: pc.saturating_sub(1), addr: 0, budget: true, race: None },
                     ));
                 }
                 match result {
@@ -772,6 +808,7 @@ impl<'k> BlockRunner<'k> {
             });
             if done == 0 && self.status.iter().all(|s| Some(*s) == first_bar.map(Status::Bar)) {
                 self.status.fill(Status::Ready);
+                self.race.barrier();
                 continue;
             }
             return Err(self.deadlock(ctaid, nt, done));
@@ -1075,6 +1112,7 @@ pub fn launch_with_budget(
             pcs: Vec::new(),
             status: Vec::new(),
             shared: Vec::new(),
+            race: RaceTracker::default(),
             local: Vec::new(),
             printed: String::new(),
             budget,

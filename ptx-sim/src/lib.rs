@@ -63,9 +63,10 @@ mod memory;
 mod parse;
 mod printf;
 mod program;
+mod race;
 pub mod signature;
 
-pub use error::SimError;
+pub use error::{SharedRace, SimError};
 pub use exec::{launch, launch_with_budget, Geometry, LaunchStats, DEFAULT_STEP_BUDGET};
 pub use memory::Memory;
 pub use program::{KernelCode, Module, ParamInfo};
