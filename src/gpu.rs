@@ -101,6 +101,30 @@ pub fn sync_threads() {
     outside_kernel("sync_threads")
 }
 
+/// The warp barrier (`bar.warp.sync 0xffffffff`, CUDA's `__syncwarp()`): the 32 lanes of the
+/// warp wait for each other, and their memory accesses before it are seen by each other
+/// after it (the simulator's race checker takes it as ordering the warp's lanes).
+pub fn sync_warp() {
+    outside_kernel("sync_warp")
+}
+
+/// A memory fence for the block (`membar.cta`, CUDA's `__threadfence_block()`): this thread's
+/// writes before it are seen by the block's threads before its writes after it.
+pub fn thread_fence_block() {
+    outside_kernel("thread_fence_block")
+}
+
+/// A memory fence for the whole GPU (`membar.gl`, `__threadfence()`), e.g. between writing a
+/// result and raising the flag (an atomic) that tells another block it is there.
+pub fn thread_fence() {
+    outside_kernel("thread_fence")
+}
+
+/// A memory fence for the GPU and the host (`membar.sys`, `__threadfence_system()`).
+pub fn thread_fence_system() {
+    outside_kernel("thread_fence_system")
+}
+
 /// The calling thread's lane in its warp (`%laneid`, 0 to 31).
 pub fn lane_id() -> u32 {
     outside_kernel("lane_id")

@@ -65,7 +65,7 @@ pub mod __private {
     pub use crate::lang::warp::{Reduce, Shuffle, Vote, WARP_SIZE};
     pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};
     pub use ptx_core::fault::FaultSite;
-    pub use ptx_core::ir::AtomOp;
+    pub use ptx_core::ir::{AtomOp, FenceScope};
     pub use ptx_core::{Kernel, KernelIr, Label};
     pub use ptx_runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, LaunchReport, Result};
 }
@@ -77,7 +77,8 @@ pub mod prelude {
         all, any, atomic_add, atomic_and, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_or,
         atomic_xor, ballot, block_dim, block_idx, block_max, block_min, block_sum, global_idx, grid_dim,
         grid_stride, lane_id, shared, shared_dyn, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
-        thread_idx, warp_max, warp_min, warp_size, warp_sum,
+        sync_warp, thread_fence, thread_fence_block, thread_fence_system, thread_idx, warp_max, warp_min,
+        warp_size, warp_sum,
     };
     pub use crate::gpu_print;
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};

@@ -521,3 +521,34 @@ fn the_simulator_reports_a_shared_memory_race_at_its_rust_line() -> ptx_dsl::run
     assert!(text.contains(&format!("tests/lang_threads.rs:{line}:")), "line {line}: {text}");
     Ok(())
 }
+
+/// Each warp exchanges values through shared memory: `sync_warp()` orders the lanes'
+/// stores before their loads when `synced`; fences are there to be assembled and run.
+#[ptx_kernel]
+fn warp_exchange(x: &[u32], out: &mut [u32], #[comptime] synced: bool) {
+    let slots = shared::<u32, 64>();
+    let t = thread_idx().x as usize;
+    slots[t] = x[t] * 3;
+    thread_fence_block();
+    if synced {
+        sync_warp();
+    }
+    out[t] = slots[t / 32 * 32 + (t + 1) % 32];
+    thread_fence();
+    thread_fence_system();
+}
+
+#[test]
+fn sync_warp_orders_a_warps_shared_accesses_and_its_absence_is_a_race() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x: Vec<u32> = (0..64).map(|i| i * 7 + 1).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, 64)?;
+    WarpExchange::new(true).launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out)?;
+    let want: Vec<u32> = (0..64).map(|t| x[t / 32 * 32 + (t + 1) % 32] * 3).collect();
+    assert_eq!(out.to_vec()?, want);
+    let err = WarpExchange::new(false).launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
+    assert!(err.to_string().contains("shared-memory race in kernel `warp_exchange`"), "{err}");
+    common::assert_assembles("warp_exchange", &WarpExchange::new(true));
+    Ok(())
+}

@@ -9,8 +9,8 @@
 
 use crate::builder::KernelBuilder;
 use crate::ir::{
-    AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FloatMode, Guard, Imm, Instr, InstrKind, KernelIr,
-    Operand, PrintArg, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
+    AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FenceScope, FloatMode, Guard, Imm, Instr, InstrKind,
+    KernelIr, Operand, PrintArg, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
 };
 use crate::types::PtxType;
 use crate::verify;
@@ -545,6 +545,10 @@ fn cover_memory(g: &mut Gen) {
         let ty = if mode == VoteMode::Ballot { PtxType::U32 } else { PtxType::Pred };
         let dst = g.b.raw_reg(ty);
         g.try_push(Instr::Vote { mode, dst, pred: odd, mask: u32::MAX }, true);
+    }
+    g.b.push(Instr::BarWarpSync { mask: u32::MAX });
+    for scope in [FenceScope::Cta, FenceScope::Gpu, FenceScope::Sys] {
+        g.b.push(Instr::Fence { scope });
     }
     // A printf of each argument kind, behind a branch every thread takes around it (the
     // catalog's outputs are values; the printf is there to be assembled and parsed).

@@ -554,6 +554,28 @@ impl ShflMode {
     }
 }
 
+/// The set of threads a memory fence orders accesses for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceScope {
+    /// `membar.cta`: the threads of the block.
+    Cta,
+    /// `membar.gl`: every thread of the GPU.
+    Gpu,
+    /// `membar.sys`: the GPU's threads and the host.
+    Sys,
+}
+
+impl FenceScope {
+    /// The instruction as printed.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            FenceScope::Cta => "membar.cta",
+            FenceScope::Gpu => "membar.gl",
+            FenceScope::Sys => "membar.sys",
+        }
+    }
+}
+
 /// Modes of `vote.sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VoteMode {
@@ -870,6 +892,18 @@ pub enum Instr {
         /// The member mask of participating lanes.
         mask: u32,
     },
+    /// `bar.warp.sync mask`: the member lanes of the warp wait for each other, and their
+    /// memory accesses before it are ordered before those after it.
+    BarWarpSync {
+        /// The member lanes.
+        mask: u32,
+    },
+    /// `membar.scope`: this thread's memory accesses before it are seen before those after
+    /// it by the threads of `scope`.
+    Fence {
+        /// Which threads.
+        scope: FenceScope,
+    },
     /// `printf(format, args..)`: the arguments stored to the kernel's local argument buffer,
     /// then `call.uni vprintf(generic format address, generic buffer address)` in a scope of
     /// its own (the CUDA runtime's device-side `printf`).
@@ -907,8 +941,31 @@ macro_rules! instr_kinds {
 }
 
 instr_kinds!(
-    Mov, Special, LdParam, CvtaGlobal, SharedAddr, Unary, Binary, MulWide, Mad, Fma, Cvt, Setp, Selp, Bra,
-    Label, Ret, Ld, St, BarSync, Atom, Shfl, Vote, Printf,
+    Mov,
+    Special,
+    LdParam,
+    CvtaGlobal,
+    SharedAddr,
+    Unary,
+    Binary,
+    MulWide,
+    Mad,
+    Fma,
+    Cvt,
+    Setp,
+    Selp,
+    Bra,
+    Label,
+    Ret,
+    Ld,
+    St,
+    BarSync,
+    Atom,
+    Shfl,
+    Vote,
+    Printf,
+    BarWarpSync,
+    Fence,
 );
 
 impl Instr {
@@ -938,6 +995,8 @@ impl Instr {
             Instr::Shfl { .. } => InstrKind::Shfl,
             Instr::Vote { .. } => InstrKind::Vote,
             Instr::Printf { .. } => InstrKind::Printf,
+            Instr::BarWarpSync { .. } => InstrKind::BarWarpSync,
+            Instr::Fence { .. } => InstrKind::Fence,
         }
     }
 
@@ -966,6 +1025,8 @@ impl Instr {
             | Instr::Ret
             | Instr::St { .. }
             | Instr::BarSync { .. }
+            | Instr::BarWarpSync { .. }
+            | Instr::Fence { .. }
             | Instr::Printf { .. } => {}
         }
     }
@@ -1004,7 +1065,11 @@ impl Instr {
                     op(&Operand::Reg(g.pred));
                 }
             }
-            Instr::Label(_) | Instr::Ret | Instr::BarSync { .. } => {}
+            Instr::Label(_)
+            | Instr::Ret
+            | Instr::BarSync { .. }
+            | Instr::BarWarpSync { .. }
+            | Instr::Fence { .. } => {}
             Instr::Ld { guard, dsts, addr, .. } => {
                 op(&addr_op(addr));
                 if let Some(g) = guard {

@@ -445,6 +445,11 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.put(*b", ", 2);
             push_reg_group(out, srcs.as_slice());
         }
+        Instr::BarWarpSync { mask } => {
+            out.s("bar.warp.sync ");
+            push_hex::<8>(out, *b"0x", *mask as u64);
+        }
+        Instr::Fence { scope } => out.s(scope.mnemonic()),
         Instr::BarSync { barrier } => {
             out.s("bar.sync ");
             push_u32(out, *barrier);

@@ -550,6 +550,8 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "lane", *lane, PtxType::U32)?;
             require(*clamp < 0x2000, || format!("shfl clamp value {clamp:#x} is out of range"))
         }
+        Instr::BarWarpSync { mask } => require(*mask != 0, || "bar.warp.sync with no member lanes".into()),
+        Instr::Fence { .. } => Ok(()),
         Instr::Printf { format, args } => {
             let string_known = |id: StringId| {
                 require((id.0 as usize) < k.strings.len(), || {

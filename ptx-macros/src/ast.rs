@@ -630,6 +630,14 @@ impl Builtin {
 pub enum Intrinsic {
     /// `sync_threads()`: the block barrier.
     SyncThreads,
+    /// `sync_warp()`: the warp barrier.
+    SyncWarp,
+    /// `thread_fence_block()`: `membar.cta`.
+    FenceBlock,
+    /// `thread_fence()`: `membar.gl`.
+    Fence,
+    /// `thread_fence_system()`: `membar.sys`.
+    FenceSystem,
     /// `lane_id()`: the lane in the warp, `u32`.
     LaneId,
     /// `warp_size()`: 32, a comptime `u32`.
@@ -669,8 +677,12 @@ pub enum Intrinsic {
 
 impl Intrinsic {
     /// Every intrinsic.
-    pub const ALL: [Intrinsic; 16] = [
+    pub const ALL: [Intrinsic; 20] = [
         Intrinsic::SyncThreads,
+        Intrinsic::SyncWarp,
+        Intrinsic::FenceBlock,
+        Intrinsic::Fence,
+        Intrinsic::FenceSystem,
         Intrinsic::LaneId,
         Intrinsic::WarpSize,
         Intrinsic::ShflXor,
@@ -692,6 +704,10 @@ impl Intrinsic {
     pub fn name(self) -> &'static str {
         match self {
             Intrinsic::SyncThreads => "sync_threads",
+            Intrinsic::SyncWarp => "sync_warp",
+            Intrinsic::FenceBlock => "thread_fence_block",
+            Intrinsic::Fence => "thread_fence",
+            Intrinsic::FenceSystem => "thread_fence_system",
             Intrinsic::LaneId => "lane_id",
             Intrinsic::WarpSize => "warp_size",
             Intrinsic::ShflXor => "shfl_xor",
@@ -715,6 +731,10 @@ impl Intrinsic {
     pub fn usage(self) -> &'static str {
         match self {
             Intrinsic::SyncThreads => "sync_threads()",
+            Intrinsic::SyncWarp => "sync_warp()",
+            Intrinsic::FenceBlock => "thread_fence_block()",
+            Intrinsic::Fence => "thread_fence()",
+            Intrinsic::FenceSystem => "thread_fence_system()",
             Intrinsic::LaneId => "lane_id()",
             Intrinsic::WarpSize => "warp_size()",
             Intrinsic::ShflXor => "shfl_xor(value, lane_mask)",
@@ -738,6 +758,10 @@ impl Intrinsic {
     pub fn arity(self) -> usize {
         match self {
             Intrinsic::SyncThreads
+            | Intrinsic::SyncWarp
+            | Intrinsic::FenceBlock
+            | Intrinsic::Fence
+            | Intrinsic::FenceSystem
             | Intrinsic::LaneId
             | Intrinsic::WarpSize
             | Intrinsic::GridStrideStart

@@ -714,7 +714,11 @@ impl Checker<'_> {
         let u32_ty = Ty::Scalar(Scalar::U32);
         let bool_ty = Ty::Scalar(Scalar::Bool);
         match which {
-            Intrinsic::SyncThreads => (Ty::unit(), false),
+            Intrinsic::SyncThreads
+            | Intrinsic::SyncWarp
+            | Intrinsic::FenceBlock
+            | Intrinsic::Fence
+            | Intrinsic::FenceSystem => (Ty::unit(), false),
             Intrinsic::LaneId => (u32_ty, false),
             Intrinsic::WarpSize => (u32_ty, true),
             Intrinsic::GridStrideStart | Intrinsic::GridStrideStep => (Ty::Scalar(Scalar::Usize), false),

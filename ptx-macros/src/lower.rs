@@ -491,6 +491,19 @@ impl Lowerer<'_> {
                 self.emit(quote!(#k.sync_threads();));
                 return Atom::Unit;
             }
+            (Intrinsic::SyncWarp, _) => {
+                self.emit(quote!(#k.sync_warp();));
+                return Atom::Unit;
+            }
+            (Intrinsic::FenceBlock | Intrinsic::Fence | Intrinsic::FenceSystem, _) => {
+                let scope = match which {
+                    Intrinsic::FenceBlock => quote!(Cta),
+                    Intrinsic::Fence => quote!(Gpu),
+                    _ => quote!(Sys),
+                };
+                self.emit(quote!(#k.fence(#p::FenceScope::#scope);));
+                return Atom::Unit;
+            }
             (Intrinsic::LaneId, _) => quote!(#k.lane_id()),
             (Intrinsic::GridStrideStart, _) => quote!(#k.grid_stride_start()),
             (Intrinsic::GridStrideStep, _) => quote!(#k.grid_stride_step()),

@@ -869,6 +869,17 @@ impl Decoder {
                 self.expect_ops(s, 0)?;
                 self.emit(Op::Ret, s);
             }
+            "bar" if p == ["bar", "warp", "sync"] => {
+                self.expect_ops(s, 1)?;
+                let mask = self.src(&o[0], PtxType::U32)?;
+                self.emit(Op::WarpSync { mask }, s);
+            }
+            // One simulated thread's accesses are seen in program order by every other, and
+            // threads run one after another between sync points: fences change nothing.
+            "membar" if matches!(p, ["membar", "cta" | "gl" | "sys"]) => self.expect_ops(s, 0)?,
+            "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]) => {
+                self.expect_ops(s, 0)?
+            }
             "bar" | "barrier" => {
                 if !(p == ["bar", "sync"] || p == ["barrier", "sync"] || p == ["barrier", "sync", "aligned"])
                 {

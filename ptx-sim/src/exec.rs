@@ -586,7 +586,7 @@ fn run_thread(
                 let v = r!(a);
                 r!(d) = if v & 0x7f80_0000 == 0 { v & 0x8000_0000 } else { v }
             }
-            Op::Shfl { .. } | Op::Vote { .. } => {
+            Op::Shfl { .. } | Op::Vote { .. } | Op::WarpSync { .. } => {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Ok(Stop::Shfl);
@@ -697,7 +697,7 @@ impl<'k> BlockRunner<'k> {
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
-        self.race.reset(self.shared_bytes);
+        self.race.reset(self.shared_bytes, nt);
         let lb = k.local_bytes as usize;
         self.local.clear();
         self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
@@ -897,7 +897,11 @@ impl<'k> BlockRunner<'k> {
                 }
             }
             same[t - lo] = at_pc;
-            let (Op::Shfl { mask, .. } | Op::Vote { mask, .. }) = self.k.code[pc as usize] else { continue };
+            let (Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::WarpSync { mask }) =
+                self.k.code[pc as usize]
+            else {
+                continue;
+            };
             let members = self.regs[t * ns + mask as usize] as u32;
             if members & !gone & !at_pc == 0 {
                 ready |= 1 << (t - lo);
@@ -966,6 +970,7 @@ impl<'k> BlockRunner<'k> {
                         }
                     }
                     Op::Vote { d, .. } => self.regs[t * ns + d as usize] = vals[t - lo],
+                    Op::WarpSync { .. } => self.race.warp_sync(t as u32),
                     _ => continue,
                 }
                 self.pcs[t] += 1;
@@ -1097,8 +1102,10 @@ pub fn launch_with_budget(
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
     let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
-    let has_sync =
-        kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. } | Op::Vote { .. }));
+    let has_sync = kernel
+        .code
+        .iter()
+        .any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. } | Op::Vote { .. } | Op::WarpSync { .. }));
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let work = || {

@@ -302,6 +302,11 @@ pub(crate) enum Op {
         clamp: R,
         mask: R,
     },
+    /// `bar.warp.sync`: the members of `mask` wait for each other (a warp collective with
+    /// no result).
+    WarpSync {
+        mask: R,
+    },
     /// `vote.sync`: a warp collective over the members of `mask`.
     Vote {
         kind: VoteKind,

@@ -4,7 +4,8 @@
 //! atomics. For every byte the checker remembers, per barrier interval ("epoch"), the last
 //! thread that stored to it and the thread (or threads) that loaded it, and reports the first
 //! access that conflicts with another thread's. Warp shuffles and votes do not separate
-//! epochs: like CUDA since Volta, the lanes of a warp are not in lockstep between them.
+//! epochs: like CUDA since Volta, the lanes of a warp are not in lockstep between them;
+//! `bar.warp.sync` (`sync_warp()`) orders the accesses of the lanes of its warp.
 
 /// A conflicting access: the other thread (`None`: several threads loaded the byte), the
 /// byte's offset in the block's shared memory, and whether the access was a store.
@@ -18,65 +19,102 @@ pub(crate) struct Conflict {
 /// A thread index that stands for "more than one thread loaded it".
 const SEVERAL: u32 = u32::MAX;
 
-/// Per-byte records for one block, stamped with the epoch they were made in.
+/// A warp index that stands for "threads of more than one warp".
+const MIXED: u32 = u32::MAX;
+
+/// Who accessed a byte in an epoch: the thread (or `SEVERAL`), its warp (or `MIXED`), and
+/// the most warp syncs any of them had passed when it accessed it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Access {
+    epoch: u32,
+    thread: u32,
+    warp: u32,
+    syncs: u32,
+}
+
+/// Per-byte records for one block, stamped with the epoch they were made in, and how many
+/// `bar.warp.sync`s each thread has passed in the current epoch.
 #[derive(Debug, Default)]
 pub(crate) struct RaceTracker {
     epoch: u32,
-    /// `(epoch << 32) | thread` of the last store to each byte.
-    stored: Vec<u64>,
-    /// `(epoch << 32) | thread` of the loads of each byte (`SEVERAL` for more than one).
-    loaded: Vec<u64>,
-}
-
-fn stamp(epoch: u32, thread: u32) -> u64 {
-    (u64::from(epoch) << 32) | u64::from(thread)
+    stored: Vec<Access>,
+    loaded: Vec<Access>,
+    warp_syncs: Vec<u32>,
 }
 
 impl RaceTracker {
-    /// Starts a block with `bytes` bytes of shared memory: nothing accessed yet.
-    pub(crate) fn reset(&mut self, bytes: usize) {
+    /// Starts a block of `threads` threads with `bytes` bytes of shared memory.
+    pub(crate) fn reset(&mut self, bytes: usize, threads: usize) {
         self.epoch = 1;
         self.stored.clear();
-        self.stored.resize(bytes, 0);
+        self.stored.resize(bytes, Access::default());
         self.loaded.clear();
-        self.loaded.resize(bytes, 0);
+        self.loaded.resize(bytes, Access::default());
+        self.warp_syncs.clear();
+        self.warp_syncs.resize(threads, 0);
     }
 
     /// Every thread of the block passed a barrier: a new epoch.
     pub(crate) fn barrier(&mut self) {
         self.epoch += 1;
+        self.warp_syncs.fill(0);
     }
 
-    /// The other thread of the current epoch in `record`, if it is not `thread`.
-    fn other(&self, record: u64, thread: u32) -> Option<u32> {
-        let (epoch, who) = ((record >> 32) as u32, record as u32);
-        (epoch == self.epoch && who != thread).then_some(who)
+    /// Thread `thread` passed a `bar.warp.sync` with its warp.
+    pub(crate) fn warp_sync(&mut self, thread: u32) {
+        if let Some(n) = self.warp_syncs.get_mut(thread as usize) {
+            *n += 1;
+        }
+    }
+
+    /// Whether `record` is an access of the current epoch by another thread that no warp
+    /// sync orders before an access by `thread` now; the other thread, if so.
+    fn unordered(&self, record: Access, thread: u32) -> Option<u32> {
+        if record.epoch != self.epoch || record.thread == thread {
+            return None;
+        }
+        let syncs = self.warp_syncs.get(thread as usize).copied().unwrap_or(0);
+        let ordered = record.warp == thread / 32 && record.syncs < syncs;
+        (!ordered).then_some(record.thread)
+    }
+
+    fn access(&self, thread: u32) -> Access {
+        let syncs = self.warp_syncs.get(thread as usize).copied().unwrap_or(0);
+        Access { epoch: self.epoch, thread, warp: thread / 32, syncs }
     }
 
     /// Thread `thread` stores bytes `at..at + len`.
     pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         for b in at..(at + len).min(self.stored.len()) {
-            if let Some(other) = self.other(self.stored[b], thread) {
+            if let Some(other) = self.unordered(self.stored[b], thread) {
                 return Err(Conflict { other: Some(other), offset: b, stored: true });
             }
-            if let Some(other) = self.other(self.loaded[b], thread) {
+            if let Some(other) = self.unordered(self.loaded[b], thread) {
                 let other = (other != SEVERAL).then_some(other);
                 return Err(Conflict { other, offset: b, stored: true });
             }
-            self.stored[b] = stamp(self.epoch, thread);
+            self.stored[b] = self.access(thread);
         }
         Ok(())
     }
 
     /// Thread `thread` loads bytes `at..at + len`.
     pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+        let mine = self.access(thread);
         for b in at..(at + len).min(self.stored.len()) {
-            if let Some(other) = self.other(self.stored[b], thread) {
+            if let Some(other) = self.unordered(self.stored[b], thread) {
                 return Err(Conflict { other: Some(other), offset: b, stored: false });
             }
-            self.loaded[b] = match self.other(self.loaded[b], thread) {
-                Some(_) => stamp(self.epoch, SEVERAL),
-                None => stamp(self.epoch, thread),
+            let before = self.loaded[b];
+            self.loaded[b] = if before.epoch != self.epoch || before.thread == thread {
+                mine
+            } else {
+                Access {
+                    epoch: self.epoch,
+                    thread: SEVERAL,
+                    warp: if before.warp == mine.warp { mine.warp } else { MIXED },
+                    syncs: before.syncs.max(mine.syncs),
+                }
             };
         }
         Ok(())
@@ -90,7 +128,7 @@ mod tests {
     #[test]
     fn conflicts_are_between_threads_within_an_epoch() {
         let mut r = RaceTracker::default();
-        r.reset(16);
+        r.reset(16, 64);
         r.store(0, 0, 4).unwrap();
         r.load(0, 0, 4).unwrap();
         r.store(0, 0, 4).expect("a thread's own accesses never conflict");
@@ -102,5 +140,23 @@ mod tests {
         r.store(3, 9, 1).expect("a barrier separates them");
         r.load(1, 0, 4).expect("the store to 0..4 was in the previous epoch");
         assert_eq!(r.store(2, 0, 1), Err(Conflict { other: Some(1), offset: 0, stored: true }));
+    }
+
+    #[test]
+    fn a_warp_sync_orders_the_accesses_of_its_warp_only() {
+        let mut r = RaceTracker::default();
+        r.reset(16, 64);
+        r.store(3, 0, 4).unwrap();
+        r.store(40, 8, 4).unwrap();
+        for t in 0..64 {
+            r.warp_sync(t);
+        }
+        r.load(5, 0, 4).expect("thread 3 stored before the warp sync both passed");
+        assert_eq!(
+            r.load(7, 8, 4),
+            Err(Conflict { other: Some(40), offset: 8, stored: false }),
+            "another warp"
+        );
+        r.store(6, 0, 4).expect_err("thread 5 loaded it after the sync");
     }
 }

@@ -974,6 +974,8 @@ impl<'a> Model<'a> {
             | Instr::Shfl { dst, .. }
             | Instr::Vote { dst, .. } => self.set(dst, i, None),
             Instr::BarSync { .. }
+            | Instr::BarWarpSync { .. }
+            | Instr::Fence { .. }
             | Instr::Label(_)
             | Instr::Bra { .. }
             | Instr::Ret

@@ -56,6 +56,18 @@ impl KernelCtx {
         self.b.bar_sync();
     }
 
+    /// `sync_warp()`: `bar.warp.sync 0xffffffff`, the lanes of the warp wait for each other,
+    /// and their shared and global accesses before it are ordered before those after it.
+    pub fn sync_warp(&mut self) {
+        self.b.push(ptx_core::ir::Instr::BarWarpSync { mask: u32::MAX });
+    }
+
+    /// `thread_fence_block()`, `thread_fence()`, `thread_fence_system()`: `membar` at
+    /// `scope`.
+    pub fn fence(&mut self, scope: ptx_core::ir::FenceScope) {
+        self.b.push(ptx_core::ir::Instr::Fence { scope });
+    }
+
     /// `lane_id()`: the thread's lane in its warp, `%laneid` (0..32).
     pub fn lane_id(&mut self) -> Value {
         Value::of(Val::Reg(self.b.special(SpecialReg::LaneId)), Scalar::U32)
