@@ -1104,9 +1104,10 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
     let sig = |args: Vec<Option<Scalar>>, ret: Ret, f32_only: bool| Some(Signature { args, ret, f32_only });
     if recv.is_float() {
         match name {
-            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
-            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2"
-            | "fast_log2" | "fast_recip" | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
+            "exp" | "exp2" | "ln" | "log2" => sig(vec![], Ret::SelfTy, false),
+            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "tanh" | "cbrt" | "exp_m1" | "ln_1p"
+            | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip"
+            | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
             "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc" | "fract"
             | "signum" | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
             "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {

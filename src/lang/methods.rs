@@ -67,8 +67,20 @@ impl KernelCtx {
         v.typed::<F32>()
     }
 
-    /// One of the `f32` routines.
+    /// One of the `f32` routines (`exp`, `exp2`, `ln` and `log2` also on `f64`).
     pub fn f32_fn(&mut self, f: F32Fn, x: Value) -> Value {
+        if x.ty() == Scalar::F64 {
+            let x = x.typed::<ptx_core::F64>();
+            let b = &mut self.b;
+            let r = match f {
+                F32Fn::Exp => math::exp_f64(b, x),
+                F32Fn::Exp2 => math::exp2_f64(b, x),
+                F32Fn::Ln => math::ln_f64(b, x),
+                F32Fn::Log2 => math::log2_f64(b, x),
+                _ => internal_error("an f32-only routine on f64"),
+            };
+            return Value::of(r, Scalar::F64);
+        }
         let x = Self::f32_of(x);
         let b = &mut self.b;
         let r = match f {

@@ -17,12 +17,14 @@
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
 //! 2^-20.5 on [-π, π] and is best-effort beyond 100π).
 
+mod double;
 mod inverse;
 mod pow;
 mod reduce;
 mod rem;
 mod wide;
 
+pub use double::{exp2_f64, exp_f64, ln_f64, log2_f64};
 pub use inverse::{acos, asin, atan, atan2, tan};
 pub use rem::{rem_f32, rem_f64};
 pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
