@@ -16,6 +16,9 @@ const MAX_STEPS_FROM_LIBM: u64 = 2;
 
 type Routine = fn(&mut KernelBuilder, Val<F64>) -> Val<F64>;
 
+/// A routine's name, the routine, and the host's function it is compared with.
+type Case = (&'static str, Routine, fn(f64) -> f64);
+
 fn fold(f: Routine, x: f64) -> f64 {
     let mut b = KernelBuilder::new("model");
     let r = f(&mut b, Val::Imm(x));
@@ -104,7 +107,7 @@ fn ln_and_log2_f64_are_within_one_ulp_over_every_positive_f64() {
 
 #[test]
 fn f64_special_values_are_rusts() {
-    let routines: [(&str, Routine, fn(f64) -> f64); 4] = [
+    let routines: [Case; 4] = [
         ("exp", math::exp_f64, f64::exp),
         ("exp2", math::exp2_f64, f64::exp2),
         ("ln", math::ln_f64, f64::ln),
