@@ -11,12 +11,16 @@
 //!     [--mib 64,1024] [--runs N] [--warmup W]
 //! ```
 
+#[path = "bench/mod.rs"]
+mod bench;
+
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use bench::DeviceArg;
+use clap::Parser;
 use ptx_dsl::kernels;
-use ptx_dsl::runtime::{Device, DeviceKind, Error, Result};
+use ptx_dsl::runtime::{DeviceKind, Error};
 
 /// Row-kernel bandwidth against a device-to-device copy of the same bytes.
 #[derive(Parser, Debug)]
@@ -39,46 +43,13 @@ struct Args {
     warmup: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DeviceArg {
-    Auto,
-    Cuda,
-    Sim,
-}
-
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// The median device time of `runs` calls of `f`, after `warmup` untimed ones.
-fn median(device: &Device, args: &Args, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
-    for _ in 0..args.warmup {
-        f()?;
-    }
-    device.synchronize()?;
-    let mut times = Vec::with_capacity(args.runs as usize);
-    for _ in 0..args.runs {
-        times.push(device.time(&mut f)?.0);
-    }
-    times.sort();
-    Ok(times[times.len() / 2])
+    bench::exit(run(&Args::parse()))
 }
 
 fn run(args: &Args) -> std::result::Result<(), String> {
     let e = |e: Error| e.to_string();
-    let device = match args.device {
-        DeviceArg::Auto => Device::from_env(),
-        DeviceArg::Cuda => Device::cuda(0),
-        DeviceArg::Sim => Ok(Device::sim()),
-    }
-    .map_err(e)?;
+    let device = args.device.open().map_err(e)?;
     let sizes = match (&args.mib[..], device.kind()) {
         ([], DeviceKind::Cuda) => vec![64, 1024],
         ([], _) => vec![1],
@@ -102,23 +73,27 @@ fn run(args: &Args) -> std::result::Result<(), String> {
         let moved = (2 * n * 4) as f64;
         println!("\nx = {rows} x {cols} ({mib} MiB)");
         println!("{:<14} {:>11} {:>10} {:>8}", "kernel", "time", "GB/s", "of copy");
-        let copy = median(&device, args, || out.copy_from_buffer(&xd)).map_err(e)?;
+        let copy = bench::median(&device, args.runs, args.warmup, || out.copy_from_buffer(&xd)).map_err(e)?;
         let copy_gbps = moved / copy.as_secs_f64() / 1e9;
         println!("{:<14} {:>11.3?} {copy_gbps:>10.1} {:>8}", "copy", copy, "100%");
         let timed: [(&str, Duration); 3] = [
             (
                 "softmax_rows",
-                median(&device, args, || kernels::softmax_rows(&device, &xd, rows, cols, &mut out))
-                    .map_err(e)?,
+                bench::median(&device, args.runs, args.warmup, || {
+                    kernels::softmax_rows(&device, &xd, rows, cols, &mut out)
+                })
+                .map_err(e)?,
             ),
             (
                 "rms_norm",
-                median(&device, args, || kernels::rms_norm(&device, &xd, &wd, 1e-5, rows, cols, &mut out))
-                    .map_err(e)?,
+                bench::median(&device, args.runs, args.warmup, || {
+                    kernels::rms_norm(&device, &xd, &wd, 1e-5, rows, cols, &mut out)
+                })
+                .map_err(e)?,
             ),
             (
                 "layer_norm",
-                median(&device, args, || {
+                bench::median(&device, args.runs, args.warmup, || {
                     kernels::layer_norm(&device, &xd, &wd, &bd, 1e-5, rows, cols, &mut out)
                 })
                 .map_err(e)?,

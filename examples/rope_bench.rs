@@ -13,13 +13,17 @@
 //!     [--runs N] [--warmup W] [--heads H] [--head-dim D]
 //! ```
 
+#[path = "bench/mod.rs"]
+mod bench;
+
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use bench::DeviceArg;
+use clap::Parser;
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, TensorView};
-use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error, Result};
+use ptx_dsl::runtime::{DeviceBuffer, DeviceKind, Error};
 
 /// RoPE bandwidth against a device-to-device copy of the same bytes.
 #[derive(Parser, Debug)]
@@ -45,36 +49,8 @@ struct Args {
     head_dim: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DeviceArg {
-    Auto,
-    Cuda,
-    Sim,
-}
-
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// The median device time of `runs` calls of `f`, after `warmup` untimed ones.
-fn median(device: &Device, args: &Args, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
-    for _ in 0..args.warmup {
-        f()?;
-    }
-    device.synchronize()?;
-    let mut times = Vec::with_capacity(args.runs as usize);
-    for _ in 0..args.runs {
-        times.push(device.time(&mut f)?.0);
-    }
-    times.sort();
-    Ok(times[times.len() / 2])
+    bench::exit(run(&Args::parse()))
 }
 
 /// A buffer pair of one storage type, `x` and `out`.
@@ -85,12 +61,7 @@ enum Pair {
 
 fn run(args: &Args) -> std::result::Result<(), String> {
     let e = |e: Error| e.to_string();
-    let device = match args.device {
-        DeviceArg::Auto => Device::from_env(),
-        DeviceArg::Cuda => Device::cuda(0),
-        DeviceArg::Sim => Ok(Device::sim()),
-    }
-    .map_err(e)?;
+    let device = args.device.open().map_err(e)?;
     let sizes = match (&args.mib[..], device.kind()) {
         ([], DeviceKind::Cuda) => vec![16, 64, 256, 1024, 4096],
         ([], _) => vec![4],
@@ -134,8 +105,12 @@ fn run(args: &Args) -> std::result::Result<(), String> {
             };
             if copy_gbps.is_none() {
                 let t = match &mut pair {
-                    Pair::F32(x, out) => median(&device, args, || out.copy_from_buffer(x)),
-                    Pair::Half(x, out) => median(&device, args, || out.copy_from_buffer(x)),
+                    Pair::F32(x, out) => {
+                        bench::median(&device, args.runs, args.warmup, || out.copy_from_buffer(x))
+                    }
+                    Pair::Half(x, out) => {
+                        bench::median(&device, args.runs, args.warmup, || out.copy_from_buffer(x))
+                    }
                 }
                 .map_err(e)?;
                 copy_gbps = Some(report("device-to-device copy".into(), t, None));
@@ -146,10 +121,10 @@ fn run(args: &Args) -> std::result::Result<(), String> {
                 let rope = Rope::new(config).map_err(e)?.on(&device).map_err(e)?;
                 for direction in [Direction::Forward, Direction::Backward] {
                     let t = match &mut pair {
-                        Pair::F32(x, out) => median(&device, args, || {
+                        Pair::F32(x, out) => bench::median(&device, args.runs, args.warmup, || {
                             rope.apply(direction, &pd, x, view, out, view).map(|_| ())
                         }),
-                        Pair::Half(x, out) => median(&device, args, || {
+                        Pair::Half(x, out) => bench::median(&device, args.runs, args.warmup, || {
                             rope.apply(direction, &pd, x, view, out, view).map(|_| ())
                         }),
                     }
@@ -168,9 +143,15 @@ fn run(args: &Args) -> std::result::Result<(), String> {
                     BatchedRope::new(args.heads, args.head_dim, 10_000.0),
                     BatchedRopeBackward::new(args.heads, args.head_dim, 10_000.0),
                 );
-                let t = median(&device, args, || fwd.apply(&device, x, out, &pd).map(|_| ())).map_err(e)?;
+                let t = bench::median(&device, args.runs, args.warmup, || {
+                    fwd.apply(&device, x, out, &pd).map(|_| ())
+                })
+                .map_err(e)?;
                 report("seed port forward".into(), t, copy_gbps);
-                let t = median(&device, args, || bwd.apply(&device, x, out, &pd).map(|_| ())).map_err(e)?;
+                let t = bench::median(&device, args.runs, args.warmup, || {
+                    bwd.apply(&device, x, out, &pd).map(|_| ())
+                })
+                .map_err(e)?;
                 report("seed port backward".into(), t, copy_gbps);
             }
         }

@@ -8,25 +8,7 @@ mod common;
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F32};
 
-/// A small xorshift generator, seeded from the clock so every run sees fresh inputs, or
-/// from `PTX_DSL_TEST_SEED` (decimal or `0x` hex, as printed) to replay a failure.
-struct Rng(u64);
-
-impl Rng {
-    fn fresh(test: &str) -> Rng {
-        Rng(common::test_seed(test) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use common::Rng;
 
 /// Evaluates a routine on an immediate; asserts that nothing was emitted (fully folded).
 fn run1(f: impl Fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, b: &mut KernelBuilder, x: f32) -> f32 {

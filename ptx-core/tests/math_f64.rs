@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::Rng;
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F64};
 
@@ -43,20 +44,6 @@ fn steps(a: f64, b: f64) -> u64 {
     key(a).abs_diff(key(b))
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// The largest step count from libm over `inputs`, with the worst input.
 fn worst(f: Routine, libm: fn(f64) -> f64, inputs: impl Iterator<Item = f64>) -> (u64, f64) {
     let mut worst = (0, 0.0);
@@ -76,7 +63,7 @@ fn check(name: &str, f: Routine, libm: fn(f64) -> f64, inputs: Vec<f64>) {
 }
 
 fn inputs(test: &str, lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    let mut rng = Rng(common::test_seed(test) | 1);
+    let mut rng = Rng::fresh(test);
     let mut v: Vec<f64> = (0..n).map(|_| lo + (hi - lo) * rng.unit()).collect();
     // Small arguments, where the result is near 1 and the polynomial alone decides.
     v.extend((0..n / 8).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 60) as i32))));
@@ -86,7 +73,7 @@ fn inputs(test: &str, lo: f64, hi: f64, n: usize) -> Vec<f64> {
 /// Every positive f64 class: random exponents and significands, subnormals, and numbers
 /// within a few ulp of 1, where ln and log2 are smallest.
 fn positive_inputs(test: &str, n: usize) -> Vec<f64> {
-    let mut rng = Rng(common::test_seed(test) | 1);
+    let mut rng = Rng::fresh(test);
     let mut v: Vec<f64> = (0..n).map(|_| f64::from_bits(rng.next() >> 1)).filter(|x| x.is_finite()).collect();
     v.extend((0..n / 8).map(|_| f64::from_bits(rng.next() % (1 << 52))));
     v.extend((0..n / 8).map(|_| 1.0 + (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 50) as i32))));

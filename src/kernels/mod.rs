@@ -51,6 +51,15 @@ fn expect_len(argument: &str, len: usize, want: Option<usize>, what: &str) -> Re
     }
 }
 
+/// Checks that `x` and `out` hold a `[rows, cols]` matrix (`out_shape` names what `out`
+/// holds); `Ok(false)` when the matrix is empty and there is nothing to launch.
+fn matrix_shapes(x: usize, out: usize, rows: usize, cols: usize, out_shape: &str) -> Result<bool> {
+    let elements = rows.checked_mul(cols);
+    expect_len("x", x, elements, "a [rows, cols] matrix")?;
+    expect_len("out", out, elements, out_shape)?;
+    Ok(rows > 0 && cols > 0)
+}
+
 /// `rows` as a grid dimension: at most `limit` blocks.
 fn grid_dim(argument: &str, rows: usize, limit: u32) -> Result<u32> {
     u32::try_from(rows).ok().filter(|&r| r <= limit).ok_or_else(|| {

@@ -4,7 +4,7 @@
 
 use ptx_runtime::{Device, DeviceBuffer, LaunchConfig, Result};
 
-use super::{expect_len, grid_dim, BLOCK};
+use super::{expect_len, grid_dim, matrix_shapes, BLOCK};
 use crate::prelude::*;
 
 /// RMSNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
@@ -56,13 +56,11 @@ fn row_shapes(
     rows: usize,
     cols: usize,
 ) -> Result<Option<LaunchConfig>> {
-    let elements = rows.checked_mul(cols);
-    expect_len("x", x, elements, "a [rows, cols] matrix")?;
-    expect_len("out", out, elements, "a [rows, cols] matrix")?;
+    let nonempty = matrix_shapes(x, out, rows, cols, "a [rows, cols] matrix")?;
     for &(name, len) in params {
         expect_len(name, len, Some(cols), "one value per column")?;
     }
-    if rows == 0 || cols == 0 {
+    if !nonempty {
         return Ok(None);
     }
     Ok(Some(LaunchConfig::linear(grid_dim("rows", rows, i32::MAX as u32)?, BLOCK)))

@@ -4,7 +4,7 @@
 
 use ptx_runtime::{Device, DeviceBuffer, LaunchConfig, Result};
 
-use super::{expect_len, grid_dim, BLOCK};
+use super::{grid_dim, matrix_shapes, BLOCK};
 use crate::prelude::*;
 
 /// `out[r][j] = exp(x[r][j] - max_r) / Σ_j exp(x[r][j] - max_r)` for row `r = block_idx().x`
@@ -46,10 +46,7 @@ pub fn softmax_rows(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    let elements = rows.checked_mul(cols);
-    expect_len("x", x.len(), elements, "a [rows, cols] matrix")?;
-    expect_len("out", out.len(), elements, "a [rows, cols] matrix")?;
-    if rows == 0 || cols == 0 {
+    if !matrix_shapes(x.len(), out.len(), rows, cols, "a [rows, cols] matrix")? {
         return Ok(());
     }
     let grid = grid_dim("rows", rows, i32::MAX as u32)?;

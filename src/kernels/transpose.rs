@@ -4,7 +4,7 @@
 
 use ptx_runtime::{Device, DeviceBuffer, LaunchConfig, Result};
 
-use super::{expect_len, invalid};
+use super::{invalid, matrix_shapes};
 use crate::prelude::*;
 
 /// `out[c][r] = x[r][c]` for the 32×32 tile at block `(block_idx().x, block_idx().y)` of a
@@ -41,10 +41,7 @@ pub fn transpose(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    let elements = rows.checked_mul(cols);
-    expect_len("x", x.len(), elements, "a [rows, cols] matrix")?;
-    expect_len("out", out.len(), elements, "a [cols, rows] matrix")?;
-    if rows == 0 || cols == 0 {
+    if !matrix_shapes(x.len(), out.len(), rows, cols, "a [cols, rows] matrix")? {
         return Ok(());
     }
     let side = |name: &str, n: usize, limit: usize| {

@@ -19,3 +19,27 @@ pub fn test_seed(test: &str) -> u64 {
     eprintln!("{test}: seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
     seed
 }
+
+/// A small xorshift generator, seeded by [`test_seed`]'s rule so every run sees fresh inputs
+/// and a failure can be replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A generator for `test`, its seed printed.
+    pub fn fresh(test: &str) -> Rng {
+        Rng(test_seed(test) | 1)
+    }
+
+    /// 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
