@@ -67,7 +67,7 @@ pub mod __private {
     pub use ptx_core::fault::FaultSite;
     pub use ptx_core::ir::{AtomOp, FenceScope};
     pub use ptx_core::{Kernel, KernelIr, Label};
-    pub use ptx_runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, LaunchReport, Result};
+    pub use ptx_runtime::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
 }
 
 /// The names most kernel code needs: the `#[ptx_kernel]` attribute and the built-ins, and

@@ -552,3 +552,21 @@ fn sync_warp_orders_a_warps_shared_accesses_and_its_absence_is_a_race() -> ptx_d
     common::assert_assembles("warp_exchange", &WarpExchange::new(true));
     Ok(())
 }
+
+#[test]
+fn a_kernel_with_warp_operations_rejects_a_partial_warp() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let a = dev.upload(&[1u32; 48])?;
+    let b = dev.upload(&[1i64; 48])?;
+    let c = dev.upload(&[1.0f64; 48])?;
+    let d = dev.upload(&[1i8; 48])?;
+    let (mut out, mut wide, mut float) =
+        (dev.zeroed::<u32>(8 * 48)?, dev.zeroed::<i64>(96)?, dev.zeroed::<f64>(48)?);
+    let err = WarpOps::new()
+        .launch(&dev, LaunchConfig::linear(1, 48), &a, &b, &c, &d, &mut out, &mut wide, &mut float)
+        .unwrap_err();
+    let Error::InvalidArgument { argument, reason } = &err else { panic!("expected InvalidArgument: {err}") };
+    assert_eq!(argument, "config");
+    assert!(reason.contains("multiple of 32") && reason.contains("48 threads"), "{reason}");
+    Ok(())
+}

@@ -24,6 +24,9 @@ pub struct Checked {
     pub binding: Vec<Option<usize>>,
     /// The slice parameters (by binding) whose `len()` the body reads.
     pub lengths_read: Vec<usize>,
+    /// Whether the body uses a full-warp operation (shuffles, votes, warp or block
+    /// reductions, `sync_warp`), which needs whole warps: the launch checks the block size.
+    pub uses_warps: bool,
 }
 
 /// A name in scope.
@@ -51,6 +54,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         mutable_path: vec![false; n],
         binding: vec![None; n],
         lengths_read: Vec::new(),
+        uses_warps: false,
         next_binding: 0,
         param_count: kernel.params.len(),
         scopes: vec![HashMap::new()],
@@ -138,6 +142,7 @@ struct Checker<'e> {
     mutable_path: Vec<bool>,
     binding: Vec<Option<usize>>,
     lengths_read: Vec<usize>,
+    uses_warps: bool,
     next_binding: usize,
     /// Bindings `0..param_count` are the parameters.
     param_count: usize,
@@ -231,6 +236,7 @@ impl Checker<'_> {
             mutable_path: self.mutable_path,
             binding: self.binding,
             lengths_read: self.lengths_read,
+            uses_warps: self.uses_warps,
         }
     }
 
@@ -710,6 +716,9 @@ impl Checker<'_> {
     }
 
     fn intrinsic(&mut self, which: Intrinsic, args: &[Expr]) -> (Ty, bool) {
+        self.uses_warps |= which.is_shuffle()
+            || which.is_reduction()
+            || matches!(which, Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All | Intrinsic::SyncWarp);
         let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
         let u32_ty = Ty::Scalar(Scalar::U32);
         let bool_ty = Ty::Scalar(Scalar::Bool);

@@ -163,6 +163,21 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
         let call = quote!(#device.launch(self, #config, &mut [#(#launch_args),*]));
         (docs, quote!(unsafe), lints, call)
     };
+    // Full-warp operations name all 32 lanes: a partial warp would leave them undefined.
+    let warp_check = checked.uses_warps.then(|| {
+        let reason = format!(
+            "`{name_str}` uses warp operations (shuffles, votes, warp or block reductions, `sync_warp`), \
+             which need whole warps: make the block's thread count a multiple of 32"
+        );
+        quote! {
+            if #config.threads_per_block() % 32 != 0 {
+                return ::core::result::Result::Err(#p::Error::InvalidArgument {
+                    argument: ::std::string::String::from("config"),
+                    reason: ::std::format!("{} (the block {:?} has {} threads)", #reason, #config.block, #config.threads_per_block()),
+                });
+            }
+        }
+    });
     let launch = quote! {
         #[doc = #launch_doc]
         #extra_docs
@@ -173,6 +188,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             #config: #p::LaunchConfig,
             #(#launch_params),*
         ) -> #p::Result<#p::LaunchReport> {
+            #warp_check
             #(#lengths)*
             #call
         }
