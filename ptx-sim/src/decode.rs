@@ -15,7 +15,7 @@ use crate::error::SimError;
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BitOp, DataDef, FArith, FUn, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R,
+    BitOp, DataDef, FArith, FUn, FloatClass, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R,
     SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
@@ -868,6 +868,31 @@ impl Decoder {
                 }
                 self.expect_ops(s, 0)?;
                 self.emit(Op::Ret, s);
+            }
+            "testp" => {
+                let [_, class, t] = p else { return Err(unsup(self)) };
+                let class = match *class {
+                    "finite" => FloatClass::Finite,
+                    "infinite" => FloatClass::Infinite,
+                    "number" => FloatClass::Number,
+                    "notanumber" => FloatClass::NotANumber,
+                    "normal" => FloatClass::Normal,
+                    "subnormal" => FloatClass::Subnormal,
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                if !matches!(ty, PtxType::F32 | PtxType::F64) {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                self.emit(Op::Testp { class, double: ty == PtxType::F64, d, a }, s);
+            }
+            // Threads run one after another between sync points: a sleep changes nothing.
+            "nanosleep" if p == ["nanosleep", "u32"] => {
+                self.expect_ops(s, 1)?;
+                self.src(&o[0], PtxType::U32)?;
             }
             "bar" if p == ["bar", "warp", "sync"] => {
                 self.expect_ops(s, 1)?;

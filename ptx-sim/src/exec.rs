@@ -398,6 +398,10 @@ fn run_thread(
                 r!(d) = eval::float_compare(cmp, f64_of(r!(a)), f64_of(r!(b))) as u64
             }
             Op::Selp { d, a, b, p } => r!(d) = if r!(p) != 0 { r!(a) } else { r!(b) },
+            Op::Testp { class, double, d, a } => {
+                let category = if double { f64_of(r!(a)).classify() } else { f32_of(r!(a)).classify() };
+                r!(d) = class.holds(category) as u64
+            }
             Op::AddF32 { d, a, b } => r!(d) = float::add(F32, r!(a), r!(b), Rnd::Rn),
             Op::SubF32 { d, a, b } => r!(d) = float::sub(F32, r!(a), r!(b), Rnd::Rn),
             Op::MulF32 { d, a, b } => r!(d) = float::mul(F32, r!(a), r!(b), Rnd::Rn),

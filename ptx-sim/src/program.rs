@@ -302,6 +302,13 @@ pub(crate) enum Op {
         clamp: R,
         mask: R,
     },
+    /// `testp.class.f32/f64 d, a`: whether `a` is in `class`.
+    Testp {
+        class: FloatClass,
+        double: bool,
+        d: R,
+        a: R,
+    },
     /// `bar.warp.sync`: the members of `mask` wait for each other (a warp collective with
     /// no result).
     WarpSync {
@@ -565,5 +572,37 @@ impl Module {
     /// The names of the module's kernels, in order.
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
         self.kernels.iter().map(|k| k.name.as_str())
+    }
+}
+
+/// The classes `testp` tests for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FloatClass {
+    /// `.finite`: not infinite, not NaN.
+    Finite,
+    /// `.infinite`.
+    Infinite,
+    /// `.number`: not NaN.
+    Number,
+    /// `.notanumber`: NaN.
+    NotANumber,
+    /// `.normal`: finite, nonzero, not subnormal.
+    Normal,
+    /// `.subnormal`.
+    Subnormal,
+}
+
+impl FloatClass {
+    /// Whether a value with this `fpclassify` class is in it.
+    pub(crate) fn holds(self, class: std::num::FpCategory) -> bool {
+        use std::num::FpCategory::*;
+        match self {
+            FloatClass::Finite => !matches!(class, Infinite | Nan),
+            FloatClass::Infinite => class == Infinite,
+            FloatClass::Number => class != Nan,
+            FloatClass::NotANumber => class == Nan,
+            FloatClass::Normal => class == Normal,
+            FloatClass::Subnormal => class == Subnormal,
+        }
     }
 }

@@ -216,3 +216,53 @@ fn parameter_attributes_as_nvrtc_writes_them() {
     let err = Module::parse(&bad).unwrap_err().to_string();
     assert!(err.contains("does not support") && err.contains("byte arrays"), "{err}");
 }
+
+#[test]
+fn testp_classifies_floats_and_nanosleep_runs() {
+    // For each input: finite, infinite, number, notanumber, normal, subnormal as bits 0..6.
+    let inputs: [(f32, f64); 6] = [
+        (1.5, -2.0),
+        (f32::INFINITY, f64::NEG_INFINITY),
+        (f32::NAN, f64::NAN),
+        (f32::from_bits(1), f64::from_bits(3)),
+        (0.0, -0.0),
+        (f32::MAX, f64::MIN_POSITIVE),
+    ];
+    let classes = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+    let mut body = String::from("\tnanosleep.u32 \t100;\n");
+    for (i, (a, b)) in inputs.iter().enumerate() {
+        body.push_str(&format!(
+            "\tmov.b32 \t%f1, 0x{:08x};\n\tmov.b64 \t%fd1, 0x{:016x};\n",
+            a.to_bits(),
+            b.to_bits()
+        ));
+        body.push_str("\tmov.b32 \t%r2, 0;\n\tmov.b32 \t%r3, 0;\n");
+        for (bit, class) in classes.iter().enumerate() {
+            body.push_str(&format!(
+                "\ttestp.{class}.f32 \t%p1, %f1;\n\tselp.b32 \t%r4, {}, 0, %p1;\n\tor.b32 \t%r2, %r2, %r4;\n\
+                 \ttestp.{class}.f64 \t%p2, %fd1;\n\tselp.b32 \t%r5, {}, 0, %p2;\n\tor.b32 \t%r3, %r3, %r5;\n",
+                1 << bit,
+                1 << bit
+            ));
+        }
+        body.push_str(&format!(
+            "\tcvt.u64.u32 \t%rd4, %r2;\n\tst.global.u64 \t[%rd2+{}], %rd4;\n\tcvt.u64.u32 \t%rd5, %r3;\n\tst.global.u64 \t[%rd2+{}], %rd5;\n",
+            16 * i,
+            16 * i + 8
+        ));
+    }
+    let regs = format!("{REGS}\n\t.reg .f32 \t%f<2>;\n\t.reg .f64 \t%fd<2>;");
+    let got = run_one(&module(&body, &regs), 12);
+    let class_bits = |c: std::num::FpCategory| {
+        use std::num::FpCategory::*;
+        let finite = !matches!(c, Infinite | Nan);
+        [finite, c == Infinite, c != Nan, c == Nan, c == Normal, c == Subnormal]
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (bit, &on)| m | (on as u64) << bit)
+    };
+    for (i, (a, b)) in inputs.iter().enumerate() {
+        assert_eq!(got[2 * i], class_bits(a.classify()), "f32 {a:e}");
+        assert_eq!(got[2 * i + 1], class_bits(b.classify()), "f64 {b:e}");
+    }
+}
