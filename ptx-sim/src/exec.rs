@@ -546,6 +546,7 @@ fn run_thread(
                     },
                     Space::Shared => match shared_at(shared.len(), addr, size, size) {
                         Some(at) => {
+                            race!(race.atomic(env.linear, at, size as usize));
                             let old = sh_load(shared, at, size);
                             sh_store(shared, at, size, kind.apply(old, x, y));
                             r!(d) = old;

@@ -3,7 +3,8 @@
 //! one a store, give a result that depends on that order (a data race), unless both are
 //! atomics. For every byte the checker remembers, per barrier interval ("epoch"), the last
 //! thread that stored to it and the thread (or threads) that loaded it, and reports the first
-//! access that conflicts with another thread's. Warp shuffles and votes do not separate
+//! access that conflicts with another thread's; atomics conflict with other threads' plain
+//! accesses, not with their atomics. Warp shuffles and votes do not separate
 //! epochs: like CUDA since Volta, the lanes of a warp are not in lockstep between them;
 //! `bar.warp.sync` (`sync_warp()`) orders the accesses of the lanes of its warp.
 
@@ -39,6 +40,8 @@ pub(crate) struct RaceTracker {
     epoch: u32,
     stored: Vec<Access>,
     loaded: Vec<Access>,
+    /// The atomics on each byte (`SEVERAL` threads when more than one).
+    atomic: Vec<Access>,
     warp_syncs: Vec<u32>,
 }
 
@@ -50,6 +53,8 @@ impl RaceTracker {
         self.stored.resize(bytes, Access::default());
         self.loaded.clear();
         self.loaded.resize(bytes, Access::default());
+        self.atomic.clear();
+        self.atomic.resize(bytes, Access::default());
         self.warp_syncs.clear();
         self.warp_syncs.resize(threads, 0);
     }
@@ -89,9 +94,11 @@ impl RaceTracker {
             if let Some(other) = self.unordered(self.stored[b], thread) {
                 return Err(Conflict { other: Some(other), offset: b, stored: true });
             }
-            if let Some(other) = self.unordered(self.loaded[b], thread) {
-                let other = (other != SEVERAL).then_some(other);
-                return Err(Conflict { other, offset: b, stored: true });
+            for record in [self.loaded[b], self.atomic[b]] {
+                if let Some(other) = self.unordered(record, thread) {
+                    let other = (other != SEVERAL).then_some(other);
+                    return Err(Conflict { other, offset: b, stored: true });
+                }
             }
             self.stored[b] = self.access(thread);
         }
@@ -102,22 +109,45 @@ impl RaceTracker {
     pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         let mine = self.access(thread);
         for b in at..(at + len).min(self.stored.len()) {
-            if let Some(other) = self.unordered(self.stored[b], thread) {
-                return Err(Conflict { other: Some(other), offset: b, stored: false });
-            }
-            let before = self.loaded[b];
-            self.loaded[b] = if before.epoch != self.epoch || before.thread == thread {
-                mine
-            } else {
-                Access {
-                    epoch: self.epoch,
-                    thread: SEVERAL,
-                    warp: if before.warp == mine.warp { mine.warp } else { MIXED },
-                    syncs: before.syncs.max(mine.syncs),
+            for record in [self.stored[b], self.atomic[b]] {
+                if let Some(other) = self.unordered(record, thread) {
+                    let other = (other != SEVERAL).then_some(other);
+                    return Err(Conflict { other, offset: b, stored: false });
                 }
-            };
+            }
+            self.loaded[b] = self.joined(self.loaded[b], mine);
         }
         Ok(())
+    }
+
+    /// Thread `thread` updates bytes `at..at + len` atomically: a conflict with other
+    /// threads' plain loads and stores, not with their atomics.
+    pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+        let mine = self.access(thread);
+        for b in at..(at + len).min(self.stored.len()) {
+            for record in [self.stored[b], self.loaded[b]] {
+                if let Some(other) = self.unordered(record, thread) {
+                    let other = (other != SEVERAL).then_some(other);
+                    return Err(Conflict { other, offset: b, stored: true });
+                }
+            }
+            self.atomic[b] = self.joined(self.atomic[b], mine);
+        }
+        Ok(())
+    }
+
+    /// The record of `before`'s accesses and `mine`: `mine` alone when `before` is of an
+    /// earlier epoch or the same thread, else several threads.
+    fn joined(&self, before: Access, mine: Access) -> Access {
+        if before.epoch != self.epoch || before.thread == mine.thread {
+            return mine;
+        }
+        Access {
+            epoch: self.epoch,
+            thread: SEVERAL,
+            warp: if before.warp == mine.warp { mine.warp } else { MIXED },
+            syncs: before.syncs.max(mine.syncs),
+        }
     }
 }
 
@@ -158,5 +188,18 @@ mod tests {
             "another warp"
         );
         r.store(6, 0, 4).expect_err("thread 5 loaded it after the sync");
+    }
+
+    #[test]
+    fn atomics_conflict_with_plain_accesses_only() {
+        let mut r = RaceTracker::default();
+        r.reset(16, 64);
+        r.atomic(1, 0, 4).unwrap();
+        r.atomic(2, 0, 4).expect("atomics of several threads on one word are fine");
+        assert_eq!(r.load(3, 0, 4), Err(Conflict { other: None, offset: 0, stored: false }));
+        r.store(4, 8, 4).unwrap();
+        assert_eq!(r.atomic(5, 8, 4), Err(Conflict { other: Some(4), offset: 8, stored: true }));
+        r.barrier();
+        r.load(3, 0, 4).expect("after a barrier");
     }
 }
