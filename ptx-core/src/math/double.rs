@@ -6,7 +6,7 @@
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
-use crate::types::{F64, S32, S64};
+use crate::types::{F64, S64};
 
 use super::horner;
 
@@ -64,19 +64,27 @@ fn keep_nan(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64> {
 /// `p · 2^n` for an integral `n` in [-1100, 1100], rounding once: two exact scalings by
 /// `2^(n/2)`-ish powers (each a normal f64), so a subnormal result rounds only at the last.
 fn scale_by_pow2(b: &mut KernelBuilder, p: Val<F64>, n: Val<F64>) -> Val<F64> {
-    let ni: Val<S32> = b.cvt(n, Some(CvtRound::Rzi), false);
+    let ni: Val<S64> = b.cvt(n, Some(CvtRound::Rzi), false);
     let n1 = b.shr(ni, 1u32);
     let n2 = b.sub(ni, n1);
-    let power = |b: &mut KernelBuilder, e: Val<S32>| -> Val<F64> {
-        let biased = b.add(e, 1023i32);
-        let wide: Val<S64> = b.cast(biased);
-        let bits = b.shl(wide, 52u32);
+    let power = |b: &mut KernelBuilder, e: Val<S64>| -> Val<F64> {
+        let biased = b.add(e, 1023i64);
+        let bits = b.shl(biased, 52u32);
         b.bitcast(bits)
     };
     let s1 = power(b, n1);
     let s2 = power(b, n2);
     let p = b.mul(p, s1);
     b.mul(p, s2)
+}
+
+/// `2^t` for an f64 `t` within [-1100, 1100] (the callers clamp it): `t = n + f` with
+/// `n = rint(t)` and `f` exact, the degree-13 polynomial for `2^f`, exact scaling.
+pub(super) fn exp2_unclamped(b: &mut KernelBuilder, t: Val<F64>) -> Val<F64> {
+    let n: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
+    let f = b.sub(t, n);
+    let p = horner(b, f, &EXP2_POLY);
+    scale_by_pow2(b, p, n)
 }
 
 /// Accurate e^x for f64: n = rint(x·log2 e), r = x − n·ln2 by two `fma`s (exact first
@@ -103,10 +111,7 @@ pub fn exp2_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
     let x = x.into();
     let xc = b.max(x, -1100.0f64);
     let xc = b.min(xc, 1100.0f64);
-    let n: Val<F64> = b.cvt(xc, Some(CvtRound::Rni), false);
-    let f = b.sub(xc, n);
-    let p = horner(b, f, &EXP2_POLY);
-    let result = scale_by_pow2(b, p, n);
+    let result = exp2_unclamped(b, xc);
     keep_nan(b, x, result)
 }
 

@@ -5,6 +5,7 @@
 //! each carries a relative error below 2^-45, so the one final rounding to f32 dominates.
 //! Costs about 45 f64 instructions (fast on data-centre GPUs, slow on consumer ones).
 
+use super::double::exp2_unclamped;
 use super::horner;
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
@@ -23,21 +24,6 @@ const ATANH_POLY: [f64; 10] = {
     let mut k = 0;
     while k < 10 {
         c[k] = 1.0 / (2 * k + 1) as f64;
-        k += 1;
-    }
-    c
-};
-
-/// Taylor coefficients of 2^f = e^(f·ln 2) for |f| <= 1/2, degree 13 (truncation below
-/// 2^-52).
-const EXP2_POLY: [f64; 14] = {
-    let l = std::f64::consts::LN_2;
-    let mut c = [0.0; 14];
-    let mut term = 1.0;
-    let mut k = 0;
-    while k < 14 {
-        c[k] = term;
-        term = term * l / (k + 1) as f64;
         k += 1;
     }
     c
@@ -70,25 +56,11 @@ pub(super) fn log2_wide(b: &mut KernelBuilder, xd: Val<F64>) -> Val<F64> {
 }
 
 /// `2^t` in f64 with a relative error below 2^-50, for `t` clamped to [−400, 400] (far
-/// beyond where an f32 result is 0 or ∞): the polynomial on the fraction of `t`, scaled
-/// by `2^n` in two exact halves.
+/// beyond where an f32 result is 0 or ∞).
 pub(super) fn exp2_wide(b: &mut KernelBuilder, t: Val<F64>) -> Val<F64> {
     let t = b.max(t, -400.0f64);
     let t = b.min(t, 400.0f64);
-    let n: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
-    let f = b.sub(t, n);
-    let p = horner(b, f, &EXP2_POLY);
-    let ni: Val<S64> = b.cvt(n, Some(CvtRound::Rzi), false);
-    let n1 = b.shr(ni, 1u32);
-    let n2 = b.sub(ni, n1);
-    let e1 = b.add(n1, 1023i64);
-    let e1 = b.shl(e1, 52u32);
-    let e2 = b.add(n2, 1023i64);
-    let e2 = b.shl(e2, 52u32);
-    let s1 = b.bitcast::<F64, S64>(e1);
-    let s2 = b.bitcast::<F64, S64>(e2);
-    let p = b.mul(p, s1);
-    b.mul(p, s2)
+    exp2_unclamped(b, t)
 }
 
 /// `|x|^y` rounded once to f32, for a finite positive `ax` (other inputs give some value;
