@@ -371,11 +371,6 @@ impl KernelCtx {
         Value::new(Operand::Reg(dst), slice.elem)
     }
 
-    /// `mov dst, src` (16-bit floats move as `.b16`).
-    fn mov_raw(&mut self, dst: VReg, src: Operand) {
-        self.b.push(Instr::Mov { ty: dst.ty.memory_type(), dst, src });
-    }
-
     /// A load of `elem` at `at`; with `ok`, only when it holds, else 0 (no branch).
     fn load_at(
         &mut self,
@@ -415,20 +410,13 @@ impl KernelCtx {
         value: Value,
         ok: Option<Val<ptx_core::Pred>>,
     ) {
-        let (memory, register) = access_types(elem);
+        let memory = access_types(elem).0;
         let src = match elem {
             Scalar::U16 => self.b.cast::<U16, U32>(value.typed::<U32>()).operand(),
             Scalar::I16 => self.b.cast::<S16, S32>(value.typed::<S32>()).operand(),
             _ => value.op,
         };
-        let src = match src {
-            Operand::Reg(r) => r,
-            Operand::Imm(imm) => {
-                let r = self.b.raw_reg(register);
-                self.mov_raw(r, Operand::Imm(imm));
-                r
-            }
-        };
+        let src = self.operand_register(src);
         if let Some(guard) = guard_when(ok) {
             let srcs = RegList::new(&[src]).unwrap_or_else(|| internal_error("one register"));
             self.b.push(Instr::St { guard, space, ty: memory, srcs, addr });

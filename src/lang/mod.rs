@@ -337,6 +337,31 @@ impl KernelCtx {
         Value::of(Val::Reg(self.b.special(table[axis.min(2)])), Scalar::U32)
     }
 
+    /// `mov dst, src` (16-bit floats move as `.b16`).
+    pub(crate) fn mov_raw(&mut self, dst: ptx_core::ir::VReg, src: Operand) {
+        self.b.push(ptx_core::ir::Instr::Mov { ty: dst.ty.memory_type(), dst, src });
+    }
+
+    /// The register holding `op`: itself, or a fresh one holding the constant (a `bool`
+    /// constant through a comparison, as PTX moves no predicate immediates).
+    pub(crate) fn operand_register(&mut self, op: Operand) -> ptx_core::ir::VReg {
+        match op {
+            Operand::Reg(r) => r,
+            Operand::Imm(imm) if imm.ty == PtxType::Pred => {
+                let word = self.b.mov::<ptx_core::U32>(u32::from(imm.bits != 0));
+                match self.b.setp::<ptx_core::U32>(ptx_core::Cmp::Ne, word, 0u32) {
+                    Val::Reg(r) => r.raw(),
+                    Val::Imm(_) => internal_error("a comparison of a register folded"),
+                }
+            }
+            Operand::Imm(imm) => {
+                let r = self.b.raw_reg(imm.ty);
+                self.mov_raw(r, op);
+                r
+            }
+        }
+    }
+
     /// A fresh mutable variable of `v`'s type, initialised to `v` (`let mut`).
     pub fn var(&mut self, v: Value) -> Value {
         let dst = self.b.raw_reg(v.ty.reg_type());

@@ -2,7 +2,7 @@
 //! argument's Rust type, and the call is the CUDA runtime's `vprintf` (which the GPU's
 //! driver prints at the next synchronising call, and the simulator prints as it runs).
 
-use ptx_core::ir::{Instr, Operand, PrintArg};
+use ptx_core::ir::PrintArg;
 use ptx_core::PtxType;
 
 use super::{KernelCtx, Scalar, Value};
@@ -39,7 +39,7 @@ impl KernelCtx {
     /// `value` as the `printf` argument of type `ty` at `offset`.
     fn print_arg(&mut self, value: Value, ty: PtxType, offset: u32) -> PrintArg {
         if value.ty() == Scalar::Bool {
-            let pred = self.in_register(value);
+            let pred = self.operand_register(value.operand());
             let (if_true, if_false) = (self.b.string(b"true"), self.b.string(b"false"));
             return PrintArg::Choice { offset, pred, if_true, if_false };
         }
@@ -51,27 +51,6 @@ impl KernelCtx {
             Scalar::F32 => self.cast(value, Scalar::F64),
             _ => value,
         };
-        PrintArg::Value { offset, ty, reg: self.in_register(value) }
-    }
-
-    /// `value`'s register, or a fresh one holding the constant.
-    fn in_register(&mut self, value: Value) -> ptx_core::ir::VReg {
-        match value.operand() {
-            Operand::Reg(r) => r,
-            Operand::Imm(imm) if value.ty() == Scalar::Bool => {
-                let word = self.b.mov::<ptx_core::U32>(u32::from(imm.bits != 0));
-                match self.b.setp::<ptx_core::U32>(ptx_core::Cmp::Ne, word, 0u32) {
-                    ptx_core::builder::Val::Reg(r) => r.raw(),
-                    ptx_core::builder::Val::Imm(_) => {
-                        super::internal_error("a comparison of a register folded")
-                    }
-                }
-            }
-            Operand::Imm(imm) => {
-                let r = self.b.raw_reg(imm.ty);
-                self.b.push(Instr::Mov { ty: imm.ty, dst: r, src: Operand::Imm(imm) });
-                r
-            }
-        }
+        PrintArg::Value { offset, ty, reg: self.operand_register(value.operand()) }
     }
 }

@@ -7,7 +7,7 @@
 
 use ptx_core::builder::{Reg, Val};
 use ptx_core::ir::{Instr, Operand, ShflMode, VoteMode};
-use ptx_core::{Cmp, PtxType, SpecialReg, F64, S64, U32, U64};
+use ptx_core::{PtxType, SpecialReg, F64, S64, U32, U64};
 
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -124,14 +124,7 @@ impl KernelCtx {
 
     /// `shfl.sync` of one 32-bit operand over the full warp.
     fn shuffle_word(&mut self, how: Shuffle, src: Operand, lane: Operand) -> ptx_core::ir::VReg {
-        let src = match src {
-            Operand::Reg(r) => r,
-            Operand::Imm(imm) => {
-                let r = self.b.raw_reg(imm.ty);
-                self.b.push(Instr::Mov { ty: imm.ty, dst: r, src });
-                r
-            }
-        };
+        let src = self.operand_register(src);
         let (mode, clamp) = match how {
             Shuffle::Xor => (ShflMode::Bfly, 0x1f),
             Shuffle::Down => (ShflMode::Down, 0x1f),
@@ -201,18 +194,8 @@ impl KernelCtx {
 
     /// `ballot(p)`, `any(p)`, `all(p)` over the full warp.
     pub fn vote(&mut self, which: Vote, pred: Value) -> Value {
-        let pred = match pred.op {
-            Operand::Reg(r) => r,
-            // A constant vote still meets the warp: put the constant in a predicate.
-            Operand::Imm(imm) => {
-                let word = self.b.mov::<U32>(u32::from(imm.bits != 0));
-                let p = self.b.setp::<U32>(Cmp::Ne, word, 0u32);
-                match p {
-                    Val::Reg(r) => r.raw(),
-                    Val::Imm(_) => internal_error("a comparison of a register folded"),
-                }
-            }
-        };
+        // A constant vote still meets the warp: the constant goes in a predicate.
+        let pred = self.operand_register(pred.op);
         let (mode, ty, result) = match which {
             Vote::Ballot => (VoteMode::Ballot, PtxType::U32, Scalar::U32),
             Vote::Any => (VoteMode::Any, PtxType::Pred, Scalar::Bool),
