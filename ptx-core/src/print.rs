@@ -7,7 +7,8 @@
 //! always carry their rounding modifier, which keeps ptxas from contracting them into fma.
 
 use crate::ir::{
-    AddrBase, Address, BinaryOp, Imm, Instr, KernelIr, Operand, PrintArg, StringId, UnaryOp, VReg,
+    AddrBase, Address, BinaryOp, Imm, Instr, KernelIr, Operand, PrintArg, SharedDecl, SharedId, StringId,
+    UnaryOp, VReg,
 };
 use crate::target::{IsaVersion, Target};
 use crate::types::PtxType;
@@ -227,13 +228,9 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
     }
     // The dynamic shared array is declared at module scope, where PTX declares `.extern`s.
     for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| s.dynamic) {
-        out.s(".extern .shared .align ");
-        push_u32(out, s.align);
-        out.s(" .b8 ");
-        out.s(&k.name);
-        out.s("_smem");
-        push_u32(out, i as u32);
-        out.s("[];\n\n");
+        out.s(".extern ");
+        push_shared_decl(out, k, i as u32, s);
+        out.s(";\n\n");
     }
     out.s(".visible .entry ");
     out.s(&k.name);
@@ -265,15 +262,9 @@ fn write_entry(out: &mut Out, k: &KernelIr, files: &[&str]) {
         out.s("];\n");
     }
     for (i, s) in k.shared.iter().enumerate().filter(|(_, s)| !s.dynamic) {
-        out.s("\t.shared .align ");
-        push_u32(out, s.align);
-        out.s(" .b8 ");
-        out.s(&k.name);
-        out.s("_smem");
-        push_u32(out, i as u32);
-        out.c(b'[');
-        push_u32(out, s.bytes.max(1));
-        out.s("];\n");
+        out.c(b'\t');
+        push_shared_decl(out, k, i as u32, s);
+        out.s(";\n");
     }
     out.c(b'\n');
     let mut notes = k.notes.iter().peekable();
@@ -339,9 +330,7 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.s("mov.u32 ");
             push_reg(out, *dst);
             out.put(*b", ", 2);
-            out.s(&k.name);
-            out.s("_smem");
-            push_u32(out, shared.0);
+            push_shared_name(out, k, *shared);
         }
         Instr::Unary { op, ty, mode, dst, src } => {
             out.s(op.mnemonic());
@@ -504,6 +493,26 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
         }
     }
     out.put(*b";\n", 2);
+}
+
+/// The name of shared array `id` of kernel `k` (`<kernel>_smem<N>`).
+fn push_shared_name(out: &mut Out, k: &KernelIr, id: SharedId) {
+    out.s(&k.name);
+    out.s("_smem");
+    push_u32(out, id.0);
+}
+
+/// `.shared .align A .b8 <name>[bytes]` (`[]` for the dynamic array), without `;`.
+fn push_shared_decl(out: &mut Out, k: &KernelIr, id: u32, s: &SharedDecl) {
+    out.s(".shared .align ");
+    push_u32(out, s.align);
+    out.s(" .b8 ");
+    push_shared_name(out, k, SharedId(id));
+    out.c(b'[');
+    if !s.dynamic {
+        push_u32(out, s.bytes.max(1));
+    }
+    out.c(b']');
 }
 
 /// The name of string `id` of kernel `k` (`<kernel>_str<N>`).
@@ -678,11 +687,7 @@ fn push_address(out: &mut Out, k: &KernelIr, addr: &Address) {
     out.c(b'[');
     match addr.base {
         AddrBase::Reg(r) => push_reg(out, r),
-        AddrBase::Shared(s) => {
-            out.s(&k.name);
-            out.s("_smem");
-            push_u32(out, s.0);
-        }
+        AddrBase::Shared(s) => push_shared_name(out, k, s),
     }
     if addr.offset != 0 {
         // PTX writes a negative offset as `+-n`: ptxas rejects `[%rd1-4]`.
