@@ -23,6 +23,14 @@ const SEVERAL: u32 = u32::MAX;
 /// A warp index that stands for "threads of more than one warp".
 const MIXED: u32 = u32::MAX;
 
+/// What an access does to a byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Store,
+    Load,
+    Atomic,
+}
+
 /// Who accessed a byte in an epoch: the thread (or `SEVERAL`), its warp (or `MIXED`), and
 /// the most warp syncs any of them had passed when it accessed it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -90,48 +98,43 @@ impl RaceTracker {
 
     /// Thread `thread` stores bytes `at..at + len`.
     pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
-        for b in at..(at + len).min(self.stored.len()) {
-            if let Some(other) = self.unordered(self.stored[b], thread) {
-                return Err(Conflict { other: Some(other), offset: b, stored: true });
-            }
-            for record in [self.loaded[b], self.atomic[b]] {
-                if let Some(other) = self.unordered(record, thread) {
-                    let other = (other != SEVERAL).then_some(other);
-                    return Err(Conflict { other, offset: b, stored: true });
-                }
-            }
-            self.stored[b] = self.access(thread);
-        }
-        Ok(())
+        self.touch(Kind::Store, thread, at, len)
     }
 
     /// Thread `thread` loads bytes `at..at + len`.
     pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
-        let mine = self.access(thread);
-        for b in at..(at + len).min(self.stored.len()) {
-            for record in [self.stored[b], self.atomic[b]] {
-                if let Some(other) = self.unordered(record, thread) {
-                    let other = (other != SEVERAL).then_some(other);
-                    return Err(Conflict { other, offset: b, stored: false });
-                }
-            }
-            self.loaded[b] = self.joined(self.loaded[b], mine);
-        }
-        Ok(())
+        self.touch(Kind::Load, thread, at, len)
     }
 
     /// Thread `thread` updates bytes `at..at + len` atomically: a conflict with other
     /// threads' plain loads and stores, not with their atomics.
     pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+        self.touch(Kind::Atomic, thread, at, len)
+    }
+
+    /// One access of `kind`: checked against the records it conflicts with (stores against
+    /// everything, loads against stores and atomics, atomics against plain accesses), then
+    /// recorded.
+    fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         let mine = self.access(thread);
         for b in at..(at + len).min(self.stored.len()) {
-            for record in [self.stored[b], self.loaded[b]] {
+            let (stored, loaded, atomic) = (self.stored[b], self.loaded[b], self.atomic[b]);
+            let against: &[Access] = match kind {
+                Kind::Store => &[stored, loaded, atomic],
+                Kind::Load => &[stored, atomic],
+                Kind::Atomic => &[stored, loaded],
+            };
+            for &record in against {
                 if let Some(other) = self.unordered(record, thread) {
                     let other = (other != SEVERAL).then_some(other);
-                    return Err(Conflict { other, offset: b, stored: true });
+                    return Err(Conflict { other, offset: b, stored: kind != Kind::Load });
                 }
             }
-            self.atomic[b] = self.joined(self.atomic[b], mine);
+            match kind {
+                Kind::Store => self.stored[b] = mine,
+                Kind::Load => self.loaded[b] = self.joined(loaded, mine),
+                Kind::Atomic => self.atomic[b] = self.joined(atomic, mine),
+            }
         }
         Ok(())
     }
