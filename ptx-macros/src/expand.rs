@@ -169,11 +169,13 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             "`{name_str}` uses warp operations (shuffles, votes, warp or block reductions, `sync_warp`), \
              which need whole warps: make the block's thread count a multiple of 32"
         );
+        let threads = proc_macro2::Ident::new("threads", Span::mixed_site());
         quote! {
-            if #config.threads_per_block() % 32 != 0 {
+            let #threads = #config.threads_per_block();
+            if #threads % 32 != 0 {
                 return ::core::result::Result::Err(#p::Error::InvalidArgument {
                     argument: ::std::string::String::from("config"),
-                    reason: ::std::format!("{} (the block {:?} has {} threads)", #reason, #config.block, #config.threads_per_block()),
+                    reason: ::std::format!("{} (the block {:?} has {} threads)", #reason, #config.block, #threads),
                 });
             }
         }
