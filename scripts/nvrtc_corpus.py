@@ -3,12 +3,20 @@
 
     scripts/nvrtc_corpus.py FILE.cu...     # writes FILE.ptx beside each
 
+A file may ask for more options on its first line: `// nvrtc-options: --use_fast_math`.
 NVRTC_LIB names libnvrtc (default: libnvrtc.so.13 from the library path); NVRTC_INCLUDE is
 a ':'-separated list of include folders (cuda_fp16.h and cuda_bf16.h come from the PyPI
 package nvidia-cuda-runtime). scripts/nvrtc-corpus.sh sets both."""
 import ctypes
 import os
 import sys
+
+
+def file_options(source):
+    """Extra NVRTC options a file asks for on a first line `// nvrtc-options: ...`."""
+    first = source.splitlines()[0] if source else ""
+    prefix = "// nvrtc-options:"
+    return first[len(prefix):].split() if first.startswith(prefix) else []
 
 
 def compile_cu(lib, source, name, arch="sm_80"):
@@ -18,6 +26,7 @@ def compile_cu(lib, source, name, arch="sm_80"):
         raise RuntimeError(f"nvrtcCreateProgram failed ({status})")
     includes = [d for d in os.environ.get("NVRTC_INCLUDE", "").split(":") if d]
     options = [f"--gpu-architecture={arch}".encode(), b"-default-device"] + [f"-I{d}".encode() for d in includes]
+    options += [o.encode() for o in file_options(source)]
     status = lib.nvrtcCompileProgram(prog, len(options), (ctypes.c_char_p * len(options))(*options))
     size = ctypes.c_size_t()
     lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))

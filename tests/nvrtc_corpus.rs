@@ -52,20 +52,24 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 33] = [
+const RUN: [&str; 38] = [
     "atomic_max",
     "atomics",
     "ballot",
     "bf16_scale",
     "bits",
     "block_reduce",
+    "carry_chain",
+    "clocks",
     "const_table",
     "daxpy",
     "device_fn",
     "dyn_shared",
     "exp_log",
+    "fast_math",
     "gelu",
     "grid_stride",
+    "half2_arith",
     "half_scale",
     "histogram",
     "int_divmod",
@@ -85,6 +89,7 @@ const RUN: [&str; 33] = [
     "trig_accurate",
     "trig_fast",
     "vec_add",
+    "warp_match",
     "warp_reduce",
 ];
 
@@ -696,5 +701,352 @@ fn half_precision_kernels_round_like_the_half_crate() {
             };
             assert_eq!(got, want, "{kernel} element {i}");
         }
+    }
+}
+
+/// One 16-bit float format as the `half` crate has it, for the references below.
+trait Half16: Copy {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn bits(self) -> u16;
+    fn from_bits(b: u16) -> Self;
+}
+
+macro_rules! half16 {
+    ($t:ty) => {
+        impl Half16 for $t {
+            fn from_f64(x: f64) -> Self {
+                <$t>::from_f64(x)
+            }
+            fn to_f64(self) -> f64 {
+                <$t>::to_f64(self)
+            }
+            fn bits(self) -> u16 {
+                self.to_bits()
+            }
+            fn from_bits(b: u16) -> Self {
+                <$t>::from_bits(b)
+            }
+        }
+    };
+}
+half16!(half::f16);
+half16!(half::bf16);
+
+/// `a * b + c` rounded once to the 16-bit format `H`. The product of two 16-bit values is
+/// exact in f64; the sum `s` is not always, so its rounding error `e` (TwoSum, exact) breaks
+/// the one case where rounding `s` again differs from rounding the exact value: `s` exactly
+/// halfway between two values of `H` (every such midpoint is an f64, so it can lie between
+/// the exact sum and `s` only by being `s`).
+fn fma16<H: Half16>(a: H, b: H, c: H) -> u16 {
+    let (p, c) = (a.to_f64() * b.to_f64(), c.to_f64());
+    let s = p + c;
+    let bb = s - p;
+    let e = (p - (s - bb)) + (c - bb);
+    let r = H::from_f64(s);
+    if e == 0.0 || !s.is_finite() || r.to_f64() == s {
+        return r.bits();
+    }
+    // The neighbour of `r` on the other side of `s`.
+    let away = (s > r.to_f64()) == (r.to_f64() >= 0.0);
+    let other = if r.to_f64() == 0.0 {
+        H::from_bits(if s > 0.0 { 1 } else { 0x8001 })
+    } else {
+        H::from_bits(if away { r.bits() + 1 } else { r.bits() - 1 })
+    };
+    let tie = (s - r.to_f64()).abs() == (other.to_f64() - s).abs();
+    if tie && ((e > 0.0) == (other.to_f64() > r.to_f64())) {
+        other.bits()
+    } else {
+        r.bits()
+    }
+}
+
+/// PTX's `min`/`max` of two 16-bit values: a NaN gives the other, `-0 < +0`.
+fn min_max16<H: Half16>(max: bool, a: H, b: H) -> u16 {
+    let (x, y) = (a.to_f64(), b.to_f64());
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => 0x7fff,
+        (true, false) => b.bits(),
+        (false, true) => a.bits(),
+        _ => {
+            let a_first = if x == y { x.is_sign_negative() } else { x < y };
+            if a_first != max {
+                a.bits()
+            } else {
+                b.bits()
+            }
+        }
+    }
+}
+
+#[test]
+fn packed_half_arithmetic_rounds_once_per_half() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_half2");
+    let n = 500;
+    // Values up to ±300 (products overflow f16 now and then), with ±0, ±inf, a NaN and
+    // subnormals among the first elements.
+    let special = [0x0000u16, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x83ff, 0x3c00];
+    let mut draw = |i: usize, k: usize| -> u16 {
+        if i < 4 && k < special.len() {
+            special[(i * 3 + k) % special.len()]
+        } else {
+            half::f16::from_f32(rng.signed_f32() * 300.0).to_bits()
+        }
+    };
+    let mut halves = [vec![0u32; n], vec![0u32; n], vec![0u32; n]];
+    for (k, v) in halves.iter_mut().enumerate() {
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = draw(i, 2 * k) as u32 | (draw(i, 2 * k + 1) as u32) << 16;
+        }
+    }
+    let [a, b, c] = &halves;
+    let (ad, bd, cd) = (device.upload(a).unwrap(), device.upload(b).unwrap(), device.upload(c).unwrap());
+    let module = load(&device, "half2_arith");
+    let mut out = device.zeroed::<u32>(4 * n).unwrap();
+    launch(
+        &module,
+        "half2_arith",
+        LaunchConfig::for_elements(n, 128),
+        &mut [(&ad).into(), (&bd).into(), (&cd).into(), (&mut out).into(), (n as i32).into()],
+    );
+    let out = out.to_vec().unwrap();
+    type F = half::f16;
+    // Add, sub and mul: f32 holds the exact result to 24 bits ≥ 2·11 + 2, so rounding it
+    // to f16 is rounding the exact value.
+    let op32 = |x: F, y: F, f: fn(f32, f32) -> f32| F::from_f32(f(x.to_f32(), y.to_f32())).to_bits();
+    for i in 0..n {
+        for h in 0..2 {
+            let lane = |v: u32| F::from_bits((v >> (16 * h)) as u16);
+            let (x, y, z) = (lane(a[i]), lane(b[i]), lane(c[i]));
+            let got = |k: usize| (out[4 * i + k] >> (16 * h)) as u16;
+            let canon = |v: u16| if F::from_bits(v).is_nan() { 0x7fff } else { v };
+            let product = F::from_bits(op32(x, y, |p, q| p * q));
+            let want = [
+                canon(fma16(x, y, z)),
+                canon(op32(x, y, |p, q| p + q)),
+                canon(op32(product, z, |p, q| p - q)),
+                min_max16(true, F::from_bits(min_max16(false, x, y)), F::from_bits(z.to_bits() ^ 0x8000)),
+            ];
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(got(k), *w, "element {i} half {h} result {k}: {x} {y} {z}");
+            }
+        }
+    }
+
+    let mut out = device.zeroed::<u32>(2 * n).unwrap();
+    type B = half::bf16;
+    let bf: Vec<u32> = (0..3 * n)
+        .map(|_| {
+            let mut one = || B::from_f32(rng.signed_f32() * 1e4).to_bits() as u32;
+            one() | one() << 16
+        })
+        .collect();
+    let (ad, bd, cd) = (
+        device.upload(&bf[..n]).unwrap(),
+        device.upload(&bf[n..2 * n]).unwrap(),
+        device.upload(&bf[2 * n..]).unwrap(),
+    );
+    launch(
+        &module,
+        "bf162_arith",
+        LaunchConfig::for_elements(n, 128),
+        &mut [(&ad).into(), (&bd).into(), (&cd).into(), (&mut out).into(), (n as i32).into()],
+    );
+    let out = out.to_vec().unwrap();
+    for i in 0..n {
+        for h in 0..2 {
+            let lane = |v: u32| B::from_bits((v >> (16 * h)) as u16);
+            let (x, y, z) = (lane(bf[i]), lane(bf[n + i]), lane(bf[2 * n + i]));
+            let got = |k: usize| (out[2 * i + k] >> (16 * h)) as u16;
+            assert_eq!(got(0), fma16(x, y, z), "bf16 fma, element {i} half {h}: {x} {y} {z}");
+            let abs_z = B::from_bits(z.to_bits() & 0x7fff);
+            assert_eq!(got(1), min_max16(true, x, abs_z), "bf16 max, element {i} half {h}");
+        }
+    }
+}
+
+#[test]
+fn warp_match_reduce_and_activemask_match_rust() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_warp_match");
+    // Warp 0: keys sharing `key >> 4` (match.all holds); warp 1: keys from 0..40 (groups of
+    // equal keys for match.any, match.all fails).
+    let keys: Vec<u32> = (0..64)
+        .map(|t| if t < 32 { 0x30 | (rng.next() % 16) as u32 } else { (rng.next() % 40) as u32 })
+        .collect();
+    let kd = device.upload(&keys).unwrap();
+    let mut out = device.zeroed::<u32>(6 * 64).unwrap();
+    launch(
+        &load(&device, "warp_match"),
+        "warp_match",
+        LaunchConfig::linear(1, 64),
+        &mut [(&kd).into(), (&mut out).into()],
+    );
+    let out = out.to_vec().unwrap();
+    for t in 0..64 {
+        let warp = &keys[t / 32 * 32..t / 32 * 32 + 32];
+        let key = keys[t];
+        let mask_of = |f: &dyn Fn(u32) -> bool| (0..32).filter(|&u| f(warp[u])).fold(0u32, |m, u| m | 1 << u);
+        // `activemask` inside `if (key & 1)`: the lanes that took the branch together.
+        let active = if key & 1 == 1 { mask_of(&|k| k & 1 == 1) } else { 0 };
+        let all_equal = warp.iter().all(|&k| k >> 4 == key >> 4);
+        let want = [
+            active,
+            if all_equal { u32::MAX } else { 0 },
+            all_equal as u32,
+            mask_of(&|k| k == key),
+            warp.iter().fold(0u32, |s, &k| s.wrapping_add(k)),
+            *warp.iter().max().unwrap(),
+        ];
+        assert_eq!(out[6 * t..6 * t + 6], want, "thread {t}, keys {warp:?}");
+    }
+    assert!(out[2] == 1 && out[6 * 32 + 2] == 0, "warp 0 matches all, warp 1 does not");
+}
+
+#[test]
+fn carry_chains_do_multiword_arithmetic() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_carry");
+    let n = 300;
+    // Random words, with the carries' edges first: all ones plus one, zero minus one.
+    let mut words = |i: usize, k: u64| match (i, k) {
+        (0, 0) | (0, 1) => u64::MAX,
+        (0, 2) => 1,
+        (1, 0) | (1, 1) => 0,
+        (1, 2) => 1,
+        _ => rng.next(),
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        a.extend([words(i, 0), words(i, 1)]);
+        b.extend([words(i, 2), words(i, 3)]);
+    }
+    let (ad, bd) = (device.upload(&a).unwrap(), device.upload(&b).unwrap());
+    let mut sums = device.zeroed::<u64>(4 * n).unwrap();
+    let mut products = device.zeroed::<u32>(4 * n).unwrap();
+    launch(
+        &load(&device, "carry_chain"),
+        "carry_chain",
+        LaunchConfig::for_elements(n, 64),
+        &mut [(&ad).into(), (&bd).into(), (&mut sums).into(), (&mut products).into(), (n as i32).into()],
+    );
+    let (sums, products) = (sums.to_vec().unwrap(), products.to_vec().unwrap());
+    for i in 0..n {
+        let x = a[2 * i] as u128 | (a[2 * i + 1] as u128) << 64;
+        let y = b[2 * i] as u128 | (b[2 * i + 1] as u128) << 64;
+        let (s, d) = (x.wrapping_add(y), x.wrapping_sub(y));
+        assert_eq!(
+            sums[4 * i..4 * i + 4],
+            [s as u64, (s >> 64) as u64, d as u64, (d >> 64) as u64],
+            "{x:#x} ± {y:#x}"
+        );
+        let p = a[2 * i] as u128 * b[2 * i] as u128;
+        let want: Vec<u32> = (0..4).map(|k| (p >> (32 * k)) as u32).collect();
+        assert_eq!(products[4 * i..4 * i + 4], want[..], "{:#x} · {:#x}", a[2 * i], b[2 * i]);
+    }
+}
+
+/// A subnormal f32 as a zero of its sign (what `.ftz` does to inputs and results).
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+#[test]
+fn fast_math_flushes_subnormals_and_stays_within_cuda_bounds() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_fast_math");
+    let n = 400;
+    // |a| ≤ 3 and 0.5 ≤ |b| ≤ 3 (the ranges CUDA's fast-math bounds are stated for), and
+    // subnormals in the first elements.
+    let mut x: Vec<f32> = (0..n).map(|_| rng.signed_f32() * 3.0).collect();
+    let mut y: Vec<f32> =
+        (0..n).map(|_| (0.5 + rng.unit() as f32 * 2.5).copysign(rng.signed_f32())).collect();
+    x[0] = 1e-40;
+    y[0] = 1.0;
+    x[1] = -3e-39;
+    y[1] = 2.0;
+    let (xd, yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
+    let mut out = device.zeroed::<f32>(6 * n).unwrap();
+    launch(
+        &load(&device, "fast_math"),
+        "fast_math",
+        LaunchConfig::for_elements(n, 128),
+        &mut [(&xd).into(), (&yd).into(), (&mut out).into(), (n as i32).into()],
+    );
+    let out = out.to_vec().unwrap();
+    for i in 0..n {
+        let (a, b) = (ftz(x[i]), ftz(y[i]));
+        let (a64, b64) = (a as f64, b as f64);
+        let got = &out[6 * i..6 * i + 6];
+        // Exact under fast math too: the contracted fma and min - max.
+        assert_eq!(got[0].to_bits(), ftz(a.mul_add(b, 1.0)).to_bits(), "a*b+1 at {i}: {a} {b}");
+        assert_eq!(got[5].to_bits(), ftz(a.min(b) - a.max(b)).to_bits(), "min-max at {i}");
+        // div.approx.ftz: within 2 ulp for these |b| (CUDA's bound for __fdividef).
+        let q = a64 / b64;
+        let ulp = |v: f64| (v.abs().max(f32::MIN_POSITIVE as f64) as f32).to_bits() as f64;
+        let ulps = |g: f32, w: f64| ((g as f64).abs() as f32).to_bits() as f64 - ulp(w);
+        if q != 0.0 {
+            assert!(ulps(got[1], q).abs() <= 2.0, "a/b at {i}: {} vs {q}", got[1]);
+        } else {
+            assert_eq!(got[1].to_bits(), (0.0f32).copysign(a * b.signum()).to_bits(), "flushed a/b at {i}");
+        }
+        // __expf: 2 + ⌊1.16·|a|⌋ ulp (≤ 5 here); __logf on [1, 4]: 2^-21.41 absolute;
+        // their sum rounds once more: the bound below adds them up.
+        let e = a64.exp() + (b64.abs() + 1.0).ln();
+        let bound =
+            (2.0 + (1.16 * a64.abs()).floor() + 1.0) * f32::EPSILON as f64 * a64.exp() + 2f64.powf(-21.41);
+        assert!((got[2] as f64 - e).abs() <= bound, "exp+log at {i}: {} vs {e}", got[2]);
+        // __sinf, __cosf on [-π, π]: 2^-21.41 absolute each; the product of two values ≤ 1.
+        let sc = a64.sin() * b64.cos();
+        assert!(
+            (got[3] as f64 - sc).abs() <= 2.0 * 2f64.powf(-21.41) + f32::EPSILON as f64,
+            "sin·cos at {i}"
+        );
+        // sqrt.approx / rsqrt.approx: 2^-22.9 relative, plus the rounding of `|b| + 1`.
+        let r = if a > b { a64.abs().sqrt() } else { 1.0 / (b64.abs() + 1.0).sqrt() };
+        assert!((got[4] as f64 - r).abs() <= 3.0 * f32::EPSILON as f64 * r, "sqrt at {i}: {} vs {r}", got[4]);
+    }
+    // The subnormal numerators were flushed: 0 / b.
+    assert_eq!(out[1].to_bits(), 0.0f32.to_bits());
+    assert_eq!(out[7].to_bits(), (-0.0f32).to_bits());
+}
+
+#[test]
+fn clocks_timers_and_placement_registers_are_consistent() {
+    let device = Device::sim();
+    let threads = 64usize;
+    let mut t = device.zeroed::<u64>(3 * threads).unwrap();
+    let mut ids = device.zeroed::<u32>(6 * threads).unwrap();
+    launch(
+        &load(&device, "clocks"),
+        "clocks",
+        LaunchConfig::linear(1, threads as u32),
+        &mut [(&mut t).into(), (&mut ids).into()],
+    );
+    let (t, ids) = (t.to_vec().unwrap(), ids.to_vec().unwrap());
+    for tid in 0..threads {
+        // The clock only moves forward (the compiler may move the loop past the second read).
+        assert!(t[3 * tid] > 0 && t[3 * tid] < 1 << 20, "clock64 delta {} at {tid}", t[3 * tid]);
+        // The global timer never goes back (and moves less than a minute in a test).
+        assert!(t[3 * tid + 1] < 60_000_000_000, "globaltimer delta {} at {tid}", t[3 * tid + 1]);
+        assert_eq!(t[3 * tid + 2], 1, "clock() is running at {tid}");
+        let n = tid as u32 & 3;
+        let lane = tid as u32 % 32;
+        // prmt's modes on the bytes 0..7 of b:a, from the PTX ISA's tables.
+        let f4e = ((n + 3) % 8) << 24 | ((n + 2) % 8) << 16 | ((n + 1) % 8) << 8 | n;
+        let ecl = n.max(3) << 24 | n.max(2) << 16 | n.max(1) << 8 | n;
+        let got = &ids[6 * tid..6 * tid + 6];
+        assert_eq!(got[0], tid as u32 / 32, "warpid at {tid}");
+        assert_eq!(got[1], 1, "smid < nsmid at {tid}");
+        assert!(got[2] >= 1);
+        assert_eq!(got[3], (1u32 << lane) - 1, "lanemask_lt at {tid}");
+        assert_eq!(got[4], f4e, "prmt.f4e at {tid}");
+        assert_eq!(got[5], ecl, "prmt.ecl at {tid}");
     }
 }

@@ -15,8 +15,8 @@ use crate::error::SimError;
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BitOp, DataDef, FArith, FUn, FloatClass, KernelCode, MemSpace, Op, ParamInfo, VoteKind, LOCAL_WINDOW, R,
-    SHARED_WINDOW,
+    BitOp, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode, MemSpace, Op, ParamInfo,
+    PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
 
@@ -92,6 +92,9 @@ struct Decoder {
     sources: Vec<Option<String>>,
     labels: HashMap<String, u32>,
     fixups: Vec<(usize, String, usize)>,
+    /// The hidden register of the carry flag (`add.cc` writes it, `addc` reads it), made
+    /// on first use.
+    carry_flag: Option<R>,
     line: usize,
 }
 
@@ -174,6 +177,7 @@ pub(crate) fn decode_kernel(
         sources: Vec::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
+        carry_flag: None,
         line,
     };
     for name in call_params {
@@ -289,6 +293,33 @@ impl Decoder {
         r
     }
 
+    /// The carry flag's register.
+    fn carry_flag(&mut self) -> R {
+        if let Some(r) = self.carry_flag {
+            return r;
+        }
+        let r = self.scratch();
+        self.carry_flag = Some(r);
+        r
+    }
+
+    /// `r` with a subnormal f32 flushed to a zero of its sign, in a fresh register.
+    fn flushed(&mut self, r: R, s: &Stmt) -> R {
+        let f = self.scratch();
+        self.emit(Op::FlushF32 { d: f, a: r }, s);
+        f
+    }
+
+    /// What `.ftz` and `.sat` do to an f32 result in `d`, in that order.
+    fn finish_f32(&mut self, d: R, ftz: bool, sat: bool, s: &Stmt) {
+        if ftz {
+            self.emit(Op::FlushF32 { d, a: d }, s);
+        }
+        if sat {
+            self.emit(Op::SatFloat { f64: false, d, a: d }, s);
+        }
+    }
+
     fn konst(&mut self, v: u64) -> R {
         if let Some(r) = self.consts.get(&v) {
             return *r;
@@ -300,9 +331,11 @@ impl Decoder {
     }
 
     fn reg(&self, tok: &str) -> Result<(R, PtxType), SimError> {
-        let body = tok
-            .strip_prefix('%')
-            .ok_or_else(|| self.parse_err(format!("expected a register, found `{tok}`")))?;
+        let Some(body) = tok.strip_prefix('%') else {
+            return self
+                .bare_reg(tok)
+                .ok_or_else(|| self.parse_err(format!("expected a register, found `{tok}`")));
+        };
         if let Some(&(r, ty)) = self.singles.get(body) {
             return Ok((r, ty));
         }
@@ -316,11 +349,27 @@ impl Decoder {
         }
     }
 
+    /// A register declared without `%` (`.reg .u32 t1;` in inline assembly).
+    fn bare_reg(&self, tok: &str) -> Option<(R, PtxType)> {
+        self.singles.get(&format!("={tok}")).copied()
+    }
+
     fn dst(&self, tok: &str) -> Result<R, SimError> {
         if tok.contains('|') {
             return Err(self.unsupported(format!("predicate pair destination `{tok}`")));
         }
         Ok(self.reg(tok)?.0)
+    }
+
+    /// A `d|p` destination (`d` alone where the `|p` is optional): the register `d` (`None`
+    /// for the sink `_`) and the predicate `p`.
+    fn pair_dst(&self, tok: &str) -> Result<(Option<R>, Option<R>), SimError> {
+        let (d, p) = match tok.split_once('|') {
+            Some((d, p)) => (d.trim(), Some(self.pred(p.trim())?)),
+            None => (tok, None),
+        };
+        let d = if d == "_" { None } else { Some(self.reg(d)?.0) };
+        Ok((d, p))
     }
 
     fn pred(&self, tok: &str) -> Result<R, SimError> {
@@ -369,10 +418,14 @@ impl Decoder {
     /// A source operand of type `ty`: register, shared-array name, or immediate.
     fn src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
         if tok.starts_with('%') {
-            if SpecialReg::ALL.iter().any(|s| s.ptx_name() == tok) {
+            if SpecialReg::ALL.iter().any(|s| s.ptx_name() == tok) || Counter::ALL.iter().any(|c| c.1 == tok)
+            {
                 return Err(self.unsupported(format!("special register `{tok}` outside `mov`")));
             }
             return Ok(self.reg(tok)?.0);
+        }
+        if let Some((r, _)) = self.bare_reg(tok) {
+            return Ok(r);
         }
         if let Some(off) = self.shared.get(tok).or_else(|| self.locals.get(tok)) {
             let off = *off as u64;
@@ -423,6 +476,9 @@ impl Decoder {
         };
         if base.starts_with('%') {
             return Ok((self.reg(base)?.0, off));
+        }
+        if let Some((r, _)) = self.bare_reg(base) {
+            return Ok((r, off));
         }
         if let Some(r) = self.variable(base) {
             if !matches!(space, MemSpace::Global | MemSpace::Generic) {
@@ -518,6 +574,13 @@ impl Decoder {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let o = &s.operands;
         match p[0] {
+            "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "setp"
+                if matches!(p.last(), Some(&("f16" | "f16x2" | "bf16" | "bf16x2"))) =>
+            {
+                self.half(s, p)?
+            }
+            "addc" | "subc" | "madc" => self.carry(s, p)?,
+            "add" | "sub" | "mad" if p.contains(&"cc") => self.carry(s, p)?,
             "mov" => {
                 let [_, t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
@@ -526,7 +589,12 @@ impl Decoder {
                     return self.mov_vector(s, ty);
                 }
                 let d = self.dst(&o[0])?;
-                if let Some(sr) = SpecialReg::ALL.iter().find(|r| r.ptx_name() == o[1]) {
+                if let Some(&(which, _, bits)) = Counter::ALL.iter().find(|c| c.1 == o[1]) {
+                    if ty.bits() != bits {
+                        return Err(self.unsupported(format!("`{}` of the {bits}-bit `{}`", s.opcode, o[1])));
+                    }
+                    self.emit(Op::Counter { which, d }, s);
+                } else if let Some(sr) = SpecialReg::ALL.iter().find(|r| r.ptx_name() == o[1]) {
                     if ty.bits() != 32 {
                         return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
                     }
@@ -557,11 +625,19 @@ impl Decoder {
                 self.emit(op, s);
             }
             "neg" | "abs" | "not" => {
-                let [op, t] = p else { return Err(unsup(self)) };
+                // `.ftz` (f32 only): a subnormal input gives a zero of the result's sign.
+                let (op, t, ftz) = match p {
+                    [op, t] => (op, t, false),
+                    [op @ ("neg" | "abs"), "ftz", t @ "f32"] => (op, t, true),
+                    _ => return Err(unsup(self)),
+                };
                 let ty = self.ty(t)?;
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
+                let mut a = self.src(&o[1], ty)?;
+                if ftz {
+                    a = self.flushed(a, s);
+                }
                 let op = match *op {
                     "neg" => UnaryOp::Neg,
                     "abs" => UnaryOp::Abs,
@@ -576,7 +652,7 @@ impl Decoder {
                     return Err(unsup(self));
                 }
             }
-            "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" => {
+            "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
                 // `.ftz` (what NVRTC's fast forms use): subnormal inputs and results are
                 // flushed to a zero of their sign around the operation.
                 let (op, mode, t, ftz) = match p {
@@ -599,20 +675,17 @@ impl Decoder {
                     ("lg2", "approx", false) => FUn::Lg2,
                     ("sin", "approx", false) => FUn::Sin,
                     ("cos", "approx", false) => FUn::Cos,
+                    ("tanh", "approx", false) => FUn::Tanh,
                     _ => return Err(unsup(self)),
                 };
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
                 let mut a = self.src(&o[1], ty)?;
                 if ftz {
-                    let flushed = self.scratch();
-                    self.emit(Op::FlushF32 { d: flushed, a }, s);
-                    a = flushed;
+                    a = self.flushed(a, s);
                 }
                 self.emit(Op::FUnary { op: f, f64, d, a }, s);
-                if ftz {
-                    self.emit(Op::FlushF32 { d, a: d }, s);
-                }
+                self.finish_f32(d, ftz, false, s);
             }
             "shf" => {
                 let (left, clamp) = match p {
@@ -629,17 +702,78 @@ impl Decoder {
                 self.emit(Op::Shf { left, clamp, d, a, b, c }, s);
             }
             "prmt" => {
-                if p != ["prmt", "b32"] {
-                    return Err(
-                        self.unsupported(format!("`{}` (only the default mode of prmt.b32)", s.opcode))
-                    );
-                }
+                let mode = match p {
+                    ["prmt", "b32"] => PrmtMode::Generic,
+                    ["prmt", "b32", "f4e"] => PrmtMode::F4e,
+                    ["prmt", "b32", "b4e"] => PrmtMode::B4e,
+                    ["prmt", "b32", "rc8"] => PrmtMode::Rc8,
+                    ["prmt", "b32", "ecl"] => PrmtMode::Ecl,
+                    ["prmt", "b32", "ecr"] => PrmtMode::Ecr,
+                    ["prmt", "b32", "rc16"] => PrmtMode::Rc16,
+                    _ => return Err(unsup(self)),
+                };
                 self.expect_ops(s, 4)?;
                 let d = self.dst(&o[0])?;
                 let a = self.src(&o[1], PtxType::B32)?;
                 let b = self.src(&o[2], PtxType::B32)?;
                 let c = self.src(&o[3], PtxType::B32)?;
-                self.emit(Op::Prmt { d, a, b, c }, s);
+                self.emit(Op::Prmt { mode, d, a, b, c }, s);
+            }
+            "activemask" => {
+                if p != ["activemask", "b32"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 1)?;
+                let d = self.dst(&o[0])?;
+                self.emit(Op::ActiveMask { d }, s);
+            }
+            "match" => {
+                // `match.{any,all}.sync.{b32,b64}` (also accepted with `.sync` first).
+                let (all, t) = match p {
+                    ["match", "any", "sync", t] | ["match", "sync", "any", t] => (false, *t),
+                    ["match", "all", "sync", t] | ["match", "sync", "all", t] => (true, *t),
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                if !matches!(ty, PtxType::B32 | PtxType::B64) {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 3)?;
+                let (d, equal) = self.pair_dst(&o[0])?;
+                if equal.is_some() && !all {
+                    return Err(self.parse_err("`match.any` has no predicate destination"));
+                }
+                let d = d.map_or_else(|| Ok(self.scratch()), Ok::<R, SimError>)?;
+                let a = self.src(&o[1], ty)?;
+                let mask = self.src(&o[2], PtxType::B32)?;
+                self.emit(Op::Match { all, d, equal, a, mask }, s);
+            }
+            "redux" => {
+                let [_, "sync", op, t] = p else { return Err(unsup(self)) };
+                let (op, signed) = match (*op, *t) {
+                    ("add", "u32" | "s32") => (ReduxOp::Add, false),
+                    ("min", "u32" | "s32") => (ReduxOp::Min, *t == "s32"),
+                    ("max", "u32" | "s32") => (ReduxOp::Max, *t == "s32"),
+                    ("and", "b32") => (ReduxOp::And, false),
+                    ("or", "b32") => (ReduxOp::Or, false),
+                    ("xor", "b32") => (ReduxOp::Xor, false),
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::B32)?;
+                let mask = self.src(&o[2], PtxType::B32)?;
+                self.emit(Op::Redux { op, signed, d, a, mask }, s);
+            }
+            "elect" => {
+                if p != ["elect", "sync"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 2)?;
+                let (d, pred) = self.pair_dst(&o[0])?;
+                let p = pred.ok_or_else(|| self.parse_err("`elect.sync` needs a `d|p` destination"))?;
+                let mask = self.src(&o[1], PtxType::B32)?;
+                self.emit(Op::Elect { d, p, mask }, s);
             }
             "bfe" | "bfi" => {
                 let [op, t] = p else { return Err(unsup(self)) };
@@ -768,24 +902,35 @@ impl Decoder {
                 self.emit(Op::Mad { d, a, b, c, mask: width_mask(ty.bits()) }, s);
             }
             "fma" => {
-                let [_, m, t] = p else { return Err(unsup(self)) };
+                let [_, m, mods @ .., t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
                 let mode = parse_rnd(m).ok_or_else(|| unsup(self))?;
                 if !ty.is_arith_float() {
                     return Err(unsup(self));
                 }
+                let f64 = ty == PtxType::F64;
+                let (ftz, sat) = match (mods, f64) {
+                    ([], _) => (false, false),
+                    (["ftz"], false) => (true, false),
+                    (["sat"], false) => (false, true),
+                    (["ftz", "sat"], false) => (true, true),
+                    _ => return Err(unsup(self)),
+                };
                 self.expect_ops(s, 4)?;
                 let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
-                let c = self.src(&o[3], ty)?;
-                let f64 = ty == PtxType::F64;
+                let mut a = self.src(&o[1], ty)?;
+                let mut b = self.src(&o[2], ty)?;
+                let mut c = self.src(&o[3], ty)?;
+                if ftz {
+                    (a, b, c) = (self.flushed(a, s), self.flushed(b, s), self.flushed(c, s));
+                }
                 let op = match (mode, f64) {
                     (Rnd::Rn, false) => Op::FmaF32 { d, a, b, c },
                     (Rnd::Rn, true) => Op::FmaF64 { d, a, b, c },
                     _ => Op::FFma { f64, mode, d, a, b, c },
                 };
                 self.emit(op, s);
+                self.finish_f32(d, ftz, sat, s);
             }
             "cvt" => {
                 if p.len() < 3 {
@@ -795,26 +940,30 @@ impl Decoder {
                 let src = self.ty(p[p.len() - 1])?;
                 let mut round = None;
                 let mut sat = false;
+                // `.ftz`: a subnormal f32 source or result is a zero of its sign.
+                let mut ftz = false;
                 for m in &p[1..p.len() - 2] {
                     match (*m, parse_cvt_round(m)) {
                         (_, Some(r)) if round.is_none() => round = Some(r),
                         ("sat", _) if !sat => sat = true,
+                        ("ftz", _) if !ftz && (src == PtxType::F32 || dst == PtxType::F32) => ftz = true,
                         _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
                     }
                 }
-                if dst == src && dst.is_arith_float() && round.is_none() && sat {
-                    // `cvt.sat.f32.f32`: a clamp to [0, 1].
-                    self.expect_ops(s, 2)?;
-                    let d = self.dst(&o[0])?;
-                    let a = self.src(&o[1], src)?;
-                    self.emit(Op::SatFloat { f64: dst == PtxType::F64, d, a }, s);
-                    return Ok(());
+                let float_clamp = dst == src && dst.is_arith_float() && round.is_none() && sat;
+                if !float_clamp {
+                    eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 }
-                eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], src)?;
-                let op = if dst.is_int() && src.is_int() && !sat {
+                let mut a = self.src(&o[1], src)?;
+                if ftz && src == PtxType::F32 {
+                    a = self.flushed(a, s);
+                }
+                let op = if float_clamp {
+                    // `cvt.sat.f32.f32`: a clamp to [0, 1].
+                    Op::SatFloat { f64: dst == PtxType::F64, d, a }
+                } else if dst.is_int() && src.is_int() && !sat {
                     Op::CvtIntInt {
                         d,
                         a,
@@ -826,26 +975,48 @@ impl Decoder {
                     Op::Cvt { d, a, dst, src, round, sat }
                 };
                 self.emit(op, s);
+                self.finish_f32(d, ftz && dst == PtxType::F32, false, s);
             }
             "setp" => {
-                let [_, c, t] = p else { return Err(unsup(self)) };
+                // `setp.cmp{.bop}{.ftz}.type p{|q}, a, b{, {!}c}`: `p = (a cmp b) bop c` and
+                // `q = !(a cmp b) bop c`.
+                let [_, c, mods @ .., t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
                 let cmp = Cmp::ALL.into_iter().find(|x| x.name() == *c).ok_or_else(|| unsup(self))?;
-                self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
+                let (bop, ftz) = match mods {
+                    [] => (None, false),
+                    ["ftz"] => (None, true),
+                    [b @ ("and" | "or" | "xor")] => (Some(*b), false),
+                    [b @ ("and" | "or" | "xor"), "ftz"] => (Some(*b), true),
+                    _ => return Err(unsup(self)),
+                };
+                if ftz && ty != PtxType::F32 {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, if bop.is_some() { 4 } else { 3 })?;
+                let (d, q) = self.pair_dst(&o[0])?;
+                let d = d.ok_or_else(|| self.parse_err("`setp` needs a destination predicate"))?;
+                let mut a = self.src(&o[1], ty)?;
+                let mut b = self.src(&o[2], ty)?;
+                if ftz {
+                    (a, b) = (self.flushed(a, s), self.flushed(b, s));
+                }
+                let plain = bop.is_none() && q.is_none();
+                let t = if plain { d } else { self.scratch() };
                 let op = match ty {
-                    PtxType::F32 => Op::SetpF32 { cmp, d, a, b },
-                    PtxType::F64 => Op::SetpF64 { cmp, d, a, b },
+                    PtxType::F32 => Op::SetpF32 { cmp, d: t, a, b },
+                    PtxType::F64 => Op::SetpF64 { cmp, d: t, a, b },
                     _ if cmp.is_float_only() || ty.is_float() || ty == PtxType::Pred => {
                         return Err(unsup(self))
                     }
-                    _ if ty.is_signed() => Op::SetpS { cmp, bits: ty.bits() as u8, d, a, b },
-                    _ if ty.is_int() || matches!(cmp, Cmp::Eq | Cmp::Ne) => Op::SetpU { cmp, d, a, b },
+                    _ if ty.is_signed() => Op::SetpS { cmp, bits: ty.bits() as u8, d: t, a, b },
+                    _ if ty.is_int() || matches!(cmp, Cmp::Eq | Cmp::Ne) => Op::SetpU { cmp, d: t, a, b },
                     _ => return Err(unsup(self)),
                 };
                 self.emit(op, s);
+                if !plain {
+                    self.predicate_pair(t, d, q, bop, o.get(3).map(String::as_str), s)?;
+                }
             }
             "selp" => {
                 let [_, t] = p else { return Err(unsup(self)) };
@@ -987,10 +1158,8 @@ impl Decoder {
                 };
                 self.expect_ops(s, 5)?;
                 // `d|p`: `p` says whether the source lane was valid.
-                let (d, valid) = match o[0].split_once('|') {
-                    Some((dst, p)) => (self.reg(dst.trim())?.0, Some(self.pred(p.trim())?)),
-                    None => (self.dst(&o[0])?, None),
-                };
+                let (d, valid) = self.pair_dst(&o[0])?;
+                let d = d.ok_or_else(|| self.parse_err("`shfl.sync` needs a destination register"))?;
                 let src = self.src(&o[1], PtxType::B32)?;
                 let lane = self.src(&o[2], PtxType::U32)?;
                 let clamp = self.src(&o[3], PtxType::U32)?;
@@ -999,6 +1168,168 @@ impl Decoder {
             }
             _ => return Err(unsup(self)),
         }
+        Ok(())
+    }
+
+    /// Writes `setp`'s `p = t bop c` and `q = !t bop c` from the comparison `t` (without
+    /// `bop`: `p = t`, `q = !t`); `c` may be negated (`!%p`).
+    fn predicate_pair(
+        &mut self,
+        t: R,
+        d: R,
+        q: Option<R>,
+        bop: Option<&str>,
+        c: Option<&str>,
+        s: &Stmt,
+    ) -> Result<(), SimError> {
+        let one = self.konst(1);
+        let c = match c {
+            Some(c) => {
+                let (negate, name) = match c.strip_prefix('!') {
+                    Some(r) => (true, r),
+                    None => (false, c),
+                };
+                let r = self.pred(name)?;
+                Some(if negate {
+                    let n = self.scratch();
+                    self.emit(Op::Xor { d: n, a: r, b: one }, s);
+                    n
+                } else {
+                    r
+                })
+            }
+            None => None,
+        };
+        let not_t = self.scratch();
+        self.emit(Op::Xor { d: not_t, a: t, b: one }, s);
+        let combine = |dec: &mut Self, dst: R, v: R| {
+            let op = match (bop, c) {
+                (Some("and"), Some(c)) => Op::And { d: dst, a: v, b: c },
+                (Some("or"), Some(c)) => Op::Or { d: dst, a: v, b: c },
+                (Some(_), Some(c)) => Op::Xor { d: dst, a: v, b: c },
+                _ => Op::Mov { d: dst, a: v },
+            };
+            dec.emit(op, s);
+        };
+        if let Some(q) = q {
+            combine(self, q, not_t);
+        }
+        combine(self, d, t);
+        Ok(())
+    }
+
+    /// The carry chains: `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, and
+    /// `mad{c}.{lo,hi}{.cc}` (the product's low or high half plus `c`), on `.u32 .s32 .u64
+    /// .s64`. The carry flag is a hidden register of the thread.
+    fn carry(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let (half, rest) = match (p[0], &p[1..]) {
+            ("mad" | "madc", [h @ ("lo" | "hi"), rest @ ..]) => (Some(*h == "hi"), rest),
+            ("mad" | "madc", _) => return Err(unsup(self)),
+            (_, rest) => (None, rest),
+        };
+        let (carry_out, t) = match rest {
+            ["cc", t] => (true, *t),
+            [t] => (false, *t),
+            _ => return Err(unsup(self)),
+        };
+        let carry_in = p[0].ends_with('c');
+        let ty = self.ty(t)?;
+        if !(carry_in || carry_out)
+            || !matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::S64)
+        {
+            return Err(unsup(self));
+        }
+        let o = &s.operands;
+        self.expect_ops(s, if half.is_some() { 4 } else { 3 })?;
+        let d = self.dst(&o[0])?;
+        let mut a = self.src(&o[1], ty)?;
+        let mut b = self.src(&o[2], ty)?;
+        if let Some(hi) = half {
+            let product = self.scratch();
+            let op = if hi {
+                Op::IntBin { op: BinaryOp::MulHi, ty, d: product, a, b }
+            } else {
+                Op::MulLo { d: product, a, b, mask: width_mask(ty.bits()) }
+            };
+            self.emit(op, s);
+            (a, b) = (product, self.src(&o[3], ty)?);
+        }
+        let cc = self.carry_flag();
+        let sub = p[0].starts_with("sub");
+        self.emit(Op::Carry { sub, wide: ty.bits() == 64, carry_in, carry_out, d, a, b, cc }, s);
+        Ok(())
+    }
+
+    /// 16-bit float arithmetic and comparison: `add sub mul fma neg abs min max setp` on
+    /// `.f16 .f16x2 .bf16 .bf16x2` with `.rn`, `.ftz`, `.sat` (f16), `.relu` (fma, min,
+    /// max) and `.NaN` (min, max).
+    fn half(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let t = p[p.len() - 1];
+        let bf16 = t.starts_with("bf");
+        let pair = t.ends_with("x2");
+        let mut form = HalfForm { bf16, pair, ftz: false, sat: false, relu: false, nan: false };
+        let setp = p[0] == "setp";
+        let cmp = if setp {
+            let c = p.get(1).ok_or_else(|| unsup(self))?;
+            Some(Cmp::ALL.into_iter().find(|x| x.name() == *c).ok_or_else(|| unsup(self))?)
+        } else {
+            None
+        };
+        let op = match p[0] {
+            "add" => HalfOp::Add,
+            "sub" => HalfOp::Sub,
+            "mul" => HalfOp::Mul,
+            "fma" => HalfOp::Fma,
+            "neg" => HalfOp::Neg,
+            "abs" => HalfOp::Abs,
+            "min" => HalfOp::Min,
+            "max" => HalfOp::Max,
+            _ => HalfOp::Add, // `setp`: unused.
+        };
+        let arith = matches!(op, HalfOp::Add | HalfOp::Sub | HalfOp::Mul | HalfOp::Fma) && !setp;
+        let min_max = matches!(op, HalfOp::Min | HalfOp::Max) && !setp;
+        let mut seen_rn = false;
+        for m in &p[if setp { 2 } else { 1 }..p.len() - 1] {
+            match *m {
+                "rn" if arith && !seen_rn => seen_rn = true,
+                "ftz" if !bf16 && !form.ftz => form.ftz = true,
+                "sat" if !bf16 && arith && !form.sat => form.sat = true,
+                "relu" if (op == HalfOp::Fma || min_max) && !form.relu => form.relu = true,
+                "NaN" if min_max && !form.nan => form.nan = true,
+                _ => return Err(unsup(self)),
+            }
+        }
+        let o = &s.operands;
+        let ty = if pair { PtxType::B32 } else { PtxType::B16 };
+        let unary = matches!(op, HalfOp::Neg | HalfOp::Abs) && !setp;
+        self.expect_ops(
+            s,
+            if unary {
+                2
+            } else if op == HalfOp::Fma {
+                4
+            } else {
+                3
+            },
+        )?;
+        if let Some(cmp) = cmp {
+            let (d, hi) = self.pair_dst(&o[0])?;
+            let d = d.ok_or_else(|| self.parse_err("`setp` needs a destination predicate"))?;
+            if hi.is_some() != pair {
+                return Err(self.parse_err(format!("`{}` writes {} predicate(s)", s.opcode, 1 + pair as u8)));
+            }
+            let a = self.src(&o[1], ty)?;
+            let b = self.src(&o[2], ty)?;
+            self.emit(Op::SetpHalf { cmp, form, d, hi, a, b }, s);
+            return Ok(());
+        }
+        let d = self.dst(&o[0])?;
+        let a = self.src(&o[1], ty)?;
+        let b = if unary { a } else { self.src(&o[2], ty)? };
+        let c = if op == HalfOp::Fma { self.src(&o[3], ty)? } else { a };
+        self.emit(Op::Half { op, form, d, a, b, c }, s);
         Ok(())
     }
 
@@ -1204,20 +1535,35 @@ impl Decoder {
         let d = self.dst(&o[0])?;
         if ty.is_arith_float() {
             let f64 = ty == PtxType::F64;
-            let a = self.src(&o[1], ty)?;
-            let b = self.src(&o[2], ty)?;
-            let mode = match mods {
-                [] => None,
-                [m] => Some(*m),
-                _ => return Err(unsup(self)),
-            };
+            let mut a = self.src(&o[1], ty)?;
+            let mut b = self.src(&o[2], ty)?;
+            // One rounding mode (or `.approx`/`.full` for `div`), and for f32 `.ftz` (subnormal
+            // inputs and result flushed), `.sat` (result clamped to [0, 1]); `.NaN` for min/max.
+            let (mut mode, mut ftz, mut sat, mut nan) = (None, false, false, false);
+            for m in mods {
+                match *m {
+                    "ftz" if !f64 && !ftz => ftz = true,
+                    "sat" if !f64 && !sat => sat = true,
+                    "NaN" if !nan => nan = true,
+                    m if mode.is_none() && m != "ftz" && m != "sat" && m != "NaN" => mode = Some(m),
+                    _ => return Err(unsup(self)),
+                }
+            }
+            let min_max = matches!(p[0], "min" | "max");
+            if (nan && !min_max) || (min_max && (mode.is_some() || sat)) || (sat && p[0] == "div") {
+                return Err(unsup(self));
+            }
+            if ftz {
+                (a, b) = (self.flushed(a, s), self.flushed(b, s));
+            }
             let arith = match p[0] {
                 "add" => FArith::Add,
                 "sub" => FArith::Sub,
                 "mul" => FArith::Mul,
                 "div" => FArith::Div,
-                "min" | "max" if mode.is_none() => {
-                    self.emit(Op::FMinMax { max: p[0] == "max", f64, d, a, b }, s);
+                "min" | "max" => {
+                    self.emit(Op::FMinMax { max: p[0] == "max", nan, f64, d, a, b }, s);
+                    self.finish_f32(d, ftz, false, s);
                     return Ok(());
                 }
                 _ => return Err(unsup(self)),
@@ -1227,6 +1573,7 @@ impl Decoder {
                 Some(m) if parse_rnd(m).is_some() => parse_rnd(m).unwrap_or(Rnd::Rn),
                 Some("approx" | "full") if arith == FArith::Div && !f64 => {
                     self.emit(Op::DivApproxF32 { d, a, b }, s);
+                    self.finish_f32(d, ftz, false, s);
                     return Ok(());
                 }
                 _ => return Err(unsup(self)),
@@ -1241,6 +1588,7 @@ impl Decoder {
                 _ => Op::FArith { op: arith, f64, mode: rnd, d, a, b },
             };
             self.emit(op, s);
+            self.finish_f32(d, ftz, sat, s);
             return Ok(());
         }
         if ty.is_float() {

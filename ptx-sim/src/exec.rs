@@ -22,11 +22,12 @@ use crate::race::{Conflict, RaceTracker};
 use ptx_core::softfloat::{self as float, canon32, Rnd, F32, F64};
 use ptx_core::PtxType;
 
+use crate::bits::{bfe, bfi, bit_op, carry_step, funnel_shift, permute_bytes};
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
 use crate::program::{
-    BitOp, BlockLimit, FArith, FUn, KernelCode, MemSpace, Op, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
-    WINDOW_BYTES,
+    BlockLimit, Counter, FArith, FUn, KernelCode, MemSpace, Op, ReduxOp, VoteKind, LOCAL_WINDOW, R,
+    SHARED_WINDOW, WINDOW_BYTES,
 };
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
@@ -123,7 +124,8 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
 /// specified only approximately (PTX ISA): `sqrt.approx.f32` and `rsqrt.approx.f32` to a
 /// relative error of about 2^-23 / 2^-22.9, `rcp.approx.f32` to 1 ulp, `ex2.approx.f32` to
 /// 2 ulp, `lg2.approx.f32` to an absolute error of 2^-22.6 near 1, `sin`/`cos.approx.f32`
-/// to an absolute error of 2^-20.5 on [-π, π] (worse far outside it), so GPU results differ
+/// to an absolute error of 2^-20.5 on [-π, π] (worse far outside it), `tanh.approx.f32` to
+/// a relative error of about 2^-11 (sm_75+), so GPU results differ
 /// from the simulator's in the last bits.
 fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
     if wide {
@@ -148,6 +150,7 @@ fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
         FUn::Lg2 => canon32(w.log2() as f32),
         FUn::Sin => canon32(w.sin() as f32),
         FUn::Cos => canon32(w.cos() as f32),
+        FUn::Tanh => canon32(w.tanh() as f32),
     }
 }
 
@@ -416,11 +419,15 @@ fn run_thread(
                 r!(d) = float::fma(f, r!(a), r!(b), r!(c), mode)
             }
             Op::FUnary { op, f64, d, a } => r!(d) = float_unary(op, f64, r!(a)),
-            Op::FMinMax { max, f64, d, a, b } => {
-                let ty = if f64 { PtxType::F64 } else { PtxType::F32 };
+            Op::FMinMax { max, nan, f64, d, a, b } => {
+                let (ty, f) = if f64 { (PtxType::F64, F64) } else { (PtxType::F32, F32) };
                 let op = if max { BinaryOp::Max } else { BinaryOp::Min };
-                r!(d) =
-                    eval::binary(op, ty, None, Imm::new(ty, r!(a)), Imm::new(ty, r!(b))).map_or(0, |i| i.bits)
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if nan && (float::is_nan(f, x) || float::is_nan(f, y)) {
+                    f.nan()
+                } else {
+                    eval::binary(op, ty, None, Imm::new(ty, x), Imm::new(ty, y)).map_or(0, |i| i.bits)
+                }
             }
             Op::DivApproxF32 { d, a, b } => {
                 r!(d) = canon32((f32_of(r!(a)) as f64 / f32_of(r!(b)) as f64) as f32)
@@ -566,7 +573,23 @@ fn run_thread(
             }
             Op::Bits { op, wide, d, a } => r!(d) = bit_op(op, wide, r!(a)),
             Op::Shf { left, clamp, d, a, b, c } => r!(d) = funnel_shift(left, clamp, r!(a), r!(b), r!(c)),
-            Op::Prmt { d, a, b, c } => r!(d) = permute_bytes(r!(a), r!(b), r!(c)),
+            Op::Prmt { mode, d, a, b, c } => r!(d) = permute_bytes(mode, r!(a), r!(b), r!(c)),
+            Op::Carry { sub, wide, carry_in, carry_out, d, a, b, cc } => {
+                let (v, flag) = carry_step(sub, wide, r!(a), r!(b), if carry_in { r!(cc) } else { 0 });
+                r!(d) = v;
+                if carry_out {
+                    r!(cc) = flag;
+                }
+            }
+            Op::Counter { which, d } => r!(d) = counter(which, env, *count + n),
+            Op::Half { op, form, d, a, b, c } => r!(d) = crate::half::arith(op, form, r!(a), r!(b), r!(c)),
+            Op::SetpHalf { cmp, form, d, hi, a, b } => {
+                let (lo_true, hi_true) = crate::half::compare(cmp, form, r!(a), r!(b));
+                r!(d) = lo_true as u64;
+                if let Some(hi) = hi {
+                    r!(hi) = hi_true as u64;
+                }
+            }
             Op::Bfe { wide, signed, d, a, pos, len } => r!(d) = bfe(wide, signed, r!(a), r!(pos), r!(len)),
             Op::Bfi { wide, d, a, b, pos, len } => r!(d) = bfi(wide, r!(a), r!(b), r!(pos), r!(len)),
             Op::SatFloat { f64, d, a } => {
@@ -591,7 +614,13 @@ fn run_thread(
                 let v = r!(a);
                 r!(d) = if v & 0x7f80_0000 == 0 { v & 0x8000_0000 } else { v }
             }
-            Op::Shfl { .. } | Op::Vote { .. } | Op::WarpSync { .. } => {
+            Op::Shfl { .. }
+            | Op::Vote { .. }
+            | Op::WarpSync { .. }
+            | Op::ActiveMask { .. }
+            | Op::Match { .. }
+            | Op::Redux { .. }
+            | Op::Elect { .. } => {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Ok(Stop::Shfl);
@@ -902,12 +931,11 @@ impl<'k> BlockRunner<'k> {
                 }
             }
             same[t - lo] = at_pc;
-            let (Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::WarpSync { mask }) =
-                self.k.code[pc as usize]
-            else {
-                continue;
+            // `activemask` waits for nobody: it takes the lanes that are there.
+            let members = match self.k.code[pc as usize].collective_mask() {
+                Some(mask) => self.regs[t * ns + mask as usize] as u32,
+                None => 0,
             };
-            let members = self.regs[t * ns + mask as usize] as u32;
             if members & !gone & !at_pc == 0 {
                 ready |= 1 << (t - lo);
             }
@@ -920,6 +948,40 @@ impl<'k> BlockRunner<'k> {
         for t in lo..hi {
             if ready >> (t - lo) & 1 == 0 {
                 continue;
+            }
+            match self.k.code[self.pcs[t] as usize] {
+                Op::ActiveMask { .. } => {
+                    vals[t - lo] = same[t - lo] as u64;
+                    continue;
+                }
+                Op::Match { all, a, mask, .. } => {
+                    let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
+                    let mine = self.regs[t * ns + a as usize];
+                    let equal = (0..32)
+                        .filter(|u| members >> u & 1 == 1 && self.regs[(lo + u) * ns + a as usize] == mine)
+                        .fold(0u32, |m, u| m | 1 << u);
+                    (vals[t - lo], valid[t - lo]) = match all {
+                        false => (equal as u64, false),
+                        true if equal == members => (members as u64, true),
+                        true => (0, false),
+                    };
+                    continue;
+                }
+                Op::Redux { op, signed, a, mask, .. } => {
+                    let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
+                    let values = (0..32)
+                        .filter(|u| members >> u & 1 == 1)
+                        .map(|u| self.regs[(lo + u) * ns + a as usize] as u32);
+                    vals[t - lo] = redux(op, signed, values) as u64;
+                    continue;
+                }
+                Op::Elect { mask, .. } => {
+                    let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
+                    let leader = members.trailing_zeros() as u64;
+                    (vals[t - lo], valid[t - lo]) = (leader, leader == (t - lo) as u64);
+                    continue;
+                }
+                _ => {}
             }
             if let Op::Vote { kind, a, negate, mask, .. } = self.k.code[self.pcs[t] as usize] {
                 // Every member waits at this instruction (or has exited): vote over them.
@@ -974,7 +1036,21 @@ impl<'k> BlockRunner<'k> {
                             self.regs[t * ns + p as usize] = valid[t - lo] as u64;
                         }
                     }
-                    Op::Vote { d, .. } => self.regs[t * ns + d as usize] = vals[t - lo],
+                    Op::Vote { d, .. } | Op::ActiveMask { d } | Op::Redux { d, .. } => {
+                        self.regs[t * ns + d as usize] = vals[t - lo]
+                    }
+                    Op::Match { d, equal, .. } => {
+                        self.regs[t * ns + d as usize] = vals[t - lo];
+                        if let Some(p) = equal {
+                            self.regs[t * ns + p as usize] = valid[t - lo] as u64;
+                        }
+                    }
+                    Op::Elect { d, p, .. } => {
+                        if let Some(d) = d {
+                            self.regs[t * ns + d as usize] = vals[t - lo];
+                        }
+                        self.regs[t * ns + p as usize] = valid[t - lo] as u64;
+                    }
                     Op::WarpSync { .. } => self.race.warp_sync(t as u32),
                     _ => continue,
                 }
@@ -1107,10 +1183,7 @@ pub fn launch_with_budget(
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
     let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
-    let has_sync = kernel
-        .code
-        .iter()
-        .any(|o| matches!(o, Op::Bar { .. } | Op::Shfl { .. } | Op::Vote { .. } | Op::WarpSync { .. }));
+    let has_sync = kernel.code.iter().any(|o| matches!(o, Op::Bar { .. }) || o.is_warp_collective());
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let work = || {
@@ -1183,64 +1256,6 @@ pub fn launch_with_budget(
     Ok(LaunchStats { threads, instructions, printed })
 }
 
-/// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
-/// ISA defines them (results are 32-bit).
-fn bit_op(op: BitOp, wide: bool, v: u64) -> u64 {
-    let bits = if wide { 64 } else { 32 };
-    let v = if wide { v } else { v & 0xffff_ffff };
-    match op {
-        BitOp::Popc => v.count_ones() as u64,
-        BitOp::Clz => (v.leading_zeros() - (64 - bits)) as u64,
-        BitOp::Brev => {
-            if wide {
-                v.reverse_bits()
-            } else {
-                (v as u32).reverse_bits() as u64
-            }
-        }
-        BitOp::Bfind { signed, shiftamt } => {
-            // The highest bit that differs from the sign bit (signed) or is set (unsigned).
-            let negative = signed && v >> (bits - 1) & 1 == 1;
-            let x = if negative { !v & if wide { u64::MAX } else { 0xffff_ffff } } else { v };
-            if x == 0 {
-                0xffff_ffff
-            } else {
-                let pos = 63 - x.leading_zeros();
-                (if shiftamt { bits - 1 - pos } else { pos }) as u64
-            }
-        }
-    }
-}
-
-/// `bfe` as the PTX ISA defines it: bit `i` of the result is bit `pos + i` of `a` for
-/// `i < len` (and `pos + i` within the width), else the sign bit (the last extracted bit,
-/// or the top bit of `a` beyond it; 0 for unsigned or `len` 0).
-fn bfe(wide: bool, signed: bool, a: u64, pos: u64, len: u64) -> u64 {
-    let msb = if wide { 63 } else { 31 };
-    let (pos, len) = (pos & 0xff, len & 0xff);
-    let bit = |i: u64| a >> i & 1;
-    let sbit = if signed && len > 0 { bit((pos + len - 1).min(msb)) } else { 0 };
-    (0..=msb).fold(0, |d, i| d | (if i < len && pos + i <= msb { bit(pos + i) } else { sbit }) << i)
-}
-
-/// `bfi` as the PTX ISA defines it: `b` with bits `pos .. pos + len` (within the width)
-/// taken from the low bits of `a`.
-fn bfi(wide: bool, a: u64, b: u64, pos: u64, len: u64) -> u64 {
-    let msb = if wide { 63 } else { 31 };
-    let (pos, len) = (pos & 0xff, len & 0xff);
-    let mut f = b;
-    let mut i = 0;
-    while i < len && pos + i <= msb {
-        f = (f & !(1 << (pos + i))) | (a >> i & 1) << (pos + i);
-        i += 1;
-    }
-    if wide {
-        f
-    } else {
-        f & 0xffff_ffff
-    }
-}
-
 /// Reads `vprintf`'s arguments and strings through generic addresses.
 struct GenericReader<'r, 'g> {
     g: &'r mut GlobalView<'g>,
@@ -1287,35 +1302,51 @@ impl crate::printf::Args for GenericReader<'_, '_> {
     }
 }
 
-/// `shf`: the 64-bit value `b:a` (`b` high) shifted by `c` (masked to 5 bits with `.wrap`,
-/// at most 32 with `.clamp`), keeping the high word (left) or the low word (right).
-fn funnel_shift(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
-    let n = if clamp { (c as u32).min(32) } else { c as u32 & 31 };
-    let wide = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
-    if left {
-        ((wide << n) >> 32) & 0xffff_ffff
-    } else {
-        (wide >> n) & 0xffff_ffff
+/// The value of special register `which` for the thread of `env`, `clock` instructions
+/// into its block.
+fn counter(which: Counter, env: &Env, clock: u64) -> u64 {
+    let nanos = || {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    };
+    let lane = env.lane;
+    let below = (1u64 << lane) - 1;
+    match which {
+        Counter::Clock => clock & 0xffff_ffff,
+        Counter::ClockHi => clock >> 32,
+        Counter::Clock64 => clock,
+        Counter::GlobalTimer => nanos(),
+        Counter::GlobalTimerLo => nanos() & 0xffff_ffff,
+        Counter::GlobalTimerHi => nanos() >> 32,
+        Counter::WarpId => (env.linear / 32) as u64,
+        Counter::NWarpId => (env.ntid.iter().map(|&n| n as u64).product::<u64>()).div_ceil(32),
+        Counter::SmId | Counter::GridId => 0,
+        Counter::NSmId => 1,
+        Counter::LaneMaskEq => 1 << lane,
+        Counter::LaneMaskLe => below | 1 << lane,
+        Counter::LaneMaskLt => below,
+        Counter::LaneMaskGe => !below & 0xffff_ffff,
+        Counter::LaneMaskGt => !(below | 1 << lane) & 0xffff_ffff,
     }
 }
 
-/// `prmt.b32` in its default mode: byte `i` of the result is byte `c[4i+2 .. 4i]` of the
-/// eight bytes `b:a` (`a` the low ones), or that byte's top bit replicated when
-/// `c[4i+3]` is set.
-fn permute_bytes(a: u64, b: u64, c: u64) -> u64 {
-    let bytes = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
-    (0..4).fold(0, |d, i| {
-        let sel = (c >> (4 * i)) & 0xf;
-        let byte = (bytes >> (8 * (sel & 7))) & 0xff;
-        let byte = if sel & 8 != 0 {
-            if byte & 0x80 != 0 {
-                0xff
-            } else {
-                0
-            }
+/// `redux.sync`'s reduction of the members' values (at least one: the thread's own).
+fn redux(op: ReduxOp, signed: bool, values: impl Iterator<Item = u32>) -> u32 {
+    let pick = |a: u32, b: u32, max: bool| {
+        let a_first = if signed { (a as i32) < (b as i32) } else { a < b };
+        if a_first != max {
+            a
         } else {
-            byte
-        };
-        d | byte << (8 * i)
-    })
+            b
+        }
+    };
+    values
+        .reduce(|a, b| match op {
+            ReduxOp::Add => a.wrapping_add(b),
+            ReduxOp::Min => pick(a, b, false),
+            ReduxOp::Max => pick(a, b, true),
+            ReduxOp::And => a & b,
+            ReduxOp::Or => a | b,
+            ReduxOp::Xor => a ^ b,
+        })
+        .unwrap_or(0)
 }

@@ -56,9 +56,11 @@
 
 #![warn(missing_docs)]
 
+mod bits;
 mod decode;
 mod error;
 mod exec;
+mod half;
 mod memory;
 mod parse;
 mod printf;

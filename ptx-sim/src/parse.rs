@@ -557,7 +557,12 @@ pub(crate) fn call_operands(text: &str) -> Option<(Option<&str>, &str, Vec<&str>
 
 /// A distinct tag (letters only, as register prefixes need) for inlined call `n`.
 fn inline_tag(n: usize) -> String {
-    let mut tag = String::from("zz");
+    letters_tag("zz", n)
+}
+
+/// `lead` followed by `n` in letters: a distinct tag per `n`.
+fn letters_tag(lead: &str, n: usize) -> String {
+    let mut tag = String::from(lead);
     let mut n = n;
     loop {
         tag.push((b'a' + (n % 26) as u8) as char);
@@ -685,6 +690,12 @@ fn inline_calls(
         for c in &callee.call_params {
             names.insert(c.clone(), format!("{c}_{tag}"));
         }
+        // Registers declared without `%` (`=name`) are renamed like the other names.
+        for r in &callee.regs {
+            if let Some(bare) = r.prefix.strip_prefix('=') {
+                names.insert(bare.to_string(), format!("{bare}_{tag}"));
+            }
+        }
         let end = format!("$__return_{tag}");
         for it in callee.items {
             match it {
@@ -702,7 +713,13 @@ fn inline_calls(
             }
         }
         out.push(BodyItem::Label(end, st.line));
-        regs.extend(callee.regs.into_iter().map(|r| RegDecl { prefix: format!("{tag}{}", r.prefix), ..r }));
+        regs.extend(callee.regs.into_iter().map(|r| {
+            let prefix = match r.prefix.strip_prefix('=') {
+                Some(bare) => format!("={bare}_{tag}"),
+                None => format!("{tag}{}", r.prefix),
+            };
+            RegDecl { prefix, ..r }
+        }));
         shared
             .extend(callee.shared.into_iter().map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a }));
         locals
@@ -735,9 +752,11 @@ fn parse_body(
     let mut locals: Vec<SharedDef> = Vec::new();
     let mut call_params: Vec<String> = Vec::new();
     let mut body: Vec<BodyItem> = Vec::new();
-    // Nested `{ }` scopes (inline assembly from CUDA's headers opens one per `asm`): their
-    // braces group statements; registers declared inside must not clash with the kernel's.
-    let mut depth = 0usize;
+    // Nested `{ }` scopes (inline assembly opens one per `asm`): registers declared inside
+    // one are its own, so each scope renames them apart (`%t1` to `%zya…t1`, `t1` to
+    // `zya…_t1`) in the statements it holds; inner scopes shadow outer ones.
+    let mut scopes: Vec<Scope> = Vec::new();
+    let mut scope_count = 0usize;
     loop {
         let Some(raw) = lines.get(*i) else {
             return Err(parse_err(start, format!("kernel `{name}` is missing its closing `}}`")));
@@ -751,19 +770,24 @@ fn parse_body(
         if line.contains("/*") {
             return Err(unsupported(lineno, "block comments `/* */`"));
         }
-        if line == "}" && depth == 0 {
+        if line == "}" && scopes.is_empty() {
             break;
         }
         while let Some(rest) = line.strip_prefix('{') {
-            depth += 1;
+            scopes.push(Scope::new(letters_tag("zy", scope_count)));
+            scope_count += 1;
             line = rest.trim_start();
         }
-        while depth > 0 {
+        // Scopes closed at the end of this line still hold its statements.
+        let mut closing = 0;
+        while closing < scopes.len() {
             let Some(rest) = line.strip_suffix('}') else { break };
-            depth -= 1;
+            closing += 1;
             line = rest.trim_end();
         }
+        let close = |scopes: &mut Vec<Scope>| scopes.truncate(scopes.len() - closing);
         if line.is_empty() {
+            close(&mut scopes);
             continue;
         }
         if line.starts_with('{') || line.contains('}') && !line.contains('{') {
@@ -805,12 +829,17 @@ fn parse_body(
             if stmt.is_empty() {
                 return Err(parse_err(lineno, "empty statement"));
             }
+            if let (Some(scope), true) = (scopes.last_mut(), stmt.starts_with(".reg")) {
+                scope.declare(stmt);
+            }
+            let renamed = scopes.iter().rev().fold(stmt.to_string(), |text, scope| scope.rename(&text));
+            let stmt = renamed.as_str();
             if stmt.starts_with(".pragma") {
                 // Hints to the optimiser (`.pragma "nounroll";`): nothing to execute.
                 continue;
             }
             if stmt.starts_with(".reg") {
-                regs.push(parse_reg_decl(stmt, lineno)?);
+                regs.extend(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
                 shared.push(parse_shared_decl(stmt, lineno)?);
             } else if let Some(rest) = stmt.strip_prefix(".param") {
@@ -844,14 +873,61 @@ fn parse_body(
                 body.push(BodyItem::Instr(s));
             }
         }
+        close(&mut scopes);
     }
     Ok(Body { regs, shared, locals, call_params, items: body })
 }
 
-/// `.reg .T %prefix<N>`.
-fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
+/// A nested `{ }` scope: the registers declared in it and the tag that renames them apart.
+struct Scope {
+    tag: String,
+    /// Prefixes of `%` registers declared here.
+    prefixes: Vec<String>,
+    /// Registers declared here without `%`, and their new names.
+    names: std::collections::HashMap<String, String>,
+}
+
+impl Scope {
+    fn new(tag: String) -> Scope {
+        Scope { tag, prefixes: Vec::new(), names: Default::default() }
+    }
+
+    /// Records the registers of the `.reg` statement `stmt` as this scope's.
+    fn declare(&mut self, stmt: &str) {
+        let specs = stmt.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
+        for spec in specs.split(',').map(str::trim) {
+            match spec.strip_prefix('%') {
+                Some(s) => {
+                    let name = s.split('<').next().unwrap_or(s);
+                    let prefix = if s.contains('<') {
+                        name
+                    } else {
+                        name.trim_end_matches(|c: char| c.is_ascii_digit())
+                    };
+                    self.prefixes.push(prefix.to_string());
+                }
+                None => {
+                    self.names.insert(spec.to_string(), format!("{}_{spec}", self.tag));
+                }
+            }
+        }
+    }
+
+    /// `text` with this scope's registers renamed.
+    fn rename(&self, text: &str) -> String {
+        if self.prefixes.is_empty() && self.names.is_empty() {
+            return text.to_string();
+        }
+        rename(text, &self.prefixes, &self.tag, &self.names)
+    }
+}
+
+/// `.reg .T spec, spec, ...`, each spec `%prefix<N>` (registers `%prefix0` ..), `%name` (one
+/// register of that name, as compilers declare `%SP`) or `name` without `%` (as inline
+/// assembly and call sequences write them).
+fn parse_reg_decl(stmt: &str, line: usize) -> Result<Vec<RegDecl>, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
-    let [".reg", ty, spec] = toks.as_slice() else {
+    let [".reg", ty, _, ..] = toks.as_slice() else {
         return Err(unsupported(line, format!("register declaration `{stmt}`")));
     };
     let ty = ty
@@ -859,8 +935,12 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
         .and_then(PtxType::from_ptx_name)
         .filter(|t| !t.is_memory_only())
         .ok_or_else(|| unsupported(line, format!("register type `{ty}`")))?;
-    // `%name<N>` declares `%name0` .. `%name{N-1}`; `%name` one register of that name (as
-    // compilers declare the local stack pointers `%SP` and `%SPL`).
+    let specs = toks[2..].join(" ");
+    specs.split(',').map(|spec| reg_spec(spec.trim(), ty, line)).collect()
+}
+
+/// One register spec of a `.reg` declaration.
+fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
     let (prefix, count, single) = match spec.strip_prefix('%') {
         Some(s) if s.ends_with('>') => {
             let (p, n) = s[..s.len() - 1].split_once('<').ok_or_else(|| {
@@ -870,8 +950,7 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<RegDecl, SimError> {
             (p, n, false)
         }
         Some(s) => (s, 1, true),
-        // A register without `%` (`temp_param_reg` in call sequences) can be declared but
-        // not referred to.
+        // Registers without `%` live under `=name` (a key no `%` register can have).
         None if is_ident(spec) => {
             return Ok(RegDecl { prefix: format!("={spec}"), ty, count: 1, single: true, line })
         }

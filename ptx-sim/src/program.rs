@@ -39,6 +39,8 @@ pub(crate) enum FUn {
     Lg2,
     Sin,
     Cos,
+    /// `tanh.approx.f32`.
+    Tanh,
 }
 
 /// One decoded instruction.
@@ -214,8 +216,10 @@ pub(crate) enum Op {
         d: R,
         a: R,
     },
+    /// `min`/`max`; with `nan` (`.NaN`) a NaN input gives the canonical NaN.
     FMinMax {
         max: bool,
+        nan: bool,
         f64: bool,
         d: R,
         a: R,
@@ -364,12 +368,81 @@ pub(crate) enum Op {
         b: R,
         c: R,
     },
-    /// `prmt.b32` (the default mode): bytes of `b:a` picked by the selector `c`.
+    /// `prmt.b32{.mode}`: bytes of `b:a` picked by the selector `c`.
     Prmt {
+        mode: PrmtMode,
         d: R,
         a: R,
         b: R,
         c: R,
+    },
+    /// `add.cc`, `addc`, `sub.cc`, `subc` (and the addition of `mad.cc`/`madc`): `a + b`
+    /// (plus the carry flag `cc` with `carry_in`) or `a - b` (minus the borrow flag), writing
+    /// the carry (borrow) out to `cc` with `carry_out`.
+    Carry {
+        sub: bool,
+        wide: bool,
+        carry_in: bool,
+        carry_out: bool,
+        d: R,
+        a: R,
+        b: R,
+        cc: R,
+    },
+    /// A special register the IR does not have: clocks, timers, warp and SM numbers, lane
+    /// masks.
+    Counter {
+        which: Counter,
+        d: R,
+    },
+    /// `activemask.b32`: the lanes of the warp that reached this instruction together (a
+    /// warp collective with no member mask).
+    ActiveMask {
+        d: R,
+    },
+    /// `match.sync.{any,all}.{b32,b64}`: a warp collective over the members of `mask`.
+    Match {
+        all: bool,
+        d: R,
+        /// `match.all`'s optional predicate destination: whether all values were equal.
+        equal: Option<R>,
+        a: R,
+        mask: R,
+    },
+    /// `redux.sync.op.type d, a, mask`: `op` over the `a`s of the members of `mask` (32-bit
+    /// integers; `signed` for `.s32` min and max).
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+        d: R,
+        a: R,
+        mask: R,
+    },
+    /// `elect.sync d|p, mask`: the lowest member of `mask` is elected; `d` gets its lane,
+    /// `p` whether this lane is it.
+    Elect {
+        d: Option<R>,
+        p: R,
+        mask: R,
+    },
+    /// `f16`/`bf16` arithmetic on one value or a pair packed in 32 bits (`.f16x2`).
+    Half {
+        op: HalfOp,
+        form: HalfForm,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// `setp.cmp.{f16,bf16}{x2}`: compares each half; a pair writes `d` for the low half
+    /// and `hi` for the high one.
+    SetpHalf {
+        cmp: Cmp,
+        form: HalfForm,
+        d: R,
+        hi: Option<R>,
+        a: R,
+        b: R,
     },
     /// `cvt.sat.fN.fN`: clamps to [0, 1], NaN giving +0.
     SatFloat {
@@ -382,6 +455,37 @@ pub(crate) enum Op {
         d: R,
         a: R,
     },
+}
+
+impl Op {
+    /// Whether the op is a warp collective: its lanes wait for each other there (the
+    /// block runner performs it).
+    pub(crate) fn is_warp_collective(&self) -> bool {
+        matches!(
+            self,
+            Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::WarpSync { .. }
+                | Op::ActiveMask { .. }
+                | Op::Match { .. }
+                | Op::Redux { .. }
+                | Op::Elect { .. }
+        )
+    }
+
+    /// The member-mask register of a warp collective (`None` for `activemask`, which waits
+    /// for no one, and for every other op).
+    pub(crate) fn collective_mask(&self) -> Option<R> {
+        match *self {
+            Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::WarpSync { mask }
+            | Op::Match { mask, .. }
+            | Op::Redux { mask, .. }
+            | Op::Elect { mask, .. } => Some(mask),
+            _ => None,
+        }
+    }
 }
 
 /// A kernel's declared block shape.
@@ -469,6 +573,140 @@ pub(crate) enum VoteKind {
     All,
     /// `.uni.pred`: all members agree.
     Uni,
+}
+
+/// `prmt`'s byte-selection modes (the PTX ISA's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PrmtMode {
+    /// No mode: four 4-bit selectors in `c`, each with a sign-replicate bit.
+    Generic,
+    /// `.f4e`: forward 4 extract.
+    F4e,
+    /// `.b4e`: backward 4 extract.
+    B4e,
+    /// `.rc8`: replicate one byte.
+    Rc8,
+    /// `.ecl`: edge clamp left.
+    Ecl,
+    /// `.ecr`: edge clamp right.
+    Ecr,
+    /// `.rc16`: replicate one 16-bit half.
+    Rc16,
+}
+
+/// The special registers the simulator reads beyond [`SpecialReg`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counter {
+    /// `%clock`: the low word of `%clock64`.
+    Clock,
+    /// `%clock_hi`: the high word of `%clock64`.
+    ClockHi,
+    /// `%clock64`: the block's instructions executed so far (monotone for each thread).
+    Clock64,
+    /// `%globaltimer`: nanoseconds since the Unix epoch, from the host's clock.
+    GlobalTimer,
+    /// `%globaltimer_lo`: the low word of `%globaltimer`.
+    GlobalTimerLo,
+    /// `%globaltimer_hi`: the high word of `%globaltimer`.
+    GlobalTimerHi,
+    /// `%warpid`: the thread's warp in its block.
+    WarpId,
+    /// `%nwarpid`: the warps of the block.
+    NWarpId,
+    /// `%smid`: always 0 (one simulated multiprocessor).
+    SmId,
+    /// `%nsmid`: 1.
+    NSmId,
+    /// `%gridid`: 0 for every launch.
+    GridId,
+    /// `%lanemask_eq`: the thread's own lane bit.
+    LaneMaskEq,
+    /// `%lanemask_le`: its lane and those below.
+    LaneMaskLe,
+    /// `%lanemask_lt`: the lanes below it.
+    LaneMaskLt,
+    /// `%lanemask_ge`: its lane and those above.
+    LaneMaskGe,
+    /// `%lanemask_gt`: the lanes above it.
+    LaneMaskGt,
+}
+
+impl Counter {
+    /// Every counter with its PTX name and its width in bits.
+    pub(crate) const ALL: [(Counter, &'static str, u32); 16] = [
+        (Counter::Clock, "%clock", 32),
+        (Counter::ClockHi, "%clock_hi", 32),
+        (Counter::Clock64, "%clock64", 64),
+        (Counter::GlobalTimer, "%globaltimer", 64),
+        (Counter::GlobalTimerLo, "%globaltimer_lo", 32),
+        (Counter::GlobalTimerHi, "%globaltimer_hi", 32),
+        (Counter::WarpId, "%warpid", 32),
+        (Counter::NWarpId, "%nwarpid", 32),
+        (Counter::SmId, "%smid", 32),
+        (Counter::NSmId, "%nsmid", 32),
+        (Counter::GridId, "%gridid", 64),
+        (Counter::LaneMaskEq, "%lanemask_eq", 32),
+        (Counter::LaneMaskLe, "%lanemask_le", 32),
+        (Counter::LaneMaskLt, "%lanemask_lt", 32),
+        (Counter::LaneMaskGe, "%lanemask_ge", 32),
+        (Counter::LaneMaskGt, "%lanemask_gt", 32),
+    ];
+}
+
+/// The reductions of `redux.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    /// Wrapping sum.
+    Add,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+}
+
+/// A 16-bit float operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HalfOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a * b + c` with one rounding.
+    Fma,
+    /// `-a` (the sign flipped, NaN too).
+    Neg,
+    /// `|a|` (the sign cleared).
+    Abs,
+    /// The smaller of `a` and `b` (`-0 < +0`).
+    Min,
+    /// The larger of `a` and `b`.
+    Max,
+}
+
+/// How a 16-bit float operation treats its values: format, one value or a pair, and the
+/// modifiers that change the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HalfForm {
+    /// bfloat16 rather than IEEE binary16.
+    pub(crate) bf16: bool,
+    /// Two values packed in 32 bits (`.f16x2`, `.bf16x2`), the first in the low half.
+    pub(crate) pair: bool,
+    /// `.ftz`: subnormal inputs and results become zeros of their sign.
+    pub(crate) ftz: bool,
+    /// `.sat`: the result clamped to [0, 1], NaN giving +0.
+    pub(crate) sat: bool,
+    /// `.relu`: a negative result becomes +0 (NaN stays NaN).
+    pub(crate) relu: bool,
+    /// `.NaN` on min/max: a NaN input gives NaN (otherwise the other input).
+    pub(crate) nan: bool,
 }
 
 /// Bit-manipulation instructions.

@@ -148,7 +148,8 @@ fn handwritten_malformed_statements_are_errors() {
         "\t;",
         "\tbar.sync é;",
         "\tatom.global.add.u32 %r1, [], 1;",
-        "\tsetp.lt.u32 %p1|%p2, %r1, 1;",
+        "\tsetp.lt.u32 %p1|%r1, %r1, 1;",
+        "\tsetp.lt.and.u32 %p1|%p2, %r1, 1;",
         "\tmov.u32 %r1, %tid.x.y;",
     ] {
         let text = mini(body);

@@ -1,0 +1,186 @@
+//! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
+//! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, and the carry chains of
+//! `add.cc`/`addc`/`sub.cc`/`subc`.
+
+use crate::program::{BitOp, PrmtMode};
+
+/// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
+/// ISA defines them (results are 32-bit).
+pub(crate) fn bit_op(op: BitOp, wide: bool, v: u64) -> u64 {
+    let bits = if wide { 64 } else { 32 };
+    let v = if wide { v } else { v & 0xffff_ffff };
+    match op {
+        BitOp::Popc => v.count_ones() as u64,
+        BitOp::Clz => (v.leading_zeros() - (64 - bits)) as u64,
+        BitOp::Brev => {
+            if wide {
+                v.reverse_bits()
+            } else {
+                (v as u32).reverse_bits() as u64
+            }
+        }
+        BitOp::Bfind { signed, shiftamt } => {
+            // The highest bit that differs from the sign bit (signed) or is set (unsigned).
+            let negative = signed && v >> (bits - 1) & 1 == 1;
+            let x = if negative { !v & if wide { u64::MAX } else { 0xffff_ffff } } else { v };
+            if x == 0 {
+                0xffff_ffff
+            } else {
+                let pos = 63 - x.leading_zeros();
+                (if shiftamt { bits - 1 - pos } else { pos }) as u64
+            }
+        }
+    }
+}
+
+/// `bfe` as the PTX ISA defines it: bit `i` of the result is bit `pos + i` of `a` for
+/// `i < len` (and `pos + i` within the width), else the sign bit (the last extracted bit,
+/// or the top bit of `a` beyond it; 0 for unsigned or `len` 0).
+pub(crate) fn bfe(wide: bool, signed: bool, a: u64, pos: u64, len: u64) -> u64 {
+    let msb = if wide { 63 } else { 31 };
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let bit = |i: u64| a >> i & 1;
+    let sbit = if signed && len > 0 { bit((pos + len - 1).min(msb)) } else { 0 };
+    (0..=msb).fold(0, |d, i| d | (if i < len && pos + i <= msb { bit(pos + i) } else { sbit }) << i)
+}
+
+/// `bfi` as the PTX ISA defines it: `b` with bits `pos .. pos + len` (within the width)
+/// taken from the low bits of `a`.
+pub(crate) fn bfi(wide: bool, a: u64, b: u64, pos: u64, len: u64) -> u64 {
+    let msb = if wide { 63 } else { 31 };
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let mut f = b;
+    let mut i = 0;
+    while i < len && pos + i <= msb {
+        f = (f & !(1 << (pos + i))) | (a >> i & 1) << (pos + i);
+        i += 1;
+    }
+    if wide {
+        f
+    } else {
+        f & 0xffff_ffff
+    }
+}
+
+/// `shf`: the 64-bit value `b:a` (`b` high) shifted by `c` (masked to 5 bits with `.wrap`,
+/// at most 32 with `.clamp`), keeping the high word (left) or the low word (right).
+pub(crate) fn funnel_shift(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
+    let n = if clamp { (c as u32).min(32) } else { c as u32 & 31 };
+    let wide = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    if left {
+        ((wide << n) >> 32) & 0xffff_ffff
+    } else {
+        (wide >> n) & 0xffff_ffff
+    }
+}
+
+/// `prmt.b32{.mode}`: byte `i` of the result is one of the eight bytes of `b:a` (`a` the
+/// low ones). Without a mode, `c[4i+2 .. 4i]` picks it and `c[4i+3]` replicates its top
+/// bit instead; the modes pick by `c[1:0]` from the ISA's fixed patterns.
+pub(crate) fn permute_bytes(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
+    let bytes = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    let n = c & 3;
+    (0..4u64).fold(0, |d, i| {
+        // The source byte for result byte `i`, and whether to replicate its sign.
+        let (from, sign) = match mode {
+            PrmtMode::Generic => {
+                let sel = (c >> (4 * i)) & 0xf;
+                (sel & 7, sel & 8 != 0)
+            }
+            PrmtMode::F4e => ((n + i) & 7, false),
+            PrmtMode::B4e => ((n + 8 - i) & 7, false),
+            PrmtMode::Rc8 => (n, false),
+            PrmtMode::Ecl => (n.max(i), false),
+            PrmtMode::Ecr => (n.min(i), false),
+            PrmtMode::Rc16 => ((n & 1) * 2 + (i & 1), false),
+        };
+        let byte = (bytes >> (8 * from)) & 0xff;
+        let byte = if sign && byte & 0x80 != 0 {
+            0xff
+        } else if sign {
+            0
+        } else {
+            byte
+        };
+        d | byte << (8 * i)
+    })
+}
+
+/// One step of a carry chain on 32-bit (`wide` false) or 64-bit values: `a + b + carry`
+/// or `a - (b + borrow)`, with the carry (borrow) out of the top bit.
+pub(crate) fn carry_step(sub: bool, wide: bool, a: u64, b: u64, flag: u64) -> (u64, u64) {
+    let bits = if wide { 64 } else { 32 };
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let (a, b, flag) = ((a & mask) as u128, (b & mask) as u128, (flag & 1) as u128);
+    if sub {
+        let taken = b + flag;
+        ((a.wrapping_sub(taken) as u64) & mask, (a < taken) as u64)
+    } else {
+        let sum = a + b + flag;
+        (sum as u64 & mask, (sum >> bits) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prmt_modes_follow_the_isa_tables() {
+        // Result bytes (3, 2, 1, 0) for c[1:0] = 0..3, from the PTX ISA's tables.
+        let table = [
+            (PrmtMode::F4e, [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
+            (PrmtMode::B4e, [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]]),
+            (PrmtMode::Rc8, [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]),
+            (PrmtMode::Ecl, [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]]),
+            (PrmtMode::Ecr, [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]]),
+            (PrmtMode::Rc16, [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]]),
+        ];
+        // Byte k of b:a holds 0x10 + k, so each result byte names its source.
+        let (a, b) = (0x1312_1110, 0x1716_1514);
+        for (mode, rows) in table {
+            for (n, row) in rows.iter().enumerate() {
+                let want = row.iter().fold(0u64, |d, &k| d << 8 | (0x10 + k));
+                // Bits of c above the two low ones are ignored by the modes.
+                let c = n as u64 | 0xabcd_ef00;
+                assert_eq!(permute_bytes(mode, a, b, c), want, "{mode:?} with c[1:0] = {n}");
+            }
+        }
+        // The generic form: selectors 7, 5, 3, 1 and a sign-replicated 0x80 byte.
+        assert_eq!(permute_bytes(PrmtMode::Generic, 0x0302_0100, 0x0706_0504, 0x7531), 0x0705_0301);
+        assert_eq!(permute_bytes(PrmtMode::Generic, 0x80, 0, 0x8888), 0xffff_ffff);
+    }
+
+    #[test]
+    fn carry_chains_add_and_subtract_multiword_numbers() {
+        // 96-bit sums and differences in three 32-bit words against u128 arithmetic.
+        let cases: [(u128, u128); 5] = [
+            (0xffff_ffff_ffff_ffff_ffff_ffff, 1),
+            (0x1_0000_0000_0000_0000, 0xffff_ffff),
+            (0, 0),
+            (0x1234_5678_9abc_def0_1357_9bdf, 0xfedc_ba98_7654_3210_0246_8ace),
+            (5, 7),
+        ];
+        let word = |v: u128, i: u32| (v >> (32 * i)) as u64 & 0xffff_ffff;
+        for (x, y) in cases {
+            for sub in [false, true] {
+                let mut flag = 0;
+                let mut got = 0u128;
+                for i in 0..3 {
+                    let (w, f) = carry_step(sub, false, word(x, i), word(y, i), flag);
+                    got |= (w as u128) << (32 * i);
+                    flag = f;
+                }
+                let mask = (1u128 << 96) - 1;
+                let want = if sub { x.wrapping_sub(y) & mask } else { (x + y) & mask };
+                assert_eq!(got, want, "{x:#x} {} {y:#x}", if sub { '-' } else { '+' });
+                let out = if sub { x < y } else { x + y > mask };
+                assert_eq!(flag == 1, out, "carry out of {x:#x} and {y:#x}");
+            }
+        }
+        // 64-bit words.
+        assert_eq!(carry_step(false, true, u64::MAX, 1, 0), (0, 1));
+        assert_eq!(carry_step(true, true, 0, 0, 1), (u64::MAX, 1));
+        assert_eq!(carry_step(true, true, 5, 3, 1), (1, 0));
+    }
+}
