@@ -1,6 +1,8 @@
 //! Hand-written PTX in the dialect NVRTC writes, for the edges the corpus kernels may not
 //! reach: bit-field and bit-scan instructions at their limits, generic addressing of local
-//! and shared memory through `cvta`, `.local` arrays, and `vote.sync` any/all/uni.
+//! and shared memory through `cvta`, `.local` arrays, `vote.sync` any/all/uni, registers
+//! scoped to inline-assembly blocks, predicate pairs, `.ftz`/`.sat`/`.NaN`, and the warp
+//! collectives `elect`, `match` and `redux` in divergent code.
 
 mod common;
 
@@ -264,5 +266,161 @@ fn testp_classifies_floats_and_nanosleep_runs() {
     for (i, (a, b)) in inputs.iter().enumerate() {
         assert_eq!(got[2 * i], class_bits(a.classify()), "f32 {a:e}");
         assert_eq!(got[2 * i + 1], class_bits(b.classify()), "f64 {b:e}");
+    }
+}
+
+#[test]
+fn inline_asm_scopes_keep_their_registers_apart() {
+    // Two asm blocks declare the same names; an inner block shadows an outer one's `t`;
+    // a one-line block declares and uses its own register.
+    let m = module(
+        "\t{\n\t.reg .u32 t, u;\n\t.reg .b32 %tmp<2>;\n\tmov.u32 t, 10;\n\tmov.u32 %tmp1, 5;\n\
+         \t{\n\t.reg .u32 t;\n\tmov.u32 t, 100;\n\tadd.u32 u, t, %tmp1;\n\t}\n\
+         \tadd.u32 %r1, t, u;\n\t}\n\
+         \t{\n\t.reg .u32 t;\n\t.reg .b32 %tmp<2>;\n\tmov.u32 t, 7;\n\tmov.u32 %tmp1, 3;\n\tmul.lo.u32 %r2, t, %tmp1;\n\t}\n\
+         \t{ .reg .u64 q; mov.u64 q, %rd2; st.global.u32 [q+8], %r2; }\n\
+         \tcvt.u64.u32 \t%rd3, %r1;\n\tst.global.u64 \t[%rd2], %rd3;",
+        REGS,
+    );
+    // t + u = 10 + (100 + 5) in the first block; 7 · 3 in the second, stored through `q`.
+    assert_eq!(run_one(&m, 2), [115, 21]);
+    // A register of a closed scope is out of reach.
+    let err =
+        Module::parse(&module_text("\t{\n\t.reg .u32 t;\n\tmov.u32 t, 1;\n\t}\n\tmov.u32 %r1, t;", REGS))
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("`t`"), "{err}");
+}
+
+#[test]
+fn setp_writes_predicate_pairs_and_combines_with_a_third() {
+    // For each (a, b, c): `p|q = (a < b) op c` for op = and, or, xor with c and !c, and the
+    // plain pair; the eight predicates packed as bits 0..8 (p then q per form).
+    let forms = [
+        "setp.lt.s32 \t%p1|%p2, %r1, %r2;",
+        "setp.lt.and.s32 \t%p1|%p2, %r1, %r2, %p3;",
+        "setp.lt.or.s32 \t%p1|%p2, %r1, %r2, !%p3;",
+        "setp.lt.xor.s32 \t%p1|%p2, %r1, %r2, %p3;",
+    ];
+    let cases: [(i32, i32, bool); 4] = [(-1, 2, true), (-1, 2, false), (5, 2, true), (5, 2, false)];
+    let mut body = String::new();
+    for (i, (a, b, c)) in cases.iter().enumerate() {
+        body.push_str(&format!(
+            "\tmov.u32 \t%r1, {a};\n\tmov.u32 \t%r2, {b};\n\tsetp.ne.u32 \t%p3, {}, 0;\n\tmov.u32 \t%r3, 0;\n",
+            *c as u32
+        ));
+        for (k, f) in forms.iter().enumerate() {
+            body.push_str(&format!(
+                "\t{f}\n\tselp.u32 \t%r4, {}, 0, %p1;\n\tselp.u32 \t%r5, {}, 0, %p2;\n\tor.b32 \t%r3, %r3, %r4;\n\tor.b32 \t%r3, %r3, %r5;\n",
+                1 << (2 * k),
+                1 << (2 * k + 1)
+            ));
+        }
+        body.push_str(&format!("\tcvt.u64.u32 \t%rd3, %r3;\n\tst.global.u64 \t[%rd2+{}], %rd3;\n", 8 * i));
+    }
+    let got = run_one(&module(&body, REGS), cases.len());
+    for (i, &(a, b, c)) in cases.iter().enumerate() {
+        let t = a < b;
+        let pairs = [(t, !t), (t && c, !t && c), (t || !c, !t || !c), (t ^ c, !t ^ c)];
+        let want = pairs
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (k, &(p, q))| m | (p as u64) << (2 * k) | (q as u64) << (2 * k + 1));
+        assert_eq!(got[i], want, "a = {a}, b = {b}, c = {c}");
+    }
+}
+
+#[test]
+fn ftz_sat_and_nan_modifiers_on_f32() {
+    let tiny = f32::from_bits(0x0000_0400); // a subnormal
+    let body = format!(
+        "\tmov.b32 \t%f1, 0x{t:08x};\n\tmov.b32 \t%f2, 0x{t:08x};\n\
+         \tadd.ftz.f32 \t%f3, %f1, %f2;\n\tadd.f32 \t%f4, %f1, %f2;\n\
+         \tmul.rn.ftz.f32 \t%f5, 0f20000000, 0f1F000000;\n\tneg.ftz.f32 \t%f6, %f1;\n\
+         \tsetp.eq.ftz.f32 \t%p1, %f1, 0f00000000;\n\tselp.f32 \t%f7, 0f3F800000, 0f00000000, %p1;\n\
+         \tfma.rn.sat.f32 \t%f8, 0f40000000, 0f40000000, 0f00000000;\n\
+         \tfma.rn.ftz.sat.f32 \t%f9, 0fBF800000, 0f3F800000, 0f00000000;\n\
+         \tmin.NaN.f32 \t%f10, 0f7FC00001, 0f3F800000;\n\tmin.f32 \t%f11, 0f7FC00001, 0f3F800000;\n\
+         \tmax.ftz.f32 \t%f12, %f6, 0f80000000;\n\tcvt.ftz.f64.f32 \t%fd1, %f1;\n\
+         \tcvt.rn.ftz.f32.f64 \t%f13, 0d3800000000000000;\n\ttanh.approx.f32 \t%f14, 0f3F000000;\n\
+         \tdiv.rn.ftz.f32 \t%f15, %f1, 0f3F800000;\n\tsub.rn.sat.f32 \t%f16, 0f3F000000, 0f7FC00000;",
+        t = tiny.to_bits()
+    );
+    let mut store = String::new();
+    for (k, f) in [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16].iter().enumerate() {
+        store.push_str(&format!("\tst.global.f32 \t[%rd2+{}], %f{f};\n", 4 * k));
+    }
+    store.push_str("\tst.global.f64 \t[%rd2+56], %fd1;");
+    let regs = format!("{REGS}\n\t.reg .f32 \t%f<20>;\n\t.reg .f64 \t%fd<4>;");
+    let m = module(&format!("{body}\n{store}"), &regs);
+    let got = run_one(&m, 8);
+    let word = |k: usize| (got[k / 2] >> (32 * (k % 2))) as u32;
+    // 2^-63 · 2^-65 = 2^-128 is subnormal: flushed; 2^-112 in f64 is below f32's normals.
+    let want: [u32; 14] = [
+        0,                                // subnormal + subnormal, flushed in and out
+        (tiny + tiny).to_bits(),          // without .ftz the sum is exact
+        0,                                // a subnormal product flushed
+        0x8000_0000,                      // -(flushed subnormal) = -0
+        1f32.to_bits(),                   // the flushed subnormal equals 0
+        1f32.to_bits(),                   // 4 saturates to 1
+        0,                                // -1 saturates to +0
+        0x7fff_ffff,                      // .NaN: a NaN input gives the canonical NaN
+        1f32.to_bits(),                   // without .NaN, the other input
+        0x8000_0000,                      // max(-0, -0) after the flush
+        0,                                // 2^-112 rounds to a subnormal f32: flushed
+        (0.5f64.tanh() as f32).to_bits(), // the simulator's tanh.approx: f64 tanh rounded once
+        0,                                // subnormal / 1 with .ftz
+        0,                                // .sat maps NaN to +0
+    ];
+    for (k, w) in want.iter().enumerate() {
+        assert_eq!(word(k), *w, "result {k}: {:#x}", word(k));
+    }
+    assert_eq!(got[7], 0, "cvt.ftz.f64.f32 flushes the f32 source");
+}
+
+#[test]
+fn elect_match_and_redux_in_divergent_code() {
+    // Odd lanes take a branch; inside it they elect a leader, match on `lane / 4` and take
+    // the minimum of `-lane` over themselves; even lanes skip all of it.
+    let text =
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+        \t.reg .pred \t%p<4>;\n\t.reg .b32 \t%r<16>;\n\t.reg .b64 \t%rd<8>;\n\
+        \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %laneid;\n\
+        \tmov.u32 \t%r2, 0;\n\tmov.u32 \t%r3, 0;\n\tmov.u32 \t%r4, 0;\n\tmov.u32 \t%r5, 0;\n\
+        \tand.b32 \t%r6, %r1, 1;\n\tsetp.eq.u32 \t%p1, %r6, 0;\n\t@%p1 bra \t$L_skip;\n\
+        \tactivemask.b32 \t%r7;\n\telect.sync \t%r2|%p2, %r7;\n\tselp.u32 \t%r3, 1, 0, %p2;\n\
+        \tshr.u32 \t%r8, %r1, 2;\n\tmatch.any.sync.b32 \t%r4, %r8, %r7;\n\
+        \tneg.s32 \t%r9, %r1;\n\tredux.sync.min.s32 \t%r5, %r9, %r7;\n\
+        $L_skip:\n\tmul.wide.u32 \t%rd3, %r1, 16;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n\
+        \tst.global.v4.u32 \t[%rd4], {%r2, %r3, %r4, %r5};\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 64], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[out], &mem, 1).unwrap();
+    let got = download(&mem, out, 128, 4);
+    for lane in 0..32u64 {
+        let w = &got[4 * lane as usize..4 * lane as usize + 4];
+        if lane % 2 == 0 {
+            assert_eq!(w, [0, 0, 0, 0], "lane {lane} skipped the branch");
+        } else {
+            // Leader: lane 1; peers: the odd lanes with the same lane / 4; min of -lane: -31.
+            let peers = (0..32).filter(|u| u % 2 == 1 && u / 4 == lane / 4).fold(0, |m, u| m | 1 << u);
+            assert_eq!(w, [1, (lane == 1) as u64, peers, (-31i32) as u32 as u64], "lane {lane}");
+        }
+    }
+}
+
+#[test]
+fn misused_forms_are_errors_naming_the_construct() {
+    for (body, what) in [
+        ("\tmov.u32 \t%r1, %clock64;", "64-bit `%clock64`"),
+        ("\tadd.cc.f32 \t%r1, %r2, %r3;", "add.cc.f32"),
+        ("\tmatch.any.sync.b32 \t%r1|%p1, %r2, -1;", "no predicate destination"),
+        ("\tadd.sat.bf16 \t%r1, %r2, %r3;", "add.sat.bf16"),
+        ("\tredux.sync.add.f32 \t%r1, %r2, -1;", "redux.sync.add.f32"),
+        ("\tprmt.b32.xyz \t%r1, %r2, %r3, %r4;", "prmt.b32.xyz"),
+    ] {
+        let err = Module::parse(&module_text(body, REGS)).unwrap_err().to_string();
+        assert!(err.contains(what), "{body}: {err}");
     }
 }
