@@ -6,7 +6,7 @@ mod common;
 
 use common::Rng;
 use ptx_dsl::prelude::*;
-use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig, SimOptions};
 
 /// Reverses each block's 256 elements through a shared tile.
 #[ptx_kernel]
@@ -519,6 +519,65 @@ fn the_simulator_reports_a_shared_memory_race_at_its_rust_line() -> ptx_dsl::run
     let line =
         include_str!("lang_threads.rs").lines().position(|l| l.contains("fn racy_neighbour")).unwrap() + 4;
     assert!(text.contains(&format!("tests/lang_threads.rs:{line}:")), "line {line}: {text}");
+    Ok(())
+}
+
+/// Every thread stores its value to global memory, then reads its neighbour's: racy
+/// without a barrier between (the simulator checks global memory when asked), clean with
+/// one; `total` gets each value atomically (no race) or, with `plain`, by a plain `+=` that
+/// races.
+#[ptx_kernel]
+fn global_neighbours(
+    x: &[u32],
+    out: &mut [u32],
+    total: &mut [u32],
+    #[comptime] synced: bool,
+    #[comptime] plain: bool,
+) {
+    let t = thread_idx().x as usize;
+    out[t] = x[t];
+    if synced {
+        sync_threads();
+    }
+    let v = out[(t + 1) % 64];
+    if plain {
+        total[0] += v;
+    } else {
+        atomic_add(&mut total[0], v);
+    }
+}
+
+#[test]
+fn global_memory_races_are_found_when_the_device_checks_for_them() -> ptx_dsl::runtime::Result<()> {
+    let checking = Device::sim_with_options(SimOptions { global_race_check: true, ..SimOptions::default() });
+    let x: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let launch = |dev: &Device, synced: bool, plain: bool| -> ptx_dsl::runtime::Result<Vec<u32>> {
+        let xd = dev.upload(&x)?;
+        let (mut out, mut total) = (dev.zeroed::<u32>(64)?, dev.zeroed::<u32>(1)?);
+        GlobalNeighbours::new(synced, plain).launch(
+            dev,
+            LaunchConfig::linear(1, 64),
+            &xd,
+            &mut out,
+            &mut total,
+        )?;
+        total.to_vec()
+    };
+    let sum: u32 = x.iter().sum();
+    // With a barrier and atomics: clean, and the right total.
+    assert_eq!(launch(&checking, true, false)?, [sum]);
+    // Without the barrier: thread 1's store meets thread 0's earlier load of out[1].
+    let err = launch(&checking, false, false).unwrap_err().to_string();
+    assert!(err.contains("global-memory race in kernel `global_neighbours`"), "{err}");
+    assert!(err.contains("thread (1, 0, 0) stored to global address"), "{err}");
+    // A plain read-modify-write of one word by every thread: a race on `total`.
+    let err = launch(&checking, true, true).unwrap_err().to_string();
+    assert!(
+        err.contains("global-memory race") && err.contains("which thread (0, 0, 0) had accessed"),
+        "{err}"
+    );
+    // A device that does not check global memory runs the racy kernel (the default).
+    launch(&Device::sim_with_options(SimOptions::default()), false, false)?;
     Ok(())
 }
 

@@ -143,19 +143,31 @@ impl Device {
     }
 
     /// A new simulated device, with its own memory and module cache. It reports target sm_80
-    /// and a real GPU's launch limits.
+    /// and a real GPU's launch limits. Its launches run with the options the environment
+    /// sets: `PTX_DSL_SIM_STEP_BUDGET` (instructions per thread, default
+    /// [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_RACECHECK=global` (race checks of
+    /// global memory as well as shared), `PTX_DSL_SIM_APPROX=worst` (`.approx` instructions
+    /// off by the largest error the PTX ISA allows); see [`Device::sim_with_options`].
     pub fn sim() -> Device {
-        let sim = SimBackend::new();
-        let name = sim.name();
-        let limits = sim.limits();
-        Device::from_parts(None, name, Target::SM_80, limits, Backend::Sim(sim))
+        Device::sim_with_options(SimBackend::env_options())
     }
 
     /// A new simulated device whose threads may each run at most `steps` instructions per
     /// launch (default [`ptx_sim::DEFAULT_STEP_BUDGET`], or `PTX_DSL_SIM_STEP_BUDGET`): an
     /// endless loop is then an error naming the kernel and the thread, never a hang.
     pub fn sim_with_step_budget(steps: u64) -> Device {
-        let sim = SimBackend::with_budget(steps.max(1));
+        Device::sim_with_options(ptx_sim::SimOptions {
+            step_budget: steps.max(1),
+            ..SimBackend::env_options()
+        })
+    }
+
+    /// A new simulated device whose launches run with `options` (the environment's
+    /// settings are not read): e.g. `global_race_check` to find races in global memory as
+    /// well as shared, or `approx: Approx::WorstCase` to test that a kernel's results hold
+    /// with the hardware's worst `.approx` accuracy.
+    pub fn sim_with_options(options: ptx_sim::SimOptions) -> Device {
+        let sim = SimBackend::new(options);
         let name = sim.name();
         let limits = sim.limits();
         Device::from_parts(None, name, Target::SM_80, limits, Backend::Sim(sim))

@@ -67,5 +67,6 @@ pub use device::{Device, DeviceKind, Stream, DEVICE_ENV};
 pub use error::{Error, Result};
 pub use launch::{DeviceLimits, KernelArg, LaunchConfig, LaunchReport};
 pub use ptx_sim::signature::PtxParam;
+pub use ptx_sim::{Approx, SimOptions};
 pub use raw::PtxModule;
 pub use scalar::{DeviceScalar, Scalar};

@@ -20,31 +20,39 @@ pub(crate) struct SimBackend {
     memory: ptx_sim::Memory,
     workers: usize,
     next_stream: AtomicU64,
-    /// Instructions one thread may run in a launch before it is stopped.
-    step_budget: u64,
+    /// How launches run: step budget, race checks, `.approx` model.
+    options: ptx_sim::SimOptions,
 }
 
 impl SimBackend {
-    /// A fresh simulated device. `PTX_DSL_SIM_THREADS` sets the number of worker threads
-    /// (default: the machine's available parallelism), `PTX_DSL_SIM_STEP_BUDGET` the step
-    /// budget (default [`ptx_sim::DEFAULT_STEP_BUDGET`]).
-    pub(crate) fn new() -> SimBackend {
-        let step_budget = std::env::var("PTX_DSL_SIM_STEP_BUDGET")
-            .ok()
-            .and_then(|s| s.trim().parse::<u64>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(ptx_sim::DEFAULT_STEP_BUDGET);
-        SimBackend::with_budget(step_budget)
+    /// The options the environment asks for: `PTX_DSL_SIM_STEP_BUDGET` the step budget
+    /// (default [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_RACECHECK=global` race
+    /// checks of global memory, `PTX_DSL_SIM_APPROX=worst` the worst-case `.approx` model.
+    pub(crate) fn env_options() -> ptx_sim::SimOptions {
+        let var = |name: &str| std::env::var(name).ok().map(|s| s.trim().to_ascii_lowercase());
+        let defaults = ptx_sim::SimOptions::default();
+        ptx_sim::SimOptions {
+            step_budget: var("PTX_DSL_SIM_STEP_BUDGET")
+                .and_then(|s| s.parse::<u64>().ok())
+                .filter(|&n| n > 0)
+                .unwrap_or(defaults.step_budget),
+            global_race_check: var("PTX_DSL_SIM_RACECHECK").is_some_and(|s| s == "global"),
+            approx: match var("PTX_DSL_SIM_APPROX").as_deref() {
+                Some("worst") => ptx_sim::Approx::WorstCase,
+                _ => defaults.approx,
+            },
+        }
     }
 
-    /// A fresh simulated device with `step_budget` instructions per thread and launch.
-    pub(crate) fn with_budget(step_budget: u64) -> SimBackend {
+    /// A fresh simulated device whose launches run with `options`. `PTX_DSL_SIM_THREADS`
+    /// sets the number of worker threads (default: the machine's available parallelism).
+    pub(crate) fn new(options: ptx_sim::SimOptions) -> SimBackend {
         let workers = std::env::var("PTX_DSL_SIM_THREADS")
             .ok()
             .and_then(|s| s.trim().parse::<usize>().ok())
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1), step_budget }
+        SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1), options }
     }
 
     /// The simulator's human-readable name.
@@ -124,15 +132,8 @@ impl SimBackend {
             block: [cfg.block.0, cfg.block.1, cfg.block.2],
             dynamic_shared_bytes: cfg.shared_mem_bytes,
         };
-        let stats = ptx_sim::launch_with_budget(
-            code,
-            &geometry,
-            params,
-            &self.memory,
-            self.workers,
-            self.step_budget,
-        )
-        .map_err(map_sim_error)?;
+        let stats = ptx_sim::launch_with(code, &geometry, params, &self.memory, self.workers, &self.options)
+            .map_err(map_sim_error)?;
         if !stats.printed.is_empty() {
             print!("{}", stats.printed);
         }

@@ -72,10 +72,11 @@ pub enum SimError {
         /// source position in parentheses where the PTX gives one.
         instruction: String,
     },
-    /// Two threads of a block accessed the same shared-memory byte between two barriers,
-    /// at least one storing, without atomics: on a GPU the result would depend on the
-    /// threads' timing. The launch stops at the second access.
-    Race(Box<SharedRace>),
+    /// Two threads of a block accessed the same byte of shared memory (or of global memory,
+    /// when the launch checks it) between two barriers, at least one storing, without
+    /// atomics: on a GPU the result would depend on the threads' timing. The launch stops at
+    /// the second access.
+    Race(Box<DataRace>),
     /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
     /// range that is not inside one live allocation.
     InvalidAddress {
@@ -86,9 +87,9 @@ pub enum SimError {
     },
 }
 
-/// Where a shared-memory race happened ([`SimError::Race`]).
+/// Where a data race happened ([`SimError::Race`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SharedRace {
+pub struct DataRace {
     /// The kernel's name.
     pub kernel: String,
     /// The block's index (x, y, z).
@@ -98,10 +99,12 @@ pub struct SharedRace {
     /// The thread that accessed the byte before it in the same interval; `None` when
     /// several threads had loaded it.
     pub other: Option<[u32; 3]>,
-    /// The byte's offset in the block's shared memory.
+    /// The byte's offset in the block's shared memory, or its address in global memory.
     pub offset: u64,
     /// Whether the conflicting access was a store (else a load).
     pub stored: bool,
+    /// Whether the byte is in global memory (else in shared memory).
+    pub global: bool,
     /// The conflicting instruction's PTX text.
     pub instruction: String,
     /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
@@ -133,17 +136,22 @@ impl fmt::Display for SimError {
                 }
             }
             SimError::Race(race) => {
-                let SharedRace { kernel, block, thread, other, offset, stored, instruction, source } =
+                let DataRace { kernel, block, thread, other, offset, stored, global, instruction, source } =
                     &**race;
                 let access = if *stored { "stored to" } else { "loaded" };
                 let earlier = match other {
                     Some(o) => format!("thread ({}, {}, {}) had accessed", o[0], o[1], o[2]),
                     None => "several threads had loaded".to_string(),
                 };
+                let (memory, byte) = if *global {
+                    ("global", format!("global address {offset:#x}"))
+                } else {
+                    ("shared", format!("shared byte {offset}"))
+                };
                 write!(
                     f,
-                    "shared-memory race in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {access} \
-                     shared byte {offset}, which {earlier} since the last barrier, at `{instruction}`",
+                    "{memory}-memory race in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {access} \
+                     {byte}, which {earlier} since the last barrier, at `{instruction}`",
                     block[0], block[1], block[2], thread[0], thread[1], thread[2]
                 )?;
                 if let Some(s) = source {

@@ -18,8 +18,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use ptx_core::eval;
 use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, Space, SpecialReg};
 
-use crate::race::{Conflict, RaceTracker};
-use ptx_core::softfloat::{self as float, canon32, Rnd, F32, F64};
+use crate::approx::{self, Approx, ApproxOp};
+use crate::options::SimOptions;
+use crate::race::{Conflict, Kind, RaceTracker};
+use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::bits::{bfe, bfi, bit_op, carry_step, funnel_shift, permute_bytes};
@@ -70,10 +72,6 @@ struct Trap {
     race: Option<Conflict>,
 }
 
-/// The default step budget: instructions one thread may run in a launch (about a few
-/// seconds of simulation; far more than any test kernel needs).
-pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
-
 struct Env {
     tid: [u32; 3],
     ntid: [u32; 3],
@@ -83,6 +81,8 @@ struct Env {
     dynamic_smem: u32,
     /// The thread's linear index in its block (for the race checker).
     linear: u32,
+    /// How `.approx` instructions compute.
+    approx: Approx,
 }
 
 #[inline(always)]
@@ -120,14 +120,15 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
 
 /// `neg`/`abs`/`sqrt`/`rcp` (through [`ptx_core::softfloat`], as the builder folds them)
 /// and the approximate functions. The `.approx` instructions are modelled by the host's f64
-/// function (error below 1 ulp of f64), rounded once to f32. The hardware is
+/// function (error below 1 ulp of f64), rounded once to f32, or with
+/// [`Approx::WorstCase`] moved by the hardware's largest error first. The hardware is
 /// specified only approximately (PTX ISA): `sqrt.approx.f32` and `rsqrt.approx.f32` to a
 /// relative error of about 2^-23 / 2^-22.9, `rcp.approx.f32` to 1 ulp, `ex2.approx.f32` to
 /// 2 ulp, `lg2.approx.f32` to an absolute error of 2^-22.6 near 1, `sin`/`cos.approx.f32`
 /// to an absolute error of 2^-20.5 on [-π, π] (worse far outside it), `tanh.approx.f32` to
 /// a relative error of about 2^-11 (sm_75+), so GPU results differ
 /// from the simulator's in the last bits.
-fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
+fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
     if wide {
         return match op {
             FUn::Neg => float::neg(F64, x),
@@ -138,20 +139,21 @@ fn float_unary(op: FUn, wide: bool, x: u64) -> u64 {
         };
     }
     let w = f32_of(x) as f64;
-    match op {
-        FUn::Neg => float::neg(F32, x),
-        FUn::Abs => float::abs(F32, x),
-        FUn::Sqrt(m) => float::sqrt(F32, x, m),
-        FUn::Rcp(m) => float::rcp(F32, x, m),
-        FUn::SqrtApprox => canon32(w.sqrt() as f32),
-        FUn::RcpApprox => canon32((1.0 / w) as f32),
-        FUn::Rsqrt => canon32((1.0 / w.sqrt()) as f32),
-        FUn::Ex2 => canon32(w.exp2() as f32),
-        FUn::Lg2 => canon32(w.log2() as f32),
-        FUn::Sin => canon32(w.sin() as f32),
-        FUn::Cos => canon32(w.cos() as f32),
-        FUn::Tanh => canon32(w.tanh() as f32),
-    }
+    let (op, exact) = match op {
+        FUn::Neg => return float::neg(F32, x),
+        FUn::Abs => return float::abs(F32, x),
+        FUn::Sqrt(m) => return float::sqrt(F32, x, m),
+        FUn::Rcp(m) => return float::rcp(F32, x, m),
+        FUn::SqrtApprox => (ApproxOp::Sqrt, w.sqrt()),
+        FUn::RcpApprox => (ApproxOp::Rcp, 1.0 / w),
+        FUn::Rsqrt => (ApproxOp::Rsqrt, 1.0 / w.sqrt()),
+        FUn::Ex2 => (ApproxOp::Ex2, w.exp2()),
+        FUn::Lg2 => (ApproxOp::Lg2, w.log2()),
+        FUn::Sin => (ApproxOp::Sin, w.sin()),
+        FUn::Cos => (ApproxOp::Cos, w.cos()),
+        FUn::Tanh => (ApproxOp::Tanh, w.tanh()),
+    };
+    approx::result(mode, op, x, w, exact)
 }
 
 fn float_arith(op: FArith, wide: bool, mode: Rnd, a: u64, b: u64) -> u64 {
@@ -216,8 +218,9 @@ fn resolve(space: MemSpace, addr: u64) -> Place {
     }
 }
 
-/// A `.local` or generic load of `cnt` values of `size` bytes at `addr` into `d`; false
-/// when the address is out of bounds.
+/// A `.local` or generic load of `cnt` values of `size` bytes at `addr` into `d` by thread
+/// `thread`: `Err(None)` when the address is out of bounds, `Err(Some(_))` for a race
+/// (shared memory, and global memory when checked).
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -231,37 +234,38 @@ fn load_elsewhere(
     g: &mut GlobalView<'_>,
     shared: &[u8],
     local: &[u8],
-) -> bool {
+    race: &mut RaceTracker,
+    thread: u32,
+) -> Result<(), Option<Conflict>> {
     let total = size * cnt as u64;
     let n = cnt as usize;
     match resolve(space, addr) {
-        Place::Global(a) => match g.resolve(a, total, total) {
-            Some((m, o)) => d[..n]
+        Place::Global(a) => {
+            let (m, o) = g.resolve(a, total, total).ok_or(None)?;
+            race.touch_global(Kind::Load, thread, a, total)?;
+            d[..n].iter().enumerate().for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size))
+        }
+        Place::Shared(a) => {
+            let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
+            race.load(thread, at, total as usize)?;
+            d[..n]
                 .iter()
                 .enumerate()
-                .for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size)),
-            None => return false,
-        },
-        Place::Shared(a) => match shared_at(shared.len(), a, total, total) {
-            Some(at) => d[..n]
+                .for_each(|(i, r)| regs[*r as usize] = sh_load(shared, at + i * size as usize, size))
+        }
+        Place::Local(a) => {
+            let at = shared_at(local.len(), a, total, total).ok_or(None)?;
+            d[..n]
                 .iter()
                 .enumerate()
-                .for_each(|(i, r)| regs[*r as usize] = sh_load(shared, at + i * size as usize, size)),
-            None => return false,
-        },
-        Place::Local(a) => match shared_at(local.len(), a, total, total) {
-            Some(at) => d[..n]
-                .iter()
-                .enumerate()
-                .for_each(|(i, r)| regs[*r as usize] = sh_load(local, at + i * size as usize, size)),
-            None => return false,
-        },
+                .for_each(|(i, r)| regs[*r as usize] = sh_load(local, at + i * size as usize, size))
+        }
     }
-    true
+    Ok(())
 }
 
-/// A `.local` or generic store of `cnt` values of `size` bytes from `s` at `addr`; false
-/// when the address is out of bounds.
+/// A `.local` or generic store of `cnt` values of `size` bytes from `s` at `addr` by
+/// thread `thread`: errors as [`load_elsewhere`]'s.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -275,28 +279,28 @@ fn store_elsewhere(
     g: &mut GlobalView<'_>,
     shared: &mut [u8],
     local: &mut [u8],
-) -> bool {
+    race: &mut RaceTracker,
+    thread: u32,
+) -> Result<(), Option<Conflict>> {
     let total = size * cnt as u64;
     let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
     match resolve(space, addr) {
-        Place::Global(a) => match g.resolve(a, total, total) {
-            Some((m, o)) => values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v)),
-            None => return false,
-        },
-        Place::Shared(a) => match shared_at(shared.len(), a, total, total) {
-            Some(at) => {
-                values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
-            }
-            None => return false,
-        },
-        Place::Local(a) => match shared_at(local.len(), a, total, total) {
-            Some(at) => {
-                values.enumerate().for_each(|(i, v)| sh_store(local, at + i * size as usize, size, v))
-            }
-            None => return false,
-        },
+        Place::Global(a) => {
+            let (m, o) = g.resolve(a, total, total).ok_or(None)?;
+            race.touch_global(Kind::Store, thread, a, total)?;
+            values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
+        }
+        Place::Shared(a) => {
+            let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
+            race.store(thread, at, total as usize)?;
+            values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
+        }
+        Place::Local(a) => {
+            let at = shared_at(local.len(), a, total, total).ok_or(None)?;
+            values.enumerate().for_each(|(i, v)| sh_store(local, at + i * size as usize, size, v))
+        }
     }
-    true
+    Ok(())
 }
 
 /// Runs one thread from `*pc` until it exits or reaches a sync point. On `Shfl` the pc
@@ -338,6 +342,15 @@ fn run_thread(
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Err(Trap { pc: pc - 1, addr: 0, budget: false, race: Some(conflict) });
+            }
+        };
+    }
+    // Global memory's race check, when the launch asks for it (one predictable branch
+    // otherwise).
+    macro_rules! global_race {
+        ($kind:expr, $addr:expr, $len:expr) => {
+            if race.checks_global() {
+                race!(race.touch_global($kind, env.linear, $addr, $len));
             }
         };
     }
@@ -418,7 +431,7 @@ fn run_thread(
                 let f = if f64 { F64 } else { F32 };
                 r!(d) = float::fma(f, r!(a), r!(b), r!(c), mode)
             }
-            Op::FUnary { op, f64, d, a } => r!(d) = float_unary(op, f64, r!(a)),
+            Op::FUnary { op, f64, d, a } => r!(d) = float_unary(op, f64, r!(a), env.approx),
             Op::FMinMax { max, nan, f64, d, a, b } => {
                 let (ty, f) = if f64 { (PtxType::F64, F64) } else { (PtxType::F32, F32) };
                 let op = if max { BinaryOp::Max } else { BinaryOp::Min };
@@ -430,7 +443,8 @@ fn run_thread(
                 }
             }
             Op::DivApproxF32 { d, a, b } => {
-                r!(d) = canon32((f32_of(r!(a)) as f64 / f32_of(r!(b)) as f64) as f32)
+                let x = f32_of(r!(a)) as f64;
+                r!(d) = approx::result(env.approx, ApproxOp::Div, r!(a), x, x / f32_of(r!(b)) as f64)
             }
             Op::CvtIntInt { d, a, src_bits, signed, dst_mask } => {
                 let v = r!(a);
@@ -467,14 +481,20 @@ fn run_thread(
             Op::LdG32 { d, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 match g.resolve(addr, 4, 4) {
-                    Some((a, o)) => r!(d) = a.load(o, 4),
+                    Some((a, o)) => {
+                        global_race!(Kind::Load, addr, 4);
+                        r!(d) = a.load(o, 4)
+                    }
                     None => trap!(addr),
                 }
             }
             Op::StG32 { s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 match g.resolve(addr, 4, 4) {
-                    Some((a, o)) => a.store(o, 4, r!(s)),
+                    Some((a, o)) => {
+                        global_race!(Kind::Store, addr, 4);
+                        a.store(o, 4, r!(s))
+                    }
                     None => trap!(addr),
                 }
             }
@@ -485,6 +505,7 @@ fn run_thread(
                 match space {
                     MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
+                            global_race!(Kind::Load, addr, total);
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = a.load(o + i as u64 * size, size);
                             }
@@ -501,11 +522,13 @@ fn run_thread(
                         None => trap!(addr),
                     },
                     // Local and generic accesses are rarer: kept out of the hot loop.
-                    _ => {
-                        if !load_elsewhere(space, addr, size, cnt, &d, regs, g, shared, local) {
-                            trap!(addr)
-                        }
-                    }
+                    _ => match load_elsewhere(
+                        space, addr, size, cnt, &d, regs, g, shared, local, race, env.linear,
+                    ) {
+                        Ok(()) => {}
+                        Err(None) => trap!(addr),
+                        Err(Some(conflict)) => race!(Err::<(), _>(conflict)),
+                    },
                 }
             }
             Op::St { space, size, n: cnt, s, base, off } => {
@@ -515,6 +538,7 @@ fn run_thread(
                 match space {
                     MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
+                            global_race!(Kind::Store, addr, total);
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 a.store(o + i as u64 * size, size, r!(*sr));
                             }
@@ -530,11 +554,13 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
-                    _ => {
-                        if !store_elsewhere(space, addr, size, cnt, &s, regs, g, shared, local) {
-                            trap!(addr)
-                        }
-                    }
+                    _ => match store_elsewhere(
+                        space, addr, size, cnt, &s, regs, g, shared, local, race, env.linear,
+                    ) {
+                        Ok(()) => {}
+                        Err(None) => trap!(addr),
+                        Err(Some(conflict)) => race!(Err::<(), _>(conflict)),
+                    },
                 }
             }
             Op::Bar { .. } => {
@@ -548,7 +574,10 @@ fn run_thread(
                 let (x, y) = (r!(a), r!(b));
                 match space {
                     Space::Global => match g.resolve(addr, size, size) {
-                        Some((m, o)) => r!(d) = m.atomic(o, kind, x, y, g.locks()),
+                        Some((m, o)) => {
+                            global_race!(Kind::Atomic, addr, size);
+                            r!(d) = m.atomic(o, kind, x, y, g.locks())
+                        }
                         None => trap!(addr),
                     },
                     Space::Shared => match shared_at(shared.len(), addr, size, size) {
@@ -654,8 +683,9 @@ struct BlockRunner<'k> {
     local: Vec<u8>,
     /// The current block's `printf` output.
     printed: String,
-    /// The step budget per thread, and what each thread of the block has run so far.
-    budget: u64,
+    /// The launch's options (the step budget per thread among them), and what each thread
+    /// of the block has run so far.
+    options: SimOptions,
     spent: Vec<u64>,
 }
 
@@ -674,18 +704,20 @@ impl<'k> BlockRunner<'k> {
             lane: (t % 32) as u32,
             dynamic_smem: self.geo.dynamic_shared_bytes,
             linear: t as u32,
+            approx: self.options.approx,
         }
     }
 
     fn fault(&self, ctaid: [u32; 3], t: usize, trap: Trap) -> SimError {
         if let Some(conflict) = trap.race {
-            return SimError::Race(Box::new(crate::error::SharedRace {
+            return SimError::Race(Box::new(crate::error::DataRace {
                 kernel: self.k.name.clone(),
                 block: ctaid,
                 thread: split3(t as u64, self.geo.block),
                 other: conflict.other.map(|o| split3(u64::from(o), self.geo.block)),
-                offset: conflict.offset as u64,
+                offset: conflict.offset,
                 stored: conflict.stored,
+                global: conflict.global,
                 instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
                 source: self.k.sources.get(trap.pc).cloned().flatten(),
             }));
@@ -695,7 +727,7 @@ impl<'k> BlockRunner<'k> {
                 kernel: self.k.name.clone(),
                 block: ctaid,
                 thread: split3(t as u64, self.geo.block),
-                budget: self.budget,
+                budget: self.options.step_budget,
                 instruction: match (self.k.text.get(trap.pc), self.k.sources.get(trap.pc).cloned().flatten())
                 {
                     (Some(text), Some(source)) => format!("`{text}` ({source})"),
@@ -731,7 +763,7 @@ impl<'k> BlockRunner<'k> {
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
-        self.race.reset(self.shared_bytes, nt);
+        self.race.reset(self.shared_bytes, nt, self.options.global_race_check);
         let lb = k.local_bytes as usize;
         self.local.clear();
         self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
@@ -758,7 +790,7 @@ impl<'k> BlockRunner<'k> {
                     g,
                     &mut count,
                     &mut self.printed,
-                    self.budget,
+                    self.options.step_budget,
                 ) {
                     return Err(self.fault(ctaid, t, trap));
                 }
@@ -787,7 +819,7 @@ impl<'k> BlockRunner<'k> {
                 // What this thread may still run: the budget less what it ran before the
                 // barriers it passed.
                 let before = count;
-                let limit = self.budget.saturating_sub(self.spent[t]);
+                let limit = self.options.step_budget.saturating_sub(self.spent[t]);
                 let result = run_thread(
                     code,
                     regs,
@@ -802,7 +834,7 @@ impl<'k> BlockRunner<'k> {
                     limit,
                 );
                 self.spent[t] += count - before;
-                if self.spent[t] > self.budget && result.is_ok() {
+                if self.spent[t] > self.options.step_budget && result.is_ok() {
                     let pc = self.pcs[t] as usize;
                     return Err(self.fault(
                         ctaid,
@@ -1120,14 +1152,17 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Runs `kernel` over the whole grid. `params` holds one raw value per kernel parameter,
-/// its bits zero-extended to 64 (f32 via `to_bits`, pointers are addresses from
-/// [`Memory::alloc`]). Blocks run on `worker_threads` host threads (at least one).
+/// Runs `kernel` over the whole grid with the default [`SimOptions`]. `params` holds one
+/// raw value per kernel parameter, its bits zero-extended to 64 (f32 via `to_bits`,
+/// pointers are addresses from [`Memory::alloc`]). Blocks run on `worker_threads` host
+/// threads (at least one).
 ///
 /// Errors: [`SimError::BadParams`] for a wrong parameter count, a value wider than its
 /// type, or an invalid geometry; [`SimError::Fault`] for an out-of-bounds or misaligned
-/// access; [`SimError::Barrier`] for threads that can never meet at a sync point. On an
-/// error, memory holds whatever the blocks had written so far.
+/// access; [`SimError::Barrier`] for threads that can never meet at a sync point;
+/// [`SimError::Race`] for a data race in shared memory; [`SimError::StepBudget`] for a
+/// thread that runs too long. On an error, memory holds whatever the blocks had written
+/// so far.
 pub fn launch(
     kernel: &KernelCode,
     geometry: &Geometry,
@@ -1135,19 +1170,18 @@ pub fn launch(
     memory: &Memory,
     worker_threads: usize,
 ) -> Result<LaunchStats, SimError> {
-    launch_with_budget(kernel, geometry, params, memory, worker_threads, DEFAULT_STEP_BUDGET)
+    launch_with(kernel, geometry, params, memory, worker_threads, &SimOptions::default())
 }
 
-/// [`launch`] with a step budget: the instructions one thread may run before the launch
-/// stops with [`SimError::StepBudget`] (checked at backward branches and barriers, so a
-/// thread may run a few instructions past it).
-pub fn launch_with_budget(
+/// [`launch`] with `options`: the step budget, race checks of global memory, and the model
+/// of `.approx` instructions.
+pub fn launch_with(
     kernel: &KernelCode,
     geometry: &Geometry,
     params: &[u64],
     memory: &Memory,
     worker_threads: usize,
-    budget: u64,
+    options: &SimOptions,
 ) -> Result<LaunchStats, SimError> {
     if params.len() != kernel.params.len() {
         return Err(bad(
@@ -1200,7 +1234,7 @@ pub fn launch_with_budget(
             race: RaceTracker::default(),
             local: Vec::new(),
             printed: String::new(),
-            budget,
+            options: *options,
             spent: Vec::new(),
         };
         let mut view = GlobalView::new(&allocs, locks);

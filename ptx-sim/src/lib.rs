@@ -11,15 +11,18 @@
 //!   `ptx_core::eval`); float `add sub mul fma div sqrt rcp` with `.rn .rz .rm .rp` and every
 //!   `cvt` rounding mode give IEEE-correct bits, subnormals included (no flush to zero);
 //!   NaN results are the canonical NaN (`0x7fffffff`, `0x7fffffffffffffff`);
-//! - `.approx` instructions are modelled by the f64 function rounded to f32 (see the
-//!   documentation of the interpreter for each instruction's hardware error bound);
+//! - `.approx` instructions are modelled by the f64 function rounded to f32, or, with
+//!   [`Approx::WorstCase`], moved by the largest error the PTX ISA allows first;
 //! - every global access is bounds-checked against the one allocation it falls in and must
 //!   be aligned; shared memory is per block and bounds-checked too; a bad access stops the
 //!   launch with [`SimError::Fault`] naming block, thread, address and instruction;
 //! - the threads of a block meet at `bar.sync`, the lanes of a warp at `shfl.sync` and
 //!   `vote.sync`; threads that can never meet are [`SimError::Barrier`], not a hang, and a
-//!   thread that runs past the step budget ([`launch_with_budget`]) is
+//!   thread that runs past the step budget ([`SimOptions::step_budget`]) is
 //!   [`SimError::StepBudget`];
+//! - two threads of a block touching one shared byte between barriers, one of them
+//!   storing, is [`SimError::Race`] (global memory too with
+//!   [`SimOptions::global_race_check`]);
 //! - each thread has its own `.local` memory, generic addresses reach local, shared and
 //!   global memory, module `.global`/`.const` variables persist per [`Memory`], and
 //!   `printf` (`vprintf`) output is returned in [`LaunchStats::printed`];
@@ -56,19 +59,23 @@
 
 #![warn(missing_docs)]
 
+mod approx;
 mod bits;
 mod decode;
 mod error;
 mod exec;
 mod half;
 mod memory;
+mod options;
 mod parse;
 mod printf;
 mod program;
 mod race;
 pub mod signature;
 
-pub use error::{SharedRace, SimError};
-pub use exec::{launch, launch_with_budget, Geometry, LaunchStats, DEFAULT_STEP_BUDGET};
+pub use approx::{Approx, Bound};
+pub use error::{DataRace, SimError};
+pub use exec::{launch, launch_with, Geometry, LaunchStats};
 pub use memory::Memory;
+pub use options::{SimOptions, DEFAULT_STEP_BUDGET};
 pub use program::{KernelCode, Module, ParamInfo};

@@ -1,20 +1,30 @@
-//! The shared-memory race checker. Between two barriers, the threads of a block may run in
-//! any order on a GPU; two accesses of one shared byte by different threads there, at least
-//! one a store, give a result that depends on that order (a data race), unless both are
-//! atomics. For every byte the checker remembers, per barrier interval ("epoch"), the last
-//! thread that stored to it and the thread (or threads) that loaded it, and reports the first
-//! access that conflicts with another thread's; atomics conflict with other threads' plain
-//! accesses, not with their atomics. Warp shuffles and votes do not separate
-//! epochs: like CUDA since Volta, the lanes of a warp are not in lockstep between them;
-//! `bar.warp.sync` (`sync_warp()`) orders the accesses of the lanes of its warp.
+//! The race checker. Between two barriers, the threads of a block may run in any order on
+//! a GPU; two accesses of one byte by different threads there, at least one a store, give a
+//! result that depends on that order (a data race), unless both are atomics. For every byte
+//! the checker remembers, per barrier interval ("epoch"), the last thread that stored to it
+//! and the thread (or threads) that loaded it, and reports the first access that conflicts
+//! with another thread's; atomics conflict with other threads' plain accesses, not with
+//! their atomics. Warp shuffles and votes do not separate epochs: like CUDA since Volta, the
+//! lanes of a warp are not in lockstep between them; `bar.warp.sync` (`sync_warp()`) orders
+//! the accesses of the lanes of its warp.
+//!
+//! Shared memory is always checked (a record per byte of the block's shared memory, by
+//! whichever address reaches it: `.shared` or generic). Global memory is checked when the
+//! launch asks for it ([`crate::SimOptions::global_race_check`]): records per byte touched,
+//! in a map cleared at each barrier, for the threads of one block (blocks are not ordered
+//! with each other by barriers, and the checker does not look across them).
+
+use std::collections::HashMap;
 
 /// A conflicting access: the other thread (`None`: several threads loaded the byte), the
-/// byte's offset in the block's shared memory, and whether the access was a store.
+/// byte (its offset in the block's shared memory, or its global address with `global`),
+/// and whether the access was a store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Conflict {
     pub other: Option<u32>,
-    pub offset: usize,
+    pub offset: u64,
     pub stored: bool,
+    pub global: bool,
 }
 
 /// A thread index that stands for "more than one thread loaded it".
@@ -25,9 +35,12 @@ const MIXED: u32 = u32::MAX;
 
 /// What an access does to a byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
+    /// A plain store.
     Store,
+    /// A plain load.
     Load,
+    /// An atomic read-modify-write.
     Atomic,
 }
 
@@ -41,28 +54,36 @@ struct Access {
     syncs: u32,
 }
 
+/// What the current epoch knows of one byte: its last store, its loads and its atomics.
+#[derive(Clone, Copy, Debug, Default)]
+struct Records {
+    stored: Access,
+    loaded: Access,
+    atomic: Access,
+}
+
 /// Per-byte records for one block, stamped with the epoch they were made in, and how many
 /// `bar.warp.sync`s each thread has passed in the current epoch.
 #[derive(Debug, Default)]
 pub(crate) struct RaceTracker {
     epoch: u32,
-    stored: Vec<Access>,
-    loaded: Vec<Access>,
-    /// The atomics on each byte (`SEVERAL` threads when more than one).
-    atomic: Vec<Access>,
+    shared: Vec<Records>,
+    /// Global memory's records by address, when the launch checks global memory.
+    global: Option<HashMap<u64, Records>>,
     warp_syncs: Vec<u32>,
 }
 
 impl RaceTracker {
-    /// Starts a block of `threads` threads with `bytes` bytes of shared memory.
-    pub(crate) fn reset(&mut self, bytes: usize, threads: usize) {
+    /// Starts a block of `threads` threads with `bytes` bytes of shared memory, checking
+    /// global memory too with `global`.
+    pub(crate) fn reset(&mut self, bytes: usize, threads: usize, global: bool) {
         self.epoch = 1;
-        self.stored.clear();
-        self.stored.resize(bytes, Access::default());
-        self.loaded.clear();
-        self.loaded.resize(bytes, Access::default());
-        self.atomic.clear();
-        self.atomic.resize(bytes, Access::default());
+        self.shared.clear();
+        self.shared.resize(bytes, Records::default());
+        match (&mut self.global, global) {
+            (Some(map), true) => map.clear(),
+            (slot, on) => *slot = on.then(HashMap::new),
+        }
         self.warp_syncs.clear();
         self.warp_syncs.resize(threads, 0);
     }
@@ -71,6 +92,9 @@ impl RaceTracker {
     pub(crate) fn barrier(&mut self) {
         self.epoch += 1;
         self.warp_syncs.fill(0);
+        if let Some(map) = &mut self.global {
+            map.clear();
+        }
     }
 
     /// Thread `thread` passed a `bar.warp.sync` with its warp.
@@ -78,6 +102,12 @@ impl RaceTracker {
         if let Some(n) = self.warp_syncs.get_mut(thread as usize) {
             *n += 1;
         }
+    }
+
+    /// Whether global memory is checked.
+    #[inline(always)]
+    pub(crate) fn checks_global(&self) -> bool {
+        self.global.is_some()
     }
 
     /// Whether `record` is an access of the current epoch by another thread that no warp
@@ -96,47 +126,78 @@ impl RaceTracker {
         Access { epoch: self.epoch, thread, warp: thread / 32, syncs }
     }
 
-    /// Thread `thread` stores bytes `at..at + len`.
+    /// Thread `thread` stores shared bytes `at..at + len`.
     pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         self.touch(Kind::Store, thread, at, len)
     }
 
-    /// Thread `thread` loads bytes `at..at + len`.
+    /// Thread `thread` loads shared bytes `at..at + len`.
     pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         self.touch(Kind::Load, thread, at, len)
     }
 
-    /// Thread `thread` updates bytes `at..at + len` atomically: a conflict with other
+    /// Thread `thread` updates shared bytes `at..at + len` atomically: a conflict with other
     /// threads' plain loads and stores, not with their atomics.
     pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         self.touch(Kind::Atomic, thread, at, len)
     }
 
-    /// One access of `kind`: checked against the records it conflicts with (stores against
-    /// everything, loads against stores and atomics, atomics against plain accesses), then
-    /// recorded.
-    fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+    /// One access of `kind` to shared bytes `at..at + len`.
+    pub(crate) fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         let mine = self.access(thread);
-        for b in at..(at + len).min(self.stored.len()) {
-            let (stored, loaded, atomic) = (self.stored[b], self.loaded[b], self.atomic[b]);
-            let against: &[Access] = match kind {
-                Kind::Store => &[stored, loaded, atomic],
-                Kind::Load => &[stored, atomic],
-                Kind::Atomic => &[stored, loaded],
-            };
-            for &record in against {
-                if let Some(other) = self.unordered(record, thread) {
-                    let other = (other != SEVERAL).then_some(other);
-                    return Err(Conflict { other, offset: b, stored: kind != Kind::Load });
-                }
-            }
-            match kind {
-                Kind::Store => self.stored[b] = mine,
-                Kind::Load => self.loaded[b] = self.joined(loaded, mine),
-                Kind::Atomic => self.atomic[b] = self.joined(atomic, mine),
-            }
+        for b in at..(at + len).min(self.shared.len()) {
+            let conflict =
+                |other| Conflict { other, offset: b as u64, stored: kind != Kind::Load, global: false };
+            self.shared[b] = self.step(kind, thread, mine, self.shared[b]).map_err(conflict)?;
         }
         Ok(())
+    }
+
+    /// One access of `kind` to global bytes `addr..addr + len` (nothing when global memory
+    /// is not checked).
+    pub(crate) fn touch_global(
+        &mut self,
+        kind: Kind,
+        thread: u32,
+        addr: u64,
+        len: u64,
+    ) -> Result<(), Conflict> {
+        let Some(mut map) = self.global.take() else { return Ok(()) };
+        let mine = self.access(thread);
+        let mut result = Ok(());
+        for b in addr..addr + len {
+            let records = map.entry(b).or_default();
+            match self.step(kind, thread, mine, *records) {
+                Ok(r) => *records = r,
+                Err(other) => {
+                    result = Err(Conflict { other, offset: b, stored: kind != Kind::Load, global: true });
+                    break;
+                }
+            }
+        }
+        self.global = Some(map);
+        result
+    }
+
+    /// The byte's records after an access of `kind` by `thread` (`mine`), or the other
+    /// thread (`None`: several) when it conflicts with one of them: stores with everything,
+    /// loads with stores and atomics, atomics with plain accesses.
+    fn step(&self, kind: Kind, thread: u32, mine: Access, r: Records) -> Result<Records, Option<u32>> {
+        let against: &[Access] = match kind {
+            Kind::Store => &[r.stored, r.loaded, r.atomic],
+            Kind::Load => &[r.stored, r.atomic],
+            Kind::Atomic => &[r.stored, r.loaded],
+        };
+        for &record in against {
+            if let Some(other) = self.unordered(record, thread) {
+                return Err((other != SEVERAL).then_some(other));
+            }
+        }
+        Ok(match kind {
+            Kind::Store => Records { stored: mine, ..r },
+            Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
+            Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), ..r },
+        })
     }
 
     /// The record of `before`'s accesses and `mine`: `mine` alone when `before` is of an
@@ -161,24 +222,30 @@ mod tests {
     #[test]
     fn conflicts_are_between_threads_within_an_epoch() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64);
+        r.reset(16, 64, false);
         r.store(0, 0, 4).unwrap();
         r.load(0, 0, 4).unwrap();
         r.store(0, 0, 4).expect("a thread's own accesses never conflict");
-        assert_eq!(r.load(1, 2, 4), Err(Conflict { other: Some(0), offset: 2, stored: false }));
+        assert_eq!(
+            r.load(1, 2, 4),
+            Err(Conflict { other: Some(0), offset: 2, stored: false, global: false })
+        );
         r.load(1, 8, 4).unwrap();
         r.load(2, 8, 4).expect("loads never conflict with loads");
-        assert_eq!(r.store(3, 9, 1), Err(Conflict { other: None, offset: 9, stored: true }));
+        assert_eq!(r.store(3, 9, 1), Err(Conflict { other: None, offset: 9, stored: true, global: false }));
         r.barrier();
         r.store(3, 9, 1).expect("a barrier separates them");
         r.load(1, 0, 4).expect("the store to 0..4 was in the previous epoch");
-        assert_eq!(r.store(2, 0, 1), Err(Conflict { other: Some(1), offset: 0, stored: true }));
+        assert_eq!(
+            r.store(2, 0, 1),
+            Err(Conflict { other: Some(1), offset: 0, stored: true, global: false })
+        );
     }
 
     #[test]
     fn a_warp_sync_orders_the_accesses_of_its_warp_only() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64);
+        r.reset(16, 64, false);
         r.store(3, 0, 4).unwrap();
         r.store(40, 8, 4).unwrap();
         for t in 0..64 {
@@ -187,7 +254,7 @@ mod tests {
         r.load(5, 0, 4).expect("thread 3 stored before the warp sync both passed");
         assert_eq!(
             r.load(7, 8, 4),
-            Err(Conflict { other: Some(40), offset: 8, stored: false }),
+            Err(Conflict { other: Some(40), offset: 8, stored: false, global: false }),
             "another warp"
         );
         r.store(6, 0, 4).expect_err("thread 5 loaded it after the sync");
@@ -196,13 +263,37 @@ mod tests {
     #[test]
     fn atomics_conflict_with_plain_accesses_only() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64);
+        r.reset(16, 64, false);
         r.atomic(1, 0, 4).unwrap();
         r.atomic(2, 0, 4).expect("atomics of several threads on one word are fine");
-        assert_eq!(r.load(3, 0, 4), Err(Conflict { other: None, offset: 0, stored: false }));
+        assert_eq!(r.load(3, 0, 4), Err(Conflict { other: None, offset: 0, stored: false, global: false }));
         r.store(4, 8, 4).unwrap();
-        assert_eq!(r.atomic(5, 8, 4), Err(Conflict { other: Some(4), offset: 8, stored: true }));
+        assert_eq!(
+            r.atomic(5, 8, 4),
+            Err(Conflict { other: Some(4), offset: 8, stored: true, global: false })
+        );
         r.barrier();
         r.load(3, 0, 4).expect("after a barrier");
+    }
+
+    #[test]
+    fn global_memory_is_checked_only_when_asked() {
+        let mut r = RaceTracker::default();
+        r.reset(0, 64, false);
+        r.touch_global(Kind::Store, 1, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Store, 2, 0x1000, 4).expect("not checked");
+        r.reset(0, 64, true);
+        r.touch_global(Kind::Store, 1, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Load, 1, 0x1002, 4).expect("its own store");
+        assert_eq!(
+            r.touch_global(Kind::Load, 2, 0x1003, 1),
+            Err(Conflict { other: Some(1), offset: 0x1003, stored: false, global: true })
+        );
+        r.touch_global(Kind::Atomic, 3, 0x2000, 4).unwrap();
+        r.touch_global(Kind::Atomic, 4, 0x2000, 4).expect("atomics with atomics");
+        r.barrier();
+        r.touch_global(Kind::Store, 2, 0x1000, 4).expect("a barrier separates them");
+        r.reset(0, 64, true);
+        r.touch_global(Kind::Load, 5, 0x1000, 4).expect("a new block starts afresh");
     }
 }

@@ -424,3 +424,36 @@ fn misused_forms_are_errors_naming_the_construct() {
         assert!(err.contains(what), "{body}: {err}");
     }
 }
+
+#[test]
+fn generic_accesses_into_shared_memory_are_race_checked() {
+    // Each thread stores to its shared slot through a generic address, then loads its
+    // neighbour's, with or without a barrier between.
+    let text = |barrier: &str| {
+        format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\
+             \t.shared .align 4 .b8 slots[128];\n\t.reg .b32 \t%r<8>;\n\t.reg .b64 \t%rd<12>;\n\
+             \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\
+             \tmov.u32 \t%r1, %tid.x;\n\tmov.u64 \t%rd3, slots;\n\tcvta.shared.u64 \t%rd4, %rd3;\n\
+             \tmul.wide.u32 \t%rd5, %r1, 4;\n\tadd.s64 \t%rd6, %rd4, %rd5;\n\tst.u32 \t[%rd6], %r1;\n{barrier}\
+             \tadd.u32 \t%r2, %r1, 1;\n\tand.b32 \t%r3, %r2, 31;\n\tmul.wide.u32 \t%rd7, %r3, 4;\n\
+             \tadd.s64 \t%rd8, %rd4, %rd7;\n\tld.u32 \t%r4, [%rd8];\n\
+             \tadd.s64 \t%rd9, %rd2, %rd5;\n\tst.global.u32 \t[%rd9], %r4;\n\tret;\n}}\n"
+        )
+    };
+    let run = |barrier: &str| {
+        let m = Module::parse(&text(barrier)).unwrap();
+        let mem = Memory::new();
+        let out = upload(&mem, &[0; 32], 4);
+        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[out], &mem, 1)
+            .map(|_| download(&mem, out, 32, 4))
+    };
+    let want: Vec<u64> = (0..32).map(|t| (t + 1) % 32).collect();
+    assert_eq!(run("\tbar.sync \t0;\n").unwrap(), want);
+    let err = run("").unwrap_err().to_string();
+    // Thread 0 loaded slot 1 before thread 1 stored it (threads run in order between barriers).
+    assert!(
+        err.contains("shared-memory race") && err.contains("thread (1, 0, 0) stored to shared byte 4"),
+        "{err}"
+    );
+}

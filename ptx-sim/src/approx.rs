@@ -1,0 +1,142 @@
+//! The `.approx` instructions' two models: accurate (the exact function rounded once), and
+//! worst case (the exact function moved by the largest error the PTX ISA allows).
+
+use ptx_core::softfloat::canon32;
+
+/// How the simulator computes `sqrt rcp rsqrt ex2 lg2 sin cos tanh .approx.f32` and
+/// `div.approx.f32`/`div.full.f32`, whose results the PTX ISA bounds but does not define.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Approx {
+    /// The exact function rounded once (more accurate than any GPU): the default.
+    #[default]
+    Accurate,
+    /// The exact function moved by the largest error the PTX ISA allows for the
+    /// instruction, up or down as a hash of the input decides, then rounded: a test that
+    /// passes in this mode does not rely on accuracy the hardware does not promise.
+    /// [`Approx::BOUNDS`] lists the bounds.
+    WorstCase,
+}
+
+/// An instruction's error bound as the PTX ISA states it for f32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// At most this many units in the last place.
+    Ulps(f64),
+    /// At most this fraction of the exact result.
+    Relative(f64),
+    /// At most this much.
+    Absolute(f64),
+    /// `lg2`: absolute where the result is below 1 in magnitude, else relative.
+    AbsoluteBelowOne(f64),
+    /// `sin`, `cos`: absolute on [-π, π]; beyond, the ISA gives no bound and the model
+    /// lets it grow as |x|/π (the hardware's argument reduction loses that much).
+    AbsoluteGrowing(f64),
+}
+
+/// The `.approx` instructions (f32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ApproxOp {
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Div,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+}
+
+impl Approx {
+    /// The bounds [`Approx::WorstCase`] applies, per instruction.
+    pub const BOUNDS: [(&'static str, Bound); 9] = [
+        ("sqrt.approx.f32", Bound::Relative(1.0 / 8_388_608.0)), // 2^-23
+        ("rsqrt.approx.f32", Bound::Relative(1.2562e-7)),        // 2^-22.9
+        ("rcp.approx.f32", Bound::Ulps(1.0)),
+        ("div.approx.f32, div.full.f32", Bound::Ulps(2.0)),
+        ("ex2.approx.f32", Bound::Ulps(2.0)),
+        ("lg2.approx.f32", Bound::AbsoluteBelowOne(1.5625e-7)), // 2^-22.6
+        ("sin.approx.f32", Bound::AbsoluteGrowing(6.7435e-7)),  // 2^-20.5
+        ("cos.approx.f32", Bound::AbsoluteGrowing(6.7435e-7)),
+        ("tanh.approx.f32", Bound::Relative(4.9171e-4)), // 2^-10.987
+    ];
+}
+
+impl ApproxOp {
+    fn bound(self) -> Bound {
+        let at = match self {
+            ApproxOp::Sqrt => 0,
+            ApproxOp::Rsqrt => 1,
+            ApproxOp::Rcp => 2,
+            ApproxOp::Div => 3,
+            ApproxOp::Ex2 => 4,
+            ApproxOp::Lg2 => 5,
+            ApproxOp::Sin => 6,
+            ApproxOp::Cos => 7,
+            ApproxOp::Tanh => 8,
+        };
+        Approx::BOUNDS[at].1
+    }
+}
+
+/// The size of an f32 unit in the last place at `v` (subnormals' below 2^-126).
+fn ulp(v: f64) -> f64 {
+    let e = if v == 0.0 { -126 } else { v.abs().log2().floor().max(-126.0) as i32 };
+    2f64.powi(e - 23)
+}
+
+/// The result of `op` with `mode`, where `exact` is the exact value (in f64) and `input`
+/// the first operand's bits (whose hash picks the direction of the worst-case error).
+pub(crate) fn result(mode: Approx, op: ApproxOp, input: u64, x: f64, exact: f64) -> u64 {
+    if mode == Approx::Accurate || !exact.is_finite() || exact == 0.0 {
+        return canon32(exact as f32);
+    }
+    let error = match op.bound() {
+        Bound::Ulps(k) => k * ulp(exact),
+        Bound::Relative(e) => e * exact.abs(),
+        Bound::Absolute(e) => e,
+        Bound::AbsoluteBelowOne(e) => e * exact.abs().max(1.0),
+        Bound::AbsoluteGrowing(e) => e * (x.abs() / std::f64::consts::PI).max(1.0),
+    };
+    // Rounding the moved value adds up to half an ulp: move by that much less.
+    let shift = (error - 0.5 * ulp(exact)).max(0.0);
+    let mut h = input.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^= h >> 29;
+    let up = h & 1 == 1;
+    canon32((if up { exact + shift } else { exact - shift }) as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_case_results_stay_within_their_bounds_and_use_them() {
+        let exact = std::f64::consts::E;
+        let f32_ulp = ulp(exact);
+        let (mut up, mut down) = (false, false);
+        for input in 0..64u64 {
+            let got = f32::from_bits(result(
+                Approx::WorstCase,
+                ApproxOp::Ex2,
+                input,
+                std::f64::consts::LOG2_E,
+                exact,
+            ) as u32);
+            let err = (got as f64 - exact) / f32_ulp;
+            assert!(err.abs() <= 2.0 && err.abs() >= 1.0, "{err} ulp");
+            up |= err > 0.0;
+            down |= err < 0.0;
+        }
+        assert!(up && down, "the error goes both ways");
+        let accurate = result(Approx::Accurate, ApproxOp::Ex2, 1, std::f64::consts::LOG2_E, exact);
+        assert_eq!(accurate, (exact as f32).to_bits() as u64);
+        // Infinities and zeros pass through.
+        assert_eq!(result(Approx::WorstCase, ApproxOp::Rcp, 0, 0.0, f64::INFINITY), 0x7f80_0000);
+        assert_eq!(result(Approx::WorstCase, ApproxOp::Sqrt, 0, 0.0, 0.0), 0);
+        // sin beyond π: the error grows with the argument.
+        let far = result(Approx::WorstCase, ApproxOp::Sin, 3, 100.0, 100f64.sin());
+        let err = (f32::from_bits(far as u32) as f64 - 100f64.sin()).abs();
+        assert!(err > 6.7435e-7 * 20.0 && err <= 6.7435e-7 * 100.0 / std::f64::consts::PI, "{err}");
+    }
+}

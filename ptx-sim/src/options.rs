@@ -1,0 +1,29 @@
+//! How a launch runs: the step budget, whether global memory is race-checked, and how the
+//! `.approx` instructions are modelled.
+
+use crate::approx::Approx;
+
+/// The options of [`crate::launch_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SimOptions {
+    /// Instructions one thread may run before the launch stops with
+    /// [`crate::SimError::StepBudget`] (checked at backward branches and barriers, so a
+    /// thread may run a few instructions past it). Default [`DEFAULT_STEP_BUDGET`].
+    pub step_budget: u64,
+    /// Check global memory for races between the threads of a block, as shared memory
+    /// always is ([`crate::SimError::Race`]). Off by default: it records every global byte
+    /// a block touches between two barriers, which slows the launch several times.
+    pub global_race_check: bool,
+    /// How `.approx` instructions compute.
+    pub approx: Approx,
+}
+
+/// The default step budget: instructions one thread may run in a launch (about a few
+/// seconds of simulation; far more than any test kernel needs).
+pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
+
+impl Default for SimOptions {
+    fn default() -> SimOptions {
+        SimOptions { step_budget: DEFAULT_STEP_BUDGET, global_race_check: false, approx: Approx::Accurate }
+    }
+}
