@@ -175,7 +175,8 @@ fn f16_data_lives_in_u16_buffers() {
 /// immediates, not in local memory.
 #[test]
 fn the_routines_need_no_stack_and_no_local_memory() {
-    use ptx_dsl::core::{ptxas, Target};
+    use ptx_dsl::core::Target;
+    use ptx_tools::ptxas;
     let Some(path) = ptxas::ptxas_or_skip("the_routines_need_no_stack_and_no_local_memory") else { return };
     for target in [Target::SM_80, Target::SM_90] {
         let ptx = MathKernel(ROUTINES.len()).try_ptx_for(target).expect("the math kernel verifies");

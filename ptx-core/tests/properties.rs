@@ -9,9 +9,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use ptx_core::builder::{KernelBuilder, Reg, Val};
 use ptx_core::ir::{Imm, Instr, Label, Operand};
-use ptx_core::{
-    math, ptxas, Cmp, CvtRound, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, S32, U32, U64,
-};
+use ptx_core::{math, Cmp, CvtRound, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, S32, U32, U64};
+use ptx_tools::ptxas;
 
 /// One random step: an operation selector and three operand selectors.
 type Step = (u8, u8, u8, u8);

@@ -1,5 +1,5 @@
 //! Checks, bit for bit, the values the simulator computes for the catalog kernel
-//! `ptx_core::coverage::every_form` (the kernel that uses every instruction form the
+//! `ptx_tools::coverage::every_form` (the kernel that uses every instruction form the
 //! verifier accepts) against an independent reference.
 //!
 //! What it proves: for thread 0 of the catalog launch, every output the reference models
@@ -33,7 +33,6 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
 use common::{download, upload, Rng, Step};
-use ptx_core::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
 use ptx_core::ir::{
     AddrBase, BinaryOp, Cmp, CvtRound, FloatMode, Instr, InstrKind, Operand, Space, UnaryOp, VReg,
 };
@@ -41,6 +40,7 @@ use ptx_core::print::instr_text;
 use ptx_core::types::TypeClass;
 use ptx_core::{PtxType, SpecialReg};
 use ptx_sim::{launch, Geometry, Memory, Module};
+use ptx_tools::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
 
 /// The share of the catalog's exact outputs the reference must model. It models about 75%
 /// (862 of 1155): everything but loads from scratch/shared memory, atomics (64 forms since

@@ -10,7 +10,7 @@ use common::Rng;
 use ptx_sim::{launch, Geometry, Memory, Module};
 
 fn corpus() -> Vec<String> {
-    let cat = ptx_core::coverage::every_form();
+    let cat = ptx_tools::coverage::every_form();
     vec![ptx_core::print::kernel_ptx(&cat.ir, ptx_core::Target::SM_80)]
 }
 

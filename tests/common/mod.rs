@@ -53,7 +53,8 @@ impl Rng {
 /// with a printed reason when ptxas is missing, unless `PTX_DSL_REQUIRE_PTXAS=1` (then a
 /// missing ptxas fails too).
 pub fn assert_assembles(test: &str, kernel: &impl ptx_dsl::core::Kernel) {
-    use ptx_dsl::core::{ptxas, Target};
+    use ptx_dsl::core::Target;
+    use ptx_tools::ptxas;
     let Some(path) = ptxas::ptxas_or_skip(test) else { return };
     for target in [Target::SM_80, Target::SM_90] {
         let ptx = kernel.try_ptx_for(target).unwrap_or_else(|e| panic!("{test}: {e}"));
