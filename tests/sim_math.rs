@@ -2,12 +2,10 @@
 //! host model (the builder's constant folding, which `ptx-core`'s accuracy tests measure),
 //! and the accurate sine meets its bound on a million points run through the simulator.
 
-mod common;
-
-use common::Rng;
 use ptx_dsl::core::builder::Val;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig};
+use ptx_tools::rng::Rng;
 
 /// A routine under test: emits it on a register, or evaluates it on an immediate.
 type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;

@@ -2,8 +2,6 @@
 //! with ptxas present, assemble for sm_80 and sm_90); random corruptions of them are
 //! always rejected by the verifier, so they are never printed.
 
-mod common;
-
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -204,7 +202,7 @@ impl Kernel for Fixed {
 /// proptest's configuration with its seed chosen by the project's rule: `PTX_DSL_TEST_SEED`
 /// (decimal or `0x` hex) when set, else a fresh one, printed so a failure can be replayed.
 fn seeded(cases: u32) -> Config {
-    let seed = common::test_seed("proptest");
+    let seed = ptx_tools::seed::test_seed("proptest");
     Config { cases, rng_seed: proptest::test_runner::RngSeed::Fixed(seed), ..Config::default() }
 }
 

@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::{download, upload, Rng};
+use common::{download, upload};
 use ptx_core::PtxType;
 use ptx_sim::{launch, Geometry, Memory, Module};
 use ptx_tools::coverage::{every_form, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
+use ptx_tools::rng::Rng;
 
 #[test]
 fn every_instruction_form_parses_and_runs() {

@@ -4,10 +4,8 @@
 //! since a garbled branch can loop forever); hand-written malformed statements must be
 //! rejected, and the offset spellings ptxas takes accepted.
 
-mod common;
-
-use common::Rng;
 use ptx_sim::{launch, Geometry, Memory, Module};
+use ptx_tools::rng::Rng;
 
 fn corpus() -> Vec<String> {
     let cat = ptx_tools::coverage::every_form();

@@ -6,7 +6,9 @@
 //!   emits (tests assemble every kernel for sm_80 and sm_90 and read `ptxas -v`'s register
 //!   and spill counts);
 //! - [`coverage`] builds the catalog kernel that uses every instruction form the builder and
-//!   verifier accept, which the assembler, simulator and GPU tests all run.
+//!   verifier accept, which the assembler, simulator and GPU tests all run;
+//! - [`seed`] and [`rng`] are the randomised tests' seeds (fresh every run, printed, replayed
+//!   with `PTX_DSL_TEST_SEED`) and their xorshift generator, one copy for every crate's tests.
 //!
 //! Nothing here is needed at run time: the library crates never depend on it; tests,
 //! examples and benchmarks do, as a dev-dependency.
@@ -15,3 +17,5 @@
 
 pub mod coverage;
 pub mod ptxas;
+pub mod rng;
+pub mod seed;
