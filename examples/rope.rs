@@ -18,10 +18,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
-use ptx_dsl::core::{ptxas, verify, Kernel, Target};
+use ptx_dsl::core::{verify, Kernel, Target};
 use ptx_dsl::rope::seed::{self, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView};
 use ptx_dsl::runtime::{Device, DeviceBuffer, DeviceKind, Error};
+use ptx_tools::ptxas;
 use rope_config::{half_bits, half_value, ref_layout, ref_scaling, storage_roundoff};
 use rope_reference::reference_rope;
 

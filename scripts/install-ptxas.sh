@@ -10,7 +10,7 @@
 # Environment:
 #   PTX_DSL_TOOLS_DIR     cache folder (default: $HOME/.cache/ptx-dsl/tools); ptxas ends up
 #                         at $PTX_DSL_TOOLS_DIR/nvidia/cu13/bin/ptxas, where
-#                         ptx_core::ptxas::find_ptxas looks for it
+#                         ptx_tools::ptxas::find_ptxas looks for it
 #   PTX_DSL_NVCC_VERSION  version of nvidia-cuda-nvcc (default: 13.5.37, the one tested)
 #   PYTHON                interpreter to run pip with (default: python3)
 #   PIP_*                 passed on to pip, e.g. PIP_INDEX_URL, or to install offline:

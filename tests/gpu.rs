@@ -3,14 +3,12 @@
 //! routines. Run with `cargo test --test gpu -- --ignored` on a machine with an NVIDIA
 //! driver (CUDA 13.0 / 580 series or newer), or through `scripts/gpu-bundle.sh`.
 
-mod common;
-
-use common::Rng;
-use ptx_dsl::core::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, TensorView};
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig, Scalar};
+use ptx_tools::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
+use ptx_tools::rng::Rng;
 
 fn gpu() -> Device {
     Device::cuda(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::Rng;
 use ptx_dsl::kernels;
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
+use ptx_tools::rng::Rng;
 
 /// The unit roundoff of f32.
 const U32: f64 = 1.0 / (1u64 << 24) as f64;

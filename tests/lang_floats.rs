@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Approx, Device, DeviceBuffer, LaunchConfig, SimOptions};
+use ptx_tools::rng::Rng;
 
 const F32_SLOTS: usize = 27;
 
@@ -472,7 +472,7 @@ fn f64_math(x: &[f64], out: &mut [f64]) {
 #[test]
 fn f64_exp_exp2_ln_log2_match_rust_within_one_ulp_each_way() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
-    let mut rng = common::Rng::fresh("f64_exp_exp2_ln_log2_match_rust_within_one_ulp_each_way");
+    let mut rng = Rng::fresh("f64_exp_exp2_ln_log2_match_rust_within_one_ulp_each_way");
     let x: Vec<f64> =
         (0..128).map(|_| (rng.unit() - 0.5) * 1400.0).chain([0.0, -0.0, 1.0, f64::MIN_POSITIVE]).collect();
     let xd = dev.upload(&x)?;

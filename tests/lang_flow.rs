@@ -11,9 +11,9 @@
 
 mod common;
 
-use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+use ptx_tools::rng::Rng;
 
 /// Loops of every kind, `break`/`continue` (labelled too), `if` as an expression, block
 /// expressions, shadowing, tuple patterns, `_` and compound assignment.

@@ -7,9 +7,9 @@
 
 mod common;
 
-use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
+use ptx_tools::rng::Rng;
 
 /// Each operator on i32, one output slot per operator: `out[i * 16 + k]`.
 #[ptx_kernel]

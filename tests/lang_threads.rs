@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::Rng;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig, SimOptions};
+use ptx_tools::rng::Rng;
 
 /// Reverses each block's 256 elements through a shared tile.
 #[ptx_kernel]

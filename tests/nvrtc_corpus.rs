@@ -4,10 +4,8 @@
 //! checked-in `.ptx` is either run here or listed as not supported yet, with the construct
 //! the simulator names.
 
-mod common;
-
-use common::Rng;
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig, PtxModule};
+use ptx_tools::rng::Rng;
 
 fn corpus(name: &str) -> String {
     let path = format!("{}/ptx-sim/tests/corpus/{name}.ptx", env!("CARGO_MANIFEST_DIR"));

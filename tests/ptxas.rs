@@ -1,10 +1,10 @@
 //! Every kernel the project ships assembles with NVIDIA's ptxas for sm_80 and sm_90 without
 //! errors or warnings (the every-form catalog is checked in ptx-core's own tests).
 
-use ptx_dsl::core::ptxas;
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig};
+use ptx_tools::ptxas;
 
 /// The hello-world example, compiled in so its kernel is assembled too.
 #[path = "../examples/saxpy.rs"]

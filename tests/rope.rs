@@ -2,11 +2,9 @@
 //! float64 reference of the same formulas, on fresh random inputs, through the public
 //! checked launch (`apply`).
 
-mod common;
-
-use common::Rng;
 use ptx_dsl::rope::seed::{launch_config, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::runtime::{Device, Error};
+use ptx_tools::rng::Rng;
 
 /// Runs forward then backward; returns (forward max abs error, relative L2 error,
 /// round-trip max abs error).

@@ -4,15 +4,14 @@
 //! scaling variant at positions spread up to 2^24; in-place equals out-of-place; fused q+k
 //! equals separate launches; the gradient identity; the argument checks.
 
-mod common;
 #[path = "common/rope_config.rs"]
 mod rope_config;
 #[path = "common/rope_reference.rs"]
 mod rope_reference;
 
-use common::Rng;
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView, ACCURACY};
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
+use ptx_tools::rng::Rng;
 use rope_config::{half_bits, half_value, ref_layout, ref_scaling, storage_roundoff};
 use rope_reference::{reference_rope, RefLayout, RefScaling};
 

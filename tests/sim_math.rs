@@ -2,12 +2,10 @@
 //! host model (the builder's constant folding, which `ptx-core`'s accuracy tests measure),
 //! and the accurate sine meets its bound on a million points run through the simulator.
 
-mod common;
-
-use common::Rng;
 use ptx_dsl::core::builder::Val;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig};
+use ptx_tools::rng::Rng;
 
 /// A routine under test: emits it on a register, or evaluates it on an immediate.
 type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
@@ -175,7 +173,8 @@ fn f16_data_lives_in_u16_buffers() {
 /// immediates, not in local memory.
 #[test]
 fn the_routines_need_no_stack_and_no_local_memory() {
-    use ptx_dsl::core::{ptxas, Target};
+    use ptx_dsl::core::Target;
+    use ptx_tools::ptxas;
     let Some(path) = ptxas::ptxas_or_skip("the_routines_need_no_stack_and_no_local_memory") else { return };
     for target in [Target::SM_80, Target::SM_90] {
         let ptx = MathKernel(ROUTINES.len()).try_ptx_for(target).expect("the math kernel verifies");

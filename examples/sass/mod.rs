@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ptx_dsl::core::ptxas;
+use ptx_tools::ptxas;
 
 /// What ptxas and nvdisasm say about one kernel.
 pub struct Stats {

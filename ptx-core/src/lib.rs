@@ -5,6 +5,8 @@
 //! checked by [`verify::verify`], and printed to PTX text by [`print`](mod@print). [`math`] emits
 //! accurate instruction sequences for the functions PTX lacks or does only roughly. [`softfloat`]
 //! and [`eval`] are the float and integer semantics that constant folding and `ptx-sim` share.
+//! Tools around the IR that tests need (the ptxas runner, the every-form instruction catalog)
+//! live in the `ptx-tools` crate, so this one stays free of them.
 //!
 //! ```
 //! use ptx_core::{Kernel, KernelBuilder, KernelIr, SpecialReg, F32, U32};
@@ -30,13 +32,11 @@
 #![warn(missing_docs)]
 
 pub mod builder;
-pub mod coverage;
 pub mod eval;
 pub mod fault;
 pub mod ir;
 pub mod math;
 pub mod print;
-pub mod ptxas;
 mod range;
 pub mod softfloat;
 pub mod target;

@@ -2,8 +2,9 @@
 //! sm_90 without errors or warnings, and printing is byte-for-byte deterministic across
 //! processes.
 
-use ptx_core::coverage::{every_form, kinds_used};
-use ptx_core::{ptxas, InstrKind, Target};
+use ptx_core::{InstrKind, Target};
+use ptx_tools::coverage::{every_form, kinds_used};
+use ptx_tools::ptxas;
 
 #[test]
 fn every_instruction_form_assembles_for_sm80_and_sm90() {

@@ -3,12 +3,9 @@
 //! semantics, so the folded result is the bit pattern a GPU computes (the simulator tests
 //! check the same sequences as emitted PTX).
 
-mod common;
-
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F32};
-
-use common::Rng;
+use ptx_tools::rng::Rng;
 
 /// Evaluates a routine on an immediate; asserts that nothing was emitted (fully folded).
 fn run1(f: impl Fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, b: &mut KernelBuilder, x: f32) -> f32 {

@@ -4,11 +4,9 @@
 //! each routine's whole domain (subnormals included), the edges of over- and underflow, and
 //! the special values, which must be Rust's bit for bit (NaN: the canonical NaN).
 
-mod common;
-
-use common::Rng;
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F64};
+use ptx_tools::rng::Rng;
 
 /// The host's libm is correctly rounded or within 1 ulp for these functions (glibc documents
 /// at most 1 ulp for exp, exp2, log, log2 on x86-64); ours is at most 1 ulp from the exact

@@ -2,16 +2,13 @@
 //! with ptxas present, assemble for sm_80 and sm_90); random corruptions of them are
 //! always rejected by the verifier, so they are never printed.
 
-mod common;
-
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use ptx_core::builder::{KernelBuilder, Reg, Val};
 use ptx_core::ir::{Imm, Instr, Label, Operand};
-use ptx_core::{
-    math, ptxas, Cmp, CvtRound, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, S32, U32, U64,
-};
+use ptx_core::{math, Cmp, CvtRound, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, S32, U32, U64};
+use ptx_tools::ptxas;
 
 /// One random step: an operation selector and three operand selectors.
 type Step = (u8, u8, u8, u8);
@@ -205,7 +202,7 @@ impl Kernel for Fixed {
 /// proptest's configuration with its seed chosen by the project's rule: `PTX_DSL_TEST_SEED`
 /// (decimal or `0x` hex) when set, else a fresh one, printed so a failure can be replayed.
 fn seeded(cases: u32) -> Config {
-    let seed = common::test_seed("proptest");
+    let seed = ptx_tools::seed::test_seed("proptest");
     Config { cases, rng_seed: proptest::test_runner::RngSeed::Fixed(seed), ..Config::default() }
 }
 

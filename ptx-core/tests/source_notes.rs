@@ -2,7 +2,8 @@
 //! each new position (not repeated while statements share one), `.file` per source file;
 //! and ptxas accepts the result.
 
-use ptx_core::{ptxas, KernelBuilder, Target, U32};
+use ptx_core::{KernelBuilder, Target, U32};
+use ptx_tools::ptxas;
 
 #[test]
 fn notes_print_as_comments_and_deduplicated_locs() {

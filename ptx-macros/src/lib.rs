@@ -162,17 +162,7 @@ mod tests {
     /// proptest's configuration with its seed chosen by the project's rule:
     /// `PTX_DSL_TEST_SEED` (decimal or `0x` hex) when set, else a fresh one, printed.
     fn seeded(cases: u32) -> ProptestConfig {
-        let seed = match std::env::var("PTX_DSL_TEST_SEED") {
-            Ok(text) => match text.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => text.parse(),
-            }
-            .unwrap_or_else(|e| panic!("PTX_DSL_TEST_SEED={text}: {e}")),
-            Err(_) => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64),
-        };
-        eprintln!("proptest seed {seed:#x} (replay with PTX_DSL_TEST_SEED={seed:#x})");
+        let seed = ptx_tools::seed::test_seed("proptest");
         ProptestConfig {
             cases,
             rng_seed: proptest::test_runner::RngSeed::Fixed(seed),

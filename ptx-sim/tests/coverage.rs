@@ -1,12 +1,13 @@
-//! Parses and runs `ptx_core::coverage::every_form`, the kernel that uses every
+//! Parses and runs `ptx_tools::coverage::every_form`, the kernel that uses every
 //! instruction form the builder and verifier accept.
 
 mod common;
 
-use common::{download, upload, Rng};
-use ptx_core::coverage::{every_form, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
+use common::{download, upload};
 use ptx_core::PtxType;
 use ptx_sim::{launch, Geometry, Memory, Module};
+use ptx_tools::coverage::{every_form, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
+use ptx_tools::rng::Rng;
 
 #[test]
 fn every_instruction_form_parses_and_runs() {

@@ -7,8 +7,10 @@
 
 mod common;
 
-use common::{map3, seed, Rng};
+use common::map3;
 use ptx_core::{KernelBuilder, Val, F32, F64};
+use ptx_tools::rng::Rng;
+use ptx_tools::seed::fresh_seeds;
 
 const N: usize = 1 << 14;
 
@@ -42,7 +44,7 @@ fn same(a: f64, b: f64) -> bool {
 
 #[test]
 fn rem_f32_is_rusts_remainder() {
-    let seed = seed("FLOAT_REM_SEED");
+    let seed = fresh_seeds("FLOAT_REM_SEED", 1)[0];
     let mut rng = Rng(seed);
     let x: Vec<f32> = (0..N).map(|_| f32_operand(&mut rng)).collect();
     let y: Vec<f32> = (0..N).map(|_| f32_operand(&mut rng)).collect();
@@ -67,7 +69,7 @@ fn rem_f32_is_rusts_remainder() {
 
 #[test]
 fn rem_f64_is_rusts_remainder() {
-    let seed = seed("FLOAT_REM_SEED");
+    let seed = fresh_seeds("FLOAT_REM_SEED", 1)[0];
     let mut rng = Rng(seed);
     let x: Vec<f64> = (0..N).map(|_| f64_operand(&mut rng)).collect();
     let y: Vec<f64> = (0..N).map(|_| f64_operand(&mut rng)).collect();

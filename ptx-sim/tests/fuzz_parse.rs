@@ -4,13 +4,11 @@
 //! since a garbled branch can loop forever); hand-written malformed statements must be
 //! rejected, and the offset spellings ptxas takes accepted.
 
-mod common;
-
-use common::Rng;
 use ptx_sim::{launch, Geometry, Memory, Module};
+use ptx_tools::rng::Rng;
 
 fn corpus() -> Vec<String> {
-    let cat = ptx_core::coverage::every_form();
+    let cat = ptx_tools::coverage::every_form();
     vec![ptx_core::print::kernel_ptx(&cat.ir, ptx_core::Target::SM_80)]
 }
 

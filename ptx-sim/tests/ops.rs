@@ -6,9 +6,10 @@
 
 mod common;
 
-use common::{map3, Rng, Step};
+use common::{map3, Step};
 use ptx_core::ir::{BinaryOp, UnaryOp};
 use ptx_core::{Bf16, Cmp, CvtRound, FloatMode, B16, F16, F32, F64, S16, S32, S64, U16, U32, U64};
+use ptx_tools::rng::Rng;
 
 const N: usize = 1024;
 
@@ -157,9 +158,9 @@ fn sixteen_and_sixty_four_bit_ops() {
 #[test]
 fn predicates_setp_and_selp() {
     let mut r = Rng(3);
-    let mut fa: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
+    let mut fa: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let mut fb: Vec<u64> =
-        (0..N).map(|i| if i % 5 == 0 { fa[i] } else { r.f32().to_bits() as u64 }).collect();
+        (0..N).map(|i| if i % 5 == 0 { fa[i] } else { r.moderate_f32().to_bits() as u64 }).collect();
     for i in (0..N).step_by(17) {
         fa[i] = f32::NAN.to_bits() as u64;
         fb[(i + 3) % N] = f32::NAN.to_bits() as u64;
@@ -262,9 +263,9 @@ fn nan_canon64(x: f64) -> u64 {
 #[test]
 fn float_round_to_nearest_ops() {
     let mut r = Rng(4);
-    let mut a: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
-    let b: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
-    let c: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
+    let mut a: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
+    let b: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
+    let c: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     a[0] = f32::INFINITY.to_bits() as u64;
     a[1] = 0;
     a[2] = f32::NAN.to_bits() as u64;
@@ -297,9 +298,9 @@ fn float_round_to_nearest_ops() {
         as f32);
     bin!("divapprox", |k, x, y, _| k.div_approx(x, y), |x: f32, y: f32, _| (x as f64 / y as f64) as f32);
 
-    let a: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
-    let b: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
-    let c: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
+    let a: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    let b: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    let c: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
     let d = |v: u64| f64::from_bits(v);
     macro_rules! bin64 {
         ($name:literal, $build:expr, $want:expr) => {{
@@ -340,9 +341,9 @@ fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
 #[test]
 fn float_directed_rounding_f32() {
     let mut r = Rng(5);
-    let a: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
-    let b: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
-    let c: Vec<u64> = (0..N).map(|_| r.f32().to_bits() as u64).collect();
+    let a: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
+    let b: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
+    let c: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let f = |v: u64| f32::from_bits(v as u32);
     for mode in [FloatMode::Rz, FloatMode::Rm, FloatMode::Rp] {
         // Exact value as f64 (when exact), compared with the rounded f32.
@@ -450,8 +451,8 @@ fn float_directed_rounding_f32() {
 #[test]
 fn float_directed_rounding_f64() {
     let mut r = Rng(6);
-    let a: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
-    let b: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
+    let a: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    let b: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
     let d = |v: u64| f64::from_bits(v);
     let pick = |rn: f64, e: f64, mode: FloatMode| -> u64 {
         use std::cmp::Ordering::*;
@@ -514,7 +515,7 @@ fn conversions() {
             if i % 9 == 0 {
                 v.trunc() + 0.5
             } else if i % 13 == 0 {
-                r.f32() * 1e30
+                r.moderate_f32() * 1e30
             } else {
                 v
             }
@@ -563,7 +564,7 @@ fn conversions() {
             assert_eq!(got[i], directed32(rn, side, mode).to_bits() as u64);
         }
         // f64 -> f32.
-        let da: Vec<u64> = (0..N).map(|_| r.f64().to_bits()).collect();
+        let da: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
         let got = map3::<F64, U32, U32, F32>("d2f", &da, &z, &z, |k, x, _, _| k.cvt(x, Some(round), false));
         for i in 0..N {
             let x = f64::from_bits(da[i]);
@@ -628,7 +629,7 @@ fn half_precision_conversions() {
     let mut r = Rng(8);
     let xs: Vec<u64> = (0..4096)
         .map(|i| {
-            let v = if i % 4 == 0 { (r.next() % 70000) as f32 + 0.5 } else { r.f32() * 1e-2 };
+            let v = if i % 4 == 0 { (r.next() % 70000) as f32 + 0.5 } else { r.moderate_f32() * 1e-2 };
             v.to_bits() as u64
         })
         .collect();

@@ -7,65 +7,6 @@ use ptx_core::types::MemTy;
 use ptx_core::{KernelBuilder, KernelIr, Reg, SpecialReg, Target, Val, U32};
 use ptx_sim::{launch, Geometry, KernelCode, LaunchStats, Memory, Module, SimError};
 
-/// A small deterministic xorshift generator.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// An f32 with a moderate exponent (2^-17 .. 2^18), sometimes tiny, random sign.
-    pub fn f32(&mut self) -> f32 {
-        let r = self.next();
-        let e = if r % 10 == 0 { 1 + (r >> 8) % 20 } else { 110 + (r >> 8) % 36 };
-        let bits = ((r >> 32) as u32 & 0x807f_ffff) | (e as u32) << 23;
-        f32::from_bits(bits)
-    }
-
-    /// An f64 with a moderate exponent, random sign.
-    pub fn f64(&mut self) -> f64 {
-        let e = 1000 + self.next() % 48;
-        f64::from_bits((self.next() & 0x800f_ffff_ffff_ffff) | e << 52)
-    }
-}
-
-/// `count` fresh seeds per run (from the clock, through splitmix64 so that nearby times
-/// give unrelated seeds), or the one seed in the environment variable `var` or, for every
-/// randomised test at once, `PTX_DSL_TEST_SEED` (decimal or `0x` hex) to replay a failure;
-/// never 0 (xorshift needs a nonzero state).
-pub fn fresh_seeds(var: &str, count: u64) -> Vec<u64> {
-    if let Ok(s) = std::env::var(var).or_else(|_| std::env::var("PTX_DSL_TEST_SEED")) {
-        let s = s.trim();
-        let seed = match s.strip_prefix("0x") {
-            Some(hex) => u64::from_str_radix(hex, 16),
-            None => s.parse(),
-        }
-        .unwrap_or_else(|_| panic!("{var} is a number"));
-        return vec![seed];
-    }
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
-    (0..count)
-        .map(|i| {
-            let mut z = t.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) | 1
-        })
-        .collect()
-}
-
-/// One seed, as [`fresh_seeds`].
-pub fn seed(var: &str) -> u64 {
-    fresh_seeds(var, 1)[0]
-}
-
 /// Verifies and prints `ir`, parses it with the simulator, returns the decoded kernel.
 pub fn compile(ir: &KernelIr) -> (String, Module) {
     ptx_core::verify::verify(ir).expect("kernel verifies");

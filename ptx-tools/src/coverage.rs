@@ -7,13 +7,13 @@
 //! Because the set is derived from the verifier, a form the verifier starts accepting is
 //! covered automatically; [`InstrKind::ALL`] proves each variant appears.
 
-use crate::builder::KernelBuilder;
-use crate::ir::{
+use ptx_core::builder::KernelBuilder;
+use ptx_core::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Cmp, CvtRound, FenceScope, FloatMode, Guard, Imm, Instr, InstrKind,
     KernelIr, Operand, PrintArg, RegList, ShflMode, Space, SpecialReg, UnaryOp, VReg, VoteMode,
 };
-use crate::types::PtxType;
-use crate::verify;
+use ptx_core::types::PtxType;
+use ptx_core::{print, verify};
 
 /// One value the catalog kernel writes.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,7 +122,7 @@ impl Gen {
             return false;
         }
         let dsts = instr.defs();
-        let form = crate::print::instr_text(self.b.ir(), &instr);
+        let form = print::instr_text(self.b.ir(), &instr);
         self.b.push(instr);
         for d in dsts {
             self.store_result(d, &form, exact);

@@ -14,7 +14,7 @@
 //! where they fail instead.
 //!
 //! ```no_run
-//! use ptx_core::ptxas;
+//! use ptx_tools::ptxas;
 //!
 //! let ptx = "..."; // a PTX module
 //! if let Some(bin) = ptxas::ptxas_or_skip("my_test") {

@@ -1,0 +1,21 @@
+//! # ptx-tools
+//!
+//! Tools and test support around [`ptx_core`]'s IR, kept out of that dependency-free crate:
+//!
+//! - [`ptxas`] finds and runs NVIDIA's PTX assembler, the judge of the PTX the project
+//!   emits (tests assemble every kernel for sm_80 and sm_90 and read `ptxas -v`'s register
+//!   and spill counts);
+//! - [`coverage`] builds the catalog kernel that uses every instruction form the builder and
+//!   verifier accept, which the assembler, simulator and GPU tests all run;
+//! - [`seed`] and [`rng`] are the randomised tests' seeds (fresh every run, printed, replayed
+//!   with `PTX_DSL_TEST_SEED`) and their xorshift generator, one copy for every crate's tests.
+//!
+//! Nothing here is needed at run time: the library crates never depend on it; tests,
+//! examples and benchmarks do, as a dev-dependency.
+
+#![warn(missing_docs)]
+
+pub mod coverage;
+pub mod ptxas;
+pub mod rng;
+pub mod seed;
