@@ -50,7 +50,7 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 38] = [
+const RUN: [&str; 39] = [
     "atomic_max",
     "atomics",
     "ballot",
@@ -76,6 +76,7 @@ const RUN: [&str; 38] = [
     "matrix_add",
     "printf_kernel",
     "printf_types",
+    "recursion",
     "relu_clamp",
     "rope_fast",
     "rotate_permute",
@@ -1047,4 +1048,64 @@ fn clocks_timers_and_placement_registers_are_consistent() {
         assert_eq!(got[4], f4e, "prmt.f4e at {tid}");
         assert_eq!(got[5], ecl, "prmt.ecl at {tid}");
     }
+}
+
+#[test]
+fn recursive_device_functions_run_to_the_recursion_limit_and_trap_beyond() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_recursion");
+    let n = 200;
+    let x: Vec<u32> =
+        (0..n).map(|i| if i == 0 { 4_000_000_000 } else { rng.next() as u32 >> (i % 32) }).collect();
+    let xd = device.upload(&x).unwrap();
+    let module = load(&device, "recursion");
+    let mut out = device.zeroed::<u32>(3 * n).unwrap();
+    launch(
+        &module,
+        "recursion",
+        LaunchConfig::for_elements(n, 64),
+        &mut [(&xd).into(), (&mut out).into(), (n as i32).into()],
+    );
+    let out = out.to_vec().unwrap();
+    fn fib(n: u32) -> u32 {
+        if n < 2 {
+            n
+        } else {
+            fib(n - 1) + fib(n - 2)
+        }
+    }
+    let chain = |n: u32| (1..=n).fold(1u32, |c, k| c.wrapping_mul(31) ^ k);
+    for (i, &v) in x.iter().enumerate() {
+        let digits: u32 = v.to_string().bytes().map(|b| (b - b'0') as u32).sum();
+        assert_eq!(out[3 * i..3 * i + 3], [digits, fib(v % 12), chain(v % 40)], "x = {v}");
+    }
+    // Linear recursion runs 64 levels deep; the 65th call traps, naming the function.
+    let mut deep = device.zeroed::<u32>(1).unwrap();
+    launch(&module, "deep", LaunchConfig::linear(1, 1), &mut [63u32.into(), (&mut deep).into()]);
+    assert_eq!(deep.to_vec().unwrap(), [chain(63)]);
+    let err = module
+        .launch("deep", LaunchConfig::linear(1, 1), &mut [200u32.into(), (&mut deep).into()])
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("kernel `deep` trapped") && text.contains("recursion deeper than 64 levels"),
+        "{text}"
+    );
+    // `__trap()` stops the launch with the thread that executed it.
+    let mut bad = x.clone();
+    bad[70] = 0xdead;
+    let bd = device.upload(&bad).unwrap();
+    let mut out = device.zeroed::<u32>(3 * n).unwrap();
+    let err = module
+        .launch(
+            "recursion",
+            LaunchConfig::for_elements(n, 64),
+            &mut [(&bd).into(), (&mut out).into(), (n as i32).into()],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("kernel `recursion` trapped: block (1, 0, 0) thread (6, 0, 0) executed `trap`"),
+        "{err}"
+    );
 }

@@ -1033,6 +1033,13 @@ impl Decoder {
             }
             "bra" => self.bra(s, p, None)?,
             "call" => self.call(s, p)?,
+            "trap" => {
+                if p != ["trap"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 0)?;
+                self.emit(Op::Trap, s);
+            }
             "ret" | "exit" => {
                 if !(p.len() == 1 || p == ["ret", "uni"]) {
                     return Err(unsup(self));

@@ -77,6 +77,20 @@ pub enum SimError {
     /// atomics: on a GPU the result would depend on the threads' timing. The launch stops at
     /// the second access.
     Race(Box<DataRace>),
+    /// A thread executed `trap` (CUDA's `__trap()`), or called a device function deeper
+    /// than the simulator's recursion limit: the launch stops, as a GPU's kernel aborts.
+    Trap {
+        /// The kernel's name.
+        kernel: String,
+        /// The block's index (x, y, z).
+        block: [u32; 3],
+        /// The thread's index in its block (x, y, z).
+        thread: [u32; 3],
+        /// The instruction's PTX text.
+        instruction: String,
+        /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
+        source: Option<String>,
+    },
     /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
     /// range that is not inside one live allocation.
     InvalidAddress {
@@ -158,6 +172,17 @@ impl fmt::Display for SimError {
                     write!(f, " ({s})")?;
                 }
                 write!(f, "; separate the accesses with a barrier (`sync_threads()`), or use atomics")
+            }
+            SimError::Trap { kernel, block, thread, instruction, source } => {
+                write!(
+                    f,
+                    "kernel `{kernel}` trapped: block ({}, {}, {}) thread ({}, {}, {}) executed `{instruction}`",
+                    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+                )?;
+                match source {
+                    Some(s) => write!(f, " ({s})"),
+                    None => Ok(()),
+                }
             }
             SimError::BadParams { kernel, message } => {
                 write!(f, "bad launch of kernel `{kernel}`: {message}")

@@ -63,13 +63,22 @@ enum Stop {
     Shfl,
 }
 
-/// A memory fault at op `pc` (or, with `budget`, the step budget running out there).
+/// Why a thread stopped the launch at op `pc`.
 struct Trap {
     pc: usize,
-    addr: u64,
-    budget: bool,
-    /// A shared-memory race found at `pc`.
-    race: Option<Conflict>,
+    cause: Cause,
+}
+
+/// What stopped a thread.
+enum Cause {
+    /// A memory access out of bounds or misaligned at this address.
+    Fault(u64),
+    /// The step budget ran out.
+    Budget,
+    /// A data race.
+    Race(Conflict),
+    /// A `trap` instruction.
+    Trapped,
 }
 
 struct Env {
@@ -332,7 +341,7 @@ fn run_thread(
             if ($t as usize) < pc && n > limit {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
-                return Err(Trap { pc: pc - 1, addr: 0, budget: true, race: None });
+                return Err(Trap { pc: pc - 1, cause: Cause::Budget });
             }
         };
     }
@@ -341,7 +350,7 @@ fn run_thread(
             if let Err(conflict) = $check {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
-                return Err(Trap { pc: pc - 1, addr: 0, budget: false, race: Some(conflict) });
+                return Err(Trap { pc: pc - 1, cause: Cause::Race(conflict) });
             }
         };
     }
@@ -358,7 +367,7 @@ fn run_thread(
         ($addr:expr) => {{
             *pc_io = (pc - 1) as u32;
             *count += n - 1;
-            return Err(Trap { pc: pc - 1, addr: $addr, budget: false, race: None });
+            return Err(Trap { pc: pc - 1, cause: Cause::Fault($addr) });
         }};
     }
     loop {
@@ -477,6 +486,11 @@ fn run_thread(
                 *pc_io = pc as u32;
                 *count += n;
                 return Ok(Stop::Exit);
+            }
+            Op::Trap => {
+                *pc_io = (pc - 1) as u32;
+                *count += n;
+                return Err(Trap { pc: pc - 1, cause: Cause::Trapped });
             }
             Op::LdG32 { d, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
@@ -709,40 +723,37 @@ impl<'k> BlockRunner<'k> {
     }
 
     fn fault(&self, ctaid: [u32; 3], t: usize, trap: Trap) -> SimError {
-        if let Some(conflict) = trap.race {
-            return SimError::Race(Box::new(crate::error::DataRace {
-                kernel: self.k.name.clone(),
+        let kernel = self.k.name.clone();
+        let thread = split3(t as u64, self.geo.block);
+        let instruction = self.k.text.get(trap.pc).cloned().unwrap_or_default();
+        let source = self.k.sources.get(trap.pc).cloned().flatten();
+        match trap.cause {
+            Cause::Race(conflict) => SimError::Race(Box::new(crate::error::DataRace {
+                kernel,
                 block: ctaid,
-                thread: split3(t as u64, self.geo.block),
+                thread,
                 other: conflict.other.map(|o| split3(u64::from(o), self.geo.block)),
                 offset: conflict.offset,
                 stored: conflict.stored,
                 global: conflict.global,
-                instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
-                source: self.k.sources.get(trap.pc).cloned().flatten(),
-            }));
-        }
-        if trap.budget {
-            return SimError::StepBudget {
-                kernel: self.k.name.clone(),
+                instruction,
+                source,
+            })),
+            Cause::Budget => SimError::StepBudget {
+                kernel,
                 block: ctaid,
-                thread: split3(t as u64, self.geo.block),
+                thread,
                 budget: self.options.step_budget,
-                instruction: match (self.k.text.get(trap.pc), self.k.sources.get(trap.pc).cloned().flatten())
-                {
-                    (Some(text), Some(source)) => format!("`{text}` ({source})"),
-                    (Some(text), None) => format!("`{text}`"),
-                    _ => "a branch".to_string(),
+                instruction: match (instruction.is_empty(), source) {
+                    (true, _) => "a branch".to_string(),
+                    (false, Some(source)) => format!("`{instruction}` ({source})"),
+                    (false, None) => format!("`{instruction}`"),
                 },
-            };
-        }
-        SimError::Fault {
-            kernel: self.k.name.clone(),
-            block: ctaid,
-            thread: split3(t as u64, self.geo.block),
-            address: trap.addr,
-            instruction: self.k.text.get(trap.pc).cloned().unwrap_or_default(),
-            source: self.k.sources.get(trap.pc).cloned().flatten(),
+            },
+            Cause::Fault(address) => {
+                SimError::Fault { kernel, block: ctaid, thread, address, instruction, source }
+            }
+            Cause::Trapped => SimError::Trap { kernel, block: ctaid, thread, instruction, source },
         }
     }
 
@@ -839,7 +850,7 @@ impl<'k> BlockRunner<'k> {
                     return Err(self.fault(
                         ctaid,
                         t,
-                        Trap { pc: pc.saturating_sub(1), addr: 0, budget: true, race: None },
+                        Trap { pc: pc.saturating_sub(1), cause: Cause::Budget },
                     ));
                 }
                 match result {

@@ -537,7 +537,12 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
 /// The operands of `call[.uni] [(ret),] target[, (args)]` in a statement's text: the result
 /// parameter, the target and the argument parameters; `None` when malformed.
 pub(crate) fn call_operands(text: &str) -> Option<(Option<&str>, &str, Vec<&str>)> {
-    let rest = text.split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
+    // A guard (`@%p call ...`) comes before the opcode.
+    let text = match text.trim_start().strip_prefix('@') {
+        Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, r)| r),
+        None => text,
+    };
+    let rest = text.trim_start().split_once(char::is_whitespace).map_or("", |(_, r)| r).trim();
     let (ret, rest) = match rest.strip_prefix('(') {
         Some(r) => {
             let (inside, after) = r.split_once(')')?;
@@ -577,7 +582,7 @@ fn letters_tag(lead: &str, n: usize) -> String {
 /// front of the prefix; other identifiers found in `names` are replaced.
 fn rename(
     text: &str,
-    prefixes: &[String],
+    prefixes: &std::collections::HashSet<String>,
     tag: &str,
     names: &std::collections::HashMap<String, String>,
 ) -> String {
@@ -600,7 +605,7 @@ fn rename(
         let word = &text[k..end];
         if out.ends_with('%') {
             let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
-            if prefixes.iter().any(|p| p == letters) {
+            if prefixes.contains(letters) {
                 out.push_str(tag);
             }
             out.push_str(word);
@@ -611,8 +616,43 @@ fn rename(
     out
 }
 
-/// Inlines every call to a function of `funcs` in `body` (recursively, up to a depth, with
-/// recursion an unsupported construct); `count` numbers the inlined calls.
+/// Calls nested deeper than this (recursion aside) are an unsupported construct.
+const MAX_CALL_DEPTH: usize = 256;
+
+/// More inlined calls than this in one kernel are an unsupported construct.
+const MAX_INLINED_CALLS: usize = 100_000;
+
+/// The deepest recursion inlined for a function with one recursive call site.
+const MAX_RECURSION: usize = 64;
+
+/// Statements one recursive function may grow to, inlined to its recursion limit.
+const RECURSION_STATEMENTS: usize = 200_000;
+
+/// How many levels of `f` are inlined: [`MAX_RECURSION`] when its body has at most one call
+/// (linear recursion); with `k` calls, as many levels as keep the `k^depth` copies of its
+/// body within [`RECURSION_STATEMENTS`] (at least 1).
+fn recursion_limit(f: &FuncDef, funcs: &[FuncDef]) -> usize {
+    let calls = f
+        .body
+        .items
+        .iter()
+        .filter(|it| match it {
+            BodyItem::Instr(st) if st.opcode == "call" || st.opcode == "call.uni" => {
+                call_operands(&st.text).is_some_and(|(_, t, _)| funcs.iter().any(|g| g.name == t))
+            }
+            _ => false,
+        })
+        .count();
+    if calls <= 1 {
+        return MAX_RECURSION;
+    }
+    let copies = (RECURSION_STATEMENTS / f.body.items.len().max(1)).max(1) as f64;
+    ((copies.ln() / (calls as f64).ln()).floor() as usize).clamp(1, MAX_RECURSION)
+}
+
+/// Inlines every call to a function of `funcs` in `body` (recursively: a recursive
+/// function to its [`recursion_limit`], beyond which the call traps); `count` numbers the
+/// inlined calls.
 fn inline_calls(
     body: Body,
     funcs: &[FuncDef],
@@ -635,11 +675,29 @@ fn inline_calls(
             out.push(item);
             continue;
         };
-        if st.guard.is_some() {
-            return Err(unsupported(st.line, format!("a guarded call of `{target}`")));
+        // A recursive call is inlined again up to the function's recursion limit; the call
+        // beyond it traps when (if ever) it runs.
+        let limit = recursion_limit(f, funcs);
+        if stack.iter().filter(|n| *n == target).count() >= limit {
+            let mut trap = parse_stmt("trap", st.line)?;
+            trap.text = format!(
+                "{} (recursion deeper than {limit} levels of `{target}`: the simulator inlines device \
+                 functions, up to that depth for this one)",
+                st.text
+            );
+            trap.guard = st.guard.clone();
+            trap.source = st.source.clone();
+            out.push(BodyItem::Instr(trap));
+            continue;
         }
-        if stack.iter().any(|n| n == target) || stack.len() >= 16 {
-            return Err(unsupported(st.line, format!("recursive calls (`{target}`)")));
+        if stack.len() >= MAX_CALL_DEPTH || *count >= MAX_INLINED_CALLS {
+            return Err(unsupported(
+                st.line,
+                format!(
+                    "the call of `{target}`: calls nested deeper than {MAX_CALL_DEPTH} or more than \
+                     {MAX_INLINED_CALLS} calls in all, once inlined"
+                ),
+            ));
         }
         if args.len() != f.params.len() || ret.is_some() != f.ret.is_some() {
             return Err(parse_err(
@@ -647,31 +705,14 @@ fn inline_calls(
                 format!("`{target}` called with {} arguments, it takes {}", args.len(), f.params.len()),
             ));
         }
-        // The callee, with its own calls inlined first.
-        stack.push(target.to_string());
-        let callee = Body {
-            regs: f
-                .body
-                .regs
-                .iter()
-                .map(|r| RegDecl {
-                    prefix: r.prefix.clone(),
-                    ty: r.ty,
-                    count: r.count,
-                    single: r.single,
-                    line: r.line,
-                })
-                .collect(),
-            shared: f.body.shared.clone(),
-            locals: f.body.locals.clone(),
-            call_params: f.body.call_params.clone(),
-            items: f.body.items.clone(),
-        };
-        let callee = inline_calls(callee, funcs, count, stack)?;
-        stack.pop();
+        // The callee's own body renamed apart with a fresh tag (its parameters become the
+        // arguments, its `ret`s a branch to the end), then its own calls inlined: each
+        // statement is renamed once, however deep the calls nest.
         let tag = inline_tag(*count);
         *count += 1;
-        let prefixes: Vec<String> = callee.regs.iter().map(|r| r.prefix.clone()).collect();
+        let own = &f.body;
+        let prefixes: std::collections::HashSet<String> =
+            own.regs.iter().filter(|r| !r.prefix.starts_with('=')).map(|r| r.prefix.clone()).collect();
         let mut names = std::collections::HashMap::new();
         for (p, a) in f.params.iter().zip(&args) {
             names.insert(p.clone(), a.to_string());
@@ -679,52 +720,82 @@ fn inline_calls(
         if let (Some(r), Some(to)) = (&f.ret, ret) {
             names.insert(r.clone(), to.to_string());
         }
-        for it in &callee.items {
+        for it in &own.items {
             if let BodyItem::Label(l, _) = it {
                 names.insert(l.clone(), format!("{l}_{tag}"));
             }
         }
-        for a in callee.locals.iter().chain(&callee.shared) {
+        for a in own.locals.iter().chain(&own.shared) {
             names.insert(a.name.clone(), format!("{}_{tag}", a.name));
         }
-        for c in &callee.call_params {
+        for c in &own.call_params {
             names.insert(c.clone(), format!("{c}_{tag}"));
         }
         // Registers declared without `%` (`=name`) are renamed like the other names.
-        for r in &callee.regs {
+        for r in &own.regs {
             if let Some(bare) = r.prefix.strip_prefix('=') {
                 names.insert(bare.to_string(), format!("{bare}_{tag}"));
             }
         }
         let end = format!("$__return_{tag}");
-        for it in callee.items {
-            match it {
-                BodyItem::Label(l, n) => out.push(BodyItem::Label(format!("{l}_{tag}"), n)),
-                BodyItem::Instr(mut s) => {
-                    if s.opcode == "ret" || s.opcode == "ret.uni" {
-                        s = parse_stmt(&format!("bra.uni {end}"), s.line)?;
-                    } else {
-                        s.text = rename(&s.text, &prefixes, &tag, &names);
-                        s.operands = s.operands.iter().map(|o| rename(o, &prefixes, &tag, &names)).collect();
-                        s.guard = s.guard.map(|(neg, g)| (neg, rename(&g, &prefixes, &tag, &names)));
-                    }
-                    out.push(BodyItem::Instr(s));
+        let mut items = Vec::with_capacity(own.items.len());
+        for it in &own.items {
+            items.push(match it {
+                BodyItem::Label(l, n) => BodyItem::Label(format!("{l}_{tag}"), *n),
+                BodyItem::Instr(s) if s.opcode == "ret" || s.opcode == "ret.uni" => {
+                    let mut jump = parse_stmt(&format!("bra.uni {end}"), s.line)?;
+                    jump.guard = s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names)));
+                    BodyItem::Instr(jump)
                 }
-            }
+                BodyItem::Instr(s) => BodyItem::Instr(Stmt {
+                    text: rename(&s.text, &prefixes, &tag, &names),
+                    operands: s.operands.iter().map(|o| rename(o, &prefixes, &tag, &names)).collect(),
+                    guard: s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names))),
+                    ..s.clone()
+                }),
+            });
         }
+        let renamed = Body {
+            regs: own
+                .regs
+                .iter()
+                .map(|r| {
+                    let prefix = match r.prefix.strip_prefix('=') {
+                        Some(bare) => format!("={bare}_{tag}"),
+                        None => format!("{tag}{}", r.prefix),
+                    };
+                    RegDecl { prefix, ..r.clone() }
+                })
+                .collect(),
+            shared: own
+                .shared
+                .iter()
+                .map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a.clone() })
+                .collect(),
+            locals: own
+                .locals
+                .iter()
+                .map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a.clone() })
+                .collect(),
+            call_params: own.call_params.iter().map(|c| format!("{c}_{tag}")).collect(),
+            items,
+        };
+        stack.push(target.to_string());
+        let callee = inline_calls(renamed, funcs, count, stack)?;
+        stack.pop();
+        // A guarded call: its inlined body is skipped when the guard is false.
+        if let Some((negated, p)) = &st.guard {
+            let not = if *negated { "" } else { "!" };
+            let mut skip = parse_stmt(&format!("@{not}{p} bra.uni {end}"), st.line)?;
+            skip.source = st.source.clone();
+            out.push(BodyItem::Instr(skip));
+        }
+        out.extend(callee.items);
         out.push(BodyItem::Label(end, st.line));
-        regs.extend(callee.regs.into_iter().map(|r| {
-            let prefix = match r.prefix.strip_prefix('=') {
-                Some(bare) => format!("={bare}_{tag}"),
-                None => format!("{tag}{}", r.prefix),
-            };
-            RegDecl { prefix, ..r }
-        }));
-        shared
-            .extend(callee.shared.into_iter().map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a }));
-        locals
-            .extend(callee.locals.into_iter().map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a }));
-        call_params.extend(callee.call_params.into_iter().map(|c| format!("{c}_{tag}")));
+        regs.extend(callee.regs);
+        shared.extend(callee.shared);
+        locals.extend(callee.locals);
+        call_params.extend(callee.call_params);
     }
     Ok(Body { regs, shared, locals, call_params, items: out })
 }
@@ -882,14 +953,14 @@ fn parse_body(
 struct Scope {
     tag: String,
     /// Prefixes of `%` registers declared here.
-    prefixes: Vec<String>,
+    prefixes: std::collections::HashSet<String>,
     /// Registers declared here without `%`, and their new names.
     names: std::collections::HashMap<String, String>,
 }
 
 impl Scope {
     fn new(tag: String) -> Scope {
-        Scope { tag, prefixes: Vec::new(), names: Default::default() }
+        Scope { tag, prefixes: Default::default(), names: Default::default() }
     }
 
     /// Records the registers of the `.reg` statement `stmt` as this scope's.
@@ -904,7 +975,7 @@ impl Scope {
                     } else {
                         name.trim_end_matches(|c: char| c.is_ascii_digit())
                     };
-                    self.prefixes.push(prefix.to_string());
+                    self.prefixes.insert(prefix.to_string());
                 }
                 None => {
                     self.names.insert(spec.to_string(), format!("{}_{spec}", self.tag));

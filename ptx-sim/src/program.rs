@@ -258,6 +258,9 @@ pub(crate) enum Op {
         t: u32,
     },
     Ret,
+    /// `trap`: the thread stops the launch with [`crate::SimError::Trap`] (also what a call
+    /// beyond the recursion limit becomes).
+    Trap,
     LdG32 {
         d: R,
         base: R,

@@ -158,7 +158,7 @@ fn red_is_atom_without_the_old_value() {
 }
 
 #[test]
-fn device_functions_nest_and_recursion_is_reported() {
+fn device_functions_nest_and_endless_recursion_traps() {
     // twice(x) = add1(add1(x)) through two levels of calls, with labels and a local branch
     // in the inner function; then a function calling itself.
     let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
@@ -185,8 +185,12 @@ fn device_functions_nest_and_recursion_is_reported() {
         "call.uni (retval0), add1, (param0);\n\tld.param.b32 \t%r2",
         "call.uni (retval0), twice, (param0);\n\tld.param.b32 \t%r2",
     );
-    let err = Module::parse(&recursive).unwrap_err().to_string();
-    assert!(err.contains("recursive calls") && err.contains("does not support"), "{err}");
+    // `twice` now calls itself with no way out: inlined to its recursion limit, the call
+    // beyond it traps when it runs.
+    let m = Module::parse(&recursive).unwrap();
+    let err =
+        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap_err().to_string();
+    assert!(err.contains("kernel `k` trapped") && err.contains("recursion deeper than"), "{err}");
 }
 
 #[test]
@@ -456,4 +460,25 @@ fn generic_accesses_into_shared_memory_are_race_checked() {
         err.contains("shared-memory race") && err.contains("thread (1, 0, 0) stored to shared byte 4"),
         "{err}"
     );
+}
+
+#[test]
+fn guarded_calls_and_guarded_returns_in_device_functions() {
+    // half(x) returns early (a guarded `ret`) for odd x, else x / 2; the kernel calls it
+    // only for threads below 3 (a guarded call), the others keep 1000.
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+        .func (.param .b32 half_ret) half(\n\t.param .b32 half_x\n)\n{\n\t.reg .pred \t%p<2>;\n\t.reg .b32 \t%r<4>;\n\
+        \tld.param.b32 \t%r1, [half_x];\n\tst.param.b32 \t[half_ret+0], 77;\n\tand.b32 \t%r2, %r1, 1;\n\
+        \tsetp.ne.u32 \t%p1, %r2, 0;\n\t@%p1 ret;\n\tshr.u32 \t%r3, %r1, 1;\n\tst.param.b32 \t[half_ret+0], %r3;\n\tret;\n}\n\
+        .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .pred \t%p<2>;\n\t.reg .b32 \t%r<8>;\n\t.reg .b64 \t%rd<8>;\n\
+        \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\
+        \tmov.u32 \t%r3, 1000;\n\tsetp.lt.u32 \t%p1, %r1, 3;\n\
+        \t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r1;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), half, (param0);\n\t@%p1 ld.param.b32 \t%r3, [retval0+0];\n\t}\n\
+        \tmul.wide.u32 \t%rd3, %r1, 4;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n\tst.global.u32 \t[%rd4], %r3;\n\tret;\n}\n";
+    let m = Module::parse(text).unwrap();
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 5], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [5, 1, 1]), &[out], &mem, 1).unwrap();
+    // 0 → 0, 1 (odd) → 77, 2 → 1; threads 3 and 4 do not call.
+    assert_eq!(download(&mem, out, 5, 4), [0, 77, 1, 1000, 1000]);
 }
