@@ -50,7 +50,7 @@ fn every_corpus_file_runs_or_is_listed_with_its_construct() {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 39] = [
+const RUN: [&str; 40] = [
     "atomic_max",
     "atomics",
     "ballot",
@@ -61,6 +61,7 @@ const RUN: [&str; 39] = [
     "clocks",
     "const_table",
     "daxpy",
+    "debug_info",
     "device_fn",
     "dyn_shared",
     "exp_log",
@@ -1108,4 +1109,28 @@ fn recursive_device_functions_run_to_the_recursion_limit_and_trap_beyond() {
         err.contains("kernel `recursion` trapped: block (1, 0, 0) thread (6, 0, 0) executed `trap`"),
         "{err}"
     );
+}
+
+#[test]
+fn device_debug_information_is_read_and_names_the_source_line() {
+    // Compiled with -G: `.file` after the kernel, `.section .debug_*` blocks, `.target
+    // sm_80, debug`, unoptimised code (no fma contraction).
+    let device = Device::sim();
+    let mut rng = Rng::fresh("nvrtc_debug_info");
+    let n = 100;
+    let x = f32s(&mut rng, n, 10.0);
+    let xd = device.upload(&x).unwrap();
+    let module = load(&device, "debug_info");
+    let mut y = device.zeroed::<f32>(n).unwrap();
+    let cfg = LaunchConfig::for_elements(n, 32);
+    launch(&module, "debug_info", cfg, &mut [(&xd).into(), (&mut y).into(), (n as i32).into()]);
+    let want: Vec<f32> = x.iter().map(|v| v * v + 1.0).collect();
+    assert_eq!(y.to_vec().unwrap(), want);
+    // A fault names the CUDA C line of the store.
+    let mut short = device.zeroed::<f32>(n - 1).unwrap();
+    let err = module
+        .launch("debug_info", cfg, &mut [(&xd).into(), (&mut short).into(), (n as i32).into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("debug_info.cu:8:9"), "{err}");
 }

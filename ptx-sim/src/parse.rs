@@ -136,6 +136,18 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     // simulator cannot read, with why.
     let mut funcs: Vec<FuncDef> = Vec::new();
     let mut bad_funcs: Vec<(String, SimError)> = Vec::new();
+    // The source file table first: with device debug information (`-G`) compilers write it
+    // after the kernels whose `.loc`s name it.
+    for line in &lines {
+        let line = strip_comment(line).trim();
+        if let Some(rest) = line.strip_prefix(".file") {
+            let index = rest.split_whitespace().next().and_then(|w| w.parse().ok());
+            let name = line.split_once('"').map(|(_, r)| r.split('"').next().unwrap_or(r).to_string());
+            if let (Some(index), Some(name)) = (index, name) {
+                files.push((index, name));
+            }
+        }
+    }
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -254,14 +266,24 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     Err(e) => return Err(e),
                 }
             }
-            ".file" => {
-                // A source file table entry, for the `.loc`s of the kernels.
-                let index = words.next().and_then(|w| w.parse().ok());
-                let name = line.split_once('"').map(|(_, r)| r.trim_end_matches('"').to_string());
-                if let (Some(index), Some(name)) = (index, name) {
-                    files.push((index, name));
+            // Source file table entries: read before the kernels (above).
+            ".file" => i += 1,
+            ".section" => {
+                // Debug information (`.section .debug_info { .b8 ... }`): nothing to run; the
+                // block is skipped to its closing brace.
+                let (mut depth, mut opened) = (0i64, false);
+                loop {
+                    let Some(l) = lines.get(i) else {
+                        return Err(parse_err(lineno, "a `.section` is missing its closing `}`"));
+                    };
+                    let l = strip_comment(l);
+                    depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
+                    opened |= l.contains('{');
+                    i += 1;
+                    if opened && depth <= 0 {
+                        break;
+                    }
                 }
-                i += 1;
             }
             _ if first.starts_with('.') => {
                 return Err(unsupported(lineno, format!("module directive `{first}`")));
