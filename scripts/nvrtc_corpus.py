@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Compiles CUDA C files to PTX with NVRTC (loaded with ctypes), for sm_80:
+"""Compiles CUDA C files to PTX with NVRTC (loaded with ctypes):
 
-    scripts/nvrtc_corpus.py FILE.cu...     # writes FILE.ptx beside each
+    scripts/nvrtc_corpus.py [--arch sm_80] [--out DIR] FILE.cu...
+        # writes FILE.ptx beside each (or in DIR), for the architecture given (sm_80)
 
 A file may ask for more options on its first line: `// nvrtc-options: --use_fast_math`.
 NVRTC_LIB names libnvrtc (default: libnvrtc.so.13 from the library path); NVRTC_INCLUDE is
@@ -42,18 +43,27 @@ def compile_cu(lib, source, name, arch="sm_80"):
 
 
 def main():
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Compile CUDA C files to PTX with NVRTC.")
+    parser.add_argument("--arch", default="sm_80")
+    parser.add_argument("--out", help="folder for the .ptx files (default: beside each .cu)")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
     lib = ctypes.CDLL(os.environ.get("NVRTC_LIB", "libnvrtc.so.13"))
     failed = False
-    for path in sys.argv[1:]:
+    for path in args.files:
         with open(path) as f:
             source = f.read()
         try:
-            ptx = compile_cu(lib, source, os.path.basename(path))
+            ptx = compile_cu(lib, source, os.path.basename(path), args.arch)
         except RuntimeError as e:
             print(f"nvrtc_corpus: {path}: {e}", file=sys.stderr)
             failed = True
             continue
-        with open(path[: -len(".cu")] + ".ptx", "w") as f:
+        stem = os.path.basename(path)[: -len(".cu")]
+        folder = args.out if args.out else os.path.dirname(path)
+        with open(os.path.join(folder, stem + ".ptx"), "w") as f:
             f.write(ptx)
     sys.exit(1 if failed else 0)
 
