@@ -339,6 +339,83 @@ pub fn atomic_cas<T: AtomicValue>(element: &mut T, current: T, new: T) -> T {
     old
 }
 
+/// The element types of two-element vector accesses ([`load2`], [`store2`]): 32- and 64-bit
+/// integers, `f32` and `f64` (8 or 16 bytes at once).
+pub trait Vector2: Copy + sealed::Sealed {}
+
+/// The element types of four-element vector accesses ([`load4`], [`store4`]): the 32-bit
+/// ones, 16 bytes at once (the widest access a GPU thread makes).
+pub trait Vector4: Vector2 {}
+
+impl Vector2 for u32 {}
+impl Vector2 for i32 {}
+impl Vector2 for f32 {}
+impl Vector2 for u64 {}
+impl Vector2 for i64 {}
+impl Vector2 for f64 {}
+impl Vector4 for u32 {}
+impl Vector4 for i32 {}
+impl Vector4 for f32 {}
+
+/// The message a vector access of `width` elements at an index that is not a multiple of
+/// `width` panics with (on the host, and as the `Error::KernelPanic` of a checked kernel).
+pub(crate) const fn misaligned(width: usize) -> &'static str {
+    match width {
+        2 => "misaligned vector access: the index is not a multiple of 2",
+        _ => "misaligned vector access: the index is not a multiple of 4",
+    }
+}
+
+/// Elements `index` and `index + 1` of `x` in one 8- or 16-byte load (`ld.global.v2`):
+/// `let (a, b) = load2(x, i);`. `x` is a slice parameter; `index` must be a multiple of 2
+/// (so that the access is aligned) and both elements in range: a checked kernel reports
+/// either mistake as an error naming the Rust line; in an unchecked kernel they are
+/// undefined behaviour.
+///
+/// # Panics
+///
+/// On the host, when `index` is odd or `index + 1` is out of range.
+pub fn load2<T: Vector2>(x: &[T], index: usize) -> (T, T) {
+    assert!(index % 2 == 0, "{}", misaligned(2));
+    (x[index], x[index + 1])
+}
+
+/// Elements `index .. index + 4` of `x` in one 16-byte load (`ld.global.v4`, CUDA's `float4`
+/// access): `let (a, b, c, d) = load4(x, i);`. `index` must be a multiple of 4, and the
+/// elements in range, as for [`load2`].
+///
+/// # Panics
+///
+/// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
+pub fn load4<T: Vector4>(x: &[T], index: usize) -> (T, T, T, T) {
+    assert!(index % 4 == 0, "{}", misaligned(4));
+    (x[index], x[index + 1], x[index + 2], x[index + 3])
+}
+
+/// Stores `values` into elements `index` and `index + 1` of `x` in one access
+/// (`st.global.v2`): `store2(y, i, (a, b));`. `index` must be a multiple of 2, as for
+/// [`load2`].
+///
+/// # Panics
+///
+/// On the host, when `index` is odd or `index + 1` is out of range.
+pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
+    assert!(index % 2 == 0, "{}", misaligned(2));
+    x[index..index + 2].copy_from_slice(&[values.0, values.1]);
+}
+
+/// Stores `values` into elements `index .. index + 4` of `x` in one 16-byte access
+/// (`st.global.v4`): `store4(y, i, (a, b, c, d));`. `index` must be a multiple of 4, as for
+/// [`load4`].
+///
+/// # Panics
+///
+/// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
+pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
+    assert!(index % 4 == 0, "{}", misaligned(4));
+    x[index..index + 4].copy_from_slice(&[values.0, values.1, values.2, values.3]);
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

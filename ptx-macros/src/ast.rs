@@ -588,6 +588,20 @@ pub enum ExprKind {
         /// The operands: one value, or `current, new` for `atomic_cas`.
         args: Vec<Expr>,
     },
+    /// `load2(x, i)`, `load4(x, i)`, `store2(x, i, (a, b))`, `store4(x, i, (a, b, c, d))`: two or
+    /// four consecutive elements of a slice parameter in one access.
+    Vector {
+        /// The function as written.
+        func: Ident,
+        /// The elements accessed: 2 or 4.
+        width: usize,
+        /// The slice parameter.
+        slice: Ident,
+        /// The first element's index (a multiple of `width`).
+        index: Box<Expr>,
+        /// The tuple stored; `None` for a load.
+        values: Option<Box<Expr>>,
+    },
     /// Something the parser already reported; it checks as any type, so that one mistake
     /// gives one error.
     Error,

@@ -686,6 +686,21 @@ impl Checker<'_> {
                 }
                 (target, false)
             }
+            ExprKind::Vector { func, width, slice, index, values } => {
+                self.binding[e.id] = self.binding_id(slice);
+                let elem = self.vector_slice(func, *width, slice, values.is_some());
+                let t = self.expr(index);
+                self.expect(index.span, &Ty::Scalar(Scalar::Usize), &t, &format!(" (the index of `{func}`)"));
+                let elems = Ty::Tuple(vec![elem.map_or(Ty::Error, Ty::Scalar); *width]);
+                match values {
+                    Some(v) => {
+                        let t = self.expr(v);
+                        self.expect(v.span, &elems, &t, &format!(" (the {width} elements `{func}` stores)"));
+                        (Ty::unit(), false)
+                    }
+                    None => (elems, false),
+                }
+            }
             ExprKind::Tuple(elems) => {
                 let tys = elems.iter().map(|x| self.expr(x)).collect();
                 (Ty::Tuple(tys), elems.iter().all(|x| self.comptime[x.id]))
@@ -821,6 +836,45 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// The element type of the slice parameter `name` of a vector access `func` of `width`
+    /// elements (`store`: writing), with an error where it is not one: a shared array or
+    /// another binding, a read-only slice stored into, or an element type the width does not
+    /// fit (8 or 16 bytes in all).
+    fn vector_slice(
+        &mut self,
+        func: &syn::Ident,
+        width: usize,
+        name: &syn::Ident,
+        store: bool,
+    ) -> Option<Scalar> {
+        let is_param = self.lookup(&name.to_string()).is_some_and(|b| b.id < self.param_count);
+        let elem = self.slice_of(name, store)?;
+        if !is_param {
+            let msg = format!(
+                "`{func}` works on slice parameters; `{name}` is a shared array: index it element by element"
+            );
+            self.errors.at(Sp::of(name), msg);
+            return None;
+        }
+        let fits = match width {
+            2 => matches!(
+                elem,
+                Scalar::U32 | Scalar::I32 | Scalar::F32 | Scalar::U64 | Scalar::I64 | Scalar::F64
+            ),
+            _ => matches!(elem, Scalar::U32 | Scalar::I32 | Scalar::F32),
+        };
+        if !fits {
+            let types = if width == 2 {
+                "32- and 64-bit elements (`u32 i32 f32 u64 i64 f64`)"
+            } else {
+                "32-bit elements (`u32 i32 f32`: 16 bytes in all)"
+            };
+            self.errors
+                .at(Sp::of(name), format!("`{func}` works on slices of {types}, not `{}`", elem.name()));
+        }
+        Some(elem)
     }
 
     /// The slice binding an indexed place writes through.

@@ -458,6 +458,23 @@ impl Lowerer<'_> {
                 self.emit(quote!(#k.print(&[#(#pieces),*], &[#(#values),*]);));
                 Atom::Unit
             }
+            ExprKind::Vector { func, width, slice, index, values } => {
+                self.emit(quote!(let _ = #func::<u32>;));
+                let i = self.value(index);
+                let site = self.site(e.span);
+                match values {
+                    Some(v) => {
+                        let v = self.value(v);
+                        let call = format_ident!("store{}", width);
+                        self.emit(quote!(#k.#call(&#slice, #i, #v, #site);));
+                        Atom::Unit
+                    }
+                    None => {
+                        let call = format_ident!("load{}", width);
+                        self.bind(name, "__v", quote!(#k.#call(&#slice, #i, #site)))
+                    }
+                }
+            }
             ExprKind::Atomic { op, func, place, args } => {
                 let Place::Index { slice, index } = place else { return Atom::Unit };
                 let p = self.private();

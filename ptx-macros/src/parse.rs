@@ -795,6 +795,16 @@ impl Parser<'_> {
             if let Some(op) = AtomicOp::ALL.into_iter().find(|o| o.name() == name) {
                 return self.atomic(c, op, &only.ident, sp);
             }
+            let vector = match name.as_str() {
+                "load2" => Some((2, false)),
+                "load4" => Some((4, false)),
+                "store2" => Some((2, true)),
+                "store4" => Some((4, true)),
+                _ => None,
+            };
+            if let Some((width, store)) = vector {
+                return self.vector(c, width, store, &only.ident, sp);
+            }
         }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
@@ -939,6 +949,37 @@ impl Parser<'_> {
             return self.expr_of(ExprKind::Error, sp);
         }
         self.expr_of(ExprKind::Atomic { op, func: func.clone(), place, args: values }, sp)
+    }
+
+    /// `load2(x, i)`, `load4(x, i)`, `store2(x, i, (a, b))`, `store4(x, i, (a, b, c, d))`.
+    fn vector(&mut self, c: &syn::ExprCall, width: usize, store: bool, func: &Ident, sp: Sp) -> Expr {
+        let usage = match (store, width) {
+            (false, 2) => "`load2(x, i)`",
+            (false, _) => "`load4(x, i)`",
+            (true, 2) => "`store2(x, i, (a, b))`",
+            (true, _) => "`store4(x, i, (a, b, c, d))`",
+        };
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        if args.len() != 2 + store as usize {
+            self.err(c, format!("`{func}` takes {} arguments: {usage}", 2 + store as usize));
+            return self.expr_of(ExprKind::Error, sp);
+        }
+        let slice = match args[0] {
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().cloned()
+            }
+            other => {
+                self.err(
+                    other,
+                    format!("the first argument of `{func}` is a slice parameter, by name: {usage}"),
+                );
+                None
+            }
+        };
+        let index = Box::new(self.expr(args[1]));
+        let values = store.then(|| Box::new(self.expr(args[2])));
+        let Some(slice) = slice else { return self.expr_of(ExprKind::Error, sp) };
+        self.expr_of(ExprKind::Vector { func: func.clone(), width, slice, index, values }, sp)
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {

@@ -20,8 +20,8 @@ use super::{internal_error, KernelCtx, Scalar, Value};
 pub struct Slice {
     base: Base,
     len: Length,
-    elem: Scalar,
-    name: &'static str,
+    pub(super) elem: Scalar,
+    pub(super) name: &'static str,
 }
 
 /// Where a slice's elements are.
@@ -49,7 +49,7 @@ impl Slice {
         Value::of(self.len_val(), Scalar::Usize)
     }
 
-    fn len_val(&self) -> Val<U64> {
+    pub(super) fn len_val(&self) -> Val<U64> {
         match self.len {
             Length::Loaded(Some(r)) => Val::Reg(r),
             Length::Loaded(None) => internal_error("a slice length read but not loaded"),
@@ -64,7 +64,7 @@ pub const LEN_SUFFIX: &str = "__len";
 /// How a value of `elem` is held in memory and in its register: the memory type of the
 /// access and the register type it is loaded into or stored from (a 16-bit integer goes
 /// through a 16-bit register, then is extended to its 32-bit value register).
-fn access_types(elem: Scalar) -> (PtxType, PtxType) {
+pub(super) fn access_types(elem: Scalar) -> (PtxType, PtxType) {
     match elem {
         Scalar::U8 => (PtxType::U8, PtxType::U32),
         Scalar::I8 => (PtxType::S8, PtxType::S32),
@@ -81,7 +81,7 @@ fn element_bytes(elem: Scalar) -> u32 {
 
 /// The guard for "when `ok` holds" (`None`: always): `Some(None)` for a condition that
 /// always holds, `None` for one that never does.
-fn guard_when(ok: Option<Val<ptx_core::Pred>>) -> Option<Option<Guard>> {
+pub(super) fn guard_when(ok: Option<Val<ptx_core::Pred>>) -> Option<Option<Guard>> {
     match ok {
         None | Some(Val::Imm(true)) => Some(None),
         Some(Val::Imm(false)) => None,
@@ -147,13 +147,13 @@ impl KernelCtx {
 
     /// The index as a `u64` (a negative signed index becomes huge, so one unsigned
     /// comparison with the length rejects it).
-    fn index_u64(&mut self, index: Value) -> Val<U64> {
+    pub(super) fn index_u64(&mut self, index: Value) -> Val<U64> {
         // `as u64` sign-extends a signed index, as Rust's cast does.
         self.cast(index, Scalar::U64).typed::<U64>()
     }
 
     /// Where element `index` is: its state space and address.
-    fn element_location(&mut self, slice: &Slice, index: Value) -> (Space, Address) {
+    pub(super) fn element_location(&mut self, slice: &Slice, index: Value) -> (Space, Address) {
         match slice.base {
             Base::Global(base) => {
                 let (address, offset) = self.element_address(base, slice.elem, index);
@@ -434,7 +434,7 @@ impl KernelCtx {
     /// Records a fault at `site` when `pred` holds (`negated`: when it does not), branch-free:
     /// a predicated `atom.cas` claims the record for the first faulting thread of the
     /// launch, and two stores predicated on that claim write the values.
-    fn record_fault_when(
+    pub(super) fn record_fault_when(
         &mut self,
         pred: Val<ptx_core::Pred>,
         negated: bool,

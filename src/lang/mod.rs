@@ -19,6 +19,7 @@ pub mod memory;
 pub mod methods;
 pub mod ops;
 pub mod print;
+pub mod vector;
 pub mod warp;
 
 use ptx_core::builder::{KernelBuilder, Val};

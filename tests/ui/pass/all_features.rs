@@ -52,6 +52,8 @@ pub fn everything(
     let _ = (w << 3) ^ (w >> 1) | !w & 0xff;
     words[i] = (w.wrapping_mul(3) % 65_535) as u16;
     let back = idx[i];
+    let (v0, v1, v2, v3) = load4(x, 0);
+    store2(y, 2, (v0 + v1, v2 * v3));
     y[i] = acc * scale + pick + (ok as u32) as f32 + back as f32 + y.len() as f32 + j as f32;
     y[i] -= x[i].mul_add(2.0, 1.0).clamp(-1.0, 1.0).fast_sin() + x[i].powi(2) + x[i].powf(0.5).floor();
 }

@@ -1,0 +1,120 @@
+//! Vector accesses: `load2`/`load4` and `store2`/`store4` of a slice parameter, two or four
+//! consecutive elements in one `ld.global.v2`/`.v4` or `st.global.v2`/`.v4` (8 or 16 bytes:
+//! what bandwidth-bound kernels need). The index must be a multiple of the width, so that
+//! the access is aligned (a slice parameter starts on a 256-byte boundary). A checked kernel
+//! checks both: a misaligned index is `Error::KernelPanic` with the host function's panic
+//! message, elements past the end `Error::OutOfBounds` with the first index out of range;
+//! either way the access does not happen (a load gives zeros).
+
+use ptx_core::builder::Val;
+use ptx_core::fault::FaultKind;
+use ptx_core::ir::{Imm, Instr, Operand, RegList, Space};
+use ptx_core::{Cmp, Pred, U64};
+
+use super::memory::{access_types, guard_when, Slice};
+use super::ops::Site;
+use super::{internal_error, KernelCtx, Scalar, Value};
+
+impl KernelCtx {
+    /// `load2(slice, index)`.
+    pub fn load2(&mut self, slice: &Slice, index: Value, site: Site) -> (Value, Value) {
+        let [a, b] = self.load_vector::<2>(slice, index, site);
+        (a, b)
+    }
+
+    /// `load4(slice, index)`.
+    pub fn load4(&mut self, slice: &Slice, index: Value, site: Site) -> (Value, Value, Value, Value) {
+        let [a, b, c, d] = self.load_vector::<4>(slice, index, site);
+        (a, b, c, d)
+    }
+
+    /// `store2(slice, index, (a, b))`.
+    pub fn store2(&mut self, slice: &Slice, index: Value, (a, b): (Value, Value), site: Site) {
+        self.store_vector(slice, index, [a, b], site);
+    }
+
+    /// `store4(slice, index, (a, b, c, d))`.
+    pub fn store4(
+        &mut self,
+        slice: &Slice,
+        index: Value,
+        (a, b, c, d): (Value, Value, Value, Value),
+        site: Site,
+    ) {
+        self.store_vector(slice, index, [a, b, c, d], site);
+    }
+
+    /// `N` elements from `index` in one load; in a checked kernel, zeros (and a recorded
+    /// fault) where the access is misaligned or out of range.
+    fn load_vector<const N: usize>(&mut self, slice: &Slice, index: Value, site: Site) -> [Value; N] {
+        let (space, addr) = self.vector_location(slice, index);
+        let ok = self.vector_checks::<N>(slice, index, site);
+        let register = access_types(slice.elem).1;
+        let dsts: [_; N] = std::array::from_fn(|_| self.b.raw_reg(register));
+        if ok.is_some() {
+            for d in dsts {
+                self.mov_raw(d, Operand::Imm(Imm::new(register, 0)));
+            }
+        }
+        if let Some(guard) = guard_when(ok) {
+            let list = RegList::new(&dsts).unwrap_or_else(|| internal_error("two or four registers"));
+            self.b.push(Instr::Ld { guard, space, ty: access_types(slice.elem).0, dsts: list, addr });
+        }
+        dsts.map(|d| Value::new(Operand::Reg(d), slice.elem))
+    }
+
+    /// `values` into the `N` elements from `index` in one store; in a checked kernel,
+    /// nothing (and a recorded fault) where the access is misaligned or out of range.
+    fn store_vector<const N: usize>(&mut self, slice: &Slice, index: Value, values: [Value; N], site: Site) {
+        let (space, addr) = self.vector_location(slice, index);
+        let ok = self.vector_checks::<N>(slice, index, site);
+        let srcs = values.map(|v| self.operand_register(v.op));
+        if let Some(guard) = guard_when(ok) {
+            let list = RegList::new(&srcs).unwrap_or_else(|| internal_error("two or four registers"));
+            self.b.push(Instr::St { guard, space, ty: access_types(slice.elem).0, srcs: list, addr });
+        }
+    }
+
+    /// Where element `index` of a slice parameter is (the macro accepts vector accesses of
+    /// slice parameters only).
+    fn vector_location(&mut self, slice: &Slice, index: Value) -> (Space, ptx_core::ir::Address) {
+        let at = self.element_location(slice, index);
+        if at.0 != Space::Global {
+            internal_error("a vector access of a shared array");
+        }
+        at
+    }
+
+    /// In a checked kernel, whether the access of `N` elements from `index` is aligned
+    /// (`index % N == 0`) and in range (`index < len` and `len - index >= N`), recording the
+    /// fault Rust's host functions would panic with where it is not: the misalignment first
+    /// (the host function asserts it first), then the first index out of range
+    /// (`max(index, len)`, where the host's indexing stops).
+    fn vector_checks<const N: usize>(
+        &mut self,
+        slice: &Slice,
+        index: Value,
+        site: Site,
+    ) -> Option<Val<Pred>> {
+        if !self.checked {
+            return None;
+        }
+        let index64 = self.index_u64(index);
+        let len = slice.len_val();
+        let low_bits = self.b.and::<U64>(index64, N as u64 - 1);
+        let aligned = self.b.setp::<U64>(Cmp::Eq, low_bits, 0u64);
+        let starts_inside = self.b.setp::<U64>(Cmp::Lt, index64, len);
+        let room = self.b.sub::<U64>(len, index64);
+        let fits = self.b.setp::<U64>(Cmp::Ge, room, N as u64);
+        let in_range = self.b.and::<Pred>(starts_inside, fits);
+        let misaligned = site.fault(FaultKind::Panic, crate::gpu::misaligned(N));
+        let zero = Value::from(0u64);
+        self.record_fault_when(aligned, true, misaligned, zero, zero);
+        let misaligned_now = self.b.not::<Pred>(aligned);
+        let out_of_range = self.b.or::<Pred>(in_range, misaligned_now);
+        let first_outside = self.b.max::<U64>(index64, len);
+        let oob = site.fault(FaultKind::IndexOutOfBounds { signed_index: false }, slice.name);
+        self.record_fault_when(out_of_range, true, oob, Value::of(first_outside, Scalar::U64), slice.len());
+        Some(self.b.and::<Pred>(aligned, in_range))
+    }
+}
