@@ -137,7 +137,8 @@ pub const fn warp_size() -> u32 {
 }
 
 /// The values a shuffle moves: integers, `f32` and `f64` (64-bit values move as two
-/// 32-bit halves).
+/// 32-bit halves). In a kernel, `f16` and `bf16` values shuffle too (their bits, in the low
+/// half of a 32-bit word); the warp and block reductions take integers, `f32` and `f64`.
 pub trait WarpValue: Copy + sealed::Sealed {}
 
 /// The element types atomics work on: 32- and 64-bit integers, `f32` and `f64`.

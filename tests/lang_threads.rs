@@ -131,6 +131,37 @@ fn warp_ops(a: &[u32], b: &[i64], c: &[f64], d: &[i8], out: &mut [u32], wide: &m
     float[i] = shfl_xor(c[i], 16);
 }
 
+/// Shuffles of 16-bit floats: their bits move unchanged (NaN payloads and signed zeros too).
+#[ptx_kernel]
+fn half_shuffles(h: &[f16], b: &[bf16], h_out: &mut [f16], b_out: &mut [bf16]) {
+    let i = thread_idx().x as usize;
+    h_out[2 * i] = shfl_xor(h[i], 3);
+    h_out[2 * i + 1] = shfl_idx(h[i], 17);
+    b_out[2 * i] = shfl_down(b[i], 2);
+    b_out[2 * i + 1] = shfl_up(b[i], 30);
+}
+
+#[test]
+fn shuffles_move_16_bit_floats_bit_for_bit() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("shuffles_move_16_bit_floats_bit_for_bit");
+    // Random bit patterns: NaNs with payloads, infinities, subnormals, both zeros among them.
+    let h: Vec<u16> = (0..32).map(|_| rng.next() as u16).collect();
+    let b: Vec<u16> = (0..32).map(|_| rng.next() as u16).collect();
+    let (hd, bd) = (dev.upload(&h)?, dev.upload(&b)?);
+    let (mut ho, mut bo) = (dev.zeroed::<u16>(64)?, dev.zeroed::<u16>(64)?);
+    HalfShuffles::new().launch(&dev, LaunchConfig::linear(1, 32), &hd, &bd, &mut ho, &mut bo)?;
+    let (ho, bo) = (ho.to_vec()?, bo.to_vec()?);
+    for lane in 0..32 {
+        assert_eq!([ho[2 * lane], ho[2 * lane + 1]], [h[lane ^ 3], h[17]], "f16, lane {lane}");
+        let down = if lane + 2 < 32 { lane + 2 } else { lane };
+        let up = if lane >= 30 { lane - 30 } else { lane };
+        assert_eq!([bo[2 * lane], bo[2 * lane + 1]], [b[down], b[up]], "bf16, lane {lane}");
+    }
+    common::assert_assembles("half_shuffles", &HalfShuffles::new());
+    Ok(())
+}
+
 #[test]
 fn shuffles_and_votes_move_what_cuda_defines() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();

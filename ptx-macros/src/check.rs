@@ -205,18 +205,19 @@ impl Checker<'_> {
                 );
             }
         }
+        // Shuffles move any number (16-bit floats as their bits); reductions add and compare
+        // integers, `f32` and `f64` only.
         for &(id, which, sp) in &self.warp_values {
-            if let Some(s) = types[id].scalar().filter(|s| *s == Scalar::Bool || s.is_half()) {
+            let shuffle = which.is_shuffle();
+            let rejected = |s: &Scalar| *s == Scalar::Bool || (s.is_half() && !shuffle);
+            if let Some(s) = types[id].scalar().filter(rejected) {
                 let hint = if s == Scalar::Bool {
                     "; for a `bool`, use `ballot`, `any` or `all`"
                 } else {
                     "; convert it with `.to_f32()`"
                 };
-                let msg = format!(
-                    "`{}` takes integers and `f32`/`f64` values, not `{}`{hint}",
-                    which.name(),
-                    s.name()
-                );
+                let takes = if shuffle { "integers and floats" } else { "integers and `f32`/`f64` values" };
+                let msg = format!("`{}` takes {takes}, not `{}`{hint}", which.name(), s.name());
                 self.errors.at(sp, msg);
             }
         }

@@ -743,7 +743,10 @@ impl Decoder {
                 if equal.is_some() && !all {
                     return Err(self.parse_err("`match.any` has no predicate destination"));
                 }
-                let d = d.map_or_else(|| Ok(self.scratch()), Ok::<R, SimError>)?;
+                let d = match d {
+                    Some(d) => d,
+                    None => self.scratch(),
+                };
                 let a = self.src(&o[1], ty)?;
                 let mask = self.src(&o[2], PtxType::B32)?;
                 self.emit(Op::Match { all, d, equal, a, mask }, s);

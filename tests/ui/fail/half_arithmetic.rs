@@ -4,6 +4,7 @@ use ptx_dsl::prelude::*;
 fn k(h: &mut [f16], out: &mut [f32]) {
     let v = h[0] * 2.0;
     out[0] = if h[1] > h[0] { 1.0 } else { 0.0 };
+    h[2] = warp_sum(h[3]);
 }
 
 fn main() {}
