@@ -89,13 +89,15 @@ fn check_each_file_runs_or_is_listed(names: &[String]) {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 40] = [
+const RUN: [&str; 45] = [
     "atomic_max",
     "atomics",
+    "atomics16",
     "ballot",
     "bf16_scale",
     "bits",
     "block_reduce",
+    "block_votes",
     "carry_chain",
     "clocks",
     "const_table",
@@ -104,10 +106,12 @@ const RUN: [&str; 40] = [
     "device_fn",
     "dyn_shared",
     "exp_log",
+    "f64_math",
     "fast_math",
     "gelu",
     "grid_stride",
     "half2_arith",
+    "half_math",
     "half_scale",
     "histogram",
     "int_divmod",
@@ -128,6 +132,7 @@ const RUN: [&str; 40] = [
     "trig_accurate",
     "trig_fast",
     "vec_add",
+    "vector_types",
     "warp_match",
     "warp_reduce",
 ];
@@ -1253,5 +1258,257 @@ fn device_debug_information_is_read_and_names_the_source_line() {
             .unwrap_err()
             .to_string();
         assert!(err.contains("debug_info.cu:8:9"), "{err}");
+    });
+}
+
+/// `x` rounded to f32 in the direction `up` (toward +inf) or down (toward -inf), for an `x`
+/// whose f64 value is the exact result.
+fn f32_directed(x: f64, up: bool) -> f32 {
+    let r = x as f32;
+    // The neighbour of finite `r` toward +inf (`toward_up`) or -inf (the MSRV predates
+    // `f32::next_up`).
+    let step = |r: f32, toward_up: bool| {
+        if r == 0.0 {
+            f32::from_bits(1).copysign(if toward_up { 1.0 } else { -1.0 })
+        } else if (r > 0.0) == toward_up {
+            f32::from_bits(r.to_bits() + 1)
+        } else {
+            f32::from_bits(r.to_bits() - 1)
+        }
+    };
+    match (r as f64).partial_cmp(&x) {
+        Some(std::cmp::Ordering::Less) if up => step(r, true),
+        Some(std::cmp::Ordering::Greater) if !up => step(r, false),
+        _ => r,
+    }
+}
+
+#[test]
+fn half_intrinsics_match_rust_within_their_bounds() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_half_math");
+        let n = 300;
+        type F = half::f16;
+        let x: Vec<u16> = (0..n).map(|_| F::from_f32(rng.signed_f32() * 6.0).to_bits()).collect();
+        let p: Vec<u32> = (0..n)
+            .map(|_| {
+                let mut h = || F::from_f32(rng.signed_f32() * 4.0).to_bits() as u32;
+                h() | h() << 16
+            })
+            .collect();
+        let (xd, pd) = (device.upload(&x).unwrap(), device.upload(&p).unwrap());
+        let (mut y, mut q) = (device.zeroed::<u16>(5 * n).unwrap(), device.zeroed::<u32>(2 * n).unwrap());
+        launch(
+            &load(&device, "half_math"),
+            "half_math",
+            LaunchConfig::for_elements(n, 64),
+            &mut [(&xd).into(), (&pd).into(), (&mut y).into(), (&mut q).into(), (n as i32).into()],
+        );
+        let (y, q) = (y.to_vec().unwrap(), q.to_vec().unwrap());
+        let f = |b: u16| F::from_bits(b).to_f32();
+        // The fast half functions: within 2 ulp of f16 (relative 2^-9) of the exact value.
+        let close = |got: u16, want: f64, what: &str| {
+            let g = f(got) as f64;
+            assert!((g - want).abs() <= want.abs() * 2f64.powi(-9) + 2f64.powi(-24), "{what}: {g} vs {want}");
+        };
+        for i in 0..n {
+            let a = f(x[i]);
+            let square = F::from_f32(a * a).to_f32();
+            assert_eq!(y[5 * i], F::from_f32(square + a).to_bits(), "a*a + a at {a}");
+            close(y[5 * i + 1], (a as f64).exp2(), "hexp2");
+            assert_eq!(y[5 * i + 2], x[i] & 0x7fff, "hmax_nan(a, |a|) at {a}");
+            close(y[5 * i + 3], (a.abs() as f64).sqrt(), "hsqrt");
+            // Round toward zero: the nearest f16, or its neighbour toward zero past it.
+            let triple = a * 3.0;
+            let near = F::from_f32(triple);
+            let rz = if near.to_f32().abs() > triple.abs() { near.to_bits() - 1 } else { near.to_bits() };
+            assert_eq!(y[5 * i + 4], rz, "float2half_rz({triple})");
+            for h in 0..2 {
+                let ph = F::from_bits((p[i] >> (16 * h)) as u16);
+                let fma = fma16(ph, ph, ph);
+                let relu = if F::from_bits(fma).to_f32() < 0.0 { 0 } else { fma };
+                assert_eq!((q[2 * i] >> (16 * h)) as u16, relu, "fma relu of {ph}");
+                close((q[2 * i + 1] >> (16 * h)) as u16, (ph.to_f32() as f64).exp(), "h2exp");
+            }
+        }
+    });
+}
+
+#[test]
+fn atomics_on_16_bit_floats_and_doubles_add_up() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut h = device.upload(&[0u16]).unwrap();
+        let mut h2 = device.upload(&[0u32]).unwrap();
+        let mut b = device.upload(&[0u16]).unwrap();
+        let mut d = device.upload(&[0.0f64]).unwrap();
+        let mut u = device.upload(&[u64::MAX]).unwrap();
+        launch(
+            &load(&device, "atomics16"),
+            "atomics16",
+            LaunchConfig::linear(2, 32),
+            &mut [(&mut h).into(), (&mut h2).into(), (&mut b).into(), (&mut d).into(), (&mut u).into()],
+        );
+        // 64 threads: every partial sum is exact in each format, so any order gives these.
+        let f16 = |v: f32| half::f16::from_f32(v).to_bits();
+        assert_eq!(h.to_vec().unwrap(), [f16(64.0)]);
+        assert_eq!(h2.to_vec().unwrap(), [f16(64.0) as u32 | (f16(128.0) as u32) << 16]);
+        assert_eq!(b.to_vec().unwrap(), [half::bf16::from_f32(32.0).to_bits()]);
+        assert_eq!(d.to_vec().unwrap(), [16.0]);
+        assert_eq!(u.to_vec().unwrap(), [1000]);
+    });
+}
+
+#[test]
+fn block_votes_and_segmented_shuffles_match_rust() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_block_votes");
+        for case in 0..3 {
+            // Case 1 has a negative value (`and` fails), case 2 no 5 (`or` fails).
+            let x: Vec<i32> = (0..64)
+                .map(|t| match (case, t) {
+                    (1, 40) => -3,
+                    _ => {
+                        let v = (rng.next() % 20) as i32;
+                        if case == 2 && v == 5 {
+                            6
+                        } else {
+                            v
+                        }
+                    }
+                })
+                .collect();
+            let xd = device.upload(&x).unwrap();
+            let mut out = device.zeroed::<i32>(5 * 64).unwrap();
+            launch(
+                &load(&device, "block_votes"),
+                "block_votes",
+                LaunchConfig::linear(1, 64),
+                &mut [(&xd).into(), (&mut out).into()],
+            );
+            let out = out.to_vec().unwrap();
+            let count = x.iter().filter(|&&v| v > 10).count() as i32;
+            let all = x.iter().all(|&v| v >= 0) as i32;
+            let any = x.contains(&5) as i32;
+            for t in 0..64 {
+                let warp = &x[t / 32 * 32..t / 32 * 32 + 32];
+                let odd = (0..32).filter(|&l| warp[l] & 1 != 0).fold(0u32, |m, l| m | 1 << l) as i32;
+                let first = x[t / 16 * 16];
+                assert_eq!(out[5 * t..5 * t + 5], [count, all, any, first, odd], "case {case}, thread {t}");
+            }
+        }
+    });
+}
+
+#[test]
+fn vector_types_move_their_fields() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_vector_types");
+        let n = 100;
+        let x: Vec<f32> = f32s(&mut rng, 4 * n, 10.0);
+        let a: Vec<f64> = (0..2 * n).map(|_| rng.unit() * 100.0 - 50.0).collect();
+        let s: Vec<i16> = (0..4 * n).map(|_| rng.next() as i16).collect();
+        let c: Vec<i8> = (0..4 * n).map(|_| rng.next() as i8).collect();
+        let (xd, ad, sd, cd) = (
+            device.upload(&x).unwrap(),
+            device.upload(&a).unwrap(),
+            device.upload(&s).unwrap(),
+            device.upload(&c).unwrap(),
+        );
+        let (mut y, mut b) = (device.zeroed::<f32>(4 * n).unwrap(), device.zeroed::<f64>(2 * n).unwrap());
+        let (mut t, mut u) = (device.zeroed::<i32>(4 * n).unwrap(), device.zeroed::<u8>(2 * n).unwrap());
+        launch(
+            &load(&device, "vector_types"),
+            "vector_types",
+            LaunchConfig::for_elements(n, 32),
+            &mut [
+                (&xd).into(),
+                (&mut y).into(),
+                (&ad).into(),
+                (&mut b).into(),
+                (&sd).into(),
+                (&mut t).into(),
+                (&cd).into(),
+                (&mut u).into(),
+                (n as i32).into(),
+            ],
+        );
+        let (y, b, t, u) =
+            (y.to_vec().unwrap(), b.to_vec().unwrap(), t.to_vec().unwrap(), u.to_vec().unwrap());
+        for i in 0..n {
+            let v = &x[4 * i..4 * i + 4];
+            assert_eq!(y[4 * i..4 * i + 4], [v[3], v[2] * 2.0, v[1], v[0] - 1.0], "float4 {i}");
+            assert_eq!(b[2 * i..2 * i + 2], [a[2 * i + 1], a[2 * i] + 0.5], "double2 {i}");
+            let q = &s[4 * i..4 * i + 4];
+            let want = [q[0] as i32, q[1] as i32 * 2, q[2] as i32, q[3] as i32 - 1];
+            assert_eq!(t[4 * i..4 * i + 4], want, "short4 {i}");
+            assert_eq!(
+                u[2 * i..2 * i + 2],
+                [c[4 * i] as u8, (c[4 * i + 3] as u8).wrapping_add(1)],
+                "char4 {i}"
+            );
+        }
+    });
+}
+
+#[test]
+fn double_math_and_rounding_intrinsics_match_rust() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_f64_math");
+        let n = 200;
+        // Every tenth argument is large (1e5..1e7: `cos(a·1000)` then takes the slow
+        // Payne–Hanek path, the device function returning a structure).
+        let x: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 10 == 0 {
+                    (1e5 + rng.unit() * 1e7) * if i % 20 == 0 { -1.0 } else { 1.0 }
+                } else {
+                    rng.unit() * 20.0 - 10.0
+                }
+            })
+            .collect();
+        let f: Vec<f32> =
+            (0..n).map(|_| (0.1 + rng.unit() as f32 * 9.9).copysign(rng.signed_f32())).collect();
+        let (xd, fd) = (device.upload(&x).unwrap(), device.upload(&f).unwrap());
+        let (mut y, mut g) = (device.zeroed::<f64>(5 * n).unwrap(), device.zeroed::<f32>(4 * n).unwrap());
+        launch(
+            &load(&device, "f64_math"),
+            "f64_math",
+            LaunchConfig::for_elements(n, 64),
+            &mut [(&xd).into(), (&mut y).into(), (&fd).into(), (&mut g).into(), (n as i32).into()],
+        );
+        let (y, g) = (y.to_vec().unwrap(), g.to_vec().unwrap());
+        // CUDA's double functions: sin, cos, pow within 2 ulp, exp and log within 1 (their sum
+        // rounds once more): 4 ulp of the result leaves room for all of them.
+        let ulps =
+            |got: f64, want: f64| (got - want).abs() / (want.abs().max(f64::MIN_POSITIVE) * f64::EPSILON);
+        for i in 0..n {
+            let a = x[i];
+            let checks = [
+                ("sin", y[5 * i], a.sin()),
+                ("cos", y[5 * i + 1], (a * 1000.0).cos()),
+                ("exp+log", y[5 * i + 2], a.exp() + (a.abs() + 1.0).ln()),
+                ("pow", y[5 * i + 3], (a.abs() + 0.5).powf(1.7)),
+            ];
+            for (what, got, want) in checks {
+                if want.is_infinite() {
+                    assert_eq!(got, want, "{what}({a})");
+                } else {
+                    assert!(ulps(got, want) <= 4.0, "{what}({a}) = {got}, want {want}");
+                }
+            }
+            assert_eq!(y[5 * i + 4], a.abs().sqrt() + a.mul_add(2.0, 1.0), "sqrt + fma at {a}");
+            let b = f[i];
+            assert_eq!(g[4 * i], b.clamp(0.0, 1.0), "saturate({b})");
+            // Toward zero: down for a positive sum, up for a negative one.
+            let sum = b as f64 + 1.0;
+            assert_eq!(g[4 * i + 1], f32_directed(sum, sum < 0.0), "fadd_rz({b})");
+            assert_eq!(g[4 * i + 2], f32_directed(b as f64 * b as f64 + 1.0, true), "fmaf_ru({b})");
+            assert_eq!(g[4 * i + 3], f32_directed((b.abs() as f64).sqrt(), false), "fsqrt_rd({b})");
+        }
     });
 }

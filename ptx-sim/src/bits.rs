@@ -1,5 +1,5 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
-//! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, and the carry chains of
+//! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, and the carry chains of
 //! `add.cc`/`addc`/`sub.cc`/`subc`.
 
 use crate::program::{BitOp, PrmtMode};
@@ -121,6 +121,21 @@ pub(crate) fn carry_step(sub: bool, wide: bool, a: u64, b: u64, flag: u64) -> (u
     }
 }
 
+/// `sad`: `c + |a - b|` on `bits`-bit values (signed or not), wrapping to the width.
+pub(crate) fn sad(signed: bool, bits: u32, a: u64, b: u64, c: u64) -> u64 {
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let value = |v: u64| -> i128 {
+        let v = v & mask;
+        if signed && bits < 128 && v >> (bits - 1) & 1 == 1 {
+            v as i128 - (1i128 << bits)
+        } else {
+            v as i128
+        }
+    };
+    let diff = (value(a) - value(b)).unsigned_abs() as u64;
+    c.wrapping_add(diff) & mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +164,16 @@ mod tests {
         // The generic form: selectors 7, 5, 3, 1 and a sign-replicated 0x80 byte.
         assert_eq!(permute_bytes(PrmtMode::Generic, 0x0302_0100, 0x0706_0504, 0x7531), 0x0705_0301);
         assert_eq!(permute_bytes(PrmtMode::Generic, 0x80, 0, 0x8888), 0xffff_ffff);
+    }
+
+    #[test]
+    fn sad_adds_the_absolute_difference() {
+        assert_eq!(sad(false, 32, 3, 10, 100), 107);
+        assert_eq!(sad(true, 32, (-5i32) as u32 as u64, 4, 1), 10);
+        // Unsigned: 0 − 0xffffffff is 0xffffffff apart, not 1.
+        assert_eq!(sad(false, 32, 0, 0xffff_ffff, 1), 0);
+        assert_eq!(sad(true, 32, 0, 0xffff_ffff, 1), 2);
+        assert_eq!(sad(true, 64, i64::MIN as u64, i64::MAX as u64, 0), u64::MAX);
     }
 
     #[test]

@@ -8,15 +8,15 @@
 use std::collections::HashMap;
 
 use ptx_core::eval;
-use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, Space, SpecialReg, UnaryOp};
+use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
 use crate::error::SimError;
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BitOp, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode, MemSpace, Op, ParamInfo,
-    PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+    BarReduce, BitOp, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode, MemSpace, Op,
+    ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
 
@@ -293,6 +293,22 @@ impl Decoder {
         r
     }
 
+    /// The register of call parameter `name` at byte `offset` (made on first use for a
+    /// field past the start); `None` when `name` is no call parameter.
+    fn call_param_slot(&mut self, name: &str, offset: u32) -> Option<R> {
+        let base = *self.call_params.get(name)?;
+        if offset == 0 {
+            return Some(base);
+        }
+        let key = format!("{name}+{offset}");
+        if let Some(&r) = self.call_params.get(&key) {
+            return Some(r);
+        }
+        let r = self.scratch();
+        self.call_params.insert(key, r);
+        Some(r)
+    }
+
     /// The carry flag's register.
     fn carry_flag(&mut self) -> R {
         if let Some(r) = self.carry_flag {
@@ -394,6 +410,8 @@ impl Decoder {
             }
             hex_digits(h).ok_or_else(bad)?
         } else if let Some(h) = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+            // PTX allows a `U` suffix on integer constants (`0x33800000U`).
+            let h = h.strip_suffix('U').unwrap_or(h);
             let v = hex_digits(h).ok_or_else(bad)?;
             if v & !width_mask(bits) != 0 {
                 return Err(bad());
@@ -404,7 +422,7 @@ impl Decoder {
                 return Err(self
                     .parse_err(format!("float immediate `{tok}` must be written as exact bits (0f/0d/0x)")));
             }
-            let v: i128 = tok.parse().map_err(|_| bad())?;
+            let v: i128 = tok.strip_suffix('U').unwrap_or(tok).parse().map_err(|_| bad())?;
             let lo = -(1i128 << (bits.max(2) - 1));
             let hi = (1i128 << bits) - 1;
             if v < lo || v > hi {
@@ -657,7 +675,7 @@ impl Decoder {
                 // flushed to a zero of their sign around the operation.
                 let (op, mode, t, ftz) = match p {
                     [op, mode, t] => (op, mode, t, false),
-                    [op, mode, "ftz", t] if *t == "f32" => (op, mode, t, true),
+                    [op, mode, "ftz", t] if *t == "f32" || *t == "f64" => (op, mode, t, true),
                     _ => return Err(unsup(self)),
                 };
                 let ty = self.ty(t)?;
@@ -676,16 +694,22 @@ impl Decoder {
                     ("sin", "approx", false) => FUn::Sin,
                     ("cos", "approx", false) => FUn::Cos,
                     ("tanh", "approx", false) => FUn::Tanh,
+                    // Seeds of the CUDA math library's f64 division and power (refined by
+                    // Newton steps): computed exactly here.
+                    ("rcp", "approx", true) if ftz => FUn::RcpApproxF64,
+                    ("rsqrt", "approx", true) => FUn::RsqrtApproxF64,
                     _ => return Err(unsup(self)),
                 };
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0])?;
                 let mut a = self.src(&o[1], ty)?;
-                if ftz {
+                // (The f64 approximations flush their own subnormals.)
+                let ftz32 = ftz && !f64;
+                if ftz32 {
                     a = self.flushed(a, s);
                 }
                 self.emit(Op::FUnary { op: f, f64, d, a }, s);
-                self.finish_f32(d, ftz, false, s);
+                self.finish_f32(d, ftz32, false, s);
             }
             "shf" => {
                 let (left, clamp) = match p {
@@ -718,6 +742,19 @@ impl Decoder {
                 let b = self.src(&o[2], PtxType::B32)?;
                 let c = self.src(&o[3], PtxType::B32)?;
                 self.emit(Op::Prmt { mode, d, a, b, c }, s);
+            }
+            "sad" => {
+                let [_, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !ty.is_int() || ty.bits() < 16 {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], ty)?;
+                let b = self.src(&o[2], ty)?;
+                let c = self.src(&o[3], ty)?;
+                self.emit(Op::Sad { signed: ty.is_signed(), bits: ty.bits() as u8, d, a, b, c }, s);
             }
             "activemask" => {
                 if p != ["activemask", "b32"] {
@@ -935,6 +972,42 @@ impl Decoder {
                 self.emit(op, s);
                 self.finish_f32(d, ftz, sat, s);
             }
+            "cvt"
+                if matches!(
+                    p,
+                    ["cvt", "rn", "f16x2" | "bf16x2", "f32"]
+                        | ["cvt", "rn", "relu", "f16x2" | "bf16x2", "f32"]
+                ) =>
+            {
+                // `cvt.rn{.relu}.f16x2.f32 d, a, b`: `a` rounded into the high half, `b` into
+                // the low one.
+                let half = if p[p.len() - 2] == "f16x2" { PtxType::F16 } else { PtxType::Bf16 };
+                let relu = p[2] == "relu";
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let mut halves = [0; 2];
+                for (slot, src) in halves.iter_mut().zip(&o[1..3]) {
+                    let mut a = self.src(src, PtxType::F32)?;
+                    if relu {
+                        // A negative value becomes +0 (NaN stays NaN, as `.relu` defines).
+                        let (zero, clamped) = (self.konst(0), self.scratch());
+                        self.emit(
+                            Op::FMinMax { max: true, nan: true, f64: false, d: clamped, a, b: zero },
+                            s,
+                        );
+                        a = clamped;
+                    }
+                    *slot = self.scratch();
+                    let round = Some(CvtRound::Rn);
+                    self.emit(Op::Cvt { d: *slot, a, dst: half, src: PtxType::F32, round, sat: false }, s);
+                }
+                let (high, sixteen) = (self.scratch(), self.konst(16));
+                self.emit(
+                    Op::IntBin { op: BinaryOp::Shl, ty: PtxType::B32, d: high, a: halves[0], b: sixteen },
+                    s,
+                );
+                self.emit(Op::Or { d, a: high, b: halves[1] }, s);
+            }
             "cvt" => {
                 if p.len() < 3 {
                     return Err(unsup(self));
@@ -1086,6 +1159,27 @@ impl Decoder {
             "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]) => {
                 self.expect_ops(s, 0)?
             }
+            "bar" | "barrier" if p.get(1) == Some(&"red") => {
+                // `bar.red.popc.u32 d, id, {!}p` / `bar.red.{and,or}.pred d, id, {!}p`.
+                let kind = match p {
+                    [_, "red", "popc", "u32"] => BarReduce::Popc,
+                    [_, "red", "and", "pred"] => BarReduce::And,
+                    [_, "red", "or", "pred"] => BarReduce::Or,
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 3)?;
+                let d = self.dst(&o[0])?;
+                let id: u32 = o[1].parse().ok().filter(|v| *v < 16).ok_or_else(|| {
+                    self.unsupported(format!("barrier operand `{}` (an immediate 0..15 is needed)", o[1]))
+                })?;
+                let (negate, pred) = match o[2].strip_prefix('!') {
+                    Some(r) => (true, r),
+                    None => (false, o[2].as_str()),
+                };
+                let a = self.pred(pred)?;
+                self.emit(Op::BarRed { id, kind, d, a, negate }, s);
+            }
+            "set" => self.set(s, p)?,
             "bar" | "barrier" => {
                 if !(p == ["bar", "sync"] || p == ["barrier", "sync"] || p == ["barrier", "sync", "aligned"])
                 {
@@ -1103,25 +1197,46 @@ impl Decoder {
                 // `red` is `atom` without the old value. Memory-order and scope qualifiers
                 // (`.relaxed`, `.gpu`, ...) change nothing for one simulated thread.
                 let is_red = p[0] == "red";
-                let q: Vec<&str> = p
+                let mut q: Vec<&str> = p
                     .iter()
                     .copied()
                     .filter(|q| {
                         !matches!(*q, "relaxed" | "acquire" | "release" | "acq_rel" | "gpu" | "cta" | "sys")
                     })
                     .collect();
+                // Without a state space, the address is generic (its window decides).
+                if !matches!(q.get(1), Some(&("global" | "shared"))) {
+                    q.insert(1, "generic");
+                }
+                // `add.noftz` of 16-bit floats (what `atomicAdd` on `__half` compiles to).
+                let half = match q.as_slice() {
+                    [_, _, "add", "noftz", t @ ("f16" | "f16x2" | "bf16" | "bf16x2")] => Some(*t),
+                    _ => None,
+                };
+                let q: Vec<&str> = match half {
+                    Some(_) => vec![q[0], q[1], "add", "b32"],
+                    None => q,
+                };
                 let [_, sp, op, t] = q.as_slice() else { return Err(unsup(self)) };
                 let space = match *sp {
-                    "global" => Space::Global,
-                    "shared" => Space::Shared,
-                    _ => return Err(unsup(self)),
+                    "global" => MemSpace::Global,
+                    "shared" => MemSpace::Shared,
+                    _ => MemSpace::Generic,
                 };
-                let ty = self.ty(t)?;
+                let ty = match half {
+                    Some("f16" | "bf16") => PtxType::B16,
+                    _ => self.ty(t)?,
+                };
                 let kind = match (*op, ty) {
+                    _ if half.is_some() => AtomKind::AddHalf {
+                        bf16: half.is_some_and(|h| h.starts_with("bf")),
+                        pair: half.is_some_and(|h| h.ends_with("x2")),
+                    },
                     ("add", PtxType::U32 | PtxType::S32) => AtomKind::AddU32,
                     ("add", PtxType::U64) => AtomKind::AddU64,
                     ("add", PtxType::F32) => AtomKind::AddF32,
                     ("add", PtxType::F64) => AtomKind::AddF64,
+                    ("cas", t) if t.bits() == 16 && !t.is_float() => AtomKind::Cas16,
                     ("cas", t) if t.bits() == 32 && t != PtxType::Pred && !t.is_float() => AtomKind::Cas32,
                     ("cas", t) if t.bits() == 64 && !t.is_float() => AtomKind::Cas64,
                     ("exch", t) if t.bits() == 32 && !t.is_float() => AtomKind::Exch32,
@@ -1151,8 +1266,7 @@ impl Decoder {
                 let first = if is_red { 0 } else { 1 };
                 self.expect_ops(s, first + if cas { 3 } else { 2 })?;
                 let d = if is_red { self.scratch() } else { self.dst(&o[0])? };
-                let mem = if space == Space::Shared { MemSpace::Shared } else { MemSpace::Global };
-                let (base, off) = self.address(&o[first], mem)?;
+                let (base, off) = self.address(&o[first], space)?;
                 let a = self.src(&o[first + 1], ty)?;
                 let b = if cas { self.src(&o[first + 2], ty)? } else { a };
                 self.emit(Op::Atom { space, kind, d, base, off, a, b }, s);
@@ -1225,6 +1339,58 @@ impl Decoder {
             combine(self, q, not_t);
         }
         combine(self, d, t);
+        Ok(())
+    }
+
+    /// `set.cmp{.ftz}.dtype.stype d, a, b`: `d` is 1.0 (a float `dtype`) or all ones (an
+    /// integer one) where `a cmp b` holds, else 0; with 16-bit float pairs, per half.
+    fn set(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let (c, ftz, dtype, stype) = match p {
+            ["set", c, dt, st] => (*c, false, *dt, *st),
+            ["set", c, "ftz", dt, st] => (*c, true, *dt, *st),
+            _ => return Err(unsup(self)),
+        };
+        let cmp = Cmp::ALL.into_iter().find(|x| x.name() == c).ok_or_else(|| unsup(self))?;
+        let o = &s.operands;
+        self.expect_ops(s, 3)?;
+        let d = self.dst(&o[0])?;
+        if let ("f16" | "f16x2" | "bf16" | "bf16x2", dt) = (stype, dtype) {
+            let (bf16, pair) = (stype.starts_with("bf"), stype.ends_with("x2"));
+            let float = match dt {
+                _ if dt == stype => true,
+                "u32" | "s32" if pair => false,
+                "u16" | "s16" if !pair => false,
+                _ => return Err(unsup(self)),
+            };
+            let form = HalfForm { bf16, pair, ftz, sat: false, relu: false, nan: false };
+            let ty = if pair { PtxType::B32 } else { PtxType::B16 };
+            let (a, b) = (self.src(&o[1], ty)?, self.src(&o[2], ty)?);
+            self.emit(Op::SetHalf { cmp, form, float, d, a, b }, s);
+            return Ok(());
+        }
+        let (dty, sty) = (self.ty(dtype)?, self.ty(stype)?);
+        let truth = match dty {
+            PtxType::F32 => 1f32.to_bits() as u64,
+            PtxType::U32 | PtxType::S32 => 0xffff_ffff,
+            _ => return Err(unsup(self)),
+        };
+        let mut a = self.src(&o[1], sty)?;
+        let mut b = self.src(&o[2], sty)?;
+        if ftz && sty == PtxType::F32 {
+            (a, b) = (self.flushed(a, s), self.flushed(b, s));
+        }
+        let t = self.scratch();
+        let op = match sty {
+            PtxType::F32 => Op::SetpF32 { cmp, d: t, a, b },
+            PtxType::F64 => Op::SetpF64 { cmp, d: t, a, b },
+            _ if cmp.is_float_only() || sty.is_float() || sty == PtxType::Pred => return Err(unsup(self)),
+            _ if sty.is_signed() => Op::SetpS { cmp, bits: sty.bits() as u8, d: t, a, b },
+            _ => Op::SetpU { cmp, d: t, a, b },
+        };
+        self.emit(op, s);
+        let (yes, no) = (self.konst(truth), self.konst(0));
+        self.emit(Op::Selp { d, a: yes, b: no, p: t }, s);
         Ok(())
     }
 
@@ -1432,13 +1598,23 @@ impl Decoder {
             }
             self.expect_ops(s, 2)?;
             let addr = if is_ld { &o[1] } else { &o[0] };
-            let name = addr
+            let inner = addr
                 .strip_prefix('[')
                 .and_then(|x| x.strip_suffix(']'))
-                .map(|x| x.trim().strip_suffix("+0").unwrap_or(x.trim()))
+                .map(str::trim)
                 .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{addr}`")))?;
-            // A call sequence's own `.param`: a register of the decoder's.
-            if let Some(&slot) = self.call_params.get(name) {
+            let (name, offset) = match inner.split_once('+') {
+                Some((n, off)) => (
+                    n.trim(),
+                    off.trim()
+                        .parse::<u32>()
+                        .map_err(|_| self.parse_err(format!("bad parameter offset in `{addr}`")))?,
+                ),
+                None => (inner, 0),
+            };
+            // A call sequence's own `.param`: a register of the decoder's per (name, offset)
+            // (a structure's fields at their offsets).
+            if let Some(slot) = self.call_param_slot(name, offset) {
                 if is_ld {
                     let d = self.dst(&o[0])?;
                     self.emit(Op::Mov { d, a: slot }, s);
@@ -1450,6 +1626,9 @@ impl Decoder {
             }
             if !is_ld {
                 return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
+            }
+            if offset != 0 {
+                return Err(self.unsupported(format!("a kernel parameter read at an offset (`{addr}`)")));
             }
             let d = self.dst(&o[0])?;
             let idx = self

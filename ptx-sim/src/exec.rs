@@ -16,7 +16,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ptx_core::eval;
-use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, Space, SpecialReg};
+use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, SpecialReg};
 
 use crate::approx::{self, Approx, ApproxOp};
 use crate::options::SimOptions;
@@ -24,12 +24,12 @@ use crate::race::{Conflict, Kind, RaceTracker};
 use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
-use crate::bits::{bfe, bfi, bit_op, carry_step, funnel_shift, permute_bytes};
+use crate::bits::{bfe, bfi, bit_op, carry_step, funnel_shift, permute_bytes, sad};
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
 use crate::program::{
-    BlockLimit, Counter, FArith, FUn, KernelCode, MemSpace, Op, ReduxOp, VoteKind, LOCAL_WINDOW, R,
-    SHARED_WINDOW, WINDOW_BYTES,
+    BarReduce, BlockLimit, Counter, FArith, FUn, KernelCode, MemSpace, Op, ReduxOp, VoteKind, LOCAL_WINDOW,
+    R, SHARED_WINDOW, WINDOW_BYTES,
 };
 
 /// Launch geometry: grid and block dimensions and dynamic shared memory bytes.
@@ -139,11 +139,16 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
 /// from the simulator's in the last bits.
 fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
     if wide {
+        // The f64 approximations, exact here (then flushed: `.ftz`), seed the CUDA math
+        // library's refinements.
+        let flush64 = |v: f64| if v.is_subnormal() { 0.0f64.copysign(v) } else { v };
         return match op {
             FUn::Neg => float::neg(F64, x),
             FUn::Abs => float::abs(F64, x),
             FUn::Sqrt(m) => float::sqrt(F64, x, m),
             FUn::Rcp(m) => float::rcp(F64, x, m),
+            FUn::RcpApproxF64 => float::canon64(flush64(1.0 / flush64(f64_of(x)))),
+            FUn::RsqrtApproxF64 => float::canon64(1.0 / f64_of(x).sqrt()),
             _ => F64.nan(),
         };
     }
@@ -161,6 +166,7 @@ fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
         FUn::Sin => (ApproxOp::Sin, w.sin()),
         FUn::Cos => (ApproxOp::Cos, w.cos()),
         FUn::Tanh => (ApproxOp::Tanh, w.tanh()),
+        FUn::RcpApproxF64 | FUn::RsqrtApproxF64 => return F64.nan(),
     };
     approx::result(mode, op, x, w, exact)
 }
@@ -577,7 +583,7 @@ fn run_thread(
                     },
                 }
             }
-            Op::Bar { .. } => {
+            Op::Bar { .. } | Op::BarRed { .. } => {
                 *pc_io = pc as u32;
                 *count += n;
                 return Ok(Stop::Barrier);
@@ -586,15 +592,15 @@ fn run_thread(
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = kind.bytes();
                 let (x, y) = (r!(a), r!(b));
-                match space {
-                    Space::Global => match g.resolve(addr, size, size) {
+                match resolve(space, addr) {
+                    Place::Global(at) => match g.resolve(at, size, size) {
                         Some((m, o)) => {
-                            global_race!(Kind::Atomic, addr, size);
+                            global_race!(Kind::Atomic, at, size);
                             r!(d) = m.atomic(o, kind, x, y, g.locks())
                         }
                         None => trap!(addr),
                     },
-                    Space::Shared => match shared_at(shared.len(), addr, size, size) {
+                    Place::Shared(at) => match shared_at(shared.len(), at, size, size) {
                         Some(at) => {
                             race!(race.atomic(env.linear, at, size as usize));
                             let old = sh_load(shared, at, size);
@@ -603,6 +609,8 @@ fn run_thread(
                         }
                         None => trap!(addr),
                     },
+                    // PTX has no atomics on local memory.
+                    Place::Local(_) => trap!(addr),
                 }
             }
             Op::Printf { fmt, args, ret } => {
@@ -624,8 +632,12 @@ fn run_thread(
                     r!(cc) = flag;
                 }
             }
+            Op::Sad { signed, bits, d, a, b, c } => r!(d) = sad(signed, bits as u32, r!(a), r!(b), r!(c)),
             Op::Counter { which, d } => r!(d) = counter(which, env, *count + n),
             Op::Half { op, form, d, a, b, c } => r!(d) = crate::half::arith(op, form, r!(a), r!(b), r!(c)),
+            Op::SetHalf { cmp, form, float, d, a, b } => {
+                r!(d) = crate::half::set(cmp, form, float, r!(a), r!(b))
+            }
             Op::SetpHalf { cmp, form, d, hi, a, b } => {
                 let (lo_true, hi_true) = crate::half::compare(cmp, form, r!(a), r!(b));
                 r!(d) = lo_true as u64;
@@ -858,7 +870,7 @@ impl<'k> BlockRunner<'k> {
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
                     Ok(Stop::Barrier) => {
                         let id = match code[self.pcs[t] as usize - 1] {
-                            Op::Bar { id } => id,
+                            Op::Bar { id } | Op::BarRed { id, .. } => id,
                             _ => 0,
                         };
                         self.status[t] = Status::Bar(id)
@@ -884,11 +896,31 @@ impl<'k> BlockRunner<'k> {
                 _ => None,
             });
             if done == 0 && self.status.iter().all(|s| Some(*s) == first_bar.map(Status::Bar)) {
+                self.reduce_at_barrier(nt, ns);
                 self.status.fill(Status::Ready);
                 self.race.barrier();
                 continue;
             }
             return Err(self.deadlock(ctaid, nt, done));
+        }
+    }
+
+    /// Where every thread of the block waits at a `bar.red`, its reduction of their
+    /// predicates into each thread's destination.
+    fn reduce_at_barrier(&mut self, nt: usize, ns: usize) {
+        let Some(Op::BarRed { kind, d, a, negate, .. }) =
+            self.pcs.first().and_then(|&pc| self.k.code.get(pc as usize - 1)).copied()
+        else {
+            return;
+        };
+        let count = (0..nt).filter(|t| (self.regs[t * ns + a as usize] != 0) != negate).count() as u64;
+        let value = match kind {
+            BarReduce::Popc => count,
+            BarReduce::And => (count == nt as u64) as u64,
+            BarReduce::Or => (count > 0) as u64,
+        };
+        for t in 0..nt {
+            self.regs[t * ns + d as usize] = value;
         }
     }
 
@@ -1228,7 +1260,8 @@ pub fn launch_with(
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
     let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
-    let has_sync = kernel.code.iter().any(|o| matches!(o, Op::Bar { .. }) || o.is_warp_collective());
+    let has_sync =
+        kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::BarRed { .. }) || o.is_warp_collective());
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let work = || {

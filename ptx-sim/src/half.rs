@@ -109,6 +109,18 @@ pub(crate) fn compare(cmp: Cmp, form: HalfForm, a: u64, b: u64) -> (bool, bool) 
     (at(0), form.pair && at(16))
 }
 
+/// `set.cmp`: per half, 1.0 (`float`) or all ones where the comparison holds, else 0.
+pub(crate) fn set(cmp: Cmp, form: HalfForm, float: bool, a: u64, b: u64) -> u64 {
+    let (lo, hi) = compare(cmp, form, a, b);
+    let one = match (float, form.bf16) {
+        (false, _) => 0xffff,
+        (true, false) => 0x3c00,
+        (true, true) => 0x3f80,
+    };
+    let bit = |holds: bool| if holds { one } else { 0 };
+    bit(lo) | bit(hi) << 16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

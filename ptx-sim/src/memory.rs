@@ -31,6 +31,8 @@ pub(crate) enum AtomKind {
     AddU64,
     AddF32,
     AddF64,
+    /// `cas.b16` (what CUDA's bf16 `atomicAdd` loops on before sm_90).
+    Cas16,
     Cas32,
     Cas64,
     Exch32,
@@ -45,6 +47,12 @@ pub(crate) enum AtomKind {
     Inc32,
     /// `dec.u32`: `old == 0 || old > a ? a : old - 1`.
     Dec32,
+    /// `add.noftz.{f16,f16x2,bf16,bf16x2}`: a 16-bit float add (per half for a pair),
+    /// rounded to nearest, subnormals kept.
+    AddHalf {
+        bf16: bool,
+        pair: bool,
+    },
 }
 
 /// The integer read-modify-write operations of `atom`/`red`.
@@ -63,6 +71,8 @@ impl AtomKind {
         match self {
             AtomKind::AddU32 | AtomKind::AddF32 | AtomKind::Cas32 | AtomKind::Exch32 => 4,
             AtomKind::Inc32 | AtomKind::Dec32 | AtomKind::Int { wide: false, .. } => 4,
+            AtomKind::AddHalf { pair: false, .. } | AtomKind::Cas16 => 2,
+            AtomKind::AddHalf { pair: true, .. } => 4,
             _ => 8,
         }
     }
@@ -75,6 +85,13 @@ impl AtomKind {
             AtomKind::AddF32 => atom_add_f32(old as u32, a as u32) as u64,
             AtomKind::AddF64 => {
                 ptx_core::softfloat::add(ptx_core::softfloat::F64, old, a, ptx_core::softfloat::Rnd::Rn)
+            }
+            AtomKind::Cas16 => {
+                if old & 0xffff == a & 0xffff {
+                    b & 0xffff
+                } else {
+                    old
+                }
             }
             AtomKind::Cas32 => {
                 if old as u32 == a as u32 {
@@ -92,6 +109,11 @@ impl AtomKind {
             }
             AtomKind::Exch32 => a & 0xffff_ffff,
             AtomKind::Exch64 => a,
+            AtomKind::AddHalf { bf16, pair } => {
+                let form =
+                    crate::program::HalfForm { bf16, pair, ftz: false, sat: false, relu: false, nan: false };
+                crate::half::arith(crate::program::HalfOp::Add, form, old, a, 0)
+            }
             AtomKind::Inc32 => {
                 let (old, a) = (old as u32, a as u32);
                 (if old >= a { 0 } else { old + 1 }) as u64
@@ -170,8 +192,9 @@ impl Allocation {
         }
     }
 
-    /// An atomic read-modify-write at `off`; returns the old value. 64-bit operations hold
-    /// one of `locks` (chosen by address) so they are atomic with respect to each other.
+    /// An atomic read-modify-write at `off`; returns the old value. 64-bit and 16-bit
+    /// operations hold one of `locks` (chosen by address) so they are atomic with respect to
+    /// each other.
     pub(crate) fn atomic(&self, off: u64, kind: AtomKind, a: u64, b: u64, locks: &[Mutex<()>]) -> u64 {
         let w = (off >> 2) as usize;
         if kind.bytes() == 4 {
@@ -194,10 +217,12 @@ impl Allocation {
                 }
             };
         }
+        // 64-bit and 16-bit operations: under the address's lock.
+        let size = kind.bytes();
         let lock = &locks[((self.start + off) >> 3) as usize % locks.len()];
         let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let old = self.load(off, 8);
-        self.store(off, 8, kind.apply(old, a, b));
+        let old = self.load(off, size);
+        self.store(off, size, kind.apply(old, a, b));
         old
     }
 

@@ -148,6 +148,27 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             }
         }
     }
+    // Device functions, whose calls are inlined into the kernels calling them, may be
+    // defined after those kernels (declared before them): read them all first. One the
+    // simulator cannot read leaves out only the kernels that call it.
+    let mut i = 0;
+    while i < lines.len() {
+        let line = strip_comment(lines[i]).trim();
+        let first = line.split_whitespace().next().unwrap_or("");
+        if !(matches!(first, ".visible" | ".weak" | ".func") && line.contains(".func")) {
+            i += 1;
+            continue;
+        }
+        let end = end_of_definition(&lines, i);
+        if lines[i..end].iter().any(|l| strip_comment(l).contains('{')) {
+            match parse_function(&lines, i, &files) {
+                Ok(f) => funcs.push(f),
+                Err(e @ SimError::Unsupported { .. }) => bad_funcs.push((definition_name(&lines, i), e)),
+                Err(e) => return Err(e),
+            }
+        }
+        i = end;
+    }
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
@@ -227,21 +248,9 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 data.push(def);
                 i += 1;
             }
+            // Device functions were read before the kernels (above).
             ".visible" | ".weak" | ".func" | ".entry" if line.contains(".func") => {
-                // A device function: its calls are inlined into the kernels calling it. One
-                // the simulator cannot read leaves out only the kernels that call it.
-                let end = end_of_definition(&lines, i);
-                let has_body = lines[i..end].iter().any(|l| strip_comment(l).contains('{'));
-                if has_body {
-                    match parse_function(&lines, i, &files) {
-                        Ok(f) => funcs.push(f),
-                        Err(e @ SimError::Unsupported { .. }) => {
-                            bad_funcs.push((definition_name(&lines, i), e))
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                i = end;
+                i = end_of_definition(&lines, i);
             }
             ".visible" | ".entry" => {
                 let name = definition_name(&lines, i);
@@ -503,6 +512,24 @@ pub(crate) struct FuncDef {
     body: Body,
 }
 
+/// The name a `.param` declaration (after `.param`) declares: a scalar `.T name`, or a byte
+/// array `[.align A] .b8 name[N]` (a structure passed or returned by value; its fields are
+/// reached at offsets, `[name+8]`).
+fn param_name(decl: &str) -> Option<&str> {
+    let toks: Vec<&str> = decl.split_whitespace().collect();
+    let (ty, name) = match toks.as_slice() {
+        [ty, name] => (*ty, *name),
+        [".align", a, ty, name] if a.parse::<u32>().is_ok() => (*ty, *name),
+        _ => return None,
+    };
+    match name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+        Some((n, len)) if ty == ".b8" && len.parse::<u32>().is_ok() && is_ident(n) => Some(n),
+        Some(_) => None,
+        None if is_ident(name) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() => Some(name),
+        None => None,
+    }
+}
+
 /// Parses `.func [(.param .T ret)] name(.param .T a, ...) { ... }` starting at line `i`.
 fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<FuncDef, SimError> {
     let start = i + 1;
@@ -530,19 +557,12 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
         list.split(',')
             .map(str::trim)
             .filter(|p| !p.is_empty())
-            .map(|p| {
-                let toks: Vec<&str> = p.split_whitespace().collect();
-                match toks.as_slice() {
-                    [".param", ty, n]
-                        if is_ident(n) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() =>
-                    {
-                        Ok(n.to_string())
-                    }
-                    _ => Err(unsupported(
-                        start,
-                        format!("function parameter `{p}` (a scalar `.param .bN name`)"),
-                    )),
-                }
+            .map(|p| match p.strip_prefix(".param").and_then(param_name) {
+                Some(n) => Ok(n.to_string()),
+                None => Err(unsupported(
+                    start,
+                    format!("function parameter `{p}` (`.param .bN name` or `.param .align A .b8 name[N]`)"),
+                )),
             })
             .collect()
     };
@@ -600,8 +620,9 @@ fn letters_tag(lead: &str, n: usize) -> String {
     }
 }
 
-/// Renames in `text`: registers `%p<digits>` whose prefix is in `prefixes` get `tag` in
-/// front of the prefix; other identifiers found in `names` are replaced.
+/// Renames in `text`: registers `%name` whose name, or whose prefix before its digits
+/// (`%p<digits>`), is in `prefixes` get `tag` in front; other identifiers found in `names`
+/// are replaced.
 fn rename(
     text: &str,
     prefixes: &std::collections::HashSet<String>,
@@ -627,7 +648,7 @@ fn rename(
         let word = &text[k..end];
         if out.ends_with('%') {
             let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
-            if prefixes.contains(letters) {
+            if prefixes.contains(word) || prefixes.contains(letters) {
                 out.push_str(tag);
             }
             out.push_str(word);
@@ -937,19 +958,18 @@ fn parse_body(
                 shared.push(parse_shared_decl(stmt, lineno)?);
             } else if let Some(rest) = stmt.strip_prefix(".param") {
                 // A call's argument or result (`.param .b64 param0;` in a call sequence).
-                let toks: Vec<&str> = rest.split_whitespace().collect();
-                match toks.as_slice() {
-                    [ty, name]
-                        if is_ident(name) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() =>
-                    {
+                match param_name(rest) {
+                    Some(name) => {
                         if !call_params.iter().any(|n| n == name) {
                             call_params.push(name.to_string());
                         }
                     }
-                    _ => {
+                    None => {
                         return Err(unsupported(
                             lineno,
-                            format!("call parameter `{stmt}` (a scalar `.param .bN name`)"),
+                            format!(
+                            "call parameter `{stmt}` (`.param .bN name` or `.param .align A .b8 name[N]`)"
+                        ),
                         ))
                     }
                 }
@@ -987,17 +1007,12 @@ impl Scope {
 
     /// Records the registers of the `.reg` statement `stmt` as this scope's.
     fn declare(&mut self, stmt: &str) {
-        let specs = stmt.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
+        let specs = spaced_reg(stmt).split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
         for spec in specs.split(',').map(str::trim) {
             match spec.strip_prefix('%') {
+                // `%r<4>` declares `%r0`..`%r3` (renamed by their prefix); `%p1` that name.
                 Some(s) => {
-                    let name = s.split('<').next().unwrap_or(s);
-                    let prefix = if s.contains('<') {
-                        name
-                    } else {
-                        name.trim_end_matches(|c: char| c.is_ascii_digit())
-                    };
-                    self.prefixes.insert(prefix.to_string());
+                    self.prefixes.insert(s.split('<').next().unwrap_or(s).to_string());
                 }
                 None => {
                     self.names.insert(spec.to_string(), format!("{}_{spec}", self.tag));
@@ -1015,10 +1030,20 @@ impl Scope {
     }
 }
 
+/// `stmt` with `.reg.T` (inline assembly's spelling) written `.reg .T`.
+fn spaced_reg(stmt: &str) -> String {
+    match stmt.strip_prefix(".reg.") {
+        Some(rest) => format!(".reg .{rest}"),
+        None => stmt.to_string(),
+    }
+}
+
 /// `.reg .T spec, spec, ...`, each spec `%prefix<N>` (registers `%prefix0` ..), `%name` (one
 /// register of that name, as compilers declare `%SP`) or `name` without `%` (as inline
 /// assembly and call sequences write them).
 fn parse_reg_decl(stmt: &str, line: usize) -> Result<Vec<RegDecl>, SimError> {
+    // `.reg.b32 f;` (inline assembly's spelling) is `.reg .b32 f;`.
+    let stmt = spaced_reg(stmt);
     let toks: Vec<&str> = stmt.split_whitespace().collect();
     let [".reg", ty, _, ..] = toks.as_slice() else {
         return Err(unsupported(line, format!("register declaration `{stmt}`")));
@@ -1041,6 +1066,10 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
             })?;
             let n: u32 = n.parse().map_err(|_| parse_err(line, format!("bad register count in `{spec}`")))?;
             (p, n, false)
+        }
+        // `%SP`, or `%p1` as inline assembly declares one register.
+        Some(s) if is_ident(s) => {
+            return Ok(RegDecl { prefix: s.to_string(), ty, count: 1, single: true, line })
         }
         Some(s) => (s, 1, true),
         // Registers without `%` live under `=name` (a key no `%` register can have).

@@ -7,7 +7,7 @@
 //! need no masking. Labels are resolved to op indices; guards on instructions other than
 //! `bra` are lowered to a conditional branch around them.
 
-use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, Space, SpecialReg, UnaryOp};
+use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
 use crate::memory::AtomKind;
@@ -41,6 +41,10 @@ pub(crate) enum FUn {
     Cos,
     /// `tanh.approx.f32`.
     Tanh,
+    /// `rcp.approx.ftz.f64`.
+    RcpApproxF64,
+    /// `rsqrt.approx.f64` (with `.ftz` or not).
+    RsqrtApproxF64,
 }
 
 /// One decoded instruction.
@@ -290,8 +294,18 @@ pub(crate) enum Op {
     Bar {
         id: u32,
     },
+    /// `bar.red.{popc,and,or}`: a barrier that also reduces the predicate `a` (negated with
+    /// `negate`) over the block's threads into `d` (a count, or a predicate).
+    BarRed {
+        id: u32,
+        kind: BarReduce,
+        d: R,
+        a: R,
+        negate: bool,
+    },
+    /// `atom`/`red` in global or shared memory, or at a generic address (its window decides).
     Atom {
-        space: Space,
+        space: MemSpace,
         kind: AtomKind,
         d: R,
         base: R,
@@ -392,6 +406,15 @@ pub(crate) enum Op {
         b: R,
         cc: R,
     },
+    /// `sad`: `c + |a - b|` (the difference of signed or unsigned values, wrapping sum).
+    Sad {
+        signed: bool,
+        bits: u8,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
     /// A special register the IR does not have: clocks, timers, warp and SM numbers, lane
     /// masks.
     Counter {
@@ -427,6 +450,16 @@ pub(crate) enum Op {
         d: Option<R>,
         p: R,
         mask: R,
+    },
+    /// `set.cmp.{f16,f16x2,bf16,bf16x2}` (and with an integer destination type): each half
+    /// of `d` is 1.0 (`float`) or all ones where its comparison holds, else 0.
+    SetHalf {
+        cmp: Cmp,
+        form: HalfForm,
+        float: bool,
+        d: R,
+        a: R,
+        b: R,
     },
     /// `f16`/`bf16` arithmetic on one value or a pair packed in 32 bits (`.f16x2`).
     Half {
@@ -654,6 +687,17 @@ impl Counter {
         (Counter::LaneMaskGe, "%lanemask_ge", 32),
         (Counter::LaneMaskGt, "%lanemask_gt", 32),
     ];
+}
+
+/// The reductions of `bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarReduce {
+    /// `.popc.u32`: how many threads' predicates hold.
+    Popc,
+    /// `.and.pred`: whether all do.
+    And,
+    /// `.or.pred`: whether any does.
+    Or,
 }
 
 /// The reductions of `redux.sync`.
