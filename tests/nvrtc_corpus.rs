@@ -89,7 +89,7 @@ fn check_each_file_runs_or_is_listed(names: &[String]) {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 45] = [
+const RUN: [&str; 47] = [
     "atomic_max",
     "atomics",
     "atomics16",
@@ -101,6 +101,7 @@ const RUN: [&str; 45] = [
     "carry_chain",
     "clocks",
     "const_table",
+    "conversions",
     "daxpy",
     "debug_info",
     "device_fn",
@@ -115,6 +116,7 @@ const RUN: [&str; 45] = [
     "half_scale",
     "histogram",
     "int_divmod",
+    "intrinsics2",
     "launch_bounds",
     "layer_norm",
     "matrix_add",
@@ -1510,5 +1512,145 @@ fn double_math_and_rounding_intrinsics_match_rust() {
             assert_eq!(g[4 * i + 2], f32_directed(b as f64 * b as f64 + 1.0, true), "fmaf_ru({b})");
             assert_eq!(g[4 * i + 3], f32_directed((b.abs() as f64).sqrt(), false), "fsqrt_rd({b})");
         }
+    });
+}
+
+/// `x` rounded to f64 toward zero (`toward_zero`) or upward, where `q` is `x` rounded to
+/// nearest and `r` the exact remainder's sign (`x - q`, positive: `x` is above `q`).
+fn f64_directed(q: f64, remainder: f64, up: bool) -> f64 {
+    let step = |v: f64, toward_up: bool| {
+        if v == 0.0 {
+            f64::from_bits(1).copysign(if toward_up { 1.0 } else { -1.0 })
+        } else if (v > 0.0) == toward_up {
+            f64::from_bits(v.to_bits() + 1)
+        } else {
+            f64::from_bits(v.to_bits() - 1)
+        }
+    };
+    match (remainder > 0.0, remainder < 0.0) {
+        (true, _) if up => step(q, true),
+        (_, true) if !up => step(q, false),
+        _ => q,
+    }
+}
+
+#[test]
+fn integer_and_rounding_intrinsics_match_rust() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_intrinsics2");
+        // Whole warps: the kernel shuffles.
+        let n = 64;
+        let x: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let w: Vec<u64> = (0..n).map(|i| if i == 3 { 0 } else { rng.next() >> (rng.next() % 64) }).collect();
+        let d: Vec<f64> = (0..n).map(|_| rng.unit() * 200.0 - 100.0).collect();
+        let f: Vec<f32> = (0..n).map(|_| rng.signed_f32() * 100.0).collect();
+        let (xd, wd, dd, fd) = (
+            device.upload(&x).unwrap(),
+            device.upload(&w).unwrap(),
+            device.upload(&d).unwrap(),
+            device.upload(&f).unwrap(),
+        );
+        let (mut o, mut ow) = (device.zeroed::<u32>(8 * n).unwrap(), device.zeroed::<u64>(2 * n).unwrap());
+        let (mut od, mut of) = (device.zeroed::<f64>(2 * n).unwrap(), device.zeroed::<f32>(4 * n).unwrap());
+        launch(
+            &load(&device, "intrinsics2"),
+            "intrinsics2",
+            LaunchConfig::linear(2, 32),
+            &mut [
+                (&xd).into(),
+                (&wd).into(),
+                (&dd).into(),
+                (&fd).into(),
+                (&mut o).into(),
+                (&mut ow).into(),
+                (&mut od).into(),
+                (&mut of).into(),
+                (n as i32).into(),
+            ],
+        );
+        let (o, ow, od, of) =
+            (o.to_vec().unwrap(), ow.to_vec().unwrap(), od.to_vec().unwrap(), of.to_vec().unwrap());
+        let bytes = |v: u32| v.to_le_bytes().map(|b| b as i8 as i32);
+        for i in 0..n {
+            let (a, b, u, v) = (x[i], x[(i + 1) % n], w[i], f[i]);
+            let second_set = (0..32).filter(|k| a >> k & 1 == 1).nth(1).unwrap_or(u32::MAX);
+            let dp4a = (0..4).fold(5i32, |s, k| s.wrapping_add(bytes(a)[k] * bytes(b)[k]));
+            let halves = [a as u16 as i16 as i32, (a >> 16) as u16 as i16 as i32];
+            let dp2a = 7i32.wrapping_add(halves[0] * bytes(b)[0] + halves[1] * bytes(b)[1]);
+            let sum = a as u64 + b as u64;
+            let ffs = if u == 0 { 0 } else { u.trailing_zeros() + 1 };
+            let want = [
+                second_set,
+                dp4a as u32,
+                dp2a as u32,
+                (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
+                ((sum >> 1) as u32).wrapping_add(((sum + 1) >> 1) as u32),
+                (u.reverse_bits() >> 40) as u32,
+                u.leading_zeros() + ffs + u.count_ones(),
+                (a as i32).max(b as i32).max(7) as u32,
+            ];
+            assert_eq!(o[8 * i..8 * i + 8], want, "x = {a:#x}, {b:#x}, w = {u:#x}");
+            let high = ((u as u128 * w[(i + 1) % n] as u128) >> 64) as u64;
+            let hi_int = (d[i].to_bits() >> 32) as u32 as i32 as i64 as u64;
+            assert_eq!(ow[2 * i..2 * i + 2], [high, d[i].to_bits() ^ hi_int], "w = {u:#x}, d = {}", d[i]);
+            assert_eq!(od[2 * i].to_bits(), d[i].to_bits());
+            // Directed rounding by the sign of the exact remainder (fma is exact here).
+            let q = d[i] / 3.0;
+            let div_up = f64_directed(q, (-q).mul_add(3.0, d[i]), true);
+            let x10 = d[i] + 10.0;
+            let r = 1.0 / x10;
+            let remainder = (-r).mul_add(x10, 1.0) * x10.signum();
+            let rcp_rz = f64_directed(r, remainder, r < 0.0);
+            assert_eq!(od[2 * i + 1], div_up + d[i].abs().sqrt() + rcp_rz, "d = {}", d[i]);
+            let v5 = v + 5.0;
+            let rcp = 1.0 / v5 as f64;
+            let want = [
+                v / 3.0 + f32_directed(rcp, rcp < 0.0),
+                f32_directed(a as i32 as f64, false) + f32_directed(b as f64, true),
+                v + v + v + v,
+                f[i ^ 1] + d[if i % 32 + 2 < 32 { i + 2 } else { i }] as f32,
+            ];
+            assert_eq!(of[4 * i..4 * i + 4], want, "f = {v}, x = {a:#x}, {b:#x}");
+        }
+    });
+}
+
+#[test]
+fn tf32_rounding_half_packing_and_scoped_atomics() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_conversions");
+        let n = 200;
+        let mut x = f32s(&mut rng, n, 1000.0);
+        // A tf32 tie (1 + 2^-11: away from zero gives 1 + 2^-10) and the largest float.
+        x[0] = 1.0 + 2f32.powi(-11);
+        x[1] = f32::MAX;
+        let xd = device.upload(&x).unwrap();
+        let (mut o, mut h, mut b) = (
+            device.zeroed::<u32>(n + 1).unwrap(),
+            device.zeroed::<u32>(n).unwrap(),
+            device.zeroed::<u32>(n).unwrap(),
+        );
+        launch(
+            &load(&device, "conversions"),
+            "conversions",
+            LaunchConfig::for_elements(n, 64),
+            &mut [(&xd).into(), (&mut o).into(), (&mut h).into(), (&mut b).into(), (n as i32).into()],
+        );
+        let (o, h, b) = (o.to_vec().unwrap(), h.to_vec().unwrap(), b.to_vec().unwrap());
+        let f16 = |v: f32| half::f16::from_f32(v).to_bits() as u32;
+        let bf16 = |v: f32| half::bf16::from_f32(v).to_bits() as u32;
+        for i in 0..n {
+            let v = x[i];
+            // TF32 keeps 10 fraction bits: round the magnitude half away from zero at bit 13.
+            let magnitude = v.abs().to_bits();
+            let tf32 = (v.to_bits() & 0x8000_0000) | ((magnitude + 0x1000) & 0x7fff_e000);
+            assert_eq!(o[i], tf32, "tf32 of {v}");
+            assert_eq!(h[i], f16(v) | f16(-v) << 16, "half2 of {v}");
+            assert_eq!(b[i], bf16(v) | bf16(v * 2.0) << 16, "bfloat162 of {v}");
+        }
+        assert_eq!(o[1], 0x7f80_0000, "f32::MAX rounds up to infinity in tf32");
+        assert_eq!(o[n], 2 * n as u32, "every thread's two atomics");
     });
 }

@@ -1,5 +1,6 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
-//! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, and the carry chains of
+//! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, `fns`, `dp4a`/`dp2a`, the
+//! TensorFloat-32 conversion, and the carry chains of
 //! `add.cc`/`addc`/`sub.cc`/`subc`.
 
 use crate::program::{BitOp, PrmtMode};
@@ -136,6 +137,90 @@ pub(crate) fn sad(signed: bool, bits: u32, a: u64, b: u64, c: u64) -> u64 {
     c.wrapping_add(diff) & mask
 }
 
+/// `fns.b32`: the position of the `offset`-th set bit of `mask` counting from bit `base`
+/// (upward for a positive `offset`, downward for a negative one; `offset` 0: `base` itself
+/// if set), or `0xffffffff` when there is none.
+pub(crate) fn find_nth_set(mask: u64, base: u64, offset: u64) -> u64 {
+    let (mask, base, offset) = (mask as u32, base as u32, offset as u32 as i32);
+    if offset == 0 {
+        return if base < 32 && mask >> base & 1 == 1 { base as u64 } else { 0xffff_ffff };
+    }
+    let step = offset.signum() as i64;
+    let mut remaining = offset.unsigned_abs();
+    let mut pos = base as i64;
+    while (0..32).contains(&pos) {
+        if mask >> pos & 1 == 1 {
+            remaining -= 1;
+            if remaining == 0 {
+                return pos as u64;
+            }
+        }
+        pos += step;
+    }
+    0xffff_ffff
+}
+
+/// `dp4a`: `c` plus the four products of the bytes of `a` and `b` (each signed or not),
+/// wrapping to 32 bits; `dp2a.lo/hi`: the two 16-bit halves of `a` times bytes 0..2 (`lo`)
+/// or 2..4 (`hi`) of `b`.
+pub(crate) fn dot_product(
+    pairs: u32,
+    high: bool,
+    a_signed: bool,
+    b_signed: bool,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let part = |v: u64, i: u32, bits: u32, signed: bool| -> i64 {
+        let raw = (v >> (i * bits)) & ((1 << bits) - 1);
+        if signed && raw >> (bits - 1) & 1 == 1 {
+            raw as i64 - (1 << bits)
+        } else {
+            raw as i64
+        }
+    };
+    let sum: i64 = (0..pairs)
+        .map(|i| {
+            let (x, y) = if pairs == 4 {
+                (part(a, i, 8, a_signed), part(b, i, 8, b_signed))
+            } else {
+                (part(a, i, 16, a_signed), part(b, i + 2 * high as u32, 8, b_signed))
+            };
+            x * y
+        })
+        .sum();
+    (c as u32).wrapping_add(sum as u32) as u64
+}
+
+/// `cvt.{rna,rn,rz}.tf32.f32`: `x` rounded to TensorFloat-32 (10 fraction bits), as f32 bits
+/// with the 13 low bits clear; NaN gives the canonical NaN.
+pub(crate) fn to_tf32(x: u64, mode: Tf32Round) -> u64 {
+    let bits = x as u32;
+    if f32::from_bits(bits).is_nan() {
+        return 0x7fff_ffff;
+    }
+    let add = match mode {
+        Tf32Round::NearestAway => 0x1000,
+        Tf32Round::NearestEven => 0xfff + (bits >> 13 & 1),
+        Tf32Round::Zero => 0,
+    };
+    // Rounding the magnitude carries into the exponent as it should (up to infinity).
+    let sign = bits & 0x8000_0000;
+    (sign | ((bits & 0x7fff_ffff) + add) & 0x7fff_e000) as u64
+}
+
+/// The rounding modes of `cvt.tf32.f32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tf32Round {
+    /// `.rna`: to nearest, ties away from zero.
+    NearestAway,
+    /// `.rn`: to nearest, ties to even.
+    NearestEven,
+    /// `.rz`: toward zero.
+    Zero,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +249,32 @@ mod tests {
         // The generic form: selectors 7, 5, 3, 1 and a sign-replicated 0x80 byte.
         assert_eq!(permute_bytes(PrmtMode::Generic, 0x0302_0100, 0x0706_0504, 0x7531), 0x0705_0301);
         assert_eq!(permute_bytes(PrmtMode::Generic, 0x80, 0, 0x8888), 0xffff_ffff);
+    }
+
+    #[test]
+    fn fns_dp4a_and_tf32_follow_the_isa() {
+        let mask = 0b1011_0100;
+        assert_eq!(find_nth_set(mask, 0, 1), 2);
+        assert_eq!(find_nth_set(mask, 0, 3), 5);
+        // Downward from bit 7, which counts itself: 7, then 5.
+        assert_eq!(find_nth_set(mask, 7, -2i32 as u32 as u64), 5);
+        assert_eq!(find_nth_set(mask, 3, 0), 0xffff_ffff);
+        assert_eq!(find_nth_set(mask, 4, 0), 4);
+        assert_eq!(find_nth_set(mask, 0, 5), 0xffff_ffff);
+        // Bytes (1, -2, 3, -4) · (5, 6, 7, 8) + 10, signed: 5 - 12 + 21 - 32 + 10 = -8.
+        let (a, b) = (u32::from_le_bytes([1, 0xfe, 3, 0xfc]) as u64, u32::from_le_bytes([5, 6, 7, 8]) as u64);
+        assert_eq!(dot_product(4, false, true, true, a, b, 10) as u32 as i32, -8);
+        assert_eq!(dot_product(4, false, false, false, a, b, 0), (5 + 254 * 6 + 21 + 252 * 8) as u64);
+        // Halves (3, -1) · bytes 2, 3 of b (7, 8): 21 - 8.
+        let h = (3u64) | (0xffff << 16);
+        assert_eq!(dot_product(2, true, true, false, h, b, 0), 13);
+        // 1 + 2^-11 ties in tf32: away gives 1 + 2^-10, even gives 1; 1.5 + 2^-12 rounds down.
+        let tie = (1.0f32 + 2f32.powi(-11)).to_bits() as u64;
+        assert_eq!(to_tf32(tie, Tf32Round::NearestAway), (1.0f32 + 2f32.powi(-10)).to_bits() as u64);
+        assert_eq!(to_tf32(tie, Tf32Round::NearestEven), 1f32.to_bits() as u64);
+        assert_eq!(to_tf32(f32::MAX.to_bits() as u64, Tf32Round::NearestAway), 0x7f80_0000);
+        assert_eq!(to_tf32(f32::MAX.to_bits() as u64, Tf32Round::Zero), 0x7f7f_e000);
+        assert_eq!(to_tf32((-1.5f32).to_bits() as u64, Tf32Round::Zero), (-1.5f32).to_bits() as u64);
     }
 
     #[test]

@@ -743,6 +743,51 @@ impl Decoder {
                 let c = self.src(&o[3], PtxType::B32)?;
                 self.emit(Op::Prmt { mode, d, a, b, c }, s);
             }
+            "fns" => {
+                if p != ["fns", "b32"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let mask = self.src(&o[1], PtxType::B32)?;
+                let base = self.src(&o[2], PtxType::U32)?;
+                let offset = self.src(&o[3], PtxType::S32)?;
+                self.emit(Op::Fns { d, mask, base, offset }, s);
+            }
+            "dp4a" | "dp2a" => {
+                let (pairs, high, at, bt) = match p {
+                    ["dp4a", at, bt] => (4, false, *at, *bt),
+                    ["dp2a", "lo", at, bt] => (2, false, *at, *bt),
+                    ["dp2a", "hi", at, bt] => (2, true, *at, *bt),
+                    _ => return Err(unsup(self)),
+                };
+                let signed = |t: &str| match t {
+                    "s32" => Some(true),
+                    "u32" => Some(false),
+                    _ => None,
+                };
+                let (Some(a_signed), Some(b_signed)) = (signed(at), signed(bt)) else {
+                    return Err(unsup(self));
+                };
+                self.expect_ops(s, 4)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::B32)?;
+                let b = self.src(&o[2], PtxType::B32)?;
+                let c = self.src(&o[3], PtxType::B32)?;
+                self.emit(Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c }, s);
+            }
+            "cvt" if p.len() == 4 && p[2] == "tf32" && p[3] == "f32" => {
+                let mode = match p[1] {
+                    "rna" => crate::bits::Tf32Round::NearestAway,
+                    "rn" => crate::bits::Tf32Round::NearestEven,
+                    "rz" => crate::bits::Tf32Round::Zero,
+                    _ => return Err(unsup(self)),
+                };
+                self.expect_ops(s, 2)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::F32)?;
+                self.emit(Op::Tf32 { mode, d, a }, s);
+            }
             "sad" => {
                 let [_, t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;

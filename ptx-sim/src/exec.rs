@@ -24,7 +24,9 @@ use crate::race::{Conflict, Kind, RaceTracker};
 use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
-use crate::bits::{bfe, bfi, bit_op, carry_step, funnel_shift, permute_bytes, sad};
+use crate::bits::{
+    bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, permute_bytes, sad, to_tf32,
+};
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
 use crate::program::{
@@ -632,6 +634,11 @@ fn run_thread(
                     r!(cc) = flag;
                 }
             }
+            Op::Fns { d, mask, base, offset } => r!(d) = find_nth_set(r!(mask), r!(base), r!(offset)),
+            Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c } => {
+                r!(d) = dot_product(pairs as u32, high, a_signed, b_signed, r!(a), r!(b), r!(c))
+            }
+            Op::Tf32 { mode, d, a } => r!(d) = to_tf32(r!(a), mode),
             Op::Sad { signed, bits, d, a, b, c } => r!(d) = sad(signed, bits as u32, r!(a), r!(b), r!(c)),
             Op::Counter { which, d } => r!(d) = counter(which, env, *count + n),
             Op::Half { op, form, d, a, b, c } => r!(d) = crate::half::arith(op, form, r!(a), r!(b), r!(c)),

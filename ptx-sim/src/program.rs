@@ -415,6 +415,30 @@ pub(crate) enum Op {
         b: R,
         c: R,
     },
+    /// `fns.b32 d, mask, base, offset`.
+    Fns {
+        d: R,
+        mask: R,
+        base: R,
+        offset: R,
+    },
+    /// `dp4a` (`pairs` 4) and `dp2a.lo/hi` (`pairs` 2, `high`): integer dot products.
+    Dot {
+        pairs: u8,
+        high: bool,
+        a_signed: bool,
+        b_signed: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// `cvt.{rna,rn,rz}.tf32.f32`.
+    Tf32 {
+        mode: crate::bits::Tf32Round,
+        d: R,
+        a: R,
+    },
     /// A special register the IR does not have: clocks, timers, warp and SM numbers, lane
     /// masks.
     Counter {
