@@ -89,7 +89,7 @@ fn check_each_file_runs_or_is_listed(names: &[String]) {
 }
 
 /// The files the tests below run.
-const RUN: [&str; 47] = [
+const RUN: [&str; 48] = [
     "atomic_max",
     "atomics",
     "atomics16",
@@ -130,6 +130,7 @@ const RUN: [&str; 47] = [
     "scan",
     "size_t_index",
     "softmax",
+    "templates",
     "transpose",
     "trig_accurate",
     "trig_fast",
@@ -1652,5 +1653,40 @@ fn tf32_rounding_half_packing_and_scoped_atomics() {
         }
         assert_eq!(o[1], 0x7f80_0000, "f32::MAX rounds up to infinity in tf32");
         assert_eq!(o[n], 2 * n as u32, "every thread's two atomics");
+    });
+}
+
+#[test]
+fn templates_structs_by_value_and_local_arrays_match_rust() {
+    each_build(|| {
+        let device = Device::sim();
+        let mut rng = Rng::fresh("nvrtc_templates");
+        let (blocks, n) = (3usize, 300usize);
+        // Small integers: the block sums are exact in any order.
+        let x: Vec<f64> = (0..n).map(|_| (rng.next() % 100) as f64 - 50.0).collect();
+        let f = f32s(&mut rng, n, 10.0);
+        let (xd, fd) = (device.upload(&x).unwrap(), device.upload(&f).unwrap());
+        let (mut out, mut g) = (device.zeroed::<f64>(blocks).unwrap(), device.zeroed::<f32>(n).unwrap());
+        launch(
+            &load(&device, "templates"),
+            "templates",
+            LaunchConfig::linear(blocks as u32, 128),
+            &mut [(&xd).into(), (&mut out).into(), (&fd).into(), (&mut g).into(), (n as i32).into()],
+        );
+        let (out, g) = (out.to_vec().unwrap(), g.to_vec().unwrap());
+        for (blk, got) in out.iter().enumerate() {
+            let want: f64 = x[blk * 128..((blk + 1) * 128).min(n)].iter().sum();
+            assert_eq!(*got, want, "block {blk}");
+        }
+        for i in 0..n {
+            let k = i % 8;
+            let want = (f[i] * 2.0 + (i + 1) as f32) as f64 + (f[(i + k) % n] * k as f32) as f64;
+            // The compiler may contract the last product and sum into an fma: a few f32 ulps.
+            assert!(
+                (g[i] as f64 - want).abs() <= 4.0 * f32::EPSILON as f64 * want.abs().max(1.0),
+                "g[{i}] = {}, want {want}",
+                g[i]
+            );
+        }
     });
 }
