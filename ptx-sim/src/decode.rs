@@ -377,6 +377,18 @@ impl Decoder {
         Ok(self.reg(tok)?.0)
     }
 
+    /// `d, a, b, ..`: the destination register and the sources, each read as its type
+    /// (after checking the operand count).
+    fn dst_srcs<const N: usize>(&mut self, s: &Stmt, tys: [PtxType; N]) -> Result<(R, [R; N]), SimError> {
+        self.expect_ops(s, N + 1)?;
+        let d = self.dst(&s.operands[0])?;
+        let mut srcs = [0; N];
+        for (i, ty) in tys.into_iter().enumerate() {
+            srcs[i] = self.src(&s.operands[i + 1], ty)?;
+        }
+        Ok((d, srcs))
+    }
+
     /// A `d|p` destination (`d` alone where the `|p` is optional): the register `d` (`None`
     /// for the sink `_`) and the predicate `p`.
     fn pair_dst(&self, tok: &str) -> Result<(Option<R>, Option<R>), SimError> {
@@ -718,11 +730,7 @@ impl Decoder {
                     }
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::B32)?;
-                let b = self.src(&o[2], PtxType::B32)?;
-                let c = self.src(&o[3], PtxType::U32)?;
+                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32, PtxType::B32, PtxType::U32])?;
                 self.emit(Op::Shf { left, clamp, d, a, b, c }, s);
             }
             "prmt" => {
@@ -736,22 +744,15 @@ impl Decoder {
                     ["prmt", "b32", "rc16"] => PrmtMode::Rc16,
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::B32)?;
-                let b = self.src(&o[2], PtxType::B32)?;
-                let c = self.src(&o[3], PtxType::B32)?;
+                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32; 3])?;
                 self.emit(Op::Prmt { mode, d, a, b, c }, s);
             }
             "fns" => {
                 if p != ["fns", "b32"] {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let mask = self.src(&o[1], PtxType::B32)?;
-                let base = self.src(&o[2], PtxType::U32)?;
-                let offset = self.src(&o[3], PtxType::S32)?;
+                let (d, [mask, base, offset]) =
+                    self.dst_srcs(s, [PtxType::B32, PtxType::U32, PtxType::S32])?;
                 self.emit(Op::Fns { d, mask, base, offset }, s);
             }
             "dp4a" | "dp2a" => {
@@ -769,11 +770,7 @@ impl Decoder {
                 let (Some(a_signed), Some(b_signed)) = (signed(at), signed(bt)) else {
                     return Err(unsup(self));
                 };
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::B32)?;
-                let b = self.src(&o[2], PtxType::B32)?;
-                let c = self.src(&o[3], PtxType::B32)?;
+                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32; 3])?;
                 self.emit(Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c }, s);
             }
             "cvt" if p.len() == 4 && p[2] == "tf32" && p[3] == "f32" => {
@@ -783,9 +780,7 @@ impl Decoder {
                     "rz" => crate::bits::Tf32Round::Zero,
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::F32)?;
+                let (d, [a]) = self.dst_srcs(s, [PtxType::F32])?;
                 self.emit(Op::Tf32 { mode, d, a }, s);
             }
             "sad" => {
@@ -794,11 +789,7 @@ impl Decoder {
                 if !ty.is_int() || ty.bits() < 16 {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
-                let c = self.src(&o[3], ty)?;
+                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
                 self.emit(Op::Sad { signed: ty.is_signed(), bits: ty.bits() as u8, d, a, b, c }, s);
             }
             "activemask" => {
@@ -844,10 +835,7 @@ impl Decoder {
                     ("xor", "b32") => (ReduxOp::Xor, false),
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::B32)?;
-                let mask = self.src(&o[2], PtxType::B32)?;
+                let (d, [a, mask]) = self.dst_srcs(s, [PtxType::B32; 2])?;
                 self.emit(Op::Redux { op, signed, d, a, mask }, s);
             }
             "elect" => {

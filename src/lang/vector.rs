@@ -110,11 +110,12 @@ impl KernelCtx {
         let misaligned = site.fault(FaultKind::Panic, crate::gpu::misaligned(N));
         let zero = Value::from(0u64);
         self.record_fault_when(aligned, true, misaligned, zero, zero);
-        let misaligned_now = self.b.not::<Pred>(aligned);
-        let out_of_range = self.b.or::<Pred>(in_range, misaligned_now);
+        // The range fault is recorded where this does not hold: aligned and out of range.
+        let not_aligned = self.b.not::<Pred>(aligned);
+        let no_range_fault = self.b.or::<Pred>(in_range, not_aligned);
         let first_outside = self.b.max::<U64>(index64, len);
         let oob = site.fault(FaultKind::IndexOutOfBounds { signed_index: false }, slice.name);
-        self.record_fault_when(out_of_range, true, oob, Value::of(first_outside, Scalar::U64), slice.len());
+        self.record_fault_when(no_range_fault, true, oob, Value::of(first_outside, Scalar::U64), slice.len());
         Some(self.b.and::<Pred>(aligned, in_range))
     }
 }
