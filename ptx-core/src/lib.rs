@@ -47,7 +47,7 @@ pub use builder::{KernelBuilder, ParamRef, Reg, Val};
 pub use ir::{Cmp, CvtRound, FloatMode, InstrKind, KernelIr, Label, ShflMode, SpecialReg};
 pub use target::Target;
 pub use types::{Bf16, Pred, PtxType, B16, B32, B64, F16, F32, F64, S16, S32, S64, S8, U16, U32, U64, U8};
-pub use verify::{VerifyError, VerifyErrorKind};
+pub use verify::{Rule, VerifyError, VerifyErrorKind};
 
 /// A GPU kernel: something that can build its IR and print its PTX.
 ///

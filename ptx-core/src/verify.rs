@@ -7,11 +7,152 @@
 use std::fmt;
 
 use crate::ir::{
-    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Operand, PrintArg, Space,
-    StringId, UnaryOp, VReg, VecWidth, VoteMode,
+    AddrBase, Address, AtomOp, BinaryOp, CvtRound, FloatMode, Instr, KernelIr, Label, Operand, PrintArg,
+    SharedId, Space, StringId, UnaryOp, VReg, VecWidth, VoteMode,
 };
 use crate::print::instr_text;
 use crate::types::{PtxType, TypeClass};
+
+/// Declares [`Rule`] and [`Rule::ALL`] from one list, so a new rule is in `ALL` (and in
+/// the test that requires a rejected and an accepted kernel for every rule) by construction.
+macro_rules! rules {
+    ($($(#[doc = $doc:literal])+ $name:ident,)+) => {
+        /// One rule the verifier enforces. Every [`VerifyError`] names the rule it broke, and
+        /// `ptx-core/tests/verify_rules.rs` holds a kernel that breaks each rule and one that
+        /// keeps it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Rule {
+            $($(#[doc = $doc])+ $name,)+
+        }
+
+        impl Rule {
+            /// Every rule, in the order they are declared.
+            pub const ALL: &'static [Rule] = &[$(Rule::$name,)+];
+        }
+    };
+}
+
+rules! {
+    /// The kernel's name is a PTX identifier.
+    KernelName,
+    /// Parameter names are PTX identifiers, each used once.
+    ParamName,
+    /// No parameter is a predicate, and pointer parameters are `.u64`.
+    ParamType,
+    /// Shared arrays are aligned to a power of two.
+    SharedAlignment,
+    /// A static shared array has at least one byte.
+    SharedNonEmpty,
+    /// A kernel has at most one dynamic shared array.
+    OneDynamicShared,
+    /// The static shared arrays, laid out in order at their alignments, fit in 48 KiB.
+    SharedLimit,
+    /// There are no registers of the memory-only byte types.
+    NoByteRegisters,
+    /// Each label is placed at most once.
+    LabelPlacedOnce,
+    /// The body ends in `ret` or an unconditional branch.
+    EndsInRetOrBranch,
+    /// A register whose range the builder relied on is written exactly once.
+    AssumptionWrittenOnce,
+    /// Every register read is written on every path from the entry before it.
+    DefinedBeforeUse,
+    /// Every branch target is placed somewhere in the body.
+    BranchTargetPlaced,
+    /// Labels used by branches and placements were allocated.
+    LabelAllocated,
+    /// Every register an instruction names is declared (its index is below the count).
+    RegisterDeclared,
+    /// A register operand's type fits the instruction's type.
+    RegisterType,
+    /// The register of a byte load or store is a 16- or 32-bit integer register.
+    ByteRegister,
+    /// An immediate operand has the instruction's class and width.
+    ImmediateType,
+    /// A global address is in a 64-bit integer register, a shared one in a 32- or 64-bit one.
+    AddressRegister,
+    /// A shared array is addressed only in the `.shared` space.
+    SharedArraySpace,
+    /// Every shared array referenced is declared.
+    SharedArrayDeclared,
+    /// Every parameter read is declared.
+    ParamDeclared,
+    /// `ld.param` reads a parameter with its declared type.
+    ParamReadType,
+    /// `mov` does not take `.f16`/`.bf16` (16-bit floats move as `.b16`).
+    MovType,
+    /// `mul.wide` takes a 16- or 32-bit integer type.
+    MulWideType,
+    /// `mad.lo` takes an integer type.
+    MadType,
+    /// `fma` takes `.f32` or `.f64`.
+    FmaType,
+    /// `fma` takes an IEEE rounding modifier.
+    FmaRounding,
+    /// `setp` compares neither predicates nor 16-bit floats.
+    SetpType,
+    /// The unordered and number-only comparisons apply to floats only.
+    SetpFloatComparison,
+    /// Bit types are compared with `eq`/`ne` only.
+    SetpBitComparison,
+    /// `selp` selects 16-bit-or-wider non-predicate, non-half values.
+    SelpType,
+    /// Barrier ids are 0 to 15.
+    BarrierId,
+    /// Memory accesses are not of predicates, and 16-bit floats are accessed as `.b16`.
+    MemoryType,
+    /// `.v2` needs at most 64-bit elements, `.v4` at most 32-bit ones.
+    VectorWidth,
+    /// Each `atom` operation takes the types PTX defines for it.
+    AtomType,
+    /// Only `atom.cas` takes a second value, and it always does.
+    AtomCasOperands,
+    /// The `shfl` clamp operand is below 0x2000.
+    ShflClamp,
+    /// `bar.warp.sync` has at least one member lane.
+    WarpSyncMask,
+    /// Every `printf` format and choice string is declared.
+    PrintfString,
+    /// A `printf` value is passed as `.u32 .s32 .u64 .s64` or `.f64`.
+    PrintfArgType,
+    /// A `printf` argument is aligned to its size and inside the argument buffer.
+    PrintfArgSlot,
+    /// `neg` and `abs` take a signed integer, `.f32` or `.f64`.
+    NegAbsType,
+    /// `not` takes an integer, bit or predicate type.
+    NotType,
+    /// `neg`, `abs` and `not` take no float modifier.
+    UnaryNoModifier,
+    /// `sqrt` and `rcp` take `.f32` or `.f64`.
+    SqrtRcpType,
+    /// `sqrt` and `rcp` take an IEEE rounding modifier (or `.approx` for `.f32`).
+    SqrtRcpRounding,
+    /// `rsqrt`, `ex2`, `lg2`, `sin` and `cos` exist only as `.approx.f32`.
+    ApproxOnly,
+    /// Binary float arithmetic is `.f32` or `.f64` (no 16-bit float forms).
+    BinaryFloatType,
+    /// Float `add`, `sub`, `mul` and `div` carry an explicit rounding modifier
+    /// (`div.approx`/`div.full` for `.f32` only).
+    FloatRounding,
+    /// A binary float operation exists (`min`/`max` without modifiers, no bitwise float ops).
+    BinaryFloatForm,
+    /// Integer and bit operations take no float modifier.
+    IntNoFloatModifier,
+    /// A binary integer operation exists for its type.
+    BinaryIntType,
+    /// `cvt` does not convert predicates.
+    CvtPredicate,
+    /// `cvt` takes typed operands, not bit types.
+    CvtBitTypes,
+    /// `.f16`/`.bf16` convert only to and from `.f32`.
+    CvtHalfPartner,
+    /// To a 16-bit float takes `.rn`; from one, no modifier; neither takes `.sat`.
+    CvtHalfRounding,
+    /// Each conversion takes the rounding modifiers PTX defines for it.
+    CvtRounding,
+    /// `.sat` on an integer conversion only where the value can overflow.
+    CvtSaturation,
+}
 
 /// What is wrong with a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +227,8 @@ pub struct VerifyError {
     /// The source position of the statement the instruction implements
     /// (`file:line:column`), for kernels that carry source notes (`#[ptx_kernel]` ones).
     pub source: Option<Box<str>>,
+    /// The rule the kernel breaks.
+    pub rule: Rule,
     /// What is wrong.
     pub kind: VerifyErrorKind,
 }
@@ -140,16 +283,21 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_no_byte_registers(k)?;
     let mut placed = vec![false; k.label_count as usize];
     for (i, instr) in k.body.iter().enumerate() {
-        check(k, instr).map_err(|kind| error_at(k, i, *kind))?;
+        check(k, instr).map_err(|v| error_at(k, i, v.rule, v.kind))?;
         if let Instr::Label(l) = instr {
             if std::mem::replace(&mut placed[l.0 as usize], true) {
-                return Err(error_at(k, i, VerifyErrorKind::LabelPlacedTwice { label: l.0 }));
+                return Err(error_at(
+                    k,
+                    i,
+                    Rule::LabelPlacedOnce,
+                    VerifyErrorKind::LabelPlacedTwice { label: l.0 },
+                ));
             }
         }
     }
     match k.body.last() {
         Some(Instr::Ret) | Some(Instr::Bra { guard: None, .. }) => {}
-        _ => return Err(kernel_error(k, VerifyErrorKind::FallsOffEnd)),
+        _ => return Err(kernel_error(k, Rule::EndsInRetOrBranch, VerifyErrorKind::FallsOffEnd)),
     }
     check_assumptions(k)?;
     check_definitions(k)
@@ -167,8 +315,8 @@ fn check_assumptions(k: &KernelIr) -> Result<(), VerifyError> {
             let kind =
                 VerifyErrorKind::AssumptionBroken { reg: format!("%{}{}", reg.ty.reg_prefix(), reg.index) };
             match i {
-                Some(i) => error_at(k, i, kind),
-                None => kernel_error(k, kind),
+                Some(i) => error_at(k, i, Rule::AssumptionWrittenOnce, kind),
+                None => kernel_error(k, Rule::AssumptionWrittenOnce, kind),
             }
         };
         match (writes.next(), writes.next()) {
@@ -186,6 +334,7 @@ fn check_no_byte_registers(k: &KernelIr) -> Result<(), VerifyError> {
         None => Ok(()),
         Some(t) => Err(kernel_error(
             k,
+            Rule::NoByteRegisters,
             VerifyErrorKind::InvalidForm {
                 reason: format!(
                     "there are no {t} registers: hold bytes in 16- or 32-bit integer registers \
@@ -197,16 +346,18 @@ fn check_no_byte_registers(k: &KernelIr) -> Result<(), VerifyError> {
 }
 
 /// An error about the kernel as a whole, not one instruction.
-fn kernel_error(k: &KernelIr, kind: VerifyErrorKind) -> VerifyError {
-    VerifyError { kernel: k.name.clone(), index: None, instr: None, source: None, kind }
+fn kernel_error(k: &KernelIr, rule: Rule, kind: VerifyErrorKind) -> VerifyError {
+    VerifyError { kernel: k.name.clone(), index: None, instr: None, source: None, rule, kind }
 }
 
-fn error_at(k: &KernelIr, index: usize, kind: VerifyErrorKind) -> VerifyError {
+/// An error about instruction `index`.
+fn error_at(k: &KernelIr, index: usize, rule: Rule, kind: VerifyErrorKind) -> VerifyError {
     VerifyError {
         kernel: k.name.clone(),
         index: u32::try_from(index).ok(),
         instr: Some(instr_text(k, &k.body[index]).into_boxed_str()),
         source: source_of(k, index).map(String::into_boxed_str),
+        rule,
         kind,
     }
 }
@@ -229,32 +380,33 @@ pub fn is_identifier(name: &str) -> bool {
 }
 
 fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
-    let bad = |name: &str| kernel_error(k, VerifyErrorKind::BadName { name: name.to_string() });
+    let bad = |rule, name: &str| kernel_error(k, rule, VerifyErrorKind::BadName { name: name.to_string() });
+    let invalid = |rule, reason: String| kernel_error(k, rule, VerifyErrorKind::InvalidForm { reason });
     if !is_identifier(&k.name) {
-        return Err(bad(&k.name));
+        return Err(bad(Rule::KernelName, &k.name));
     }
     for (i, p) in k.params.iter().enumerate() {
         if !is_identifier(&p.name) || k.params[..i].iter().any(|q| q.name == p.name) {
-            return Err(bad(&p.name));
+            return Err(bad(Rule::ParamName, &p.name));
         }
         if p.ty == PtxType::Pred || (p.is_pointer && p.ty != PtxType::U64) {
             let reason = format!("parameter `{}` cannot have type {}", p.name, p.ty);
-            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+            return Err(invalid(Rule::ParamType, reason));
         }
     }
     for s in &k.shared {
         if !s.align.is_power_of_two() {
             let reason = format!("shared alignment {} is not a power of two", s.align);
-            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+            return Err(invalid(Rule::SharedAlignment, reason));
         }
         if s.bytes == 0 && !s.dynamic {
             let reason = "a shared array of 0 bytes (give it at least one element)".to_string();
-            return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+            return Err(invalid(Rule::SharedNonEmpty, reason));
         }
     }
     if k.shared.iter().filter(|s| s.dynamic).count() > 1 {
         let reason = "more than one dynamic shared array (a kernel has one, sized by the launch)".to_string();
-        return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+        return Err(invalid(Rule::OneDynamicShared, reason));
     }
     // Laid out in declaration order, each at its alignment (the dynamic one has no size here).
     let total =
@@ -264,7 +416,7 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
             "the kernel's shared arrays take {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} bytes \
              (48 KiB) of static shared memory a kernel may declare"
         );
-        return Err(kernel_error(k, VerifyErrorKind::InvalidForm { reason }));
+        return Err(invalid(Rule::SharedLimit, reason));
     }
     Ok(())
 }
@@ -273,38 +425,61 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
 /// more needs dynamic shared memory and an opt-in at launch).
 pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
 
-/// The result of one check; the error is boxed so the common `Ok` path stays one word.
-type Check = Result<(), Box<VerifyErrorKind>>;
-
-fn invalid(reason: impl Into<String>) -> Box<VerifyErrorKind> {
-    Box::new(VerifyErrorKind::InvalidForm { reason: reason.into() })
+/// A broken rule found in one instruction, and what is wrong.
+struct Violation {
+    rule: Rule,
+    kind: VerifyErrorKind,
 }
 
+/// The result of one check; the error is boxed so the common `Ok` path stays one word.
+type Check = Result<(), Box<Violation>>;
+
+/// The violation of `rule` described by `kind`.
+fn broken(rule: Rule, kind: VerifyErrorKind) -> Box<Violation> {
+    Box::new(Violation { rule, kind })
+}
+
+/// The violation of `rule` by an instruction form PTX does not have, for `reason`.
+fn invalid(rule: Rule, reason: impl Into<String>) -> Box<Violation> {
+    broken(rule, VerifyErrorKind::InvalidForm { reason: reason.into() })
+}
+
+/// Ok when `ok` holds, else the violation of `rule` for the reason given.
 #[inline]
-fn require(ok: bool, reason: impl FnOnce() -> String) -> Check {
+fn require(rule: Rule, ok: bool, reason: impl FnOnce() -> String) -> Check {
     if ok {
         Ok(())
     } else {
-        Err(invalid(reason()))
+        Err(invalid(rule, reason()))
+    }
+}
+
+/// Checks that register `r` is declared.
+#[inline]
+fn reg_declared(k: &KernelIr, r: VReg) -> Check {
+    if r.index < k.reg_count(r.ty) {
+        Ok(())
+    } else {
+        let what = format!("register %{}{}", r.ty.reg_prefix(), r.index);
+        Err(broken(Rule::RegisterDeclared, VerifyErrorKind::UnknownReference { what }))
     }
 }
 
 /// Checks that a register exists and fits an instruction of type `ty`.
 #[inline]
 fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
-    if r.index >= k.reg_count(r.ty) {
-        return Err(Box::new(VerifyErrorKind::UnknownReference {
-            what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
-        }));
-    }
+    reg_declared(k, r)?;
     if ty.accepts_register(r.ty) {
         Ok(())
     } else {
-        Err(Box::new(VerifyErrorKind::OperandType {
-            operand,
-            expected: format!("a register compatible with {ty}"),
-            found: r.ty,
-        }))
+        Err(broken(
+            Rule::RegisterType,
+            VerifyErrorKind::OperandType {
+                operand,
+                expected: format!("a register compatible with {ty}"),
+                found: r.ty,
+            },
+        ))
     }
 }
 
@@ -312,11 +487,14 @@ fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check 
 /// which `ld.u8`/`ld.s8` extend into and `st.u8`/`st.s8` store the low byte of.
 fn byte_reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
     if !r.ty.holds_bytes() {
-        return Err(Box::new(VerifyErrorKind::OperandType {
-            operand,
-            expected: format!("a 16- or 32-bit integer register for {ty}"),
-            found: r.ty,
-        }));
+        return Err(broken(
+            Rule::ByteRegister,
+            VerifyErrorKind::OperandType {
+                operand,
+                expected: format!("a 16- or 32-bit integer register for {ty}"),
+                found: r.ty,
+            },
+        ));
     }
     reg_fits(k, operand, r, r.ty)
 }
@@ -334,11 +512,14 @@ fn src_fits(k: &KernelIr, operand: &'static str, o: Operand, ty: PtxType) -> Che
             if same_kind {
                 Ok(())
             } else {
-                Err(Box::new(VerifyErrorKind::OperandType {
-                    operand,
-                    expected: format!("an immediate of type {ty}"),
-                    found: i.ty,
-                }))
+                Err(broken(
+                    Rule::ImmediateType,
+                    VerifyErrorKind::OperandType {
+                        operand,
+                        expected: format!("an immediate of type {ty}"),
+                        found: i.ty,
+                    },
+                ))
             }
         }
     }
@@ -351,33 +532,30 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
                 Space::Global => r.ty.bits() == 64,
                 Space::Shared => r.ty.bits() == 32 || r.ty.bits() == 64,
             };
-            if r.index >= k.reg_count(r.ty) {
-                return Err(Box::new(VerifyErrorKind::UnknownReference {
-                    what: format!("register %{}{}", r.ty.reg_prefix(), r.index),
-                }));
-            }
+            reg_declared(k, r)?;
             if !ok_width || !(r.ty.is_int() || r.ty.class() == TypeClass::Bits) {
-                return Err(Box::new(VerifyErrorKind::OperandType {
-                    operand: "address",
-                    expected: format!(
-                        "a {} address register",
-                        if space == Space::Global { "64-bit" } else { "32- or 64-bit" }
-                    ),
-                    found: r.ty,
-                }));
+                return Err(broken(
+                    Rule::AddressRegister,
+                    VerifyErrorKind::OperandType {
+                        operand: "address",
+                        expected: format!(
+                            "a {} address register",
+                            if space == Space::Global { "64-bit" } else { "32- or 64-bit" }
+                        ),
+                        found: r.ty,
+                    },
+                ));
             }
             Ok(())
         }
         AddrBase::Shared(s) => {
             if space != Space::Shared {
-                return Err(invalid("a shared array can only be addressed in the .shared space"));
+                return Err(invalid(
+                    Rule::SharedArraySpace,
+                    "a shared array can only be addressed in the .shared space",
+                ));
             }
-            if s.0 as usize >= k.shared.len() {
-                return Err(Box::new(VerifyErrorKind::UnknownReference {
-                    what: format!("shared array {}", s.0),
-                }));
-            }
-            Ok(())
+            shared_declared(k, s)
         }
     }
 }
@@ -385,13 +563,23 @@ fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
 /// Checks one instruction's operand types, modifiers and references against kernel `k`
 /// (everything except control flow and definitions, which need the whole body).
 pub fn check_instruction(k: &KernelIr, instr: &Instr) -> Result<(), VerifyErrorKind> {
-    check(k, instr).map_err(|e| *e)
+    check(k, instr).map_err(|v| v.kind)
+}
+
+/// Checks that shared array `s` is declared.
+fn shared_declared(k: &KernelIr, s: SharedId) -> Check {
+    if (s.0 as usize) < k.shared.len() {
+        Ok(())
+    } else {
+        let what = format!("shared array {}", s.0);
+        Err(broken(Rule::SharedArrayDeclared, VerifyErrorKind::UnknownReference { what }))
+    }
 }
 
 fn check(k: &KernelIr, instr: &Instr) -> Check {
     match instr {
         Instr::Mov { ty, dst, src } => {
-            require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
+            require(Rule::MovType, !matches!(ty, PtxType::F16 | PtxType::Bf16), || {
                 format!("mov{ty} does not exist: move 16-bit floats as .b16")
             })?;
             reg_fits(k, "dst", *dst, *ty)?;
@@ -404,22 +592,22 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
         Instr::Special { dst, .. } | Instr::SharedAddr { dst, .. } => {
             reg_fits(k, "dst", *dst, PtxType::U32)?;
             if let Instr::SharedAddr { shared, .. } = instr {
-                require((shared.0 as usize) < k.shared.len(), || {
-                    format!("shared array {} is not declared", shared.0)
-                })?;
+                shared_declared(k, *shared)?;
             }
             Ok(())
         }
         Instr::LdParam { ty, dst, param } => {
             let p = k.params.get(*param as usize).ok_or_else(|| {
-                Box::new(VerifyErrorKind::UnknownReference { what: format!("parameter {param}") })
+                broken(
+                    Rule::ParamDeclared,
+                    VerifyErrorKind::UnknownReference { what: format!("parameter {param}") },
+                )
             })?;
             if p.ty != *ty {
-                return Err(Box::new(VerifyErrorKind::ParamType {
-                    param: p.name.clone(),
-                    declared: p.ty,
-                    read_as: *ty,
-                }));
+                return Err(broken(
+                    Rule::ParamReadType,
+                    VerifyErrorKind::ParamType { param: p.name.clone(), declared: p.ty, read_as: *ty },
+                ));
             }
             reg_fits(k, "dst", *dst, *ty)
         }
@@ -439,7 +627,7 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "b", *b, if op.is_shift() { PtxType::U32 } else { *ty })
         }
         Instr::MulWide { ty, dst, a, b } => {
-            require(ty.is_int() && ty.bits() <= 32, || {
+            require(Rule::MulWideType, ty.is_int() && ty.bits() <= 32, || {
                 format!("mul.wide needs a 16- or 32-bit integer type, not {ty}")
             })?;
             let wide = match *ty {
@@ -453,15 +641,17 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "b", *b, *ty)
         }
         Instr::Mad { ty, dst, a, b, c } => {
-            require(ty.is_int(), || format!("mad.lo needs an integer type, not {ty}"))?;
+            require(Rule::MadType, ty.is_int(), || format!("mad.lo needs an integer type, not {ty}"))?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             src_fits(k, "b", *b, *ty)?;
             src_fits(k, "c", *c, *ty)
         }
         Instr::Fma { ty, mode, dst, a, b, c } => {
-            require(ty.is_arith_float(), || format!("fma needs .f32 or .f64, not {ty}"))?;
-            require(mode.is_ieee_rounding(), || format!("fma needs .rn/.rz/.rm/.rp, not {}", mode.suffix()))?;
+            require(Rule::FmaType, ty.is_arith_float(), || format!("fma needs .f32 or .f64, not {ty}"))?;
+            require(Rule::FmaRounding, mode.is_ieee_rounding(), || {
+                format!("fma needs .rn/.rz/.rm/.rp, not {}", mode.suffix())
+            })?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             src_fits(k, "b", *b, *ty)?;
@@ -473,13 +663,16 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             src_fits(k, "src", *src, *src_ty)
         }
         Instr::Setp { cmp, ty, dst, a, b } => {
-            require(*ty != PtxType::Pred && *ty != PtxType::F16 && *ty != PtxType::Bf16, || {
-                format!("setp cannot compare {ty}")
-            })?;
-            require(!cmp.is_float_only() || ty.is_float(), || {
+            require(
+                Rule::SetpType,
+                *ty != PtxType::Pred && *ty != PtxType::F16 && *ty != PtxType::Bf16,
+                || format!("setp cannot compare {ty}"),
+            )?;
+            require(Rule::SetpFloatComparison, !cmp.is_float_only() || ty.is_float(), || {
                 format!("setp.{} applies to floats only", cmp.name())
             })?;
             require(
+                Rule::SetpBitComparison,
                 ty.class() != TypeClass::Bits || matches!(cmp, crate::ir::Cmp::Eq | crate::ir::Cmp::Ne),
                 || format!("bit types can only be compared with eq/ne, not {}", cmp.name()),
             )?;
@@ -489,6 +682,7 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
         }
         Instr::Selp { ty, dst, a, b, pred } => {
             require(
+                Rule::SelpType,
                 *ty != PtxType::Pred && ty.bits() >= 16 && !matches!(ty, PtxType::F16 | PtxType::Bf16),
                 || format!("selp cannot select {ty}"),
             )?;
@@ -501,21 +695,24 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             if let Some(g) = guard {
                 reg_fits(k, "guard", g.pred, PtxType::Pred)?;
             }
-            require(target.0 < k.label_count, || format!("label $L{} was not allocated", target.0))
+            label_allocated(k, *target)
         }
-        Instr::Label(l) => require(l.0 < k.label_count, || format!("label $L{} was not allocated", l.0)),
+        Instr::Label(l) => label_allocated(k, *l),
         Instr::Ret => Ok(()),
-        Instr::BarSync { barrier } => require(*barrier < 16, || format!("barrier {barrier} is not in 0..16")),
+        Instr::BarSync { barrier } => {
+            require(Rule::BarrierId, *barrier < 16, || format!("barrier {barrier} is not in 0..16"))
+        }
         Instr::Ld { guard, space, ty, dsts, addr } | Instr::St { guard, space, ty, srcs: dsts, addr } => {
             if let Some(g) = guard {
                 reg_fits(k, "guard", g.pred, PtxType::Pred)?;
             }
-            require(*ty != PtxType::Pred, || "predicates have no memory form".into())?;
-            require(!matches!(ty, PtxType::F16 | PtxType::Bf16), || {
+            require(Rule::MemoryType, *ty != PtxType::Pred, || "predicates have no memory form".into())?;
+            require(Rule::MemoryType, !matches!(ty, PtxType::F16 | PtxType::Bf16), || {
                 format!("memory accesses of {ty} are written with .b16")
             })?;
             let width = dsts.width();
             require(
+                Rule::VectorWidth,
                 width == VecWidth::V1
                     || (width == VecWidth::V2 && ty.bits() <= 64)
                     || (width == VecWidth::V4 && ty.bits() <= 32),
@@ -536,7 +733,9 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
                 reg_fits(k, "guard", g.pred, PtxType::Pred)?;
             }
             check_atom_type(*op, *ty)?;
-            require(b.is_some() == (*op == AtomOp::Cas), || "only atom.cas takes a second value".into())?;
+            require(Rule::AtomCasOperands, b.is_some() == (*op == AtomOp::Cas), || {
+                "only atom.cas takes a second value".into()
+            })?;
             reg_fits(k, "dst", *dst, *ty)?;
             src_fits(k, "a", *a, *ty)?;
             if let Some(b) = b {
@@ -548,13 +747,17 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             reg_fits(k, "dst", *dst, PtxType::B32)?;
             reg_fits(k, "src", *src, PtxType::B32)?;
             src_fits(k, "lane", *lane, PtxType::U32)?;
-            require(*clamp < 0x2000, || format!("shfl clamp value {clamp:#x} is out of range"))
+            require(Rule::ShflClamp, *clamp < 0x2000, || {
+                format!("shfl clamp value {clamp:#x} is out of range")
+            })
         }
-        Instr::BarWarpSync { mask } => require(*mask != 0, || "bar.warp.sync with no member lanes".into()),
+        Instr::BarWarpSync { mask } => {
+            require(Rule::WarpSyncMask, *mask != 0, || "bar.warp.sync with no member lanes".into())
+        }
         Instr::Fence { .. } => Ok(()),
         Instr::Printf { format, args } => {
             let string_known = |id: StringId| {
-                require((id.0 as usize) < k.strings.len(), || {
+                require(Rule::PrintfString, (id.0 as usize) < k.strings.len(), || {
                     format!("printf string {} is not declared", id.0)
                 })
             };
@@ -563,6 +766,7 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
                 let (offset, size) = match *arg {
                     PrintArg::Value { offset, ty, reg } => {
                         require(
+                            Rule::PrintfArgType,
                             matches!(
                                 ty,
                                 PtxType::U32 | PtxType::S32 | PtxType::U64 | PtxType::S64 | PtxType::F64
@@ -583,12 +787,16 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
                         (offset, 8)
                     }
                 };
-                require(offset % size == 0 && offset + size <= k.print_buffer_bytes, || {
-                    format!(
+                require(
+                    Rule::PrintfArgSlot,
+                    offset % size == 0 && offset + size <= k.print_buffer_bytes,
+                    || {
+                        format!(
                         "printf argument at byte {offset} ({size} bytes) is misaligned or outside the {}-byte buffer",
                         k.print_buffer_bytes
                     )
-                })?;
+                    },
+                )?;
             }
             Ok(())
         }
@@ -598,6 +806,11 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
             reg_fits(k, "pred", *pred, PtxType::Pred)
         }
     }
+}
+
+/// Checks that label `l` was allocated.
+fn label_allocated(k: &KernelIr, l: Label) -> Check {
+    require(Rule::LabelAllocated, l.0 < k.label_count, || format!("label $L{} was not allocated", l.0))
 }
 
 /// The types each `atom` operation exists for (sm_80's set: no float `min`/`max`).
@@ -612,7 +825,7 @@ fn check_atom_type(op: AtomOp, ty: PtxType) -> Check {
             (ty.bits() == 32 || ty.bits() == 64) && ty != PtxType::Pred
         }
     };
-    require(ok, || format!("atom.{name} does not exist for {ty}"))
+    require(Rule::AtomType, ok, || format!("atom.{name} does not exist for {ty}"))
 }
 
 fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
@@ -620,23 +833,28 @@ fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
     match op {
         UnaryOp::Neg | UnaryOp::Abs => {
             let ok = ty.is_signed() || ty.is_arith_float();
-            require(ok, || format!("{name} does not exist for {ty}"))?;
-            require(mode.is_none(), || format!("{name} takes no rounding modifier"))
+            require(Rule::NegAbsType, ok, || format!("{name} does not exist for {ty}"))?;
+            require(Rule::UnaryNoModifier, mode.is_none(), || format!("{name} takes no rounding modifier"))
         }
         UnaryOp::Not => {
-            require(!ty.is_float(), || format!("not does not exist for {ty}"))?;
-            require(mode.is_none(), || "not takes no modifier".into())
+            require(Rule::NotType, !ty.is_float(), || format!("not does not exist for {ty}"))?;
+            require(Rule::UnaryNoModifier, mode.is_none(), || "not takes no modifier".into())
         }
         UnaryOp::Sqrt | UnaryOp::Rcp => {
-            require(ty.is_arith_float(), || format!("{name} needs .f32 or .f64, not {ty}"))?;
+            require(Rule::SqrtRcpType, ty.is_arith_float(), || {
+                format!("{name} needs .f32 or .f64, not {ty}")
+            })?;
             match mode {
                 Some(m) if m.is_ieee_rounding() => Ok(()),
                 Some(FloatMode::Approx) if ty == PtxType::F32 => Ok(()),
-                _ => Err(invalid(format!("{name}{} needs .rn/.rz/.rm/.rp (or .approx for .f32)", ty))),
+                _ => Err(invalid(
+                    Rule::SqrtRcpRounding,
+                    format!("{name}{} needs .rn/.rz/.rm/.rp (or .approx for .f32)", ty),
+                )),
             }
         }
         UnaryOp::Rsqrt | UnaryOp::Ex2 | UnaryOp::Lg2 | UnaryOp::Sin | UnaryOp::Cos => {
-            require(ty == PtxType::F32 && mode == Some(FloatMode::Approx), || {
+            require(Rule::ApproxOnly, ty == PtxType::F32 && mode == Some(FloatMode::Approx), || {
                 format!("{name} exists only as {name}.approx.f32")
             })
         }
@@ -646,53 +864,60 @@ fn check_unary(op: UnaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
 fn check_binary(op: BinaryOp, ty: PtxType, mode: Option<FloatMode>) -> Check {
     let name = op.mnemonic();
     if ty.is_float() {
-        require(ty.is_arith_float(), || format!("{name} is not available for {ty} in this version"))?;
+        require(Rule::BinaryFloatType, ty.is_arith_float(), || {
+            format!("{name} is not available for {ty} in this version")
+        })?;
         return match (op, mode) {
             (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, Some(m)) if m.is_ieee_rounding() => Ok(()),
             (BinaryOp::Div, Some(m)) if m.is_ieee_rounding() => Ok(()),
             (BinaryOp::Div, Some(FloatMode::Approx | FloatMode::Full)) if ty == PtxType::F32 => Ok(()),
             (BinaryOp::Min | BinaryOp::Max, None) => Ok(()),
-            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, _) => {
-                Err(invalid(format!("{name}{ty} needs an explicit rounding modifier (.rn/.rz/.rm/.rp)")))
-            }
-            _ => Err(invalid(format!("{name} does not exist for {ty}"))),
+            (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div, _) => Err(invalid(
+                Rule::FloatRounding,
+                format!("{name}{ty} needs an explicit rounding modifier (.rn/.rz/.rm/.rp)"),
+            )),
+            _ => Err(invalid(Rule::BinaryFloatForm, format!("{name} does not exist for {ty}"))),
         };
     }
-    require(mode.is_none(), || format!("{name}{ty} takes no float modifier"))?;
+    require(Rule::IntNoFloatModifier, mode.is_none(), || format!("{name}{ty} takes no float modifier"))?;
     let ok = match op {
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ty.bits() >= 16 || ty == PtxType::Pred,
         _ => ty.is_int() || (op.is_shift() && ty.class() == TypeClass::Bits),
     };
-    require(ok, || format!("{name} does not exist for {ty}"))
+    require(Rule::BinaryIntType, ok, || format!("{name} does not exist for {ty}"))
 }
 
 fn check_cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool) -> Check {
     let desc = || format!("cvt{}{}", dst, src);
-    require(dst != PtxType::Pred && src != PtxType::Pred, || "cvt does not convert predicates".into())?;
-    require(dst.class() != TypeClass::Bits && src.class() != TypeClass::Bits, || {
+    require(Rule::CvtPredicate, dst != PtxType::Pred && src != PtxType::Pred, || {
+        "cvt does not convert predicates".into()
+    })?;
+    require(Rule::CvtBitTypes, dst.class() != TypeClass::Bits && src.class() != TypeClass::Bits, || {
         format!("{} needs typed operands, not bit types", desc())
     })?;
     let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
     if half(dst) || half(src) {
         let other = if half(dst) { src } else { dst };
-        require(other == PtxType::F32, || {
+        require(Rule::CvtHalfPartner, other == PtxType::F32, || {
             format!("{}: f16/bf16 convert only to and from f32 in this version", desc())
         })?;
         let want = if half(dst) { Some(CvtRound::Rn) } else { None };
-        return require(round == want && !sat, || {
+        return require(Rule::CvtHalfRounding, round == want && !sat, || {
             format!("{} needs {}", desc(), if half(dst) { ".rn" } else { "no rounding modifier" })
         });
     }
     // The rounding modifiers each form takes: the one table the folder and the simulator
     // use too.
-    crate::eval::cvt_form(dst, src, round).map_err(invalid)?;
+    crate::eval::cvt_form(dst, src, round).map_err(|reason| invalid(Rule::CvtRounding, reason))?;
     if dst.is_int() && src.is_int() {
         let fits = if dst.is_signed() == src.is_signed() {
             dst.bits() >= src.bits()
         } else {
             !src.is_signed() && dst.bits() > src.bits()
         };
-        require(!sat || !fits, || format!("{}: .sat applies only when the value can overflow", desc()))?;
+        require(Rule::CvtSaturation, !sat || !fits, || {
+            format!("{}: .sat applies only when the value can overflow", desc())
+        })?;
     }
     Ok(())
 }
@@ -743,7 +968,8 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
             Instr::Bra { guard, target } => {
                 let t = label_block[target.0 as usize];
                 if t == usize::MAX {
-                    return Err(error_at(k, last, VerifyErrorKind::LabelNeverPlaced { label: target.0 }));
+                    let kind = VerifyErrorKind::LabelNeverPlaced { label: target.0 };
+                    return Err(error_at(k, last, Rule::BranchTargetPlaced, kind));
                 }
                 [Some(t), if guard.is_some() { fall } else { None }]
             }
@@ -798,7 +1024,7 @@ fn check_definitions(k: &KernelIr) -> Result<(), VerifyError> {
             });
             if let Some(u) = undefined {
                 let reg = format!("%{}{}", u.ty.reg_prefix(), u.index);
-                return Err(error_at(k, i, VerifyErrorKind::UseBeforeDef { reg }));
+                return Err(error_at(k, i, Rule::DefinedBeforeUse, VerifyErrorKind::UseBeforeDef { reg }));
             }
             instr.visit_defs(|d| {
                 let j = flat(d);
