@@ -6,8 +6,8 @@ use ptx_dsl::rope::seed::{launch_config, BatchedRope, BatchedRopeBackward, Error
 use ptx_dsl::runtime::{Device, Error};
 use ptx_tools::rng::Rng;
 
-/// Runs forward then backward; returns (forward max abs error, relative L2 error,
-/// round-trip max abs error).
+/// Runs forward then backward on positions drawn below `max_pos`; returns (forward max
+/// abs error, relative L2 error, round-trip max abs error, the largest position drawn).
 fn run(
     device: &Device,
     heads: u32,
@@ -15,7 +15,7 @@ fn run(
     batch: u32,
     max_pos: u32,
     rng: &mut Rng,
-) -> (f64, f64, f64) {
+) -> (f64, f64, f64, u32) {
     let fwd = BatchedRope::new(heads, head_dim, 10_000.0);
     let bwd = BatchedRopeBackward::new(heads, head_dim, 10_000.0);
     let n = (batch * heads * head_dim) as usize;
@@ -33,7 +33,7 @@ fn run(
     let num: f64 = y.iter().zip(&reference).map(|(a, b)| (*a as f64 - b).powi(2)).sum();
     let den: f64 = reference.iter().map(|b| b * b).sum();
     let trip = back.iter().zip(&x).map(|(a, b)| (*a as f64 - *b as f64).abs()).fold(0.0, f64::max);
-    (max_err, (num / den).sqrt(), trip)
+    (max_err, (num / den).sqrt(), trip, positions.iter().copied().max().unwrap_or(0))
 }
 
 #[test]
@@ -41,8 +41,13 @@ fn forward_and_backward_match_float64_on_the_simulator() {
     let device = Device::sim();
     let mut rng = Rng::fresh("rope");
     for (heads, head_dim, batch, max_pos) in [(4, 64, 16, 4096), (2, 128, 8, 32_768), (3, 6, 5, 100)] {
-        let (max_err, rel, trip) = run(&device, heads, head_dim, batch, max_pos, &mut rng);
-        let bounds = ErrorBounds::for_positions_below(max_pos);
+        let (max_err, rel, trip, largest) = run(&device, heads, head_dim, batch, max_pos, &mut rng);
+        // The derived worst case for the positions actually drawn. Observed over repeated
+        // runs (fresh seeds): the forward bound sits 7-25x above the error at positions
+        // below 4096 and 32768 and 80-190x above it below 100 (where the fixed sin/cos and
+        // rounding terms dominate and the worst-case angle error is never reached); the
+        // round-trip bound 9-28x above it.
+        let bounds = ErrorBounds::for_positions_below(largest + 1);
         let bound = bounds.forward;
         assert!(max_err <= bound, "{heads}x{head_dim}, pos < {max_pos}: max error {max_err:e} > {bound:e}");
         // Relative L2 error: the RMS error is at most the max error, and the RMS of the

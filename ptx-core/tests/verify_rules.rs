@@ -6,9 +6,9 @@
 use ptx_core::builder::KernelBuilder;
 use ptx_core::ir::{
     AddrBase, Address, AtomOp, BinaryOp, Guard, Imm, Instr, Operand, PrintArg, RegList, SharedDecl, SharedId,
-    Space, StringId, UnaryOp, VReg,
+    Space, StringId, UnaryOp, VReg, VoteMode,
 };
-use ptx_core::verify::verify;
+use ptx_core::verify::{check_instruction, verify};
 use ptx_core::{Cmp, CvtRound, FloatMode, KernelIr, Label, PtxType, Rule, ShflMode};
 
 use PtxType::*;
@@ -127,6 +127,20 @@ fn st_u32(space: Space, base: impl FnOnce(&mut KernelBuilder) -> AddrBase) -> Ke
             srcs: RegList::new(&[v]).unwrap(),
             addr: Address { base, offset: 0 },
         }
+    })
+}
+
+fn mul_wide(ty: PtxType, dst_ty: PtxType) -> KernelIr {
+    one(|b| {
+        let (x, y) = (val(b, ty), val(b, ty));
+        Instr::MulWide { ty, dst: b.raw_reg(dst_ty), a: x, b: y }
+    })
+}
+
+fn vote(mode: VoteMode, dst_ty: PtxType) -> KernelIr {
+    one(|b| {
+        let pred = def(b, Pred);
+        Instr::Vote { mode, dst: b.raw_reg(dst_ty), pred, mask: !0 }
     })
 }
 
@@ -346,7 +360,18 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                     }
                 })
             };
-            (vec![add(F32), add(U64)], vec![add(U32), add(S32), add(B32)])
+            // mul.wide's destination is twice as wide as its type; a ballot is a .b32.
+            (
+                vec![
+                    add(F32),
+                    add(U64),
+                    mul_wide(U32, U32),
+                    mul_wide(S16, S64),
+                    vote(VoteMode::Ballot, Pred),
+                    vote(VoteMode::Any, B32),
+                ],
+                vec![add(U32), add(S32), add(B32), vote(VoteMode::Ballot, B32), vote(VoteMode::All, Pred)],
+            )
         }
         Rule::ByteRegister => {
             (vec![ld_global(U8, F32, 1), ld_global(U8, U64, 1)], vec![ld_global(U8, U32, 1)])
@@ -359,16 +384,21 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                 })
             };
             let one_f32 = u64::from(1f32.to_bits());
+            // `mov.pred %p, 1` takes a predicate immediate, and no other.
+            let set_pred =
+                |ty: PtxType| one(move |b| Instr::Mov { ty: Pred, dst: b.raw_reg(Pred), src: imm(ty, 1) });
             (
                 vec![
                     add(U32, None, imm(F32, one_f32)),
                     add(F32, Some(Rn), imm(U32, 1)),
                     add(U32, None, imm(U64, 1)),
+                    set_pred(U32),
                 ],
                 vec![
                     add(U32, None, imm(U32, 1)),
                     add(F32, Some(Rn), imm(F32, one_f32)),
                     add(S32, None, imm(U32, 1)),
+                    set_pred(Pred),
                 ],
             )
         }
@@ -411,15 +441,10 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                 |ty: PtxType| one(move |b| Instr::Mov { ty, dst: b.raw_reg(F16), src: imm(ty, 0x3c00) });
             (vec![mov(F16)], vec![mov(B16)])
         }
-        Rule::MulWideType => {
-            let wide = |ty: PtxType, dst_ty: PtxType| {
-                one(move |b| {
-                    let (x, y) = (val(b, ty), val(b, ty));
-                    Instr::MulWide { ty, dst: b.raw_reg(dst_ty), a: x, b: y }
-                })
-            };
-            (vec![wide(U64, U64), wide(F32, F64)], vec![wide(U16, U32), wide(S32, S64)])
-        }
+        Rule::MulWideType => (
+            vec![mul_wide(U64, U64), mul_wide(F32, F64)],
+            vec![mul_wide(U16, U32), mul_wide(S16, S32), mul_wide(U32, U64), mul_wide(S32, S64)],
+        ),
         Rule::MadType => {
             let mad = |ty: PtxType| {
                 one(move |b| {
@@ -647,10 +672,16 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                 cvt(U32, S32, None, true),
                 cvt(S32, U32, None, true),
                 cvt(U32, U16, None, false),
+                cvt(U32, F32, Some(CvtRound::Rzi), true),
+                cvt(S16, F64, Some(CvtRound::Rni), true),
             ],
         ),
     }
 }
+
+/// The rules checked over the whole body rather than one instruction at a time.
+const WHOLE_BODY_RULES: [Rule; 4] =
+    [Rule::LabelPlacedOnce, Rule::AssumptionWrittenOnce, Rule::DefinedBeforeUse, Rule::BranchTargetPlaced];
 
 #[test]
 fn every_rule_rejects_a_kernel_that_breaks_it_and_accepts_one_at_its_edge() {
@@ -664,7 +695,19 @@ fn every_rule_rejects_a_kernel_that_breaks_it_and_accepts_one_at_its_edge() {
                 Err(e) if e.rule != rule => {
                     failures.push(format!("{rule:?}: rejected case {i} broke {:?} instead: {e}", e.rule))
                 }
-                Err(e) => assert!(e.to_string().starts_with("kernel `"), "{e}"),
+                Err(e) => {
+                    assert!(e.to_string().starts_with("kernel `"), "{e}");
+                    // The instruction named is rejected on its own too, unless the rule
+                    // is about the whole body.
+                    if let Some(at) = e.index {
+                        let alone = check_instruction(ir, &ir.body[at as usize]);
+                        let want =
+                            if WHOLE_BODY_RULES.contains(&rule) { Ok(()) } else { Err(e.kind.clone()) };
+                        if alone != want {
+                            failures.push(format!("{rule:?}: case {i} alone gives {alone:?}, want {want:?}"));
+                        }
+                    }
+                }
             }
         }
         for (i, ir) in good.iter().enumerate() {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Mutation testing with cargo-mutants (https://mutants.rs): changes one operator, constant
+# or function body at a time in the files below and checks that some test fails.
+# Results are summarised in docs/testing.md.
+#
+#   scripts/mutants.sh                  every file below, one cargo-mutants run each
+#   scripts/mutants.sh FILE...          only these files (paths as listed below)
+#   scripts/mutants.sh --in-diff REF    only the mutants on lines changed since REF, in
+#                                       every file below (small enough for a pre-push check)
+#
+# Each file is tested with the test targets that exercise it (the fast ones: the whole
+# workspace suite per mutant would take days on 2 cores). Output: mutants.out/<file>/
+# (caught.txt, missed.txt, unviable.txt, timeout.txt). Installs cargo-mutants if missing.
+# Not part of .ci/run: the full set takes hours on the 2-core dev machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# file | package tested | test targets (cargo test arguments)
+FILES=(
+  "ptx-core/src/verify.rs|ptx-core|--lib --test verifier --test verify_rules --test definitions --test range_facts --test source_notes"
+  "ptx-core/src/eval/mod.rs|ptx-core,ptx-sim|--lib --test ops --test verifier --test verify_rules"
+  "ptx-core/src/eval/convert.rs|ptx-core,ptx-sim|--lib --test ops --test verifier --test verify_rules"
+  "ptx-core/src/print.rs|ptx-core,ptx-sim|--lib --test assemble --test source_notes --test launch --test ops"
+  "ptx-core/src/builder.rs|ptx-core,ptx-sim|--lib --test verifier --test range_facts --test properties --test launch --test ops"
+  "ptx-core/src/math/mod.rs|ptx-core|--lib --test math_accuracy --test math_f64"
+  "ptx-core/src/math/pow.rs|ptx-core|--lib --test math_accuracy --test math_f64"
+  "ptx-core/src/math/inverse.rs|ptx-core|--lib --test math_accuracy"
+  "ptx-core/src/math/wide.rs|ptx-core|--lib --test math_accuracy --test math_f64"
+  "ptx-core/src/math/double.rs|ptx-core|--lib --test math_accuracy --test math_f64"
+  "ptx-core/src/math/reduce.rs|ptx-core|--lib --test math_accuracy"
+  "ptx-core/src/math/rem.rs|ptx-core,ptx-sim|--lib --test math_accuracy --test float_rem"
+  "ptx-core/src/softfloat.rs|ptx-core,ptx-sim|--lib --test ops --test folding"
+  "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect"
+  "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect"
+  "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
+  "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
+  "ptx-macros/src/check.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
+  "ptx-macros/src/lower.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
+)
+
+command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
+
+in_diff=()
+selected=()
+while (($#)); do
+  case "$1" in
+    --in-diff)
+      diff_file=$(mktemp)
+      git diff "$2" >"$diff_file"
+      in_diff=(--in-diff "$diff_file")
+      shift 2
+      ;;
+    *)
+      selected+=("$1")
+      shift
+      ;;
+  esac
+done
+
+for entry in "${FILES[@]}"; do
+  IFS='|' read -r file packages tests <<<"$entry"
+  if ((${#selected[@]})) && ! printf '%s\n' "${selected[@]}" | grep -qxF "$file"; then
+    continue
+  fi
+  package=$(cut -d/ -f1 <<<"$file")
+  [[ $package == src ]] && package=ptx-dsl
+  test_args=()
+  for t in $tests; do test_args+=("--cargo-test-arg=$t"); done
+  out="mutants.out/${file//\//_}"
+  mkdir -p "$out"
+  echo "== $file (tests: $packages $tests)"
+  # Exit status 2 means "some mutants were missed": report, do not stop.
+  cargo mutants --file "$file" --package "$package" --test-package "$packages" --jobs 2 \
+    --output "$out" "${in_diff[@]}" "${test_args[@]}" || {
+    rc=$?
+    [[ $rc == 2 || $rc == 3 ]]
+  }
+  for kind in caught missed unviable timeout; do
+    printf '  %-9s %s\n' "$kind" "$(wc -l <"$out/mutants.out/$kind.txt" 2>/dev/null || echo 0)"
+  done
+done
