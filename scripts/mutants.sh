@@ -7,6 +7,8 @@
 #   scripts/mutants.sh FILE...          only these files (paths as listed below)
 #   scripts/mutants.sh --in-diff REF    only the mutants on lines changed since REF, in
 #                                       every file below (small enough for a pre-push check)
+#   scripts/mutants.sh --iterate ...    skip the mutants an earlier run caught (after adding
+#                                       tests for the missed ones)
 #
 # Each file is tested with the test targets that exercise it (the fast ones: the whole
 # workspace suite per mutant would take days on 2 cores). Output: mutants.out/<file>/
@@ -18,8 +20,8 @@ cd "$(dirname "$0")/.."
 # file | package tested | test targets (cargo test arguments)
 FILES=(
   "ptx-core/src/verify.rs|ptx-core|--lib --test verifier --test verify_rules --test definitions --test range_facts --test source_notes"
-  "ptx-core/src/eval/mod.rs|ptx-core,ptx-sim|--lib --test ops --test verifier --test verify_rules"
-  "ptx-core/src/eval/convert.rs|ptx-core,ptx-sim|--lib --test ops --test verifier --test verify_rules"
+  "ptx-core/src/eval/mod.rs|ptx-core,ptx-sim|--lib --test ops --test catalog_reference --test float_rem --test folding --test int_folding --test verify_rules --test properties"
+  "ptx-core/src/eval/convert.rs|ptx-core,ptx-sim|--lib --test ops --test catalog_reference --test float_rem --test folding --test int_folding --test verify_rules --test properties"
   "ptx-core/src/print.rs|ptx-core,ptx-sim|--lib --test assemble --test source_notes --test launch --test ops"
   "ptx-core/src/builder.rs|ptx-core,ptx-sim|--lib --test verifier --test range_facts --test properties --test launch --test ops"
   "ptx-core/src/math/mod.rs|ptx-core|--lib --test math_accuracy --test math_f64"
@@ -41,6 +43,7 @@ FILES=(
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 
 in_diff=()
+iterate=()
 selected=()
 while (($#)); do
   case "$1" in
@@ -49,6 +52,10 @@ while (($#)); do
       git diff "$2" >"$diff_file"
       in_diff=(--in-diff "$diff_file")
       shift 2
+      ;;
+    --iterate)
+      iterate=(--iterate)
+      shift
       ;;
     *)
       selected+=("$1")
@@ -62,16 +69,16 @@ for entry in "${FILES[@]}"; do
   if ((${#selected[@]})) && ! printf '%s\n' "${selected[@]}" | grep -qxF "$file"; then
     continue
   fi
-  package=$(cut -d/ -f1 <<<"$file")
-  [[ $package == src ]] && package=ptx-dsl
   test_args=()
   for t in $tests; do test_args+=("--cargo-test-arg=$t"); done
+  # cargo-mutants tests the mutated package; the others join as cargo test arguments.
+  for p in ${packages//,/ }; do test_args+=("--cargo-test-arg=--package=$p"); done
   out="mutants.out/${file//\//_}"
   mkdir -p "$out"
   echo "== $file (tests: $packages $tests)"
   # Exit status 2 means "some mutants were missed": report, do not stop.
-  cargo mutants --file "$file" --package "$package" --test-package "$packages" --jobs 2 \
-    --output "$out" "${in_diff[@]}" "${test_args[@]}" || {
+  cargo mutants --workspace --file "$file" --jobs 2 \
+    --output "$out" "${in_diff[@]}" "${iterate[@]}" "${test_args[@]}" || {
     rc=$?
     [[ $rc == 2 || $rc == 3 ]]
   }
