@@ -44,9 +44,10 @@ pub enum Error {
         log: String,
     },
 
-    /// The kernel's IR failed verification, so no PTX was printed for it.
+    /// The kernel's IR failed verification, so no PTX was printed for it. (Boxed: a
+    /// verifier error is the largest variant, and every `Result` of the crate carries it.)
     #[error("invalid kernel: {0}")]
-    InvalidKernel(#[from] VerifyError),
+    InvalidKernel(Box<VerifyError>),
 
     /// The launch configuration does not fit the device; detected before launching.
     #[error("bad launch configuration: {reason}")]
@@ -153,8 +154,9 @@ pub enum Error {
         what: String,
     },
 }
-#[cfg(test)]
-#[test]
-fn tmp_sizes() {
-    eprintln!("Error {} SimError {}", std::mem::size_of::<Error>(), std::mem::size_of::<ptx_sim::SimError>());
+
+impl From<VerifyError> for Error {
+    fn from(e: VerifyError) -> Self {
+        Error::InvalidKernel(Box::new(e))
+    }
 }
