@@ -797,3 +797,88 @@ fn push_u64(out: &mut Out, v: u64) {
     let n = decimal(v, &mut b);
     out.put(b, n);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_tools::rng::Rng;
+
+    /// The staging buffer writes exactly what a `String` would hold, whatever the lengths
+    /// of the writes and wherever they cross the stage's end (strings longer than the
+    /// stage included), and `decimal` writes what `to_string` does.
+    #[test]
+    fn the_staging_buffer_writes_what_a_string_would() {
+        let mut rng = Rng::fresh("print_out");
+        for _ in 0..200 {
+            let (mut out, mut model) = (Out::with_capacity(0), String::new());
+            for _ in 0..60 {
+                let len = match rng.next() % 4 {
+                    0 => (rng.next() % 8) as usize,
+                    1 => STAGE - 3 + (rng.next() % 6) as usize,
+                    2 => (rng.next() % (3 * STAGE as u64)) as usize,
+                    _ => (rng.next() % 40) as usize,
+                };
+                let text: String =
+                    (0..len).map(|i| [b'a', b'\n', b'7', b'\r', b'x'][(i + len) % 5] as char).collect();
+                match rng.next() % 5 {
+                    0 => {
+                        out.s(&text);
+                        model.push_str(&text);
+                    }
+                    1 => {
+                        out.one_line(&text);
+                        model.push_str(&text.replace(['\n', '\r'], " "));
+                    }
+                    2 => {
+                        out.c(b'#');
+                        model.push('#');
+                    }
+                    3 => {
+                        let v = rng.next() >> (rng.next() % 64);
+                        push_u64(&mut out, v);
+                        model.push_str(&v.to_string());
+                    }
+                    _ => {
+                        out.put(*b"ab, cd..", 4);
+                        model.push_str("ab, ");
+                    }
+                }
+            }
+            assert_eq!(out.finish(), model);
+        }
+    }
+
+    #[test]
+    fn only_bf16_conversions_raise_the_isa_version() {
+        use crate::{Bf16, CvtRound, KernelBuilder, F32, S32};
+        let with = |bf16: bool, dst_side: bool| {
+            let mut b = KernelBuilder::new("k");
+            let x = b.mov::<F32>(1.5f32);
+            let _ = b.cvt::<S32, F32>(x, Some(CvtRound::Rzi), false);
+            let h = b.cvt::<Bf16, F32>(x, Some(CvtRound::Rn), false);
+            let _ = b.cvt::<F32, Bf16>(h, None, false);
+            // Keep the conversions wanted: to bf16 (dst side), from it, or neither.
+            let mut ir = b.finish();
+            let keep = |i: &Instr| match i {
+                Instr::Cvt { dst_ty: PtxType::Bf16, .. } => bf16 && dst_side,
+                Instr::Cvt { src_ty: PtxType::Bf16, .. } => bf16 && !dst_side,
+                _ => true,
+            };
+            ir.body.retain(keep);
+            required_isa(&[ir], Target::SM_80)
+        };
+        assert_eq!(with(false, false), IsaVersion { major: 7, minor: 0 });
+        assert_eq!(with(true, true), IsaVersion { major: 7, minor: 1 });
+        assert_eq!(with(true, false), IsaVersion { major: 7, minor: 1 });
+    }
+
+    #[test]
+    fn file_names_are_found_by_text_as_well_as_by_address() {
+        let owned = String::from("src/kernel.rs");
+        let files = ["lib.rs", "src/kernel.rs"];
+        assert_eq!(file_index(&files, &owned), Some(1));
+        assert_eq!(file_index(&files, files[0]), Some(0));
+        assert_eq!(file_index(&files, "src/kernel"), None);
+        assert_eq!(file_index(&files[..1], "lib.rs.bak"), None);
+    }
+}

@@ -657,6 +657,8 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                 cvt(F32, F64, None, false),
                 cvt(F64, F32, Some(CvtRound::Rn), false),
                 cvt(U32, U16, Some(CvtRound::Rn), false),
+                cvt(F32, F32, Some(CvtRound::Rn), false),
+                cvt(F64, F64, None, false),
             ],
             vec![
                 cvt(U32, F32, Some(CvtRound::Rzi), false),

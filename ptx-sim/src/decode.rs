@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use ptx_core::eval;
-use ptx_core::ir::{BinaryOp, Cmp, CvtRound, Imm, ShflMode, SpecialReg, UnaryOp};
+use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
 use crate::error::SimError;
@@ -676,7 +676,7 @@ impl Decoder {
                 if ty.is_arith_float() && op != UnaryOp::Not {
                     let f = if op == UnaryOp::Neg { FUn::Neg } else { FUn::Abs };
                     self.emit(Op::FUnary { op: f, f64: ty == PtxType::F64, d, a }, s);
-                } else if !ty.is_float() && eval::unary(op, ty, None, Imm::new(ty, 0)).is_some() {
+                } else if int_unary_exists(op, ty) {
                     self.emit(Op::IntUnary { op, ty, d, a }, s);
                 } else {
                     return Err(unsup(self));
@@ -1876,4 +1876,14 @@ fn hex_digits(h: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(h, 16).ok()
+}
+
+/// Whether the PTX ISA defines integer `neg`/`abs`/`not` of type `ty`: `neg` and `abs` of
+/// the signed types, `not` of the bit types and predicates (ptxas rejects the rest, e.g.
+/// `neg.u32`, `not.u32`).
+fn int_unary_exists(op: UnaryOp, ty: PtxType) -> bool {
+    match op {
+        UnaryOp::Not => ty.class() == ptx_core::types::TypeClass::Bits || ty == PtxType::Pred,
+        _ => ty.is_signed(),
+    }
 }

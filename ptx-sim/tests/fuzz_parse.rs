@@ -187,3 +187,41 @@ fn oversized_shared_memory_is_an_error() {
     let too_much = Geometry { dynamic_shared_bytes: u32::MAX, ..ok };
     assert!(matches!(launch(k, &too_much, &[buf], &mem, 1), Err(ptx_sim::SimError::BadParams { .. })));
 }
+
+/// Forms the PTX ISA does not define (ptxas rejects each one) are unsupported, not run
+/// with a meaning made up for them; the defined neighbours load.
+#[test]
+fn forms_ptx_does_not_define_are_unsupported() {
+    for body in [
+        "\tneg.u32 %r1, %r2;",
+        "\tneg.b32 %r1, %r2;",
+        "\tabs.u32 %r1, %r2;",
+        "\tabs.b32 %r1, %r2;",
+        "\tnot.u32 %r1, %r2;",
+        "\tnot.s32 %r1, %r2;",
+        "\tnot.f32 %f1, %f2;",
+        "\tcvt.rn.f32.f32 %f1, %f2;",
+        "\tcvt.f32.b32 %f1, %r2;",
+        "\tcvt.u32.b32 %r1, %r2;",
+        "\tcvt.rn.u32.s16 %r1, %sh1;",
+        "\tcvt.u32.f32 %r1, %f2;",
+        "\tcvt.f32.u32 %f1, %r2;",
+    ] {
+        match Module::parse(&mini(body)) {
+            Err(ptx_sim::SimError::Unsupported { what, .. }) => assert!(!what.is_empty(), "{body:?}"),
+            other => panic!("{body:?}: expected Unsupported, got {other:?}"),
+        }
+    }
+    for body in [
+        "\tneg.s32 %r1, %r2;",
+        "\tabs.s16 %sh1, %sh2;",
+        "\tnot.b32 %r1, %r2;",
+        "\tnot.pred %p1, %p2;",
+        "\tcvt.rni.f32.f32 %f1, %f2;",
+        "\tcvt.u32.s16 %r1, %sh1;",
+        "\tcvt.rzi.u32.f32 %r1, %f2;",
+        "\tcvt.rn.f32.u32 %f1, %r2;",
+    ] {
+        assert!(Module::parse(&mini(body)).is_ok(), "{body:?}");
+    }
+}

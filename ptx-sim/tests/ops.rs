@@ -542,8 +542,12 @@ fn conversions() {
         check("cvt.rXi.f32.f32", &got, &fa, &z, |x, _| nan_canon32(g(f(x))));
     }
     // Integer -> float with every rounding mode, against exact i128 comparisons.
-    let ia: Vec<u64> =
+    let mut ia: Vec<u64> =
         (0..N).map(|i| if i % 3 == 0 { r.next() } else { r.next() >> (r.next() % 64) }).collect();
+    // Edges: zero (+0.0, never -0.0), ±1, the extremes, and ties at f32's precision.
+    let edges =
+        [0, 1, u64::MAX, 1 << 63, (1 << 63) - 1, (1 << 24) + 1, (1 << 24) + 3, 3 << 62, (1 << 32) - 1];
+    ia[..edges.len()].copy_from_slice(&edges);
     for (round, mode) in [
         (CvtRound::Rn, FloatMode::Rn),
         (CvtRound::Rz, FloatMode::Rz),
