@@ -39,7 +39,7 @@ fn check(name: &str, got: &[u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> 
 
 #[test]
 fn u32_and_s32_binary_ops() {
-    let mut r = Rng(1);
+    let mut r = Rng::fresh("ops_u32_s32");
     let a = ints(&mut r, 32);
     let mut b = ints(&mut r, 32);
     b.rotate_left(3);
@@ -104,7 +104,7 @@ fn u32_and_s32_binary_ops() {
 
 #[test]
 fn sixteen_and_sixty_four_bit_ops() {
-    let mut r = Rng(2);
+    let mut r = Rng::fresh("ops_16_64");
     let a16 = ints(&mut r, 16);
     let mut b16 = ints(&mut r, 16);
     b16.rotate_left(5);
@@ -157,7 +157,7 @@ fn sixteen_and_sixty_four_bit_ops() {
 
 #[test]
 fn predicates_setp_and_selp() {
-    let mut r = Rng(3);
+    let mut r = Rng::fresh("ops_predicates");
     let mut fa: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let mut fb: Vec<u64> =
         (0..N).map(|i| if i % 5 == 0 { fa[i] } else { r.moderate_f32().to_bits() as u64 }).collect();
@@ -262,7 +262,7 @@ fn nan_canon64(x: f64) -> u64 {
 
 #[test]
 fn float_round_to_nearest_ops() {
-    let mut r = Rng(4);
+    let mut r = Rng::fresh("ops_float_rn");
     let mut a: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let b: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let c: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
@@ -333,6 +333,19 @@ fn directed32(rn: f32, side: std::cmp::Ordering, mode: FloatMode) -> f32 {
 }
 
 /// The exact error of `s = x + y` (TwoSum).
+/// IEEE 754's sign for `s`, the sum of `a` and `b`, when it is an exact zero: −0 under
+/// round-down and +0 under the other modes, except that zeros of one sign keep it
+/// (round-to-nearest on the host gets only that last case right).
+fn exact_zero_sign(s: f64, a: f64, b: f64, mode: FloatMode) -> f64 {
+    if s != 0.0 || (a == 0.0 && b == 0.0 && a.is_sign_negative() == b.is_sign_negative()) {
+        s
+    } else if mode == FloatMode::Rm {
+        -0.0
+    } else {
+        0.0
+    }
+}
+
 fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
     let bb = s - x;
     (x - (s - bb)) + (y - bb)
@@ -340,11 +353,20 @@ fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
 
 #[test]
 fn float_directed_rounding_f32() {
-    let mut r = Rng(5);
+    let mut r = Rng::fresh("ops_directed_f32");
     let a: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let b: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let c: Vec<u64> = (0..N).map(|_| r.moderate_f32().to_bits() as u64).collect();
     let f = |v: u64| f32::from_bits(v as u32);
+    // Every 8th pair divides exactly (a = q·b with b's low mantissa bits cleared), so the
+    // directed quotients are checked where no rounding happens (an inexact flag set
+    // wrongly would step them away from q).
+    let (mut a, mut b) = (a, b);
+    for i in (0..N).step_by(8) {
+        let y = f32::from_bits(b[i] as u32 & !0xf);
+        let q = EXACT_QUOTIENTS[(r.next() % EXACT_QUOTIENTS.len() as u64) as usize];
+        (a[i], b[i]) = (((q as f32) * y).to_bits() as u64, y.to_bits() as u64);
+    }
     for mode in [FloatMode::Rz, FloatMode::Rm, FloatMode::Rp] {
         // Exact value as f64 (when exact), compared with the rounded f32.
         let side = |exact: f64, rn: f32| exact.partial_cmp(&(rn as f64)).unwrap();
@@ -354,7 +376,7 @@ fn float_directed_rounding_f32() {
         let mut tested = 0;
         for i in 0..N {
             let (x, y) = (f(a[i]) as f64, f(b[i]) as f64);
-            let s = x + y;
+            let s = exact_zero_sign(x + y, x, y, mode);
             if two_sum_err(x, y, s) != 0.0 {
                 continue; // not exact in f64
             }
@@ -384,7 +406,7 @@ fn float_directed_rounding_f32() {
         });
         for i in 0..N {
             let (x, y) = (f(a[i]) as f64, f(b[i]) as f64);
-            let s = x - y;
+            let s = exact_zero_sign(x - y, x, -y, mode);
             if two_sum_err(x, -y, s) != 0.0 {
                 continue;
             }
@@ -438,7 +460,7 @@ fn float_directed_rounding_f32() {
         for i in 0..N {
             let p = f(a[i]) as f64 * f(b[i]) as f64;
             let z = f(c[i]) as f64;
-            let s = p + z;
+            let s = exact_zero_sign(p + z, p, z, mode);
             if two_sum_err(p, z, s) != 0.0 {
                 continue;
             }
@@ -448,11 +470,44 @@ fn float_directed_rounding_f32() {
     }
 }
 
+/// Quotients with few significant bits: `q·b` is exact when `b` has its low mantissa bits
+/// clear.
+const EXACT_QUOTIENTS: [f64; 8] = [1.0, -1.0, 3.0, -5.0, 0.75, -1.25, 7.0, 0.5];
+
+/// The sign (as ±1.0 or 0.0) of the exact sum of `terms`, none of which may overflow: TwoSum
+/// passes move each rounding error down until no pass changes anything; then every term
+/// is at most half an ulp of the next, so the sum has the sign of the largest.
+fn sign_of_sum<const K: usize>(mut terms: [f64; K]) -> f64 {
+    for _ in 0..64 * K {
+        let mut changed = false;
+        for i in 1..K {
+            let (lo, hi) = (terms[i - 1], terms[i]);
+            let s = lo + hi;
+            let e = two_sum_err(lo, hi, s);
+            changed |= s != hi || e != lo;
+            (terms[i - 1], terms[i]) = (e, s);
+        }
+        if !changed {
+            let top = terms[K - 1];
+            return if top == 0.0 { 0.0 } else { top.signum() };
+        }
+    }
+    panic!("TwoSum passes did not settle on {terms:?}");
+}
+
 #[test]
 fn float_directed_rounding_f64() {
-    let mut r = Rng(6);
+    let mut r = Rng::fresh("ops_directed_f64");
     let a: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
-    let b: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    let mut b: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    let c: Vec<u64> = (0..N).map(|_| r.moderate_f64().to_bits()).collect();
+    // Exact quotients, as in the f32 test.
+    let mut a = a;
+    for i in (0..N).step_by(8) {
+        let y = f64::from_bits(b[i] & !0xf);
+        let q = EXACT_QUOTIENTS[(r.next() % EXACT_QUOTIENTS.len() as u64) as usize];
+        (a[i], b[i]) = ((q * y).to_bits(), y.to_bits());
+    }
     let d = |v: u64| f64::from_bits(v);
     let pick = |rn: f64, e: f64, mode: FloatMode| -> u64 {
         use std::cmp::Ordering::*;
@@ -473,10 +528,10 @@ fn float_directed_rounding_f64() {
         });
         for i in 0..N {
             let (x, y) = (d(a[i]), d(b[i]));
-            let s = x + y;
+            let s = exact_zero_sign(x + y, x, y, mode);
             let bb = s - x;
             let e = (x - (s - bb)) + (y - bb); // TwoSum error
-            assert_eq!(got[i], pick(s, e, mode));
+            assert_eq!(got[i], pick(s, e, mode), "add {x:e} {y:e} {mode:?}");
         }
         let got = map3::<F64, F64, F64, F64>("d64mul", &a, &b, &b, |k, x, y, _| {
             k.float_op(BinaryOp::Mul, mode, x, y)
@@ -492,7 +547,16 @@ fn float_directed_rounding_f64() {
         for i in 0..N {
             let (x, y) = (d(a[i]), d(b[i]));
             let q = x / y;
-            assert_eq!(got[i], pick(q, -q.mul_add(y, -x) * y.signum(), mode));
+            assert_eq!(got[i], pick(q, -q.mul_add(y, -x) * y.signum(), mode), "div {x:e} {y:e} {mode:?}");
+        }
+        let got = map3::<F64, F64, F64, F64>("d64fma", &a, &b, &c, |k, x, y, z| k.fma_with(mode, x, y, z));
+        for i in 0..N {
+            let (x, y, z) = (d(a[i]), d(b[i]), d(c[i]));
+            let rn = exact_zero_sign(x.mul_add(y, z), x * y, z, mode);
+            // x·y = p + pe exactly, so x·y + z − rn = p + pe + z − rn, a sum of four f64s.
+            let p = x * y;
+            let side = sign_of_sum([x.mul_add(y, -p), p, z, -rn]);
+            assert_eq!(got[i], pick(rn, side, mode), "fma {x:e} {y:e} {z:e} {mode:?}");
         }
         let got = map3::<F64, F64, F64, F64>("d64sqrt", &a, &b, &b, |k, x, _, _| {
             let ax = k.abs(x);
@@ -508,7 +572,7 @@ fn float_directed_rounding_f64() {
 
 #[test]
 fn conversions() {
-    let mut r = Rng(7);
+    let mut r = Rng::fresh("ops_conversions");
     let mut fa: Vec<u64> = (0..N)
         .map(|i| {
             let v = (r.next() % 2_000_000) as f32 / 64.0 - 15_000.0;
@@ -630,7 +694,7 @@ fn half_precision_conversions() {
     }
     // f32 -> f16 round to nearest even: nearest finite f16 by search, ties to even mantissa.
     let finite: Vec<(f64, u16)> = (0..0x7c00u16).map(|h| (f16_value(h), h)).collect();
-    let mut r = Rng(8);
+    let mut r = Rng::fresh("ops_half");
     let xs: Vec<u64> = (0..4096)
         .map(|i| {
             let v = if i % 4 == 0 { (r.next() % 70000) as f32 + 0.5 } else { r.moderate_f32() * 1e-2 };
