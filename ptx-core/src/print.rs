@@ -965,6 +965,40 @@ mod tests {
             \n\
             \tret;\n\
             }\n";
-        assert_eq!(module_ptx(&[talk, quiet], Target::SM_80), expected);
+        assert_eq!(module_ptx(&[talk.clone(), quiet], Target::SM_80), expected);
+        // Error messages quote instructions as the module prints them, trimmed.
+        let quoted: Vec<String> = talk.body.iter().map(|i| instr_text(&talk, i)).collect();
+        assert!(quoted.iter().any(|t| t == "add.u32 %r2, %r1, %r0;"), "{quoted:?}");
+        assert!(quoted.iter().any(|t| t == "ld.global.u32 %r1, [%rd1];"), "{quoted:?}");
+    }
+
+    /// Each immediate in PTX's notation: floats as exact hex, signed types in signed
+    /// decimal, the rest unsigned; and register names, byte ones included (they appear only
+    /// in the verifier's messages about them), at every index width.
+    #[test]
+    fn operands_print_in_ptx_notation() {
+        let text = |o: Operand| {
+            let mut out = Out::with_capacity(0);
+            push_operand(&mut out, o);
+            out.finish()
+        };
+        let imm = |ty, bits| text(Operand::Imm(Imm::new(ty, bits)));
+        assert_eq!(imm(PtxType::F32, 1f32.to_bits() as u64), "0f3F800000");
+        assert_eq!(imm(PtxType::F64, (-2f64).to_bits()), "0dC000000000000000");
+        assert_eq!(imm(PtxType::F16, 0x3c00), "0x3C00");
+        assert_eq!(imm(PtxType::Bf16, 0xbf80), "0xBF80");
+        assert_eq!(imm(PtxType::S32, -5i32 as u32 as u64), "-5");
+        assert_eq!(imm(PtxType::S32, 0), "0");
+        assert_eq!(imm(PtxType::S32, 7), "7");
+        assert_eq!(imm(PtxType::S16, 0xffff), "-1");
+        assert_eq!(imm(PtxType::S64, i64::MIN as u64), "-9223372036854775808");
+        assert_eq!(imm(PtxType::U32, u32::MAX as u64), "4294967295");
+        assert_eq!(imm(PtxType::B16, 0xffff), "65535");
+        let reg = |ty, index| text(Operand::Reg(VReg { ty, index }));
+        assert_eq!(reg(PtxType::U8, 3), "%ub3");
+        assert_eq!(reg(PtxType::S8, 0), "%sb0");
+        assert_eq!(reg(PtxType::F64, 42), "%fd42");
+        assert_eq!(reg(PtxType::Pred, 100), "%p100");
+        assert_eq!(reg(PtxType::U64, 123_456), "%rd123456");
     }
 }
