@@ -35,7 +35,7 @@ FILES=(
   "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect"
   "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test fuzz_parse"
   "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
-  "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
+  "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect --test half_ops"
   "ptx-macros/src/check.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
   "ptx-macros/src/lower.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
 )

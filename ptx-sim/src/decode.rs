@@ -1471,8 +1471,8 @@ impl Decoder {
     }
 
     /// 16-bit float arithmetic and comparison: `add sub mul fma neg abs min max setp` on
-    /// `.f16 .f16x2 .bf16 .bf16x2` with `.rn`, `.ftz`, `.sat` (f16), `.relu` (fma, min,
-    /// max) and `.NaN` (min, max).
+    /// `.f16 .f16x2 .bf16 .bf16x2` with `.rn`, `.ftz`, `.sat` (f16), `.relu` (fma: PTX
+    /// has no `.relu` on 16-bit float `min`/`max`) and `.NaN` (min, max).
     fn half(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let t = p[p.len() - 1];
@@ -1505,7 +1505,7 @@ impl Decoder {
                 "rn" if arith && !seen_rn => seen_rn = true,
                 "ftz" if !bf16 && !form.ftz => form.ftz = true,
                 "sat" if !bf16 && arith && !form.sat => form.sat = true,
-                "relu" if (op == HalfOp::Fma || min_max) && !form.relu => form.relu = true,
+                "relu" if op == HalfOp::Fma && !setp && !form.relu => form.relu = true,
                 "NaN" if min_max && !form.nan => form.nan = true,
                 _ => return Err(unsup(self)),
             }

@@ -206,6 +206,8 @@ fn forms_ptx_does_not_define_are_unsupported() {
         "\tcvt.rn.u32.s16 %r1, %sh1;",
         "\tcvt.u32.f32 %r1, %f2;",
         "\tcvt.f32.u32 %f1, %r2;",
+        "\tmin.relu.f16x2 %r1, %r2, %r3;",
+        "\tmax.relu.bf16x2 %r1, %r2, %r3;",
     ] {
         match Module::parse(&mini(body)) {
             Err(ptx_sim::SimError::Unsupported { what, .. }) => assert!(!what.is_empty(), "{body:?}"),
@@ -221,6 +223,7 @@ fn forms_ptx_does_not_define_are_unsupported() {
         "\tcvt.u32.s16 %r1, %sh1;",
         "\tcvt.rzi.u32.f32 %r1, %f2;",
         "\tcvt.rn.f32.u32 %f1, %r2;",
+        "\tfma.rn.relu.f16x2 %r1, %r2, %r3, %r4;",
     ] {
         assert!(Module::parse(&mini(body)).is_ok(), "{body:?}");
     }
