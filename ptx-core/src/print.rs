@@ -965,7 +965,10 @@ mod tests {
             \n\
             \tret;\n\
             }\n";
-        assert_eq!(module_ptx(&[talk.clone(), quiet], Target::SM_80), expected);
+        assert_eq!(module_ptx(&[talk.clone(), quiet.clone()], Target::SM_80), expected);
+        // Without a printf, no `vprintf` declaration and no argument buffer.
+        let alone = kernel_ptx(&quiet, Target::SM_80);
+        assert!(!alone.contains("vprintf") && !alone.contains(".local"), "{alone}");
         // Error messages quote instructions as the module prints them, trimmed.
         let quoted: Vec<String> = talk.body.iter().map(|i| instr_text(&talk, i)).collect();
         assert!(quoted.iter().any(|t| t == "add.u32 %r2, %r1, %r0;"), "{quoted:?}");

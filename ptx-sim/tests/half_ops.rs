@@ -1,5 +1,6 @@
-//! 16-bit float arithmetic (`add sub mul fma neg abs min max` on `.f16`, `.bf16`, `.f16x2`,
-//! `.bf16x2`, with `.ftz`, `.sat`, `.relu` and `.NaN`) on random bit patterns — NaNs,
+//! 16-bit float arithmetic and comparison (`add sub mul fma neg abs min max set setp` on
+//! `.f16`, `.bf16`, `.f16x2`, `.bf16x2`, with `.ftz`, `.sat`, `.relu` and `.NaN`, every
+//! comparison) on random bit patterns — NaNs,
 //! infinities, subnormals and signed zeros included — against a reference written here:
 //! the exact result in f64 (an error-free TwoSum where f64 alone would round), rounded
 //! once to the 16-bit format by integer arithmetic on its quantum. It shares no code with
@@ -145,6 +146,10 @@ enum Op {
     Abs,
     Min,
     Max,
+    /// `set.cmp`: per lane, `truth` where the comparison holds, else 0.
+    Set,
+    /// `setp.cmp`, its predicates stored as 1 or 0 per lane.
+    Setp,
 }
 
 /// One instruction form: the PTX opcode text and what the reference needs to know of it.
@@ -157,6 +162,36 @@ struct Form {
     sat: bool,
     relu: bool,
     nan: bool,
+    /// The comparison of `set`/`setp`.
+    cmp: &'static str,
+    /// What `set` writes where the comparison holds (1 for `setp`).
+    truth: u16,
+}
+
+/// Every comparison PTX defines on floats.
+const CMPS: [&str; 14] =
+    ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"];
+
+/// IEEE comparison `cmp`: the ordered ones fail on a NaN, the unordered (`u`) ones hold.
+fn holds(cmp: &str, x: f64, y: f64) -> bool {
+    let unordered = x.is_nan() || y.is_nan();
+    match cmp {
+        "eq" => x == y,
+        "ne" => !unordered && x != y,
+        "lt" => x < y,
+        "le" => x <= y,
+        "gt" => x > y,
+        "ge" => x >= y,
+        "equ" => unordered || x == y,
+        "neu" => unordered || x != y,
+        "ltu" => unordered || x < y,
+        "leu" => unordered || x <= y,
+        "gtu" => unordered || x > y,
+        "geu" => unordered || x >= y,
+        "num" => !unordered,
+        "nan" => unordered,
+        _ => unreachable!("{cmp}"),
+    }
 }
 
 /// The PTX ISA's meaning of `form` on one 16-bit lane.
@@ -180,6 +215,7 @@ fn reference(form: &Form, a: u16, b: u16, c: u16) -> u16 {
             let s = p + z;
             f.round(s, two_sum_err(p, z, s))
         }
+        Op::Set | Op::Setp => return if holds(form.cmp, x, y) { form.truth } else { 0 },
         Op::Neg => a ^ 0x8000,
         Op::Abs => a & 0x7fff,
         Op::Min | Op::Max => {
@@ -243,6 +279,8 @@ fn forms() -> Vec<Form> {
                 sat: has("sat"),
                 relu: has("relu"),
                 nan: has("NaN"),
+                cmp: "",
+                truth: 0,
             });
         };
         for (name, op) in [("add", Op::Add), ("sub", Op::Sub), ("mul", Op::Mul), ("fma", Op::Fma)] {
@@ -269,6 +307,41 @@ fn forms() -> Vec<Form> {
             }
         }
     }
+    // Comparisons: every one with a float result; a few with an integer result (all ones)
+    // and as `setp`; `.ftz` where PTX has it (f16).
+    for (ty, bf16, pair) in
+        [("f16", false, false), ("bf16", true, false), ("f16x2", false, true), ("bf16x2", true, true)]
+    {
+        let one = if bf16 { 0x3f80 } else { 0x3c00 };
+        let int = if pair { "u32" } else { "s16" };
+        for cmp in CMPS {
+            let few = matches!(cmp, "lt" | "neu" | "nan" | "ge");
+            let mut cases = vec![(Op::Set, false, ty, one)];
+            if few {
+                cases.extend([(Op::Set, false, int, 0xffff), (Op::Setp, false, "", 1)]);
+                if !bf16 {
+                    cases.extend([(Op::Set, true, ty, one), (Op::Setp, true, "", 1)]);
+                }
+            }
+            for (op, ftz, dst, truth) in cases {
+                let name = if op == Op::Set { "set" } else { "setp" };
+                let ftz_text = if ftz { ".ftz" } else { "" };
+                let dst = if dst.is_empty() { String::new() } else { format!(".{dst}") };
+                v.push(Form {
+                    text: format!("{name}.{cmp}{ftz_text}{dst}.{ty}"),
+                    op,
+                    bf16,
+                    pair,
+                    ftz,
+                    sat: false,
+                    relu: false,
+                    nan: false,
+                    cmp,
+                    truth,
+                });
+            }
+        }
+    }
     v
 }
 
@@ -276,15 +349,21 @@ fn forms() -> Vec<Form> {
 /// low half) and storing it to a fourth.
 fn module_text(form: &Form) -> String {
     let (w, reg) = if form.pair { ("b32", "%r") } else { ("b16", "%h") };
-    let operands = match form.op {
-        Op::Neg | Op::Abs => format!("{reg}0, {reg}1"),
-        Op::Fma => format!("{reg}0, {reg}1, {reg}2, {reg}3"),
-        _ => format!("{reg}0, {reg}1, {reg}2"),
+    let instruction = match form.op {
+        Op::Neg | Op::Abs => format!("{} {reg}0, {reg}1;", form.text),
+        Op::Fma => format!("{} {reg}0, {reg}1, {reg}2, {reg}3;", form.text),
+        // Lane predicates as 1/0 in each half.
+        Op::Setp if form.pair => format!(
+            "{} %p1|%p2, %r1, %r2;\n\tselp.b32 %r0, 1, 0, %p1;\n\t@%p2 or.b32 %r0, %r0, 0x10000;",
+            form.text
+        ),
+        Op::Setp => format!("{} %p1, %h1, %h2;\n\tselp.b16 %h0, 1, 0, %p1;", form.text),
+        _ => format!("{} {reg}0, {reg}1, {reg}2;", form.text),
     };
     format!(
         ".version 8.5\n.target sm_90\n.address_size 64\n\n\
          .visible .entry k(\n\t.param .u64 k_a,\n\t.param .u64 k_b,\n\t.param .u64 k_c,\n\t.param .u64 k_out\n)\n{{\n\
-         \t.reg .b16 %h<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<16>;\n\
+         \t.reg .pred %p<4>;\n\t.reg .b16 %h<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<16>;\n\
          \tld.param.u64 %rd1, [k_a];\n\tld.param.u64 %rd2, [k_b];\n\
          \tld.param.u64 %rd3, [k_c];\n\tld.param.u64 %rd4, [k_out];\n\
          \tmov.u32 %r4, %ctaid.x;\n\tmov.u32 %r5, %ntid.x;\n\tmov.u32 %r6, %tid.x;\n\
@@ -292,9 +371,8 @@ fn module_text(form: &Form) -> String {
          \tadd.u64 %rd6, %rd1, %rd5;\n\tadd.u64 %rd7, %rd2, %rd5;\n\
          \tadd.u64 %rd8, %rd3, %rd5;\n\tadd.u64 %rd9, %rd4, %rd5;\n\
          \tld.global.{w} {reg}1, [%rd6];\n\tld.global.{w} {reg}2, [%rd7];\n\tld.global.{w} {reg}3, [%rd8];\n\
-         \t{op} {operands};\n\
+         \t{instruction}\n\
          \tst.global.{w} [%rd9], {reg}0;\n\tret;\n}}\n",
-        op = form.text
     )
 }
 
