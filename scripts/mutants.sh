@@ -31,7 +31,7 @@ FILES=(
   "ptx-core/src/math/double.rs|ptx-core|--lib --test math_accuracy --test math_f64"
   "ptx-core/src/math/reduce.rs|ptx-core|--lib --test math_accuracy"
   "ptx-core/src/math/rem.rs|ptx-core,ptx-sim|--lib --test math_accuracy --test float_rem"
-  "ptx-core/src/softfloat.rs|ptx-core,ptx-sim|--lib --test ops --test folding"
+  "ptx-core/src/softfloat.rs|ptx-core,ptx-sim|--lib --test ops --test folding --test half_ops --test catalog_reference --test float_rem --test int_folding"
   "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect"
   "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test fuzz_parse"
   "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
