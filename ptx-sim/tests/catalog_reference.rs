@@ -32,7 +32,7 @@ mod common;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
-use common::{download, upload, Step};
+use common::{download, exact_zero_sum, two_sum_err, upload, Step};
 use ptx_core::ir::{
     AddrBase, BinaryOp, Cmp, CvtRound, FloatMode, Instr, InstrKind, Operand, Space, UnaryOp, VReg,
 };
@@ -272,19 +272,12 @@ fn sign(x: f64) -> Ordering {
 /// Knuth's TwoSum: `a + b == s + e` exactly (no overflow).
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
+    (s, two_sum_err(a, b, s))
 }
 
 /// The sign of an exact zero sum `x + y` under `rnd` (IEEE 754 6.3).
 fn zero_sum(x: f64, y: f64, rnd: Rnd) -> f64 {
-    if x == 0.0 && y == 0.0 && x.is_sign_negative() == y.is_sign_negative() {
-        x
-    } else if rnd == Rnd::Rm {
-        -0.0
-    } else {
-        0.0
-    }
+    exact_zero_sum(x, y, rnd == Rnd::Rm)
 }
 
 /// Rounds the exact value `s + t` to f32, where `t` is smaller than half an f64 unit of

@@ -10,7 +10,7 @@ mod common;
 
 use std::cmp::Ordering;
 
-use common::{download, geo, upload};
+use common::{download, geo, two_sum_err, upload};
 use ptx_sim::{launch, Memory, Module};
 use ptx_tools::rng::Rng;
 
@@ -125,15 +125,6 @@ impl Format {
             v
         }
     }
-}
-
-/// The error of `s = x + y` (TwoSum); 0 when either is not finite.
-fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
-    if !s.is_finite() {
-        return 0.0;
-    }
-    let bb = s - x;
-    (x - (s - bb)) + (y - bb)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{map3, Step};
+use common::{exact_zero_sum, map3, two_sum_err, Step};
 use ptx_core::ir::{BinaryOp, UnaryOp};
 use ptx_core::{Bf16, Cmp, CvtRound, FloatMode, B16, F16, F32, F64, S16, S32, S64, U16, U32, U64};
 use ptx_tools::rng::Rng;
@@ -332,23 +332,14 @@ fn directed32(rn: f32, side: std::cmp::Ordering, mode: FloatMode) -> f32 {
     }
 }
 
-/// The exact error of `s = x + y` (TwoSum).
-/// IEEE 754's sign for `s`, the sum of `a` and `b`, when it is an exact zero: −0 under
-/// round-down and +0 under the other modes, except that zeros of one sign keep it
-/// (round-to-nearest on the host gets only that last case right).
+/// `s`, the sum of `a` and `b`, with IEEE 754's sign when it is an exact zero
+/// (round-to-nearest on the host gets only the sign of zeros of one sign right).
 fn exact_zero_sign(s: f64, a: f64, b: f64, mode: FloatMode) -> f64 {
-    if s != 0.0 || (a == 0.0 && b == 0.0 && a.is_sign_negative() == b.is_sign_negative()) {
+    if s != 0.0 {
         s
-    } else if mode == FloatMode::Rm {
-        -0.0
     } else {
-        0.0
+        exact_zero_sum(a, b, mode == FloatMode::Rm)
     }
-}
-
-fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
-    let bb = s - x;
-    (x - (s - bb)) + (y - bb)
 }
 
 #[test]
@@ -529,8 +520,7 @@ fn float_directed_rounding_f64() {
         for i in 0..N {
             let (x, y) = (d(a[i]), d(b[i]));
             let s = exact_zero_sign(x + y, x, y, mode);
-            let bb = s - x;
-            let e = (x - (s - bb)) + (y - bb); // TwoSum error
+            let e = two_sum_err(x, y, s);
             assert_eq!(got[i], pick(s, e, mode), "add {x:e} {y:e} {mode:?}");
         }
         let got = map3::<F64, F64, F64, F64>("d64mul", &a, &b, &b, |k, x, y, _| {

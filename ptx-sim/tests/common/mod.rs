@@ -127,3 +127,25 @@ macro_rules! step {
 }
 step!(f32, u32);
 step!(f64, u64);
+
+/// The rounding error of `s`, the f64 sum of `x` and `y` (TwoSum: `x + y = s + error`
+/// exactly, barring overflow); 0 when `s` is not finite.
+pub fn two_sum_err(x: f64, y: f64, s: f64) -> f64 {
+    if !s.is_finite() {
+        return 0.0;
+    }
+    let bb = s - x;
+    (x - (s - bb)) + (y - bb)
+}
+
+/// IEEE 754's sign for an exact zero sum of `x` and `y` (section 6.3): −0 when rounding
+/// down, +0 under the other modes, except that zeros of one sign keep it.
+pub fn exact_zero_sum(x: f64, y: f64, round_down: bool) -> f64 {
+    if x == 0.0 && y == 0.0 && x.is_sign_negative() == y.is_sign_negative() {
+        x
+    } else if round_down {
+        -0.0
+    } else {
+        0.0
+    }
+}
