@@ -499,6 +499,15 @@ fn float_directed_rounding_f64() {
         let q = EXACT_QUOTIENTS[(r.next() % EXACT_QUOTIENTS.len() as u64) as usize];
         (a[i], b[i]) = ((q * y).to_bits(), y.to_bits());
     }
+    // Every 8th pair from the 4th: b 2^k below a, with k around f64's precision and the
+    // adder's 126-bit window, where b only moves the last bits or only makes the sum
+    // inexact.
+    for (j, i) in (4..N).step_by(8).enumerate() {
+        let x = f64::from_bits(a[i]);
+        let k = [1, 52, 53, 54, 100, 125, 126, 127, 128, 300][j % 10];
+        let mantissa = f64::from_bits((r.next() & 0x800f_ffff_ffff_ffff) | 0x3ff << 52);
+        b[i] = (mantissa * 2f64.powi(x.abs().log2().floor() as i32 - k)).to_bits();
+    }
     let d = |v: u64| f64::from_bits(v);
     let pick = |rn: f64, e: f64, mode: FloatMode| -> u64 {
         use std::cmp::Ordering::*;
