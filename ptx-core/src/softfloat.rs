@@ -298,14 +298,11 @@ fn fma_exact(f: Fmt, a: u64, b: u64, c: u64, mode: Rnd) -> u64 {
     }
 }
 
-/// Shifts a nonzero significand so its top bit is bit 52, adjusting the exponent.
+/// Shifts a nonzero significand of at most 53 bits (as [`classify`] gives them) so its top
+/// bit is bit 52, adjusting the exponent.
 fn normalize53(m: u128, e: i32) -> (u128, i32) {
-    let s = m.leading_zeros() as i32 - 75;
-    if s >= 0 {
-        (m << s, e - s)
-    } else {
-        (m >> -s, e - s)
-    }
+    let s = m.leading_zeros() - 75;
+    (m << s, e - s as i32)
 }
 
 /// `a / b` rounded with `mode`.
