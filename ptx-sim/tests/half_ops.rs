@@ -78,10 +78,7 @@ impl Format {
         if ax == 0.0 {
             return sign;
         }
-        let e = (ax.log2().floor() as i32).max(self.min_exp);
-        // log2 may be off by one next to a power of two: fix the binade exactly.
-        let e = if ax < 2f64.powi(e) && e > self.min_exp { e - 1 } else { e };
-        let e = if ax >= 2f64.powi(e + 1) { e + 1 } else { e };
+        let e = binade(ax).max(self.min_exp);
         let quantum = 2f64.powi(e - self.mant);
         let m = ax / quantum; // exact: a power-of-two scaling
         let k = m.floor();
@@ -110,11 +107,14 @@ impl Format {
         if v < 2f64.powi(self.min_exp) {
             return (v / 2f64.powi(self.min_exp - self.mant)) as u16;
         }
-        let e = v.log2().floor() as i32;
-        let e = if v < 2f64.powi(e) { e - 1 } else { e };
-        let e = if v >= 2f64.powi(e + 1) { e + 1 } else { e };
+        let e = binade(v);
         let m = v / 2f64.powi(e - self.mant) - 2f64.powi(self.mant);
         (((e + 15) as u16) << self.mant) | m as u16
+    }
+
+    /// The bits of 1.0.
+    fn one_bits(self) -> u16 {
+        self.round(1.0, 0.0)
     }
 
     /// A subnormal `v` as the zero of its sign.
@@ -125,6 +125,11 @@ impl Format {
             v
         }
     }
+}
+
+/// `e` with `2^e <= v < 2^(e+1)`, for a positive normal f64 (its exponent field).
+fn binade(v: f64) -> i32 {
+    ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -378,13 +383,6 @@ fn operand(r: &mut Rng, f: Format) -> u16 {
         2 => (bits & 0x8000) | f.one_bits(),                   // ±1
         3 => (bits & 0x80ff) | (f.exp_mask() - (1 << f.mant)), // the largest binade
         _ => bits,
-    }
-}
-
-impl Format {
-    /// The bits of 1.0.
-    fn one_bits(self) -> u16 {
-        self.round(1.0, 0.0)
     }
 }
 
