@@ -1505,7 +1505,7 @@ impl Decoder {
                 "rn" if arith && !seen_rn => seen_rn = true,
                 "ftz" if !bf16 && !form.ftz => form.ftz = true,
                 "sat" if !bf16 && arith && !form.sat => form.sat = true,
-                "relu" if op == HalfOp::Fma && !setp && !form.relu => form.relu = true,
+                "relu" if op == HalfOp::Fma && !form.relu => form.relu = true,
                 "NaN" if min_max && !form.nan => form.nan = true,
                 _ => return Err(unsup(self)),
             }
