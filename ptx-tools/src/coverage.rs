@@ -461,10 +461,16 @@ fn cover_memory(g: &mut Gen) {
                 g.try_push(Instr::Ld { guard: None, space, ty: mem_ty, dsts, addr }, true);
             }
         }
+        // The atomics' slot starts from a stored value: shared memory holds whatever an
+        // earlier kernel left (the simulator's starts zeroed), so an atomic's old value
+        // would otherwise differ between a GPU and the simulator.
+        let slot = Address { base: AddrBase::Reg(base), offset: 32 };
+        let srcs = RegList::new(&[g.src(PtxType::U64, 0)]).expect("one");
+        g.b.push(Instr::St { guard: None, space, ty: PtxType::U64, srcs, addr: slot });
         for op in AtomOp::ALL {
             for &ty in &VALUE_TYPES {
                 let dst = g.b.raw_reg(ty);
-                let addr = Address { base: AddrBase::Reg(base), offset: 32 };
+                let addr = slot;
                 let a = Operand::Reg(g.src(ty, 0));
                 let b = (op == AtomOp::Cas).then(|| Operand::Reg(g.src(ty, 1)));
                 g.try_push(Instr::Atom { guard: None, op, space, ty, dst, addr, a, b }, true);
