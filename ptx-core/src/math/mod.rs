@@ -31,7 +31,7 @@ pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound, FloatMode, UnaryOp};
-use crate::types::{FloatTy, F32, S32, U32};
+use crate::types::{FloatTy, F32, F64, S32, U32};
 
 /// 2/π rounded to f32.
 const TWO_OVER_PI: f32 = std::f64::consts::FRAC_2_PI as f32;
@@ -114,27 +114,48 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     (sin, cos)
 }
 
-/// `(r, q)` with `x ≈ q·π/2 + r (mod 2π)`, `|r| <= π/4`: Cody–Waite below 2^19,
+/// `(r, q)` with `x ≈ q·π/2 + r (mod 2π)`, `|r| <= π/4`, `r` in f32: Cody–Waite below 2^19,
 /// Payne–Hanek from there (behind a branch; a constant takes its path at build time, so
 /// that it folds, and so does an argument the builder proves small, such as a fraction of a
 /// turn times 2π: [`KernelBuilder::magnitude_bound`]).
 fn reduce_quadrant(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F32>, Val<U32>) {
+    reduce_quadrant_with(b, x, ax, small_reduction, |b, x, ax| {
+        let (r, q) = large_reduction(b, x, ax);
+        (b.cvt(r, Some(CvtRound::Rn), false), q)
+    })
+}
+
+/// [`reduce_quadrant`] with `r` in f64, accurate to far more than f32's precision: what
+/// `tan` needs, whose error near its poles is the reduced argument's relative error.
+fn reduce_quadrant_wide(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F64>, Val<U32>) {
+    reduce_quadrant_with(b, x, ax, small_reduction_wide, large_reduction)
+}
+
+/// One of the two reductions for `x`, chosen by `|x|` (at build time when `x` is known or
+/// proved small, else by a branch), with `r` in the precision `T` the reductions give.
+fn reduce_quadrant_with<T: FloatTy>(
+    b: &mut KernelBuilder,
+    x: Val<F32>,
+    ax: Val<F32>,
+    small: fn(&mut KernelBuilder, Val<F32>) -> (Val<T>, Val<U32>),
+    large: fn(&mut KernelBuilder, Val<F32>, Val<F32>) -> (Val<T>, Val<U32>),
+) -> (Val<T>, Val<U32>) {
     match x.as_imm() {
-        Some(v) if v.abs() >= reduce::LARGE => large_reduction(b, x, ax),
-        Some(_) => small_reduction(b, x),
-        None if b.magnitude_bound(x).is_some_and(|m| m < reduce::LARGE) => small_reduction(b, x),
+        Some(v) if v.abs() >= reduce::LARGE => large(b, x, ax),
+        Some(_) => small(b, x),
+        None if b.magnitude_bound(x).is_some_and(|m| m < reduce::LARGE) => small(b, x),
         None => {
-            let r = b.reg::<F32>();
+            let r = b.reg::<T>();
             let q = b.reg::<U32>();
-            let (large, join) = (b.label(), b.label());
+            let (is_large_path, join) = (b.label(), b.label());
             let is_large = b.setp(Cmp::Ge, ax, reduce::LARGE);
-            b.bra_if(is_large, large);
-            let (rs, qs) = small_reduction(b, x);
+            b.bra_if(is_large, is_large_path);
+            let (rs, qs) = small(b, x);
             b.assign(r, rs);
             b.assign(q, qs);
             b.bra(join);
-            b.place(large);
-            let (rl, ql) = large_reduction(b, x, ax);
+            b.place(is_large_path);
+            let (rl, ql) = large(b, x, ax);
             b.assign(r, rl);
             b.assign(q, ql);
             b.place(join);
@@ -158,9 +179,36 @@ fn small_reduction(b: &mut KernelBuilder, x: Val<F32>) -> (Val<F32>, Val<U32>) {
     (r, q)
 }
 
+/// π/2 split into three f64 parts for Cody–Waite reduction in f64: the first two have 33
+/// significant bits, so that `k·part` is exact for every |k| < 2^20, and the three sum to
+/// π/2 within about 2^-107.
+const PI_2_D1: f64 = f64::from_bits(std::f64::consts::FRAC_PI_2.to_bits() & !0xf_ffff);
+const PI_2_D2: f64 = {
+    let rest = (std::f64::consts::FRAC_PI_2 - PI_2_D1) + PI_2_TAIL;
+    f64::from_bits(rest.to_bits() & !0xf_ffff)
+};
+const PI_2_D3: f64 = ((std::f64::consts::FRAC_PI_2 - PI_2_D1) - PI_2_D2) + PI_2_TAIL;
+
+/// The reduction for |x| < 2^19 in f64: `k = rint(x·2/π)`, then `r = x − k·π/2` by three
+/// `fma`s against [`PI_2_D1`]..[`PI_2_D3`], the first two exact, so that `r` errs by about
+/// 2^-52 of itself however close `x` comes to a multiple of π/2.
+fn small_reduction_wide(b: &mut KernelBuilder, x: Val<F32>) -> (Val<F64>, Val<U32>) {
+    let xd = b.cast::<F64, F32>(x);
+    let t = b.mul(xd, std::f64::consts::FRAC_2_PI);
+    let k: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
+    let r = b.fma(k, -PI_2_D1, xd);
+    let r = b.fma(k, -PI_2_D2, r);
+    let r = b.fma(k, -PI_2_D3, r);
+    // q = k mod 4: |k| < 2^19, and two's complement keeps k's residue in its low bits.
+    let k: Val<S32> = b.cvt(k, Some(CvtRound::Rzi), false);
+    let k = b.bitcast::<U32, S32>(k);
+    let q = b.and(k, 3u32);
+    (r, q)
+}
+
 /// The reduction for |x| ≥ 2^19 (Payne–Hanek on |x|), with the sign of `x` applied:
 /// sin(−x) = −sin(x) and cos(−x) = cos(x), i.e. `r` negated and `q` to `−q mod 4`.
-fn large_reduction(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F32>, Val<U32>) {
+fn large_reduction(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Val<F64>, Val<U32>) {
     let bits = b.bitcast::<U32, F32>(ax);
     let (r, q) = reduce::reduce_large(b, bits);
     let negative = b.setp(Cmp::Lt, x, 0.0f32);

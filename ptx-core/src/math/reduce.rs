@@ -14,7 +14,7 @@
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
-use crate::types::{F32, F64, S64, U32, U64};
+use crate::types::{F64, S64, U32, U64};
 
 /// 2/π in 32-bit words, most significant first, after one zero word (so that windows
 /// starting above the binary point read zeros): `0.A2F9836E 4E441529 ...` (hex).
@@ -31,8 +31,9 @@ pub(super) const LARGE: f32 = 524_288.0;
 
 /// `(r, q)` with `|x| ≈ (q + r/(π/2)) · π/2 (mod 2π)`, `q` in `0..4`, `|r| ≤ π/4`, for a
 /// finite `|x| ≥ LARGE` given by its magnitude's bits `ax` (other inputs give some `(r, q)`;
-/// the caller handles them).
-pub(super) fn reduce_large(b: &mut KernelBuilder, ax: Val<U32>) -> (Val<F32>, Val<U32>) {
+/// the caller handles them). `r` comes in f64, with more than 34 correct significant bits:
+/// `sin`/`cos` round it to f32, `tan` keeps it.
+pub(super) fn reduce_large(b: &mut KernelBuilder, ax: Val<U32>) -> (Val<F64>, Val<U32>) {
     let biased = b.shr(ax, 23u32);
     let frac = b.and(ax, 0x007f_ffffu32);
     let m = b.or(frac, 0x0080_0000u32);
@@ -95,6 +96,5 @@ pub(super) fn reduce_large(b: &mut KernelBuilder, ax: Val<U32>) -> (Val<F32>, Va
     let signed = b.bitcast::<S64, U64>(fraction);
     let f: Val<F64> = b.cvt(signed, Some(CvtRound::Rn), false);
     let r = b.mul(f, HALF_PI_PER_UNIT);
-    let r: Val<F32> = b.cvt(r, Some(CvtRound::Rn), false);
     (r, q)
 }
