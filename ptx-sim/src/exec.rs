@@ -656,21 +656,12 @@ fn run_thread(
             Op::Bfi { wide, d, a, b, pos, len } => r!(d) = bfi(wide, r!(a), r!(b), r!(pos), r!(len)),
             Op::SatFloat { f64, d, a } => {
                 let v = r!(a);
+                // An f32 is exact in f64, and so is its saturation back in f32.
                 r!(d) = if f64 {
-                    let x = f64_of(v);
-                    if x.is_nan() {
-                        0
-                    } else {
-                        x.clamp(0.0, 1.0).to_bits()
-                    }
+                    saturate(f64_of(v)).to_bits()
                 } else {
-                    let x = f32_of(v);
-                    if x.is_nan() {
-                        0
-                    } else {
-                        x.clamp(0.0, 1.0).to_bits() as u64
-                    }
-                }
+                    (saturate(f32_of(v) as f64) as f32).to_bits() as u64
+                };
             }
             Op::FlushF32 { d, a } => {
                 let v = r!(a);
@@ -1434,4 +1425,13 @@ fn redux(op: ReduxOp, signed: bool, values: impl Iterator<Item = u32>) -> u32 {
             ReduxOp::Xor => a ^ b,
         })
         .unwrap_or(0)
+}
+
+/// `.sat` on a float result: clamps to [+0.0, 1.0]; NaN and −0.0 give +0.0 (as a GPU does).
+fn saturate(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        0.0
+    } else {
+        x.min(1.0)
+    }
 }

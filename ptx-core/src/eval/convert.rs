@@ -104,10 +104,11 @@ pub fn float_to_int(dst: PtxType, x: f64, round: CvtRound) -> u64 {
     saturate_int(dst, round_integral(x, round) as i128)
 }
 
-/// `.sat` on a float result: clamp to [0.0, 1.0], NaN becomes +0.0.
+/// `.sat` on a float result: clamp to [+0.0, 1.0]; NaN and −0.0 become +0.0 (as an H200
+/// gives it: `cvt.rni.sat.f64.f64` of −0.3 is +0.0).
 fn saturate_float(f: Fmt, bits: u64) -> u64 {
     let x = f64::from_bits(softfloat::convert(f, softfloat::F64, bits, Rnd::Rn));
-    let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    let c = if x.is_nan() || x <= 0.0 { 0.0 } else { x.min(1.0) };
     softfloat::convert(softfloat::F64, f, c.to_bits(), Rnd::Rn)
 }
 
