@@ -77,25 +77,46 @@ macro_rules! rope_kernel {
             let (sin, cos) = (sin * scale, cos * scale);
             let (i0, i1) = if half_split { (pair, pair + rotary_dim / 2) } else { (2 * pair, 2 * pair + 1) };
             let (i0, i1) = (i0 as usize, i1 as usize);
+            // Backward is the same rotation by the negated angle.
+            let sin = if backward { -sin } else { sin };
             let row = token as usize;
+            let hd = head_dim as usize;
             $(
-                for head in 0..$heads {
-                    let within = head as usize * head_dim as usize;
+                // Four heads at a time: their eight loads are issued before any store, so
+                // that each thread keeps several loads in flight (a store may alias a later
+                // load, so the compiler cannot hoist loads past it on its own).
+                let mut head = 0u32;
+                while head < $heads {
+                    let within = head as usize * hd;
                     let src = $src_offset + row * $src_stride + within;
                     let dst = $dst_offset + row * $dst_stride + within;
-                    let (x0, x1) = ($src[src + i0] as f32, $src[src + i1] as f32);
-                    let (y0, y1) = if backward {
-                        (x0 * cos + x1 * sin, x1 * cos - x0 * sin)
+                    if head + 4 <= $heads {
+                        let (a0, b0) = ($src[src + i0] as f32, $src[src + i1] as f32);
+                        let (a1, b1) = ($src[src + hd + i0] as f32, $src[src + hd + i1] as f32);
+                        let (a2, b2) = ($src[src + 2 * hd + i0] as f32, $src[src + 2 * hd + i1] as f32);
+                        let (a3, b3) = ($src[src + 3 * hd + i0] as f32, $src[src + 3 * hd + i1] as f32);
+                        $dst[dst + i0] = $($store)*(a0 * cos - b0 * sin);
+                        $dst[dst + i1] = $($store)*(a0 * sin + b0 * cos);
+                        $dst[dst + hd + i0] = $($store)*(a1 * cos - b1 * sin);
+                        $dst[dst + hd + i1] = $($store)*(a1 * sin + b1 * cos);
+                        $dst[dst + 2 * hd + i0] = $($store)*(a2 * cos - b2 * sin);
+                        $dst[dst + 2 * hd + i1] = $($store)*(a2 * sin + b2 * cos);
+                        $dst[dst + 3 * hd + i0] = $($store)*(a3 * cos - b3 * sin);
+                        $dst[dst + 3 * hd + i1] = $($store)*(a3 * sin + b3 * cos);
                     } else {
-                        (x0 * cos - x1 * sin, x0 * sin + x1 * cos)
-                    };
-                    $dst[dst + i0] = $($store)*(y0);
-                    $dst[dst + i1] = $($store)*(y1);
+                        let (a0, b0) = ($src[src + i0] as f32, $src[src + i1] as f32);
+                        $dst[dst + i0] = $($store)*(a0 * cos - b0 * sin);
+                        $dst[dst + i1] = $($store)*(a0 * sin + b0 * cos);
+                    }
+                    let done = if head + 4 <= $heads { 4 } else { 1 };
                     if $copy && rotary_dim < head_dim {
-                        for d in ((rotary_dim + pair)..head_dim).step_by((rotary_dim / 2) as usize) {
-                            $dst[dst + d as usize] = $src[src + d as usize];
+                        for h in 0..done as usize {
+                            for d in ((rotary_dim + pair)..head_dim).step_by((rotary_dim / 2) as usize) {
+                                $dst[dst + h * hd + d as usize] = $src[src + h * hd + d as usize];
+                            }
                         }
                     }
+                    head += done;
                 }
             )+
         }
