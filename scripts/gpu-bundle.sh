@@ -13,7 +13,7 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin"
 
 echo "==> building GPU test executables (release)" >&2
-cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
+cargo test --release --workspace --test gpu --no-run --message-format=json 2>/dev/null \
   | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -37,7 +37,7 @@ for line in sys.stdin:
 
 echo "==> building examples (release)" >&2
 cargo build --release --examples
-for example in rope rope_bench kernels_bench saxpy softmax; do
+for example in rope rope_bench kernels_bench math_accuracy saxpy softmax; do
   cp "target/release/examples/$example" "$bundle/bin/$example"
 done
 if command -v strip >/dev/null 2>&1; then
@@ -57,29 +57,38 @@ if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >"$out/nvidia-smi.txt
 fi
 summary=()
 failed=0
+# run NAME SECONDS COMMAND...: one check, its log in $out/NAME.log, killed after SECONDS.
 run() {
-  local name="$1"; shift
+  local name="$1" limit="$2"; shift 2
   local start=$SECONDS
-  if timeout 600 "$@" >"$out/$name.log" 2>&1; then
+  echo "--> $name" >&2
+  if timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
     summary+=("PASS  $name ($((SECONDS - start)) s)")
   else
-    summary+=("FAIL  $name ($((SECONDS - start)) s, see $name.log)")
+    summary+=("FAIL  $name ($((SECONDS - start)) s, exit $?, see $name.log)")
     failed=1
   fi
 }
+# Correctness first (each compares the GPU with the simulator or a float64 reference), then
+# the figures; the limits keep the whole run within about seven minutes.
 for tests in "$here"/bin/*-gpu-tests; do
-  run "$(basename "$tests")" "$tests" --ignored --test-threads=1
+  run "$(basename "$tests")" 240 "$tests" --ignored --test-threads=1
 done
-run rope-cuda "$here/bin/rope" --device cuda
-run rope-sim "$here/bin/rope" --device sim
-PTX_DSL_DEVICE=cuda run saxpy "$here/bin/saxpy"
-PTX_DSL_DEVICE=cuda run softmax "$here/bin/softmax"
-run rope-bench "$here/bin/rope_bench" --device cuda
-run kernels-bench "$here/bin/kernels_bench" --device cuda
+run rope-cuda 60 "$here/bin/rope" --device cuda
+run rope-cuda-half-bf16 60 "$here/bin/rope" --device cuda --layout half --dtype bf16 --rotary-dim 64
+run rope-cuda-interleaved-f16 60 "$here/bin/rope" --device cuda --layout interleaved --dtype f16
+run rope-cuda-seed-port 60 "$here/bin/rope" --device cuda --seed-port --layout interleaved --kv-heads 0
+run rope-cuda-max-position 60 "$here/bin/rope" --device cuda --seed-port --layout interleaved --kv-heads 0 --max-position 4294967295
+PTX_DSL_DEVICE=cuda run saxpy 30 "$here/bin/saxpy"
+PTX_DSL_DEVICE=cuda run softmax 30 "$here/bin/softmax"
+run math-accuracy-cuda 150 "$here/bin/math_accuracy" --on cuda --stride 97
+run rope-bench 150 "$here/bin/rope_bench" --device cuda
+run kernels-bench 90 "$here/bin/kernels_bench" --device cuda
 {
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
   grep -hE "^(device|forward|round trip|time) " "$out/rope-cuda.log" 2>/dev/null
-  grep -hE "copy|batched_rope" "$out/rope-bench.log" 2>/dev/null
+  grep -hE "^(x =|device-to-device|rope |seed port)" "$out/rope-bench.log" 2>/dev/null
+  cat "$out/math-accuracy-cuda.log" 2>/dev/null
   grep -hE "^(x =|copy|softmax_rows|rms_norm|layer_norm) " "$out/kernels-bench.log" 2>/dev/null
   printf '%s\n' "${summary[@]}"
 } | tee "$out/summary.txt"
