@@ -273,3 +273,87 @@ fn the_kernel_library_gives_the_simulators_bits_on_the_gpu() {
         assert!(first.is_none(), "{rows}x{cols}: output {first:?} differs (gpu vs sim)");
     }
 }
+
+/// `.sat` arithmetic and conversions whose results are zeros of either sign, by hand in
+/// PTX: `(a, b)` to `a+b, a−b, a·b, fma(a, b, a)` with `.sat`, `cvt.rni.sat.f32.f32 a` and,
+/// through f64, `cvt.rn.sat.f32.f64 a·2^-1000`, `cvt.rni.sat.f64.f64 a`.
+const SAT_FORMS: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry sat_forms(.param .u64 a_ptr, .param .u64 b_ptr, .param .u64 out_ptr)
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<9>;
+    .reg .f32 %f<10>;
+    .reg .f64 %fd<4>;
+    ld.param.u64 %rd1, [a_ptr];
+    ld.param.u64 %rd2, [b_ptr];
+    ld.param.u64 %rd3, [out_ptr];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r1, %r2, %r3, %r1;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.u64 %rd5, %rd1, %rd4;
+    add.u64 %rd6, %rd2, %rd4;
+    ld.global.f32 %f1, [%rd5];
+    ld.global.f32 %f2, [%rd6];
+    add.sat.f32 %f3, %f1, %f2;
+    sub.sat.f32 %f4, %f1, %f2;
+    mul.sat.f32 %f5, %f1, %f2;
+    fma.rn.sat.f32 %f6, %f1, %f2, %f1;
+    cvt.rni.sat.f32.f32 %f7, %f1;
+    cvt.f64.f32 %fd1, %f1;
+    mul.f64 %fd2, %fd1, 0d0170000000000000;
+    cvt.rn.sat.f32.f64 %f8, %fd2;
+    cvt.rni.sat.f64.f64 %fd3, %fd1;
+    cvt.rn.f32.f64 %f9, %fd3;
+    mul.wide.u32 %rd7, %r1, 32;
+    add.u64 %rd8, %rd3, %rd7;
+    st.global.v4.f32 [%rd8], {%f3, %f4, %f5, %f6};
+    st.global.v4.f32 [%rd8+16], {%f7, %f8, %f9, %f9};
+    ret;
+}
+"#;
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn saturated_zeros_have_the_simulators_sign_on_the_gpu() {
+    // Edge pairs whose results are ±0 before saturation, then random ones.
+    let edges = [0.0f32, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-30, -0.3, 2.0, f32::MIN_POSITIVE, f32::NAN];
+    let mut rng = Rng::fresh("saturated_zeros_on_gpu");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &edges {
+        for &y in &edges {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    while a.len() % 256 != 0 || a.len() < 1024 {
+        a.push(rng.signed_f32() * 2.0);
+        b.push(rng.signed_f32() * 2.0);
+    }
+    let mut results = Vec::new();
+    for device in [gpu(), Device::sim()] {
+        let module = device.load_ptx(SAT_FORMS).unwrap();
+        let (ad, bd) = (device.upload(&a).unwrap(), device.upload(&b).unwrap());
+        let mut out = device.zeroed::<f32>(8 * a.len()).unwrap();
+        let config = LaunchConfig::for_elements(a.len(), 256);
+        module.launch("sat_forms", config, &mut [(&ad).into(), (&bd).into(), (&mut out).into()]).unwrap();
+        results.push(out.to_vec().unwrap());
+    }
+    let forms = [
+        "add.sat",
+        "sub.sat",
+        "mul.sat",
+        "fma.sat",
+        "cvt.rni.sat.f32",
+        "cvt.rn.sat.f32.f64",
+        "cvt.rni.sat.f64",
+    ];
+    for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
+        let (t, k) = (i / 8, (i % 8).min(6));
+        assert_eq!(g.to_bits(), s.to_bits(), "{} of ({:e}, {:e}): gpu {g:e} sim {s:e}", forms[k], a[t], b[t]);
+    }
+}
