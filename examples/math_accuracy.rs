@@ -166,7 +166,8 @@ fn run_on(device: &Device, name: &str, f: &Routine, xs: &[f32]) -> Result<Vec<f3
 
 /// Every routine scanned, with its name and reference.
 fn routines() -> Vec<(String, Routine, Reference)> {
-    let unary: [(&str, fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, fn(f64) -> f64); 16] = [
+    type Unary = (&'static str, fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, fn(f64) -> f64);
+    let unary: [Unary; 16] = [
         ("sin", |b, x| math::sin(b, x), f64::sin),
         ("cos", |b, x| math::cos(b, x), f64::cos),
         ("tan", |b, x| math::tan(b, x), f64::tan),

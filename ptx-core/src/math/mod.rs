@@ -131,14 +131,19 @@ fn reduce_quadrant_wide(b: &mut KernelBuilder, x: Val<F32>, ax: Val<F32>) -> (Va
     reduce_quadrant_with(b, x, ax, small_reduction_wide, large_reduction)
 }
 
+/// A reduction for small |x|: `x` to `(r, q)`.
+type SmallReduction<T> = fn(&mut KernelBuilder, Val<F32>) -> (Val<T>, Val<U32>);
+/// A reduction for large |x|: `x` and `|x|` to `(r, q)`.
+type LargeReduction<T> = fn(&mut KernelBuilder, Val<F32>, Val<F32>) -> (Val<T>, Val<U32>);
+
 /// One of the two reductions for `x`, chosen by `|x|` (at build time when `x` is known or
 /// proved small, else by a branch), with `r` in the precision `T` the reductions give.
 fn reduce_quadrant_with<T: FloatTy>(
     b: &mut KernelBuilder,
     x: Val<F32>,
     ax: Val<F32>,
-    small: fn(&mut KernelBuilder, Val<F32>) -> (Val<T>, Val<U32>),
-    large: fn(&mut KernelBuilder, Val<F32>, Val<F32>) -> (Val<T>, Val<U32>),
+    small: SmallReduction<T>,
+    large: LargeReduction<T>,
 ) -> (Val<T>, Val<U32>) {
     match x.as_imm() {
         Some(v) if v.abs() >= reduce::LARGE => large(b, x, ax),
