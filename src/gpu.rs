@@ -340,30 +340,42 @@ pub fn atomic_cas<T: AtomicValue>(element: &mut T, current: T, new: T) -> T {
     old
 }
 
-/// The element types of two-element vector accesses ([`load2`], [`store2`]): 32- and 64-bit
-/// integers, `f32` and `f64` (8 or 16 bytes at once).
+/// The element types of two-element vector accesses ([`load2`], [`store2`]): 16-, 32- and
+/// 64-bit integers, `f32` and `f64` (4, 8 or 16 bytes at once; in a kernel `f16` and `bf16`
+/// slices too).
 pub trait Vector2: Copy + sealed::Sealed {}
 
-/// The element types of four-element vector accesses ([`load4`], [`store4`]): the 32-bit
-/// ones, 16 bytes at once (the widest access a GPU thread makes).
+/// The element types of four-element vector accesses ([`load4`], [`store4`]): the 16- and
+/// 32-bit ones, 8 or 16 bytes at once (16 is the widest access a GPU thread makes).
 pub trait Vector4: Vector2 {}
 
+/// The element types of eight-element vector accesses ([`load8`], [`store8`]): the 16-bit
+/// ones (in a kernel `f16` and `bf16` slices too), 16 bytes at once.
+pub trait Vector8: Vector4 {}
+
+impl Vector2 for u16 {}
+impl Vector2 for i16 {}
 impl Vector2 for u32 {}
 impl Vector2 for i32 {}
 impl Vector2 for f32 {}
 impl Vector2 for u64 {}
 impl Vector2 for i64 {}
 impl Vector2 for f64 {}
+impl Vector4 for u16 {}
+impl Vector4 for i16 {}
 impl Vector4 for u32 {}
 impl Vector4 for i32 {}
 impl Vector4 for f32 {}
+impl Vector8 for u16 {}
+impl Vector8 for i16 {}
 
 /// The message a vector access of `width` elements at an index that is not a multiple of
 /// `width` panics with (on the host, and as the `Error::KernelPanic` of a checked kernel).
 pub(crate) const fn misaligned(width: usize) -> &'static str {
     match width {
         2 => "misaligned vector access: the index is not a multiple of 2",
-        _ => "misaligned vector access: the index is not a multiple of 4",
+        4 => "misaligned vector access: the index is not a multiple of 4",
+        _ => "misaligned vector access: the index is not a multiple of 8",
     }
 }
 
@@ -415,6 +427,33 @@ pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
 pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
     assert!(index % 4 == 0, "{}", misaligned(4));
     x[index..index + 4].copy_from_slice(&[values.0, values.1, values.2, values.3]);
+}
+
+/// Elements `index .. index + 8` of `x` in one 16-byte load (`ld.global.v4.b32`, two
+/// elements to a word): `let (a, b, c, d, e, f, g, h) = load8(x, i);` on a slice of 16-bit
+/// elements (`f16`, `bf16`, `u16`, `i16`). `index` must be a multiple of 8, and the elements
+/// in range, as for [`load2`].
+///
+/// # Panics
+///
+/// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
+pub fn load8<T: Vector8>(x: &[T], index: usize) -> (T, T, T, T, T, T, T, T) {
+    assert!(index % 8 == 0, "{}", misaligned(8));
+    let v = &x[index..index + 8];
+    (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+}
+
+/// Stores `values` into elements `index .. index + 8` of `x` in one 16-byte access
+/// (`st.global.v4.b32`): `store8(y, i, (a, b, c, d, e, f, g, h));`. `index` must be a
+/// multiple of 8, as for [`load8`].
+///
+/// # Panics
+///
+/// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
+pub fn store8<T: Vector8>(x: &mut [T], index: usize, values: (T, T, T, T, T, T, T, T)) {
+    assert!(index % 8 == 0, "{}", misaligned(8));
+    let (a, b, c, d, e, f, g, h) = values;
+    x[index..index + 8].copy_from_slice(&[a, b, c, d, e, f, g, h]);
 }
 
 #[cfg(test)]

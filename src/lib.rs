@@ -76,9 +76,9 @@ pub mod prelude {
     pub use crate::gpu::{
         all, any, atomic_add, atomic_and, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_or,
         atomic_xor, ballot, block_dim, block_idx, block_max, block_min, block_sum, global_idx, grid_dim,
-        grid_stride, lane_id, load2, load4, shared, shared_dyn, shfl_down, shfl_idx, shfl_up, shfl_xor,
-        store2, store4, sync_threads, sync_warp, thread_fence, thread_fence_block, thread_fence_system,
-        thread_idx, warp_max, warp_min, warp_size, warp_sum,
+        grid_stride, lane_id, load2, load4, load8, shared, shared_dyn, shfl_down, shfl_idx, shfl_up,
+        shfl_xor, store2, store4, store8, sync_threads, sync_warp, thread_fence, thread_fence_block,
+        thread_fence_system, thread_idx, warp_max, warp_min, warp_size, warp_sum,
     };
     pub use crate::gpu_print;
     pub use ptx_core::builder::{KernelBuilder, Reg, Val};

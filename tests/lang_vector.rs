@@ -115,3 +115,83 @@ fn a_misaligned_unchecked_vector_faults_in_the_simulator() -> ptx_dsl::runtime::
     assert!(matches!(err, Error::SimFault { .. }), "{err}");
     Ok(())
 }
+
+/// Sixteen-bit vectors: each thread reverses eight `f16` in one 16-byte load and store
+/// (doubling one of them on the way), moves four `u16` and swaps two `bf16`; `shift` moves
+/// the `f16` index (4 makes it misaligned).
+#[ptx_kernel]
+fn sixteen_bit_vectors(
+    h: &[f16],
+    g: &mut [f16],
+    u: &[u16],
+    v: &mut [u16],
+    b: &[bf16],
+    c: &mut [bf16],
+    shift: usize,
+) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if 8 * i < h.len() {
+        let (a0, a1, a2, a3, a4, a5, a6, a7) = load8(h, 8 * i + shift);
+        store8(g, 8 * i, (a7, a6, a5, a4, a3, a2, a1, f16::from_f32(a0 as f32 * 2.0)));
+    }
+    if 4 * i < u.len() {
+        let (p, q, r, s) = load4(u, 4 * i);
+        store4(v, 4 * i, (s, r ^ 1, q, p));
+    }
+    if 2 * i < b.len() {
+        let (x0, x1) = load2(b, 2 * i);
+        store2(c, 2 * i, (x1, x0));
+    }
+}
+
+#[test]
+fn sixteen_bit_vectors_move_what_plain_rust_moves() -> ptx_dsl::runtime::Result<()> {
+    use half::f16;
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("sixteen_bit_vectors");
+    // Finite f16 bit patterns (exponent field below 31), 800 of them (100 vectors of eight);
+    // 400 u16 and 200 bf16 (as bits).
+    let h: Vec<u16> = (0..800).map(|_| rng.next() as u16 & 0xfbff).collect();
+    let u: Vec<u16> = (0..400).map(|_| rng.next() as u16).collect();
+    let b: Vec<u16> = (0..200).map(|_| rng.next() as u16).collect();
+    let (hd, ud, bd) = (dev.upload(&h)?, dev.upload(&u)?, dev.upload(&b)?);
+    let (mut gd, mut vd, mut cd) =
+        (dev.zeroed::<u16>(800)?, dev.zeroed::<u16>(400)?, dev.zeroed::<u16>(200)?);
+    let config = LaunchConfig::for_elements(100, 32);
+    SixteenBitVectors::new().launch(&dev, config, &hd, &mut gd, &ud, &mut vd, &bd, &mut cd, 0)?;
+    // The kernel's body per thread as plain Rust: the host forms on the bits, `half` for
+    // the one conversion (f16 × 2 in f32 is exact, rounding back to f16 is round-to-nearest).
+    let (mut g, mut v, mut c) = (vec![0u16; 800], vec![0u16; 400], vec![0u16; 200]);
+    for i in 0..100 {
+        let (a0, a1, a2, a3, a4, a5, a6, a7) = load8(&h, 8 * i);
+        let doubled = f16::from_f32(f16::from_bits(a0).to_f32() * 2.0).to_bits();
+        store8(&mut g, 8 * i, (a7, a6, a5, a4, a3, a2, a1, doubled));
+        let (p, q, r, s) = load4(&u, 4 * i);
+        store4(&mut v, 4 * i, (s, r ^ 1, q, p));
+        let (x0, x1) = load2(&b, 2 * i);
+        store2(&mut c, 2 * i, (x1, x0));
+    }
+    assert_eq!(gd.to_vec()?, g);
+    assert_eq!(vd.to_vec()?, v);
+    assert_eq!(cd.to_vec()?, c);
+    let ptx = SixteenBitVectors::new().ptx();
+    for access in ["ld.global.v4.b32", "st.global.v4.b32", "ld.global.v4.u16", "ld.global.v2.b16"] {
+        assert!(ptx.contains(access), "{access} missing:\n{ptx}");
+    }
+    common::assert_assembles("sixteen_bit_vectors", &SixteenBitVectors::new());
+    // Index 4: not a multiple of 8, what the host function asserts first.
+    let err = SixteenBitVectors::new()
+        .launch(&dev, config, &hd, &mut gd, &ud, &mut vd, &bd, &mut cd, 4)
+        .unwrap_err();
+    let Error::KernelPanic { message, .. } = &err else { panic!("expected KernelPanic: {err}") };
+    assert_eq!(message, "misaligned vector access: the index is not a multiple of 8");
+    let misaligned = std::panic::catch_unwind(|| load8(&h, 4)).unwrap_err();
+    assert_eq!(misaligned.downcast_ref::<String>().map(String::as_str), Some(message.as_str()));
+    // Twelve f16: the second vector's elements 8..12 exist, 12 does not.
+    let short = dev.upload(&h[..12])?;
+    let err = SixteenBitVectors::new()
+        .launch(&dev, LaunchConfig::linear(1, 2), &short, &mut gd, &ud, &mut vd, &bd, &mut cd, 0)
+        .unwrap_err();
+    assert!(matches!(&err, Error::OutOfBounds { index: 12, len: 12, .. }), "{err}");
+    Ok(())
+}

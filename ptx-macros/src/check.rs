@@ -842,7 +842,7 @@ impl Checker<'_> {
     /// The element type of the slice parameter `name` of a vector access `func` of `width`
     /// elements (`store`: writing), with an error where it is not one: a shared array or
     /// another binding, a read-only slice stored into, or an element type the width does not
-    /// fit (8 or 16 bytes in all).
+    /// fit (4, 8 or 16 bytes in all, no wider than 16-bit elements for eight).
     fn vector_slice(
         &mut self,
         func: &syn::Ident,
@@ -859,18 +859,18 @@ impl Checker<'_> {
             self.errors.at(Sp::of(name), msg);
             return None;
         }
+        let sixteen = matches!(elem, Scalar::U16 | Scalar::I16 | Scalar::F16 | Scalar::Bf16);
+        let thirty_two = matches!(elem, Scalar::U32 | Scalar::I32 | Scalar::F32);
         let fits = match width {
-            2 => matches!(
-                elem,
-                Scalar::U32 | Scalar::I32 | Scalar::F32 | Scalar::U64 | Scalar::I64 | Scalar::F64
-            ),
-            _ => matches!(elem, Scalar::U32 | Scalar::I32 | Scalar::F32),
+            2 => sixteen || thirty_two || matches!(elem, Scalar::U64 | Scalar::I64 | Scalar::F64),
+            4 => sixteen || thirty_two,
+            _ => sixteen,
         };
         if !fits {
-            let types = if width == 2 {
-                "32- and 64-bit elements (`u32 i32 f32 u64 i64 f64`)"
-            } else {
-                "32-bit elements (`u32 i32 f32`: 16 bytes in all)"
+            let types = match width {
+                2 => "16-, 32- and 64-bit elements (`u16 i16 f16 bf16 u32 i32 f32 u64 i64 f64`)",
+                4 => "16- and 32-bit elements (`u16 i16 f16 bf16 u32 i32 f32`: 8 or 16 bytes in all)",
+                _ => "16-bit elements (`u16 i16 f16 bf16`: 16 bytes in all)",
             };
             self.errors
                 .at(Sp::of(name), format!("`{func}` works on slices of {types}, not `{}`", elem.name()));

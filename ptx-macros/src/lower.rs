@@ -459,7 +459,7 @@ impl Lowerer<'_> {
                 Atom::Unit
             }
             ExprKind::Vector { func, width, slice, index, values } => {
-                self.emit(quote!(let _ = #func::<u32>;));
+                self.emit(quote!(let _ = #func::<u16>;));
                 let i = self.value(index);
                 let site = self.site(e.span);
                 match values {

@@ -798,8 +798,10 @@ impl Parser<'_> {
             let vector = match name.as_str() {
                 "load2" => Some((2, false)),
                 "load4" => Some((4, false)),
+                "load8" => Some((8, false)),
                 "store2" => Some((2, true)),
                 "store4" => Some((4, true)),
+                "store8" => Some((8, true)),
                 _ => None,
             };
             if let Some((width, store)) = vector {
@@ -951,13 +953,16 @@ impl Parser<'_> {
         self.expr_of(ExprKind::Atomic { op, func: func.clone(), place, args: values }, sp)
     }
 
-    /// `load2(x, i)`, `load4(x, i)`, `store2(x, i, (a, b))`, `store4(x, i, (a, b, c, d))`.
+    /// `load2(x, i)`, `load4(x, i)`, `load8(x, i)`, `store2(x, i, (a, b))`,
+    /// `store4(x, i, (a, b, c, d))`, `store8(x, i, (a, b, c, d, e, f, g, h))`.
     fn vector(&mut self, c: &syn::ExprCall, width: usize, store: bool, func: &Ident, sp: Sp) -> Expr {
         let usage = match (store, width) {
             (false, 2) => "`load2(x, i)`",
-            (false, _) => "`load4(x, i)`",
+            (false, 4) => "`load4(x, i)`",
+            (false, _) => "`load8(x, i)`",
             (true, 2) => "`store2(x, i, (a, b))`",
-            (true, _) => "`store4(x, i, (a, b, c, d))`",
+            (true, 4) => "`store4(x, i, (a, b, c, d))`",
+            (true, _) => "`store8(x, i, (a, b, c, d, e, f, g, h))`",
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
         if args.len() != 2 + store as usize {

@@ -313,15 +313,19 @@ pub(crate) fn check_args(kernel: &str, params: &[Param], args: &[KernelArg<'_>])
 
 /// Whether memory accessed as `access` may hold elements of type `elem`: the same type, or
 /// the same width where one side is untyped bits or both are integers (a reinterpretation
-/// of the same bits, e.g. a `.u32` load of `i32` data). Float against integer and different
-/// widths are refused.
+/// of the same bits, e.g. a `.u32` load of `i32` data), or an untyped access of a whole
+/// number of elements (a `.b32` load of two `f16`). Float against integer and other widths
+/// are refused.
 fn memory_types_agree(access: PtxType, elem: PtxType) -> bool {
     if access == elem {
         return true;
     }
     let same_width = access.bits() == elem.bits();
     let untyped = |t: PtxType| matches!(t, PtxType::B16 | PtxType::B32 | PtxType::B64);
-    same_width && (untyped(access) || untyped(elem) || (access.is_int() && elem.is_int()))
+    // An untyped access wider than the elements moves several at once (the language's
+    // `load8` reads eight 16-bit elements as four `.b32` words).
+    let packed = untyped(access) && access.bits() > elem.bits() && access.bits() % elem.bits() == 0;
+    packed || (same_width && (untyped(access) || untyped(elem) || (access.is_int() && elem.is_int())))
 }
 
 fn describe_param(p: &Param) -> String {
@@ -409,5 +413,18 @@ mod tests {
         assert!(!Scalar::F64(1.0).fits(PtxType::F32));
         assert_eq!(Scalar::I32(-1).to_bits(), 0xffff_ffff);
         assert_eq!(Scalar::F32(1.0).to_bits(), 0x3f80_0000);
+    }
+
+    #[test]
+    fn accesses_agree_with_buffers_of_the_same_bits() {
+        use super::memory_types_agree as agree;
+        assert!(agree(PtxType::U32, PtxType::S32), "integers of one width reinterpret");
+        assert!(agree(PtxType::B32, PtxType::F32) && agree(PtxType::F32, PtxType::B32));
+        assert!(agree(PtxType::B32, PtxType::U16), "a packed access of two 16-bit elements");
+        assert!(agree(PtxType::B64, PtxType::F32), "a packed access of two f32");
+        assert!(!agree(PtxType::U32, PtxType::U16), "a typed access of a narrower element");
+        assert!(!agree(PtxType::B16, PtxType::U32), "an access narrower than the element");
+        assert!(!agree(PtxType::F32, PtxType::U32), "float against integer");
+        assert!(!agree(PtxType::F64, PtxType::F32));
     }
 }

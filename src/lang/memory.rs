@@ -387,6 +387,12 @@ impl KernelCtx {
             let dsts = RegList::new(&[dst]).unwrap_or_else(|| internal_error("one register"));
             self.b.push(Instr::Ld { guard, space, ty: memory, dsts, addr });
         }
+        self.loaded_value(elem, dst)
+    }
+
+    /// The value of `elem` a load into `dst` (of `access_types(elem).1`) gives: 16-bit
+    /// integers extended to their 32-bit value registers, the rest as loaded.
+    pub(super) fn loaded_value(&mut self, elem: Scalar, dst: VReg) -> Value {
         let narrow = |raw: VReg| Reg::<U16>::from_raw(raw).map(Val::Reg);
         let op = match elem {
             Scalar::U16 => self
@@ -402,6 +408,17 @@ impl KernelCtx {
         Value::new(op, elem)
     }
 
+    /// The register (of `access_types(elem).1`) a store of `value` writes: 16-bit integers
+    /// truncated from their 32-bit value registers, the rest as they are.
+    pub(super) fn stored_register(&mut self, elem: Scalar, value: Value) -> VReg {
+        let src = match elem {
+            Scalar::U16 => self.b.cast::<U16, U32>(value.typed::<U32>()).operand(),
+            Scalar::I16 => self.b.cast::<S16, S32>(value.typed::<S32>()).operand(),
+            _ => value.op,
+        };
+        self.operand_register(src)
+    }
+
     /// A store of `value` at `at`; with `ok`, only when it holds.
     fn store_at(
         &mut self,
@@ -411,12 +428,7 @@ impl KernelCtx {
         ok: Option<Val<ptx_core::Pred>>,
     ) {
         let memory = access_types(elem).0;
-        let src = match elem {
-            Scalar::U16 => self.b.cast::<U16, U32>(value.typed::<U32>()).operand(),
-            Scalar::I16 => self.b.cast::<S16, S32>(value.typed::<S32>()).operand(),
-            _ => value.op,
-        };
-        let src = self.operand_register(src);
+        let src = self.stored_register(elem, value);
         if let Some(guard) = guard_when(ok) {
             let srcs = RegList::new(&[src]).unwrap_or_else(|| internal_error("one register"));
             self.b.push(Instr::St { guard, space, ty: memory, srcs, addr });

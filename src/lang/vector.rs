@@ -1,19 +1,24 @@
-//! Vector accesses: `load2`/`load4` and `store2`/`store4` of a slice parameter, two or four
-//! consecutive elements in one `ld.global.v2`/`.v4` or `st.global.v2`/`.v4` (8 or 16 bytes:
-//! what bandwidth-bound kernels need). The index must be a multiple of the width, so that
-//! the access is aligned (a slice parameter starts on a 256-byte boundary). A checked kernel
+//! Vector accesses: `load2`/`load4`/`load8` and `store2`/`store4`/`store8` of a slice
+//! parameter, two, four or eight consecutive elements in one `ld.global.v2`/`.v4` or
+//! `st.global.v2`/`.v4` (4 to 16 bytes: what bandwidth-bound kernels need; eight 16-bit
+//! elements travel as four 32-bit words, two to a word, low half first). The index must be
+//! a multiple of the width, so that the access is aligned (a slice parameter starts on a
+//! 256-byte boundary). A checked kernel
 //! checks both: a misaligned index is `Error::KernelPanic` with the host function's panic
 //! message, elements past the end `Error::OutOfBounds` with the first index out of range;
 //! either way the access does not happen (a load gives zeros).
 
 use ptx_core::builder::Val;
 use ptx_core::fault::FaultKind;
-use ptx_core::ir::{Imm, Instr, Operand, RegList, Space};
-use ptx_core::{Cmp, Pred, U64};
+use ptx_core::ir::{BinaryOp, Imm, Instr, Operand, RegList, Space, VReg};
+use ptx_core::{Cmp, Pred, PtxType, U64};
 
 use super::memory::{access_types, guard_when, Slice};
 use super::ops::Site;
 use super::{internal_error, KernelCtx, Scalar, Value};
+
+/// The eight values of `load8` and `store8`, as the kernel's tuple.
+type Values8 = (Value, Value, Value, Value, Value, Value, Value, Value);
 
 impl KernelCtx {
     /// `load2(slice, index)`.
@@ -44,6 +49,103 @@ impl KernelCtx {
         self.store_vector(slice, index, [a, b, c, d], site);
     }
 
+    /// `load8(slice, index)`: four untyped 32-bit words (`.b32`: the launch's argument check
+    /// reads it as a packed access of the slice's 16-bit elements), each split into its low
+    /// and high halves.
+    pub fn load8(&mut self, slice: &Slice, index: Value, site: Site) -> Values8 {
+        let (space, addr) = self.vector_location(slice, index);
+        let ok = self.vector_checks::<8>(slice, index, site);
+        let words: [VReg; 4] = std::array::from_fn(|_| self.b.raw_reg(PtxType::U32));
+        if ok.is_some() {
+            for w in words {
+                self.mov_raw(w, Operand::Imm(Imm::new(PtxType::U32, 0)));
+            }
+        }
+        if let Some(guard) = guard_when(ok) {
+            let list = RegList::new(&words).unwrap_or_else(|| internal_error("four registers"));
+            self.b.push(Instr::Ld { guard, space, ty: PtxType::B32, dsts: list, addr });
+        }
+        let register = access_types(slice.elem).1;
+        let halves = words.map(|w| {
+            let high = self.b.raw_reg(PtxType::U32);
+            let sixteen = Operand::Imm(Imm::new(PtxType::U32, 16));
+            self.b.push(Instr::Binary {
+                op: BinaryOp::Shr,
+                ty: PtxType::U32,
+                mode: None,
+                dst: high,
+                a: Operand::Reg(w),
+                b: sixteen,
+            });
+            [w, high].map(|word| {
+                let bits = self.b.raw_reg(PtxType::U16);
+                self.b.push(Instr::Cvt {
+                    dst_ty: PtxType::U16,
+                    src_ty: PtxType::U32,
+                    round: None,
+                    sat: false,
+                    dst: bits,
+                    src: Operand::Reg(word),
+                });
+                let element = self.b.raw_reg(register);
+                self.b.push(Instr::Mov { ty: PtxType::B16, dst: element, src: Operand::Reg(bits) });
+                self.loaded_value(slice.elem, element)
+            })
+        });
+        let [[a, b], [c, d], [e, f], [g, h]] = halves;
+        (a, b, c, d, e, f, g, h)
+    }
+
+    /// `store8(slice, index, values)`: the eight 16-bit values joined two to a 32-bit word,
+    /// low half first, in one store of four words.
+    pub fn store8(&mut self, slice: &Slice, index: Value, values: Values8, site: Site) {
+        let (space, addr) = self.vector_location(slice, index);
+        let ok = self.vector_checks::<8>(slice, index, site);
+        let (a, b, c, d, e, f, g, h) = values;
+        let widened = [a, b, c, d, e, f, g, h].map(|v| {
+            let element = self.stored_register(slice.elem, v);
+            let bits = self.b.raw_reg(PtxType::U16);
+            self.b.push(Instr::Mov { ty: PtxType::B16, dst: bits, src: Operand::Reg(element) });
+            let word = self.b.raw_reg(PtxType::U32);
+            self.b.push(Instr::Cvt {
+                dst_ty: PtxType::U32,
+                src_ty: PtxType::U16,
+                round: None,
+                sat: false,
+                dst: word,
+                src: Operand::Reg(bits),
+            });
+            word
+        });
+        let words: [VReg; 4] = std::array::from_fn(|k| {
+            let high = self.b.raw_reg(PtxType::U32);
+            let sixteen = Operand::Imm(Imm::new(PtxType::U32, 16));
+            let (lo, hi) = (Operand::Reg(widened[2 * k]), Operand::Reg(widened[2 * k + 1]));
+            self.b.push(Instr::Binary {
+                op: BinaryOp::Shl,
+                ty: PtxType::B32,
+                mode: None,
+                dst: high,
+                a: hi,
+                b: sixteen,
+            });
+            let word = self.b.raw_reg(PtxType::U32);
+            self.b.push(Instr::Binary {
+                op: BinaryOp::Or,
+                ty: PtxType::B32,
+                mode: None,
+                dst: word,
+                a: lo,
+                b: Operand::Reg(high),
+            });
+            word
+        });
+        if let Some(guard) = guard_when(ok) {
+            let list = RegList::new(&words).unwrap_or_else(|| internal_error("four registers"));
+            self.b.push(Instr::St { guard, space, ty: PtxType::B32, srcs: list, addr });
+        }
+    }
+
     /// `N` elements from `index` in one load; in a checked kernel, zeros (and a recorded
     /// fault) where the access is misaligned or out of range.
     fn load_vector<const N: usize>(&mut self, slice: &Slice, index: Value, site: Site) -> [Value; N] {
@@ -60,7 +162,7 @@ impl KernelCtx {
             let list = RegList::new(&dsts).unwrap_or_else(|| internal_error("two or four registers"));
             self.b.push(Instr::Ld { guard, space, ty: access_types(slice.elem).0, dsts: list, addr });
         }
-        dsts.map(|d| Value::new(Operand::Reg(d), slice.elem))
+        dsts.map(|d| self.loaded_value(slice.elem, d))
     }
 
     /// `values` into the `N` elements from `index` in one store; in a checked kernel,
@@ -68,7 +170,7 @@ impl KernelCtx {
     fn store_vector<const N: usize>(&mut self, slice: &Slice, index: Value, values: [Value; N], site: Site) {
         let (space, addr) = self.vector_location(slice, index);
         let ok = self.vector_checks::<N>(slice, index, site);
-        let srcs = values.map(|v| self.operand_register(v.op));
+        let srcs = values.map(|v| self.stored_register(slice.elem, v));
         if let Some(guard) = guard_when(ok) {
             let list = RegList::new(&srcs).unwrap_or_else(|| internal_error("two or four registers"));
             self.b.push(Instr::St { guard, space, ty: access_types(slice.elem).0, srcs: list, addr });
