@@ -323,3 +323,58 @@ fn bit_counts_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
     }
     Ok(())
 }
+
+/// `T::from(x)`, Rust's lossless conversions (what clippy's `cast_lossless` suggests in
+/// place of `as`): widening integers, small integers and `f32` to floats, `bool` to numbers.
+#[ptx_kernel]
+fn lossless_conversions(a: &[u16], b: &[i32], c: &[f32], out: &mut [f64], n: u32) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if i >= n {
+        return;
+    }
+    let (x, y, z) = (a[i], b[i], c[i]);
+    let o = (i * 5) as usize;
+    out[o] = f64::from(u32::from(x)) + f64::from(i64::from(y) as i32);
+    out[o + 1] = f64::from(z) * 3.0;
+    out[o + 2] = f64::from(f32::from(x) * 0.5);
+    out[o + 3] = f64::from(y) + f64::from(u64::from(x) as u32);
+    out[o + 4] = f64::from(u8::from(x > 7)) + f64::from(f32::from(z));
+}
+
+#[test]
+fn lossless_conversions_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("lossless_conversions");
+    let n = 300usize;
+    let mut a: Vec<u16> = (0..n).map(|_| rng.next() as u16).collect();
+    let mut b: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let c: Vec<f32> = (0..n).map(|_| rng.signed_f32() * 1e6).collect();
+    a[..3].copy_from_slice(&[0, u16::MAX, 7]);
+    b[..3].copy_from_slice(&[i32::MIN, i32::MAX, -1]);
+    let (ad, bd, cd) = (dev.upload(&a)?, dev.upload(&b)?, dev.upload(&c)?);
+    let mut od = dev.zeroed::<f64>(5 * n)?;
+    LosslessConversions::new().launch(
+        &dev,
+        LaunchConfig::for_elements(n, 64),
+        &ad,
+        &bd,
+        &cd,
+        &mut od,
+        n as u32,
+    )?;
+    let got = od.to_vec()?;
+    for i in 0..n {
+        let (x, y, z) = (a[i], b[i], c[i]);
+        let want = [
+            f64::from(u32::from(x)) + f64::from(i64::from(y) as i32),
+            f64::from(z) * 3.0,
+            f64::from(f32::from(x) * 0.5),
+            f64::from(y) + f64::from(u64::from(x) as u32),
+            f64::from(u8::from(x > 7)) + f64::from(f32::from(z)),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(got[5 * i + k].to_bits(), w.to_bits(), "output {k} of x={x} y={y} z={z}");
+        }
+    }
+    Ok(())
+}

@@ -516,6 +516,30 @@ impl Checker<'_> {
                 );
                 (Ty::Scalar(*ty), false)
             }
+            ExprKind::TypeCall { ty, func, args } if func == "from" && args.len() == 1 => {
+                let t = self.expr(&args[0]);
+                match self.infer.resolve(&t) {
+                    Ty::Scalar(from) if !lossless(from, *ty) => {
+                        let msg = format!(
+                            "`{0}::from` takes the types that convert to `{0}` without loss, not `{1}`: \
+                             use `as {0}` to convert with Rust's `as` rules",
+                            ty.name(),
+                            from.name()
+                        );
+                        self.errors.at(args[0].span, msg);
+                    }
+                    Ty::Scalar(_) | Ty::Error => {}
+                    other => {
+                        self.expect(
+                            args[0].span,
+                            &Ty::Scalar(*ty),
+                            &other,
+                            &format!(" (`{}::from`)", ty.name()),
+                        );
+                    }
+                }
+                (Ty::Scalar(*ty), self.comptime[args[0].id])
+            }
             ExprKind::TypeCall { ty, func, args } => {
                 let Some((first, rest)) = args.split_first() else {
                     self.errors.at(e.span, format!("`{}::{func}()` is not supported in kernels", ty.name()));
@@ -1205,4 +1229,25 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
     } else {
         None
     }
+}
+
+/// Whether Rust's standard library converts `from` to `to` with `From` (a lossless
+/// conversion, the same value `as` gives): the identity, `bool` to any number, integers
+/// to wider integers that hold every value, and small integers and `f32` to wider floats.
+fn lossless(from: Scalar, to: Scalar) -> bool {
+    use Scalar::*;
+    if from == to {
+        return true;
+    }
+    matches!(
+        (from, to),
+        (Bool, U8 | I8 | U16 | I16 | U32 | I32 | U64 | I64 | Usize | Isize | F32 | F64)
+            | (U8, U16 | I16 | U32 | I32 | U64 | I64 | Usize | Isize | F32 | F64)
+            | (I8, I16 | I32 | I64 | Isize | F32 | F64)
+            | (U16, U32 | I32 | U64 | I64 | Usize | F32 | F64)
+            | (I16, I32 | I64 | Isize | F32 | F64)
+            | (U32, U64 | I64 | F64)
+            | (I32, I64 | F64)
+            | (F32, F64)
+    )
 }

@@ -385,7 +385,7 @@ impl Lowerer<'_> {
                     Atom::Rt(quote!(#v.#m))
                 }
             },
-            ExprKind::TypeCall { ty, args, .. } if ty.is_half() => {
+            ExprKind::TypeCall { ty, func, args } if ty.is_half() || func == "from" => {
                 let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
                 let s = self.scalar(*ty);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
