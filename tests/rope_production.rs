@@ -70,7 +70,9 @@ fn positions(rng: &mut Rng, tokens: usize, limit: u32) -> Vec<u32> {
 fn every_variant_matches_float64_at_positions_up_to_2_pow_24() {
     let device = Device::sim();
     let mut rng = Rng::fresh("production_rope_accuracy");
-    // Six heads: the kernels rotate four heads at a time, then one at a time.
+    // Six heads: the scalar kernels rotate four heads at a time, then one at a time.
+    // Rotary dims 64 and 40 run the vectorised kernels for f32 (pairs in fours) and 64 for
+    // f16/bf16 (in eights); 20 (and 40 for f16/bf16) the scalar ones.
     let (tokens, heads, head_dim) = (24u32, 6u32, 64u32);
     let scalings = [
         Scaling::None,
@@ -88,7 +90,7 @@ fn every_variant_matches_float64_at_positions_up_to_2_pow_24() {
     for limit in [1u32 << 20, 1 << 24] {
         for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
             for layout in [Layout::HalfSplit, Layout::Interleaved] {
-                for rotary_dim in [head_dim, 40] {
+                for rotary_dim in [head_dim, 40, 20] {
                     for scaling in scalings {
                         let config = RopeConfig {
                             rotary_dim,
@@ -216,6 +218,88 @@ fn in_place_equals_out_of_place_and_fused_equals_separate() {
             assert_eq!(bits(&one), bits(&two), "{layout:?} {direction:?}: in place");
         }
     }
+}
+
+#[test]
+fn vectorised_and_scalar_kernels_give_the_same_bits() {
+    // The same tensor at element offset 0 (16-byte aligned: the vectorised kernel) and at
+    // offset 1 of a longer buffer (the scalar kernel): the same angles and the same
+    // rotations, so the same bits, for every storage type, layout, partial rotary and
+    // direction, in place and out of place.
+    let device = Device::sim();
+    let mut rng = Rng::fresh("vectorised_and_scalar_kernels");
+    let (tokens, heads, hd) = (7u32, 5u32, 64u32);
+    let aligned = TensorView::contiguous(tokens, heads, hd);
+    let shifted = TensorView { offset: 1, ..aligned };
+    let n = aligned.extent(hd);
+    let pos = positions(&mut rng, tokens as usize, 1 << 20);
+    let pd = device.upload(&pos).unwrap();
+    for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+        for layout in [Layout::HalfSplit, Layout::Interleaved] {
+            for rotary_dim in [64, 32] {
+                let rope =
+                    Rope::new(RopeConfig { dtype, layout, rotary_dim, ..RopeConfig::new(hd) }).unwrap();
+                assert!(rope.vector_width().is_some(), "{dtype:?} rotary {rotary_dim} vectorises");
+                let rope = rope.on(&device).unwrap();
+                let x: Vec<f32> = (0..n + 1).map(|_| rng.signed_f32()).collect();
+                let (_, xs) = store(&device, dtype, &x);
+                let (_, xa) = store(&device, dtype, &x[1..]);
+                for direction in [Direction::Forward, Direction::Backward] {
+                    let what = format!("{dtype:?} {layout:?} rotary {rotary_dim} {direction:?}");
+                    let mut out_a = store(&device, dtype, &vec![0.0; n]).1;
+                    let mut out_s = store(&device, dtype, &vec![0.0; n + 1]).1;
+                    apply_views(&rope, direction, &pd, (&xa, aligned), (&mut out_a, aligned));
+                    apply_views(&rope, direction, &pd, (&xs, shifted), (&mut out_s, shifted));
+                    let (a, s) = (read(dtype, &out_a), read(dtype, &out_s));
+                    let same = a.iter().zip(&s[1..]).all(|(p, q)| p.to_bits() == q.to_bits());
+                    assert!(same, "{what}: out of place");
+                    let (mut ia, mut is) = (store(&device, dtype, &x[1..]).1, store(&device, dtype, &x).1);
+                    in_place(&rope, direction, &pd, &mut ia, aligned);
+                    in_place(&rope, direction, &pd, &mut is, shifted);
+                    let (a2, s2) = (read(dtype, &ia), read(dtype, &is));
+                    assert!(
+                        a2.iter().zip(&s2[1..]).all(|(p, q)| p.to_bits() == q.to_bits()),
+                        "{what}: in place"
+                    );
+                    assert!(
+                        a2.iter().zip(&a).all(|(p, q)| p.to_bits() == q.to_bits()),
+                        "{what}: in place = out"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Out-of-place apply from one view into another, on either storage.
+fn apply_views(
+    rope: &ptx_dsl::rope::DeviceRope,
+    d: Direction,
+    p: &DeviceBuffer<u32>,
+    (x, xv): (&Stored, TensorView),
+    (out, ov): (&mut Stored, TensorView),
+) {
+    match (x, out) {
+        (Stored::F32(x), Stored::F32(o)) => rope.apply(d, p, x, xv, o, ov).map(|_| ()),
+        (Stored::Half(x), Stored::Half(o)) => rope.apply(d, p, x, xv, o, ov).map(|_| ()),
+        _ => unreachable!("one storage per test"),
+    }
+    .unwrap();
+}
+
+/// In-place apply on either storage.
+fn in_place(
+    rope: &ptx_dsl::rope::DeviceRope,
+    d: Direction,
+    p: &DeviceBuffer<u32>,
+    x: &mut Stored,
+    v: TensorView,
+) {
+    match x {
+        Stored::F32(x) => rope.apply_in_place(d, p, x, v).map(|_| ()),
+        Stored::Half(x) => rope.apply_in_place(d, p, x, v).map(|_| ()),
+    }
+    .unwrap();
 }
 
 fn bits(b: &DeviceBuffer<f32>) -> Vec<u32> {

@@ -9,6 +9,11 @@
 //! qkv buffer. Pairs are `(2i, 2i+1)` (interleaved) or `(i, i + rotary_dim/2)` (half-split);
 //! elements `rotary_dim..head_dim` are copied through by the out-of-place kernels.
 //!
+//! Where the views allow it ([`super::Rope::vector_width`]: rotary and head dimensions,
+//! offsets and strides multiples of the vector width), the vectorised kernels run instead:
+//! one thread rotates four (f32) or eight (f16, bf16) pairs with 16-byte
+//! accesses (`load4`/`store4`, `load8`/`store8`), one sine and cosine per pair as before.
+//!
 //! The kernels are `unchecked`: [`super::DeviceRope`] proves every index in range before it
 //! launches one (each view lies inside its buffer, `positions` covers the tokens, the table
 //! has one entry per pair, and the geometry's threads past the tokens or pairs return), so
@@ -33,7 +38,7 @@
 //! 1.26e-6 · m · max|x|. Above 2^24 the remainder term grows with `pos − p` (at most 128) and
 //! the error with it, but the result stays a rotation of the input.
 
-use crate::gpu::{block_dim, block_idx, thread_idx};
+use crate::gpu::{block_dim, block_idx, load4, load8, store4, store8, thread_idx};
 use crate::ptx_kernel;
 
 /// Stamps out one RoPE kernel. `copy_tail` says whether elements past `rotary_dim` are copied
@@ -123,9 +128,112 @@ macro_rules! rope_kernel {
     };
 }
 
-/// Stamps out the out-of-place and in-place kernels of one storage type.
+/// Stamps out one vectorised RoPE kernel: each thread rotates `W` pairs of one token
+/// (`W` = 4 for f32, 8 for 16-bit storage) with two `W`-element vector loads and stores per
+/// head (16 bytes each), at elements `c·W` and `rotary_dim/2 + c·W` of the head for chunk
+/// `c`, so that a warp's accesses are contiguous. In half-split order those are the first
+/// and second elements of pairs `c·W .. c·W + W`; interleaved, each vector holds `W/2`
+/// whole pairs (`c·W/2 ..` and `rotary_dim/4 + c·W/2 ..`). `convert` turns an f32 result
+/// into the element type; `angles` names each lane's sine and cosine; each `heads(..)`
+/// group also gets the lane table: the two vectors' element names, then per lane its sine
+/// and cosine, its two inputs in half-split and in interleaved order and its two outputs,
+/// and the two vectors' outputs in interleaved order.
+macro_rules! rope_vector_kernel {
+    (
+        $(#[$doc:meta])* $name:ident, copy_tail: $copy:literal, width: $w:literal,
+        $load:ident, $store_vec:ident, convert: $cty:ident :: $cfn:ident,
+        params($($params:tt)*),
+        angles[$(($j:literal, $s:ident, $c:ident)),+],
+        $(heads($src:ident, $src_offset:ident, $src_stride:ident,
+                $dst:ident, $dst_offset:ident, $dst_stride:ident, $heads:ident,
+                lanes(a[$($a:ident),+], b[$($b:ident),+],
+                      $([$ls:ident, $lc:ident, $ha:ident, $hb:ident, $ia:ident, $ib:ident, $y0:ident, $y1:ident]),+;
+                      interleaved[$($ya:ident),+], [$($yb:ident),+]))),+
+    ) => {
+        $(#[$doc])*
+        #[ptx_kernel(crate = crate, unchecked)]
+        pub fn $name(
+            $($params)*
+            positions: &[u32],
+            turns: &[f32],
+            tokens: u32,
+            scale: f32,
+            #[comptime] head_dim: u32,
+            #[comptime] rotary_dim: u32,
+            #[comptime] half_split: bool,
+            #[comptime] backward: bool,
+        ) {
+            let chunk = thread_idx().x;
+            let token = block_idx().x * block_dim().y + thread_idx().y;
+            if token >= tokens || chunk >= rotary_dim / 2 / $w {
+                return;
+            }
+            let pos = positions[token];
+            let p = pos as f32;
+            let p_rem = (pos as i64 - p as i64) as f32;
+            $(
+                let ($s, $c) = {
+                    let pair = if half_split {
+                        chunk * $w + $j
+                    } else {
+                        // Lanes below W/2 are pairs of the first vector, the rest of the
+                        // second, rotary_dim/4 pairs further on.
+                        let second = if $j < $w / 2 { 0 } else { rotary_dim / 4 - $w / 2 };
+                        chunk * ($w / 2) + $j + second
+                    };
+                    let (hi, lo) = (turns[2 * pair], turns[2 * pair + 1]);
+                    let a = p * hi;
+                    let small = p.mul_add(hi, -a) + p_rem.mul_add(hi, p * lo);
+                    let turn = (a - a.round_ties_even()) + small;
+                    let turn = turn - turn.round_ties_even();
+                    let (sin, cos) = (turn * std::f32::consts::TAU).sin_cos();
+                    (if backward { -sin * scale } else { sin * scale }, cos * scale)
+                };
+            )+
+            let first = (chunk * $w) as usize;
+            let (ia, ib) = (first, first + (rotary_dim / 2) as usize);
+            let row = token as usize;
+            let hd = head_dim as usize;
+            $(
+                for head in 0..$heads {
+                    let within = head as usize * hd;
+                    let src = $src_offset + row * $src_stride + within;
+                    let dst = $dst_offset + row * $dst_stride + within;
+                    let ($($a),+) = $load($src, src + ia);
+                    let ($($b),+) = $load($src, src + ib);
+                    $(
+                        let (x0, x1) = if half_split { ($ha as f32, $hb as f32) } else { ($ia as f32, $ib as f32) };
+                        let $y0 = $cty::$cfn(x0 * $lc - x1 * $ls);
+                        let $y1 = $cty::$cfn(x0 * $ls + x1 * $lc);
+                    )+
+                    if half_split {
+                        $store_vec($dst, dst + ia, ($($y0),+));
+                        $store_vec($dst, dst + ib, ($($y1),+));
+                    } else {
+                        $store_vec($dst, dst + ia, ($($ya),+));
+                        $store_vec($dst, dst + ib, ($($yb),+));
+                    }
+                    if $copy && rotary_dim < head_dim {
+                        let step = (rotary_dim / 2) as usize;
+                        for d in ((rotary_dim as usize + first)..head_dim as usize).step_by(step) {
+                            let tail = $load($src, src + d);
+                            $store_vec($dst, dst + d, tail);
+                        }
+                    }
+                }
+            )+
+        }
+    };
+}
+
+/// Stamps out the out-of-place and in-place kernels of one storage type, scalar and
+/// vectorised (`vector(width, load, store, names..)`: see [`rope_vector_kernel`]).
 macro_rules! rope_kernels {
-    ($elem:ident, [$($store:tt)*], $out_of_place:ident, $in_place:ident) => {
+    (
+        $elem:ident, [$($store:tt)*], $out_of_place:ident, $in_place:ident,
+        vector($w:literal, $load:ident, $store_vec:ident, $cty:ident :: $cfn:ident, $vec_out:ident,
+               $vec_in:ident, angles $angles:tt, lanes $lanes:tt)
+    ) => {
         rope_kernel!(
             #[doc = concat!("Out-of-place RoPE on `", stringify!($elem), "` storage: rotates q into `q_out` ",
                 "and k into `k_out` (copying the tail past `rotary_dim`); see the module docs.")]
@@ -151,9 +259,74 @@ macro_rules! rope_kernels {
             heads([$($store)*], x, q_offset, q_stride, x, q_offset, q_stride, q_heads),
             heads([$($store)*], x, k_offset, k_stride, x, k_offset, k_stride, k_heads)
         );
+        rope_vector_kernel!(
+            #[doc = concat!("[`", stringify!($out_of_place), "`] with ", stringify!($w), "-element vector ",
+                "accesses (16 bytes), for views whose offsets, strides and dimensions allow them.")]
+            $vec_out, copy_tail: true, width: $w, $load, $store_vec, convert: $cty::$cfn,
+            params(
+                q: &[$elem], q_offset: usize, q_stride: usize, q_heads: u32,
+                k: &[$elem], k_offset: usize, k_stride: usize, k_heads: u32,
+                q_out: &mut [$elem], q_out_offset: usize, q_out_stride: usize,
+                k_out: &mut [$elem], k_out_offset: usize, k_out_stride: usize,
+            ),
+            angles $angles,
+            heads(q, q_offset, q_stride, q_out, q_out_offset, q_out_stride, q_heads, lanes $lanes),
+            heads(k, k_offset, k_stride, k_out, k_out_offset, k_out_stride, k_heads, lanes $lanes)
+        );
+        rope_vector_kernel!(
+            #[doc = concat!("[`", stringify!($in_place), "`] with ", stringify!($w), "-element vector ",
+                "accesses (16 bytes), for views whose offsets, strides and dimensions allow them.")]
+            $vec_in, copy_tail: false, width: $w, $load, $store_vec, convert: $cty::$cfn,
+            params(
+                x: &mut [$elem],
+                q_offset: usize, q_stride: usize, q_heads: u32,
+                k_offset: usize, k_stride: usize, k_heads: u32,
+            ),
+            angles $angles,
+            heads(x, q_offset, q_stride, x, q_offset, q_stride, q_heads, lanes $lanes),
+            heads(x, k_offset, k_stride, x, k_offset, k_stride, k_heads, lanes $lanes)
+        );
     };
 }
 
-rope_kernels!(f32, [], rope_f32, rope_f32_in_place);
-rope_kernels!(f16, [f16::from_f32], rope_f16, rope_f16_in_place);
-rope_kernels!(bf16, [bf16::from_f32], rope_bf16, rope_bf16_in_place);
+rope_kernels!(f32, [], rope_f32, rope_f32_in_place, vector(4, load4, store4, f32::from, rope_f32_v4, rope_f32_v4_in_place,
+    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3)],
+    lanes (
+        a[a0, a1, a2, a3], b[b0, b1, b2, b3],
+        [s0, c0, a0, b0, a0, a1, y0, z0],
+        [s1, c1, a1, b1, a2, a3, y1, z1],
+        [s2, c2, a2, b2, b0, b1, y2, z2],
+        [s3, c3, a3, b3, b2, b3, y3, z3];
+        interleaved[y0, z0, y1, z1], [y2, z2, y3, z3]
+    )
+));
+rope_kernels!(f16, [f16::from_f32], rope_f16, rope_f16_in_place, vector(8, load8, store8, f16::from_f32, rope_f16_v8, rope_f16_v8_in_place,
+    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3), (4, s4, c4), (5, s5, c5), (6, s6, c6), (7, s7, c7)],
+    lanes (
+        a[a0, a1, a2, a3, a4, a5, a6, a7], b[b0, b1, b2, b3, b4, b5, b6, b7],
+        [s0, c0, a0, b0, a0, a1, y0, z0],
+        [s1, c1, a1, b1, a2, a3, y1, z1],
+        [s2, c2, a2, b2, a4, a5, y2, z2],
+        [s3, c3, a3, b3, a6, a7, y3, z3],
+        [s4, c4, a4, b4, b0, b1, y4, z4],
+        [s5, c5, a5, b5, b2, b3, y5, z5],
+        [s6, c6, a6, b6, b4, b5, y6, z6],
+        [s7, c7, a7, b7, b6, b7, y7, z7];
+        interleaved[y0, z0, y1, z1, y2, z2, y3, z3], [y4, z4, y5, z5, y6, z6, y7, z7]
+    )
+));
+rope_kernels!(bf16, [bf16::from_f32], rope_bf16, rope_bf16_in_place, vector(8, load8, store8, bf16::from_f32, rope_bf16_v8, rope_bf16_v8_in_place,
+    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3), (4, s4, c4), (5, s5, c5), (6, s6, c6), (7, s7, c7)],
+    lanes (
+        a[a0, a1, a2, a3, a4, a5, a6, a7], b[b0, b1, b2, b3, b4, b5, b6, b7],
+        [s0, c0, a0, b0, a0, a1, y0, z0],
+        [s1, c1, a1, b1, a2, a3, y1, z1],
+        [s2, c2, a2, b2, a4, a5, y2, z2],
+        [s3, c3, a3, b3, a6, a7, y3, z3],
+        [s4, c4, a4, b4, b0, b1, y4, z4],
+        [s5, c5, a5, b5, b2, b3, y5, z5],
+        [s6, c6, a6, b6, b4, b5, y6, z6],
+        [s7, c7, a7, b7, b6, b7, y7, z7];
+        interleaved[y0, z0, y1, z1, y2, z2, y3, z3], [y4, z4, y5, z5, y6, z6, y7, z7]
+    )
+));

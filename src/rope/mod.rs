@@ -48,7 +48,10 @@ pub use freq::Scaling;
 use ptx_core::Kernel;
 use ptx_runtime::{Device, DeviceBuffer, DeviceScalar, Error, LaunchConfig, LaunchReport, Result};
 
-use kernels::{RopeBf16, RopeBf16InPlace, RopeF16, RopeF16InPlace, RopeF32, RopeF32InPlace};
+use kernels::{
+    RopeBf16, RopeBf16InPlace, RopeBf16V8, RopeBf16V8InPlace, RopeF16, RopeF16InPlace, RopeF16V8,
+    RopeF16V8InPlace, RopeF32, RopeF32InPlace, RopeF32V4, RopeF32V4InPlace,
+};
 
 /// The production kernels' error bound, as a multiple of `m · max|x|` (`m` the attention
 /// factor), against a float64 reference for every position below 2^24, before the result is
@@ -284,27 +287,65 @@ impl Rope {
     }
 
     /// The kernel for one direction, in place or not, for this configuration's storage type
-    /// (to print or assemble its PTX; [`DeviceRope`] launches them).
+    /// (to print or assemble its PTX; [`DeviceRope`] launches them): the vectorised one
+    /// where [`Rope::vector_width`] allows it, as every launch on views whose offsets and
+    /// strides are multiples of that width (contiguous tensors) uses, else the scalar one.
     pub fn kernel(&self, direction: Direction, in_place: bool) -> Box<dyn Kernel> {
+        self.kernel_for(direction, in_place, self.vector_width().is_some())
+    }
+
+    /// The scalar (`vectorised` false) or vectorised kernel for one direction.
+    fn kernel_for(&self, direction: Direction, in_place: bool, vectorised: bool) -> Box<dyn Kernel> {
         let c = &self.config;
         let (hd, rd, half, back) =
             (c.head_dim, c.rotary_dim, c.layout == Layout::HalfSplit, direction == Direction::Backward);
-        match (c.dtype, in_place) {
-            (Dtype::F32, false) => Box::new(RopeF32::new(hd, rd, half, back)),
-            (Dtype::F32, true) => Box::new(RopeF32InPlace::new(hd, rd, half, back)),
-            (Dtype::F16, false) => Box::new(RopeF16::new(hd, rd, half, back)),
-            (Dtype::F16, true) => Box::new(RopeF16InPlace::new(hd, rd, half, back)),
-            (Dtype::Bf16, false) => Box::new(RopeBf16::new(hd, rd, half, back)),
-            (Dtype::Bf16, true) => Box::new(RopeBf16InPlace::new(hd, rd, half, back)),
+        match (c.dtype, in_place, vectorised) {
+            (Dtype::F32, false, false) => Box::new(RopeF32::new(hd, rd, half, back)),
+            (Dtype::F32, true, false) => Box::new(RopeF32InPlace::new(hd, rd, half, back)),
+            (Dtype::F16, false, false) => Box::new(RopeF16::new(hd, rd, half, back)),
+            (Dtype::F16, true, false) => Box::new(RopeF16InPlace::new(hd, rd, half, back)),
+            (Dtype::Bf16, false, false) => Box::new(RopeBf16::new(hd, rd, half, back)),
+            (Dtype::Bf16, true, false) => Box::new(RopeBf16InPlace::new(hd, rd, half, back)),
+            (Dtype::F32, false, true) => Box::new(RopeF32V4::new(hd, rd, half, back)),
+            (Dtype::F32, true, true) => Box::new(RopeF32V4InPlace::new(hd, rd, half, back)),
+            (Dtype::F16, false, true) => Box::new(RopeF16V8::new(hd, rd, half, back)),
+            (Dtype::F16, true, true) => Box::new(RopeF16V8InPlace::new(hd, rd, half, back)),
+            (Dtype::Bf16, false, true) => Box::new(RopeBf16V8::new(hd, rd, half, back)),
+            (Dtype::Bf16, true, true) => Box::new(RopeBf16V8InPlace::new(hd, rd, half, back)),
         }
     }
 
-    /// The launch geometry for `tokens` tokens: one thread per pair in x, `256 / pairs`
-    /// tokens per block in y (at least one), blocks over the tokens in x.
-    pub fn launch_config(&self, tokens: u32) -> LaunchConfig {
+    /// The elements per 16-byte vector access of this storage type (4 `f32`, 8 `f16` or
+    /// `bf16`) when the vectorised kernels can serve this configuration: `rotary_dim` a
+    /// multiple of twice that (each thread rotates that many whole pairs) and `head_dim` a
+    /// multiple of it (every head starts on a vector). `None` otherwise.
+    pub fn vector_width(&self) -> Option<u32> {
+        let width = 16 / self.config.dtype.size() as u32;
+        let fits = self.config.rotary_dim % (2 * width) == 0 && self.config.head_dim % width == 0;
+        fits.then_some(width)
+    }
+
+    /// Whether a launch over `views` runs the vectorised kernel: [`Rope::vector_width`]
+    /// allows it and every view's offset and stride are multiples of the width (so that
+    /// every vector access is 16-byte aligned).
+    fn vectorised(&self, views: &[(&str, TensorView)]) -> bool {
+        self.vector_width().is_some_and(|w| {
+            let w = w as usize;
+            views.iter().all(|(_, v)| v.offset % w == 0 && v.stride % w == 0)
+        })
+    }
+
+    /// The launch geometry for `tokens` tokens: one thread per pair (per `W` pairs when
+    /// `vectorised`, `W` the [`Rope::vector_width`]) in x, as many tokens per block in y as
+    /// make up about 256 threads (at least one), blocks over the tokens in x.
+    pub fn launch_config(&self, tokens: u32, vectorised: bool) -> LaunchConfig {
         let pairs = self.config.rotary_dim / 2;
-        let per_block = (256 / pairs).max(1);
-        LaunchConfig::new((tokens.div_ceil(per_block), 1, 1), (pairs, per_block, 1))
+        let threads = match (vectorised, self.vector_width()) {
+            (true, Some(w)) => pairs / w,
+            _ => pairs,
+        };
+        let per_block = (256 / threads).max(1);
+        LaunchConfig::new((tokens.div_ceil(per_block), 1, 1), (threads, per_block, 1))
     }
 
     /// Uploads the frequency table to `device`, ready to launch there.
@@ -396,12 +437,12 @@ impl DeviceRope {
     }
 
     /// Checks what every launch shares: the storage type, the table's device and the
-    /// positions, returning the token count and the geometry.
+    /// positions, returning the geometry and whether the vectorised kernel runs.
     fn common<T: RopeStorage>(
         &self,
         positions: &DeviceBuffer<u32>,
         views: &[(&str, TensorView)],
-    ) -> Result<LaunchConfig> {
+    ) -> Result<(LaunchConfig, bool)> {
         let dtype = self.rope.config.dtype;
         if !T::DTYPES.contains(&dtype) {
             let reason =
@@ -423,7 +464,8 @@ impl DeviceRope {
             let reason = format!("holds {} positions, fewer than the {tokens} tokens", positions.len());
             return Err(invalid("positions", reason));
         }
-        Ok(self.rope.launch_config(tokens))
+        let vectorised = self.rope.vectorised(views);
+        Ok((self.rope.launch_config(tokens, vectorised), vectorised))
     }
 
     fn out_of_place<T: RopeStorage>(
@@ -455,7 +497,7 @@ impl DeviceRope {
                 TensorView { heads: 0, offset: 0, ..q.dst_view },
             ),
         };
-        let cfg = self.common::<T>(positions, &views)?;
+        let (cfg, vectorised) = self.common::<T>(positions, &views)?;
         let args = OutOfPlaceArgs {
             q: (q.src, q.src_view),
             k: (k_src, k_view),
@@ -465,7 +507,7 @@ impl DeviceRope {
             table: &self.table,
             scale: self.rope.attention_factor,
         };
-        T::launch_out_of_place(&self.rope.config, direction, &self.device, cfg, args)
+        T::launch_out_of_place(&self.rope.config, direction, &self.device, (cfg, vectorised), args)
     }
 
     fn in_place<T: RopeStorage>(
@@ -488,7 +530,7 @@ impl DeviceRope {
             }
             None => TensorView { heads: 0, ..q_view },
         };
-        let cfg = self.common::<T>(positions, &views)?;
+        let (cfg, vectorised) = self.common::<T>(positions, &views)?;
         let args = InPlaceArgs {
             x,
             q: q_view,
@@ -497,7 +539,7 @@ impl DeviceRope {
             table: &self.table,
             scale: self.rope.attention_factor,
         };
-        T::launch_in_place(&self.rope.config, direction, &self.device, cfg, args)
+        T::launch_in_place(&self.rope.config, direction, &self.device, (cfg, vectorised), args)
     }
 }
 
@@ -570,7 +612,7 @@ pub trait RopeStorage: DeviceScalar + sealed::Sealed {
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        geometry: (LaunchConfig, bool),
         args: OutOfPlaceArgs<'_, Self>,
     ) -> Result<LaunchReport>;
     #[doc(hidden)]
@@ -578,7 +620,7 @@ pub trait RopeStorage: DeviceScalar + sealed::Sealed {
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        geometry: (LaunchConfig, bool),
         args: InPlaceArgs<'_, Self>,
     ) -> Result<LaunchReport>;
 }
@@ -598,7 +640,11 @@ macro_rules! launch_out_of_place {
         // `offset + token·stride + head·head_dim + d` is in range for every token, head and
         // `d < head_dim` the kernel forms), `positions` against the tokens, and the table is
         // the configuration's own (one hi/lo entry per pair); the geometry comes from
-        // `Rope::launch_config`, whose excess threads return before any access.
+        // `Rope::launch_config`, whose excess threads return before any access. The
+        // vectorised kernels run only where `Rope::vectorised` holds: every view's offset
+        // and stride and `head_dim` are multiples of the width and `rotary_dim` of twice
+        // it, so each vector lies inside one head row and starts 16-byte aligned (buffers
+        // start on 256-byte boundaries).
         unsafe {
             $kernel::new(hd, rd, half, back).launch(
                 $device,
@@ -661,20 +707,28 @@ impl RopeStorage for f32 {
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        (cfg, vectorised): (LaunchConfig, bool),
         args: OutOfPlaceArgs<'_, f32>,
     ) -> Result<LaunchReport> {
-        launch_out_of_place!(RopeF32, config, direction, device, cfg, args)
+        if vectorised {
+            launch_out_of_place!(RopeF32V4, config, direction, device, cfg, args)
+        } else {
+            launch_out_of_place!(RopeF32, config, direction, device, cfg, args)
+        }
     }
 
     fn launch_in_place(
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        (cfg, vectorised): (LaunchConfig, bool),
         args: InPlaceArgs<'_, f32>,
     ) -> Result<LaunchReport> {
-        launch_in_place!(RopeF32InPlace, config, direction, device, cfg, args)
+        if vectorised {
+            launch_in_place!(RopeF32V4InPlace, config, direction, device, cfg, args)
+        } else {
+            launch_in_place!(RopeF32InPlace, config, direction, device, cfg, args)
+        }
     }
 }
 
@@ -686,13 +740,14 @@ impl RopeStorage for u16 {
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        (cfg, vectorised): (LaunchConfig, bool),
         args: OutOfPlaceArgs<'_, u16>,
     ) -> Result<LaunchReport> {
-        if config.dtype == Dtype::F16 {
-            launch_out_of_place!(RopeF16, config, direction, device, cfg, args)
-        } else {
-            launch_out_of_place!(RopeBf16, config, direction, device, cfg, args)
+        match (config.dtype == Dtype::F16, vectorised) {
+            (true, true) => launch_out_of_place!(RopeF16V8, config, direction, device, cfg, args),
+            (true, false) => launch_out_of_place!(RopeF16, config, direction, device, cfg, args),
+            (false, true) => launch_out_of_place!(RopeBf16V8, config, direction, device, cfg, args),
+            (false, false) => launch_out_of_place!(RopeBf16, config, direction, device, cfg, args),
         }
     }
 
@@ -700,13 +755,14 @@ impl RopeStorage for u16 {
         config: &RopeConfig,
         direction: Direction,
         device: &Device,
-        cfg: LaunchConfig,
+        (cfg, vectorised): (LaunchConfig, bool),
         args: InPlaceArgs<'_, u16>,
     ) -> Result<LaunchReport> {
-        if config.dtype == Dtype::F16 {
-            launch_in_place!(RopeF16InPlace, config, direction, device, cfg, args)
-        } else {
-            launch_in_place!(RopeBf16InPlace, config, direction, device, cfg, args)
+        match (config.dtype == Dtype::F16, vectorised) {
+            (true, true) => launch_in_place!(RopeF16V8InPlace, config, direction, device, cfg, args),
+            (true, false) => launch_in_place!(RopeF16InPlace, config, direction, device, cfg, args),
+            (false, true) => launch_in_place!(RopeBf16V8InPlace, config, direction, device, cfg, args),
+            (false, false) => launch_in_place!(RopeBf16InPlace, config, direction, device, cfg, args),
         }
     }
 }
