@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Installs NVIDIA's ptxas (from the PyPI package `nvidia-cuda-nvcc`) into a cache folder
-# and prints its absolute path as the last line of stdout; progress goes to stderr.
+# Installs NVIDIA's ptxas (from the PyPI package `nvidia-cuda-nvcc`), or with the argument
+# `nvdisasm` NVIDIA's disassembler (from `nvidia-cuda-nvdisasm`), into a cache folder and
+# prints its absolute path as the last line of stdout; progress goes to stderr.
 #
 #   PTXAS="$(scripts/install-ptxas.sh)"
+#   NVDISASM="$(scripts/install-ptxas.sh nvdisasm)"
 #
 # Needs only bash, coreutils and Python 3 with pip; no GPU, no CUDA toolkit, no root.
 # Idempotent: when the wanted version is already installed and runs, it installs nothing.
 #
 # Environment:
-#   PTX_DSL_TOOLS_DIR     cache folder (default: $HOME/.cache/ptx-dsl/tools); ptxas ends up
-#                         at $PTX_DSL_TOOLS_DIR/nvidia/cu13/bin/ptxas, where
-#                         ptx_tools::ptxas::find_ptxas looks for it
-#   PTX_DSL_NVCC_VERSION  version of nvidia-cuda-nvcc (default: 13.5.37, the one tested)
+#   PTX_DSL_TOOLS_DIR     cache folder (default: $HOME/.cache/ptx-dsl/tools); the tools end
+#                         up in $PTX_DSL_TOOLS_DIR/nvidia/cu13/bin/, where
+#                         ptx_tools::ptxas::find_ptxas looks for ptxas and
+#                         ptx_tools::sass::find_nvdisasm for nvdisasm (beside it)
+#   PTX_DSL_NVCC_VERSION  version of both packages (default: 13.5.37, the one tested)
 #   PYTHON                interpreter to run pip with (default: python3)
 #   PIP_*                 passed on to pip, e.g. PIP_INDEX_URL, or to install offline:
 #                         PIP_NO_INDEX=1 PIP_FIND_LINKS=/folder/with/the/wheel
-package=nvidia-cuda-nvcc
-tool=ptxas
+tool="${1:-ptxas}"
+case "$tool" in
+    ptxas) package=nvidia-cuda-nvcc ;;
+    nvdisasm) package=nvidia-cuda-nvdisasm ;;
+    *)
+        echo "usage: install-ptxas.sh [ptxas|nvdisasm]" >&2
+        exit 2
+        ;;
+esac
 version="${PTX_DSL_NVCC_VERSION:-13.5.37}"
 set -euo pipefail
 

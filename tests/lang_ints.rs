@@ -3,7 +3,12 @@
 //! (0, ±1, MIN, MAX, shift amounts past the width).
 
 // The host references mirror the kernel bodies statement for statement.
-#![allow(clippy::precedence, clippy::manual_checked_ops, clippy::needless_range_loop)]
+#![allow(
+    clippy::precedence,
+    clippy::manual_checked_ops,
+    clippy::needless_range_loop,
+    clippy::useless_conversion
+)]
 
 mod common;
 

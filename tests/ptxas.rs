@@ -4,7 +4,7 @@
 use ptx_dsl::prelude::*;
 use ptx_dsl::rope::seed::{BatchedRope, BatchedRopeBackward};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig};
-use ptx_tools::ptxas;
+use ptx_tools::{ptxas, sass};
 
 /// The hello-world example, compiled in so its kernel is assembled too.
 #[path = "../examples/saxpy.rs"]
@@ -63,6 +63,43 @@ fn rope_variants_assemble_and_the_checks_cost_no_spills() {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(a.spill_stores_bytes + a.spill_loads_bytes, 0, "{what} spills");
         eprintln!("{what}: {:?} registers on sm_90", a.registers);
+    }
+}
+
+#[test]
+fn production_rope_kernels_make_16_byte_global_accesses() {
+    // The SASS of every vectorised production kernel (sm_90): the tensor is read with
+    // 16-byte loads (`LDG.E.128`, two per head loop of q and of k, two more for the tail
+    // copy of partial rotary) and every store is a 16-byte store; only the position and
+    // the frequency table are read 4 bytes at a time, and no access is 16-bit.
+    let test = "production_rope_kernels_make_16_byte_global_accesses";
+    let Some(ptxas) = ptxas::ptxas_or_skip(test) else { return };
+    let Some(nvdisasm) = sass::nvdisasm_or_skip(test) else { return };
+    for dtype in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+        for layout in [Layout::HalfSplit, Layout::Interleaved] {
+            for rotary_dim in [128, 64] {
+                let rope =
+                    Rope::new(RopeConfig { dtype, layout, rotary_dim, ..RopeConfig::new(128) }).unwrap();
+                assert!(rope.vector_width().is_some());
+                for in_place in [false, true] {
+                    let kernel = rope.kernel(Direction::Forward, in_place);
+                    let what = format!("{} {layout:?} rotary {rotary_dim}", kernel.name());
+                    let a = ptxas::assemble(&ptxas, &kernel.ptx_for(Target::SM_90), "sm_90")
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let listing =
+                        sass::disassemble(&nvdisasm, &a.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let counts = sass::Sass::of(&listing);
+                    let wide_loads = counts.count("LDG.E.128", false);
+                    let copies_tail = !in_place && rotary_dim < 128;
+                    assert!(wide_loads >= if copies_tail { 6 } else { 4 }, "{what}: {counts:?}");
+                    let stores: usize = counts.global_stores.iter().map(|(_, n)| n).sum();
+                    assert!(stores >= 4 && stores == counts.count("STG.E.128", true), "{what}: {counts:?}");
+                    let narrow =
+                        counts.global_loads.iter().filter(|(op, _)| op != "LDG.E.128" && op != "LDG.E");
+                    assert_eq!(narrow.count(), 0, "{what}: {counts:?}");
+                }
+            }
+        }
     }
 }
 

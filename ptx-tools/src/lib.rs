@@ -5,6 +5,8 @@
 //! - [`ptxas`] finds and runs NVIDIA's PTX assembler, the judge of the PTX the project
 //!   emits (tests assemble every kernel for sm_80 and sm_90 and read `ptxas -v`'s register
 //!   and spill counts);
+//! - [`sass`] disassembles what ptxas assembled with nvdisasm and counts the SASS (global
+//!   accesses by width: tests assert the 16-byte accesses of the vectorised kernels);
 //! - [`coverage`] builds the catalog kernel that uses every instruction form the builder and
 //!   verifier accept, which the assembler, simulator and GPU tests all run;
 //! - [`seed`] and [`rng`] are the randomised tests' seeds (fresh every run, printed, replayed
@@ -18,4 +20,5 @@
 pub mod coverage;
 pub mod ptxas;
 pub mod rng;
+pub mod sass;
 pub mod seed;
