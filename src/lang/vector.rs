@@ -8,10 +8,10 @@
 //! message, elements past the end `Error::OutOfBounds` with the first index out of range;
 //! either way the access does not happen (a load gives zeros).
 
-use ptx_core::builder::Val;
+use ptx_core::builder::{Reg, Val};
 use ptx_core::fault::FaultKind;
-use ptx_core::ir::{BinaryOp, Imm, Instr, Operand, RegList, Space, VReg};
-use ptx_core::{Cmp, Pred, PtxType, U64};
+use ptx_core::ir::{Imm, Instr, Operand, RegList, Space, VReg};
+use ptx_core::{Cmp, Pred, PtxType, U16, U32, U64};
 
 use super::memory::{access_types, guard_when, Slice};
 use super::ops::Site;
@@ -67,28 +67,12 @@ impl KernelCtx {
         }
         let register = access_types(slice.elem).1;
         let halves = words.map(|w| {
-            let high = self.b.raw_reg(PtxType::U32);
-            let sixteen = Operand::Imm(Imm::new(PtxType::U32, 16));
-            self.b.push(Instr::Binary {
-                op: BinaryOp::Shr,
-                ty: PtxType::U32,
-                mode: None,
-                dst: high,
-                a: Operand::Reg(w),
-                b: sixteen,
-            });
-            [w, high].map(|word| {
-                let bits = self.b.raw_reg(PtxType::U16);
-                self.b.push(Instr::Cvt {
-                    dst_ty: PtxType::U16,
-                    src_ty: PtxType::U32,
-                    round: None,
-                    sat: false,
-                    dst: bits,
-                    src: Operand::Reg(word),
-                });
+            let word = Val::Reg(Reg::<U32>::from_raw(w).unwrap_or_else(|| internal_error("a u32 register")));
+            let high = self.b.shr(word, 16u32);
+            [word, high].map(|part| {
+                let bits = self.b.cast::<U16, U32>(part);
                 let element = self.b.raw_reg(register);
-                self.b.push(Instr::Mov { ty: PtxType::B16, dst: element, src: Operand::Reg(bits) });
+                self.b.push(Instr::Mov { ty: PtxType::B16, dst: element, src: bits.operand() });
                 self.loaded_value(slice.elem, element)
             })
         });
@@ -106,39 +90,13 @@ impl KernelCtx {
             let element = self.stored_register(slice.elem, v);
             let bits = self.b.raw_reg(PtxType::U16);
             self.b.push(Instr::Mov { ty: PtxType::B16, dst: bits, src: Operand::Reg(element) });
-            let word = self.b.raw_reg(PtxType::U32);
-            self.b.push(Instr::Cvt {
-                dst_ty: PtxType::U32,
-                src_ty: PtxType::U16,
-                round: None,
-                sat: false,
-                dst: word,
-                src: Operand::Reg(bits),
-            });
-            word
+            let bits = Reg::<U16>::from_raw(bits).unwrap_or_else(|| internal_error("a u16 register"));
+            self.b.cast::<U32, U16>(Val::Reg(bits))
         });
         let words: [VReg; 4] = std::array::from_fn(|k| {
-            let high = self.b.raw_reg(PtxType::U32);
-            let sixteen = Operand::Imm(Imm::new(PtxType::U32, 16));
-            let (lo, hi) = (Operand::Reg(widened[2 * k]), Operand::Reg(widened[2 * k + 1]));
-            self.b.push(Instr::Binary {
-                op: BinaryOp::Shl,
-                ty: PtxType::B32,
-                mode: None,
-                dst: high,
-                a: hi,
-                b: sixteen,
-            });
-            let word = self.b.raw_reg(PtxType::U32);
-            self.b.push(Instr::Binary {
-                op: BinaryOp::Or,
-                ty: PtxType::B32,
-                mode: None,
-                dst: word,
-                a: lo,
-                b: Operand::Reg(high),
-            });
-            word
+            let high = self.b.shl(widened[2 * k + 1], 16u32);
+            let word = self.b.or(widened[2 * k], high);
+            self.operand_register(word.operand())
         });
         if let Some(guard) = guard_when(ok) {
             let list = RegList::new(&words).unwrap_or_else(|| internal_error("four registers"));

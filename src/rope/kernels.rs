@@ -171,6 +171,9 @@ macro_rules! rope_vector_kernel {
             let pos = positions[token];
             let p = pos as f32;
             let p_rem = (pos as i64 - p as i64) as f32;
+            // Each lane's angle as in `rope_kernel!` (written out again: a kernel body cannot
+            // call a helper, since a macro call in it reaches `#[ptx_kernel]` unexpanded and
+            // the language has no device functions).
             $(
                 let ($s, $c) = {
                     let pair = if half_split {
