@@ -121,9 +121,9 @@ fn production_rope_kernels_assemble_without_stack_or_spills() {
             for (head_dim, rotary_dim) in [(128, 128), (128, 64), (64, 2)] {
                 let rope =
                     Rope::new(RopeConfig { dtype, layout, rotary_dim, ..RopeConfig::new(head_dim) }).unwrap();
-                for in_place in [false, true] {
+                for (in_place, vectorised) in [(false, false), (true, false), (false, true), (true, true)] {
                     for direction in [Direction::Forward, Direction::Backward] {
-                        let kernel = rope.kernel(direction, in_place);
+                        let kernel = rope.kernel_variant(direction, in_place, vectorised);
                         for target in [Target::SM_80, Target::SM_90] {
                             let ptx = kernel.try_ptx_for(target).expect("verifies");
                             let a = ptxas::assemble(&ptxas, &ptx, &target.to_string())
@@ -144,5 +144,5 @@ fn production_rope_kernels_assemble_without_stack_or_spills() {
             }
         }
     }
-    assert_eq!(assembled, 144);
+    assert_eq!(assembled, 288);
 }

@@ -291,11 +291,13 @@ impl Rope {
     /// where [`Rope::vector_width`] allows it, as every launch on views whose offsets and
     /// strides are multiples of that width (contiguous tensors) uses, else the scalar one.
     pub fn kernel(&self, direction: Direction, in_place: bool) -> Box<dyn Kernel> {
-        self.kernel_for(direction, in_place, self.vector_width().is_some())
+        self.kernel_variant(direction, in_place, true)
     }
 
-    /// The scalar (`vectorised` false) or vectorised kernel for one direction.
-    fn kernel_for(&self, direction: Direction, in_place: bool, vectorised: bool) -> Box<dyn Kernel> {
+    /// The vectorised kernel for one direction (`vectorised`, where [`Rope::vector_width`]
+    /// allows it) or the scalar one (what views that are not 16-byte aligned launch).
+    pub fn kernel_variant(&self, direction: Direction, in_place: bool, vectorised: bool) -> Box<dyn Kernel> {
+        let vectorised = vectorised && self.vector_width().is_some();
         let c = &self.config;
         let (hd, rd, half, back) =
             (c.head_dim, c.rotary_dim, c.layout == Layout::HalfSplit, direction == Direction::Backward);
