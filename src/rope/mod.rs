@@ -59,8 +59,9 @@ use kernels::{
 /// `tests/rope_production.rs` is about 3.7e-7.
 pub const ACCURACY: f64 = 1.3e-6;
 
-/// The most tokens one launch takes: the kernels' token index `block · 256/pairs + y` stays
-/// below 2^32 and the grid below its x limit of 2^31 − 1 blocks.
+/// The most tokens one launch takes: the kernels' token index `block · tokens_per_block + y`
+/// (at most 256 tokens per block) stays below 2^32 and the grid below its x limit of 2^31 − 1
+/// blocks.
 pub const MAX_TOKENS: u32 = u32::MAX - 1024;
 
 /// Which rotation to apply.
