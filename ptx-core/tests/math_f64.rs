@@ -1,4 +1,4 @@
-//! Accuracy of the f64 `exp`, `exp2`, `ln`, `log2` against the host's libm, measured by
+//! Accuracy of the f64 `exp`, `exp2`, `ln`, `log2`, `sin`, `cos`, `tan` against the host's libm, measured by
 //! folding the emitted sequences on immediates (the builder folds each step with PTX's exact
 //! semantics, so the folded bits are the GPU's). Inputs: fresh random ones every run over
 //! each routine's whole domain (subnormals included), the edges of over- and underflow, and
@@ -9,7 +9,8 @@ use ptx_core::{math, F64};
 use ptx_tools::rng::Rng;
 
 /// The host's libm is correctly rounded or within 1 ulp for these functions (glibc documents
-/// at most 1 ulp for exp, exp2, log, log2 on x86-64); ours is at most 1 ulp from the exact
+/// at most 1 ulp for exp, exp2, log, log2, sin, cos, tan on x86-64); ours is at most 1 ulp
+/// from the exact
 /// value (the routines' docs), so the two may differ by 2 representable steps at most.
 const MAX_STEPS_FROM_LIBM: u64 = 2;
 
@@ -90,9 +91,149 @@ fn ln_and_log2_f64_are_within_one_ulp_over_every_positive_f64() {
     check("log2", math::log2_f64, f64::log2, positive_inputs("log2_f64", 200_000));
 }
 
+/// Arguments for the trigonometric functions: ordinary ones, every exponent up to the
+/// largest f64, and the f64s nearest to multiples of π/2 (where the reduced argument is
+/// tiny and a reduction that loses bits shows most), the closest of all included.
+fn trig_inputs(test: &str, n: usize) -> Vec<f64> {
+    let mut rng = Rng::fresh(test);
+    let mut v: Vec<f64> = (0..n).map(|_| (rng.unit() - 0.5) * 20.0).collect();
+    v.extend((0..n).map(|_| (rng.unit() - 0.5) * 2f64.powi(27)));
+    v.extend(
+        (0..n)
+            .map(|_| f64::from_bits(rng.next() & !(1 << 63)) * if rng.next() % 2 == 0 { 1.0 } else { -1.0 })
+            .filter(|x| x.is_finite()),
+    );
+    v.extend((0..n / 4).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1000) as i32))));
+    for _ in 0..n / 4 {
+        let k = (rng.next() % (1 << 40)) as f64;
+        let near = k * std::f64::consts::FRAC_PI_2;
+        let ulps = (rng.next() % 5) as i64 - 2;
+        v.push(f64::from_bits((near.to_bits() as i64 + ulps) as u64));
+    }
+    v
+}
+
+/// The f64 closest to a multiple of π/2 (Kahan and McDonald): x = 6381956970095103·2^797
+/// lies 4.687165924254628e-19 above q·π/2 with q ≡ 1 (mod 4), so cos x = −sin r and
+/// sin x = cos r = 1 to f64 precision. The value of r (correctly rounded) was computed
+/// exactly with rational arithmetic and a 2000-bit π (Machin's formula) outside this
+/// project's code; the host's libm gets cos x wrong here by 8 ulp, so it cannot be the
+/// reference.
+#[test]
+fn the_f64_nearest_a_multiple_of_half_pi_reduces_exactly() {
+    let r = 4.687_165_924_254_628e-19;
+    for (x, sign) in
+        [(6_381_956_970_095_103.0 * 2f64.powi(797), 1.0), (-6_381_956_970_095_103.0 * 2f64.powi(797), -1.0)]
+    {
+        assert_eq!(fold(math::sin_f64, x), sign, "sin({x:e})");
+        assert_eq!(fold(math::cos_f64, x), -r, "cos({x:e})");
+        // tan x = −cos r / sin r = −1/r · (1 − r²/3 + ...), correctly rounded: 1/r rounded.
+        assert!(steps(fold(math::tan_f64, x), -sign / r) <= 1, "tan({x:e})");
+    }
+}
+
+#[test]
+fn sin_cos_tan_f64_are_within_one_ulp_for_every_f64() {
+    let inputs = trig_inputs("trig_f64", 60_000);
+    check("sin", math::sin_f64, f64::sin, inputs.clone());
+    check("cos", math::cos_f64, f64::cos, inputs.clone());
+    check("tan", math::tan_f64, f64::tan, inputs);
+}
+
+/// `x^y` over pairs spanning the whole range: bases of every exponent (subnormals
+/// included), exponents that bring `y·ln x` anywhere in [−800, 800] (overflow and
+/// underflow, the subnormal results among them), bases near 1 with huge exponents (where
+/// the logarithm's error is multiplied most), and negative bases with integer exponents.
+#[test]
+fn powf_f64_is_within_one_ulp_over_the_whole_range() {
+    let mut rng = Rng::fresh("powf_f64");
+    let mut pairs = Vec::new();
+    for _ in 0..100_000 {
+        let x = f64::from_bits(rng.next() >> 1);
+        if !x.is_finite() || x == 0.0 {
+            continue;
+        }
+        let target = (rng.unit() - 0.5) * 1600.0;
+        pairs.push((x, target / x.ln()));
+    }
+    for _ in 0..30_000 {
+        let x = 1.0 + (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 50) as i32));
+        pairs.push((x, (rng.unit() - 0.5) * 1400.0 / (x.ln().abs() + f64::MIN_POSITIVE)));
+    }
+    for _ in 0..30_000 {
+        let x = -(rng.unit() * 4.0);
+        pairs.push((x, ((rng.next() % 2001) as f64 - 1000.0).trunc()));
+        pairs.push((rng.unit() * 10.0, (rng.unit() - 0.5) * 20.0));
+    }
+    let mut worst = (0, 0.0, 0.0);
+    for &(x, y) in &pairs {
+        let mut b = KernelBuilder::new("model");
+        let got = math::powf_f64(&mut b, x, y).as_imm().expect("folded");
+        let d = steps(got, x.powf(y));
+        if d > worst.0 {
+            worst = (d, x, y);
+        }
+    }
+    let (d, x, y) = worst;
+    eprintln!("powf: at most {d} step(s) from libm (worst {x:e}^{y:e})");
+    assert!(d <= MAX_STEPS_FROM_LIBM, "powf({x:e}, {y:e}): {d} steps from libm");
+}
+
+/// `powf_f64` gives Rust's `f64::powf` bit for bit (NaN as the canonical NaN) wherever the
+/// base is ±0, ±1, ±∞ or NaN, the exponent ±0, ±∞ or NaN, or the result 0, ∞ or NaN; the
+/// other pairs of the table within the libm bound.
+#[test]
+fn powf_f64_special_cases_are_rusts() {
+    let values = [
+        0.0f64,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        1.5,
+        -1.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        9_007_199_254_740_992.0,  // 2^53: an even integer
+        -9_007_199_254_740_993.0, // rounds to -2^53: even too
+        1e300,
+        -1e300,
+        f64::MIN_POSITIVE,
+        f64::from_bits(1),
+    ];
+    let special = |v: f64| v == 0.0 || v.is_infinite() || v.is_nan();
+    let mut b = KernelBuilder::new("model");
+    for &x in &values {
+        for &y in &values {
+            let got = math::powf_f64(&mut b, x, y).as_imm().expect("folded");
+            let want = x.powf(y);
+            if want.is_nan() {
+                assert_eq!(got.to_bits(), ptx_core::eval::F64_CANONICAL_NAN, "powf({x:e}, {y:e})");
+            } else if special(x) || x.abs() == 1.0 || special(y) || special(want) {
+                assert_eq!(got.to_bits(), want.to_bits(), "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}");
+            } else {
+                assert!(
+                    steps(got, want) <= MAX_STEPS_FROM_LIBM,
+                    "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}"
+                );
+            }
+        }
+    }
+    assert!(b.body().is_empty());
+}
+
 #[test]
 fn f64_special_values_are_rusts() {
-    let routines: [Case; 4] = [
+    let routines: [Case; 7] = [
+        ("sin", math::sin_f64, f64::sin),
+        ("cos", math::cos_f64, f64::cos),
+        ("tan", math::tan_f64, f64::tan),
         ("exp", math::exp_f64, f64::exp),
         ("exp2", math::exp2_f64, f64::exp2),
         ("ln", math::ln_f64, f64::ln),

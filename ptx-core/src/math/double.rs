@@ -14,15 +14,15 @@ use super::horner;
 const NAN: f64 = f64::from_bits(crate::eval::F64_CANONICAL_NAN);
 
 /// ln 2 with its low 32 significand bits cleared: `n · LN2_HI` is exact for |n| < 2^21.
-const LN2_HI: f64 = f64::from_bits(std::f64::consts::LN_2.to_bits() & 0xffff_ffff_0000_0000);
+pub(super) const LN2_HI: f64 = f64::from_bits(std::f64::consts::LN_2.to_bits() & 0xffff_ffff_0000_0000);
 /// The rest of ln 2 to about 2^-85: the f64 constant's remainder plus its own rounding error.
-const LN2_LO: f64 = (std::f64::consts::LN_2 - LN2_HI) + 2.319_046_813_846_299_6e-17;
-const LOG2_E: f64 = std::f64::consts::LOG2_E;
+pub(super) const LN2_LO: f64 = (std::f64::consts::LN_2 - LN2_HI) + 2.319_046_813_846_299_6e-17;
+pub(super) const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// log2 e − LOG2_E, to about 2^-107.
 const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
 
 /// Taylor coefficients of e^r for |r| <= ln2/2 + ε, degree 13 (truncation < 2^-57).
-const EXP_POLY: [f64; 14] = {
+pub(super) const EXP_POLY: [f64; 14] = {
     let mut c = [1.0f64; 14];
     let mut k = 1;
     while k < 14 {
@@ -63,7 +63,7 @@ fn keep_nan(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64> {
 
 /// `p · 2^n` for an integral `n` in [-1100, 1100], rounding once: two exact scalings by
 /// `2^(n/2)`-ish powers (each a normal f64), so a subnormal result rounds only at the last.
-fn scale_by_pow2(b: &mut KernelBuilder, p: Val<F64>, n: Val<F64>) -> Val<F64> {
+pub(super) fn scale_by_pow2(b: &mut KernelBuilder, p: Val<F64>, n: Val<F64>) -> Val<F64> {
     let ni: Val<S64> = b.cvt(n, Some(CvtRound::Rzi), false);
     let n1 = b.shr(ni, 1u32);
     let n2 = b.sub(ni, n1);
@@ -117,7 +117,7 @@ pub fn exp2_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
 
 /// Splits a positive finite x into (e, m), x = m·2^e, m in [√½, √2), e as f64 (subnormal
 /// inputs prescaled by 2^54).
-fn split_exponent(b: &mut KernelBuilder, x: Val<F64>) -> (Val<F64>, Val<F64>) {
+pub(super) fn split_exponent(b: &mut KernelBuilder, x: Val<F64>) -> (Val<F64>, Val<F64>) {
     let tiny = b.setp(Cmp::Lt, x, f64::MIN_POSITIVE);
     let scaled = b.mul(x, 18_014_398_509_481_984.0f64);
     let xs = b.selp(tiny, scaled, x);

@@ -17,18 +17,24 @@
 //! default because their error grows quickly with |x| (`sin.approx` is specified only to
 //! 2^-20.5 on [-π, π] and is best-effort beyond 100π).
 
+mod dd;
 mod double;
 mod inverse;
 mod pow;
+mod pow64;
 mod reduce;
 mod rem;
+mod trig64;
 mod wide;
 
 pub use double::{exp2_f64, exp_f64, ln_f64, log2_f64};
 pub use inverse::{acos, asin, atan, atan2, tan};
+pub use pow64::powf_f64;
 pub use rem::{rem_f32, rem_f64};
+pub use trig64::{cos_f64, sin_cos_f64, sin_f64, tan_f64};
 pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
+use crate::builder::SignedOrFloat;
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound, FloatMode, UnaryOp};
 use crate::types::{FloatTy, F32, F64, S32, U32};
@@ -92,6 +98,24 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let cq = b.fma(cp, r2, -0.5f32);
     let c = b.fma(cq, r2, 1.0f32);
 
+    let (sin, cos) = place_in_quadrant(b, q, s, c);
+    // sin(±0) is ±0 (the reduction loses the sign of a zero); ±∞ and NaN give NaN.
+    let zero = b.setp(Cmp::Eq, x, 0.0f32);
+    let sin = b.selp(zero, x, sin);
+    let not_finite = b.setp(Cmp::Geu, ax, f32::INFINITY);
+    let sin = b.selp(not_finite, NAN, sin);
+    let cos = b.selp(not_finite, NAN, cos);
+    (sin, cos)
+}
+
+/// `(sin x, cos x)` from `s = sin r`, `c = cos r` for `x = q·π/2 + r`: odd quadrants swap
+/// the two, and the signs follow the quadrant (f32 and f64 alike).
+fn place_in_quadrant<T: FloatTy + SignedOrFloat>(
+    b: &mut KernelBuilder,
+    q: Val<U32>,
+    s: Val<T>,
+    c: Val<T>,
+) -> (Val<T>, Val<T>) {
     let odd_bit = b.and(q, 1u32);
     let odd = b.setp(Cmp::Ne, odd_bit, 0u32);
     let sin_base = b.selp(odd, c, s);
@@ -105,12 +129,6 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let neg_cos = b.neg(cos_base);
     let sin = b.selp(sin_negative, neg_sin, sin_base);
     let cos = b.selp(cos_negative, neg_cos, cos_base);
-    // sin(±0) is ±0 (the reduction loses the sign of a zero); ±∞ and NaN give NaN.
-    let zero = b.setp(Cmp::Eq, x, 0.0f32);
-    let sin = b.selp(zero, x, sin);
-    let not_finite = b.setp(Cmp::Geu, ax, f32::INFINITY);
-    let sin = b.selp(not_finite, NAN, sin);
-    let cos = b.selp(not_finite, NAN, cos);
     (sin, cos)
 }
 
@@ -406,56 +424,87 @@ pub fn powf(b: &mut KernelBuilder, x: impl Into<Val<F32>>, y: impl Into<Val<F32>
     let (x, y) = (x.into(), y.into());
     let ax = b.abs(x);
     let mag = pow::magnitude(b, ax, y);
+    pow_special_cases(b, x, y, mag)
+}
+
+/// The float types whose routines share special-value code, with their constants.
+trait MathFloat: FloatTy + SignedOrFloat {
+    /// `v` as an immediate of this type (`v` exact in it).
+    fn imm(v: f64) -> Val<Self>;
+    /// The canonical NaN of this type.
+    fn nan() -> Val<Self>;
+}
+
+impl MathFloat for F32 {
+    fn imm(v: f64) -> Val<F32> {
+        Val::Imm(v as f32)
+    }
+    fn nan() -> Val<F32> {
+        Val::Imm(NAN)
+    }
+}
+
+impl MathFloat for F64 {
+    fn imm(v: f64) -> Val<F64> {
+        Val::Imm(v)
+    }
+    fn nan() -> Val<F64> {
+        Val::Imm(f64::from_bits(crate::eval::F64_CANONICAL_NAN))
+    }
+}
+
+/// `x^y` from `mag`, the value of `|x|^y` for finite nonzero `x` and finite `y`: the sign
+/// and domain of negative bases and the special operands, as Rust's `powf` (C99 `pow`)
+/// gives them (see [`powf`]).
+fn pow_special_cases<T: MathFloat>(b: &mut KernelBuilder, x: Val<T>, y: Val<T>, mag: Val<T>) -> Val<T> {
+    let (zero, half, one, inf) = (T::imm(0.0), T::imm(0.5), T::imm(1.0), T::imm(f64::INFINITY));
+    let ax = b.abs(x);
     // Sign and domain for negative bases. An infinite y counts as an even integer here;
     // its cases are settled below.
-    let y_int: Val<F32> = b.cvt(y, Some(CvtRound::Rzi), false);
+    let y_int: Val<T> = b.cvt(y, Some(CvtRound::Rzi), false);
     let y_is_int = b.setp(Cmp::Eq, y_int, y);
-    let half_y = b.mul(y, 0.5f32);
-    let half_int: Val<F32> = b.cvt(half_y, Some(CvtRound::Rzi), false);
+    let half_y = b.mul(y, half);
+    let half_int: Val<T> = b.cvt(half_y, Some(CvtRound::Rzi), false);
     let y_is_even = b.setp(Cmp::Eq, half_int, half_y);
     let y_not_even = b.not(y_is_even);
     let y_is_odd = b.and(y_is_int, y_not_even);
-    let negative = b.setp(Cmp::Lt, x, 0.0f32);
+    let negative = b.setp(Cmp::Lt, x, zero);
     let neg_mag = b.neg(mag);
     let flip = b.and(negative, y_is_odd);
     let r = b.selp(flip, neg_mag, mag);
     let not_int = b.not(y_is_int);
     let domain_error = b.and(negative, not_int);
-    let r = b.selp(domain_error, NAN, r);
-    let y_negative = b.setp(Cmp::Lt, y, 0.0f32);
-    // x = ±0 or ±∞: ∞ when exactly one of "x is infinite" and "y < 0" holds, else 0;
-    // negative when x is negative (−0 included) and y an odd integer.
-    let x_zero = b.setp(Cmp::Eq, ax, 0.0f32);
-    let x_inf = b.setp(Cmp::Eq, ax, f32::INFINITY);
+    let r = b.selp(domain_error, T::nan(), r);
+    let y_negative = b.setp(Cmp::Lt, y, zero);
+    // x = ±0 or ±∞: x^y is x for an odd y > 0 and 1/x for an odd y < 0 (signs of zero
+    // and infinity included); for any other y, the magnitude of that.
+    let x_zero = b.setp(Cmp::Eq, ax, zero);
+    let x_inf = b.setp(Cmp::Eq, ax, inf);
     let edge = b.or(x_zero, x_inf);
-    let to_inf = b.xor(x_inf, y_negative);
-    let edge_mag = b.selp(to_inf, f32::INFINITY, 0.0f32);
-    let x_bits = b.bitcast::<U32, F32>(x);
-    let sign = b.and(x_bits, 0x8000_0000u32);
-    let sign = b.selp(y_is_odd, sign, 0u32);
-    let edge_bits = b.bitcast::<U32, F32>(edge_mag);
-    let edge_bits = b.or(edge_bits, sign);
-    let edge_value = b.bitcast::<F32, U32>(edge_bits);
+    let inverse = b.div(one, x);
+    let edge_odd = b.selp(y_negative, inverse, x);
+    let edge_even = b.abs(edge_odd);
+    let edge_value = b.selp(y_is_odd, edge_odd, edge_even);
     let r = b.selp(edge, edge_value, r);
     // y = ±∞ (x finite, nonzero): 1 for |x| = 1, else ∞ when |x| > 1 and y = +∞ or
     // |x| < 1 and y = −∞, 0 otherwise.
     let ay = b.abs(y);
-    let y_inf = b.setp(Cmp::Eq, ay, f32::INFINITY);
-    let above_one = b.setp(Cmp::Gt, ax, 1.0f32);
+    let y_inf = b.setp(Cmp::Eq, ay, inf);
+    let above_one = b.setp(Cmp::Gt, ax, one);
     let grows = b.xor(above_one, y_negative);
-    let limit = b.selp(grows, f32::INFINITY, 0.0f32);
-    let unit = b.setp(Cmp::Eq, ax, 1.0f32);
-    let limit = b.selp(unit, 1.0f32, limit);
+    let limit = b.selp(grows, inf, zero);
+    let unit = b.setp(Cmp::Eq, ax, one);
+    let limit = b.selp(unit, one, limit);
     let not_edge = b.not(edge);
     let y_inf_case = b.and(y_inf, not_edge);
     let r = b.selp(y_inf_case, limit, r);
     // NaN operands, then the two cases that give 1 even for NaN.
     let unordered = b.setp(Cmp::Nan, x, y);
-    let r = b.selp(unordered, NAN, r);
-    let x_one = b.setp(Cmp::Eq, x, 1.0f32);
-    let r = b.selp(x_one, 1.0f32, r);
-    let y_zero = b.setp(Cmp::Eq, y, 0.0f32);
-    b.selp(y_zero, 1.0f32, r)
+    let r = b.selp(unordered, T::nan(), r);
+    let x_one = b.setp(Cmp::Eq, x, one);
+    let r = b.selp(x_one, one, r);
+    let y_zero = b.setp(Cmp::Eq, y, zero);
+    b.selp(y_zero, one, r)
 }
 
 /// Odd Taylor coefficients of tanh(x)/x − 1 in x², for |x| < 0.55 (through x^19:
