@@ -4,6 +4,7 @@
 //! each routine's whole domain (subnormals included), the edges of over- and underflow, and
 //! the special values, which must be Rust's bit for bit (NaN: the canonical NaN).
 
+use astro_float_num::{BigFloat, Consts, RoundingMode};
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F64};
 use ptx_tools::rng::Rng;
@@ -59,6 +60,78 @@ fn check(name: &str, f: Routine, libm: fn(f64) -> f64, inputs: Vec<f64>) {
     let (d, x) = worst(f, libm, inputs.into_iter());
     eprintln!("{name}: at most {d} step(s) from libm (worst input {x:e})");
     assert!(d <= MAX_STEPS_FROM_LIBM, "{name}({x:e}) = {:e}, libm {:e}: {d} steps", fold(f, x), libm(x));
+}
+
+/// Working precision of the arbitrary-precision references (far beyond f64's 53 bits, so
+/// the reference's own rounding is negligible next to the ulp bounds checked).
+const PREC: usize = 192;
+/// The references' rounding.
+const RM: RoundingMode = RoundingMode::ToEven;
+
+/// An arbitrary-precision reference: the exact function of an f64 input (astro-float
+/// rounds its results correctly at the precision asked for), written independently of the
+/// routines under test.
+type Exact = fn(&BigFloat, &mut Consts) -> BigFloat;
+
+/// `x` as an f64, truncated (for printing an error, not for comparing).
+fn approx(x: &BigFloat) -> f64 {
+    match x.as_raw_parts() {
+        Some((words, _, sign, exponent, _)) => {
+            let top = words.last().copied().unwrap_or(0) as f64;
+            let v = top * 2f64.powi(exponent - 64);
+            if sign.is_negative() {
+                -v
+            } else {
+                v
+            }
+        }
+        None if x.is_nan() => f64::NAN,
+        None if x.is_inf_pos() => f64::INFINITY,
+        None => f64::NEG_INFINITY,
+    }
+}
+
+/// The error of `got` against the exact `want`, in ulps of `want` (subnormal spacing
+/// below 2^-1022); an infinite `got` counts as exact where `want` rounds to infinity.
+fn ulps(got: f64, want: &BigFloat) -> f64 {
+    let Some(exponent) = want.exponent() else {
+        // `want` is zero.
+        return if got == 0.0 { 0.0 } else { f64::INFINITY };
+    };
+    if got.is_infinite() {
+        // Rounds to ∞: |want| >= MAX + ulp(MAX)/2.
+        let limit =
+            BigFloat::from_f64(f64::MAX, PREC).add(&BigFloat::from_f64(2f64.powi(970), PREC), PREC, RM);
+        let magnitude = if want.is_negative() { want.neg() } else { want.clone() };
+        let rounds_to_inf = magnitude.cmp(&limit).is_some_and(|c| c >= 0);
+        let same_sign = (got > 0.0) == want.is_positive();
+        return if rounds_to_inf && same_sign { 0.0 } else { f64::INFINITY };
+    }
+    let diff = BigFloat::from_f64(got, PREC).sub(want, PREC, RM);
+    let ulp_exponent = (exponent - 53).max(-1074);
+    let ulp = if ulp_exponent >= -1022 {
+        2f64.powi(ulp_exponent)
+    } else {
+        f64::from_bits(1u64 << (ulp_exponent + 1074))
+    };
+    approx(&diff.div(&BigFloat::from_f64(ulp, PREC), PREC, RM)).abs()
+}
+
+/// Checks `f` against the exact function on `inputs`: at most `bound` ulps (the routine's
+/// documented bound), printing the largest error and its input.
+fn check_exact(name: &str, f: Routine, exact: Exact, inputs: &[f64], bound: f64) {
+    let mut cc = Consts::new().expect("astro-float constants");
+    let mut worst = (0.0, 0.0);
+    for &x in inputs {
+        let want = exact(&BigFloat::from_f64(x, PREC), &mut cc);
+        let e = ulps(fold(f, x), &want);
+        if e > worst.0 || e.is_nan() {
+            worst = (e, x);
+        }
+    }
+    let (e, x) = worst;
+    eprintln!("{name}: at most {e:.3} ulp from the exact value (worst input {x:e})");
+    assert!(e <= bound, "{name}({x:e}) = {:e}: {e:.3} ulp from the exact value", fold(f, x));
 }
 
 fn inputs(test: &str, lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -138,6 +211,45 @@ fn sin_cos_tan_f64_are_within_one_ulp_for_every_f64() {
     check("sin", math::sin_f64, f64::sin, inputs.clone());
     check("cos", math::cos_f64, f64::cos, inputs.clone());
     check("tan", math::tan_f64, f64::tan, inputs);
+}
+
+/// Arguments for the hyperbolic and `e^x − 1`/`ln(1 + x)` families: tiny ones (where the
+/// naive formulas cancel), ordinary ones, and the edges of overflow.
+fn hyperbolic_inputs(test: &str, lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let mut rng = Rng::fresh(test);
+    let mut v: Vec<f64> = (0..n).map(|_| lo + (hi - lo) * rng.unit()).collect();
+    v.extend((0..n).map(|_| (rng.unit() - 0.5) * 4.0));
+    v.extend((0..n / 2).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1070) as i32))));
+    v
+}
+
+/// The precision that keeps `1 + x` exact for tiny `x` (for `e^x − 1` and `ln(1 + x)`).
+fn precision_past(x: &BigFloat) -> usize {
+    PREC + x.exponent().map_or(0, |e| (-e).max(0) as usize)
+}
+
+#[test]
+fn exp_m1_ln_1p_and_hyperbolic_f64_are_within_one_ulp() {
+    let exp_m1: Exact = |x, cc| {
+        let p = precision_past(x);
+        x.exp(p, RM, cc).sub(&BigFloat::from_f64(1.0, p), p, RM)
+    };
+    let ln_1p: Exact = |x, cc| {
+        let p = precision_past(x);
+        x.add(&BigFloat::from_f64(1.0, p), p, RM).ln(p, RM, cc)
+    };
+    let inputs = hyperbolic_inputs("exp_m1_f64", -760.0, 710.0, 20_000);
+    check_exact("exp_m1", math::exp_m1_f64, exp_m1, &inputs, 1.0);
+    let mut inputs = hyperbolic_inputs("ln_1p_f64", -1.0, 1e6, 20_000);
+    inputs.retain(|&x| x > -1.0);
+    inputs.extend(positive_inputs("ln_1p_f64_wide", 5_000));
+    check_exact("ln_1p", math::ln_1p_f64, ln_1p, &inputs, 1.0);
+    let inputs = hyperbolic_inputs("sinh_f64", -711.0, 711.0, 20_000);
+    check_exact("sinh", math::sinh_f64, |x, cc| x.sinh(PREC, RM, cc), &inputs, 1.0);
+    let inputs = hyperbolic_inputs("cosh_f64", -711.0, 711.0, 20_000);
+    check_exact("cosh", math::cosh_f64, |x, cc| x.cosh(PREC, RM, cc), &inputs, 1.0);
+    let inputs = hyperbolic_inputs("tanh_f64", -25.0, 25.0, 20_000);
+    check_exact("tanh", math::tanh_f64, |x, cc| x.tanh(PREC, RM, cc), &inputs, 1.0);
 }
 
 /// `x^y` over pairs spanning the whole range: bases of every exponent (subnormals
@@ -230,7 +342,12 @@ fn powf_f64_special_cases_are_rusts() {
 
 #[test]
 fn f64_special_values_are_rusts() {
-    let routines: [Case; 7] = [
+    let routines: [Case; 12] = [
+        ("exp_m1", math::exp_m1_f64, f64::exp_m1),
+        ("ln_1p", math::ln_1p_f64, f64::ln_1p),
+        ("sinh", math::sinh_f64, f64::sinh),
+        ("cosh", math::cosh_f64, f64::cosh),
+        ("tanh", math::tanh_f64, f64::tanh),
         ("sin", math::sin_f64, f64::sin),
         ("cos", math::cos_f64, f64::cos),
         ("tan", math::tan_f64, f64::tan),

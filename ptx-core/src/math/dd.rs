@@ -58,19 +58,6 @@ pub(super) fn mul(b: &mut KernelBuilder, x: Dd, y: Dd) -> Dd {
     fast_two_sum(b, p.hi, lo)
 }
 
-/// `x / y` for double-doubles, rounded to f64: the quotient of the leading parts, then one
-/// correction from the exact remainder `x.hi − q · y.hi` (an `fma`) and both low parts, so
-/// the result is within about 0.5 ulp plus the operands' own relative errors.
-pub(super) fn div_to_f64(b: &mut KernelBuilder, x: Dd, y: Dd) -> Val<F64> {
-    let q = b.div(x.hi, y.hi);
-    let minus_q = b.neg(q);
-    let rem = b.fma(minus_q, y.hi, x.hi);
-    let rem = b.add(rem, x.lo);
-    let rem = b.fma(minus_q, y.lo, rem);
-    let step = b.div(rem, y.hi);
-    b.add(q, step)
-}
-
 /// `-x`.
 pub(super) fn neg(b: &mut KernelBuilder, x: Dd) -> Dd {
     Dd { hi: b.neg(x.hi), lo: b.neg(x.lo) }
@@ -79,4 +66,47 @@ pub(super) fn neg(b: &mut KernelBuilder, x: Dd) -> Dd {
 /// `p ? x : y`, part by part.
 pub(super) fn select(b: &mut KernelBuilder, p: Val<crate::types::Pred>, x: Dd, y: Dd) -> Dd {
     Dd { hi: b.selp(p, x.hi, y.hi), lo: b.selp(p, x.lo, y.lo) }
+}
+
+/// `x + y` for double-doubles, to about 2^-104 of the larger.
+pub(super) fn add(b: &mut KernelBuilder, x: Dd, y: Dd) -> Dd {
+    let s = two_sum(b, x.hi, y.hi);
+    let lo = b.add(x.lo, y.lo);
+    let lo = b.add(s.lo, lo);
+    fast_two_sum(b, s.hi, lo)
+}
+
+/// `x / y` as a double-double: the quotient of the leading parts and the exact remainder's
+/// quotient below it. The caller keeps `y.hi` finite and nonzero (else the low part is NaN).
+pub(super) fn div(b: &mut KernelBuilder, x: Dd, y: Dd) -> Dd {
+    let q = b.div(x.hi, y.hi);
+    let minus_q = b.neg(q);
+    let rem = b.fma(minus_q, y.hi, x.hi);
+    let rem = b.add(rem, x.lo);
+    let rem = b.fma(minus_q, y.lo, rem);
+    let lo = b.div(rem, y.hi);
+    fast_two_sum(b, q, lo)
+}
+
+/// `√x` as a double-double for `x.hi > 0` finite: the rounded root and one Newton step on
+/// the exact residual `x − r²`.
+pub(super) fn sqrt(b: &mut KernelBuilder, x: Dd) -> Dd {
+    let r = b.sqrt(x.hi);
+    let square = two_prod(b, r, r);
+    let rem = b.sub(x.hi, square.hi);
+    let rem = b.sub(rem, square.lo);
+    let rem = b.add(rem, x.lo);
+    let twice = b.mul(r, 2.0f64);
+    let lo = b.div(rem, twice);
+    fast_two_sum(b, r, lo)
+}
+
+/// `x.hi + x.lo` rounded to f64.
+pub(super) fn round(b: &mut KernelBuilder, x: Dd) -> Val<F64> {
+    b.add(x.hi, x.lo)
+}
+
+/// `(c.0, c.1)` as an immediate double-double.
+pub(super) fn constant(c: (f64, f64)) -> Dd {
+    Dd { hi: Val::Imm(c.0), lo: Val::Imm(c.1) }
 }

@@ -19,6 +19,7 @@
 
 mod dd;
 mod double;
+mod hyper64;
 mod inverse;
 mod pow;
 mod pow64;
@@ -28,6 +29,7 @@ mod trig64;
 mod wide;
 
 pub use double::{exp2_f64, exp_f64, ln_f64, log2_f64};
+pub use hyper64::{cosh_f64, exp_m1_f64, ln_1p_f64, sinh_f64, tanh_f64};
 pub use inverse::{acos, asin, atan, atan2, tan};
 pub use pow64::powf_f64;
 pub use rem::{rem_f32, rem_f64};

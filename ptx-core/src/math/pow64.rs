@@ -26,7 +26,7 @@ const LN_TAIL_POLY: [f64; 12] = {
 };
 
 /// `ln x` as a double-double for a positive finite `x` (relative error about 2^-66).
-fn ln_dd(b: &mut KernelBuilder, x: Val<F64>) -> Dd {
+pub(super) fn ln_dd(b: &mut KernelBuilder, x: Val<F64>) -> Dd {
     let (e, m) = split_exponent(b, x);
     // s = (m − 1)/(m + 1), with m + 1 kept exact as a double-double.
     let num = b.sub(m, 1.0f64);

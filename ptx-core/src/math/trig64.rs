@@ -297,7 +297,7 @@ pub fn tan_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
     let minus_c = dd::neg(b, c);
     let num = dd::select(b, odd, minus_c, s);
     let den = dd::select(b, odd, s, c);
-    let t = dd::div_to_f64(b, num, den);
+    let t = dd::div(b, num, den).hi;
     let zero = b.setp(Cmp::Eq, x, 0.0f64);
     let t = b.selp(zero, x, t);
     let not_finite = b.setp(Cmp::Geu, ax, f64::INFINITY);

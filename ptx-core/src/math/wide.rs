@@ -19,7 +19,7 @@ const LN_2: f64 = std::f64::consts::LN_2;
 
 /// Taylor coefficients of `(e^x − 1 − x)/x²`: `1/(k+2)!`, for |x| < 1/2 (truncation below
 /// 2^-55 through x^17).
-const EXPM1_POLY: [f64; 16] = {
+pub(super) const EXPM1_POLY: [f64; 16] = {
     let mut c = [0.0; 16];
     let mut fact = 2.0;
     let mut k = 0;
@@ -33,7 +33,7 @@ const EXPM1_POLY: [f64; 16] = {
 
 /// Taylor coefficients of `(sinh x − x)/x³` in x²: `1/(2k+3)!`, for |x| < 1 (truncation
 /// below 2^-60 through x^21).
-const SINH_POLY: [f64; 10] = {
+pub(super) const SINH_POLY: [f64; 10] = {
     let mut c = [0.0; 10];
     let mut fact = 6.0;
     let mut k = 0;
