@@ -1,41 +1,21 @@
-//! f64 `exp_m1`, `ln_1p`, `sinh`, `cosh` and `tanh`, built on `e^x = 2^n · (1 + m)` with
-//! `m = e^r − 1` (`|r| <= ln2/2`) held as a double-double ([`super::dd`]), so that the
-//! differences these functions are made of (`e^x − 1`, `e^x ± e^−x`) do not cancel the
-//! precision away, and on the double-double logarithm of `powf`. Each result is rounded
-//! once from about 2^-55 relative: within 1 ulp (the tests measure it against the host's
-//! libm). Special values are Rust's: signs of zero kept, `exp_m1(−∞) = −1`,
+//! f64 `exp_m1`, `ln_1p`, `sinh`, `cosh` and `tanh`, built on the double-double `e^x`
+//! and `ln x` of [`super::explog64`], so that the differences these functions are made of
+//! (`e^x − 1`, `e^x ± e^−x`) do not cancel the precision away. Each result is rounded once
+//! from about 2^-55 relative: within 1 ulp (the tests measure it against correctly rounded
+//! references). Special values are Rust's: signs of zero kept, `exp_m1(−∞) = −1`,
 //! `ln_1p(−1) = −∞`, NaN below −1, the canonical NaN for a NaN.
 
 use super::dd::{self, Dd};
-use super::double::{scale_by_pow2, LN2_HI, LN2_LO, LOG2_E};
+use super::double::scale_by_pow2;
+use super::explog64::{exp_parts, ln_dd};
 use super::horner;
-use super::pow64::ln_dd;
-use super::wide::{EXPM1_POLY, SINH_POLY};
+use super::wide::SINH_POLY;
 use crate::builder::{KernelBuilder, Val};
-use crate::ir::{Cmp, CvtRound};
+use crate::ir::Cmp;
 use crate::types::F64;
 
 /// The NaN the routines return.
 const NAN: f64 = f64::from_bits(crate::eval::F64_CANONICAL_NAN);
-
-/// `(n, m)` with `e^x = 2^n · (1 + m)`, `m` a double-double, for `x` in [−760, 720]:
-/// `n = rint(x·log2 e)`, `r = x − n·ln 2` as a double-double (the product with ln 2's low
-/// part exact by an `fma`), `m = r + r²·P(r) + r.lo·(1 + r)`.
-fn exp_parts(b: &mut KernelBuilder, x: Val<F64>) -> (Val<F64>, Dd) {
-    let t = b.mul(x, LOG2_E);
-    let n: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
-    let r = b.fma(n, -LN2_HI, x);
-    let low = dd::two_prod(b, n, Val::Imm(LN2_LO));
-    let minus_low = b.neg(low.hi);
-    let r = dd::two_sum(b, r, minus_low);
-    let r_lo = b.sub(r.lo, low.lo);
-    let r = dd::fast_two_sum(b, r.hi, r_lo);
-    let r2 = b.mul(r.hi, r.hi);
-    let p = horner(b, r.hi, &EXPM1_POLY);
-    let lo_term = b.fma(r.lo, r.hi, r.lo);
-    let tail = b.fma(r2, p, lo_term);
-    (n, dd::fast_two_sum(b, r.hi, tail))
-}
 
 /// `2^k · (1 + m)` as a double-double (each part scaled exactly, barring over- and
 /// underflow).

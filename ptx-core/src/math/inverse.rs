@@ -46,7 +46,7 @@ const COS_POLY: [f64; 10] = {
 
 /// `(atan u − u)/u³` in u²: `(−1)^(k+1)/(2k+3)`, for |u| <= tan(π/8) (u² <= 0.1716:
 /// truncation below 2^-50 through u^43).
-const ATAN_POLY: [f64; 21] = {
+pub(super) const ATAN_POLY: [f64; 21] = {
     let mut c = [0.0; 21];
     let mut sign = -1.0;
     let mut k = 0;

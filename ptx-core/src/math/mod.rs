@@ -19,8 +19,10 @@
 
 mod dd;
 mod double;
+mod explog64;
 mod hyper64;
 mod inverse;
+mod inverse64;
 mod pow;
 mod pow64;
 mod reduce;
@@ -31,6 +33,7 @@ mod wide;
 pub use double::{exp2_f64, exp_f64, ln_f64, log2_f64};
 pub use hyper64::{cosh_f64, exp_m1_f64, ln_1p_f64, sinh_f64, tanh_f64};
 pub use inverse::{acos, asin, atan, atan2, tan};
+pub use inverse64::{acos_f64, asin_f64, atan2_f64, atan_f64};
 pub use pow64::powf_f64;
 pub use rem::{rem_f32, rem_f64};
 pub use trig64::{cos_f64, sin_cos_f64, sin_f64, tan_f64};
