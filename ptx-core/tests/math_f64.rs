@@ -346,6 +346,40 @@ fn atan2_f64_is_within_one_ulp_in_every_quadrant() {
     }
 }
 
+#[test]
+fn cbrt_and_hypot_f64_are_within_one_ulp() {
+    let mut rng = Rng::fresh("roots_f64");
+    let mut inputs: Vec<f64> =
+        (0..20_000).map(|_| f64::from_bits(rng.next())).filter(|x| x.is_finite()).collect();
+    inputs.extend((0..5_000).map(|_| (rng.unit() - 0.5) * 100.0));
+    inputs.extend((0..2_000).map(|_| f64::from_bits(rng.next() % (1 << 52))));
+    check_exact("cbrt", math::cbrt_f64, |x, _| x.cbrt(PREC, RM), &inputs, 1.0);
+    let mut worst = (0.0, 0.0, 0.0);
+    for _ in 0..20_000 {
+        let pick = |rng: &mut Rng| match rng.next() % 3 {
+            0 => (rng.unit() - 0.5) * 10.0,
+            1 => f64::from_bits(rng.next()),
+            _ => (rng.unit() - 0.5) * 2f64.powi((rng.next() % 200) as i32 - 100),
+        };
+        let (x, y) = (pick(&mut rng), pick(&mut rng));
+        if !x.is_finite() || !y.is_finite() {
+            continue;
+        }
+        let (bx, by) = (big(x), big(y));
+        let sum = bx.mul(&bx, 4 * PREC, RM).add(&by.mul(&by, 4 * PREC, RM), 4 * PREC, RM);
+        let want = sum.sqrt(PREC, RM);
+        let mut b = KernelBuilder::new("model");
+        let got = math::hypot_f64(&mut b, x, y).as_imm().expect("folded");
+        let e = ulps(got, &want);
+        if e > worst.0 || e.is_nan() {
+            worst = (e, x, y);
+        }
+    }
+    let (e, x, y) = worst;
+    eprintln!("hypot: at most {e:.3} ulp from the exact value (worst hypot({x:e}, {y:e}))");
+    assert!(e <= 1.0, "hypot({x:e}, {y:e}): {e:.3} ulp");
+}
+
 /// `x^y` over pairs spanning the whole range: bases of every exponent (subnormals
 /// included), exponents that bring `y·ln x` anywhere in [−800, 800] (overflow and
 /// underflow, the subnormal results among them), bases near 1 with huge exponents (where
@@ -441,7 +475,9 @@ fn powf_f64_special_cases_are_rusts() {
 
 #[test]
 fn f64_special_values_are_rusts() {
-    let routines: [Case; 16] = [
+    let routines: [Case; 18] = [
+        ("cbrt", math::cbrt_f64, f64::cbrt),
+        ("hypot_with_3", |b, x| math::hypot_f64(b, x, 3.0), |x| x.hypot(3.0)),
         ("atan", math::atan_f64, f64::atan),
         ("asin", math::asin_f64, f64::asin),
         ("acos", math::acos_f64, f64::acos),

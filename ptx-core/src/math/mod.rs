@@ -27,6 +27,7 @@ mod pow;
 mod pow64;
 mod reduce;
 mod rem;
+mod root64;
 mod trig64;
 mod wide;
 
@@ -36,6 +37,7 @@ pub use inverse::{acos, asin, atan, atan2, tan};
 pub use inverse64::{acos_f64, asin_f64, atan2_f64, atan_f64};
 pub use pow64::powf_f64;
 pub use rem::{rem_f32, rem_f64};
+pub use root64::{cbrt_f64, hypot_f64};
 pub use trig64::{cos_f64, sin_cos_f64, sin_f64, tan_f64};
 pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
 
