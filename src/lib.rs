@@ -60,7 +60,7 @@ pub use ptx_macros::ptx_kernel;
 pub mod __private {
     pub use crate::lang::launch::is_bounds_check;
     pub use crate::lang::memory::Slice;
-    pub use crate::lang::methods::F32Fn;
+    pub use crate::lang::methods::FloatFn;
     pub use crate::lang::ops::Site;
     pub use crate::lang::warp::{Reduce, Shuffle, Vote, WARP_SIZE};
     pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};

@@ -3,14 +3,15 @@
 //! and the accurate sine meets its bound on a million points run through the simulator.
 
 use ptx_dsl::core::builder::Val;
+use ptx_dsl::core::types::{MemTy, Ty};
 use ptx_dsl::prelude::*;
-use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig};
+use ptx_dsl::runtime::{Device, DeviceScalar, KernelArg, LaunchConfig};
 use ptx_tools::rng::Rng;
 
 /// A routine under test: emits it on a register, or evaluates it on an immediate.
-type Routine = fn(&mut KernelBuilder, Val<F32>) -> Val<F32>;
+type Routine<T> = fn(&mut KernelBuilder, Val<T>) -> Val<T>;
 
-const ROUTINES: [(&str, Routine); 19] = [
+const ROUTINES: [(&str, Routine<F32>); 19] = [
     ("sin", math::sin),
     ("cos", math::cos),
     ("tan", math::tan),
@@ -32,43 +33,67 @@ const ROUTINES: [(&str, Routine); 19] = [
     ("pow_x_1.7", |b, x| math::powf(b, x, 1.7f32)),
 ];
 
-/// out[k][i] = routine_k(x[i]) for the first `.0` routines.
-struct MathKernel(usize);
+/// The f64 routines.
+const ROUTINES_F64: [(&str, Routine<F64>); 19] = [
+    ("sin", math::sin_f64),
+    ("cos", math::cos_f64),
+    ("tan", math::tan_f64),
+    ("atan", math::atan_f64),
+    ("asin", math::asin_f64),
+    ("acos", math::acos_f64),
+    ("cbrt", math::cbrt_f64),
+    ("exp_m1", math::exp_m1_f64),
+    ("ln_1p", math::ln_1p_f64),
+    ("sinh", math::sinh_f64),
+    ("cosh", math::cosh_f64),
+    ("hypot_x_2.5", |b, x| math::hypot_f64(b, x, 2.5)),
+    ("atan2_x_-1.5", |b, x| math::atan2_f64(b, x, -1.5)),
+    ("exp2", math::exp2_f64),
+    ("exp", math::exp_f64),
+    ("ln", math::ln_f64),
+    ("log2", math::log2_f64),
+    ("tanh", math::tanh_f64),
+    ("pow_x_1.7", |b, x| math::powf_f64(b, x, 1.7)),
+];
 
-impl Kernel for MathKernel {
+/// out[k][i] = routine_k(x[i]) for each routine given.
+struct MathKernel<T: Ty + 'static>(&'static [(&'static str, Routine<T>)]);
+
+impl<T: MemTy> Kernel for MathKernel<T> {
     fn name(&self) -> &str {
         "math_routines"
     }
     fn cache_key(&self) -> String {
-        self.0.to_string()
+        format!("{} {}", T::PTX, self.0.len())
     }
     fn build(&self) -> KernelIr {
         let mut b = KernelBuilder::new("math_routines");
         let x = b.global_pointer("x");
-        let outs: Vec<_> = (0..self.0).map(|k| b.global_pointer(format!("out{k}"))).collect();
+        let outs: Vec<_> = (0..self.0.len()).map(|k| b.global_pointer(format!("out{k}"))).collect();
         let n = b.param::<U32>("n");
         let n = b.load_param(n);
         let i = b.global_index_x();
         let done = b.label();
         let outside = b.setp(Cmp::Ge, i, n);
         b.bra_if(outside, done);
-        let offset = b.byte_offset::<F32>(i);
+        let offset = b.byte_offset::<T>(i);
         let xa = b.offset_address(x, offset);
-        let xv = b.ld_global::<F32>(xa, 0);
-        for (k, (_, f)) in ROUTINES.iter().take(self.0).enumerate() {
+        let xv = b.ld_global::<T>(xa, 0);
+        for (k, (_, f)) in self.0.iter().enumerate() {
             let r = f(&mut b, Val::Reg(xv));
             let oa = b.offset_address(outs[k], offset);
-            b.st_global::<F32>(oa, 0, r);
+            b.st_global::<T>(oa, 0, r);
         }
         b.place(done);
         b.finish()
     }
 }
 
-/// Runs the first `routines` routines on `x`.
-fn run(device: &Device, x: &[f32], routines: usize) -> Vec<Vec<f32>> {
+/// Runs `routines` on `x` in the simulator.
+fn run<T: MemTy, H: DeviceScalar>(x: &[H], routines: &'static [(&'static str, Routine<T>)]) -> Vec<Vec<H>> {
+    let device = Device::sim();
     let xd = device.upload(x).unwrap();
-    let mut outs: Vec<_> = (0..routines).map(|_| device.zeroed::<f32>(x.len()).unwrap()).collect();
+    let mut outs: Vec<_> = routines.iter().map(|_| device.zeroed::<H>(x.len()).unwrap()).collect();
     let mut args = vec![KernelArg::from(&xd)];
     args.extend(outs.iter_mut().map(KernelArg::from));
     args.push(KernelArg::from(x.len() as u32));
@@ -94,7 +119,7 @@ fn emitted_routines_match_the_host_model_bit_for_bit() {
         .collect();
     x.extend([0.0, -0.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 1e-45]);
     x.extend([524_288.0, -524_288.0, 524_287.97, f32::MAX, f32::MIN, 1.6263e24, 3.0e38]);
-    let outs = run(&Device::sim(), &x, ROUTINES.len());
+    let outs = run(&x, &ROUTINES);
     let mut host = KernelBuilder::new("host_model");
     for (k, (name, f)) in ROUTINES.iter().enumerate() {
         for (i, &xi) in x.iter().enumerate() {
@@ -113,13 +138,40 @@ fn emitted_routines_match_the_host_model_bit_for_bit() {
     assert!(host.body().is_empty(), "the host model emitted instructions");
 }
 
+/// The f64 routines, run as PTX in the simulator, give the host model's bits too: every
+/// exponent and sign, the large-argument reduction and the special values included.
+#[test]
+fn emitted_f64_routines_match_the_host_model_bit_for_bit() {
+    let mut rng = Rng::fresh("emitted_f64_routines");
+    let mut x: Vec<f64> = (0..4_000).map(|_| f64::from_bits(rng.next())).collect();
+    x.extend((0..4_000).map(|_| (rng.unit() - 0.5) * 40.0));
+    x.extend([0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE, 5e-324]);
+    x.extend([67_108_864.0, -67_108_863.9, f64::MAX, f64::MIN, 6_381_956_970_095_103.0 * 2f64.powi(797)]);
+    let outs = run(&x, &ROUTINES_F64);
+    let mut host = KernelBuilder::new("host_model");
+    for (k, (name, f)) in ROUTINES_F64.iter().enumerate() {
+        for (i, &xi) in x.iter().enumerate() {
+            let want = f(&mut host, Val::Imm(xi)).as_imm().expect("folds on an immediate");
+            let got = outs[k][i];
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            assert!(
+                same,
+                "{name}({xi:e}): simulator {got:e} ({:#x}), host model {want:e} ({:#x})",
+                got.to_bits(),
+                want.to_bits()
+            );
+        }
+    }
+    assert!(host.body().is_empty(), "the host model emitted instructions");
+}
+
 #[test]
 fn accurate_sine_meets_its_bound_on_a_million_points_in_the_simulator() {
     let mut rng = Rng::fresh("sine_in_simulator");
     let x: Vec<f32> =
         (0..1_000_000).map(|_| ((rng.unit() * 2.0 - 1.0) * (1u32 << 20) as f64) as f32).collect();
     // sin and cos are the first two routines.
-    let outs = run(&Device::sim(), &x, 2);
+    let outs = run(&x, &ROUTINES[..2]);
     let (mut max_sin, mut max_cos) = (0f64, 0f64);
     for (i, &xi) in x.iter().enumerate() {
         max_sin = max_sin.max((outs[0][i] as f64 - (xi as f64).sin()).abs());
@@ -177,12 +229,23 @@ fn the_routines_need_no_stack_and_no_local_memory() {
     use ptx_tools::ptxas;
     let Some(path) = ptxas::ptxas_or_skip("the_routines_need_no_stack_and_no_local_memory") else { return };
     for target in [Target::SM_80, Target::SM_90] {
-        let ptx = MathKernel(ROUTINES.len()).try_ptx_for(target).expect("the math kernel verifies");
-        assert!(!ptx.contains(".local"), "no local memory:\n{ptx}");
-        let a = ptxas::assemble(&path, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        for f in &a.functions {
-            assert_eq!((f.stack_frame_bytes, f.spill_stores_bytes), (0, 0), "{target} {}: {}", f.name, a.log);
+        let kernels = [
+            MathKernel(&ROUTINES).try_ptx_for(target).expect("the f32 math kernel verifies"),
+            MathKernel(&ROUTINES_F64).try_ptx_for(target).expect("the f64 math kernel verifies"),
+        ];
+        for ptx in kernels {
+            assert!(!ptx.contains(".local"), "no local memory:\n{ptx}");
+            let a = ptxas::assemble(&path, &ptx, &target.to_string()).unwrap_or_else(|e| panic!("{e}"));
+            for f in &a.functions {
+                assert_eq!(
+                    (f.stack_frame_bytes, f.spill_stores_bytes),
+                    (0, 0),
+                    "{target} {}: {}",
+                    f.name,
+                    a.log
+                );
+            }
+            assert!(!a.functions.is_empty(), "ptxas -v reported no function:\n{}", a.log);
         }
-        assert!(!a.functions.is_empty(), "ptxas -v reported no function:\n{}", a.log);
     }
 }

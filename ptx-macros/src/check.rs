@@ -1140,8 +1140,10 @@ impl Checker<'_> {
             self.errors.at(
                 Sp::of(method),
                 format!(
-                    "`{name}` is supported on `f32` only (ptx-core has no `{}` routine yet)",
-                    scalar.name()
+                    "`{name}` is supported on `f32` only: it is the hardware's `.approx.f32` instruction \
+                     (on `{}`, use the accurate `{}`)",
+                    scalar.name(),
+                    name.trim_start_matches("fast_")
                 ),
             );
         }
@@ -1177,6 +1179,7 @@ enum Ret {
 struct Signature {
     args: Vec<Option<Scalar>>,
     ret: Ret,
+    /// Whether the method exists on `f32` only (the `fast_*` hardware approximations).
     f32_only: bool,
 }
 
@@ -1192,17 +1195,18 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
     let sig = |args: Vec<Option<Scalar>>, ret: Ret, f32_only: bool| Some(Signature { args, ret, f32_only });
     if recv.is_float() {
         match name {
-            "exp" | "exp2" | "ln" | "log2" => sig(vec![], Ret::SelfTy, false),
-            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "tanh" | "cbrt" | "exp_m1" | "ln_1p"
-            | "sinh" | "cosh" | "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip"
-            | "fast_sqrt" => sig(vec![], Ret::SelfTy, true),
+            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
+            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" => sig(vec![], Ret::SelfTy, false),
+            "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip" | "fast_sqrt" => {
+                sig(vec![], Ret::SelfTy, true)
+            }
             "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc" | "fract"
             | "signum" | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
             "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
-            "sin_cos" => sig(vec![], Ret::Pair, true),
-            "powf" | "hypot" | "atan2" => sig(vec![None], Ret::SelfTy, true),
+            "sin_cos" => sig(vec![], Ret::Pair, false),
+            "powf" | "hypot" | "atan2" => sig(vec![None], Ret::SelfTy, false),
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),

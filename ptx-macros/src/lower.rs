@@ -1058,10 +1058,10 @@ impl Lowerer<'_> {
         let recv = self.value(receiver);
         let vs: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
         let m = method.to_string();
-        let call = match (m.as_str(), f32_fn_variant(&m)) {
+        let call = match (m.as_str(), float_fn_variant(&m)) {
             (_, Some(variant)) => {
                 let f = format_ident!("{}", variant);
-                quote!(#k.f32_fn(#p::F32Fn::#f, #recv))
+                quote!(#k.float_fn(#p::FloatFn::#f, #recv))
             }
             ("wrapping_add", _) => quote!(#k.add(#recv, #(#vs),*)),
             ("wrapping_sub", _) => quote!(#k.sub(#recv, #(#vs),*)),
@@ -1272,8 +1272,8 @@ pub fn lang_scalar(s: Scalar) -> &'static str {
     }
 }
 
-/// The `F32Fn` variant of an `f32` routine's method name (`None` for other methods).
-fn f32_fn_variant(m: &str) -> Option<&'static str> {
+/// The `FloatFn` variant of a float routine's method name (`None` for other methods).
+fn float_fn_variant(m: &str) -> Option<&'static str> {
     Some(match m {
         "sin" => "Sin",
         "cos" => "Cos",

@@ -1,7 +1,7 @@
 //! The methods of `f32`, `f64` and the integer types a kernel may call, each with the
 //! meaning Rust's standard library documents. The transcendental functions are ptx-core's
-//! accurate routines ([`ptx_core::math`], `f32` only); the `fast_*` forms are the hardware
-//! `.approx` instructions, whose error the PTX ISA states.
+//! accurate routines ([`ptx_core::math`], for `f32` and `f64`); the `fast_*` forms are the
+//! hardware `.approx` instructions (`f32` only), whose error the PTX ISA states.
 
 use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
@@ -10,9 +10,9 @@ use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U32, 
 use super::ops::dispatch;
 use super::{internal_error, KernelCtx, Scalar, Value};
 
-/// The `f32` routines of [`ptx_core::math`] and the `fast_*` instructions, by method name.
+/// The float routines of [`ptx_core::math`] and the `fast_*` instructions, by method name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum F32Fn {
+pub enum FloatFn {
     /// `sin`.
     Sin,
     /// `cos`.
@@ -67,16 +67,29 @@ impl KernelCtx {
         v.typed::<F32>()
     }
 
-    /// One of the `f32` routines (`exp`, `exp2`, `ln` and `log2` also on `f64`).
-    pub fn f32_fn(&mut self, f: F32Fn, x: Value) -> Value {
+    /// One of the float routines, on `f32` or `f64` (the `fast_*` ones on `f32` only: the
+    /// type checker rejects them on `f64`).
+    pub fn float_fn(&mut self, f: FloatFn, x: Value) -> Value {
         if x.ty() == Scalar::F64 {
-            let x = x.typed::<ptx_core::F64>();
+            let x = x.typed::<F64>();
             let b = &mut self.b;
             let r = match f {
-                F32Fn::Exp => math::exp_f64(b, x),
-                F32Fn::Exp2 => math::exp2_f64(b, x),
-                F32Fn::Ln => math::ln_f64(b, x),
-                F32Fn::Log2 => math::log2_f64(b, x),
+                FloatFn::Sin => math::sin_f64(b, x),
+                FloatFn::Cos => math::cos_f64(b, x),
+                FloatFn::Tan => math::tan_f64(b, x),
+                FloatFn::Atan => math::atan_f64(b, x),
+                FloatFn::Asin => math::asin_f64(b, x),
+                FloatFn::Acos => math::acos_f64(b, x),
+                FloatFn::Exp => math::exp_f64(b, x),
+                FloatFn::Exp2 => math::exp2_f64(b, x),
+                FloatFn::Ln => math::ln_f64(b, x),
+                FloatFn::Log2 => math::log2_f64(b, x),
+                FloatFn::Tanh => math::tanh_f64(b, x),
+                FloatFn::Cbrt => math::cbrt_f64(b, x),
+                FloatFn::ExpM1 => math::exp_m1_f64(b, x),
+                FloatFn::Ln1p => math::ln_1p_f64(b, x),
+                FloatFn::Sinh => math::sinh_f64(b, x),
+                FloatFn::Cosh => math::cosh_f64(b, x),
                 _ => internal_error("an f32-only routine on f64"),
             };
             return Value::of(r, Scalar::F64);
@@ -84,51 +97,72 @@ impl KernelCtx {
         let x = Self::f32_of(x);
         let b = &mut self.b;
         let r = match f {
-            F32Fn::Sin => math::sin(b, x),
-            F32Fn::Cos => math::cos(b, x),
-            F32Fn::Tan => math::tan(b, x),
-            F32Fn::Atan => math::atan(b, x),
-            F32Fn::Asin => math::asin(b, x),
-            F32Fn::Acos => math::acos(b, x),
-            F32Fn::Exp => math::exp(b, x),
-            F32Fn::Exp2 => math::exp2(b, x),
-            F32Fn::Ln => math::ln(b, x),
-            F32Fn::Log2 => math::log2(b, x),
-            F32Fn::Tanh => math::tanh(b, x),
-            F32Fn::Cbrt => math::cbrt(b, x),
-            F32Fn::ExpM1 => math::exp_m1(b, x),
-            F32Fn::Ln1p => math::ln_1p(b, x),
-            F32Fn::Sinh => math::sinh(b, x),
-            F32Fn::Cosh => math::cosh(b, x),
-            F32Fn::FastSin => math::sin_approx(b, x),
-            F32Fn::FastCos => math::cos_approx(b, x),
-            F32Fn::FastExp2 => math::ex2_approx(b, x),
-            F32Fn::FastLog2 => math::lg2_approx(b, x),
-            F32Fn::FastRecip => b.float_unary(UnaryOp::Rcp, FloatMode::Approx, x),
-            F32Fn::FastSqrt => b.float_unary(UnaryOp::Sqrt, FloatMode::Approx, x),
+            FloatFn::Sin => math::sin(b, x),
+            FloatFn::Cos => math::cos(b, x),
+            FloatFn::Tan => math::tan(b, x),
+            FloatFn::Atan => math::atan(b, x),
+            FloatFn::Asin => math::asin(b, x),
+            FloatFn::Acos => math::acos(b, x),
+            FloatFn::Exp => math::exp(b, x),
+            FloatFn::Exp2 => math::exp2(b, x),
+            FloatFn::Ln => math::ln(b, x),
+            FloatFn::Log2 => math::log2(b, x),
+            FloatFn::Tanh => math::tanh(b, x),
+            FloatFn::Cbrt => math::cbrt(b, x),
+            FloatFn::ExpM1 => math::exp_m1(b, x),
+            FloatFn::Ln1p => math::ln_1p(b, x),
+            FloatFn::Sinh => math::sinh(b, x),
+            FloatFn::Cosh => math::cosh(b, x),
+            FloatFn::FastSin => math::sin_approx(b, x),
+            FloatFn::FastCos => math::cos_approx(b, x),
+            FloatFn::FastExp2 => math::ex2_approx(b, x),
+            FloatFn::FastLog2 => math::lg2_approx(b, x),
+            FloatFn::FastRecip => b.float_unary(UnaryOp::Rcp, FloatMode::Approx, x),
+            FloatFn::FastSqrt => b.float_unary(UnaryOp::Sqrt, FloatMode::Approx, x),
         };
         Value::of(r, Scalar::F32)
     }
 
-    /// `x.sin_cos()`.
+    /// `x.sin_cos()`, sharing the argument reduction.
     pub fn sin_cos(&mut self, x: Value) -> (Value, Value) {
+        let ty = x.ty();
+        if ty == Scalar::F64 {
+            let (s, c) = math::sin_cos_f64(&mut self.b, x.typed::<F64>());
+            return (Value::of(s, ty), Value::of(c, ty));
+        }
         let (s, c) = math::sin_cos(&mut self.b, Self::f32_of(x));
-        (Value::of(s, Scalar::F32), Value::of(c, Scalar::F32))
+        (Value::of(s, ty), Value::of(c, ty))
     }
 
     /// `y.atan2(x)`: the angle of `(x, y)` in [−π, π].
     pub fn atan2(&mut self, y: Value, x: Value) -> Value {
-        Value::of(math::atan2(&mut self.b, Self::f32_of(y), Self::f32_of(x)), Scalar::F32)
+        self.binary_routine(y, x, math::atan2, math::atan2_f64)
     }
 
     /// `x.hypot(y)`: `sqrt(x² + y²)` without intermediate overflow.
     pub fn hypot(&mut self, x: Value, y: Value) -> Value {
-        Value::of(math::hypot(&mut self.b, Self::f32_of(x), Self::f32_of(y)), Scalar::F32)
+        self.binary_routine(x, y, math::hypot, math::hypot_f64)
     }
 
     /// `x.powf(y)`.
     pub fn powf(&mut self, x: Value, y: Value) -> Value {
-        Value::of(math::powf(&mut self.b, Self::f32_of(x), Self::f32_of(y)), Scalar::F32)
+        self.binary_routine(x, y, math::powf, math::powf_f64)
+    }
+
+    /// A two-operand routine in the operands' type.
+    fn binary_routine(
+        &mut self,
+        a: Value,
+        c: Value,
+        single: fn(&mut ptx_core::KernelBuilder, Val<F32>, Val<F32>) -> Val<F32>,
+        double: fn(&mut ptx_core::KernelBuilder, Val<F64>, Val<F64>) -> Val<F64>,
+    ) -> Value {
+        let ty = a.ty();
+        if ty == Scalar::F64 {
+            Value::of(double(&mut self.b, a.typed::<F64>(), c.typed::<F64>()), ty)
+        } else {
+            Value::of(single(&mut self.b, Self::f32_of(a), Self::f32_of(c)), ty)
+        }
     }
 
     /// `x.sqrt()`: `sqrt.rn`, correctly rounded.
