@@ -192,6 +192,56 @@ fn accurate_math_on_gpu_equals_the_simulator_bit_for_bit() {
     }
 }
 
+/// Every accurate f64 method, written with the macro.
+#[ptx_kernel]
+fn f64_math(a: &[f64], out: &mut [f64]) {
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    if (i as usize) < a.len() {
+        let x = a[i];
+        let o = i * 19;
+        let (s, c) = x.sin_cos();
+        out[o] = s;
+        out[o + 1] = c;
+        out[o + 2] = x.tan();
+        out[o + 3] = x.exp();
+        out[o + 4] = x.exp2();
+        out[o + 5] = x.abs().ln();
+        out[o + 6] = x.abs().log2();
+        out[o + 7] = x.tanh();
+        out[o + 8] = x.abs().powf(x * 0.01);
+        out[o + 9] = x.cbrt();
+        out[o + 10] = x.exp_m1();
+        out[o + 11] = x.abs().ln_1p();
+        out[o + 12] = x.sinh();
+        out[o + 13] = x.cosh();
+        out[o + 14] = x.hypot(x * 0.75 - 3.0);
+        out[o + 15] = x.atan();
+        out[o + 16] = (x * 0.001).asin();
+        out[o + 17] = (x * 0.001).acos();
+        out[o + 18] = x.atan2(x * 0.75 - 3.0);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn f64_math_on_gpu_equals_the_simulator_bit_for_bit() {
+    let (gpu, sim) = (gpu(), Device::sim());
+    let mut rng = Rng::fresh("f64_math_on_gpu");
+    let mut x: Vec<f64> = (0..1 << 14).map(|_| (rng.unit() - 0.5) * 1000.0).collect();
+    x.extend((0..1 << 12).map(|_| f64::from_bits(rng.next())));
+    let mut results = Vec::new();
+    for device in [&gpu, &sim] {
+        let xd = device.upload(&x).unwrap();
+        let mut od = device.zeroed::<f64>(19 * x.len()).unwrap();
+        F64Math::new().launch(device, LaunchConfig::for_elements(x.len(), 128), &xd, &mut od).unwrap();
+        results.push(od.to_vec().unwrap());
+    }
+    for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
+        let same = g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan());
+        assert!(same, "x = {:e}: routine {} gpu {g:e} sim {s:e}", x[i / 19], i % 19);
+    }
+}
+
 /// A checked kernel written with `#[ptx_kernel]`.
 #[ptx_kernel]
 fn gather_on_gpu(src: &[f32], idx: &[i32], out: &mut [f32]) {

@@ -1,19 +1,22 @@
-//! Accuracy of the f64 `exp`, `exp2`, `ln`, `log2`, `sin`, `cos`, `tan` against the host's libm, measured by
-//! folding the emitted sequences on immediates (the builder folds each step with PTX's exact
-//! semantics, so the folded bits are the GPU's). Inputs: fresh random ones every run over
-//! each routine's whole domain (subnormals included), the edges of over- and underflow, and
-//! the special values, which must be Rust's bit for bit (NaN: the canonical NaN).
+//! Accuracy of the f64 routines (`exp exp2 ln log2 sin cos tan atan asin acos atan2 tanh
+//! cbrt exp_m1 ln_1p sinh cosh hypot powf`) against correctly rounded references computed
+//! with arbitrary precision (astro-float), measured by folding the emitted sequences on
+//! immediates (the builder folds each step with PTX's exact semantics, so the folded bits
+//! are the GPU's; `tests/sim_math.rs` holds the simulator to them). Inputs: fresh random
+//! ones every run over each routine's whole domain (subnormals included), the hard cases
+//! (arguments next to multiples of π/2, bases next to 1 with huge exponents), the edges of
+//! over- and underflow, and the special values, which must be Rust's bit for bit (NaN: the
+//! canonical NaN).
 
 use astro_float_num::{BigFloat, Consts, RoundingMode};
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F64};
 use ptx_tools::rng::Rng;
 
-/// The host's libm is correctly rounded or within 1 ulp for these functions (glibc documents
-/// at most 1 ulp for exp, exp2, log, log2, sin, cos, tan on x86-64); ours is at most 1 ulp
-/// from the exact
-/// value (the routines' docs), so the two may differ by 2 representable steps at most.
-const MAX_STEPS_FROM_LIBM: u64 = 2;
+/// Where the special-value table compares with Rust's own functions (the host's libm, within
+/// 2 ulp for these on x86-64 by glibc's documentation) rather than exactly: ours are within
+/// 1 ulp, so 3 representable steps at most.
+const MAX_STEPS_FROM_LIBM: u64 = 3;
 
 type Routine = fn(&mut KernelBuilder, Val<F64>) -> Val<F64>;
 
@@ -42,24 +45,6 @@ fn steps(a: f64, b: f64) -> u64 {
         }
     };
     key(a).abs_diff(key(b))
-}
-
-/// The largest step count from libm over `inputs`, with the worst input.
-fn worst(f: Routine, libm: fn(f64) -> f64, inputs: impl Iterator<Item = f64>) -> (u64, f64) {
-    let mut worst = (0, 0.0);
-    for x in inputs {
-        let d = steps(fold(f, x), libm(x));
-        if d > worst.0 {
-            worst = (d, x);
-        }
-    }
-    worst
-}
-
-fn check(name: &str, f: Routine, libm: fn(f64) -> f64, inputs: Vec<f64>) {
-    let (d, x) = worst(f, libm, inputs.into_iter());
-    eprintln!("{name}: at most {d} step(s) from libm (worst input {x:e})");
-    assert!(d <= MAX_STEPS_FROM_LIBM, "{name}({x:e}) = {:e}, libm {:e}: {d} steps", fold(f, x), libm(x));
 }
 
 /// Working precision of the arbitrary-precision references (far beyond f64's 53 bits, so
@@ -166,14 +151,30 @@ fn positive_inputs(test: &str, n: usize) -> Vec<f64> {
 
 #[test]
 fn exp_f64_is_within_one_ulp_over_its_range() {
-    check("exp", math::exp_f64, f64::exp, inputs("exp_f64", -746.0, 710.0, 200_000));
-    check("exp2", math::exp2_f64, f64::exp2, inputs("exp2_f64", -1076.0, 1025.0, 200_000));
+    let exp2: Exact = |x, cc| {
+        let p = PREC + 64;
+        BigFloat::from_f64(2.0, p).ln(p, RM, cc).mul(x, p, RM).exp(PREC, RM, cc)
+    };
+    check_exact(
+        "exp",
+        math::exp_f64,
+        |x, cc| x.exp(PREC, RM, cc),
+        &inputs("exp_f64", -746.0, 710.0, 30_000),
+        1.0,
+    );
+    check_exact("exp2", math::exp2_f64, exp2, &inputs("exp2_f64", -1076.0, 1025.0, 30_000), 1.0);
 }
 
 #[test]
 fn ln_and_log2_f64_are_within_one_ulp_over_every_positive_f64() {
-    check("ln", math::ln_f64, f64::ln, positive_inputs("ln_f64", 200_000));
-    check("log2", math::log2_f64, f64::log2, positive_inputs("log2_f64", 200_000));
+    check_exact("ln", math::ln_f64, |x, cc| x.ln(PREC, RM, cc), &positive_inputs("ln_f64", 30_000), 1.0);
+    check_exact(
+        "log2",
+        math::log2_f64,
+        |x, cc| x.log2(PREC, RM, cc),
+        &positive_inputs("log2_f64", 30_000),
+        1.0,
+    );
 }
 
 /// Arguments for the trigonometric functions: ordinary ones, every exponent up to the
@@ -398,7 +399,9 @@ fn powf_f64_is_within_one_ulp_over_the_whole_range() {
     }
     for _ in 0..3_000 {
         let x = 1.0 + (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 50) as i32));
-        pairs.push((x, (rng.unit() - 0.5) * 1400.0 / (x.ln().abs() + f64::MIN_POSITIVE)));
+        if x != 1.0 {
+            pairs.push((x, (rng.unit() - 0.5) * 1400.0 / x.ln().abs()));
+        }
     }
     for _ in 0..3_000 {
         let x = -(rng.unit() * 4.0);
@@ -411,7 +414,11 @@ fn powf_f64_is_within_one_ulp_over_the_whole_range() {
         let mut b = KernelBuilder::new("model");
         let got = math::powf_f64(&mut b, x, y).as_imm().expect("folded");
         // |x|^y exactly, negated for a negative base (whose exponents here are integers).
-        let magnitude = big(x.abs()).pow(&big(y), PREC, RM, &mut cc);
+        // e^(y·ln|x|) with 64 guard bits (astro-float's `pow` takes forever on huge
+        // integral exponents, computing them by repeated squaring).
+        let p = PREC + 64;
+        let exponent = big(x.abs()).ln(p, RM, &mut cc).mul(&big(y), p, RM);
+        let magnitude = exponent.exp(PREC, RM, &mut cc);
         let odd = y.rem_euclid(2.0) == 1.0;
         let want = if x < 0.0 && odd { magnitude.neg() } else { magnitude };
         let e = ulps(got, &want);

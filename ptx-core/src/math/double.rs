@@ -1,13 +1,16 @@
-//! Accurate f64 `exp`, `exp2`, `ln` and `log2`, built the way the f32 routines are: an
-//! exact argument reduction (a power of two split off, Cody–Waite with a two-part `ln 2`),
-//! a polynomial evaluated with `fma.rn`, and an exact rescaling; only IEEE-exact operations,
-//! so folding a constant computes the GPU's bits. Errors against the host's libm are
-//! measured in `ptx-core/tests/math_f64.rs` and stated on each routine.
+//! Accurate f64 `exp`, `exp2`, `ln` and `log2`: an exact argument reduction (a power of two
+//! split off, Cody–Waite with a two-part `ln 2`), a polynomial evaluated with `fma.rn`
+//! (for the logarithms, the double-double series of [`super::explog64`]), and an exact
+//! rescaling; only IEEE-exact operations, so folding a constant computes the GPU's bits.
+//! Errors against correctly rounded references are measured in
+//! `ptx-core/tests/math_f64.rs` and stated on each routine.
 
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
 use crate::types::{F64, S64};
 
+use super::dd;
+use super::explog64::ln_dd;
 use super::horner;
 
 /// The NaN every routine returns for a NaN result (as the f32 routines do).
@@ -38,18 +41,6 @@ const EXP2_POLY: [f64; 14] = {
     let mut k = 1;
     while k < 14 {
         c[k] = c[k - 1] * std::f64::consts::LN_2 / k as f64;
-        k += 1;
-    }
-    c
-};
-
-/// 2/(2k+3) for k = 0..10: ln(m) = 2s + s³·Σ c_k s^(2k), s = (m−1)/(m+1), |s| <= 0.1716
-/// (truncation < 2^-60 relative).
-const LN_POLY: [f64; 10] = {
-    let mut c = [0.0f64; 10];
-    let mut k = 0;
-    while k < 10 {
-        c[k] = 2.0 / (2 * k + 3) as f64;
         k += 1;
     }
     c
@@ -137,43 +128,6 @@ pub(super) fn split_exponent(b: &mut KernelBuilder, x: Val<F64>) -> (Val<F64>, V
     (e, m)
 }
 
-/// ln(m) for m in [√½, √2), as `(hi, lo)`: `hi = 2s`, `lo = s³·P(s²) + the rounding error
-/// of s` (recovered by an `fma`), so that the caller adds the large parts last.
-fn ln_mantissa(b: &mut KernelBuilder, m: Val<F64>) -> (Val<F64>, Val<F64>) {
-    let num = b.sub(m, 1.0f64);
-    let den = b.add(m, 1.0f64);
-    let s = b.div(num, den);
-    // num − s·den, exactly: s's rounding error is e = that / den.
-    let minus_s = b.neg(s);
-    let residual = b.fma(minus_s, den, num);
-    let ds = b.div(residual, den);
-    let s2 = b.mul(s, s);
-    let p = horner(b, s2, &LN_POLY);
-    let s3 = b.mul(s2, s);
-    let two_ds = b.mul(ds, 2.0f64);
-    let lo = b.fma(s3, p, two_ds);
-    let hi = b.mul(s, 2.0f64);
-    (hi, lo)
-}
-
-/// `big + mid + small + e·LN2_LO` (pass `e` = 0 for no such term), with `big + mid` by a
-/// fast two-sum (exact when `|big| >= |mid|` or `big` = 0), so that only the final addition
-/// of the small terms rounds.
-fn sum_with_error(
-    b: &mut KernelBuilder,
-    big: Val<F64>,
-    mid: Val<F64>,
-    small: Val<F64>,
-    e: Val<F64>,
-) -> Val<F64> {
-    let t = b.add(big, mid);
-    let t_less_big = b.sub(t, big);
-    let err = b.sub(mid, t_less_big);
-    let small = b.fma(e, LN2_LO, small);
-    let tail = b.add(err, small);
-    b.add(t, tail)
-}
-
 /// ln's special cases: ln(0) = −∞, ln(x<0) = NaN, ln(+∞) = +∞, NaN stays NaN.
 fn log_special_cases(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64> {
     let is_zero = b.setp(Cmp::Eq, x, 0.0f64);
@@ -184,33 +138,23 @@ fn log_special_cases(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64
     b.selp(negative_or_nan, NAN, r)
 }
 
-/// Accurate natural logarithm for f64: x = m·2^e, ln x = e·ln2 + ln m, with ln m from the
-/// atanh series and s's rounding error carried. Within 1 ulp of the host's libm over every
-/// positive f64 (the tests sample them, subnormals included).
+/// Accurate natural logarithm for f64: the double-double `ln x` of [`super::explog64`]
+/// (x = m·2^e, ln x = e·ln 2 + 2·atanh((m − 1)/(m + 1)), about 2^-66 relative) rounded
+/// once: within 1 ulp of the exact value over every positive f64, subnormals included.
 pub fn ln_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
     let x = x.into();
-    let (e, m) = split_exponent(b, x);
-    let (hi, lo) = ln_mantissa(b, m);
-    // e·LN2_HI is exact; its sum with hi keeps its rounding error (|e·LN2_HI| >= |hi| when
-    // e != 0, and the sum is exact when e = 0), so only the last addition rounds.
-    let big = b.mul(e, LN2_HI);
-    let r = sum_with_error(b, big, hi, lo, e);
+    let ln = ln_dd(b, x);
+    let r = dd::round(b, ln);
     log_special_cases(b, x, r)
 }
 
-/// Accurate log2 for f64: e + ln(m)·log2 e, with log2 e in two parts and ln m's two parts
-/// kept apart until the end. Within 1 ulp of the host's libm over every positive f64.
+/// Accurate log2 for f64: the double-double `ln x` times log2 e (a double-double too),
+/// rounded once: within 1 ulp of the exact value over every positive f64, and exact at
+/// powers of two.
 pub fn log2_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
     let x = x.into();
-    let (e, m) = split_exponent(b, x);
-    let (hi, lo) = ln_mantissa(b, m);
-    // (hi + lo)·(LOG2_E + LOG2_E_LO), the products' small parts first.
-    let hi_log2e = b.mul(hi, LOG2_E);
-    let minus = b.neg(hi_log2e);
-    let hi_err = b.fma(hi, LOG2_E, minus);
-    let cross = b.fma(hi, LOG2_E_LO, hi_err);
-    let small = b.fma(lo, LOG2_E, cross);
-    let zero = Val::Imm(0.0f64);
-    let r = sum_with_error(b, e, hi_log2e, small, zero);
+    let ln = ln_dd(b, x);
+    let log2 = dd::mul(b, ln, dd::constant((LOG2_E, LOG2_E_LO)));
+    let r = dd::round(b, log2);
     log_special_cases(b, x, r)
 }
