@@ -1,8 +1,9 @@
 //! Accurate f32 math as instruction sequences: `sin`, `cos`, `sin_cos`, `exp`, `exp2`, `ln`,
 //! `log2`, `powf`, `tanh`; [`tan`], [`atan`], [`atan2`], [`asin`], [`acos`], [`cbrt`],
-//! [`exp_m1`], [`ln_1p`], [`sinh`], [`cosh`], [`hypot`] (evaluated in f64); and the exact
-//! float remainder ([`rem_f32`],
-//! [`rem_f64`]).
+//! [`exp_m1`], [`ln_1p`], [`sinh`], [`cosh`], [`hypot`] (evaluated in f64); the same in f64
+//! (`*_f64`: [`sin_cos_f64`], [`powf_f64`], ...; double-double arithmetic inside where f64
+//! alone would lose bits, each within 1 ulp of the exact value); and the exact float
+//! remainder ([`rem_f32`], [`rem_f64`]).
 //!
 //! Each routine is written once against [`KernelBuilder`], using only operations whose
 //! results PTX defines exactly (`fma.rn`, `mul.rn`, `div.rn`, `cvt` with rounding, integer and
