@@ -138,7 +138,7 @@ fn log_special_cases(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64
     b.selp(negative_or_nan, NAN, r)
 }
 
-/// Accurate natural logarithm for f64: the double-double `ln x` of [`super::explog64`]
+/// Accurate natural logarithm for f64: the double-double `ln x` of `math/explog64.rs`
 /// (x = m·2^e, ln x = e·ln 2 + 2·atanh((m − 1)/(m + 1)), about 2^-66 relative) rounded
 /// once: within 1 ulp of the exact value over every positive f64, subnormals included.
 pub fn ln_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
