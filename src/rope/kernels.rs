@@ -263,7 +263,7 @@ macro_rules! rope_kernels {
             heads([$($store)*], x, k_offset, k_stride, x, k_offset, k_stride, k_heads)
         );
         rope_vector_kernel!(
-            #[doc = concat!("[`", stringify!($out_of_place), "`] with ", stringify!($w), "-element vector ",
+            #[doc = concat!("`", stringify!($out_of_place), "` with ", stringify!($w), "-element vector ",
                 "accesses (16 bytes), for views whose offsets, strides and dimensions allow them.")]
             $vec_out, copy_tail: true, width: $w, $load, $store_vec, convert: $cty::$cfn,
             params(
@@ -277,7 +277,7 @@ macro_rules! rope_kernels {
             heads(k, k_offset, k_stride, k_out, k_out_offset, k_out_stride, k_heads, lanes $lanes)
         );
         rope_vector_kernel!(
-            #[doc = concat!("[`", stringify!($in_place), "`] with ", stringify!($w), "-element vector ",
+            #[doc = concat!("`", stringify!($in_place), "` with ", stringify!($w), "-element vector ",
                 "accesses (16 bytes), for views whose offsets, strides and dimensions allow them.")]
             $vec_in, copy_tail: false, width: $w, $load, $store_vec, convert: $cty::$cfn,
             params(
