@@ -47,6 +47,13 @@ fn steps(a: f64, b: f64) -> u64 {
     key(a).abs_diff(key(b))
 }
 
+/// The bound for routines rounded once from a double-double good to 2^-60 or better
+/// (`ln`, `log2`, `atan`, `asin`, `acos`, `cbrt`, `hypot`): correctly rounded but for
+/// about 2^-7 ulp, so 0.55 ulp (measured: 0.500 on every run). Tighter than their
+/// documented 1 ulp on purpose: a wrong low part of a constant (e.g. the sign of an
+/// `atan(j/8)` tail, 0.2–0.45 ulp) stays under 1 ulp but not under this.
+const ROUNDED_ONCE: f64 = 0.55;
+
 /// Working precision of the arbitrary-precision references (far beyond f64's 53 bits, so
 /// the reference's own rounding is negligible next to the ulp bounds checked).
 const PREC: usize = 192;
@@ -167,13 +174,19 @@ fn exp_f64_is_within_one_ulp_over_its_range() {
 
 #[test]
 fn ln_and_log2_f64_are_within_one_ulp_over_every_positive_f64() {
-    check_exact("ln", math::ln_f64, |x, cc| x.ln(PREC, RM, cc), &positive_inputs("ln_f64", 30_000), 1.0);
+    check_exact(
+        "ln",
+        math::ln_f64,
+        |x, cc| x.ln(PREC, RM, cc),
+        &positive_inputs("ln_f64", 30_000),
+        ROUNDED_ONCE,
+    );
     check_exact(
         "log2",
         math::log2_f64,
         |x, cc| x.log2(PREC, RM, cc),
         &positive_inputs("log2_f64", 30_000),
-        1.0,
+        ROUNDED_ONCE,
     );
 }
 
@@ -272,7 +285,7 @@ fn inverse_trigonometric_f64_are_within_one_ulp() {
         (0..8000).map(|_| f64::from_bits(rng.next())).filter(|x| x.is_finite()).collect();
     wide.extend((0..8000).map(|_| (rng.unit() - 0.5) * 40.0));
     wide.extend((0..2000).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1070) as i32))));
-    check_exact("atan", math::atan_f64, |x, cc| x.atan(PREC, RM, cc), &wide, 1.0);
+    check_exact("atan", math::atan_f64, |x, cc| x.atan(PREC, RM, cc), &wide, ROUNDED_ONCE);
     let mut unit: Vec<f64> = (0..8000).map(|_| rng.unit() * 2.0 - 1.0).collect();
     // Next to ±1, where 1 − x² cancels, and tiny arguments.
     unit.extend((0..4000).map(|_| {
@@ -280,8 +293,8 @@ fn inverse_trigonometric_f64_are_within_one_ulp() {
             * if rng.next() % 2 == 0 { 1.0 } else { -1.0 }
     }));
     unit.extend((0..2000).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1070) as i32))));
-    check_exact("asin", math::asin_f64, |x, cc| x.asin(PREC, RM, cc), &unit, 1.0);
-    check_exact("acos", math::acos_f64, |x, cc| x.acos(PREC, RM, cc), &unit, 1.0);
+    check_exact("asin", math::asin_f64, |x, cc| x.asin(PREC, RM, cc), &unit, ROUNDED_ONCE);
+    check_exact("acos", math::acos_f64, |x, cc| x.acos(PREC, RM, cc), &unit, ROUNDED_ONCE);
 }
 
 /// `atan2` against atan of the exact ratio, moved to the operands' quadrant, on pairs of
@@ -354,7 +367,7 @@ fn cbrt_and_hypot_f64_are_within_one_ulp() {
         (0..20_000).map(|_| f64::from_bits(rng.next())).filter(|x| x.is_finite()).collect();
     inputs.extend((0..5_000).map(|_| (rng.unit() - 0.5) * 100.0));
     inputs.extend((0..2_000).map(|_| f64::from_bits(rng.next() % (1 << 52))));
-    check_exact("cbrt", math::cbrt_f64, |x, _| x.cbrt(PREC, RM), &inputs, 1.0);
+    check_exact("cbrt", math::cbrt_f64, |x, _| x.cbrt(PREC, RM), &inputs, ROUNDED_ONCE);
     let mut worst = (0.0, 0.0, 0.0);
     for _ in 0..20_000 {
         let pick = |rng: &mut Rng| match rng.next() % 3 {
@@ -378,7 +391,7 @@ fn cbrt_and_hypot_f64_are_within_one_ulp() {
     }
     let (e, x, y) = worst;
     eprintln!("hypot: at most {e:.3} ulp from the exact value (worst hypot({x:e}, {y:e}))");
-    assert!(e <= 1.0, "hypot({x:e}, {y:e}): {e:.3} ulp");
+    assert!(e <= ROUNDED_ONCE, "hypot({x:e}, {y:e}): {e:.3} ulp");
 }
 
 /// `x^y` over pairs spanning the whole range: bases of every exponent (subnormals
