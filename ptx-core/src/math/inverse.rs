@@ -17,7 +17,7 @@ const TAN_PI_8: f64 = std::f64::consts::SQRT_2 - 1.0;
 
 /// Taylor coefficients of `(sin r − r)/r³` and `(cos r − 1)/r²` in r², for |r| <= π/4
 /// (truncation below 2^-55 through r^19 / r^20).
-const SIN_POLY: [f64; 9] = {
+pub(super) const SIN_POLY: [f64; 9] = {
     let mut c = [0.0; 9];
     let mut fact = 6.0; // 3!
     let mut sign = -1.0;
@@ -30,7 +30,7 @@ const SIN_POLY: [f64; 9] = {
     }
     c
 };
-const COS_POLY: [f64; 10] = {
+pub(super) const COS_POLY: [f64; 10] = {
     let mut c = [0.0; 10];
     let mut fact = 2.0; // 2!
     let mut sign = -1.0;

@@ -15,6 +15,7 @@
 //! two double-doubles with one correction step.
 
 use super::dd::{self, Dd};
+use super::inverse::{COS_POLY, SIN_POLY};
 use super::{horner, place_in_quadrant};
 use crate::builder::{KernelBuilder, Val};
 use crate::ir::{Cmp, CvtRound};
@@ -58,38 +59,6 @@ const TWO_OVER_PI: [u64; 20] = [
     0x6BFB_5FB1_1F8D_5D08,
     0x5603_3046_FC7B_6BAB,
 ];
-
-/// Taylor coefficients of `(sin r − r)/r³` in r²: `(−1)^(k+1)/(2k+3)!`, through r^19 (the
-/// first term left out is below 2^-72 of r for |r| <= π/4).
-const SIN_POLY: [f64; 9] = {
-    let mut c = [0.0; 9];
-    let mut fact = 6.0;
-    let mut sign = -1.0;
-    let mut k = 0;
-    while k < 9 {
-        c[k] = sign / fact;
-        fact *= ((2 * k + 4) * (2 * k + 5)) as f64;
-        sign = -sign;
-        k += 1;
-    }
-    c
-};
-
-/// Taylor coefficients of `(cos r − 1 + r²/2)/r⁴` in r²: `(−1)^k/(2k+4)!`, through r^20
-/// (the first term left out is below 2^-72 for |r| <= π/4).
-const COS_POLY: [f64; 9] = {
-    let mut c = [0.0; 9];
-    let mut fact = 24.0;
-    let mut sign = 1.0;
-    let mut k = 0;
-    while k < 9 {
-        c[k] = sign / fact;
-        fact *= ((2 * k + 5) * (2 * k + 6)) as f64;
-        sign = -sign;
-        k += 1;
-    }
-    c
-};
 
 /// `(r, q)` with `x = q·π/2 + r (mod 2π)`, `r` as a double-double: Cody–Waite below
 /// [`LARGE`], Payne–Hanek from there (a constant takes its path at build time, so that it
@@ -250,7 +219,8 @@ fn kernels(b: &mut KernelBuilder, r: Dd) -> (Dd, Dd) {
     let t = b.fma(z_err, -0.5f64, w_err);
     let minus_hi = b.neg(r.hi);
     let t = b.fma(minus_hi, r.lo, t);
-    let cp = horner(b, z, &COS_POLY);
+    // (cos r − 1 + r²/2)/r⁴ in r²: the cosine's series past its −1/2 term.
+    let cp = horner(b, z, &COS_POLY[1..]);
     let z2 = b.mul(z, z);
     let cos_tail = b.fma(z2, cp, t);
     let cos = dd::fast_two_sum(b, w, cos_tail);
