@@ -489,3 +489,60 @@ fn tan_within_one_ulp_next_to_multiples_of_half_pi() {
     eprintln!("tan next to multiples of π/2: max {:.3} ulp at x = {:e}", worst.0, worst.1);
     assert!(worst.0 <= 1.0, "tan({:e}): {:.3} ulp exceeds 1", worst.1, worst.0);
 }
+
+/// The `count` f32 inputs that come closest to a multiple k·π/2, k in `ks`, relative to k,
+/// `|x − k·π/2| / k`: where an error δ in the reduction's π/2 costs most, since
+/// `r = x − k·π/2` loses `k·δ` and sin, cos or tan there is about `r`. Found by a scan of
+/// every k (the nearest f32 and its two neighbours), with `r` from one `fma` against f64
+/// π/2 plus its tail.
+fn closest_to_multiples_of_half_pi(ks: std::ops::Range<u32>, count: usize) -> Vec<f32> {
+    const PI_2_TAIL: f64 = 6.123_233_995_736_766e-17;
+    let mut best: std::collections::BinaryHeap<(u64, u32)> = std::collections::BinaryHeap::new();
+    for k in ks {
+        let kf = k as f64;
+        let nearest = (kf * std::f64::consts::FRAC_PI_2) as f32;
+        for x in [f32::from_bits(nearest.to_bits() - 1), nearest, f32::from_bits(nearest.to_bits() + 1)] {
+            let r = (-kf).mul_add(std::f64::consts::FRAC_PI_2, x as f64) - kf * PI_2_TAIL;
+            // Positive f64s order like their bits: the heap keeps the `count` smallest.
+            best.push(((r.abs() / kf).to_bits(), x.to_bits()));
+            if best.len() > count {
+                best.pop();
+            }
+        }
+    }
+    best.into_sorted_vec().into_iter().map(|(_, x)| f32::from_bits(x)).collect()
+}
+
+/// sin and cos within their 2 ulp, and tan within its 1 ulp, at the hardest inputs of the
+/// reductions: the f32s closest to multiples of π/2, below 2^19 (Cody–Waite: k < 333 773) and
+/// up to 2^21 (Payne–Hanek).
+/// There the result is the reduced argument itself, so a π/2 wrong in its last bits (a
+/// Cody–Waite part off by one ulp or of the wrong sign) costs many ulps, while random inputs
+/// almost never come close enough to show it.
+#[test]
+fn sin_cos_and_tan_within_their_bounds_next_to_the_closest_multiples_of_half_pi() {
+    let mut b = KernelBuilder::new("model");
+    let mut worst = (0f64, 0f32, "");
+    let hardest = [
+        closest_to_multiples_of_half_pi(1..333_773, 128),
+        closest_to_multiples_of_half_pi(333_773..1 << 21, 128),
+    ];
+    for x in hardest.concat() {
+        for x in [x, -x] {
+            let (s, c) = math::sin_cos(&mut b, x);
+            let (s, c) = (s.as_imm().expect("folded"), c.as_imm().expect("folded"));
+            let t = run1(math::tan, &mut b, x);
+            let x64 = x as f64;
+            for (name, got, want, bound) in
+                [("sin", s, x64.sin(), 2.0), ("cos", c, x64.cos(), 2.0), ("tan", t, x64.tan(), 1.0)]
+            {
+                let e = ulp_error(got, want);
+                assert!(e <= bound, "{name}({x:e}) = {got:e}: {e:.3} ulp exceeds {bound} (exact {want:e})");
+                if e > worst.0 {
+                    worst = (e, x, name);
+                }
+            }
+        }
+    }
+    eprintln!("next to multiples of π/2: max {:.3} ulp ({} at x = {:e})", worst.0, worst.2, worst.1);
+}
