@@ -145,6 +145,7 @@ fn casts_round_as_rusts_as() {
     assert_eq!(cast_rounding::<F32, F64>(), Some(Some(CvtRound::Rn)), "f64 to f32 rounds");
     assert_eq!(cast_rounding::<F64, F32>(), Some(None), "f32 to f64 is exact");
     assert_eq!(cast_rounding::<U64, U32>(), Some(None), "integers extend");
+    assert_eq!(cast_rounding::<F32, F32>(), None, "a float to its own type is no conversion");
     // The same type without rounding or saturation is the same register, no instruction.
     let mut b = KernelBuilder::new("k");
     let r = b.reg::<F32>();
