@@ -9,6 +9,9 @@
 #                                       every file below (small enough for a pre-push check)
 #   scripts/mutants.sh --iterate ...    skip the mutants an earlier run caught (after adding
 #                                       tests for the missed ones)
+#   scripts/mutants.sh --shuffle ...    test the mutants in random order (other --options
+#                                       also pass through to cargo mutants): a run stopped
+#                                       early is then a random sample of the file
 #
 # Each file is tested with the test targets that exercise it (the fast ones: the whole
 # workspace suite per mutant would take days on 2 cores). Output: mutants.out/<file>/
@@ -39,8 +42,8 @@ FILES=(
   "ptx-core/src/math/inverse64.rs|ptx-core|--lib --test math_f64"
   "ptx-core/src/math/root64.rs|ptx-core|--lib --test math_f64"
   "ptx-core/src/softfloat.rs|ptx-core,ptx-sim|--lib --test ops --test folding --test half_ops --test catalog_reference --test float_rem --test int_folding"
-  "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect"
-  "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test fuzz_parse"
+  "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test catalog_reference --test coverage --test half_ops --test float_rem --test folding --test interpreter_edges"
+  "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test fuzz_parse --test interpreter_edges"
   "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
   "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect --test half_ops"
   "ptx-macros/src/check.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
@@ -48,9 +51,11 @@ FILES=(
 )
 
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
+# Mutants need no debugger: without debug info each mutant's build links faster.
+export CARGO_PROFILE_DEV_DEBUG=0
 
 in_diff=()
-iterate=()
+extra=()
 selected=()
 while (($#)); do
   case "$1" in
@@ -61,7 +66,11 @@ while (($#)); do
       shift 2
       ;;
     --iterate)
-      iterate=(--iterate)
+      extra+=(--iterate)
+      shift
+      ;;
+    --*)
+      extra+=("$1")
       shift
       ;;
     *)
@@ -85,7 +94,7 @@ for entry in "${FILES[@]}"; do
   echo "== $file (tests: $packages $tests)"
   # Exit status 2 means "some mutants were missed": report, do not stop.
   cargo mutants --workspace --file "$file" --jobs 2 \
-    --output "$out" "${in_diff[@]}" "${iterate[@]}" "${test_args[@]}" || {
+    --output "$out" "${in_diff[@]}" "${extra[@]}" "${test_args[@]}" || {
     rc=$?
     [[ $rc == 2 || $rc == 3 ]]
   }

@@ -1,0 +1,439 @@
+//! The interpreter's paths at their edges, each against an independent model: random
+//! sequences of loads and stores of every width (scalar and vector) in every state space,
+//! directly and through generic addresses, against a byte array; accesses at the last byte
+//! of `.local` and `.shared` memory and one past it, and misaligned ones; generic global
+//! races; the `.approx` functions against host f64 math rounded once.
+
+mod common;
+
+use common::{download, geo, upload};
+use ptx_sim::{launch, launch_with, Memory, Module, SimError, SimOptions};
+use ptx_tools::rng::Rng;
+
+/// Bytes of the buffer every access sequence works in (one `.local` depot, one `.shared`
+/// array, or one global allocation).
+const BUF: usize = 32;
+
+/// How a kernel reaches its buffer: the state space on the instruction and the base register.
+#[derive(Clone, Copy, Debug)]
+enum Space {
+    Local,
+    Shared,
+    Global,
+    GenericLocal,
+    GenericShared,
+    GenericGlobal,
+}
+
+impl Space {
+    const ALL: [Space; 6] = [
+        Space::Local,
+        Space::Shared,
+        Space::Global,
+        Space::GenericLocal,
+        Space::GenericShared,
+        Space::GenericGlobal,
+    ];
+
+    /// The instruction's state-space suffix (empty for generic).
+    fn suffix(self) -> &'static str {
+        match self {
+            Space::Local => ".local",
+            Space::Shared => ".shared",
+            Space::Global => ".global",
+            _ => "",
+        }
+    }
+
+    /// Sets `%rb` to the buffer's address in this space.
+    fn base(self) -> &'static str {
+        match self {
+            Space::Local => "\tmov.u64 \t%rb, depot;\n",
+            Space::Shared => "\tmov.u64 \t%rb, tile;\n",
+            Space::Global => "\tld.param.u64 \t%rt, [k_param_1];\n\tcvta.to.global.u64 \t%rb, %rt;\n",
+            Space::GenericLocal => "\tmov.u64 \t%rt, depot;\n\tcvta.local.u64 \t%rb, %rt;\n",
+            Space::GenericShared => "\tmov.u64 \t%rt, tile;\n\tcvta.shared.u64 \t%rb, %rt;\n",
+            Space::GenericGlobal => "\tld.param.u64 \t%rb, [k_param_1];\n",
+        }
+    }
+}
+
+/// A kernel `k(out, buf)` with a 32-byte `.local` depot and `.shared` tile.
+fn kernel_text(body: &str) -> String {
+    format!(
+        ".version 8.5\n.target sm_80\n.address_size 64\n\n\
+         .visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n{{\n\
+         \t.local .align 16 .b8 \tdepot[{BUF}];\n\t.shared .align 16 .b8 \ttile[{BUF}];\n\
+         \t.reg .pred \t%p<4>;\n\t.reg .b16 \t%rs<256>;\n\t.reg .b32 \t%r<256>;\n\t.reg .b64 \t%rd<256>;\n\
+         \t.reg .b64 \t%rb;\n\t.reg .b64 \t%rt;\n\
+         \tld.param.u64 \t%rd0, [k_param_0];\n\tcvta.to.global.u64 \t%rd1, %rd0;\n{body}\tret;\n}}\n"
+    )
+}
+
+fn parse(text: &str) -> Module {
+    Module::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// One access: `count` elements of `size` bytes at byte `offset` of the buffer.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    store: bool,
+    size: usize,
+    count: usize,
+    offset: usize,
+}
+
+/// A random access sequence: four u64 stores that define the whole buffer, then `n`
+/// random loads and stores of 1, 2, 4 or 8 bytes, scalar or vector (at most 16 bytes, as
+/// PTX allows), each aligned to its total size.
+fn random_accesses(r: &mut Rng, n: usize) -> Vec<Access> {
+    let mut accesses: Vec<Access> =
+        (0..BUF / 8).map(|i| Access { store: true, size: 8, count: 1, offset: 8 * i }).collect();
+    while accesses.len() < n + BUF / 8 {
+        let size = [1, 2, 4, 8][(r.next() % 4) as usize];
+        let count = [1, 2, 4][(r.next() % 3) as usize];
+        if size * count > 16 {
+            continue;
+        }
+        let total = size * count;
+        let offset = (r.next() as usize % (BUF / total)) * total;
+        accesses.push(Access { store: r.next() % 2 == 0, size, count, offset });
+    }
+    accesses
+}
+
+/// The register class and type suffix of a `size`-byte element.
+fn class(size: usize) -> (&'static str, &'static str) {
+    match size {
+        1 => ("%rs", "u8"),
+        2 => ("%rs", "u16"),
+        4 => ("%r", "u32"),
+        _ => ("%rd", "u64"),
+    }
+}
+
+/// The PTX for `accesses` in `space` (stored values from `values`, in order), each loaded
+/// element written to `out` as a u64 in order; and the values a byte-array model of the
+/// buffer says those loads read.
+fn program(space: Space, accesses: &[Access], values: &[u64]) -> (String, Vec<u64>) {
+    let mut body = space.base().to_string();
+    let mut model = [0u8; BUF];
+    let mut loaded = Vec::new();
+    let mut next_value = values.iter();
+    // Registers 8.. hold values (the first few hold addresses).
+    let mut reg = 8;
+    for a in accesses {
+        let (cls, ty) = class(a.size);
+        let mask = if a.size == 8 { u64::MAX } else { (1u64 << (8 * a.size)) - 1 };
+        let regs: Vec<String> = (0..a.count).map(|i| format!("{cls}{}", reg + i)).collect();
+        reg += a.count;
+        let list = if a.count == 1 { regs[0].clone() } else { format!("{{{}}}", regs.join(", ")) };
+        let vec = if a.count == 1 { String::new() } else { format!(".v{}", a.count) };
+        let addr = format!("[%rb+{}]", a.offset);
+        if a.store {
+            for (i, name) in regs.iter().enumerate() {
+                let v = next_value.next().expect("enough values") & mask;
+                body += &format!("\tmov.b{} \t{name}, {v:#x};\n", if a.size == 1 { 16 } else { 8 * a.size });
+                let at = a.offset + i * a.size;
+                model[at..at + a.size].copy_from_slice(&v.to_le_bytes()[..a.size]);
+            }
+            body += &format!("\tst{}{vec}.{ty} \t{addr}, {list};\n", space.suffix());
+        } else {
+            body += &format!("\tld{}{vec}.{ty} \t{list}, {addr};\n", space.suffix());
+            for (i, name) in regs.iter().enumerate() {
+                let at = a.offset + i * a.size;
+                let mut bytes = [0u8; 8];
+                bytes[..a.size].copy_from_slice(&model[at..at + a.size]);
+                let wide = match a.size {
+                    8 => name.clone(),
+                    _ => {
+                        let w = format!("%rd{}", 128 + loaded.len() % 120);
+                        let src = if a.size == 4 { "u32" } else { "u16" };
+                        body += &format!("\tcvt.u64.{src} \t{w}, {name};\n");
+                        w
+                    }
+                };
+                body += &format!("\tst.global.u64 \t[%rd1+{}], {wide};\n", 8 * loaded.len());
+                loaded.push(u64::from_le_bytes(bytes));
+            }
+        }
+        // Keep the value registers within their declared count.
+        if reg > 120 {
+            reg = 8;
+        }
+    }
+    (kernel_text(&body), loaded)
+}
+
+/// Every space, 3 fresh random sequences of 48 accesses each: every load reads what the
+/// byte model holds, so every width's load and store touches exactly its bytes, vector
+/// elements land at consecutive offsets, and generic addresses reach the right memory.
+#[test]
+fn loads_and_stores_of_every_width_match_a_byte_model_in_every_space() {
+    let mut r = Rng::fresh("interpreter_edges_widths");
+    for space in Space::ALL {
+        for round in 0..3 {
+            let accesses = random_accesses(&mut r, 48);
+            let values: Vec<u64> = (0..4 * accesses.len()).map(|_| r.next()).collect();
+            let (text, want) = program(space, &accesses, &values);
+            let m = parse(&text);
+            let mem = Memory::new();
+            let out = upload(&mem, &vec![0; want.len().max(1)], 8);
+            let buf = upload(&mem, &[0; BUF / 8], 8);
+            launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, buf], &mem, 1)
+                .unwrap_or_else(|e| panic!("{space:?} round {round}: {e}\n{text}"));
+            let got = download(&mem, out, want.len(), 8);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{space:?} round {round}, load {i}: got {g:#x}, want {w:#x}\n{text}");
+            }
+        }
+    }
+}
+
+/// The same offset in `.local`, `.shared` and global memory holds three different words;
+/// generic loads read each from the space its window names, and generic stores land there
+/// (read back directly).
+#[test]
+fn generic_addresses_reach_the_space_their_window_names() {
+    let mut body = String::new();
+    for (i, space) in [Space::Local, Space::Shared, Space::Global].into_iter().enumerate() {
+        body += &space.base().replace("%rb", &format!("%rd{}", 10 + i));
+        body += &format!(
+            "\tmov.b64 \t%rd20, {};\n\tst{}.u64 \t[%rd{}+8], %rd20;\n",
+            100 + i,
+            space.suffix(),
+            10 + i
+        );
+    }
+    for (i, space) in
+        [Space::GenericLocal, Space::GenericShared, Space::GenericGlobal].into_iter().enumerate()
+    {
+        body += &space.base();
+        body += &format!("\tld.u64 \t%rd21, [%rb+8];\n\tst.global.u64 \t[%rd1+{}], %rd21;\n", 8 * i);
+        body += &format!("\tmov.b64 \t%rd22, {};\n\tst.u64 \t[%rb+16], %rd22;\n", 200 + i);
+    }
+    for (i, space) in [Space::Local, Space::Shared, Space::Global].into_iter().enumerate() {
+        body += &format!(
+            "\tld{}.u64 \t%rd23, [%rd{}+16];\n\tst.global.u64 \t[%rd1+{}], %rd23;\n",
+            space.suffix(),
+            10 + i,
+            24 + 8 * i
+        );
+    }
+    let text = kernel_text(&body);
+    let m = parse(&text);
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 6], 8);
+    let buf = upload(&mem, &[0; BUF / 8], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, buf], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(download(&mem, out, 6, 8), [100, 101, 102, 200, 201, 202], "{text}");
+}
+
+/// Runs one access of `ty` (e.g. `u32`, `v2.u32`) at byte `offset` of the buffer in
+/// `space`: the fault address on an error.
+fn one_access(space: Space, store: bool, ty: &str, offset: i64) -> Result<(), u64> {
+    let (size, count) = match ty {
+        "u8" => (1, 1),
+        "u16" => (2, 1),
+        "u32" => (4, 1),
+        "u64" => (8, 1),
+        "v2.u32" => (4, 2),
+        "v4.u32" => (4, 4),
+        "v2.u64" => (8, 2),
+        _ => unreachable!("test type {ty}"),
+    };
+    let (cls, _) = class(size);
+    let regs: Vec<String> = (0..count).map(|i| format!("{cls}{}", 8 + i)).collect();
+    let list = if count == 1 { regs[0].clone() } else { format!("{{{}}}", regs.join(", ")) };
+    let mut body = space.base().to_string();
+    for name in &regs {
+        body += &format!("\tmov.b{} \t{name}, 1;\n", if size == 1 { 16 } else { 8 * size });
+    }
+    let addr = format!("[%rb+{offset}]");
+    body += &if store {
+        format!("\tst{}.{ty} \t{addr}, {list};\n", space.suffix())
+    } else {
+        format!("\tld{}.{ty} \t{list}, {addr};\n", space.suffix())
+    };
+    let m = parse(&kernel_text(&body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0], 8);
+    let buf = upload(&mem, &[0; BUF / 8], 8);
+    match launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, buf], &mem, 1) {
+        Ok(_) => Ok(()),
+        Err(SimError::Fault { address, .. }) => Err(address),
+        Err(e) => panic!("{space:?} {ty} at {offset}: not a fault: {e}"),
+    }
+}
+
+/// In every space, an access ending at the buffer's last byte runs, one a byte further
+/// faults at its address, a misaligned one faults, and a vector must be aligned to its
+/// whole size. (Global buffers are checked against their allocation, which `Memory` pads
+/// to no boundary the test relies on: only the in-bounds and misaligned cases apply.)
+#[test]
+fn accesses_at_the_last_byte_run_and_one_past_or_misaligned_fault() {
+    for space in Space::ALL {
+        for store in [false, true] {
+            let what = format!("{space:?} {}", if store { "store" } else { "load" });
+            for (ty, total) in [("u8", 1), ("u16", 2), ("u32", 4), ("u64", 8), ("v2.u32", 8), ("v4.u32", 16)]
+            {
+                let last = BUF as i64 - total;
+                assert_eq!(one_access(space, store, ty, last), Ok(()), "{what} {ty} ending at the last byte");
+                if total > 1 {
+                    assert!(one_access(space, store, ty, last + 1).is_err(), "{what} {ty} misaligned");
+                }
+                if matches!(space, Space::Global | Space::GenericGlobal) {
+                    continue;
+                }
+                let past = one_access(space, store, ty, BUF as i64);
+                assert!(past.is_err(), "{what} {ty} past the end");
+                let Err(address) = past else { unreachable!() };
+                // Direct spaces report the offset; generic ones the generic address,
+                // whose low bits are the same offset.
+                assert_eq!(address & 0xffff, BUF as u64, "{what} {ty}: fault address {address:#x}");
+            }
+            // A vector aligned to its element but not its whole size faults.
+            assert!(one_access(space, store, "v2.u32", 4).is_err(), "{what} v2.u32 at 4");
+            assert!(one_access(space, store, "v4.u32", 8).is_err(), "{what} v4.u32 at 8");
+            assert!(one_access(space, store, "v2.u64", 8).is_err(), "{what} v2.u64 at 8");
+            assert_eq!(one_access(space, store, "v2.u64", 16), Ok(()), "{what} v2.u64 at 16");
+        }
+    }
+}
+
+/// A generic address just below the local window, or one far past the end of the local
+/// or shared window's memory, is no memory: a fault, not a read of some other space.
+#[test]
+fn generic_addresses_outside_every_window_fault() {
+    for addr in [0xfffe_0000_0000_0000u64 - 8, 0xfffe_0000_0000_1000, 0xfffd_0000_0000_1000, 8] {
+        let body = format!(
+            "\tmov.u64 \t%rb, {addr:#x};\n\tld.u64 \t%rd8, [%rb];\n\tst.global.u64 \t[%rd1], %rd8;\n"
+        );
+        let m = parse(&kernel_text(&body));
+        let mem = Memory::new();
+        let out = upload(&mem, &[0], 8);
+        let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1)
+            .expect_err("no memory there");
+        assert!(matches!(err, SimError::Fault { address, .. } if address == addr), "{addr:#x}: {err}");
+    }
+}
+
+/// Two threads of a block, one storing through a generic pointer to global memory and the
+/// other loading the same word, race when global race checks are on (and only then);
+/// disjoint words do not.
+#[test]
+fn generic_global_accesses_are_race_checked_when_asked() {
+    let body = "\tld.param.u64 \t%rb, [k_param_1];\n\tmov.u32 \t%r8, %tid.x;\n\
+                \tsetp.eq.u32 \t%p1, %r8, 0;\n\tmul.wide.u32 \t%rd8, %r8, %r9;\n\tadd.s64 \t%rd9, %rb, %rd8;\n\
+                \t@%p1 st.u32 \t[%rd9], %r8;\n\t@!%p1 ld.u32 \t%r10, [%rd9];\n";
+    for (stride, races) in [(0, true), (4, false)] {
+        let text = kernel_text(&body.replace("%r9;", &format!("{stride};")));
+        let m = parse(&text);
+        for check in [false, true] {
+            let mem = Memory::new();
+            let out = upload(&mem, &[0], 8);
+            let buf = upload(&mem, &[0; 4], 8);
+            let options = SimOptions { global_race_check: check, ..SimOptions::default() };
+            let result = launch_with(
+                m.kernel("k").unwrap(),
+                &geo([1, 1, 1], [2, 1, 1]),
+                &[out, buf],
+                &mem,
+                1,
+                &options,
+            );
+            match (check && races, result) {
+                (true, Err(SimError::Race(race))) => assert!(race.global, "a global race: {race:?}"),
+                (false, Ok(_)) => {}
+                (expect, other) => {
+                    panic!("stride {stride}, check {check}: race expected {expect}, got {other:?}")
+                }
+            }
+        }
+    }
+}
+
+/// The `.approx` functions (accurate model): the host's f64 function of the f32 input,
+/// rounded once to f32, on 512 fresh random inputs each (positive where the function needs
+/// it); the f64 reciprocal and reciprocal square root exactly, with `.ftz` flushing a
+/// subnormal input and result. Bit-exact comparisons: the model is defined as exactly
+/// this rounding.
+#[test]
+fn approximate_functions_are_the_host_function_rounded_once() {
+    let mut r = Rng::fresh("interpreter_edges_approx");
+    let ops: [(&str, fn(f64) -> f64, bool); 8] = [
+        ("sqrt.approx.f32", f64::sqrt, true),
+        ("rcp.approx.f32", |x| 1.0 / x, false),
+        ("rsqrt.approx.f32", |x| 1.0 / x.sqrt(), true),
+        ("ex2.approx.f32", f64::exp2, false),
+        ("lg2.approx.f32", f64::log2, true),
+        ("sin.approx.f32", f64::sin, false),
+        ("cos.approx.f32", f64::cos, false),
+        ("tanh.approx.f32", f64::tanh, false),
+    ];
+    const N: usize = 512;
+    for (op, f, positive) in ops {
+        let xs: Vec<f32> = (0..N)
+            .map(|_| {
+                let x = r.moderate_f32();
+                if positive {
+                    x.abs()
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let body = format!(
+            "\tld.param.u64 \t%rt, [k_param_1];\n\tcvta.to.global.u64 \t%rb, %rt;\n\
+             \tmov.u32 \t%r4, %ctaid.x;\n\tmov.u32 \t%r5, %tid.x;\n\tmad.lo.s32 \t%r1, %r4, 128, %r5;\n\
+             \tmul.wide.u32 \t%rd2, %r1, 4;\n\tadd.s64 \t%rd3, %rb, %rd2;\n\
+             \tld.global.f32 \t%r2, [%rd3];\n\t{op} \t%r3, %r2;\n\tadd.s64 \t%rd4, %rd1, %rd2;\n\
+             \tst.global.f32 \t[%rd4], %r3;\n"
+        );
+        let text = kernel_text(&body);
+        let m = parse(&text);
+        let mem = Memory::new();
+        let out = upload(&mem, &[0; N], 4);
+        let input = upload(&mem, &xs.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), 4);
+        launch(m.kernel("k").unwrap(), &geo([N as u32 / 128, 1, 1], [128, 1, 1]), &[out, input], &mem, 1)
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        for (i, got) in download(&mem, out, N, 4).into_iter().enumerate() {
+            let want = f(xs[i] as f64) as f32;
+            let got = f32::from_bits(got as u32);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{op}({:e}) = {got:e}, want {want:e}",
+                xs[i]
+            );
+        }
+    }
+    let f64_ops: [(&str, fn(f64) -> f64); 2] =
+        [("rcp.approx.ftz.f64", |x| 1.0 / x), ("rsqrt.approx.f64", |x| 1.0 / x.sqrt())];
+    let mut xs: Vec<f64> = (0..125).map(|_| r.moderate_f64().abs()).collect();
+    // Subnormal inputs: .ftz flushes them (rcp gives +inf; 2^-1023's reciprocal would be
+    // finite), rsqrt does not.
+    xs.push(f64::from_bits(3));
+    xs.push(f64::from_bits(1 << 51));
+    xs.push(1e308); // rcp's result is subnormal: flushed to +0 by .ftz
+    for (op, f) in f64_ops {
+        let body = format!(
+            "\tld.param.u64 \t%rt, [k_param_1];\n\tcvta.to.global.u64 \t%rb, %rt;\n\
+             \tmov.u32 \t%r1, %tid.x;\n\tmul.wide.u32 \t%rd2, %r1, 8;\n\tadd.s64 \t%rd3, %rb, %rd2;\n\
+             \tld.global.f64 \t%rd5, [%rd3];\n\t{op} \t%rd6, %rd5;\n\tadd.s64 \t%rd4, %rd1, %rd2;\n\
+             \tst.global.f64 \t[%rd4], %rd6;\n"
+        );
+        let m = parse(&kernel_text(&body));
+        let mem = Memory::new();
+        let out = upload(&mem, &[0; 128], 8);
+        let input = upload(&mem, &xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), 8);
+        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [128, 1, 1]), &[out, input], &mem, 1)
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        let ftz = op.contains(".ftz");
+        let flush = |v: f64| if ftz && v.is_subnormal() { 0.0 } else { v };
+        for (i, got) in download(&mem, out, 128, 8).into_iter().enumerate() {
+            let want = flush(f(flush(xs[i])));
+            assert_eq!(f64::from_bits(got), want, "{op}({:e})", xs[i]);
+        }
+    }
+}
