@@ -437,3 +437,129 @@ fn approximate_functions_are_the_host_function_rounded_once() {
         }
     }
 }
+
+/// The 32-bit special registers each thread of a 3-D launch reads, in the order the test
+/// kernel stores them.
+const SPECIALS32: [&str; 22] = [
+    "%tid.x",
+    "%tid.y",
+    "%tid.z",
+    "%ntid.x",
+    "%ntid.y",
+    "%ntid.z",
+    "%ctaid.x",
+    "%ctaid.y",
+    "%ctaid.z",
+    "%nctaid.x",
+    "%nctaid.y",
+    "%nctaid.z",
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%dynamic_smem_size",
+    "%nsmid",
+];
+
+/// Every special register of every thread of a 3-D grid with a partial last warp, against
+/// the host's arithmetic on the launch geometry; the clocks count up within a thread and
+/// the global timer reads the host's time.
+#[test]
+fn special_registers_of_every_thread_of_a_3d_launch() {
+    let (grid, block, dynamic) = ([2u32, 3, 2], [5u32, 7, 3], 48u32);
+    let slots = SPECIALS32.len() + 6;
+    let mut body = String::from(
+        "\tmov.u32 \t%r1, %ctaid.z;\n\tmov.u32 \t%r2, %nctaid.y;\n\tmov.u32 \t%r3, %ctaid.y;\n\
+         \tmad.lo.s32 \t%r4, %r1, %r2, %r3;\n\tmov.u32 \t%r1, %nctaid.x;\n\tmov.u32 \t%r2, %ctaid.x;\n\
+         \tmad.lo.s32 \t%r5, %r4, %r1, %r2;\n\tmov.u32 \t%r1, %tid.z;\n\tmov.u32 \t%r2, %ntid.y;\n\
+         \tmov.u32 \t%r3, %tid.y;\n\tmad.lo.s32 \t%r4, %r1, %r2, %r3;\n\tmov.u32 \t%r1, %ntid.x;\n\
+         \tmov.u32 \t%r2, %tid.x;\n\tmad.lo.s32 \t%r6, %r4, %r1, %r2;\n\tmov.u32 \t%r1, %ntid.z;\n\
+         \tmov.u32 \t%r2, %ntid.y;\n\tmul.lo.s32 \t%r3, %r1, %r2;\n\tmov.u32 \t%r1, %ntid.x;\n\
+         \tmul.lo.s32 \t%r4, %r3, %r1;\n\tmad.lo.s32 \t%r7, %r5, %r4, %r6;\n",
+    );
+    body += &format!("\tmul.wide.u32 \t%rd2, %r7, {};\n\tadd.s64 \t%rd3, %rd1, %rd2;\n", 8 * slots);
+    for (k, reg) in SPECIALS32.iter().enumerate() {
+        body += &format!(
+            "\tmov.u32 \t%r10, {reg};\n\tcvt.u64.u32 \t%rd10, %r10;\n\tst.global.u64 \t[%rd3+{}], %rd10;\n",
+            8 * k
+        );
+    }
+    let k = SPECIALS32.len();
+    body += &format!(
+        "\tmov.u64 \t%rd11, %clock64;\n\tmov.u32 \t%r11, %clock;\n\tmov.u32 \t%r12, %clock_hi;\n\
+         \tmov.u64 \t%rd12, %clock64;\n\tmov.u64 \t%rd13, %globaltimer;\n\tmov.u32 \t%r13, %globaltimer_hi;\n\
+         \tmov.u64 \t%rd14, %gridid;\n\tmov.u32 \t%r14, %smid;\n\
+         \tst.global.u64 \t[%rd3+{}], %rd11;\n\tcvt.u64.u32 \t%rd15, %r11;\n\tst.global.u64 \t[%rd3+{}], %rd15;\n\
+         \tst.global.u64 \t[%rd3+{}], %rd12;\n\tst.global.u64 \t[%rd3+{}], %rd13;\n\
+         \tcvt.u64.u32 \t%rd16, %r13;\n\tst.global.u64 \t[%rd3+{}], %rd16;\n\
+         \tcvt.u64.u32 \t%rd17, %r14;\n\tor.b64 \t%rd18, %rd17, %rd14;\n\tcvt.u64.u32 \t%rd19, %r12;\n\
+         \tor.b64 \t%rd20, %rd18, %rd19;\n\tst.global.u64 \t[%rd3+{}], %rd20;\n",
+        8 * k,
+        8 * (k + 1),
+        8 * (k + 2),
+        8 * (k + 3),
+        8 * (k + 4),
+        8 * (k + 5)
+    );
+    let m = parse(&kernel_text(&body));
+    let threads = (grid.iter().product::<u32>() * block.iter().product::<u32>()) as usize;
+    let mem = Memory::new();
+    let out = upload(&mem, &vec![0; threads * slots], 8);
+    let geometry = ptx_sim::Geometry { grid, block, dynamic_shared_bytes: dynamic };
+    let before =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    launch(m.kernel("k").unwrap(), &geometry, &[out, out], &mem, 2).unwrap();
+    let after = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let got = download(&mem, out, threads * slots, 8);
+    let per_block = block.iter().product::<u32>();
+    for (i, row) in got.chunks(slots).enumerate() {
+        let (b, t) = (i as u32 / per_block, i as u32 % per_block);
+        let split = |v: u32, d: [u32; 3]| [v % d[0], v / d[0] % d[1], v / (d[0] * d[1])];
+        let (tid, ctaid) = (split(t, block), split(b, grid));
+        let lane = t % 32;
+        let below = (1u64 << lane) - 1;
+        let want: [u64; 22] = [
+            tid[0] as u64,
+            tid[1] as u64,
+            tid[2] as u64,
+            block[0] as u64,
+            block[1] as u64,
+            block[2] as u64,
+            ctaid[0] as u64,
+            ctaid[1] as u64,
+            ctaid[2] as u64,
+            grid[0] as u64,
+            grid[1] as u64,
+            grid[2] as u64,
+            lane as u64,
+            (t / 32) as u64,
+            per_block.div_ceil(32) as u64,
+            1 << lane,
+            below | 1 << lane,
+            below,
+            !below & 0xffff_ffff,
+            !(below | 1 << lane) & 0xffff_ffff,
+            dynamic as u64,
+            1,
+        ];
+        for (j, name) in SPECIALS32.iter().enumerate() {
+            assert_eq!(row[j], want[j], "{name} of thread {tid:?} of block {ctaid:?}");
+        }
+        let (c1, c_lo, c2, timer, timer_hi, zeros) =
+            (row[k], row[k + 1], row[k + 2], row[k + 3], row[k + 4], row[k + 5]);
+        // The clock counts instructions: the low word read between two reads of %clock64
+        // lies between them, and the second read is later than the first.
+        assert!(c1 < c2 && (c1 & 0xffff_ffff) < c_lo && c_lo < (c2 & 0xffff_ffff), "{c1} {c_lo} {c2}");
+        assert!((before..=after).contains(&timer), "%globaltimer {timer} not in [{before}, {after}]");
+        assert!(
+            timer_hi == timer >> 32 || timer_hi == (timer >> 32) + 1,
+            "%globaltimer_hi {timer_hi:#x}, timer {timer:#x}"
+        );
+        // %smid, %gridid and %clock_hi (a block runs far fewer than 2^32 instructions) are 0.
+        assert_eq!(zeros, 0, "%smid | %gridid | %clock_hi");
+    }
+}
