@@ -563,3 +563,24 @@ fn special_registers_of_every_thread_of_a_3d_launch() {
         assert_eq!(zeros, 0, "%smid | %gridid | %clock_hi");
     }
 }
+
+/// `vprintf` output comes back block by block in grid order (whatever worker ran which
+/// block), each block's threads in order, and every conversion reads its argument at the
+/// argument buffer's alignment for its size (NVRTC's output from the corpus).
+#[test]
+fn printf_output_in_grid_order_with_every_conversion() {
+    let hello = parse(include_str!("corpus/printf_kernel.ptx"));
+    let mem = Memory::new();
+    for workers in [1, 3] {
+        let stats =
+            launch(hello.kernel("hello").unwrap(), &geo([4, 1, 1], [3, 1, 1]), &[42], &mem, workers).unwrap();
+        let want: String =
+            (0..4).flat_map(|b| (0..3).map(move |t| format!("thread {t} of block {b}: v = 42\n"))).collect();
+        assert_eq!(stats.printed, want, "{workers} worker(s)");
+    }
+    let types = parse(include_str!("corpus/printf_types.ptx"));
+    let params = [1.5f32.to_bits() as u64, 12345.678f64.to_bits(), (-9_000_000_000i64) as u64];
+    let stats =
+        launch(types.kernel("print_types").unwrap(), &geo([1, 1, 1], [4, 1, 1]), &params, &mem, 1).unwrap();
+    assert_eq!(stats.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
+}

@@ -1,0 +1,280 @@
+//! Warp and block collectives against models written from the PTX ISA's definitions:
+//! `shfl.sync` in every mode with segment widths and clamps, in every warp of a block;
+//! `redux.sync` with every operation over full and partial member masks; `bar.red` with
+//! each reduction; the instructions a launch counts through them; and the launch
+//! geometry's limits.
+
+mod common;
+
+use common::{download, geo, upload};
+use ptx_sim::{launch, Geometry, Memory, Module, SimError};
+use ptx_tools::rng::Rng;
+
+fn parse(text: &str) -> Module {
+    Module::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// A kernel `k(out, in)` with `body` between the parameter loads and `ret`; `%rd1` is
+/// `out` and `%rd2` is `in` (global), `%r1` is `%tid.x`, `%rd3` its u32 offset.
+fn kernel_text(directives: &str, body: &str) -> String {
+    format!(
+        ".version 8.5\n.target sm_80\n.address_size 64\n\n\
+         .visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n){directives}\n{{\n\
+         \t.reg .pred \t%p<8>;\n\t.reg .b32 \t%r<32>;\n\t.reg .b64 \t%rd<16>;\n\
+         \tld.param.u64 \t%rd8, [k_param_0];\n\tcvta.to.global.u64 \t%rd1, %rd8;\n\
+         \tld.param.u64 \t%rd9, [k_param_1];\n\tcvta.to.global.u64 \t%rd2, %rd9;\n\
+         \tmov.u32 \t%r1, %tid.x;\n\tmul.wide.u32 \t%rd3, %r1, 4;\n{body}\tret;\n}}\n"
+    )
+}
+
+/// Runs `k` on one block of `threads` threads with `input` (u32s): the `outputs` u32 words
+/// per thread it stores, and the instructions it ran.
+fn run(m: &Module, threads: u32, input: &[u64], outputs: usize) -> (Vec<u64>, u64) {
+    let mem = Memory::new();
+    let out = upload(&mem, &vec![0; threads as usize * outputs], 4);
+    let inp = upload(&mem, input, 4);
+    let stats = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [threads, 1, 1]), &[out, inp], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (download(&mem, out, threads as usize * outputs, 4), stats.instructions)
+}
+
+/// `shfl.sync` as the PTX ISA defines it: the source lane and whether it is valid, for
+/// lane `lane` with lane operand `b` and clamp operand `c`.
+fn shfl_source(mode: &str, lane: i64, b: i64, c: u32) -> (i64, bool) {
+    let clamp = (c & 0x1f) as i64;
+    let segmask = ((c >> 8) & 0x1f) as i64;
+    let max_lane = (lane & segmask) | (clamp & !segmask);
+    let min_lane = lane & segmask;
+    let (j, valid) = match mode {
+        "up" => (lane - b, lane - b >= max_lane),
+        "down" => (lane + b, lane + b <= max_lane),
+        "bfly" => (lane ^ b, lane ^ b <= max_lane),
+        _ => {
+            let j = min_lane | (b & !segmask);
+            (j, j <= max_lane)
+        }
+    };
+    if valid {
+        (j, true)
+    } else {
+        (lane, false)
+    }
+}
+
+/// Every mode, with the `c` operands CUDA's `__shfl_*_sync(mask, v, b, width)` passes for
+/// widths 32, 16, 8 and 4, and random lane operands (different in every thread), in a
+/// block of three warps: each thread's value and valid flag match the model.
+#[test]
+fn shuffles_in_every_mode_and_segment_width_in_every_warp() {
+    let mut r = Rng::fresh("collectives_shfl");
+    let threads = 96u32;
+    for mode in ["up", "down", "bfly", "idx"] {
+        for width in [32u32, 16, 8, 4] {
+            // CUDA's encoding: segment mask (32 - width) << 8, and a clamp of 31 for idx,
+            // down and bfly, 0 for up.
+            let c = ((32 - width) << 8) | if mode == "up" { 0 } else { 31 };
+            let values: Vec<u64> = (0..threads).map(|_| r.next() & 0xffff_ffff).collect();
+            let lanes: Vec<u64> = (0..threads).map(|_| r.next() % 40).collect();
+            let input: Vec<u64> = values.iter().chain(&lanes).copied().collect();
+            let body = format!(
+                "\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                 \tld.global.u32 \t%r3, [%rd4+{}];\n\
+                 \tshfl.sync.{mode}.b32 \t%r4|%p1, %r2, %r3, {c}, -1;\n\
+                 \tselp.u32 \t%r5, 1, 0, %p1;\n\tmul.wide.u32 \t%rd5, %r1, 8;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                 \tst.global.v2.u32 \t[%rd6], {{%r4, %r5}};\n",
+                4 * threads
+            );
+            let m = parse(&kernel_text("", &body));
+            let (got, _) = run(&m, threads, &input, 2);
+            for t in 0..threads as usize {
+                let (warp, lane) = (t / 32 * 32, (t % 32) as i64);
+                let (j, valid) = shfl_source(mode, lane, lanes[t] as i64 & 0x1f, c);
+                let want = values[warp + j as usize];
+                assert_eq!(
+                    (got[2 * t], got[2 * t + 1]),
+                    (want, valid as u64),
+                    "shfl.{mode} width {width}, thread {t}, b {}",
+                    lanes[t]
+                );
+            }
+        }
+    }
+}
+
+/// `redux.sync` with every operation, over all 32 lanes and over the even lanes alone
+/// (the odd ones branch around it), in both warps of a block, on random values.
+#[test]
+fn redux_with_every_operation_over_full_and_partial_masks() {
+    let mut r = Rng::fresh("collectives_redux");
+    let threads = 64u32;
+    let ops: [(&str, fn(u32, u32) -> u32); 9] = [
+        ("add.u32", u32::wrapping_add),
+        ("add.s32", u32::wrapping_add),
+        ("min.u32", u32::min),
+        ("max.u32", u32::max),
+        ("min.s32", |a, b| (a as i32).min(b as i32) as u32),
+        ("max.s32", |a, b| (a as i32).max(b as i32) as u32),
+        ("and.b32", |a, b| a & b),
+        ("or.b32", |a, b| a | b),
+        ("xor.b32", |a, b| a ^ b),
+    ];
+    for (op, f) in ops {
+        for even_only in [false, true] {
+            let values: Vec<u64> = (0..threads).map(|_| r.next() & 0xffff_ffff).collect();
+            let (mask, skip) = if even_only {
+                ("0x55555555", "\tand.b32 \t%r6, %r1, 1;\n\tsetp.ne.u32 \t%p1, %r6, 0;\n\t@%p1 bra \tDONE;\n")
+            } else {
+                ("-1", "")
+            };
+            let body = format!(
+                "\tmov.u32 \t%r4, 0x5eed;\n{skip}\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                 \tredux.sync.{op} \t%r4, %r2, {mask};\nDONE:\n\
+                 \tadd.s64 \t%rd6, %rd1, %rd3;\n\tst.global.u32 \t[%rd6], %r4;\n"
+            );
+            let m = parse(&kernel_text("", &body));
+            let (got, _) = run(&m, threads, &values, 1);
+            for t in 0..threads as usize {
+                let warp = t / 32 * 32;
+                let want = if even_only && t % 2 == 1 {
+                    0x5eed
+                } else {
+                    let members = (warp..warp + 32).filter(|u| !even_only || u % 2 == 0);
+                    members.map(|u| values[u] as u32).reduce(f).unwrap() as u64
+                };
+                assert_eq!(got[t], want, "redux.{op}, even lanes only: {even_only}, thread {t}");
+            }
+        }
+    }
+}
+
+/// `bar.red.popc`, `.and` and `.or` over a block of three warps with random predicates
+/// (and with all true and all false): every thread gets the block-wide reduction.
+#[test]
+fn barrier_reductions_over_a_block() {
+    let mut r = Rng::fresh("collectives_bar_red");
+    let threads = 96u32;
+    for fill in ["random", "true", "false"] {
+        let preds: Vec<u64> = (0..threads)
+            .map(|_| match fill {
+                "random" => r.next() % 2,
+                "true" => 1,
+                _ => 0,
+            })
+            .collect();
+        let body = "\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                    \tsetp.ne.u32 \t%p1, %r2, 0;\n\
+                    \tbar.red.popc.u32 \t%r3, 0, %p1;\n\tbar.red.and.pred \t%p2, 0, %p1;\n\
+                    \tbar.red.or.pred \t%p3, 0, %p1;\n\tbar.red.popc.u32 \t%r7, 0, !%p1;\n\
+                    \tselp.u32 \t%r4, 1, 0, %p2;\n\tselp.u32 \t%r5, 1, 0, %p3;\n\
+                    \tmul.wide.u32 \t%rd5, %r1, 16;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                    \tst.global.v4.u32 \t[%rd6], {%r3, %r4, %r5, %r7};\n";
+        let m = parse(&kernel_text("", body));
+        let (got, _) = run(&m, threads, &preds, 4);
+        let count = preds.iter().filter(|&&p| p != 0).count() as u64;
+        let want = [count, (count == threads as u64) as u64, (count > 0) as u64, threads as u64 - count];
+        for t in 0..threads as usize {
+            assert_eq!(got[4 * t..4 * t + 4], want, "{fill} predicates, thread {t}");
+        }
+    }
+}
+
+/// A launch counts every instruction each thread runs, the collectives included: a
+/// straight-line kernel of 15 instructions (with a shuffle, a vote and a barrier) counts
+/// 15 per thread.
+#[test]
+fn instruction_counts_include_the_collectives() {
+    let body = "\tshfl.sync.bfly.b32 \t%r2, %r1, 1, 31, -1;\n\tsetp.ne.u32 \t%p1, %r2, 0;\n\
+                \tvote.sync.ballot.b32 \t%r3, %p1, -1;\n\tbar.sync \t0;\n\
+                \tadd.s64 \t%rd6, %rd1, %rd3;\n\tst.global.u32 \t[%rd6], %r3;\n";
+    let m = parse(&kernel_text("", body));
+    for threads in [32, 64, 96] {
+        let (got, instructions) = run(&m, threads, &[0], 1);
+        // The six prologue instructions, six here, `ret`. Lane 1's partner is lane 0: in
+        // warp 0 it gets tid 0, so the ballot lacks lane 1 there only.
+        assert_eq!(instructions, 13 * threads as u64, "{threads} threads");
+        assert_eq!(got[0], 0xffff_fffd);
+        assert_eq!(got[threads as usize - 1], if threads == 32 { 0xffff_fffd } else { 0xffff_ffff });
+    }
+}
+
+/// The launch geometry's limits, at each limit (runs) and one past it (a `BadParams`
+/// error naming the limit): threads per block, block z, `.maxntid`, `.reqntid`, shared
+/// memory, grid y and z.
+#[test]
+fn geometry_limits_run_at_the_limit_and_fail_past_it() {
+    let plain = parse(&kernel_text("", ""));
+    let maxntid = parse(&kernel_text(" .maxntid 64, 1, 1", ""));
+    let reqntid = parse(&kernel_text(" .reqntid 32, 2, 1", ""));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    let go = |m: &Module, grid: [u32; 3], block: [u32; 3], dynamic: u32| {
+        let g = Geometry { grid, block, dynamic_shared_bytes: dynamic };
+        launch(m.kernel("k").unwrap(), &g, &[buf, buf], &mem, 2)
+    };
+    let ok = [
+        (&plain, [1, 1, 1], [1024, 1, 1], 0),
+        (&plain, [1, 1, 1], [1, 1, 64], 0),
+        (&plain, [1, 1, 1], [1, 1, 1], 227 * 1024),
+        (&plain, [1, 65535, 1], [1, 1, 1], 0),
+        (&plain, [1, 1, 65535], [1, 1, 1], 0),
+        (&maxntid, [1, 1, 1], [64, 1, 1], 0),
+        (&maxntid, [1, 1, 1], [16, 2, 2], 0),
+        (&maxntid, [1, 1, 1], [32, 1, 1], 0),
+        (&reqntid, [1, 1, 1], [32, 2, 1], 0),
+    ];
+    for (m, grid, block, dynamic) in ok {
+        go(m, grid, block, dynamic)
+            .unwrap_or_else(|e| panic!("grid {grid:?} block {block:?} shared {dynamic}: {e}"));
+    }
+    let bad = [
+        (&plain, [1, 1, 1], [1025, 1, 1], 0, "at most 1024"),
+        (&plain, [1, 1, 1], [1, 1, 65], 0, "z <= 64"),
+        (&plain, [1, 1, 1], [1, 1, 1], 227 * 1024 + 1, "at most 232448"),
+        (&plain, [1, 65536, 1], [1, 1, 1], 0, "exceeds CUDA's limits"),
+        (&plain, [1, 1, 65536], [1, 1, 1], 0, "exceeds CUDA's limits"),
+        (&plain, [1 << 31, 1, 1], [1, 1, 1], 0, "exceeds CUDA's limits"),
+        (&plain, [0, 1, 1], [1, 1, 1], 0, "at least 1"),
+        (&plain, [1, 1, 1], [1, 0, 1], 0, "at least 1"),
+        (&maxntid, [1, 1, 1], [65, 1, 1], 0, ".maxntid"),
+        (&maxntid, [1, 1, 1], [16, 4, 2], 0, ".maxntid"),
+        (&reqntid, [1, 1, 1], [64, 1, 1], 0, ".reqntid"),
+    ];
+    for (m, grid, block, dynamic, says) in bad {
+        match go(m, grid, block, dynamic) {
+            Err(e @ SimError::BadParams { .. }) => {
+                assert!(e.to_string().contains(says), "grid {grid:?} block {block:?}: {e}")
+            }
+            other => panic!("grid {grid:?} block {block:?} shared {dynamic}: {other:?}"),
+        }
+    }
+}
+
+/// `match.any`, `match.all` (with its predicate) and `elect` in each of three warps, on
+/// random values from a small set (so lanes share them) and on values equal across a warp:
+/// the lanes with the same value; all members or none; the lowest member leads.
+#[test]
+fn match_and_elect_in_every_warp() {
+    let mut r = Rng::fresh("collectives_match");
+    let threads = 96u32;
+    for uniform in [false, true] {
+        // In the uniform case each warp's lanes share one value (warps differ).
+        let values: Vec<u64> =
+            (0..threads).map(|t| if uniform { 7 + (t / 32) as u64 } else { r.next() % 4 }).collect();
+        let body = "\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                    \tmatch.any.sync.b32 \t%r3, %r2, -1;\n\tmatch.all.sync.b32 \t%r4|%p1, %r2, -1;\n\
+                    \tselp.u32 \t%r5, 1, 0, %p1;\n\telect.sync \t%r6|%p2, -1;\n\tselp.u32 \t%r7, 1, 0, %p2;\n\
+                    \tmul.wide.u32 \t%rd5, %r1, 20;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                    \tst.global.u32 \t[%rd6], %r3;\n\tst.global.u32 \t[%rd6+4], %r4;\n\
+                    \tst.global.u32 \t[%rd6+8], %r5;\n\tst.global.u32 \t[%rd6+12], %r6;\n\
+                    \tst.global.u32 \t[%rd6+16], %r7;\n";
+        let m = parse(&kernel_text("", body).replace("sm_80", "sm_90"));
+        let (got, _) = run(&m, threads, &values, 5);
+        for t in 0..threads as usize {
+            let warp = t / 32 * 32;
+            let same: u64 = (0..32).filter(|&u| values[warp + u] == values[t]).fold(0, |m, u| m | 1 << u);
+            let all = same == 0xffff_ffff;
+            let want = [same, if all { same } else { 0 }, all as u64, 0, (t % 32 == 0) as u64];
+            assert_eq!(got[5 * t..5 * t + 5], want, "uniform {uniform}, thread {t}");
+        }
+    }
+}
