@@ -4,6 +4,8 @@
 //! each reduction; the instructions a launch counts through them; and the launch
 //! geometry's limits.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::{download, geo, upload};
@@ -101,13 +103,16 @@ fn shuffles_in_every_mode_and_segment_width_in_every_warp() {
     }
 }
 
+/// A reduction of two u32s.
+type Reduction = fn(u32, u32) -> u32;
+
 /// `redux.sync` with every operation, over all 32 lanes and over the even lanes alone
 /// (the odd ones branch around it), in both warps of a block, on random values.
 #[test]
 fn redux_with_every_operation_over_full_and_partial_masks() {
     let mut r = Rng::fresh("collectives_redux");
     let threads = 64u32;
-    let ops: [(&str, fn(u32, u32) -> u32); 9] = [
+    let ops: [(&str, Reduction); 9] = [
         ("add.u32", u32::wrapping_add),
         ("add.s32", u32::wrapping_add),
         ("min.u32", u32::min),

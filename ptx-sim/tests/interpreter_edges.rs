@@ -208,7 +208,7 @@ fn generic_addresses_reach_the_space_their_window_names() {
     for (i, space) in
         [Space::GenericLocal, Space::GenericShared, Space::GenericGlobal].into_iter().enumerate()
     {
-        body += &space.base();
+        body += space.base();
         body += &format!("\tld.u64 \t%rd21, [%rb+8];\n\tst.global.u64 \t[%rd1+{}], %rd21;\n", 8 * i);
         body += &format!("\tmov.b64 \t%rd22, {};\n\tst.u64 \t[%rb+16], %rd22;\n", 200 + i);
     }
@@ -354,6 +354,9 @@ fn generic_global_accesses_are_race_checked_when_asked() {
     }
 }
 
+/// A host function the simulator models an instruction by.
+type Function = fn(f64) -> f64;
+
 /// The `.approx` functions (accurate model): the host's f64 function of the f32 input,
 /// rounded once to f32, on 512 fresh random inputs each (positive where the function needs
 /// it); the f64 reciprocal and reciprocal square root exactly, with `.ftz` flushing a
@@ -362,7 +365,7 @@ fn generic_global_accesses_are_race_checked_when_asked() {
 #[test]
 fn approximate_functions_are_the_host_function_rounded_once() {
     let mut r = Rng::fresh("interpreter_edges_approx");
-    let ops: [(&str, fn(f64) -> f64, bool); 8] = [
+    let ops: [(&str, Function, bool); 8] = [
         ("sqrt.approx.f32", f64::sqrt, true),
         ("rcp.approx.f32", |x| 1.0 / x, false),
         ("rsqrt.approx.f32", |x| 1.0 / x.sqrt(), true),
@@ -408,7 +411,7 @@ fn approximate_functions_are_the_host_function_rounded_once() {
             );
         }
     }
-    let f64_ops: [(&str, fn(f64) -> f64); 2] =
+    let f64_ops: [(&str, Function); 2] =
         [("rcp.approx.ftz.f64", |x| 1.0 / x), ("rsqrt.approx.f64", |x| 1.0 / x.sqrt())];
     let mut xs: Vec<f64> = (0..125).map(|_| r.moderate_f64().abs()).collect();
     // Subnormal inputs: .ftz flushes them (rcp gives +inf; 2^-1023's reciprocal would be
