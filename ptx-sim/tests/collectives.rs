@@ -283,3 +283,52 @@ fn match_and_elect_in_every_warp() {
         }
     }
 }
+
+/// A full-warp shuffle waits for every lane of its mask: lanes 16..32 first shuffle among
+/// themselves (mask `0xffff0000`, a rotation by one within their half) while lanes 0..16
+/// already wait at the full-warp `shfl.down` by one, which happens only once the upper half
+/// arrives, with the upper half's rotated values.
+#[test]
+fn a_shuffle_waits_for_every_lane_of_its_mask() {
+    let body = "\tmov.u32 \t%r2, %tid.x;\n\tmad.lo.s32 \t%r2, %r2, 10, 3;\n\tmov.u32 \t%r5, %laneid;\n\
+                \tsetp.lt.u32 \t%p1, %r5, 16;\n\t@%p1 bra \tFULL;\n\
+                \tsub.s32 \t%r3, %r5, 15;\n\tand.b32 \t%r3, %r3, 15;\n\tor.b32 \t%r3, %r3, 16;\n\
+                \tshfl.sync.idx.b32 \t%r2, %r2, %r3, 31, 0xffff0000;\n\
+                FULL:\n\tshfl.sync.down.b32 \t%r4, %r2, 1, 31, -1;\n\
+                \tadd.s64 \t%rd6, %rd1, %rd3;\n\tst.global.u32 \t[%rd6], %r4;\n";
+    let m = parse(&kernel_text("", body));
+    for threads in [32, 64] {
+        let (got, _) = run(&m, threads, &[0], 1);
+        for t in 0..threads as usize {
+            let lane = t % 32;
+            // Before the full shuffle: lanes below 16 hold 10 t + 3; lane 16 + k holds the
+            // value of lane 16 + (k + 1) % 16 of its warp.
+            let value = |l: usize| {
+                let src = if l < 16 { l } else { 16 + (l - 15) % 16 };
+                (10 * (t - lane + src) + 3) as u64
+            };
+            let want = if lane < 31 { value(lane + 1) } else { value(lane) };
+            assert_eq!(got[t], want, "{threads} threads, thread {t}");
+        }
+    }
+}
+
+/// Threads of a block waiting at different barriers (`bar.sync 0` and `bar.sync 1`) can
+/// never meet: an error naming both, not a release.
+#[test]
+fn threads_at_different_barriers_are_a_deadlock() {
+    let body = "\tsetp.lt.u32 \t%p1, %r1, 8;\n\t@%p1 bra \tLOW;\n\tbar.sync \t1;\n\tbra.uni \tEND;\n\
+                LOW:\n\tbar.sync \t0;\nEND:\n";
+    let m = parse(&kernel_text("", body));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [16, 1, 1]), &[buf, buf], &mem, 1).unwrap_err();
+    match err {
+        SimError::Barrier { message, .. } => {
+            assert!(message.contains("8 thread(s) wait at `bar.sync \t1`"), "{message}");
+            assert!(message.contains("8 thread(s) wait at `bar.sync \t0`"), "{message}");
+            assert!(message.contains("different sync points"), "{message}");
+        }
+        other => panic!("expected a barrier error, got {other}"),
+    }
+}

@@ -587,3 +587,25 @@ fn printf_output_in_grid_order_with_every_conversion() {
         launch(types.kernel("print_types").unwrap(), &geo([1, 1, 1], [4, 1, 1]), &params, &mem, 1).unwrap();
     assert_eq!(stats.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
 }
+
+/// Each thread's `.local` memory is its own and starts zeroed, with and without barriers
+/// in the kernel (the simulator runs the two differently): a thread reads 0 before its
+/// first store and its own value after, whatever the other threads stored.
+#[test]
+fn local_memory_is_private_to_each_thread_and_starts_zeroed() {
+    for barrier in ["", "\tbar.sync \t0;\n"] {
+        let body = format!(
+            "\tmov.u64 \t%rb, depot;\n\tmov.u32 \t%r1, %tid.x;\n\tld.local.u32 \t%r2, [%rb+4];\n\
+             \tadd.s32 \t%r3, %r1, 1000;\n\tst.local.u32 \t[%rb+4], %r3;\n{barrier}\
+             \tld.local.u32 \t%r4, [%rb+4];\n\tmul.wide.u32 \t%rd2, %r1, 8;\n\tadd.s64 \t%rd3, %rd1, %rd2;\n\
+             \tst.global.v2.u32 \t[%rd3], {{%r2, %r4}};\n"
+        );
+        let m = parse(&kernel_text(&body));
+        let mem = Memory::new();
+        let out = upload(&mem, &[u64::MAX; 64], 8);
+        launch(m.kernel("k").unwrap(), &geo([2, 1, 1], [64, 1, 1]), &[out, out], &mem, 1).unwrap();
+        for (t, v) in download(&mem, out, 64, 8).into_iter().enumerate() {
+            assert_eq!(v, (1000 + t as u64) << 32, "thread {t} (barrier: {})", !barrier.is_empty());
+        }
+    }
+}
