@@ -208,6 +208,10 @@ fn instruction_counts_include_the_collectives() {
 #[test]
 fn geometry_limits_run_at_the_limit_and_fail_past_it() {
     let plain = parse(&kernel_text("", ""));
+    // 1 KiB of static shared memory counts against the limit with the dynamic bytes.
+    let with_static = parse(
+        &kernel_text("", "").replace("\t.reg .pred", "\t.shared .align 4 .b8 \ttile[1024];\n\t.reg .pred"),
+    );
     let maxntid = parse(&kernel_text(" .maxntid 64, 1, 1", ""));
     let reqntid = parse(&kernel_text(" .reqntid 32, 2, 1", ""));
     let mem = Memory::new();
@@ -220,6 +224,7 @@ fn geometry_limits_run_at_the_limit_and_fail_past_it() {
         (&plain, [1, 1, 1], [1024, 1, 1], 0),
         (&plain, [1, 1, 1], [1, 1, 64], 0),
         (&plain, [1, 1, 1], [1, 1, 1], 227 * 1024),
+        (&with_static, [1, 1, 1], [1, 1, 1], 226 * 1024),
         (&plain, [1, 65535, 1], [1, 1, 1], 0),
         (&plain, [1, 1, 65535], [1, 1, 1], 0),
         (&maxntid, [1, 1, 1], [64, 1, 1], 0),
@@ -235,6 +240,7 @@ fn geometry_limits_run_at_the_limit_and_fail_past_it() {
         (&plain, [1, 1, 1], [1025, 1, 1], 0, "at most 1024"),
         (&plain, [1, 1, 1], [1, 1, 65], 0, "z <= 64"),
         (&plain, [1, 1, 1], [1, 1, 1], 227 * 1024 + 1, "at most 232448"),
+        (&with_static, [1, 1, 1], [1, 1, 1], 226 * 1024 + 1, "(1024 static + 231425 dynamic)"),
         (&plain, [1, 65536, 1], [1, 1, 1], 0, "exceeds CUDA's limits"),
         (&plain, [1, 1, 65536], [1, 1, 1], 0, "exceeds CUDA's limits"),
         (&plain, [1 << 31, 1, 1], [1, 1, 1], 0, "exceeds CUDA's limits"),
@@ -328,6 +334,82 @@ fn threads_at_different_barriers_are_a_deadlock() {
             assert!(message.contains("8 thread(s) wait at `bar.sync \t1`"), "{message}");
             assert!(message.contains("8 thread(s) wait at `bar.sync \t0`"), "{message}");
             assert!(message.contains("different sync points"), "{message}");
+        }
+        other => panic!("expected a barrier error, got {other}"),
+    }
+}
+
+/// `vote.sync` ballot, any, all and uni in each of three warps, on random predicates and on
+/// all true and all false ones (where `uni` holds), against the votes counted here.
+#[test]
+fn votes_in_every_warp() {
+    let mut r = Rng::fresh("collectives_vote");
+    let threads = 96u32;
+    for fill in ["random", "true", "false", "warp 1 true"] {
+        let preds: Vec<u64> = (0..threads)
+            .map(|t| match fill {
+                "random" => r.next() % 2,
+                "true" => 1,
+                "false" => 0,
+                _ => (t / 32 == 1) as u64,
+            })
+            .collect();
+        let body = "\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                    \tsetp.ne.u32 \t%p1, %r2, 0;\n\tvote.sync.ballot.b32 \t%r3, %p1, -1;\n\
+                    \tvote.sync.any.pred \t%p2, %p1, -1;\n\tvote.sync.all.pred \t%p3, %p1, -1;\n\
+                    \tvote.sync.uni.pred \t%p4, %p1, -1;\n\tselp.u32 \t%r4, 1, 0, %p2;\n\
+                    \tselp.u32 \t%r5, 1, 0, %p3;\n\tselp.u32 \t%r6, 1, 0, %p4;\n\
+                    \tmul.wide.u32 \t%rd5, %r1, 16;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                    \tst.global.v4.u32 \t[%rd6], {%r3, %r4, %r5, %r6};\n";
+        let m = parse(&kernel_text("", body));
+        let (got, _) = run(&m, threads, &preds, 4);
+        for t in 0..threads as usize {
+            let warp = t / 32 * 32;
+            let ballot: u64 = (0..32).filter(|&u| preds[warp + u] != 0).fold(0, |m, u| m | 1 << u);
+            let want = [
+                ballot,
+                (ballot != 0) as u64,
+                (ballot == 0xffff_ffff) as u64,
+                (ballot == 0 || ballot == 0xffff_ffff) as u64,
+            ];
+            assert_eq!(got[4 * t..4 * t + 4], want, "{fill} predicates, thread {t}");
+        }
+    }
+}
+
+/// A shuffle among the even lanes (the odd ones branch around it): a source lane outside
+/// the member mask gives the lane its own value and a false valid flag.
+#[test]
+fn a_shuffle_source_outside_the_mask_gives_the_own_value() {
+    let body = "\tmov.u32 \t%r5, %laneid;\n\tmad.lo.s32 \t%r2, %r1, 10, 3;\n\tmov.u32 \t%r4, 7;\n\
+                \tmov.u32 \t%r6, 9;\n\tand.b32 \t%r3, %r5, 1;\n\tsetp.ne.u32 \t%p1, %r3, 0;\n\t@%p1 bra \tOUT;\n\
+                \tshfl.sync.bfly.b32 \t%r4|%p2, %r2, 3, 31, 0x55555555;\n\tselp.u32 \t%r6, 1, 0, %p2;\n\
+                OUT:\n\tmul.wide.u32 \t%rd5, %r1, 8;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                \tst.global.v2.u32 \t[%rd6], {%r4, %r6};\n";
+    let m = parse(&kernel_text("", body));
+    let (got, _) = run(&m, 64, &[0], 2);
+    for t in 0..64 {
+        // Lane ^ 3 of an even lane is odd: outside the mask.
+        let want = if t % 2 == 1 { [7, 9] } else { [10 * t as u64 + 3, 0] };
+        assert_eq!(got[2 * t..2 * t + 2], want, "thread {t}");
+    }
+}
+
+/// Lanes that wait at a block barrier while the rest of their warp waits at a full-warp
+/// shuffle can never meet: an error naming both places.
+#[test]
+fn lanes_at_a_barrier_and_a_full_warp_shuffle_are_a_deadlock() {
+    let body =
+        "\tsetp.lt.u32 \t%p1, %r1, 4;\n\t@%p1 bra \tBAR;\n\tshfl.sync.idx.b32 \t%r2, %r1, 0, 31, -1;\n\
+                \tbra.uni \tEND;\nBAR:\n\tbar.sync \t0;\nEND:\n";
+    let m = parse(&kernel_text("", body));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[buf, buf], &mem, 1).unwrap_err();
+    match err {
+        SimError::Barrier { message, .. } => {
+            assert!(message.contains("28 thread(s) wait at `shfl.sync.idx.b32"), "{message}");
+            assert!(message.contains("4 thread(s) wait at `bar.sync"), "{message}");
         }
         other => panic!("expected a barrier error, got {other}"),
     }

@@ -609,3 +609,27 @@ fn local_memory_is_private_to_each_thread_and_starts_zeroed() {
         }
     }
 }
+
+/// Signed division and remainder of the most negative value by -1 (the one quotient that
+/// overflows): the quotient wraps to that value and the remainder is 0, as Rust's
+/// `wrapping_div`/`wrapping_rem` give, for 16, 32 and 64 bits.
+#[test]
+fn signed_min_divided_by_minus_one_wraps() {
+    let body = "\tmov.b16 \t%rs8, 0x8000;\n\tmov.b16 \t%rs9, -1;\n\tdiv.s16 \t%rs10, %rs8, %rs9;\n\
+                \trem.s16 \t%rs11, %rs8, %rs9;\n\tmov.b32 \t%r8, 0x80000000;\n\tmov.b32 \t%r9, -1;\n\
+                \tdiv.s32 \t%r10, %r8, %r9;\n\trem.s32 \t%r11, %r8, %r9;\n\
+                \tmov.b64 \t%rd8, 0x8000000000000000;\n\tmov.b64 \t%rd9, -1;\n\
+                \tdiv.s64 \t%rd10, %rd8, %rd9;\n\trem.s64 \t%rd11, %rd8, %rd9;\n\
+                \tst.global.v2.u16 \t[%rd1], {%rs10, %rs11};\n\tst.global.v2.u32 \t[%rd1+8], {%r10, %r11};\n\
+                \tst.global.v2.u64 \t[%rd1+16], {%rd10, %rd11};\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 4], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 4, 8);
+    let want16 = (i16::MIN.wrapping_div(-1) as u16 as u64) | (i16::MIN.wrapping_rem(-1) as u16 as u64) << 16;
+    let want32 = (i32::MIN.wrapping_div(-1) as u32 as u64) | (i32::MIN.wrapping_rem(-1) as u32 as u64) << 32;
+    assert_eq!(got[0] & 0xffff_ffff, want16, "s16");
+    assert_eq!(got[1], want32, "s32");
+    assert_eq!(got[2..4], [i64::MIN.wrapping_div(-1) as u64, i64::MIN.wrapping_rem(-1) as u64], "s64");
+}
