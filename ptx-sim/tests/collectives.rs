@@ -192,13 +192,44 @@ fn instruction_counts_include_the_collectives() {
                 \tvote.sync.ballot.b32 \t%r3, %p1, -1;\n\tbar.sync \t0;\n\
                 \tadd.s64 \t%rd6, %rd1, %rd3;\n\tst.global.u32 \t[%rd6], %r3;\n";
     let m = parse(&kernel_text("", body));
-    for threads in [32, 64, 96] {
+    for threads in [32, 48, 64, 80, 96] {
         let (got, instructions) = run(&m, threads, &[0], 1);
         // The six prologue instructions, six here, `ret`. Lane 1's partner is lane 0: in
-        // warp 0 it gets tid 0, so the ballot lacks lane 1 there only.
+        // warp 0 it gets tid 0, so the ballot lacks lane 1 there only. A partial last warp
+        // votes with the lanes it has.
         assert_eq!(instructions, 13 * threads as u64, "{threads} threads");
         assert_eq!(got[0], 0xffff_fffd);
-        assert_eq!(got[threads as usize - 1], if threads == 32 { 0xffff_fffd } else { 0xffff_ffff });
+        let last_warp = (threads - 1) / 32 * 32;
+        let lanes = threads - last_warp;
+        let mut want = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 } as u64;
+        if last_warp == 0 {
+            want &= !2;
+        }
+        assert_eq!(got[threads as usize - 1], want, "{threads} threads");
+    }
+}
+
+/// Lanes that exited do not hold a full-warp shuffle up; a source lane that exited gives
+/// the reader its own value and a false valid flag.
+#[test]
+fn exited_lanes_do_not_hold_a_shuffle_up() {
+    let body = "\tsetp.lt.u32 \t%p1, %r1, 4;\n\t@%p1 bra \tEND;\n\tmad.lo.s32 \t%r2, %r1, 10, 3;\n\
+                \tshfl.sync.idx.b32 \t%r3|%p2, %r2, %r1, 31, -1;\n\tshfl.sync.up.b32 \t%r4|%p3, %r2, 2, 0, -1;\n\
+                \tselp.u32 \t%r5, 1, 0, %p2;\n\tselp.u32 \t%r6, 1, 0, %p3;\n\
+                \tmul.wide.u32 \t%rd5, %r1, 16;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                \tst.global.v4.u32 \t[%rd6], {%r3, %r4, %r5, %r6};\nEND:\n";
+    let m = parse(&kernel_text("", body));
+    let (got, _) = run(&m, 32, &[0], 4);
+    for t in 0..32 {
+        let own = 10 * t as u64 + 3;
+        let want = if t < 4 {
+            [0; 4]
+        } else {
+            // idx by the own lane: always valid. up by 2: lanes 4 and 5 read exited lanes.
+            let up_valid = t >= 6;
+            [own, if up_valid { own - 20 } else { own }, 1, up_valid as u64]
+        };
+        assert_eq!(got[4 * t..4 * t + 4], want, "thread {t}");
     }
 }
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{download, geo, upload};
-use ptx_sim::{launch, launch_with, Memory, Module, SimError, SimOptions};
+use ptx_sim::{launch, launch_with, Geometry, Memory, Module, SimError, SimOptions};
 use ptx_tools::rng::Rng;
 
 /// Bytes of the buffer every access sequence works in (one `.local` depot, one `.shared`
@@ -632,4 +632,38 @@ fn signed_min_divided_by_minus_one_wraps() {
     assert_eq!(got[0] & 0xffff_ffff, want16, "s16");
     assert_eq!(got[1], want32, "s32");
     assert_eq!(got[2..4], [i64::MIN.wrapping_div(-1) as u64, i64::MIN.wrapping_rem(-1) as u64], "s64");
+}
+
+/// The step budget counts each thread's instructions across its barriers: a loop of 200
+/// iterations with a barrier in each (about 1 000 instructions per thread, 64 threads)
+/// runs within a budget of 1 500 per thread, and stops with `StepBudget` naming the
+/// kernel under a budget of 500 or when the loop never ends.
+#[test]
+fn the_step_budget_counts_each_threads_instructions_across_barriers() {
+    let looped = |bound: &str| {
+        format!(
+            "\tmov.u32 \t%r1, 0;\nLOOP:\n\tadd.s32 \t%r1, %r1, 1;\n\tbar.sync \t0;\n\
+             \tsetp.lt.u32 \t%p1, %r1, {bound};\n\t@%p1 bra \tLOOP;\n"
+        )
+    };
+    let finite = parse(&kernel_text(&looped("200")));
+    let endless = parse(&kernel_text(&looped("0xffffffff").replace("%r1, %r1, 1", "%r1, %r1, 0")));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    let go = |m: &Module, budget: u64| {
+        let options = SimOptions { step_budget: budget, ..SimOptions::default() };
+        let g = Geometry { grid: [2, 1, 1], block: [64, 1, 1], dynamic_shared_bytes: 0 };
+        launch_with(m.kernel("k").unwrap(), &g, &[buf, buf], &mem, 1, &options)
+    };
+    let stats = go(&finite, 1_500).expect("within the budget");
+    // Per thread: the parameter load and its cvta, the mov, 4 per iteration, the ret.
+    assert_eq!(stats.instructions, 2 * 64 * (4 + 4 * 200), "instructions");
+    for (m, budget) in [(&finite, 500), (&endless, 100_000)] {
+        match go(m, budget) {
+            Err(SimError::StepBudget { kernel, budget: b, .. }) => {
+                assert_eq!((kernel.as_str(), b), ("k", budget))
+            }
+            other => panic!("budget {budget}: expected StepBudget, got {other:?}"),
+        }
+    }
 }
