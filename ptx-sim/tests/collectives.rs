@@ -445,3 +445,48 @@ fn lanes_at_a_barrier_and_a_full_warp_shuffle_are_a_deadlock() {
         other => panic!("expected a barrier error, got {other}"),
     }
 }
+
+/// Lanes that exited are no members: with `membermask` -1 after lanes 0..4 of every warp
+/// returned, `redux`, `match` and `elect` take the remaining lanes only, and `activemask`
+/// in divergent code names the lanes that are there, in every warp.
+#[test]
+fn exited_lanes_are_not_members_of_the_collectives() {
+    let mut r = Rng::fresh("collectives_exited");
+    let threads = 96u32;
+    let values: Vec<u64> = (0..threads).map(|_| 1 + r.next() % 3).collect();
+    // Every lane loads its value (the exiting ones too, so they hold one).
+    let body = "\tadd.s64 \t%rd4, %rd2, %rd3;\n\tld.global.u32 \t%r2, [%rd4];\n\
+                \tmov.u32 \t%r8, %laneid;\n\tsetp.lt.u32 \t%p1, %r8, 4;\n\t@%p1 bra \tEND;\n\
+                \tredux.sync.add.u32 \t%r3, %r2, -1;\n\tmatch.any.sync.b32 \t%r4, %r2, -1;\n\
+                \telect.sync \t%r5|%p2, -1;\n\tand.b32 \t%r9, %r8, 1;\n\tsetp.eq.u32 \t%p3, %r9, 0;\n\
+                \tmov.u32 \t%r6, 0;\n\t@%p3 bra \tSKIP;\n\tactivemask.b32 \t%r6;\nSKIP:\n\
+                \tmul.wide.u32 \t%rd5, %r1, 16;\n\tadd.s64 \t%rd6, %rd1, %rd5;\n\
+                \tst.global.v4.u32 \t[%rd6], {%r3, %r4, %r5, %r6};\nEND:\n";
+    let m = parse(&kernel_text("", body));
+    let (got, _) = run(&m, threads, &values, 4);
+    for t in 0..threads as usize {
+        let (warp, lane) = (t / 32 * 32, t % 32);
+        if lane < 4 {
+            assert_eq!(got[4 * t..4 * t + 4], [0; 4], "thread {t} exited");
+            continue;
+        }
+        let sum: u64 = (4..32).map(|u| values[warp + u]).sum();
+        let same: u64 = (4..32).filter(|&u| values[warp + u] == values[t]).fold(0, |m, u| m | 1 << u);
+        // The odd lanes (from 5 on) reach `activemask` together.
+        let active = if lane % 2 == 1 { (5..32).step_by(2).fold(0u64, |m, u| m | 1 << u) } else { 0 };
+        assert_eq!(got[4 * t..4 * t + 4], [sum, same, 4, active], "thread {t}");
+    }
+}
+
+/// The largest grid CUDA allows in x (2^31 - 1 blocks) is accepted: the launch starts, and
+/// block 0's `trap` ends it at once (the other blocks never run).
+#[test]
+fn the_largest_grid_is_accepted() {
+    let m = parse(&kernel_text("", "\ttrap;\n"));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    match launch(m.kernel("k").unwrap(), &geo([i32::MAX as u32, 1, 1], [1, 1, 1]), &[buf, buf], &mem, 1) {
+        Err(SimError::Trap { block, .. }) => assert_eq!(block, [0, 0, 0]),
+        other => panic!("expected the trap of block 0, got {other:?}"),
+    }
+}

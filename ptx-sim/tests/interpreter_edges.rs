@@ -474,7 +474,7 @@ const SPECIALS32: [&str; 22] = [
 #[test]
 fn special_registers_of_every_thread_of_a_3d_launch() {
     let (grid, block, dynamic) = ([2u32, 3, 2], [5u32, 7, 3], 48u32);
-    let slots = SPECIALS32.len() + 6;
+    let slots = SPECIALS32.len() + 7;
     let mut body = String::from(
         "\tmov.u32 \t%r1, %ctaid.z;\n\tmov.u32 \t%r2, %nctaid.y;\n\tmov.u32 \t%r3, %ctaid.y;\n\
          \tmad.lo.s32 \t%r4, %r1, %r2, %r3;\n\tmov.u32 \t%r1, %nctaid.x;\n\tmov.u32 \t%r2, %ctaid.x;\n\
@@ -500,13 +500,15 @@ fn special_registers_of_every_thread_of_a_3d_launch() {
          \tst.global.u64 \t[%rd3+{}], %rd12;\n\tst.global.u64 \t[%rd3+{}], %rd13;\n\
          \tcvt.u64.u32 \t%rd16, %r13;\n\tst.global.u64 \t[%rd3+{}], %rd16;\n\
          \tcvt.u64.u32 \t%rd17, %r14;\n\tor.b64 \t%rd18, %rd17, %rd14;\n\tcvt.u64.u32 \t%rd19, %r12;\n\
-         \tor.b64 \t%rd20, %rd18, %rd19;\n\tst.global.u64 \t[%rd3+{}], %rd20;\n",
+         \tor.b64 \t%rd20, %rd18, %rd19;\n\tst.global.u64 \t[%rd3+{}], %rd20;\n\
+         \tmov.u32 \t%r15, %globaltimer_lo;\n\tcvt.u64.u32 \t%rd21, %r15;\n\tst.global.u64 \t[%rd3+{}], %rd21;\n",
         8 * k,
         8 * (k + 1),
         8 * (k + 2),
         8 * (k + 3),
         8 * (k + 4),
-        8 * (k + 5)
+        8 * (k + 5),
+        8 * (k + 6)
     );
     let m = parse(&kernel_text(&body));
     let threads = (grid.iter().product::<u32>() * block.iter().product::<u32>()) as usize;
@@ -561,6 +563,13 @@ fn special_registers_of_every_thread_of_a_3d_launch() {
         assert!(
             timer_hi == timer >> 32 || timer_hi == (timer >> 32) + 1,
             "%globaltimer_hi {timer_hi:#x}, timer {timer:#x}"
+        );
+        // %globaltimer_lo, read just after %globaltimer: its low word, moved on by less
+        // than a second.
+        let timer_lo = row[k + 6];
+        assert!(
+            timer_lo < 1 << 32 && (timer_lo as u32).wrapping_sub(timer as u32) < 1_000_000_000,
+            "%globaltimer_lo {timer_lo:#x}, timer {timer:#x}"
         );
         // %smid, %gridid and %clock_hi (a block runs far fewer than 2^32 instructions) are 0.
         assert_eq!(zeros, 0, "%smid | %gridid | %clock_hi");
@@ -665,5 +674,28 @@ fn the_step_budget_counts_each_threads_instructions_across_barriers() {
             }
             other => panic!("budget {budget}: expected StepBudget, got {other:?}"),
         }
+    }
+}
+
+/// Between barriers a thread runs straight-line code without a budget check; its total is
+/// checked when it reaches a barrier or exits: a budget of exactly the instructions it runs
+/// passes, one less is `StepBudget`.
+#[test]
+fn the_step_budget_holds_for_straight_line_code_between_barriers() {
+    let body = "\tmov.u32 \t%r1, 1;\n\tbar.sync \t0;\n\tadd.s32 \t%r1, %r1, 1;\n\tadd.s32 \t%r1, %r1, 1;\n\
+                \tbar.sync \t0;\n\tadd.s32 \t%r1, %r1, 1;\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    let go = |budget: u64| {
+        let options = SimOptions { step_budget: budget, ..SimOptions::default() };
+        launch_with(m.kernel("k").unwrap(), &geo([1, 1, 1], [8, 1, 1]), &[buf, buf], &mem, 1, &options)
+    };
+    let per_thread = go(1_000).expect("runs").instructions / 8;
+    assert_eq!(per_thread, 9, "the parameter load and cvta, six here, the ret");
+    go(per_thread).expect("a budget of exactly the instructions run");
+    match go(per_thread - 1) {
+        Err(SimError::StepBudget { budget, .. }) => assert_eq!(budget, per_thread - 1),
+        other => panic!("expected StepBudget, got {other:?}"),
     }
 }
