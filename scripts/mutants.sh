@@ -43,7 +43,7 @@ FILES=(
   "ptx-core/src/math/root64.rs|ptx-core|--lib --test math_f64"
   "ptx-core/src/softfloat.rs|ptx-core,ptx-sim|--lib --test ops --test folding --test half_ops --test catalog_reference --test float_rem --test int_folding"
   "ptx-sim/src/exec.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test catalog_reference --test coverage --test half_ops --test float_rem --test folding --test interpreter_edges --test collectives"
-  "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test fuzz_parse --test interpreter_edges --test collectives"
+  "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test catalog_reference --test coverage --test half_ops --test float_rem --test folding --test fuzz_parse --test interpreter_edges --test collectives"
   "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
   "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect --test half_ops"
   "ptx-macros/src/check.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"

@@ -485,3 +485,32 @@ fn guarded_calls_and_guarded_returns_in_device_functions() {
     // 0 → 0, 1 (odd) → 77, 2 → 1; threads 3 and 4 do not call.
     assert_eq!(download(&mem, out, 5, 4), [0, 77, 1, 1000, 1000]);
 }
+
+/// Every module of the NVRTC corpus (`tests/corpus`, the main build) parses with every
+/// kernel it declares loaded, none left out as unsupported. (`tests/nvrtc_corpus.rs` in
+/// the workspace root runs all three builds against host references.)
+#[test]
+fn every_corpus_module_loads_every_kernel() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
+    let mut modules = 0;
+    for entry in std::fs::read_dir(root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ptx") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let m = Module::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let declared: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
+            .map(|l| l.split('(').next().unwrap_or(l).trim())
+            .collect();
+        for name in &declared {
+            assert!(m.unsupported(name).is_none(), "{}: {name}: {:?}", path.display(), m.unsupported(name));
+            assert!(m.kernel(name).is_some(), "{}: {name} missing", path.display());
+        }
+        assert_eq!(m.kernel_names().count(), declared.len(), "{}", path.display());
+        modules += 1;
+    }
+    assert!(modules >= 45, "only {modules} corpus modules found");
+}
