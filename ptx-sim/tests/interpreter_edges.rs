@@ -699,3 +699,122 @@ fn the_step_budget_holds_for_straight_line_code_between_barriers() {
         other => panic!("expected StepBudget, got {other:?}"),
     }
 }
+
+/// An atomic's effect on the word it updates: the new value from the old one and the
+/// operands `b` and `c`.
+type AtomModel = fn(u64, u64, u64) -> u64;
+
+/// Every `atom` operation and type, in global and shared memory, directly and through
+/// generic addresses: the returned old value is the word before, and the word after is
+/// the PTX ISA's definition applied to it (written here on host integers and floats), on
+/// fresh random words and operands (`cas` comparing equal half the time).
+#[test]
+fn atomics_of_every_operation_and_type_in_every_space() {
+    let mut r = Rng::fresh("interpreter_edges_atomics");
+    let ops: [(&str, u32, AtomModel); 22] = [
+        ("add.u32", 32, |a, b, _| (a as u32).wrapping_add(b as u32) as u64),
+        ("add.s32", 32, |a, b, _| (a as u32).wrapping_add(b as u32) as u64),
+        ("add.u64", 64, |a, b, _| a.wrapping_add(b)),
+        ("add.s64", 64, |a, b, _| a.wrapping_add(b)),
+        ("add.f32", 32, |a, b, _| (f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits() as u64),
+        ("add.f64", 64, |a, b, _| (f64::from_bits(a) + f64::from_bits(b)).to_bits()),
+        ("cas.b16", 16, |a, b, c| if a == b { c } else { a }),
+        ("cas.b32", 32, |a, b, c| if a == b { c } else { a }),
+        ("cas.b64", 64, |a, b, c| if a == b { c } else { a }),
+        ("exch.b32", 32, |_, b, _| b),
+        ("exch.b64", 64, |_, b, _| b),
+        ("inc.u32", 32, |a, b, _| if a >= b { 0 } else { a + 1 }),
+        ("dec.u32", 32, |a, b, _| if a == 0 || a > b { b } else { a - 1 }),
+        ("min.u32", 32, |a, b, _| a.min(b)),
+        ("max.s32", 32, |a, b, _| (a as u32 as i32).max(b as u32 as i32) as u32 as u64),
+        ("min.s32", 32, |a, b, _| (a as u32 as i32).min(b as u32 as i32) as u32 as u64),
+        ("max.u64", 64, |a, b, _| a.max(b)),
+        ("min.s64", 64, |a, b, _| (a as i64).min(b as i64) as u64),
+        ("and.b32", 32, |a, b, _| a & b),
+        ("or.b64", 64, |a, b, _| a | b),
+        ("xor.b32", 32, |a, b, _| a ^ b),
+        ("and.b64", 64, |a, b, _| a & b),
+    ];
+    for space in [Space::Global, Space::Shared, Space::GenericGlobal, Space::GenericShared] {
+        let mut body = space.base().to_string();
+        let mut want = Vec::new();
+        for (k, (op, bits, model)) in ops.iter().enumerate() {
+            let mask = if *bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let random = |r: &mut Rng| match *op {
+                "inc.u32" | "dec.u32" => r.next() % 8,
+                "add.f32" => r.moderate_f32().to_bits() as u64,
+                "add.f64" => r.moderate_f64().to_bits(),
+                _ => r.next() & mask,
+            };
+            let (old, mut b, c) = (random(&mut r), random(&mut r), random(&mut r));
+            if op.starts_with("cas") && k % 2 == 0 {
+                b = old;
+            }
+            let reg = match bits {
+                16 => "%rs",
+                32 => "%r",
+                _ => "%rd",
+            };
+            let sz = if *bits == 16 { 16 } else { *bits };
+            let (o, n, rb, rc, rv) = (
+                format!("{reg}{}", 10 + 5 * k),
+                format!("{reg}{}", 11 + 5 * k),
+                format!("{reg}{}", 12 + 5 * k),
+                format!("{reg}{}", 13 + 5 * k),
+                format!("{reg}{}", 14 + 5 * k),
+            );
+            let operands = if op.starts_with("cas") { format!("{rb}, {rc}") } else { rb.clone() };
+            body += &format!(
+                "\tmov.b{sz} \t{rv}, {old:#x};\n\tst{sp}.b{sz} \t[%rb+8], {rv};\n\tmov.b{sz} \t{rb}, {b:#x};\n\
+                 \tmov.b{sz} \t{rc}, {c:#x};\n\tatom{sp}.{op} \t{o}, [%rb+8], {operands};\n\tld{sp}.b{sz} \t{n}, [%rb+8];\n",
+                sp = space.suffix()
+            );
+            for (i, v) in [&o, &n].into_iter().enumerate() {
+                let wide = match bits {
+                    16 => format!("\tcvt.u64.u16 \t%rd200, {v};\n"),
+                    32 => format!("\tcvt.u64.u32 \t%rd200, {v};\n"),
+                    _ => format!("\tmov.b64 \t%rd200, {v};\n"),
+                };
+                body += &wide;
+                body += &format!("\tst.global.u64 \t[%rd1+{}], %rd200;\n", 8 * (2 * k + i));
+            }
+            want.push((op, old, b, c, old, model(old, b, c)));
+        }
+        let text = kernel_text(&body);
+        let m = parse(&text);
+        let mem = Memory::new();
+        let out = upload(&mem, &vec![0; 2 * ops.len()], 8);
+        let buf = upload(&mem, &[0; BUF / 8], 8);
+        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, buf], &mem, 1)
+            .unwrap_or_else(|e| panic!("{space:?}: {e}"));
+        let got = download(&mem, out, 2 * ops.len(), 8);
+        for (k, (op, old, b, c, want_old, want_new)) in want.into_iter().enumerate() {
+            assert_eq!(
+                (got[2 * k], got[2 * k + 1]),
+                (want_old, want_new),
+                "{space:?} atom.{op} on {old:#x} with {b:#x}, {c:#x}"
+            );
+        }
+    }
+}
+
+/// `cvta.to.shared` and `cvta.to.local` undo `cvta.shared`/`cvta.local` (generic address
+/// back to the offset in the space), and a parameter read narrower than its type keeps
+/// only the low bits (a u64 parameter read as u32 compares equal to its low word).
+#[test]
+fn cvta_round_trips_and_narrow_parameter_reads() {
+    let body = "\tmov.u64 \t%rd8, tile;\n\tadd.s64 \t%rd8, %rd8, 12;\n\tcvta.shared.u64 \t%rd9, %rd8;\n\
+                \tcvta.to.shared.u64 \t%rd10, %rd9;\n\tsub.s64 \t%rd11, %rd10, %rd8;\n\
+                \tmov.u64 \t%rd12, depot;\n\tadd.s64 \t%rd12, %rd12, 20;\n\tcvta.local.u64 \t%rd13, %rd12;\n\
+                \tcvta.to.local.u64 \t%rd14, %rd13;\n\tsub.s64 \t%rd15, %rd14, %rd12;\n\
+                \tld.param.u32 \t%r8, [k_param_1];\n\tsetp.eq.u32 \t%p1, %r8, 5;\n\tselp.u64 \t%rd16, 1, 0, %p1;\n\
+                \tst.global.v2.u64 \t[%rd1], {%rd11, %rd15};\n\tst.global.u64 \t[%rd1+16], %rd16;\n\
+                \tst.global.u64 \t[%rd1+24], %rd9;\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 4], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, 0x7_0000_0005], &mem, 1).unwrap();
+    let got = download(&mem, out, 4, 8);
+    assert_eq!(got[..3], [0, 0, 1], "round trips give the offsets back; the u32 read is 5");
+    assert_ne!(got[3], 12, "the generic address of a shared offset is not the offset");
+}

@@ -514,3 +514,58 @@ fn every_corpus_module_loads_every_kernel() {
     }
     assert!(modules >= 45, "only {modules} corpus modules found");
 }
+
+/// Forms the PTX ISA does not define (or the simulator cannot run as written) are errors
+/// naming the instruction, never run as some neighbouring form; their valid neighbours
+/// load.
+#[test]
+fn invalid_forms_are_rejected_and_their_neighbours_load() {
+    let rejected = [
+        ("\tbfind.b32 \t%r1, %r2;", "bfind.b32"),
+        ("\tbfind.u16 \t%r1, %rs2;", "bfind.u16"),
+        ("\tpopc.b16 \t%r1, %rs2;", "popc.b16"),
+        ("\tclz.u32 \t%r1, %r2;", "clz.u32"),
+        ("\tmembar.foo;", "membar.foo"),
+        ("\tbar.sync \t16;", "barrier operand `16`"),
+        ("\tatom.global.min.u16 \t%rs1, [%rd2], %rs2;", "atom.global.min.u16"),
+        ("\tatom.global.cas.f32 \t%r1, [%rd2], %r2, %r3;", "atom.global.cas.f32"),
+        ("\tatom.global.cas.f64 \t%rd3, [%rd2], %rd4, %rd5;", "atom.global.cas.f64"),
+        ("\tatom.global.and.f32 \t%r1, [%rd2], %r2;", "atom.global.and.f32"),
+        ("\tld.global.shared.u32 \t%r1, [%rd2];", "ld.global.shared.u32"),
+        ("\tld.global.v4.u64 \t{%rd3, %rd4, %rd5, %rd6}, [%rd2];", "ld.global.v4.u64"),
+        ("\tld.global.v2.v2.u32 \t{%r1, %r2}, [%rd2];", "ld.global.v2.v2.u32"),
+        ("\tadd.NaN.f32 \t%r1, %r2, %r3;", "add.NaN.f32"),
+        ("\tadd.NaN.f16 \t%rs1, %rs2, %rs3;", "add.NaN.f16"),
+        ("\tmin.rn.f16 \t%rs1, %rs2, %rs3;", "min.rn.f16"),
+        ("\tadd.rn.rn.f16 \t%rs1, %rs2, %rs3;", "add.rn.rn.f16"),
+        ("\tmin.sat.f32 \t%r1, %r2, %r3;", "min.sat.f32"),
+        ("\tdiv.sat.f32 \t%r1, %r2, %r3;", "div.sat.f32"),
+    ];
+    let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
+    for (body, what) in rejected {
+        match Module::parse(&module_text(body, &regs)) {
+            Err(e) => assert!(e.to_string().contains(what), "{body}: the error does not name `{what}`: {e}"),
+            Ok(_) => panic!("{body}: accepted"),
+        }
+    }
+    let accepted = [
+        "\tbfind.u32 \t%r1, %r2;",
+        "\tbfind.s64 \t%r1, %rd2;",
+        "\tpopc.b32 \t%r1, %r2;",
+        "\tclz.b64 \t%r1, %rd2;",
+        "\tmembar.gl;",
+        "\tbar.sync \t15;",
+        "\tatom.global.min.u32 \t%r1, [%rd2], %r2;",
+        "\tatom.global.cas.b32 \t%r1, [%rd2], %r2, %r3;",
+        "\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd2];",
+        "\tld.global.v2.u64 \t{%rd3, %rd4}, [%rd2];",
+        "\tmin.NaN.f32 \t%r1, %r2, %r3;",
+        "\tmin.NaN.f16 \t%rs1, %rs2, %rs3;",
+        "\tadd.rn.sat.f16 \t%rs1, %rs2, %rs3;",
+        "\tdiv.rn.f32 \t%r1, %r2, %r3;",
+    ];
+    for body in accepted {
+        let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert!(m.kernel("k").is_some(), "{body}");
+    }
+}
