@@ -818,3 +818,59 @@ fn cvta_round_trips_and_narrow_parameter_reads() {
     assert_eq!(got[..3], [0, 0, 1], "round trips give the offsets back; the u32 read is 5");
     assert_ne!(got[3], 12, "the generic address of a shared offset is not the offset");
 }
+
+/// `mov` packs registers into a wider one and unpacks them (element 0 in the low bits):
+/// two b16 into b32, two b32 and four b16 into b64, and back, on fresh random values.
+#[test]
+fn mov_packs_and_unpacks_vectors() {
+    let mut r = Rng::fresh("interpreter_edges_mov_vector");
+    let h: Vec<u64> = (0..6).map(|_| r.next() & 0xffff).collect();
+    let w: Vec<u64> = (0..2).map(|_| r.next() & 0xffff_ffff).collect();
+    let body = format!(
+        "\tmov.b16 \t%rs8, {:#x};\n\tmov.b16 \t%rs9, {:#x};\n\tmov.b32 \t%r8, {{%rs8, %rs9}};\n\
+         \tmov.b32 \t%r9, {:#x};\n\tmov.b32 \t%r10, {:#x};\n\tmov.b64 \t%rd8, {{%r9, %r10}};\n\
+         \tmov.b16 \t%rs10, {:#x};\n\tmov.b16 \t%rs11, {:#x};\n\tmov.b16 \t%rs12, {:#x};\n\tmov.b16 \t%rs13, {:#x};\n\
+         \tmov.b64 \t%rd9, {{%rs10, %rs11, %rs12, %rs13}};\n\
+         \tmov.b64 \t{{%r11, %r12}}, %rd9;\n\tmov.b64 \t{{%rs14, %rs15, %rs16, %rs17}}, %rd8;\n\
+         \tcvt.u64.u32 \t%rd10, %r8;\n\tcvt.u64.u32 \t%rd11, %r11;\n\tcvt.u64.u32 \t%rd12, %r12;\n\
+         \tcvt.u64.u16 \t%rd13, %rs14;\n\tcvt.u64.u16 \t%rd14, %rs17;\n\
+         \tst.global.v2.u64 \t[%rd1], {{%rd10, %rd8}};\n\tst.global.v2.u64 \t[%rd1+16], {{%rd9, %rd11}};\n\
+         \tst.global.v2.u64 \t[%rd1+32], {{%rd12, %rd13}};\n\tst.global.u64 \t[%rd1+48], %rd14;\n",
+        h[0], h[1], w[0], w[1], h[2], h[3], h[4], h[5]
+    );
+    let m = parse(&kernel_text(&body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 7], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 7, 8);
+    let four = h[2] | h[3] << 16 | h[4] << 32 | h[5] << 48;
+    let want = [
+        h[0] | h[1] << 16,
+        w[0] | w[1] << 32,
+        four,
+        four & 0xffff_ffff,
+        four >> 32,
+        w[0] & 0xffff,
+        w[1] >> 16,
+    ];
+    assert_eq!(got, want);
+}
+
+/// An `.extern .shared` array starts after the static ones at its alignment: after
+/// `tile` (32 bytes) and `small` (12 bytes, at 32), a 16-byte aligned dynamic array starts
+/// at 48, not 44, and a store there does not touch the static arrays.
+#[test]
+fn dynamic_shared_memory_starts_after_the_static_arrays_aligned() {
+    let body = "\tmov.u64 \t%rd8, dyn;\n\tmov.u32 \t%r8, 77;\n\tst.shared.u32 \t[dyn], %r8;\n\
+                \tld.shared.u32 \t%r9, [small+8];\n\tcvt.u64.u32 \t%rd9, %r9;\n\
+                \tst.global.v2.u64 \t[%rd1], {%rd8, %rd9};\n";
+    let text = kernel_text(body).replace("\t.reg .pred", "\t.shared .align 4 .b8 \tsmall[12];\n\t.reg .pred");
+    let text =
+        text.replace(".visible .entry k(", ".extern .shared .align 16 .b8 dyn[];\n\n.visible .entry k(");
+    let m = parse(&text);
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 2], 8);
+    let g = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 16 };
+    launch(m.kernel("k").unwrap(), &g, &[out, out], &mem, 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(download(&mem, out, 2, 8), [48, 0], "the dynamic array's offset; the static array untouched");
+}

@@ -540,6 +540,10 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tadd.rn.rn.f16 \t%rs1, %rs2, %rs3;", "add.rn.rn.f16"),
         ("\tmin.sat.f32 \t%r1, %r2, %r3;", "min.sat.f32"),
         ("\tdiv.sat.f32 \t%r1, %r2, %r3;", "div.sat.f32"),
+        ("\tcvt.rn.ftz.f64.s32 \t%rd3, %r2;", "cvt.rn.ftz.f64.s32"),
+        ("\tset.eq.u32.pred \t%r1, %p1, %p2;", "set.eq.u32.pred"),
+        ("\tset.ltu.u32.s32 \t%r1, %r2, %r3;", "set.ltu.u32.s32"),
+        ("\tmov.b64 \t{%r1, %r2, %r3}, %rd2;", "mov.b64"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -563,6 +567,9 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tmin.NaN.f16 \t%rs1, %rs2, %rs3;",
         "\tadd.rn.sat.f16 \t%rs1, %rs2, %rs3;",
         "\tdiv.rn.f32 \t%r1, %r2, %r3;",
+        "\tcvt.rn.ftz.f32.f64 \t%r1, %rd2;",
+        "\tset.lt.u32.s32 \t%r1, %r2, %r3;",
+        "\tmov.b64 \t{%r1, %r2}, %rd2;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
