@@ -874,3 +874,18 @@ fn dynamic_shared_memory_starts_after_the_static_arrays_aligned() {
     launch(m.kernel("k").unwrap(), &g, &[out, out], &mem, 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(download(&mem, out, 2, 8), [48, 0], "the dynamic array's offset; the static array untouched");
 }
+
+/// `set` compares as its source type says and writes all ones (integer destination) or
+/// 1.0 (f32 destination): 0x80000000 is above 1 unsigned and below it signed.
+#[test]
+fn set_compares_by_its_source_type() {
+    let body =
+        "\tmov.b32 \t%r8, 0x80000000;\n\tset.gt.u32.u32 \t%r9, %r8, 1;\n\tset.gt.u32.s32 \t%r10, %r8, 1;\n\
+                \tset.lt.f32.s32 \t%r11, %r8, 1;\n\tset.lt.f32.u32 \t%r12, %r8, 1;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r9, %r10, %r11, %r12};\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 2], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    assert_eq!(download(&mem, out, 4, 4), [0xffff_ffff, 0, 1f32.to_bits() as u64, 0]);
+}
