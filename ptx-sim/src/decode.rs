@@ -687,7 +687,7 @@ impl Decoder {
                 // flushed to a zero of their sign around the operation.
                 let (op, mode, t, ftz) = match p {
                     [op, mode, t] => (op, mode, t, false),
-                    [op, mode, "ftz", t] if *t == "f32" || *t == "f64" => (op, mode, t, true),
+                    [op, mode, "ftz", t] => (op, mode, t, true),
                     _ => return Err(unsup(self)),
                 };
                 let ty = self.ty(t)?;

@@ -889,3 +889,39 @@ fn set_compares_by_its_source_type() {
     launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
     assert_eq!(download(&mem, out, 4, 4), [0xffff_ffff, 0, 1f32.to_bits() as u64, 0]);
 }
+
+/// Instructions NVRTC rarely writes, each against its PTX ISA definition: `prmt.rc16`
+/// (replicate the 16-bit half `c[0]` selects), `sad` (|a - b| + c, signed and unsigned),
+/// `copysign` (the sign of the first operand onto the second, f32 and f64), TF32 rounding
+/// of a tie (`.rn` to even, `.rna` away from zero) and `set` on f64 sources.
+#[test]
+fn rarely_written_instructions_match_their_definitions() {
+    let body = "\tmov.b32 \t%r8, 0x13121110;\n\tmov.b32 \t%r9, 0x17161514;\n\
+                \tprmt.b32.rc16 \t%r10, %r8, %r9, 0;\n\tprmt.b32.rc16 \t%r11, %r8, %r9, 1;\n\
+                \tsad.u32 \t%r12, 3, 10, 100;\n\tsad.s32 \t%r13, -5, 7, 100;\n\
+                \tmov.b32 \t%r14, 0xbf800000;\n\tmov.b32 \t%r15, 0x40000000;\n\tcopysign.f32 \t%r16, %r14, %r15;\n\
+                \tmov.b64 \t%rd8, 0x8000000000000000;\n\tmov.b64 \t%rd9, 0x4000000000000000;\n\
+                \tcopysign.f64 \t%rd10, %rd8, %rd9;\n\
+                \tmov.b32 \t%r17, 0x3f801000;\n\tcvt.rn.tf32.f32 \t%r18, %r17;\n\tcvt.rna.tf32.f32 \t%r19, %r17;\n\
+                \tset.lt.u32.f64 \t%r20, %rd8, %rd9;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r10, %r11, %r12, %r13};\n\tst.global.v4.u32 \t[%rd1+16], {%r16, %r18, %r19, %r20};\n\
+                \tst.global.u64 \t[%rd1+32], %rd10;\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 5], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 9, 4);
+    let want = [
+        0x1110_1110, // bytes 1, 0, 1, 0 of b:a
+        0x1312_1312, // bytes 3, 2, 3, 2
+        7 + 100,
+        12 + 100,
+        (-2.0f32).to_bits() as u64,
+        0x3f80_0000, // the tie rounds to the even TF32 value, 1.0
+        0x3f80_2000, // and away from zero
+        0xffff_ffff, // -0.0 < 2.0
+    ];
+    assert_eq!(got[..8], want);
+    let wide = download(&mem, out + 32, 1, 8)[0];
+    assert_eq!(wide, (-2.0f64).to_bits(), "copysign.f64");
+}

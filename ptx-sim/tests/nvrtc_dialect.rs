@@ -547,6 +547,14 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tadd.rn.rz.f32 \t%r1, %r2, %r3;", "add.rn.rz.f32"),
         ("\tadd.ftz.f64 \t%rd3, %rd4, %rd5;", "add.ftz.f64"),
         ("\tadd.sat.sat.f32 \t%r1, %r2, %r3;", "add.sat.sat.f32"),
+        ("\tadd.sat.f64 \t%rd3, %rd4, %rd5;", "add.sat.f64"),
+        ("\tadd.rx.f32 \t%r1, %r2, %r3;", "add.rx.f32"),
+        ("\tld.shared.global.u32 \t%r1, [%rd2];", "ld.shared.global.u32"),
+        ("\tsqrt.rn.ftz.u32 \t%r1, %r2;", "sqrt.rn.ftz.u32"),
+        ("\trcp.approx.f64 \t%rd3, %rd4;", "rcp.approx.f64"),
+        ("\tsad.u8 \t%rs1, %rs2, %rs3, %rs4;", "sad.u8"),
+        ("\tbfe.u16 \t%rs1, %rs2, %r1, %r2;", "bfe.u16"),
+        ("\tbfi.b16 \t%rs1, %rs2, %rs3, %r1, %r2;", "bfi.b16"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -573,9 +581,24 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tcvt.rn.ftz.f32.f64 \t%r1, %rd2;",
         "\tset.lt.u32.s32 \t%r1, %r2, %r3;",
         "\tmov.b64 \t{%r1, %r2}, %rd2;",
+        "\trcp.approx.ftz.f64 \t%rd3, %rd4;",
+        "\tsqrt.rn.ftz.f32 \t%r1, %r2;",
+        "\tsad.u16 \t%rs1, %rs2, %rs3, %rs4;",
+        "\tbfe.u32 \t%r1, %r2, %r3, %r4;",
+        "\tadd.rz.ftz.sat.f32 \t%r1, %r2, %r3;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
         assert!(m.kernel("k").is_some(), "{body}");
+    }
+}
+
+/// A `.local` array of up to 64 KiB per thread loads; a larger one is refused with the
+/// limit named (the simulator allocates it for every thread of a block).
+#[test]
+fn local_arrays_up_to_64_kib_load() {
+    for (bytes, loads) in [(4096, true), (65536, true), (65537, false)] {
+        let text = module_text("", &format!("\t.local .align 4 .b8 \tbig[{bytes}];\n{REGS}"));
+        assert_eq!(Module::parse(&text).is_ok(), loads, "{bytes} bytes of .local");
     }
 }
