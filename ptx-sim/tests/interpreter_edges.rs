@@ -893,7 +893,8 @@ fn set_compares_by_its_source_type() {
 /// Instructions NVRTC rarely writes, each against its PTX ISA definition: `prmt.rc16`
 /// (replicate the 16-bit half `c[0]` selects), `sad` (|a - b| + c, signed and unsigned),
 /// `copysign` (the sign of the first operand onto the second, f32 and f64), TF32 rounding
-/// of a tie (`.rn` to even, `.rna` away from zero) and `set` on f64 sources.
+/// of a tie (`.rn` to even, `.rna` away from zero), `set` on f64 sources, `mad.wide` and
+/// the packing conversions to `f16x2`/`bf16x2`.
 #[test]
 fn rarely_written_instructions_match_their_definitions() {
     let body = "\tmov.b32 \t%r8, 0x13121110;\n\tmov.b32 \t%r9, 0x17161514;\n\
@@ -904,13 +905,20 @@ fn rarely_written_instructions_match_their_definitions() {
                 \tcopysign.f64 \t%rd10, %rd8, %rd9;\n\
                 \tmov.b32 \t%r17, 0x3f801000;\n\tcvt.rn.tf32.f32 \t%r18, %r17;\n\tcvt.rna.tf32.f32 \t%r19, %r17;\n\
                 \tset.lt.u32.f64 \t%r20, %rd8, %rd9;\n\
+                \tmov.b16 \t%rs8, 0xffff;\n\tmov.b32 \t%r21, 0x10000000;\n\tmad.wide.u16 \t%r22, %rs8, %rs8, %r21;\n\
+                \tmov.b32 \t%r23, -3;\n\tmov.b32 \t%r24, 0x7fffffff;\n\tmov.b64 \t%rd11, -1;\n\
+                \tmad.wide.s32 \t%rd12, %r23, %r24, %rd11;\n\
+                \tmov.b32 \t%r25, 0f3F800000;\n\tmov.b32 \t%r26, 0fC0000000;\n\tmov.b32 \t%r27, 0fBFC00000;\n\
+                \tmov.b32 \t%r28, 0f40200000;\n\tcvt.rn.f16x2.f32 \t%r29, %r25, %r26;\n\
+                \tcvt.rn.bf16x2.f32 \t%r30, %r25, %r26;\n\tcvt.rn.relu.f16x2.f32 \t%r31, %r27, %r28;\n\
+                \tst.global.v4.u32 \t[%rd1+48], {%r22, %r29, %r30, %r31};\n\tst.global.u64 \t[%rd1+40], %rd12;\n\
                 \tst.global.v4.u32 \t[%rd1], {%r10, %r11, %r12, %r13};\n\tst.global.v4.u32 \t[%rd1+16], {%r16, %r18, %r19, %r20};\n\
                 \tst.global.u64 \t[%rd1+32], %rd10;\n";
     let m = parse(&kernel_text(body));
     let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 5], 8);
+    let out = upload(&mem, &[u64::MAX; 8], 8);
     launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
-    let got = download(&mem, out, 9, 4);
+    let got = download(&mem, out, 16, 4);
     let want = [
         0x1110_1110, // bytes 1, 0, 1, 0 of b:a
         0x1312_1312, // bytes 3, 2, 3, 2
@@ -922,6 +930,15 @@ fn rarely_written_instructions_match_their_definitions() {
         0xffff_ffff, // -0.0 < 2.0
     ];
     assert_eq!(got[..8], want);
-    let wide = download(&mem, out + 32, 1, 8)[0];
-    assert_eq!(wide, (-2.0f64).to_bits(), "copysign.f64");
+    let wide = download(&mem, out + 32, 2, 8);
+    assert_eq!(wide[0], (-2.0f64).to_bits(), "copysign.f64");
+    assert_eq!(wide[1], (-3i64 * 0x7fff_ffff - 1) as u64, "mad.wide.s32");
+    assert_eq!(
+        got[12],
+        (0xffff * 0xffff + 0x1000_0000) & 0xffff_ffff,
+        "mad.wide.u16 (its 32-bit result wraps)"
+    );
+    // a into the high half, b into the low one: 1.0 and -2.0 (f16 0x3c00, 0xc000; bf16
+    // 0x3f80, 0xc000); with .relu, -1.5 becomes 0 and 2.5 is f16 0x4100.
+    assert_eq!(got[13..16], [0x3c00_c000, 0x3f80_c000, 0x0000_4100], "cvt.rn{{.relu}}.{{f16x2,bf16x2}}.f32");
 }

@@ -555,6 +555,11 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tsad.u8 \t%rs1, %rs2, %rs3, %rs4;", "sad.u8"),
         ("\tbfe.u16 \t%rs1, %rs2, %r1, %r2;", "bfe.u16"),
         ("\tbfi.b16 \t%rs1, %rs2, %rs3, %r1, %r2;", "bfi.b16"),
+        ("\tset.lt.u16.f16x2 \t%rs1, %r2, %r3;", "set.lt.u16.f16x2"),
+        ("\tmul.wide.u64 \t%rd3, %rd4, %rd5;", "mul.wide.u64"),
+        ("\tsetp.lt.sat.f16 \t%p1, %rs2, %rs3;", "setp.lt.sat.f16"),
+        ("\tld.global.const.u32 \t%r1, [%rd2];", "ld.global.const.u32"),
+        ("\tdiv.f32 \t%r1, %r2, %r3;", "div.f32"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -586,6 +591,11 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tsad.u16 \t%rs1, %rs2, %rs3, %rs4;",
         "\tbfe.u32 \t%r1, %r2, %r3, %r4;",
         "\tadd.rz.ftz.sat.f32 \t%r1, %r2, %r3;",
+        "\tset.lt.u32.f16x2 \t%r1, %r2, %r3;",
+        "\tmul.wide.u16 \t%r1, %rs2, %rs3;",
+        "\tsetp.lt.ftz.f16 \t%p1, %rs2, %rs3;",
+        "\tld.const.u32 \t%r1, [%rd2];",
+        "\tdiv.full.f32 \t%r1, %r2, %r3;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
