@@ -560,6 +560,9 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tsetp.lt.sat.f16 \t%p1, %rs2, %rs3;", "setp.lt.sat.f16"),
         ("\tld.global.const.u32 \t%r1, [%rd2];", "ld.global.const.u32"),
         ("\tdiv.f32 \t%r1, %r2, %r3;", "div.f32"),
+        ("\tadd.u32 \t%r1, %r2, 4294967296;", "`4294967296` does not fit .u32"),
+        ("\tadd.s32 \t%r1, %r2, -2147483649;", "`-2147483649` does not fit .s32"),
+        ("\tnanosleep.s32 \t%r2;", "nanosleep.s32"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -596,6 +599,9 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tsetp.lt.ftz.f16 \t%p1, %rs2, %rs3;",
         "\tld.const.u32 \t%r1, [%rd2];",
         "\tdiv.full.f32 \t%r1, %r2, %r3;",
+        "\tadd.u32 \t%r1, %r2, 4294967295;",
+        "\tadd.s32 \t%r1, %r2, -2147483648;",
+        "\tnanosleep.u32 \t%r2;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
@@ -611,4 +617,25 @@ fn local_arrays_up_to_64_kib_load() {
         let text = module_text("", &format!("\t.local .align 4 .b8 \tbig[{bytes}];\n{REGS}"));
         assert_eq!(Module::parse(&text).is_ok(), loads, "{bytes} bytes of .local");
     }
+}
+
+/// A register declared twice (as a single register or a range, in either order) is an
+/// error naming it; the register file is limited to 2^20 registers in all.
+#[test]
+fn register_declarations_are_checked() {
+    for decls in [
+        "\t.reg .b32 \t%x;\n\t.reg .b32 \t%x;",
+        "\t.reg .b32 \t%y<4>;\n\t.reg .b32 \t%y;",
+        "\t.reg .b32 \t%z;\n\t.reg .b32 \t%z<4>;",
+        "\t.reg .b32 \t%w<4>;\n\t.reg .b32 \t%w<8>;",
+    ] {
+        let err = Module::parse(&module_text("", &format!("{decls}\n{REGS}"))).unwrap_err();
+        assert!(err.to_string().contains("declared twice"), "{decls}: {err}");
+    }
+    // REGS declares 36 registers; with these the kernel has 2^20 - 1, then 2^20.
+    let fits = format!("\t.reg .b32 \t%big<{}>;\n{REGS}", (1 << 20) - 37);
+    Module::parse(&module_text("", &fits)).expect("2^20 - 1 registers");
+    let over = format!("\t.reg .b32 \t%big<{}>;\n{REGS}", (1 << 20) - 36);
+    let err = Module::parse(&module_text("", &over)).unwrap_err();
+    assert!(err.to_string().contains("2^20 registers"), "{err}");
 }
