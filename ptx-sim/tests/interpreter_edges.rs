@@ -942,3 +942,75 @@ fn rarely_written_instructions_match_their_definitions() {
     // 0x3f80, 0xc000); with .relu, -1.5 becomes 0 and 2.5 is f16 0x4100.
     assert_eq!(got[13..16], [0x3c00_c000, 0x3f80_c000, 0x0000_4100], "cvt.rn{{.relu}}.{{f16x2,bf16x2}}.f32");
 }
+
+/// `prmt` in every mode with every selector, on `b:a` whose byte k is 0x10 + k, against
+/// the PTX ISA's table of which byte each mode picks (most significant result byte first).
+#[test]
+fn prmt_modes_pick_the_bytes_the_isa_lists() {
+    let table: [(&str, [[u64; 4]; 4]); 6] = [
+        ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
+        ("b4e", [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]]),
+        ("rc8", [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]),
+        ("ecl", [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]]),
+        ("ecr", [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]]),
+        ("rc16", [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]]),
+    ];
+    let mut body = String::from("\tmov.b32 \t%r8, 0x13121110;\n\tmov.b32 \t%r9, 0x17161514;\n");
+    for (i, (mode, _)) in table.iter().enumerate() {
+        for c in 0..4 {
+            let k = 4 * i + c;
+            body += &format!(
+                "\tprmt.b32.{mode} \t%r10, %r8, %r9, {c};\n\tst.global.u32 \t[%rd1+{}], %r10;\n",
+                4 * k
+            );
+        }
+    }
+    let m = parse(&kernel_text(&body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 24], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 24, 4);
+    for (i, (mode, rows)) in table.iter().enumerate() {
+        for (c, row) in rows.iter().enumerate() {
+            let want = row.iter().fold(0, |d, &k| d << 8 | (0x10 + k));
+            assert_eq!(got[4 * i + c], want, "prmt.b32.{mode} with selector {c}");
+        }
+    }
+}
+
+/// Conversions and comparisons at their modifiers: TF32 truncation (`.rz`), `cvt.sat`
+/// between floats (a clamp to [0, 1]), `set` flushing subnormal f32 operands only with
+/// `.ftz`, `mov` unpacking into the `_` sink, and a carry chain (`add.cc`, `addc`) that
+/// leaves the kernel's first predicate alone.
+#[test]
+fn modifiers_and_carry_chains() {
+    let body = "\tmov.b32 \t%r8, 0x3f801fff;\n\tcvt.rz.tf32.f32 \t%r9, %r8;\n\
+                \tmov.b32 \t%r10, 0f40000000;\n\tcvt.sat.f32.f32 \t%r11, %r10;\n\
+                \tmov.b64 \t%rd8, 0dBFF0000000000000;\n\tcvt.sat.f64.f64 \t%rd9, %rd8;\n\
+                \tmov.b32 \t%r12, 0x00000001;\n\tset.lt.u32.f32 \t%r13, 0f00000000, %r12;\n\
+                \tset.lt.ftz.u32.f32 \t%r14, 0f00000000, %r12;\n\
+                \tmov.b64 \t%rd10, 0x1122334455667788;\n\tmov.b64 \t{_, %r15}, %rd10;\n\
+                \tsetp.ne.u32 \t%p0, %r8, %r8;\n\
+                \tmov.b32 \t%r16, 0xffffffff;\n\tmov.b32 \t%r17, 1;\n\
+                \tadd.cc.u32 \t%r18, %r16, %r17;\n\taddc.u32 \t%r19, %r17, 0;\n\
+                \tselp.u32 \t%r20, 1, 0, %p0;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r9, %r11, %r13, %r14};\n\
+                \tst.global.v4.u32 \t[%rd1+16], {%r15, %r18, %r19, %r20};\n\tst.global.u64 \t[%rd1+32], %rd9;\n";
+    let m = parse(&kernel_text(body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 5], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 8, 4);
+    let want = [
+        0x3f80_0000,           // the 13 low bits dropped
+        1f32.to_bits() as u64, // 2.0 clamped
+        0xffff_ffff,           // 0 < the smallest subnormal
+        0,                     // flushed: 0 < 0 is false
+        0x1122_3344,           // the high word; the low one went to `_`
+        0,                     // 0xffffffff + 1, carry out
+        2,                     // 1 + 0 + the carry
+        0,                     // %p0 as set (false), not overwritten by the carry
+    ];
+    assert_eq!(got, want);
+    assert_eq!(download(&mem, out + 32, 1, 8)[0], 0, "-1.0 saturated to +0.0");
+}

@@ -563,6 +563,17 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tadd.u32 \t%r1, %r2, 4294967296;", "`4294967296` does not fit .u32"),
         ("\tadd.s32 \t%r1, %r2, -2147483649;", "`-2147483649` does not fit .s32"),
         ("\tnanosleep.s32 \t%r2;", "nanosleep.s32"),
+        ("\tmov.b32 \t%r1, 0f3F80;", "0f3F80"),
+        ("\tmov.b64 \t%rd3, 0f3F800000;", "0f3F800000"),
+        ("\tadd.u32 \t%r1, %tid.x, 1;", "special register `%tid.x` outside `mov`"),
+        ("\tcvt.rn.rz.f32.f64 \t%r1, %rd2;", "cvt.rn.rz.f32.f64"),
+        ("\tret.foo;", "ret.foo"),
+        ("\tfence.foo.cta;", "fence.foo.cta"),
+        ("\tbar.arrive \t0;", "bar.arrive"),
+        ("\tbarrier.sync.foo \t0;", "barrier.sync.foo"),
+        ("\tatom.global.exch.f32 \t%r1, [%rd2], %r2;", "atom.global.exch.f32"),
+        ("\tset.lt.u32.f16 \t%r1, %rs2, %rs3;", "set.lt.u32.f16"),
+        ("\tdiv.approx.f64 \t%rd3, %rd4, %rd5;", "div.approx.f64"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -602,6 +613,16 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tadd.u32 \t%r1, %r2, 4294967295;",
         "\tadd.s32 \t%r1, %r2, -2147483648;",
         "\tnanosleep.u32 \t%r2;",
+        "\tmov.b32 \t%r1, 0f3F800000;",
+        "\tmov.b64 \t%rd3, 0d3FF0000000000000;",
+        "\tcvt.rn.f32.f64 \t%r1, %rd2;",
+        "\tret.uni;",
+        "\tfence.acq_rel.gpu;",
+        "\tbarrier.sync \t0;",
+        "\tbarrier.sync.aligned \t0;",
+        "\tatom.global.exch.b32 \t%r1, [%rd2], %r2;",
+        "\tset.lt.u16.f16 \t%rs1, %rs2, %rs3;",
+        "\tdiv.approx.f32 \t%r1, %r2, %r3;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
