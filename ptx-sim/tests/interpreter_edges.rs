@@ -590,6 +590,14 @@ fn printf_output_in_grid_order_with_every_conversion() {
             (0..4).flat_map(|b| (0..3).map(move |t| format!("thread {t} of block {b}: v = 42\n"))).collect();
         assert_eq!(stats.printed, want, "{workers} worker(s)");
     }
+    // `call` without `.uni` is the same call; any other modifier is refused by name.
+    let plain = include_str!("corpus/printf_kernel.ptx").replace("call.uni", "call");
+    let stats =
+        launch(parse(&plain).kernel("hello").unwrap(), &geo([1, 1, 1], [2, 1, 1]), &[42], &mem, 1).unwrap();
+    assert_eq!(stats.printed, "thread 0 of block 0: v = 42\nthread 1 of block 0: v = 42\n");
+    let odd = include_str!("corpus/printf_kernel.ptx").replace("call.uni", "call.foo");
+    let err = Module::parse(&odd).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("call.foo"), "call.foo: {err}");
     let types = parse(include_str!("corpus/printf_types.ptx"));
     let params = [1.5f32.to_bits() as u64, 12345.678f64.to_bits(), (-9_000_000_000i64) as u64];
     let stats =

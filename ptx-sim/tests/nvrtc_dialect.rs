@@ -574,6 +574,14 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tatom.global.exch.f32 \t%r1, [%rd2], %r2;", "atom.global.exch.f32"),
         ("\tset.lt.u32.f16 \t%r1, %rs2, %rs3;", "set.lt.u32.f16"),
         ("\tdiv.approx.f64 \t%rd3, %rd4, %rd5;", "div.approx.f64"),
+        ("\tadd.u32 \t%r16, %r1, 1;", "%r16"),
+        ("\tsetp.ltu.u32 \t%p1, %r1, %r2;", "setp.ltu.u32"),
+        ("\tsetp.lt.pred \t%p1, %p2, %p3;", "setp.lt.pred"),
+        ("\tadd.ftz.bf16 \t%rs1, %rs2, %rs3;", "add.ftz.bf16"),
+        ("\tadd.ftz.ftz.f16 \t%rs1, %rs2, %rs3;", "add.ftz.ftz.f16"),
+        ("\tld.global.local.u32 \t%r1, [%rd2];", "ld.global.local.u32"),
+        ("\tld.volatile.param.u32 \t%r1, [k_param_0];", "state space `.param`"),
+        ("\tmin.NaN.NaN.f32 \t%r1, %r2, %r3;", "min.NaN.NaN.f32"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -623,6 +631,10 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tatom.global.exch.b32 \t%r1, [%rd2], %r2;",
         "\tset.lt.u16.f16 \t%rs1, %rs2, %rs3;",
         "\tdiv.approx.f32 \t%r1, %r2, %r3;",
+        "\tadd.u32 \t%r15, %r1, 1;",
+        "\tsetp.lt.u32 \t%p1, %r1, %r2;",
+        "\tadd.ftz.f16 \t%rs1, %rs2, %rs3;",
+        "\tld.local.u32 \t%r1, [%rd2];",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
