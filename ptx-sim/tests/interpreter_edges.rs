@@ -1022,3 +1022,55 @@ fn modifiers_and_carry_chains() {
     assert_eq!(got, want);
     assert_eq!(download(&mem, out + 32, 1, 8)[0], 0, "-1.0 saturated to +0.0");
 }
+
+/// `dp4a` and `dp2a.lo`/`.hi` with every signedness, against the PTX ISA's sums written
+/// here: `c` plus the products of `a`'s bytes (dp4a) or 16-bit halves (dp2a) with `b`'s
+/// bytes 0..4, 0..2 or 2..4, each sign-extended where its type is signed.
+#[test]
+fn dot_products_of_bytes_and_halves() {
+    let (a, b, c) = (0x0102_feffu32, 0x807f_03ffu32, 1000u32);
+    let byte = |v: u32, i: u32, signed: bool| {
+        let x = (v >> (8 * i)) & 0xff;
+        if signed {
+            x as u8 as i8 as i64
+        } else {
+            x as i64
+        }
+    };
+    let half = |v: u32, i: u32, signed: bool| {
+        let x = (v >> (16 * i)) & 0xffff;
+        if signed {
+            x as u16 as i16 as i64
+        } else {
+            x as i64
+        }
+    };
+    let mut body = format!("\tmov.b32 \t%r8, {a:#x};\n\tmov.b32 \t%r9, {b:#x};\n\tmov.b32 \t%r10, {c};\n");
+    let mut want = Vec::new();
+    let types = [("u32", false), ("s32", true)];
+    for (k, ((at, asg), (bt, bsg))) in
+        types.iter().flat_map(|x| types.iter().map(move |y| (*x, *y))).enumerate()
+    {
+        for (j, form) in ["dp4a", "dp2a.lo", "dp2a.hi"].into_iter().enumerate() {
+            let slot = 3 * k + j;
+            body += &format!(
+                "\t{form}.{at}.{bt} \t%r11, %r8, %r9, %r10;\n\tst.global.u32 \t[%rd1+{}], %r11;\n",
+                4 * slot
+            );
+            let sum: i64 = match form {
+                "dp4a" => (0..4).map(|i| byte(a, i, asg) * byte(b, i, bsg)).sum(),
+                "dp2a.lo" => (0..2).map(|i| half(a, i, asg) * byte(b, i, bsg)).sum(),
+                _ => (0..2).map(|i| half(a, i, asg) * byte(b, i + 2, bsg)).sum(),
+            };
+            want.push((form, at, bt, (c as i64 + sum) as u32 as u64));
+        }
+    }
+    let m = parse(&kernel_text(&body));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 12], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let got = download(&mem, out, 12, 4);
+    for (slot, (form, at, bt, w)) in want.into_iter().enumerate() {
+        assert_eq!(got[slot], w, "{form}.{at}.{bt}");
+    }
+}

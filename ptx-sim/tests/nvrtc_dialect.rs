@@ -582,6 +582,9 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tld.global.local.u32 \t%r1, [%rd2];", "ld.global.local.u32"),
         ("\tld.volatile.param.u32 \t%r1, [k_param_0];", "state space `.param`"),
         ("\tmin.NaN.NaN.f32 \t%r1, %r2, %r3;", "min.NaN.NaN.f32"),
+        ("\tsqrt.rx.f32 \t%r1, %r2;", "sqrt.rx.f32"),
+        ("\tsetp.lt.b32 \t%p1, %r1, %r2;", "setp.lt.b32"),
+        ("\tadd.b32 \t%r1, %r2, %r3;", "add.b32"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
@@ -635,6 +638,9 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         "\tsetp.lt.u32 \t%p1, %r1, %r2;",
         "\tadd.ftz.f16 \t%rs1, %rs2, %rs3;",
         "\tld.local.u32 \t%r1, [%rd2];",
+        "\tsetp.eq.b32 \t%p1, %r1, %r2;",
+        "\tsetp.lt.and.ftz.f32 \t%p1, %r1, %r2, %p2;",
+        "\tand.b16 \t%rs1, %rs2, %rs3;",
     ];
     for body in accepted {
         let m = Module::parse(&module_text(body, &regs)).unwrap_or_else(|e| panic!("{body}: {e}"));
