@@ -1002,11 +1002,13 @@ fn modifiers_and_carry_chains() {
                 \tmov.b32 \t%r16, 0xffffffff;\n\tmov.b32 \t%r17, 1;\n\
                 \tadd.cc.u32 \t%r18, %r16, %r17;\n\taddc.u32 \t%r19, %r17, 0;\n\
                 \tselp.u32 \t%r20, 1, 0, %p0;\n\
+                \tmad.lo.cc.u32 \t%r21, %r16, %r16, %r16;\n\tmadc.hi.u32 \t%r22, %r16, %r16, 0;\n\
+                \tst.global.v2.u32 \t[%rd1+40], {%r21, %r22};\n\
                 \tst.global.v4.u32 \t[%rd1], {%r9, %r11, %r13, %r14};\n\
                 \tst.global.v4.u32 \t[%rd1+16], {%r15, %r18, %r19, %r20};\n\tst.global.u64 \t[%rd1+32], %rd9;\n";
     let m = parse(&kernel_text(body));
     let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 5], 8);
+    let out = upload(&mem, &[u64::MAX; 6], 8);
     launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
     let got = download(&mem, out, 8, 4);
     let want = [
@@ -1021,6 +1023,9 @@ fn modifiers_and_carry_chains() {
     ];
     assert_eq!(got, want);
     assert_eq!(download(&mem, out + 32, 1, 8)[0], 0, "-1.0 saturated to +0.0");
+    // (2^32 - 1)^2 = 0xfffffffe_00000001: the low word plus 2^32 - 1 is 0 with a carry,
+    // the high word plus the carry 0xffffffff.
+    assert_eq!(download(&mem, out + 40, 2, 4), [0, 0xffff_ffff], "mad.lo.cc, madc.hi");
 }
 
 /// `dp4a` and `dp2a.lo`/`.hi` with every signedness, against the PTX ISA's sums written

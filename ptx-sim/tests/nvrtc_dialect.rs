@@ -585,6 +585,8 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tsqrt.rx.f32 \t%r1, %r2;", "sqrt.rx.f32"),
         ("\tsetp.lt.b32 \t%p1, %r1, %r2;", "setp.lt.b32"),
         ("\tadd.b32 \t%r1, %r2, %r3;", "add.b32"),
+        ("\tmov.b32 \t%r1, 0d3FF0000000000000;", "0d3FF0000000000000"),
+        ("\tcvt.sat.sat.f32.f32 \t%r1, %r2;", "cvt.sat.sat.f32.f32"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
     for (body, what) in rejected {
