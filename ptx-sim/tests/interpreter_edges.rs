@@ -911,6 +911,7 @@ fn rarely_written_instructions_match_their_definitions() {
                 \tmov.b32 \t%r14, 0xbf800000;\n\tmov.b32 \t%r15, 0x40000000;\n\tcopysign.f32 \t%r16, %r14, %r15;\n\
                 \tmov.b64 \t%rd8, 0x8000000000000000;\n\tmov.b64 \t%rd9, 0x4000000000000000;\n\
                 \tcopysign.f64 \t%rd10, %rd8, %rd9;\n\
+                \tcopysign.f32 \t%r32, %r15, %r14;\n\tst.global.u32 \t[%rd1+64], %r32;\n\
                 \tmov.b32 \t%r17, 0x3f801000;\n\tcvt.rn.tf32.f32 \t%r18, %r17;\n\tcvt.rna.tf32.f32 \t%r19, %r17;\n\
                 \tset.lt.u32.f64 \t%r20, %rd8, %rd9;\n\
                 \tmov.b16 \t%rs8, 0xffff;\n\tmov.b32 \t%r21, 0x10000000;\n\tmad.wide.u16 \t%r22, %rs8, %rs8, %r21;\n\
@@ -924,9 +925,9 @@ fn rarely_written_instructions_match_their_definitions() {
                 \tst.global.u64 \t[%rd1+32], %rd10;\n";
     let m = parse(&kernel_text(body));
     let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 8], 8);
+    let out = upload(&mem, &[u64::MAX; 9], 8);
     launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
-    let got = download(&mem, out, 16, 4);
+    let got = download(&mem, out, 17, 4);
     let want = [
         0x1110_1110, // bytes 1, 0, 1, 0 of b:a
         0x1312_1312, // bytes 3, 2, 3, 2
@@ -940,6 +941,7 @@ fn rarely_written_instructions_match_their_definitions() {
     assert_eq!(got[..8], want);
     let wide = download(&mem, out + 32, 2, 8);
     assert_eq!(wide[0], (-2.0f64).to_bits(), "copysign.f64");
+    assert_eq!(got[16], 1f32.to_bits() as u64, "copysign.f32 of a positive sign onto -1.0");
     assert_eq!(wide[1], (-3i64 * 0x7fff_ffff - 1) as u64, "mad.wide.s32");
     assert_eq!(
         got[12],
