@@ -588,6 +588,8 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tmov.b32 \t%r1, 0d3FF0000000000000;", "0d3FF0000000000000"),
         ("\tcvt.sat.sat.f32.f32 \t%r1, %r2;", "cvt.sat.sat.f32.f32"),
         ("\tbfe.f32 \t%r1, %r2, %r3, %r4;", "bfe.f32"),
+        ("\tbfi.f32 \t%r1, %r2, %r3, %r4, %r5;", "bfi.f32"),
+        ("\tbfe.b32 \t%r1, %r2, %r3, %r4;", "bfe.b32"),
         ("\tsetp.eq.pred \t%p1, %p2, %p3;", "setp.eq.pred"),
     ];
     let regs = format!("{REGS}\n\t.reg .b16 \t%rs<8>;");
