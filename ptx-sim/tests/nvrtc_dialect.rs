@@ -572,6 +572,8 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tbar.arrive \t0;", "bar.arrive"),
         ("\tbarrier.sync.foo \t0;", "barrier.sync.foo"),
         ("\tatom.global.exch.f32 \t%r1, [%rd2], %r2;", "atom.global.exch.f32"),
+        ("\tatom.global.exch.f64 \t%rd3, [%rd2], %rd4;", "atom.global.exch.f64"),
+        ("\tatom.global.exch.b16 \t%rs1, [%rd2], %rs2;", "atom.global.exch.b16"),
         ("\tset.lt.u32.f16 \t%r1, %rs2, %rs3;", "set.lt.u32.f16"),
         ("\tdiv.approx.f64 \t%rd3, %rd4, %rd5;", "div.approx.f64"),
         ("\tadd.u32 \t%r16, %r1, 1;", "%r16"),
