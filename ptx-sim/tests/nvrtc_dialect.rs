@@ -544,6 +544,8 @@ fn invalid_forms_are_rejected_and_their_neighbours_load() {
         ("\tset.eq.u32.pred \t%r1, %p1, %p2;", "set.eq.u32.pred"),
         ("\tset.ltu.u32.s32 \t%r1, %r2, %r3;", "set.ltu.u32.s32"),
         ("\tmov.b64 \t{%r1, %r2, %r3}, %rd2;", "mov.b64"),
+        ("\tmov.b64 \t{%rs0, %rs1, %rs2, %rs3, %rs4, %rs5, %rs6, %rs7}, %rd2;", "mov.b64"),
+        ("\tmov.f64 \t{%r1, %r2}, %rd2;", "mov.f64"),
         ("\tadd.rn.rz.f32 \t%r1, %r2, %r3;", "add.rn.rz.f32"),
         ("\tadd.ftz.f64 \t%rd3, %rd4, %rd5;", "add.ftz.f64"),
         ("\tadd.sat.sat.f32 \t%r1, %r2, %r3;", "add.sat.sat.f32"),
