@@ -227,7 +227,7 @@ fn guarded_accesses_follow_their_predicate() {
     b.atom_cas_into_if::<U32>(p, false, ptr, 0u32, 1u32, old);
     let when = |negated| Some(Guard { pred: pred.raw(), negated });
     assert_eq!(loads(&b), [(&when(false), PtxType::F32, 0), (&when(true), PtxType::U8, 1)]);
-    let st: Vec<_> = stores(&b).iter().map(|s| (s.0.clone(), s.1, s.2)).collect();
+    let st: Vec<_> = stores(&b).iter().map(|s| (*s.0, s.1, s.2)).collect();
     assert_eq!(st, [(when(true), PtxType::F32, 4), (when(false), PtxType::U8, 5)]);
     assert!(b.body().iter().any(|i| matches!(i, Instr::Atom { guard, .. } if *guard == when(false))));
     // A constant predicate: always (no guard) or never (nothing emitted).
@@ -238,6 +238,6 @@ fn guarded_accesses_follow_their_predicate() {
     assert_eq!(b.body().len(), before, "a guard that never holds emits nothing");
     b.st_global_if::<F32>(true, false, ptr, 8, 1.0f32);
     b.ld_global_into_if::<F32>(false, true, ptr, 12, dst);
-    assert_eq!(stores(&b).last().map(|s| (s.0.clone(), s.2)), Some((None, 8)));
-    assert_eq!(loads(&b).last().map(|l| (l.0.clone(), l.2)), Some((None, 12)));
+    assert_eq!(stores(&b).last().map(|s| (*s.0, s.2)), Some((None, 8)));
+    assert_eq!(loads(&b).last().map(|l| (*l.0, l.2)), Some((None, 12)));
 }
