@@ -40,6 +40,18 @@ fn run(m: &Module, threads: u32, input: &[u64], outputs: usize) -> (Vec<u64>, u6
     (download(&mem, out, threads as usize * outputs, 4), stats.instructions)
 }
 
+/// Runs `k` (with `body`) on one block of `threads` threads, which must stop with
+/// [`SimError::Barrier`]: its message.
+fn barrier_error(body: &str, threads: u32) -> String {
+    let m = parse(&kernel_text("", body));
+    let mem = Memory::new();
+    let buf = mem.alloc(64);
+    match launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [threads, 1, 1]), &[buf, buf], &mem, 1) {
+        Err(SimError::Barrier { message, .. }) => message,
+        other => panic!("expected a barrier error, got {other:?}"),
+    }
+}
+
 /// `shfl.sync` as the PTX ISA defines it: the source lane and whether it is valid, for
 /// lane `lane` with lane operand `b` and clamp operand `c`.
 fn shfl_source(mode: &str, lane: i64, b: i64, c: u32) -> (i64, bool) {
@@ -356,18 +368,10 @@ fn a_shuffle_waits_for_every_lane_of_its_mask() {
 fn threads_at_different_barriers_are_a_deadlock() {
     let body = "\tsetp.lt.u32 \t%p1, %r1, 8;\n\t@%p1 bra \tLOW;\n\tbar.sync \t1;\n\tbra.uni \tEND;\n\
                 LOW:\n\tbar.sync \t0;\nEND:\n";
-    let m = parse(&kernel_text("", body));
-    let mem = Memory::new();
-    let buf = mem.alloc(64);
-    let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [16, 1, 1]), &[buf, buf], &mem, 1).unwrap_err();
-    match err {
-        SimError::Barrier { message, .. } => {
-            assert!(message.contains("8 thread(s) wait at `bar.sync \t1`"), "{message}");
-            assert!(message.contains("8 thread(s) wait at `bar.sync \t0`"), "{message}");
-            assert!(message.contains("different sync points"), "{message}");
-        }
-        other => panic!("expected a barrier error, got {other}"),
-    }
+    let message = barrier_error(body, 16);
+    assert!(message.contains("8 thread(s) wait at `bar.sync \t1`"), "{message}");
+    assert!(message.contains("8 thread(s) wait at `bar.sync \t0`"), "{message}");
+    assert!(message.contains("different sync points"), "{message}");
 }
 
 /// `vote.sync` ballot, any, all and uni in each of three warps, on random predicates and on
@@ -433,17 +437,9 @@ fn lanes_at_a_barrier_and_a_full_warp_shuffle_are_a_deadlock() {
     let body =
         "\tsetp.lt.u32 \t%p1, %r1, 4;\n\t@%p1 bra \tBAR;\n\tshfl.sync.idx.b32 \t%r2, %r1, 0, 31, -1;\n\
                 \tbra.uni \tEND;\nBAR:\n\tbar.sync \t0;\nEND:\n";
-    let m = parse(&kernel_text("", body));
-    let mem = Memory::new();
-    let buf = mem.alloc(64);
-    let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[buf, buf], &mem, 1).unwrap_err();
-    match err {
-        SimError::Barrier { message, .. } => {
-            assert!(message.contains("28 thread(s) wait at `shfl.sync.idx.b32"), "{message}");
-            assert!(message.contains("4 thread(s) wait at `bar.sync"), "{message}");
-        }
-        other => panic!("expected a barrier error, got {other}"),
-    }
+    let message = barrier_error(body, 32);
+    assert!(message.contains("28 thread(s) wait at `shfl.sync.idx.b32"), "{message}");
+    assert!(message.contains("4 thread(s) wait at `bar.sync"), "{message}");
 }
 
 /// Lanes that exited are no members: with `membermask` -1 after lanes 0..4 of every warp

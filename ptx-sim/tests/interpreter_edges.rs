@@ -74,6 +74,18 @@ fn parse(text: &str) -> Module {
     Module::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
+/// Runs `k` with `body` on one thread, `out` (both parameters) a buffer of `words` u64s of
+/// all ones: the memory and `out`, to read what the thread stored.
+fn run_one_thread(body: &str, words: usize) -> (Memory, u64) {
+    let text = kernel_text(body);
+    let m = parse(&text);
+    let mem = Memory::new();
+    let out = upload(&mem, &vec![u64::MAX; words], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (mem, out)
+}
+
 /// One access: `count` elements of `size` bytes at byte `offset` of the buffer.
 #[derive(Clone, Copy, Debug)]
 struct Access {
@@ -639,10 +651,7 @@ fn signed_min_divided_by_minus_one_wraps() {
                 \tdiv.s64 \t%rd10, %rd8, %rd9;\n\trem.s64 \t%rd11, %rd8, %rd9;\n\
                 \tst.global.v2.u16 \t[%rd1], {%rs10, %rs11};\n\tst.global.v2.u32 \t[%rd1+8], {%r10, %r11};\n\
                 \tst.global.v2.u64 \t[%rd1+16], {%rd10, %rd11};\n";
-    let m = parse(&kernel_text(body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 4], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(body, 4);
     let got = download(&mem, out, 4, 8);
     let want16 = (i16::MIN.wrapping_div(-1) as u16 as u64) | (i16::MIN.wrapping_rem(-1) as u16 as u64) << 16;
     let want32 = (i32::MIN.wrapping_div(-1) as u32 as u64) | (i32::MIN.wrapping_rem(-1) as u32 as u64) << 32;
@@ -846,10 +855,7 @@ fn mov_packs_and_unpacks_vectors() {
          \tst.global.v2.u64 \t[%rd1+32], {{%rd12, %rd13}};\n\tst.global.u64 \t[%rd1+48], %rd14;\n",
         h[0], h[1], w[0], w[1], h[2], h[3], h[4], h[5]
     );
-    let m = parse(&kernel_text(&body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[0; 7], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(&body, 7);
     let got = download(&mem, out, 7, 8);
     let four = h[2] | h[3] << 16 | h[4] << 32 | h[5] << 48;
     let want = [
@@ -891,10 +897,7 @@ fn set_compares_by_its_source_type() {
         "\tmov.b32 \t%r8, 0x80000000;\n\tset.gt.u32.u32 \t%r9, %r8, 1;\n\tset.gt.u32.s32 \t%r10, %r8, 1;\n\
                 \tset.lt.f32.s32 \t%r11, %r8, 1;\n\tset.lt.f32.u32 \t%r12, %r8, 1;\n\
                 \tst.global.v4.u32 \t[%rd1], {%r9, %r10, %r11, %r12};\n";
-    let m = parse(&kernel_text(body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 2], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(body, 2);
     assert_eq!(download(&mem, out, 4, 4), [0xffff_ffff, 0, 1f32.to_bits() as u64, 0]);
 }
 
@@ -923,10 +926,7 @@ fn rarely_written_instructions_match_their_definitions() {
                 \tst.global.v4.u32 \t[%rd1+48], {%r22, %r29, %r30, %r31};\n\tst.global.u64 \t[%rd1+40], %rd12;\n\
                 \tst.global.v4.u32 \t[%rd1], {%r10, %r11, %r12, %r13};\n\tst.global.v4.u32 \t[%rd1+16], {%r16, %r18, %r19, %r20};\n\
                 \tst.global.u64 \t[%rd1+32], %rd10;\n";
-    let m = parse(&kernel_text(body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 9], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(body, 9);
     let got = download(&mem, out, 17, 4);
     let want = [
         0x1110_1110, // bytes 1, 0, 1, 0 of b:a
@@ -975,10 +975,7 @@ fn prmt_modes_pick_the_bytes_the_isa_lists() {
             );
         }
     }
-    let m = parse(&kernel_text(&body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[0; 24], 4);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(&body, 12);
     let got = download(&mem, out, 24, 4);
     for (i, (mode, rows)) in table.iter().enumerate() {
         for (c, row) in rows.iter().enumerate() {
@@ -1008,10 +1005,7 @@ fn modifiers_and_carry_chains() {
                 \tst.global.v2.u32 \t[%rd1+40], {%r21, %r22};\n\
                 \tst.global.v4.u32 \t[%rd1], {%r9, %r11, %r13, %r14};\n\
                 \tst.global.v4.u32 \t[%rd1+16], {%r15, %r18, %r19, %r20};\n\tst.global.u64 \t[%rd1+32], %rd9;\n";
-    let m = parse(&kernel_text(body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[u64::MAX; 6], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(body, 6);
     let got = download(&mem, out, 8, 4);
     let want = [
         0x3f80_0000,           // the 13 low bits dropped
@@ -1072,10 +1066,7 @@ fn dot_products_of_bytes_and_halves() {
             want.push((form, at, bt, (c as i64 + sum) as u32 as u64));
         }
     }
-    let m = parse(&kernel_text(&body));
-    let mem = Memory::new();
-    let out = upload(&mem, &[0; 12], 4);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1).unwrap();
+    let (mem, out) = run_one_thread(&body, 6);
     let got = download(&mem, out, 12, 4);
     for (slot, (form, at, bt, w)) in want.into_iter().enumerate() {
         assert_eq!(got[slot], w, "{form}.{at}.{bt}");
