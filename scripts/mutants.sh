@@ -46,8 +46,8 @@ FILES=(
   "ptx-sim/src/decode.rs|ptx-sim|--lib --test ops --test launch --test regressions --test nvrtc_dialect --test catalog_reference --test coverage --test half_ops --test float_rem --test folding --test fuzz_parse --test interpreter_edges --test collectives"
   "ptx-sim/src/bits.rs|ptx-sim|--lib --test ops --test nvrtc_dialect"
   "ptx-sim/src/half.rs|ptx-sim|--lib --test ops --test nvrtc_dialect --test half_ops"
-  "ptx-macros/src/check.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
-  "ptx-macros/src/lower.rs|ptx-dsl|--test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector"
+  "ptx-macros/src/check.rs|ptx-dsl|--lib --test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector --test kernels --test rope --test rope_production"
+  "ptx-macros/src/lower.rs|ptx-dsl|--lib --test lang_ints --test lang_floats --test lang_flow --test lang_threads --test lang_vector --test kernels --test rope --test rope_production"
 )
 
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked

@@ -9,6 +9,8 @@
 
 mod ast;
 mod check;
+#[cfg(test)]
+mod corpus_tests;
 mod errors;
 mod expand;
 mod lower;

@@ -1,0 +1,236 @@
+//! The macro run on the repository's own programs without rustc in the loop: every
+//! `tests/ui/fail` case must give exactly the errors its reviewed `.stderr` shows (message,
+//! line and column), and every kernel in the workspace's sources, examples, benches and
+//! tests must expand, with no error, to code that parses. The trybuild suite (`tests/ui.rs`)
+//! checks the same cases through the compiler; this one takes milliseconds, which is what
+//! mutation testing (`scripts/mutants.sh`) needs from the tests it runs per mutant.
+
+use super::expand;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use std::path::{Path, PathBuf};
+
+/// An error as rustc prints it: message, line, column (both 1-based).
+type Located = (String, usize, usize);
+
+/// One `#[ptx_kernel]` use found in a source file.
+struct KernelUse {
+    /// The attribute's arguments (`vector_width = 4` in `#[ptx_kernel(vector_width = 4)]`).
+    args: TokenStream,
+    /// The item the attribute is on, without the attribute, as the macro receives it.
+    item: TokenStream,
+}
+
+/// The workspace root (the parent of this crate).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("ptx-macros sits in the workspace").to_path_buf()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// Removes the `#[ptx_kernel]` attribute from `attrs` and returns its arguments.
+fn take_kernel_attr(attrs: &mut Vec<syn::Attribute>) -> Option<TokenStream> {
+    let at = attrs.iter().position(|a| a.path().segments.last().is_some_and(|s| s.ident == "ptx_kernel"))?;
+    Some(match attrs.remove(at).meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(list) => list.tokens,
+        syn::Meta::NameValue(nv) => nv.value.into_token_stream(),
+    })
+}
+
+/// The attributes of an item of any kind the attribute could be put on.
+fn attrs_of(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    use syn::Item;
+    Some(match item {
+        Item::Fn(i) => &mut i.attrs,
+        Item::Struct(i) => &mut i.attrs,
+        Item::Enum(i) => &mut i.attrs,
+        Item::Union(i) => &mut i.attrs,
+        Item::Const(i) => &mut i.attrs,
+        Item::Static(i) => &mut i.attrs,
+        Item::Mod(i) => &mut i.attrs,
+        Item::Impl(i) => &mut i.attrs,
+        Item::Trait(i) => &mut i.attrs,
+        Item::Type(i) => &mut i.attrs,
+        Item::Use(i) => &mut i.attrs,
+        Item::ForeignMod(i) => &mut i.attrs,
+        Item::Macro(i) => &mut i.attrs,
+        _ => return None,
+    })
+}
+
+/// The `#[ptx_kernel]` uses in a file: the items it is on, and the number of uses inside
+/// `macro_rules!` templates (expanded only by rustc; their instances are tested elsewhere).
+#[derive(Default)]
+struct Found {
+    kernels: Vec<KernelUse>,
+    in_templates: usize,
+}
+
+/// The number of `#[ptx_kernel...]` attributes in a macro template's tokens.
+fn template_uses(tokens: TokenStream) -> usize {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_kernel_attr = |t: Option<&TokenTree>| match t {
+        Some(TokenTree::Group(g)) => {
+            matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "ptx_kernel")
+        }
+        _ => false,
+    };
+    let mut n = 0;
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Punct(p) if p.as_char() == '#' && is_kernel_attr(tokens.get(i + 1)) => n += 1,
+            TokenTree::Group(g) => n += template_uses(g.stream()),
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Every `#[ptx_kernel]` use in `items`, in inline modules and in function bodies included.
+fn collect(items: Vec<syn::Item>, out: &mut Found) {
+    for mut item in items {
+        match &mut item {
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = m.content.take() {
+                    collect(inner, out);
+                }
+            }
+            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                out.in_templates += template_uses(m.mac.tokens.clone());
+            }
+            syn::Item::Fn(f) => {
+                let nested = f.block.stmts.iter().filter_map(|s| match s {
+                    syn::Stmt::Item(i) => Some(i.clone()),
+                    _ => None,
+                });
+                collect(nested.collect(), out);
+            }
+            _ => {}
+        }
+        if let Some(args) = attrs_of(&mut item).and_then(take_kernel_attr) {
+            out.kernels.push(KernelUse { args, item: item.into_token_stream() });
+        }
+    }
+}
+
+/// The kernels of one source file.
+fn kernels_in(path: &Path) -> Found {
+    let file = syn::parse_file(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut found = Found::default();
+    collect(file.items, &mut found);
+    found
+}
+
+/// The `compile_error!` messages in an expansion, each where rustc would report it.
+fn compile_errors(tokens: TokenStream, out: &mut Vec<Located>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Ident(id) if id == "compile_error" => {
+                let Some(TokenTree::Group(args)) = tokens.get(i + 2) else { continue };
+                let message: syn::LitStr = syn::parse2(args.stream()).expect("compile_error! holds a string");
+                let start = id.span().start();
+                out.push((message.value(), start.line, start.column + 1));
+            }
+            TokenTree::Group(g) => compile_errors(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The errors a reviewed `.stderr` shows: each `error: message` (continuation lines
+/// included) with the `--> file:line:column` that follows it.
+fn reviewed_errors(stderr: &str) -> Vec<Located> {
+    let mut found = Vec::new();
+    let mut lines = stderr.lines();
+    while let Some(line) = lines.next() {
+        let Some(first) = line.strip_prefix("error: ") else { continue };
+        let mut message = first.to_string();
+        for next in lines.by_ref() {
+            if let Some(location) = next.trim_start().strip_prefix("--> ") {
+                let mut parts = location.rsplitn(3, ':');
+                let column = parts.next().and_then(|c| c.parse().ok()).expect("a column");
+                let line = parts.next().and_then(|l| l.parse().ok()).expect("a line");
+                found.push((std::mem::take(&mut message), line, column));
+                break;
+            }
+            message.push('\n');
+            message.push_str(next);
+        }
+    }
+    found
+}
+
+/// The `.rs` files under `dir`, recursively, in a stable order.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every `tests/ui/fail` case: the macro alone reports exactly the reviewed errors, in
+/// order, each at its reviewed line and column.
+#[test]
+fn ui_failures_give_the_reviewed_errors() {
+    let mut cases = Vec::new();
+    rust_files(&root().join("tests/ui/fail"), &mut cases);
+    assert!(cases.len() >= 50, "expected the ui cases, found {}", cases.len());
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let kernels = kernels_in(case).kernels;
+        assert!(!kernels.is_empty(), "{}: no #[ptx_kernel] item", case.display());
+        let mut got = Vec::new();
+        for k in kernels {
+            compile_errors(expand(k.args, k.item), &mut got);
+        }
+        let want = reviewed_errors(&read(&case.with_extension("stderr")));
+        if got != want {
+            wrong.push(format!("{}:\n  macro:    {got:?}\n  reviewed: {want:?}", case.display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{} of {} cases differ:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+}
+
+/// Every kernel in the workspace's programs (library, examples, benches, tests, the ui
+/// `pass` cases) expands with no error to code that parses as Rust; the walk finds as many
+/// kernels in each file as it has `#[ptx_kernel` attribute lines, so none is skipped.
+#[test]
+fn every_workspace_kernel_expands_cleanly() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["src", "examples", "benches", "tests"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    files.retain(|f| !f.starts_with(root.join("tests/ui/fail")));
+    let mut expanded = 0;
+    for file in &files {
+        let found = kernels_in(file);
+        let attribute_lines =
+            read(file).lines().filter(|l| l.trim_start().starts_with("#[ptx_kernel")).count();
+        let seen = found.kernels.len() + found.in_templates;
+        assert_eq!(seen, attribute_lines, "{}: kernels found vs `#[ptx_kernel` lines", file.display());
+        for k in found.kernels {
+            let out = expand(k.args, k.item.clone());
+            let mut errors = Vec::new();
+            compile_errors(out.clone(), &mut errors);
+            assert!(errors.is_empty(), "{}: {errors:?} in\n{}", file.display(), k.item);
+            if let Err(e) = syn::parse2::<syn::File>(out) {
+                panic!("{}: the expansion does not parse ({e}):\n{}", file.display(), k.item);
+            }
+            expanded += 1;
+        }
+    }
+    assert!(expanded >= 60, "expected the workspace's kernels, found {expanded}");
+}
