@@ -185,6 +185,71 @@ fn ieee_exact_f32_operations_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime:
     Ok(())
 }
 
+/// Methods called through the type's path (`f32::max(x, y)`), as Rust allows: the same
+/// operations as the method syntax, literal arguments typed from the method's signature.
+#[ptx_kernel]
+fn path_calls(a: &[f32], b: &[f32], out: &mut [f32], bits: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        out[3 * i] = f32::max(x, y);
+        out[3 * i + 1] = f32::mul_add(x, y, 0.5);
+        out[3 * i + 2] = f32::clamp(x, -0.5, 0.25 + 0.25);
+        bits[2 * i] = f32::is_sign_negative(y) as u32 + 2 * f32::is_finite(x) as u32;
+        bits[2 * i + 1] = f32::is_nan(x / y) as u32 + 2 * u32::min(i as u32, 7);
+    }
+}
+
+fn path_calls_host(x: f32, y: f32, i: usize) -> ([f32; 3], [u32; 2]) {
+    (
+        [f32::max(x, y), f32::mul_add(x, y, 0.5), f32::clamp(x, -0.5, 0.25 + 0.25)],
+        [
+            f32::is_sign_negative(y) as u32 + 2 * f32::is_finite(x) as u32,
+            f32::is_nan(x / y) as u32 + 2 * u32::min(i as u32, 7),
+        ],
+    )
+}
+
+#[test]
+fn methods_called_through_the_type_path_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("path_calls");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &F32_EDGES {
+        for &y in &F32_EDGES {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    while a.len() < 400 {
+        a.push(rng.signed_f32() * 100.0);
+        b.push(rng.signed_f32() * 100.0);
+    }
+    let n = a.len();
+    let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
+    let (mut out, mut bits) = (dev.zeroed::<f32>(3 * n)?, dev.zeroed::<u32>(2 * n)?);
+    common::assert_assembles("path_calls", &PathCalls::new());
+    PathCalls::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &bd, &mut out, &mut bits)?;
+    let (out, bits) = (out.to_vec()?, bits.to_vec()?);
+    for i in 0..n {
+        let (want, want_bits) = path_calls_host(a[i], b[i], i);
+        for k in 0..3 {
+            let got = out[3 * i + k];
+            // `max` of +0 and -0 may give either zero: Rust leaves the sign unspecified.
+            let zeros_of_max = k == 0 && got == 0.0 && want[k] == 0.0;
+            assert!(
+                same(got, want[k]) || zeros_of_max,
+                "slot {k}: x = {:e}, y = {:e}: kernel {got:e}, Rust {:e}",
+                a[i],
+                b[i],
+                want[k]
+            );
+        }
+        assert_eq!(bits[2 * i..2 * i + 2], want_bits, "x = {:e}, y = {:e}", a[i], b[i]);
+    }
+    Ok(())
+}
+
 #[ptx_kernel]
 fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
@@ -483,8 +548,28 @@ fn fast_methods_are_the_approx_instructions_within_their_stated_error() -> ptx_d
     Ok(())
 }
 
+/// A `fast_*` method of a value known while building still runs on the device (it has no
+/// host form to fold with).
+#[ptx_kernel]
+fn fast_of_a_constant(out: &mut [f32]) {
+    out[0] = 2.0f32.fast_sqrt();
+}
+
+#[test]
+fn fast_methods_of_constants_are_computed_on_the_device() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(1)?;
+    FastOfAConstant::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert!(FastOfAConstant::new().ptx().contains("sqrt.approx.f32"));
+    // `sqrt.approx.f32` errs by at most 2^-23 relative (PTX ISA); 2^-22 leaves room for the
+    // rounding of the f64 reference to f32.
+    let got = out.to_vec()?[0] as f64;
+    assert!((got - 2f64.sqrt()).abs() <= 2f64.sqrt() * 2f64.powi(-22), "{got}");
+    Ok(())
+}
+
 /// Half-precision storage: values are converted from f32 (round to nearest even) on the
-/// way in and widened exactly on the way out.
+/// way in and widened exactly on the way out (to `f32`, and to `f64` by `as` and `to_f64`).
 #[ptx_kernel]
 fn halves(x: &[f32], h: &mut [f16], b: &mut [bf16], back: &mut [f32], back_b: &mut [f64]) {
     let i = thread_idx().x + block_idx().x * block_dim().x;
@@ -492,7 +577,8 @@ fn halves(x: &[f32], h: &mut [f16], b: &mut [bf16], back: &mut [f32], back_b: &m
         h[i] = f16::from_f32(x[i]);
         b[i] = bf16::from_f32(x[i]);
         back[i] = h[i].to_f32();
-        back_b[i] = b[i] as f64;
+        back_b[2 * i] = b[i] as f64;
+        back_b[2 * i + 1] = h[i].to_f64();
     }
 }
 
@@ -523,7 +609,7 @@ fn f16_and_bf16_storage_round_like_the_half_crate() -> ptx_dsl::runtime::Result<
     let n = xs.len();
     let x = dev.upload(&xs)?;
     let (mut h, mut b) = (dev.zeroed::<u16>(n)?, dev.zeroed::<u16>(n)?);
-    let (mut back, mut back_b) = (dev.zeroed::<f32>(n)?, dev.zeroed::<f64>(n)?);
+    let (mut back, mut back_b) = (dev.zeroed::<f32>(n)?, dev.zeroed::<f64>(2 * n)?);
     common::assert_assembles("halves", &Halves::new());
     Halves::new().launch(
         &dev,
@@ -544,7 +630,8 @@ fn f16_and_bf16_storage_round_like_the_half_crate() -> ptx_dsl::runtime::Result<
         assert_eq!(h[i], wh.to_bits(), "f16 of {v:e}");
         assert_eq!(b[i], wb.to_bits(), "bf16 of {v:e}");
         assert_eq!(back[i].to_bits(), wh.to_f32().to_bits(), "f16 back of {v:e}");
-        assert_eq!(back_b[i].to_bits(), wb.to_f64().to_bits(), "bf16 back of {v:e}");
+        assert_eq!(back_b[2 * i].to_bits(), wb.to_f64().to_bits(), "bf16 back of {v:e}");
+        assert_eq!(back_b[2 * i + 1].to_bits(), wh.to_f64().to_bits(), "f16 to f64 of {v:e}");
     }
     Ok(())
 }

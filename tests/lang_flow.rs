@@ -204,6 +204,38 @@ fn control_flow_and_bindings_match_plain_rust() -> ptx_dsl::runtime::Result<()> 
     Ok(())
 }
 
+/// Blocks as values: an `else` that only returns takes the other arm's type, and a block
+/// whose statements store before a constant tail still stores.
+#[ptx_kernel]
+fn block_values(x: &[u32], out: &mut [u32], marks: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    let n = {
+        marks[i] = 7;
+        5u32
+    };
+    let v: u32 = if x[i] % 3 != 0 {
+        x[i]
+    } else {
+        return;
+    };
+    out[i] = v * n;
+}
+
+#[test]
+fn blocks_give_their_value_after_their_statements_and_a_returning_arm_gives_none(
+) -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("block_values");
+    let x: Vec<u32> = (0..64).map(|_| rng.next() as u32).collect();
+    let xd = dev.upload(&x)?;
+    let (mut out, mut marks) = (dev.zeroed::<u32>(64)?, dev.zeroed::<u32>(64)?);
+    BlockValues::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out, &mut marks)?;
+    let want: Vec<u32> = x.iter().map(|&v| if v % 3 != 0 { v.wrapping_mul(5) } else { 0 }).collect();
+    assert_eq!(out.to_vec()?, want, "x = {x:?}");
+    assert_eq!(marks.to_vec()?, vec![7; 64]);
+    Ok(())
+}
+
 /// `&&` and `||` do not evaluate their right side, loads included, when the left decides:
 /// the loads below would be out of range (an error in a checked kernel) if they ran.
 #[ptx_kernel]

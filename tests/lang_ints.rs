@@ -226,6 +226,80 @@ fn u64_operators_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> 
     Ok(())
 }
 
+/// Literals at the edges: the most negative value of each signed width written as a
+/// negated literal, and `!` on literals (a complement, never a negation).
+#[ptx_kernel]
+fn literal_edges(a: &[i64], out: &mut [i64]) {
+    let i = thread_idx().x as usize;
+    let x = a[i];
+    let (b, h, w): (i8, i16, i32) = (-128, -32768, -2147483648);
+    let q: i64 = -9223372036854775808;
+    out[6 * i] = x + b as i64;
+    out[6 * i + 1] = x ^ h as i64;
+    out[6 * i + 2] = x * w as i64;
+    out[6 * i + 3] = x - q;
+    out[6 * i + 4] = x ^ !0u32 as i64 ^ (!0 as u8 as i64) << 40;
+    out[6 * i + 5] = x & !5u8 as i64 | !7i16 as i64;
+}
+
+fn literal_edges_host(x: i64) -> [i64; 6] {
+    let (b, h, w): (i8, i16, i32) = (-128, -32768, -2147483648);
+    let q: i64 = -9223372036854775808;
+    [
+        x.wrapping_add(b as i64),
+        x ^ h as i64,
+        x.wrapping_mul(w as i64),
+        x.wrapping_sub(q),
+        x ^ !0u32 as i64 ^ (!0 as u8 as i64) << 40,
+        x & !5u8 as i64 | !7i16 as i64,
+    ]
+}
+
+#[test]
+fn negated_and_complemented_literals_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("literal_edges");
+    let mut x = vec![0, 1, -1, i64::MIN, i64::MAX];
+    x.extend((x.len()..64).map(|_| rng.next() as i64));
+    let xd = dev.upload(&x)?;
+    let mut out = dev.zeroed::<i64>(6 * x.len())?;
+    LiteralEdges::new().launch(&dev, LaunchConfig::linear(1, x.len() as u32), &xd, &mut out)?;
+    let got = out.to_vec()?;
+    for (i, &v) in x.iter().enumerate() {
+        assert_eq!(got[6 * i..6 * i + 6], literal_edges_host(v), "x = {v}");
+    }
+    Ok(())
+}
+
+/// `&`, `|` and `^` on `bool`s: both sides evaluated, no short circuit.
+#[ptx_kernel]
+fn bool_bitwise(a: &[i64], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    let x = a[i];
+    let (neg, odd, small) = (x < 0, x & 1 == 1, x > -100 && x < 100);
+    out[i] = (neg & odd) as u32 | ((neg | small) as u32) << 1 | ((odd ^ small) as u32) << 2;
+}
+
+#[test]
+fn bitwise_operators_on_bools_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("bool_bitwise");
+    let mut x = vec![0, 1, -1, 99, -99, 100, -100, i64::MIN, i64::MAX];
+    x.extend((x.len()..64).map(|_| rng.next() as i64 >> (rng.next() % 64)));
+    let xd = dev.upload(&x)?;
+    let mut out = dev.zeroed::<u32>(x.len())?;
+    BoolBitwise::new().launch(&dev, LaunchConfig::linear(1, x.len() as u32), &xd, &mut out)?;
+    let want: Vec<u32> = x
+        .iter()
+        .map(|&x| {
+            let (neg, odd, small) = (x < 0, x & 1 == 1, x > -100 && x < 100);
+            (neg & odd) as u32 | ((neg | small) as u32) << 1 | ((odd ^ small) as u32) << 2
+        })
+        .collect();
+    assert_eq!(out.to_vec()?, want, "x = {x:?}");
+    Ok(())
+}
+
 #[test]
 fn casts_truncate_extend_and_saturate_like_rust() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();

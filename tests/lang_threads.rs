@@ -643,20 +643,39 @@ fn sync_warp_orders_a_warps_shared_accesses_and_its_absence_is_a_race() -> ptx_d
     Ok(())
 }
 
+/// A launch of 48 threads per block must be refused before it runs.
+fn assert_partial_warp_refused<T: std::fmt::Debug>(kernel: &str, result: ptx_dsl::runtime::Result<T>) {
+    let err = result.expect_err(kernel);
+    let Error::InvalidArgument { argument, reason } = &err else {
+        panic!("{kernel}: expected InvalidArgument: {err}")
+    };
+    assert_eq!(argument, "config", "{kernel}");
+    assert!(reason.contains("multiple of 32") && reason.contains("48 threads"), "{kernel}: {reason}");
+}
+
+/// Every kind of warp operation makes the launch check for whole warps: votes and
+/// shuffles (`warp_ops`), shuffles alone (`block_sum`), reductions alone (`reductions`).
 #[test]
 fn a_kernel_with_warp_operations_rejects_a_partial_warp() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
+    let config = LaunchConfig::linear(1, 48);
     let a = dev.upload(&[1u32; 48])?;
     let b = dev.upload(&[1i64; 48])?;
     let c = dev.upload(&[1.0f64; 48])?;
     let d = dev.upload(&[1i8; 48])?;
     let (mut out, mut wide, mut float) =
         (dev.zeroed::<u32>(8 * 48)?, dev.zeroed::<i64>(96)?, dev.zeroed::<f64>(48)?);
-    let err = WarpOps::new()
-        .launch(&dev, LaunchConfig::linear(1, 48), &a, &b, &c, &d, &mut out, &mut wide, &mut float)
-        .unwrap_err();
-    let Error::InvalidArgument { argument, reason } = &err else { panic!("expected InvalidArgument: {err}") };
-    assert_eq!(argument, "config");
-    assert!(reason.contains("multiple of 32") && reason.contains("48 threads"), "{reason}");
+    let result = WarpOps::new().launch(&dev, config, &a, &b, &c, &d, &mut out, &mut wide, &mut float);
+    assert_partial_warp_refused("warp_ops", result);
+
+    let x = dev.upload(&[1.0f32; 48])?;
+    let mut sums = dev.zeroed::<f32>(1)?;
+    assert_partial_warp_refused("block_sum", BlockSum::new(64).launch(&dev, config, &x, &mut sums));
+
+    let ints = dev.upload(&[1i32; 48])?;
+    let (mut warp, mut block, mut seen) =
+        (dev.zeroed::<i32>(144)?, dev.zeroed::<f64>(144)?, dev.zeroed::<u32>(48)?);
+    let result = Reductions::new().launch(&dev, config, &ints, &c, &mut warp, &mut block, &mut seen);
+    assert_partial_warp_refused("reductions", result);
     Ok(())
 }

@@ -5,6 +5,7 @@ fn k(x: &mut [u32]) {
     let n = 1u32;
     n = 2;
     x[0] = n;
+    x = x;
 }
 
 fn main() {}

@@ -1,6 +1,6 @@
 use ptx_dsl::prelude::*;
 
 #[ptx_kernel]
-fn k(flags: &[bool], out: &mut [usize]) {}
+fn k(flags: &[bool], out: &mut [usize], offsets: &[isize]) {}
 
 fn main() {}
