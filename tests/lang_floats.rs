@@ -196,7 +196,7 @@ fn path_calls(a: &[f32], b: &[f32], out: &mut [f32], bits: &mut [u32]) {
         out[3 * i + 1] = f32::mul_add(x, y, 0.5);
         out[3 * i + 2] = f32::clamp(x, -0.5, 0.25 + 0.25);
         bits[2 * i] = f32::is_sign_negative(y) as u32 + 2 * f32::is_finite(x) as u32;
-        bits[2 * i + 1] = f32::is_nan(x / y) as u32 + 2 * u32::min(i as u32, 7);
+        bits[2 * i + 1] = (if f32::is_nan(x / y) { 1 } else { 0 }) + 2 * u32::min(i as u32, 7);
     }
 }
 
@@ -205,7 +205,7 @@ fn path_calls_host(x: f32, y: f32, i: usize) -> ([f32; 3], [u32; 2]) {
         [f32::max(x, y), f32::mul_add(x, y, 0.5), f32::clamp(x, -0.5, 0.25 + 0.25)],
         [
             f32::is_sign_negative(y) as u32 + 2 * f32::is_finite(x) as u32,
-            f32::is_nan(x / y) as u32 + 2 * u32::min(i as u32, 7),
+            (if f32::is_nan(x / y) { 1 } else { 0 }) + 2 * u32::min(i as u32, 7),
         ],
     )
 }

@@ -30,6 +30,10 @@ pub fn everything(
     for k in 0..taps {
         acc += x[(i + k) % n] * (k as f32).exp2();
     }
+    #[unroll]
+    for k in taps..taps + taps.min(8) {
+        acc -= (k as f32).recip();
+    }
     acc %= 2.5;
     let mut j = 0usize;
     while j < 3 {
