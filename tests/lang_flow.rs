@@ -426,6 +426,122 @@ fn guards_that_prove_an_index_in_range_remove_its_check() -> ptx_dsl::runtime::R
     Ok(())
 }
 
+/// Guards that look like proofs but are not: every access below keeps its check.
+#[ptx_kernel]
+fn not_proven(x: &[f32], y: &mut [f32], k: &[i32], flag: &mut [u32]) {
+    let i = thread_idx().x;
+    // The arm does not leave, so nothing is known about `i` after it.
+    if i as usize >= x.len() {
+        flag[0] = 1;
+    }
+    y[i] = x[i];
+    // A mutable variable can change after its guard.
+    let mut j = i;
+    if (j as usize) < x.len() {
+        j += 2;
+        y[j] = x[j];
+    }
+    // A signed index below the length can still be negative.
+    let s = k[0];
+    if s < x.len() as i32 {
+        y[s] = x[s];
+    }
+}
+
+/// Kept out of rustfmt, which would add the `;` this kernel is about.
+#[rustfmt::skip]
+mod unformatted {
+    use ptx_dsl::prelude::*;
+
+    /// An early `return` written as the block's value (no `;`) proves what `return;` does.
+    #[ptx_kernel]
+    pub fn tail_return(x: &[f32], y: &mut [f32]) {
+        let i = thread_idx().x;
+        if i as usize >= x.len() || i as usize >= y.len() {
+            return
+        }
+        y[i] = x[i];
+    }
+}
+use unformatted::TailReturn;
+
+/// `tail_return` with `return;`: the same PTX, an early return being one conditional
+/// branch to the exit either way.
+#[ptx_kernel]
+fn semicolon_return(x: &[f32], y: &mut [f32]) {
+    let i = thread_idx().x;
+    if i as usize >= x.len() || i as usize >= y.len() {
+        return;
+    }
+    y[i] = x[i];
+}
+
+#[test]
+fn an_early_return_is_one_branch_with_or_without_its_semicolon() {
+    let instructions = |ptx: String| -> Vec<String> {
+        let ptx = ptx.replace("semicolon_return", "tail_return");
+        ptx.lines()
+            .filter(|l| !l.trim_start().starts_with("//") && !l.contains(".loc"))
+            .map(String::from)
+            .collect()
+    };
+    let tail = instructions(TailReturn::new().ptx());
+    assert_eq!(instructions(SemicolonReturn::new().ptx()), tail);
+    // One branch joins the `||`, the other is the return.
+    assert_eq!(tail.iter().filter(|l| l.contains("bra ")).count(), 2, "{tail:#?}");
+}
+
+#[test]
+fn guards_that_do_not_prove_keep_their_checks() -> ptx_dsl::runtime::Result<()> {
+    // All eight accesses of `not_proven` (`flag[0]`, `k[0]` and two per pair) are checked.
+    assert_eq!(NotProven::new().bounds_checks(), 8);
+    assert_eq!(TailReturn::new().bounds_checks(), 0);
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+    let (mut y, mut flag) = (dev.zeroed::<f32>(8)?, dev.zeroed::<u32>(1)?);
+    // A negative index passes `s < x.len() as i32` and is caught (at `x[s]`: Rust
+    // evaluates the assigned value before the place).
+    let k = dev.upload(&[-1i32])?;
+    let err =
+        NotProven::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut y, &k, &mut flag).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds { ref param, index: -1, .. } if param == "x"), "{err}");
+    // Threads past `x.len()` set the flag and are caught at `x[i]`.
+    let k = dev.upload(&[0i32])?;
+    let err =
+        NotProven::new().launch(&dev, LaunchConfig::linear(1, 6), &x, &mut y, &k, &mut flag).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds { ref param, len: 4, .. } if param == "x"), "{err}");
+    assert_eq!(flag.to_vec()?, [1]);
+    // `j + 2` past the end is caught (thread 2 reads `x[4]`).
+    let err =
+        NotProven::new().launch(&dev, LaunchConfig::linear(1, 3), &x, &mut y, &k, &mut flag).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds { ref param, index: 4, len: 4, .. } if param == "x"), "{err}");
+    let mut short = dev.zeroed::<f32>(2)?;
+    TailReturn::new().launch(&dev, LaunchConfig::linear(1, 8), &x, &mut short)?;
+    assert_eq!(short.to_vec()?, [1.0, 2.0]);
+    Ok(())
+}
+
+/// `x[i + 1]` with a `u32` index wraps like Rust's release-mode `u32` sum: at `u32::MAX`
+/// it reads `x[0]` (only 64-bit sums become address offsets, which an unchecked kernel
+/// folds into the access).
+#[ptx_kernel(unchecked)]
+fn wrapped_index(x: &[f32], out: &mut [f32], i: u32) {
+    out[0] = x[i + 1];
+}
+
+#[test]
+fn a_u32_index_sum_wraps_before_it_indexes() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 3.0])?;
+    let mut out = dev.zeroed::<f32>(1)?;
+    for (i, want) in [(u32::MAX, 1.0), (1, 3.0)] {
+        // SAFETY: `i + 1` wraps to 0 or is 2: in range of `x` (3 elements) either way.
+        unsafe { WrappedIndex::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out, i)? };
+        assert_eq!(out.to_vec()?, [want], "i = {i}");
+    }
+    Ok(())
+}
+
 #[ptx_kernel(unchecked)]
 fn copy_unchecked(x: &[f32], y: &mut [f32]) {
     let i = thread_idx().x;

@@ -7,7 +7,8 @@
     clippy::precedence,
     clippy::manual_checked_ops,
     clippy::needless_range_loop,
-    clippy::useless_conversion
+    clippy::useless_conversion,
+    clippy::unnecessary_cast
 )]
 
 mod common;
@@ -297,6 +298,37 @@ fn bitwise_operators_on_bools_match_plain_rust() -> ptx_dsl::runtime::Result<()>
         })
         .collect();
     assert_eq!(out.to_vec()?, want, "x = {x:?}");
+    Ok(())
+}
+
+/// Arithmetic on comptime values, computed while the kernel is built, wraps like the
+/// kernel's runtime arithmetic (Rust's release mode) where a debug build would panic.
+#[ptx_kernel]
+fn comptime_wrapping(out: &mut [u32], #[comptime] a: u32, #[comptime] b: u32) {
+    out[0] = a + b;
+    out[1] = a - b;
+    out[2] = a * b;
+    out[3] = a << b;
+    out[4] = a >> b;
+    out[5] = -(a as i32) as u32;
+}
+
+#[test]
+fn comptime_arithmetic_wraps_like_the_runtime() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    for (a, b) in [(u32::MAX, 2), (5, 7), (0x8000_0000, 33), (1, 0), (0, u32::MAX)] {
+        let mut out = dev.zeroed::<u32>(6)?;
+        ComptimeWrapping::new(a, b).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+        let want = [
+            a.wrapping_add(b),
+            a.wrapping_sub(b),
+            a.wrapping_mul(b),
+            a.wrapping_shl(b),
+            a.wrapping_shr(b),
+            (a as i32).wrapping_neg() as u32,
+        ];
+        assert_eq!(out.to_vec()?, want, "a = {a}, b = {b}");
+    }
     Ok(())
 }
 
