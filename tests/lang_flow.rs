@@ -491,11 +491,22 @@ fn an_early_return_is_one_branch_with_or_without_its_semicolon() {
     assert_eq!(tail.iter().filter(|l| l.contains("bra ")).count(), 2, "{tail:#?}");
 }
 
+/// Guards with the length on the left prove as well.
+#[ptx_kernel]
+fn length_on_the_left(x: &[f32], y: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if x.len() <= i || y.len() <= i {
+        return;
+    }
+    y[i] = x[i];
+}
+
 #[test]
 fn guards_that_do_not_prove_keep_their_checks() -> ptx_dsl::runtime::Result<()> {
     // All eight accesses of `not_proven` (`flag[0]`, `k[0]` and two per pair) are checked.
     assert_eq!(NotProven::new().bounds_checks(), 8);
     assert_eq!(TailReturn::new().bounds_checks(), 0);
+    assert_eq!(LengthOnTheLeft::new().bounds_checks(), 0);
     let dev = Device::sim();
     let x = dev.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
     let (mut y, mut flag) = (dev.zeroed::<f32>(8)?, dev.zeroed::<u32>(1)?);

@@ -238,7 +238,7 @@ fn literal_edges(a: &[i64], out: &mut [i64]) {
     out[6 * i] = x + b as i64;
     out[6 * i + 1] = x ^ h as i64;
     out[6 * i + 2] = x * w as i64;
-    out[6 * i + 3] = x - q;
+    out[6 * i + 3] = x.wrapping_sub(q);
     out[6 * i + 4] = x ^ !0u32 as i64 ^ (!0 as u8 as i64) << 40;
     out[6 * i + 5] = x & !5u8 as i64 | !7i16 as i64;
 }
@@ -304,21 +304,25 @@ fn bitwise_operators_on_bools_match_plain_rust() -> ptx_dsl::runtime::Result<()>
 /// Arithmetic on comptime values, computed while the kernel is built, wraps like the
 /// kernel's runtime arithmetic (Rust's release mode) where a debug build would panic.
 #[ptx_kernel]
-fn comptime_wrapping(out: &mut [u32], #[comptime] a: u32, #[comptime] b: u32) {
+fn comptime_wrapping(out: &mut [u32], #[comptime] a: u32, #[comptime] b: u32, #[comptime] c: i32) {
     out[0] = a + b;
     out[1] = a - b;
     out[2] = a * b;
     out[3] = a << b;
     out[4] = a >> b;
     out[5] = -(a as i32) as u32;
+    out[6] = c.abs() as u32;
+    out[7] = a.pow(b % 8);
+    out[8] = u32::max(a, b) - u32::min(a, b);
 }
 
 #[test]
 fn comptime_arithmetic_wraps_like_the_runtime() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
-    for (a, b) in [(u32::MAX, 2), (5, 7), (0x8000_0000, 33), (1, 0), (0, u32::MAX)] {
-        let mut out = dev.zeroed::<u32>(6)?;
-        ComptimeWrapping::new(a, b).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    for (a, b, c) in [(u32::MAX, 2, i32::MIN), (5, 7, -7), (0x8000_0000, 33, 5), (1, 0, 0), (0, u32::MAX, -1)]
+    {
+        let mut out = dev.zeroed::<u32>(9)?;
+        ComptimeWrapping::new(a, b, c).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
         let want = [
             a.wrapping_add(b),
             a.wrapping_sub(b),
@@ -326,8 +330,11 @@ fn comptime_arithmetic_wraps_like_the_runtime() -> ptx_dsl::runtime::Result<()> 
             a.wrapping_shl(b),
             a.wrapping_shr(b),
             (a as i32).wrapping_neg() as u32,
+            c.wrapping_abs() as u32,
+            a.wrapping_pow(b % 8),
+            u32::max(a, b) - u32::min(a, b),
         ];
-        assert_eq!(out.to_vec()?, want, "a = {a}, b = {b}");
+        assert_eq!(out.to_vec()?, want, "a = {a}, b = {b}, c = {c}");
     }
     Ok(())
 }

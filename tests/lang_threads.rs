@@ -637,6 +637,11 @@ fn sync_warp_orders_a_warps_shared_accesses_and_its_absence_is_a_race() -> ptx_d
     WarpExchange::new(true).launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out)?;
     let want: Vec<u32> = (0..64).map(|t| x[t / 32 * 32 + (t + 1) % 32] * 3).collect();
     assert_eq!(out.to_vec()?, want);
+    let ptx = WarpExchange::new(true).ptx();
+    let fences: Vec<&str> =
+        ptx.lines().map(str::trim).filter(|l| l.starts_with("fence") || l.starts_with("membar")).collect();
+    // One fence per scope, in source order: block, device, system.
+    assert_eq!(fences, ["membar.cta;", "membar.gl;", "membar.sys;"]);
     let err = WarpExchange::new(false).launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
     assert!(err.to_string().contains("shared-memory race in kernel `warp_exchange`"), "{err}");
     common::assert_assembles("warp_exchange", &WarpExchange::new(true));
