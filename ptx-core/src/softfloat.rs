@@ -414,12 +414,11 @@ fn isqrt(x: u128) -> u128 {
     if s == 0 {
         s = 1;
     }
+    // One integer Newton step from any positive guess lands at or above the root, so
+    // stepping down is all that is left.
     s = (s + x / s) / 2;
     while s * s > x {
         s -= 1;
-    }
-    while (s + 1) * (s + 1) <= x {
-        s += 1;
     }
     s
 }
@@ -654,6 +653,14 @@ mod tests {
     #[test]
     fn directed_rounding_edge_cases() {
         let b = |x: f32| x.to_bits() as u64;
+        // Exact square roots stay exact in every mode (no sticky bit below them).
+        for mode in [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp] {
+            for (x, r) in [(4.0f32, 2.0f32), (2.25, 1.5), (1.0, 1.0)] {
+                assert_eq!(sqrt(F32, b(x), mode), b(r), "sqrt {x:e} in {mode:?}");
+            }
+            let x = 6.25f64;
+            assert_eq!(sqrt(F64, x.to_bits(), mode), 2.5f64.to_bits(), "sqrt 6.25 in {mode:?}");
+        }
         // Overflow: rz/rm of a positive overflow gives MAX, rp gives inf.
         let max = b(f32::MAX);
         assert_eq!(add(F32, max, max, Rnd::Rz), max);
