@@ -128,6 +128,23 @@ const F32_EDGES: [f32; 16] = [
     8_388_609.0,
 ];
 
+/// Operand pairs: every pair of [`F32_EDGES`], then random pairs at four scales up to `len`.
+fn edge_and_random_pairs(rng: &mut Rng, len: usize) -> (Vec<f32>, Vec<f32>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &F32_EDGES {
+        for &y in &F32_EDGES {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    while a.len() < len {
+        let scale = [1.0f32, 10.0, 1e6, 1e-30][rng.next() as usize % 4];
+        a.push(rng.signed_f32() * scale);
+        b.push(rng.signed_f32() * scale);
+    }
+    (a, b)
+}
+
 /// Same bits, with every NaN treated alike (Rust does not specify NaN payloads or signs).
 fn same(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
@@ -136,20 +153,7 @@ fn same(a: f32, b: f32) -> bool {
 #[test]
 fn ieee_exact_f32_operations_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
-    let mut rng = Rng::fresh("f32_exact");
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    for &x in &F32_EDGES {
-        for &y in &F32_EDGES {
-            a.push(x);
-            b.push(y);
-        }
-    }
-    while a.len() < 600 {
-        let scale = [1.0f32, 10.0, 1e6, 1e-30][rng.next() as usize % 4];
-        a.push(rng.signed_f32() * scale);
-        b.push(rng.signed_f32() * scale);
-    }
+    let (a, b) = edge_and_random_pairs(&mut Rng::fresh("f32_exact"), 600);
     let n = a.len();
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut out: DeviceBuffer<f32> = dev.zeroed(n * F32_SLOTS)?;
@@ -213,18 +217,7 @@ fn path_calls_host(x: f32, y: f32, i: usize) -> ([f32; 3], [u32; 2]) {
 #[test]
 fn methods_called_through_the_type_path_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
-    let mut rng = Rng::fresh("path_calls");
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for &x in &F32_EDGES {
-        for &y in &F32_EDGES {
-            a.push(x);
-            b.push(y);
-        }
-    }
-    while a.len() < 400 {
-        a.push(rng.signed_f32() * 100.0);
-        b.push(rng.signed_f32() * 100.0);
-    }
+    let (a, b) = edge_and_random_pairs(&mut Rng::fresh("path_calls"), 400);
     let n = a.len();
     let (ad, bd) = (dev.upload(&a)?, dev.upload(&b)?);
     let (mut out, mut bits) = (dev.zeroed::<f32>(3 * n)?, dev.zeroed::<u32>(2 * n)?);
