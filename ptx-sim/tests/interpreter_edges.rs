@@ -1030,22 +1030,17 @@ fn modifiers_and_carry_chains() {
 #[test]
 fn dot_products_of_bytes_and_halves() {
     let (a, b, c) = (0x0102_feffu32, 0x807f_03ffu32, 1000u32);
-    let byte = |v: u32, i: u32, signed: bool| {
-        let x = (v >> (8 * i)) & 0xff;
+    // Field `i` of `bits` bits of `v`, sign-extended when `signed`.
+    let field = |v: u32, bits: u32, i: u32, signed: bool| {
+        let x = (v >> (bits * i)) & ((1 << bits) - 1);
         if signed {
-            x as u8 as i8 as i64
+            (x << (32 - bits)) as i32 as i64 >> (32 - bits)
         } else {
             x as i64
         }
     };
-    let half = |v: u32, i: u32, signed: bool| {
-        let x = (v >> (16 * i)) & 0xffff;
-        if signed {
-            x as u16 as i16 as i64
-        } else {
-            x as i64
-        }
-    };
+    let byte = |v, i, signed| field(v, 8, i, signed);
+    let half = |v, i, signed| field(v, 16, i, signed);
     let mut body = format!("\tmov.b32 \t%r8, {a:#x};\n\tmov.b32 \t%r9, {b:#x};\n\tmov.b32 \t%r10, {c};\n");
     let mut want = Vec::new();
     let types = [("u32", false), ("s32", true)];
