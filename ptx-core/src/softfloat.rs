@@ -407,20 +407,21 @@ pub fn abs(f: Fmt, a: u64) -> u64 {
 }
 
 fn isqrt(x: u128) -> u128 {
-    if x == 0 {
-        return 0;
+    // Digit by digit, one root bit per step from the top (root bit 63, whose square is bit
+    // 126): a fixed 64 steps, exact for every input.
+    let mut rest = x;
+    let mut root = 0u128;
+    let mut square_bit = 1u128 << 126;
+    while square_bit != 0 {
+        if rest >= root + square_bit {
+            rest -= root + square_bit;
+            root = (root >> 1) + square_bit;
+        } else {
+            root >>= 1;
+        }
+        square_bit >>= 2;
     }
-    let mut s = (x as f64).sqrt() as u128;
-    if s == 0 {
-        s = 1;
-    }
-    // One integer Newton step from any positive guess lands at or above the root, so
-    // stepping down is all that is left.
-    s = (s + x / s) / 2;
-    while s * s > x {
-        s -= 1;
-    }
-    s
+    root
 }
 
 /// `sqrt(a)` rounded with `mode`; negative nonzero inputs give NaN, `sqrt(-0) = -0`.
@@ -647,6 +648,28 @@ mod tests {
                     "sqrt {ax:e} {mode:?}"
                 );
             }
+        }
+    }
+
+    /// `isqrt` is the floor of the square root: checked by its defining inequality on every
+    /// small input, on perfect squares and their neighbours up to the largest root a
+    /// significand can give, and on random wide inputs.
+    #[test]
+    fn isqrt_is_the_floor_of_the_square_root() {
+        let check = |x: u128| {
+            let r = isqrt(x);
+            assert!(r * r <= x && (r + 1) * (r + 1) > x, "isqrt({x}) = {r}");
+        };
+        (0..70_000).for_each(check);
+        for root in [1u128, 2, 3, (1 << 32) - 1, 1 << 40, (1 << 61) - 1, 1 << 61] {
+            let square = root * root;
+            assert_eq!(isqrt(square), root, "isqrt of {root} squared");
+            check(square - 1);
+            check(square + 1);
+        }
+        let mut r = Rng::fresh("softfloat_isqrt");
+        for _ in 0..20_000 {
+            check(((r.next() as u128) << 64 | r.next() as u128) >> (r.next() % 70 + 6));
         }
     }
 
