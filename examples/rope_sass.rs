@@ -11,7 +11,10 @@
 //! ptxas comes from `scripts/install-ptxas.sh` (or `PTXAS`). The CUDA C kernels do what
 //! `ptx_dsl::rope::Rope`'s f32 half-split out-of-place forward kernel does (one thread per
 //! token and pair, the sine and cosine reused over every q and k head, the tail copied), with
-//! the angle `pos · inv_freq` in f32 and CUDA's accurate `sincosf` or fast `__sincosf`.
+//! the angle `pos · inv_freq` in f32 and CUDA's accurate `sincosf` or fast `__sincosf`; the
+//! `float4` versions do what the vectorised kernel `rope_f32_v4` does (four pairs per
+//! thread, 16-byte loads and stores, views with an offset and a row stride, the `scale`
+//! factor).
 
 #[path = "sass/mod.rs"]
 mod sass;
@@ -48,6 +51,50 @@ extern "C" __global__ void rope_cuda(const float* q, const float* k, float* q_ou
 }
 "#;
 
+/// The CUDA C version of the vectorised kernel (`rope_f32_v4`, half-split, out of place);
+/// `SINCOS` as in [`CUDA_C`], `UNROLL` empty (NVRTC's choice: it unrolls the head loop) or
+/// a pragma keeping the head loop rolled, as ours is.
+const CUDA_C_V4: &str = r#"
+#define HEAD_DIM 128u
+#define ROTARY_DIM 128u
+#define HALF (ROTARY_DIM / 2)
+
+__device__ __forceinline__ void rotate_heads(const float* x, size_t offset, size_t stride, unsigned heads,
+                                             float* y, size_t y_offset, size_t y_stride, unsigned token,
+                                             unsigned ia, const float* s, const float* c) {
+    UNROLL for (unsigned h = 0; h < heads; ++h) {
+        size_t src = offset + token * stride + (size_t)h * HEAD_DIM;
+        size_t dst = y_offset + token * y_stride + (size_t)h * HEAD_DIM;
+        float4 a = *(const float4*)(x + src + ia), b = *(const float4*)(x + src + ia + HALF);
+        *(float4*)(y + dst + ia) = make_float4(a.x * c[0] - b.x * s[0], a.y * c[1] - b.y * s[1],
+                                               a.z * c[2] - b.z * s[2], a.w * c[3] - b.w * s[3]);
+        *(float4*)(y + dst + ia + HALF) = make_float4(a.x * s[0] + b.x * c[0], a.y * s[1] + b.y * c[1],
+                                                      a.z * s[2] + b.z * c[2], a.w * s[3] + b.w * c[3]);
+        if (ROTARY_DIM < HEAD_DIM)
+            for (unsigned d = ROTARY_DIM + ia; d < HEAD_DIM; d += HALF)
+                *(float4*)(y + dst + d) = *(const float4*)(x + src + d);
+    }
+}
+
+extern "C" __global__ void rope_cuda_v4(const float* q, size_t q_offset, size_t q_stride, unsigned q_heads,
+                                        const float* k, size_t k_offset, size_t k_stride, unsigned k_heads,
+                                        float* q_out, size_t q_out_offset, size_t q_out_stride,
+                                        float* k_out, size_t k_out_offset, size_t k_out_stride,
+                                        const unsigned* positions, const float* inv_freq, unsigned tokens,
+                                        float scale) {
+    unsigned chunk = threadIdx.x, token = blockIdx.x * blockDim.y + threadIdx.y;
+    if (token >= tokens || chunk >= HALF / 4) return;
+    float p = (float)positions[token], s[4], c[4];
+    for (int j = 0; j < 4; ++j) {
+        SINCOS(p * inv_freq[chunk * 4 + j], &s[j], &c[j]);
+        s[j] *= scale;
+        c[j] *= scale;
+    }
+    rotate_heads(q, q_offset, q_stride, q_heads, q_out, q_out_offset, q_out_stride, token, chunk * 4, s, c);
+    rotate_heads(k, k_offset, k_stride, k_heads, k_out, k_out_offset, k_out_stride, token, chunk * 4, s, c);
+}
+"#;
+
 fn main() -> std::process::ExitCode {
     let mut rows: Vec<(String, Result<String, String>)> = Vec::new();
     for (dtype, layout) in
@@ -67,5 +114,11 @@ fn main() -> std::process::ExitCode {
     ));
     rows.push(("CUDA C, accurate sincosf".into(), sass::nvrtc_ptx(&CUDA_C.replace("SINCOS", "sincosf"))));
     rows.push(("CUDA C, fast __sincosf".into(), sass::nvrtc_ptx(&CUDA_C.replace("SINCOS", "__sincosf"))));
+    for (unroll, note) in [("", ""), ("_Pragma(\"unroll 1\")", ", rolled")] {
+        for (sincos, which) in [("sincosf", "accurate sincosf"), ("__sincosf", "fast __sincosf")] {
+            let source = CUDA_C_V4.replace("SINCOS", sincos).replace("UNROLL", unroll);
+            rows.push((format!("CUDA C float4{note}, {which}"), sass::nvrtc_ptx(&source)));
+        }
+    }
     sass::print_table("kernel (sm_90, head_dim 128)", rows)
 }
