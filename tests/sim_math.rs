@@ -182,6 +182,63 @@ fn accurate_sine_meets_its_bound_on_a_million_points_in_the_simulator() {
     assert!(max_sin <= 2f64.powi(-22) && max_cos <= 2f64.powi(-22), "sin {max_sin:e}, cos {max_cos:e}");
 }
 
+/// `2π·(x − rint(x))`: an angle the builder proves below π in magnitude (a fraction of a
+/// turn, as the RoPE kernels form it), so the sine leaves out its large-argument path and
+/// its infinity check.
+fn angle_of_a_turn(b: &mut KernelBuilder, x: Val<F32>) -> Val<F32> {
+    let whole: Val<F32> = b.cvt(x, Some(ptx_dsl::core::CvtRound::Rni), false);
+    let fraction = b.sub(x, whole);
+    b.mul(fraction, std::f32::consts::TAU)
+}
+
+const SINE_OF_A_TURN: [(&str, Routine<F32>); 2] = [
+    ("sin of a turn", |b, x| {
+        let angle = angle_of_a_turn(b, x);
+        math::sin(b, angle)
+    }),
+    ("cos of a turn", |b, x| {
+        let angle = angle_of_a_turn(b, x);
+        math::cos(b, angle)
+    }),
+];
+
+/// `|got − want|` in units of the last place of `want` rounded to f32.
+fn ulps(got: f32, want: f64) -> f64 {
+    let want32 = (want as f32).abs();
+    let ulp = f32::from_bits(want32.to_bits() + 1) - want32;
+    (got as f64 - want).abs() / ulp as f64
+}
+
+#[test]
+fn sine_of_a_proven_small_angle_meets_its_bound_and_keeps_nan() {
+    let mut rng = Rng::fresh("sine_of_a_turn");
+    // Turns up to 2^12 in both signs (every fraction of a turn, ties at ±½ included), then
+    // zeros, quarter turns, a value with no fraction, and what must give NaN.
+    let mut x: Vec<f32> = (0..200_000).map(|_| ((rng.unit() * 2.0 - 1.0) * 4096.0) as f32).collect();
+    x.extend([0.0, -0.0, 0.5, -0.5, 1.5, 0.25, -0.75, 1e-30, 1e30]);
+    let nans = [f32::NAN, f32::from_bits(0xffa0_0001), f32::INFINITY, f32::NEG_INFINITY];
+    x.extend(nans);
+    let outs = run(&x, &SINE_OF_A_TURN);
+    for (i, &xi) in x.iter().enumerate() {
+        // The same f32 operations as the kernel's.
+        let angle = (xi - xi.round_ties_even()) * std::f32::consts::TAU;
+        let (sin, cos) = (outs[0][i], outs[1][i]);
+        if angle.is_nan() {
+            // The routines' one NaN (math_accuracy.rs: every NaN result is canonical).
+            assert!(
+                sin.to_bits() == 0x7fff_ffff && cos.to_bits() == 0x7fff_ffff,
+                "x = {xi:e}: {sin:e} {cos:e}"
+            );
+            continue;
+        }
+        // math::sin_cos's documented bound: 2 ulp of the exact sine and cosine of its
+        // f32 argument (the f64 functions are far closer than that to the exact values).
+        let (want_sin, want_cos) = (angle as f64).sin_cos();
+        assert!(ulps(sin, want_sin) <= 2.0, "sin({angle:e}) of x = {xi:e}: {sin:e}, want {want_sin:e}");
+        assert!(ulps(cos, want_cos) <= 2.0, "cos({angle:e}) of x = {xi:e}: {cos:e}, want {want_cos:e}");
+    }
+}
+
 /// out[i] = f16(2 · f32(x[i])): f16 data stored as u16 bits, converted in the kernel.
 struct DoubleHalf;
 

@@ -3,7 +3,7 @@
 //! the verifier rejecting a kernel that writes a register a bound rested on.
 
 use ptx_core::builder::{KernelBuilder, Val};
-use ptx_core::ir::{CvtRound, Instr};
+use ptx_core::ir::{CvtRound, Instr, Operand};
 use ptx_core::verify::verify;
 use ptx_core::{math, VerifyErrorKind, F32};
 
@@ -80,6 +80,17 @@ fn the_sine_of_a_fraction_of_a_turn_has_no_large_argument_path() {
     assert!(branches(&general) > 0, "the general sine branches to Payne–Hanek");
     assert_eq!(branches(&reduced), 0, "the sine of a fraction of a turn cannot need it");
     assert!(reduced.instruction_count() + 50 < general.instruction_count());
+    // Nor can it be infinite: only the general sine compares its argument with infinity.
+    let infinity_checks = |ir: &ptx_core::KernelIr| {
+        let infinity = f32::INFINITY.to_bits() as u64;
+        let is_infinity = |op: &Operand| matches!(op, Operand::Imm(imm) if imm.bits == infinity);
+        ir.body
+            .iter()
+            .filter(|i| matches!(i, Instr::Setp { a, b, .. } if is_infinity(a) || is_infinity(b)))
+            .count()
+    };
+    assert_eq!(infinity_checks(&general), 1);
+    assert_eq!(infinity_checks(&reduced), 0);
 }
 
 #[test]

@@ -109,9 +109,14 @@ pub fn sin_cos(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> (Val<F32>, Val<
     let c = b.fma(cq, r2, 1.0f32);
 
     let (sin, cos) = place_in_quadrant(b, q, s, c);
-    // sin(±0) is ±0 (the reduction loses the sign of a zero); ±∞ and NaN give NaN.
+    // sin(±0) is ±0 (the reduction loses the sign of a zero).
     let zero = b.setp(Cmp::Eq, x, 0.0f32);
     let sin = b.selp(zero, x, sin);
+    // ±∞ gives NaN. An argument with a finite proven bound is finite, and a NaN one gives
+    // NaN without help (it reaches `r`, and from there both polynomials).
+    if b.magnitude_bound(x).is_some_and(f32::is_finite) {
+        return (sin, cos);
+    }
     let not_finite = b.setp(Cmp::Geu, ax, f32::INFINITY);
     let sin = b.selp(not_finite, NAN, sin);
     let cos = b.selp(not_finite, NAN, cos);
@@ -204,12 +209,15 @@ fn small_reduction(b: &mut KernelBuilder, x: Val<F32>) -> (Val<F32>, Val<U32>) {
     let r = b.fma(k, -PI_2_C1, x);
     let r = b.fma(k, -PI_2_C2, r);
     let r = b.fma(k, -PI_2_C3, r);
-    // q = k mod 4, exact in f32: k − 4·floor(k/4).
-    let quarter = b.mul(k, 0.25f32);
-    let floor_quarter: Val<F32> = b.cvt(quarter, Some(CvtRound::Rmi), false);
-    let kq = b.fma(floor_quarter, -4.0f32, k);
-    let q: Val<U32> = b.cvt(kq, Some(CvtRound::Rzi), false);
-    (r, q)
+    (r, quadrant(b, k))
+}
+
+/// `k mod 4` for a whole number `k` below 2^19 in magnitude (a NaN gives 0): two's
+/// complement keeps `k`'s residue in its low bits.
+fn quadrant<T: FloatTy>(b: &mut KernelBuilder, k: Val<T>) -> Val<U32> {
+    let k: Val<S32> = b.cvt(k, Some(CvtRound::Rzi), false);
+    let k = b.bitcast::<U32, S32>(k);
+    b.and(k, 3u32)
 }
 
 /// π/2 split into two f64 parts for Cody–Waite reduction in f64: the first has 33
@@ -229,11 +237,7 @@ fn small_reduction_wide(b: &mut KernelBuilder, x: Val<F32>) -> (Val<F64>, Val<U3
     let k: Val<F64> = b.cvt(t, Some(CvtRound::Rni), false);
     let r = b.fma(k, -PI_2_D1, xd);
     let r = b.fma(k, -PI_2_D2, r);
-    // q = k mod 4: |k| < 2^19, and two's complement keeps k's residue in its low bits.
-    let k: Val<S32> = b.cvt(k, Some(CvtRound::Rzi), false);
-    let k = b.bitcast::<U32, S32>(k);
-    let q = b.and(k, 3u32);
-    (r, q)
+    (r, quadrant(b, k))
 }
 
 /// The reduction for |x| ≥ 2^19 (Payne–Hanek on |x|), with the sign of `x` applied:
