@@ -92,13 +92,21 @@ for entry in "${FILES[@]}"; do
   out="mutants.out/${file//\//_}"
   mkdir -p "$out"
   echo "== $file (tests: $packages $tests)"
+  # Results older than this run (cargo-mutants writes none when it finds no mutant, e.g.
+  # with --in-diff) must not be reported as this run's.
+  started="$out/.started"
+  touch "$started"
   # Exit status 2 means "some mutants were missed": report, do not stop.
   cargo mutants --workspace --file "$file" --jobs 2 \
     --output "$out" "${in_diff[@]}" "${extra[@]}" "${test_args[@]}" || {
     rc=$?
     [[ $rc == 2 || $rc == 3 ]]
   }
+  if [[ ! "$out/mutants.out/outcomes.json" -nt "$started" ]]; then
+    echo "  no mutants to test"
+    continue
+  fi
   for kind in caught missed unviable timeout; do
-    printf '  %-9s %s\n' "$kind" "$(wc -l <"$out/mutants.out/$kind.txt" 2>/dev/null || echo 0)"
+    printf '  %-9s %s\n' "$kind" "$(wc -l <"$out/mutants.out/$kind.txt")"
   done
 done
