@@ -269,7 +269,8 @@ impl fmt::Display for VerifyError {
             }
             VerifyErrorKind::AssumptionBroken { reg } => write!(
                 f,
-                "`{reg}` is written again, but the code built after its first definition relied on                  that value's range"
+                "`{reg}` must be written exactly once: the code built after its definition relied on \
+                 that value's range"
             ),
         }
     }
@@ -305,27 +306,50 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
 
 /// Each register in [`KernelIr::assumptions`] is written exactly once in the whole body.
 fn check_assumptions(k: &KernelIr) -> Result<(), VerifyError> {
-    for &reg in &k.assumptions {
-        let mut writes = k.body.iter().enumerate().filter(|(_, instr)| {
-            let mut hit = false;
-            instr.visit_defs(|r| hit |= r == reg);
-            hit
-        });
-        let broken = |i: Option<usize>| {
-            let kind =
-                VerifyErrorKind::AssumptionBroken { reg: format!("%{}{}", reg.ty.reg_prefix(), reg.index) };
-            match i {
-                Some(i) => error_at(k, i, Rule::AssumptionWrittenOnce, kind),
-                None => kernel_error(k, Rule::AssumptionWrittenOnce, kind),
+    // One walk of the body finds, for each assumed register, the first two instructions
+    // that write it.
+    let mut writes = vec![AssumedWrites::default(); k.assumptions.len()];
+    for (i, instr) in k.body.iter().enumerate() {
+        instr.visit_defs(|r| {
+            for (_, w) in k.assumptions.iter().zip(&mut writes).filter(|(&a, _)| a == r) {
+                w.note(i);
             }
-        };
-        match (writes.next(), writes.next()) {
-            (Some(_), None) => {}
-            (None, _) => return Err(broken(None)),
-            (Some(_), Some((second, _))) => return Err(broken(Some(second))),
+        });
+    }
+    for (&reg, w) in k.assumptions.iter().zip(&writes) {
+        let kind =
+            || VerifyErrorKind::AssumptionBroken { reg: format!("%{}{}", reg.ty.reg_prefix(), reg.index) };
+        match *w {
+            AssumedWrites { first: None, .. } => {
+                return Err(kernel_error(k, Rule::AssumptionWrittenOnce, kind()));
+            }
+            AssumedWrites { second: Some(second), .. } => {
+                return Err(error_at(k, second, Rule::AssumptionWrittenOnce, kind()));
+            }
+            AssumedWrites { .. } => {}
         }
     }
     Ok(())
+}
+
+/// The first two instructions writing one assumed register, as [`check_assumptions`] walks
+/// the body.
+#[derive(Clone, Copy, Default)]
+struct AssumedWrites {
+    first: Option<usize>,
+    second: Option<usize>,
+}
+
+impl AssumedWrites {
+    /// Notes that instruction `i` writes the register (an instruction writing it twice is
+    /// one write).
+    fn note(&mut self, i: usize) {
+        match self.first {
+            None => self.first = Some(i),
+            Some(first) if first != i && self.second.is_none() => self.second = Some(i),
+            Some(_) => {}
+        }
+    }
 }
 
 /// Rejects registers of the memory-only byte types, which PTX code cannot compute with.

@@ -413,3 +413,41 @@ fn each_atomic_operation_takes_the_types_ptx_defines() {
         }
     }
 }
+
+/// An assumption (a register a proven bound rests on) written more than once is reported
+/// at its second write; a vector load naming the register twice is one write.
+#[test]
+fn an_assumed_register_written_again_is_named_at_its_second_write() {
+    use ptx_core::ir::{AddrBase, Address, RegList, Space};
+    let build = |movs: usize, loads: usize| {
+        let mut b = KernelBuilder::new("k");
+        let p = b.global_pointer("p");
+        let r = b.raw_reg(PtxType::U32);
+        for _ in 0..loads {
+            b.push(Instr::Ld {
+                guard: None,
+                space: Space::Global,
+                ty: PtxType::U32,
+                dsts: RegList::new(&[r, r]).expect("two"),
+                addr: Address { base: AddrBase::Reg(p.raw()), offset: 0 },
+            });
+        }
+        for _ in 0..movs {
+            b.push(Instr::Mov { ty: PtxType::U32, dst: r, src: Operand::Imm(Imm::new(PtxType::U32, 7)) });
+        }
+        b.ret();
+        let mut ir = b.finish();
+        ir.assumptions.push(r);
+        ir
+    };
+    verify(&build(1, 0)).expect("one write keeps the assumption");
+    verify(&build(0, 1)).expect("one load writing the register twice is one write");
+    // The body starts with the parameter's load and conversion: the writes are
+    // instructions 2, 3 and 4; none at all is a kernel-wide error.
+    for (movs, loads, second) in [(3, 0, Some(3)), (1, 1, Some(3)), (0, 0, None)] {
+        let e = verify(&build(movs, loads)).expect_err("the assumption is broken");
+        assert!(matches!(e.kind, VerifyErrorKind::AssumptionBroken { .. }), "{e}");
+        assert_eq!(e.index, second, "{movs} movs, {loads} loads: {e}");
+        assert!(e.to_string().contains("`%r0` must be written exactly once: the code built after its definition relied on that value's range"), "{e}");
+    }
+}
