@@ -212,12 +212,12 @@ fn ulps(got: f32, want: f64) -> f64 {
 #[test]
 fn sine_of_a_proven_small_angle_meets_its_bound_and_keeps_nan() {
     let mut rng = Rng::fresh("sine_of_a_turn");
-    // Turns up to 2^12 in both signs (every fraction of a turn, ties at ±½ included), then
-    // zeros, quarter turns, a value with no fraction, and what must give NaN.
+    // Turns up to 2^12 in both signs (fractions of a turn all over [−½, ½]), then zeros,
+    // the ties ±½ and 1.5, quarter turns, values with nothing or next to nothing after the
+    // point, and what must give NaN.
     let mut x: Vec<f32> = (0..200_000).map(|_| ((rng.unit() * 2.0 - 1.0) * 4096.0) as f32).collect();
     x.extend([0.0, -0.0, 0.5, -0.5, 1.5, 0.25, -0.75, 1e-30, 1e30]);
-    let nans = [f32::NAN, f32::from_bits(0xffa0_0001), f32::INFINITY, f32::NEG_INFINITY];
-    x.extend(nans);
+    x.extend([f32::NAN, f32::from_bits(0xffa0_0001), f32::INFINITY, f32::NEG_INFINITY]);
     let outs = run(&x, &SINE_OF_A_TURN);
     for (i, &xi) in x.iter().enumerate() {
         // The same f32 operations as the kernel's.
