@@ -7,6 +7,7 @@ use ptx_dsl::core::types::{MemTy, Ty};
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceScalar, KernelArg, LaunchConfig};
 use ptx_tools::rng::Rng;
+use ptx_tools::ulp;
 
 /// A routine under test: emits it on a register, or evaluates it on an immediate.
 type Routine<T> = fn(&mut KernelBuilder, Val<T>) -> Val<T>;
@@ -202,13 +203,6 @@ const SINE_OF_A_TURN: [(&str, Routine<F32>); 2] = [
     }),
 ];
 
-/// `|got − want|` in units of the last place of `want` rounded to f32.
-fn ulps(got: f32, want: f64) -> f64 {
-    let want32 = (want as f32).abs();
-    let ulp = f32::from_bits(want32.to_bits() + 1) - want32;
-    (got as f64 - want).abs() / ulp as f64
-}
-
 #[test]
 fn sine_of_a_proven_small_angle_meets_its_bound_and_keeps_nan() {
     let mut rng = Rng::fresh("sine_of_a_turn");
@@ -234,8 +228,14 @@ fn sine_of_a_proven_small_angle_meets_its_bound_and_keeps_nan() {
         // math::sin_cos's documented bound: 2 ulp of the exact sine and cosine of its
         // f32 argument (the f64 functions are far closer than that to the exact values).
         let (want_sin, want_cos) = (angle as f64).sin_cos();
-        assert!(ulps(sin, want_sin) <= 2.0, "sin({angle:e}) of x = {xi:e}: {sin:e}, want {want_sin:e}");
-        assert!(ulps(cos, want_cos) <= 2.0, "cos({angle:e}) of x = {xi:e}: {cos:e}, want {want_cos:e}");
+        assert!(
+            ulp::error_f32(sin, want_sin) <= 2.0,
+            "sin({angle:e}) of x = {xi:e}: {sin:e}, want {want_sin:e}"
+        );
+        assert!(
+            ulp::error_f32(cos, want_cos) <= 2.0,
+            "cos({angle:e}) of x = {xi:e}: {cos:e}, want {want_cos:e}"
+        );
     }
 }
 

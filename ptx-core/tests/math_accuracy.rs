@@ -6,30 +6,13 @@
 use ptx_core::builder::{KernelBuilder, Val};
 use ptx_core::{math, F32};
 use ptx_tools::rng::Rng;
+use ptx_tools::ulp;
 
 /// Evaluates a routine on an immediate; asserts that nothing was emitted (fully folded).
 fn run1(f: impl Fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, b: &mut KernelBuilder, x: f32) -> f32 {
     let r = f(b, Val::Imm(x));
     assert!(b.body().is_empty(), "routine did not fold on an immediate");
     r.as_imm().expect("folded")
-}
-
-fn ulp_error(got: f32, want: f64) -> f64 {
-    // Beyond f32's range the right answer is the infinity `want` rounds to.
-    if (want as f32).is_infinite() || got.is_infinite() {
-        return if got == want as f32 { 0.0 } else { f64::INFINITY };
-    }
-    if want == 0.0 {
-        return (got as f64).abs() / f32::from_bits(1) as f64;
-    }
-    let want32 = want as f32;
-    let ulp = if want32.is_finite() && want32 != 0.0 {
-        let next = f32::from_bits(want32.abs().to_bits() + 1);
-        (next - want32.abs()) as f64
-    } else {
-        f32::from_bits(1) as f64
-    };
-    ((got as f64) - want).abs() / ulp
 }
 
 #[test]
@@ -92,7 +75,7 @@ fn check_ulps(
             );
             continue;
         }
-        let e = ulp_error(got, want);
+        let e = ulp::error_f32(got, want);
         if e > worst.0 {
             worst = (e, x);
         }
@@ -174,7 +157,7 @@ fn powf_within_1_ulp_for_finite_pairs() {
         }
         let got = math::powf(&mut b, x, y).as_imm().expect("folded");
         let want = (x as f64).powf(y as f64);
-        let e = ulp_error(got, want);
+        let e = ulp::error_f32(got, want);
         if e > worst.0 {
             worst = (e, x, y);
         }
@@ -216,7 +199,7 @@ fn sin_cos_within_2_ulp_over_the_whole_f32_range() {
         let (s, c) = (s.as_imm().unwrap(), c.as_imm().unwrap());
         assert!((-1.0..=1.0).contains(&s) && (-1.0..=1.0).contains(&c), "sin/cos({x:e}) = {s}, {c}");
         for (got, want, name) in [(s, (x as f64).sin(), "sin"), (c, (x as f64).cos(), "cos")] {
-            let e = ulp_error(got, want);
+            let e = ulp::error_f32(got, want);
             if e > worst.0 {
                 worst = (e, x, name);
             }
@@ -245,8 +228,8 @@ fn sin_cos_within_2_ulp_over_the_whole_f32_range() {
     // Signs of zero and non-finite inputs as Rust gives them.
     for x in [0.0f32, -0.0, f32::MIN_POSITIVE, -1e-40, f32::MAX, f32::MIN] {
         let (s, c) = (run1(math::sin, &mut b, x), run1(math::cos, &mut b, x));
-        assert!(ulp_error(s, (x as f64).sin()) <= 2.0, "sin({x:e}) = {s}");
-        assert!(ulp_error(c, (x as f64).cos()) <= 2.0, "cos({x:e}) = {c}");
+        assert!(ulp::error_f32(s, (x as f64).sin()) <= 2.0, "sin({x:e}) = {s}");
+        assert!(ulp::error_f32(c, (x as f64).cos()) <= 2.0, "cos({x:e}) = {c}");
     }
     assert_eq!(run1(math::sin, &mut b, -0.0).to_bits(), (-0.0f32).to_bits());
     for x in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
@@ -292,7 +275,7 @@ fn powf_special_cases_are_rusts() {
                 assert!(same, "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}");
             } else {
                 let exact = (x as f64).powf(y as f64);
-                assert!(ulp_error(got, exact) <= 1.0, "powf({x:e}, {y:e}) = {got:e}, exact {exact:e}");
+                assert!(ulp::error_f32(got, exact) <= 1.0, "powf({x:e}, {y:e}) = {got:e}, exact {exact:e}");
             }
         }
     }
@@ -367,7 +350,7 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
         loop {
             let x = f32::from_bits(bits);
             if x.is_finite() && !(name == "ln_1p" && x <= -1.0) {
-                let e = ulp_error(run1(f, &mut b, x), wide(x as f64));
+                let e = ulp::error_f32(run1(f, &mut b, x), wide(x as f64));
                 if e > worst.0 {
                     worst = (e, x);
                 }
@@ -382,7 +365,10 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
         for x in specials {
             let (got, want) = (run1(f, &mut b, x), rust(x));
             let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
-            assert!(same || ulp_error(got, wide(x as f64)) <= 1.0, "{name}({x:e}) = {got:e}, Rust {want:e}");
+            assert!(
+                same || ulp::error_f32(got, wide(x as f64)) <= 1.0,
+                "{name}({x:e}) = {got:e}, Rust {want:e}"
+            );
             if want == 0.0 || want.is_infinite() || want.is_nan() {
                 assert!(same, "{name}({x:e}) = {got:e}, Rust {want:e}");
             }
@@ -396,7 +382,7 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
             let want = x.hypot(y);
             let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
             assert!(
-                same || ulp_error(got, (x as f64).hypot(y as f64)) <= 1.0,
+                same || ulp::error_f32(got, (x as f64).hypot(y as f64)) <= 1.0,
                 "hypot({x:e}, {y:e}) = {got:e}, Rust {want:e}"
             );
         }
@@ -424,7 +410,7 @@ fn tan_and_inverse_trigonometry_within_their_bounds() {
         loop {
             let x = f32::from_bits(bits);
             if x.is_finite() {
-                let e = ulp_error(run1(f, &mut b, x), wide(x as f64));
+                let e = ulp::error_f32(run1(f, &mut b, x), wide(x as f64));
                 if e > worst.0 {
                     worst = (e, x);
                 }
@@ -440,7 +426,7 @@ fn tan_and_inverse_trigonometry_within_their_bounds() {
             let (got, want) = (run1(f, &mut b, x), rust(x));
             let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
             assert!(
-                same || ulp_error(got, wide(x as f64)) <= bound,
+                same || ulp::error_f32(got, wide(x as f64)) <= bound,
                 "{name}({x:e}) = {got:e}, Rust {want:e}"
             );
             if want == 0.0 || want.is_nan() {
@@ -454,7 +440,7 @@ fn tan_and_inverse_trigonometry_within_their_bounds() {
             let got = math::atan2(&mut b, y, x).as_imm().expect("folded");
             let want = y.atan2(x);
             let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
-            let close = ulp_error(got, (y as f64).atan2(x as f64)) <= 1.0
+            let close = ulp::error_f32(got, (y as f64).atan2(x as f64)) <= 1.0
                 && got.is_sign_negative() == want.is_sign_negative();
             assert!(same || close, "atan2({y:e}, {x:e}) = {got:e}, Rust {want:e}");
         }
@@ -479,7 +465,7 @@ fn tan_within_one_ulp_next_to_multiples_of_half_pi() {
         let nearest = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
         for x in [f32::from_bits(nearest.to_bits() - 1), nearest, f32::from_bits(nearest.to_bits() + 1)] {
             for x in [x, -x] {
-                let e = ulp_error(run1(math::tan, &mut b, x), (x as f64).tan());
+                let e = ulp::error_f32(run1(math::tan, &mut b, x), (x as f64).tan());
                 if e > worst.0 {
                     worst = (e, x);
                 }
@@ -536,7 +522,7 @@ fn sin_cos_and_tan_within_their_bounds_next_to_the_closest_multiples_of_half_pi(
             for (name, got, want, bound) in
                 [("sin", s, x64.sin(), 2.0), ("cos", c, x64.cos(), 2.0), ("tan", t, x64.tan(), 1.0)]
             {
-                let e = ulp_error(got, want);
+                let e = ulp::error_f32(got, want);
                 assert!(e <= bound, "{name}({x:e}) = {got:e}: {e:.3} ulp exceeds {bound} (exact {want:e})");
                 if e > worst.0 {
                     worst = (e, x, name);

@@ -10,7 +10,8 @@
 //! - [`coverage`] builds the catalog kernel that uses every instruction form the builder and
 //!   verifier accept, which the assembler, simulator and GPU tests all run;
 //! - [`seed`] and [`rng`] are the randomised tests' seeds (fresh every run, printed, replayed
-//!   with `PTX_DSL_TEST_SEED`) and their xorshift generator, one copy for every crate's tests.
+//!   with `PTX_DSL_TEST_SEED`) and their xorshift generator, one copy for every crate's tests;
+//! - [`ulp`] measures an f32 result's distance from its reference in units in the last place.
 //!
 //! Nothing here is needed at run time: the library crates never depend on it; tests,
 //! examples and benchmarks do, as a dev-dependency.
@@ -22,3 +23,4 @@ pub mod ptxas;
 pub mod rng;
 pub mod sass;
 pub mod seed;
+pub mod ulp;
