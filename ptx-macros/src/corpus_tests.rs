@@ -116,9 +116,9 @@ fn collect(items: Vec<syn::Item>, out: &mut Found) {
     }
 }
 
-/// The kernels of one source file.
-fn kernels_in(path: &Path) -> Found {
-    let file = syn::parse_file(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+/// The kernels of one source file, `source` read from `path`.
+fn kernels_in(path: &Path, source: &str) -> Found {
+    let file = syn::parse_file(source).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut found = Found::default();
     collect(file.items, &mut found);
     found
@@ -189,7 +189,7 @@ fn ui_failures_give_the_reviewed_errors() {
     assert!(cases.len() >= 50, "expected the ui cases, found {}", cases.len());
     let mut wrong = Vec::new();
     for case in &cases {
-        let kernels = kernels_in(case).kernels;
+        let kernels = kernels_in(case, &read(case)).kernels;
         assert!(!kernels.is_empty(), "{}: no #[ptx_kernel] item", case.display());
         let mut got = Vec::new();
         for k in kernels {
@@ -216,9 +216,9 @@ fn every_workspace_kernel_expands_cleanly() {
     files.retain(|f| !f.starts_with(root.join("tests/ui/fail")));
     let mut expanded = 0;
     for file in &files {
-        let found = kernels_in(file);
-        let attribute_lines =
-            read(file).lines().filter(|l| l.trim_start().starts_with("#[ptx_kernel")).count();
+        let source = read(file);
+        let found = kernels_in(file, &source);
+        let attribute_lines = source.lines().filter(|l| l.trim_start().starts_with("#[ptx_kernel")).count();
         let seen = found.kernels.len() + found.in_templates;
         assert_eq!(seen, attribute_lines, "{}: kernels found vs `#[ptx_kernel` lines", file.display());
         for k in found.kernels {
