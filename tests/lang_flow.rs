@@ -1154,3 +1154,67 @@ fn shared_addresses_and_fused_multiply_adds_keep_rusts_meaning() -> ptx_dsl::run
     assert!(ptx.contains("mad.lo.s32"), "a * b + c is one mad:\n{ptx}");
     Ok(())
 }
+
+/// `if` expressions whose arms are values at hand (variables, literals, constants, a float's
+/// negation, tuples of them) pick one of the two without branching; others branch.
+#[ptx_kernel(unchecked)]
+fn picks(x: &[f32], k: &[i32], out: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    let (a, b) = (x[2 * i], x[2 * i + 1]);
+    let q = k[i];
+    let (s, c) = if q & 1 == 0 { (a, b) } else { (b, a) };
+    let sign = if q & 2 == 0 { 1.5 } else { -b };
+    let limit = if q < 0 { f32::MAX } else { -a };
+    let picked = if q > 3 { q } else { 3 };
+    out[4 * i] = s * sign;
+    out[4 * i + 1] = c;
+    out[4 * i + 2] = limit;
+    out[4 * i + 3] = picked as f32;
+}
+
+fn picks_host(a: f32, b: f32, q: i32) -> [f32; 4] {
+    let (s, c) = if q & 1 == 0 { (a, b) } else { (b, a) };
+    let sign = if q & 2 == 0 { 1.5 } else { -b };
+    let limit = if q < 0 { f32::MAX } else { -a };
+    let picked = if q > 3 { q } else { 3 };
+    [s * sign, c, limit, picked as f32]
+}
+
+/// Arms that compute (a product) still branch: only values at hand are picked.
+#[ptx_kernel(unchecked)]
+fn computed_arms(x: &[f32], out: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    out[i] = if x[i] > 0.0 { x[i] * 2.0 } else { -x[i] };
+}
+
+#[test]
+fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("picks");
+    let n = 64;
+    // Random values, NaN and signed zeros among them (negation must keep NaN a NaN and flip zeros).
+    let mut xs: Vec<f32> = (0..2 * n).map(|_| rng.moderate_f32()).collect();
+    xs[0] = f32::NAN;
+    xs[3] = -0.0;
+    xs[5] = 0.0;
+    let ks: Vec<i32> = (0..n).map(|i| if i < 8 { i as i32 - 4 } else { rng.next() as i32 % 100 }).collect();
+    let dev = Device::sim();
+    let (x, k) = (dev.upload(&xs)?, dev.upload(&ks)?);
+    let mut out: DeviceBuffer<f32> = dev.zeroed(4 * n)?;
+    common::assert_assembles("picks", &Picks::new());
+    unsafe { Picks::new().launch(&dev, LaunchConfig::linear(1, n as u32), &x, &k, &mut out)? };
+    let got = out.to_vec()?;
+    for i in 0..n {
+        let want = picks_host(xs[2 * i], xs[2 * i + 1], ks[i]);
+        for (j, (g, w)) in got[4 * i..4 * i + 4].iter().zip(want).enumerate() {
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "thread {i}, output {j}: {g} vs {w}"
+            );
+        }
+    }
+    let ptx = Picks::new().ptx();
+    assert!(!ptx.contains("bra"), "the picks need no branch:\n{ptx}");
+    assert_eq!(ptx.matches("selp.").count(), 5, "one select per picked scalar:\n{ptx}");
+    assert!(ComputedArms::new().ptx().contains("bra"), "computed arms branch");
+    Ok(())
+}

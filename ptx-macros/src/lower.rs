@@ -878,6 +878,16 @@ impl Lowerer<'_> {
                 return Atom::Unit;
             }
         }
+        let else_block = els.and_then(|x| match &x.kind {
+            ExprKind::Block(b) => Some(b),
+            _ => None,
+        });
+        if let (Some(a), Some(b)) = (self.arm_at_hand(then), else_block.and_then(|b| self.arm_at_hand(b))) {
+            // Both arms are values at hand: pick one without branching.
+            let (a, b) = (self.value(a), self.value(b));
+            let picked = self.select(&c, &a, &b, &ty);
+            return self.bind(name, "__if", picked);
+        }
         let result = holder.as_ref().map(|h| {
             // A temporary, not the user's name: the arms may read a binding that name shadows.
             let n = self.tmp("__if");
@@ -912,6 +922,44 @@ impl Lowerer<'_> {
         match result {
             Some(r) => self.rename(name, r),
             None => Atom::Unit,
+        }
+    }
+
+    /// The value of an `if` arm that is only a value at hand (a variable, a literal, a
+    /// constant, a float's negation, or a tuple of these): evaluating it can neither fault
+    /// nor have an effect, so both arms of such an `if` may be evaluated and one picked.
+    fn arm_at_hand<'e>(&self, b: &'e Block) -> Option<&'e Expr> {
+        let tail = b.tail.as_deref().filter(|_| b.stmts.is_empty())?;
+        (self.at_hand(tail) && selectable(&self.ty(tail))).then_some(tail)
+    }
+
+    /// Whether `e` is a value at hand (see [`Lowerer::arm_at_hand`]).
+    fn at_hand(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Const { .. } => true,
+            ExprKind::Unary(UnOp::Neg, x) => {
+                matches!(self.ty(x), Ty::Scalar(s) if s.is_float()) && self.at_hand(x)
+            }
+            ExprKind::Tuple(xs) => xs.iter().all(|x| self.at_hand(x)),
+            _ => false,
+        }
+    }
+
+    /// `if c { a } else { b }` of two values of type `ty` as one `select` per scalar.
+    fn select(&mut self, c: &TokenStream, a: &TokenStream, b: &TokenStream, ty: &Ty) -> TokenStream {
+        let k = ctx();
+        match ty {
+            Ty::Tuple(elems) => {
+                let (ta, tb) = (self.tmp("__then"), self.tmp("__else"));
+                self.emit(quote!(let #ta = #a; let #tb = #b;));
+                let picked = elems.iter().enumerate().map(|(i, t)| {
+                    let idx = syn::Index::from(i);
+                    self.select(c, &quote!(#ta.#idx), &quote!(#tb.#idx), t)
+                });
+                let picked: Vec<TokenStream> = picked.collect();
+                quote!((#(#picked,)*))
+            }
+            _ => quote!(#k.select(#c, #a, #b)),
         }
     }
 
@@ -1168,6 +1216,15 @@ impl Lowerer<'_> {
             }
             _ => quote!(()),
         }
+    }
+}
+
+/// Whether values of `ty` can be picked with `select`: scalars and tuples of them.
+fn selectable(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) => true,
+        Ty::Tuple(elems) => !elems.is_empty() && elems.iter().all(selectable),
+        _ => false,
     }
 }
 
