@@ -21,22 +21,25 @@
 //!
 //! The angle never exists as one f32 value. `turns` holds, for each pair, its rate in turns
 //! per position as an f32 pair `hi + lo` (from f64 on the host). With `p = pos as f32` (exact
-//! below 2^24; the remainder `pos − p` is carried separately above), `a = p·hi` is rounded but
-//! its error `fma(p, hi, −a)` is exact, and `a − round(a)` is exact too: the whole turns are
-//! dropped without error, and what is left, a fraction of a turn in [−½, ½], is formed from
-//! small terms. Only then is it scaled by 2π and passed to the accurate `sin_cos`, whose
-//! argument is now at most π. The angle's error is therefore a few 2^-24 of a turn at every
-//! position, where an f32 angle `pos·freq` errs by `pos·freq·2^-24`.
+//! below 2^24; the remainder `pos − p` is carried separately above), `whole`, the integer
+//! nearest `p·hi`, is subtracted inside one `fma(p, hi, −whole)`: the whole turns go before
+//! anything is rounded, and the fraction of a turn that is left is formed from small terms.
+//! That fraction is split into whole quarter turns (`quarters`, exactly) and `r`, at most
+//! ⅛ of a turn; the sine and cosine of `2π·r` are minimax polynomials in `r` (degrees 7 and
+//! 8, coefficients fitted in float64 and rounded to f32; 9.4e-8 and 7.1e-8 at most over
+//! `|r| <= ⅛`, f32 evaluation included), and the quarter turns swap and negate them. The
+//! angle's error is therefore a few 2^-24 of a turn at every position, where an f32 angle
+//! `pos·freq` errs by `pos·freq·2^-24`. Every step is an exact f32 operation (no `.approx`
+//! instruction), so the simulator computes the same bits as a GPU.
 //!
 //! The bound ([`super::ACCURACY`]), for `pos < 2^24` (`p` exact, `p_rem = 0`) and rates
 //! `g <= 1/2π`: `hi + lo` misses `g` by `2^-48·g`, `pos` times that is below 1e-8 turns;
-//! `p·lo` (below 0.16) and `small` (below 0.3) round by at most 2^-27 each, and `turn`
-//! (below 1) by 2^-25: 5.5e-8 turns, 3.4e-7 rad. The f32 `TAU` (relative 2.8e-8 at
-//! `|turn| <= ½`) and the product (half an ulp of π) add 0.9e-7 and 1.2e-7: 5.5e-7 rad in
-//! all. An output `x0·cos − x1·sin` moves by at most `√2·max|x|` per radian (7.8e-7), the
-//! sine and cosine (2 ulp each) add 2.4e-7, the products, the factor `m` and the sum 2.4e-7:
-//! 1.26e-6 · m · max|x|. Above 2^24 the remainder term grows with `pos − p` (at most 128) and
-//! the error with it, but the result stays a rotation of the input.
+//! `p·hi − whole` (below 0.63) and the sum `turn` (below 0.8) round by at most 2^-25 each,
+//! `p·lo` (below 0.16) by 2^-27: 7.7e-8 turns, 4.8e-7 rad in all. An output `x0·cos − x1·sin`
+//! moves by at most `√2·max|x|` per radian (6.8e-7), the polynomials add 2e-7, the factor `m`
+//! 0.8e-7 and the product and `fma` 1.4e-7: 1.11e-6 · m · max|x|. Above 2^24 the remainder
+//! term grows with `pos − p` (at most 128) and the error with it, but the result stays a
+//! rotation of the input.
 
 use crate::gpu::{block_dim, block_idx, load4, load8, store4, store8, thread_idx};
 use crate::ptx_kernel;
@@ -74,16 +77,24 @@ macro_rules! rope_kernel {
             let (hi, lo) = (turns[2 * pair], turns[2 * pair + 1]);
             let p = pos as f32;
             let p_rem = (pos as i64 - p as i64) as f32;
-            let a = p * hi;
-            let small = p.mul_add(hi, -a) + p_rem.mul_add(hi, p * lo);
-            let turn = (a - a.round_ties_even()) + small;
-            let turn = turn - turn.round_ties_even();
-            let (sin, cos) = (turn * std::f32::consts::TAU).sin_cos();
-            let (sin, cos) = (sin * scale, cos * scale);
+            let whole = (p * hi).round_ties_even();
+            let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
+            // Backward is the same rotation by the negated angle.
+            let turn = if backward { -turn } else { turn };
+            // `turn` is `quarters` quarter turns and `r` turns (exact, |r| <= 1/8): the sine
+            // and cosine of 2πr are short polynomials in r, then the quarter turns swap and
+            // negate them.
+            let quarters = (4.0 * turn).round_ties_even();
+            let r = quarters.mul_add(-0.25, turn);
+            let z = r * r;
+            let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
+            let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
+            let quarter = quarters as i32;
+            let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
+            let sin = s * if quarter & 2 == 0 { scale } else { -scale };
+            let cos = c * if (quarter + 1) & 2 == 0 { scale } else { -scale };
             let (i0, i1) = if half_split { (pair, pair + rotary_dim / 2) } else { (2 * pair, 2 * pair + 1) };
             let (i0, i1) = (i0 as usize, i1 as usize);
-            // Backward is the same rotation by the negated angle.
-            let sin = if backward { -sin } else { sin };
             let row = token as usize;
             let hd = head_dim as usize;
             $(
@@ -100,18 +111,18 @@ macro_rules! rope_kernel {
                         let (a1, b1) = ($src[src + hd + i0] as f32, $src[src + hd + i1] as f32);
                         let (a2, b2) = ($src[src + 2 * hd + i0] as f32, $src[src + 2 * hd + i1] as f32);
                         let (a3, b3) = ($src[src + 3 * hd + i0] as f32, $src[src + 3 * hd + i1] as f32);
-                        $dst[dst + i0] = $($store)*(a0 * cos - b0 * sin);
-                        $dst[dst + i1] = $($store)*(a0 * sin + b0 * cos);
-                        $dst[dst + hd + i0] = $($store)*(a1 * cos - b1 * sin);
-                        $dst[dst + hd + i1] = $($store)*(a1 * sin + b1 * cos);
-                        $dst[dst + 2 * hd + i0] = $($store)*(a2 * cos - b2 * sin);
-                        $dst[dst + 2 * hd + i1] = $($store)*(a2 * sin + b2 * cos);
-                        $dst[dst + 3 * hd + i0] = $($store)*(a3 * cos - b3 * sin);
-                        $dst[dst + 3 * hd + i1] = $($store)*(a3 * sin + b3 * cos);
+                        $dst[dst + i0] = $($store)*(a0.mul_add(cos, -(b0 * sin)));
+                        $dst[dst + i1] = $($store)*(a0.mul_add(sin, b0 * cos));
+                        $dst[dst + hd + i0] = $($store)*(a1.mul_add(cos, -(b1 * sin)));
+                        $dst[dst + hd + i1] = $($store)*(a1.mul_add(sin, b1 * cos));
+                        $dst[dst + 2 * hd + i0] = $($store)*(a2.mul_add(cos, -(b2 * sin)));
+                        $dst[dst + 2 * hd + i1] = $($store)*(a2.mul_add(sin, b2 * cos));
+                        $dst[dst + 3 * hd + i0] = $($store)*(a3.mul_add(cos, -(b3 * sin)));
+                        $dst[dst + 3 * hd + i1] = $($store)*(a3.mul_add(sin, b3 * cos));
                     } else {
                         let (a0, b0) = ($src[src + i0] as f32, $src[src + i1] as f32);
-                        $dst[dst + i0] = $($store)*(a0 * cos - b0 * sin);
-                        $dst[dst + i1] = $($store)*(a0 * sin + b0 * cos);
+                        $dst[dst + i0] = $($store)*(a0.mul_add(cos, -(b0 * sin)));
+                        $dst[dst + i1] = $($store)*(a0.mul_add(sin, b0 * cos));
                     }
                     let done = if head + 4 <= $heads { 4 } else { 1 };
                     if $copy && rotary_dim < head_dim {
@@ -143,7 +154,7 @@ macro_rules! rope_vector_kernel {
         $(#[$doc:meta])* $name:ident, copy_tail: $copy:literal, width: $w:literal,
         $load:ident, $store_vec:ident, convert: $cty:ident :: $cfn:ident,
         params($($params:tt)*),
-        angles[$(($j:literal, $s:ident, $c:ident)),+],
+        angles[$(($j:literal, [$($t:ident),+])),+; $(($s:ident, $c:ident, $hi:ident, $lo:ident)),+],
         $(heads($src:ident, $src_offset:ident, $src_stride:ident,
                 $dst:ident, $dst_offset:ident, $dst_stride:ident, $heads:ident,
                 lanes(a[$($a:ident),+], b[$($b:ident),+],
@@ -171,11 +182,10 @@ macro_rules! rope_vector_kernel {
             let pos = positions[token];
             let p = pos as f32;
             let p_rem = (pos as i64 - p as i64) as f32;
-            // Each lane's angle as in `rope_kernel!` (written out again: a kernel body cannot
-            // call a helper, since a macro call in it reaches `#[ptx_kernel]` unexpanded and
-            // the language has no device functions).
+            // The lanes' rates, two pairs' `hi, lo` per 16-byte load: the table holds the
+            // lanes of a vector (and, interleaved, of each half of it) in consecutive pairs.
             $(
-                let ($s, $c) = {
+                let ($($t),+) = {
                     let pair = if half_split {
                         chunk * $w + $j
                     } else {
@@ -184,13 +194,27 @@ macro_rules! rope_vector_kernel {
                         let second = if $j < $w / 2 { 0 } else { rotary_dim / 4 - $w / 2 };
                         chunk * ($w / 2) + $j + second
                     };
-                    let (hi, lo) = (turns[2 * pair], turns[2 * pair + 1]);
-                    let a = p * hi;
-                    let small = p.mul_add(hi, -a) + p_rem.mul_add(hi, p * lo);
-                    let turn = (a - a.round_ties_even()) + small;
-                    let turn = turn - turn.round_ties_even();
-                    let (sin, cos) = (turn * std::f32::consts::TAU).sin_cos();
-                    (if backward { -sin * scale } else { sin * scale }, cos * scale)
+                    load4(turns, (2 * pair) as usize)
+                };
+            )+
+            // Each lane's angle as in `rope_kernel!` (written out again: a kernel body cannot
+            // call a helper, since a macro call in it reaches `#[ptx_kernel]` unexpanded and
+            // the language has no device functions).
+            $(
+                let ($s, $c) = {
+                    let (hi, lo) = ($hi, $lo);
+                    let whole = (p * hi).round_ties_even();
+                    let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
+                    let turn = if backward { -turn } else { turn };
+                    let quarters = (4.0 * turn).round_ties_even();
+                    let r = quarters.mul_add(-0.25, turn);
+                    let z = r * r;
+                    let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
+                    let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
+                    let quarter = quarters as i32;
+                    let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
+                    let sin = s * if quarter & 2 == 0 { scale } else { -scale };
+                    (sin, c * if (quarter + 1) & 2 == 0 { scale } else { -scale })
                 };
             )+
             let first = (chunk * $w) as usize;
@@ -198,16 +222,17 @@ macro_rules! rope_vector_kernel {
             let row = token as usize;
             let hd = head_dim as usize;
             $(
-                for head in 0..$heads {
-                    let within = head as usize * hd;
-                    let src = $src_offset + row * $src_stride + within;
-                    let dst = $dst_offset + row * $dst_stride + within;
+                // The heads' elements, `head_dim` apart.
+                let (src_row, dst_row) = ($src_offset + row * $src_stride, $dst_offset + row * $dst_stride);
+                let mut within = 0;
+                for _ in 0..$heads {
+                    let (src, dst) = (src_row + within, dst_row + within);
                     let ($($a),+) = $load($src, src + ia);
                     let ($($b),+) = $load($src, src + ib);
                     $(
                         let (x0, x1) = if half_split { ($ha as f32, $hb as f32) } else { ($ia as f32, $ib as f32) };
-                        let $y0 = $cty::$cfn(x0 * $lc - x1 * $ls);
-                        let $y1 = $cty::$cfn(x0 * $ls + x1 * $lc);
+                        let $y0 = $cty::$cfn(x0.mul_add($lc, -(x1 * $ls)));
+                        let $y1 = $cty::$cfn(x0.mul_add($ls, x1 * $lc));
                     )+
                     if half_split {
                         $store_vec($dst, dst + ia, ($($y0),+));
@@ -223,6 +248,7 @@ macro_rules! rope_vector_kernel {
                             $store_vec($dst, dst + d, tail);
                         }
                     }
+                    within += hd;
                 }
             )+
         }
@@ -293,7 +319,7 @@ macro_rules! rope_kernels {
 }
 
 rope_kernels!(f32, [], rope_f32, rope_f32_in_place, vector(4, load4, store4, f32::from, rope_f32_v4, rope_f32_v4_in_place,
-    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3)],
+    angles [(0, [h0, l0, h1, l1]), (2, [h2, l2, h3, l3]); (s0, c0, h0, l0), (s1, c1, h1, l1), (s2, c2, h2, l2), (s3, c3, h3, l3)],
     lanes (
         a[a0, a1, a2, a3], b[b0, b1, b2, b3],
         [s0, c0, a0, b0, a0, a1, y0, z0],
@@ -304,7 +330,9 @@ rope_kernels!(f32, [], rope_f32, rope_f32_in_place, vector(4, load4, store4, f32
     )
 ));
 rope_kernels!(f16, [f16::from_f32], rope_f16, rope_f16_in_place, vector(8, load8, store8, f16::from_f32, rope_f16_v8, rope_f16_v8_in_place,
-    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3), (4, s4, c4), (5, s5, c5), (6, s6, c6), (7, s7, c7)],
+    angles [(0, [h0, l0, h1, l1]), (2, [h2, l2, h3, l3]), (4, [h4, l4, h5, l5]), (6, [h6, l6, h7, l7]);
+        (s0, c0, h0, l0), (s1, c1, h1, l1), (s2, c2, h2, l2), (s3, c3, h3, l3),
+        (s4, c4, h4, l4), (s5, c5, h5, l5), (s6, c6, h6, l6), (s7, c7, h7, l7)],
     lanes (
         a[a0, a1, a2, a3, a4, a5, a6, a7], b[b0, b1, b2, b3, b4, b5, b6, b7],
         [s0, c0, a0, b0, a0, a1, y0, z0],
@@ -319,7 +347,9 @@ rope_kernels!(f16, [f16::from_f32], rope_f16, rope_f16_in_place, vector(8, load8
     )
 ));
 rope_kernels!(bf16, [bf16::from_f32], rope_bf16, rope_bf16_in_place, vector(8, load8, store8, bf16::from_f32, rope_bf16_v8, rope_bf16_v8_in_place,
-    angles [(0, s0, c0), (1, s1, c1), (2, s2, c2), (3, s3, c3), (4, s4, c4), (5, s5, c5), (6, s6, c6), (7, s7, c7)],
+    angles [(0, [h0, l0, h1, l1]), (2, [h2, l2, h3, l3]), (4, [h4, l4, h5, l5]), (6, [h6, l6, h7, l7]);
+        (s0, c0, h0, l0), (s1, c1, h1, l1), (s2, c2, h2, l2), (s3, c3, h3, l3),
+        (s4, c4, h4, l4), (s5, c5, h5, l5), (s6, c6, h6, l6), (s7, c7, h7, l7)],
     lanes (
         a[a0, a1, a2, a3, a4, a5, a6, a7], b[b0, b1, b2, b3, b4, b5, b6, b7],
         [s0, c0, a0, b0, a0, a1, y0, z0],
