@@ -2,7 +2,8 @@
 //! independently written float64 reference (`common/rope_reference.rs`, which derives the
 //! frequencies itself) for both layouts, every storage type, partial rotary and every
 //! scaling variant at positions spread up to 2^24; in-place equals out-of-place; fused q+k
-//! equals separate launches; the gradient identity; the argument checks.
+//! equals separate launches; the gradient identity; the argument checks; and the f32
+//! kernels against their own body run as plain Rust, bit for bit.
 
 #[path = "common/rope_config.rs"]
 mod rope_config;
@@ -441,4 +442,83 @@ fn bad_arguments_are_errors_naming_them() {
     assert_eq!(argument_of(err), "k");
     let k = TensorView { offset: 16, ..k };
     rope.apply_qk_in_place(Direction::Forward, &pd, &mut qkv, q, k).unwrap();
+}
+
+/// The sine and cosine a production kernel computes for one pair, written as plain Rust
+/// exactly as `src/rope/kernels.rs` writes them: every step is an exact f32 operation, so
+/// the kernel must give these bits.
+fn kernel_sin_cos(pos: u32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
+    let p = pos as f32;
+    let p_rem = (pos as i64 - p as i64) as f32;
+    let whole = (p * hi).round_ties_even();
+    let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
+    let turn = if backward { -turn } else { turn };
+    let quarters = (4.0 * turn).round_ties_even();
+    let r = quarters.mul_add(-0.25, turn);
+    let z = r * r;
+    let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
+    let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
+    let quarter = quarters as i32;
+    let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
+    let sin = s * if quarter & 2 == 0 { scale } else { -scale };
+    (sin, c * if (quarter + 1) & 2 == 0 { scale } else { -scale })
+}
+
+#[test]
+fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
+    // Positions over the whole u32 range (the remainder term `p_rem` at work), a YaRN
+    // attention factor (scale != 1), partial rotary, both layouts and directions, the
+    // vectorised kernel (offset 0) and the scalar one (offset 1).
+    let device = Device::sim();
+    let mut rng = Rng::fresh("f32_kernels_as_plain_rust");
+    let (tokens, heads, hd, rotary) = (9u32, 3u32, 32u32, 24u32);
+    let mut pos: Vec<u32> = (0..tokens).map(|_| rng.next() as u32).collect();
+    pos[..4].copy_from_slice(&[0, 1, u32::MAX, (1 << 24) + 1]);
+    let pd = device.upload(&pos).unwrap();
+    let scaling = Scaling::Yarn {
+        factor: 8.0,
+        original_max_position: 4096,
+        beta_fast: 32.0,
+        beta_slow: 1.0,
+        attention_factor: None,
+    };
+    for layout in [Layout::HalfSplit, Layout::Interleaved] {
+        let rope =
+            Rope::new(RopeConfig { layout, rotary_dim: rotary, scaling, ..RopeConfig::new(hd) }).unwrap();
+        let (table, scale) = (rope.turn_table().to_vec(), rope.attention_factor());
+        assert_ne!(scale, 1.0, "YaRN's attention factor");
+        let rope = rope.on(&device).unwrap();
+        for offset in [0, 1] {
+            let view = TensorView { offset, ..TensorView::contiguous(tokens, heads, hd) };
+            let n = view.extent(hd);
+            let x: Vec<f32> = (0..n).map(|_| rng.signed_f32() * 4.0).collect();
+            let xd = device.upload(&x).unwrap();
+            for direction in [Direction::Forward, Direction::Backward] {
+                let mut out = device.upload(&vec![f32::NAN; n]).unwrap();
+                rope.apply(direction, &pd, &xd, view, &mut out, view).unwrap();
+                let got = out.to_vec().unwrap();
+                let mut want = x.clone();
+                for t in 0..tokens as usize {
+                    for h in 0..heads as usize {
+                        let row = offset + (t * heads as usize + h) * hd as usize;
+                        for i in 0..rotary as usize / 2 {
+                            let (i0, i1) = match layout {
+                                Layout::HalfSplit => (i, i + rotary as usize / 2),
+                                Layout::Interleaved => (2 * i, 2 * i + 1),
+                            };
+                            let backward = direction == Direction::Backward;
+                            let (sin, cos) =
+                                kernel_sin_cos(pos[t], table[2 * i], table[2 * i + 1], scale, backward);
+                            let (x0, x1) = (x[row + i0], x[row + i1]);
+                            want[row + i0] = x0.mul_add(cos, -(x1 * sin));
+                            want[row + i1] = x0.mul_add(sin, x1 * cos);
+                        }
+                    }
+                }
+                // Outside the view the output keeps its NaNs; inside, every bit agrees.
+                let same = (offset..n).all(|j| got[j].to_bits() == want[j].to_bits());
+                assert!(same, "{layout:?} offset {offset} {direction:?}: the kernel is not its body as Rust");
+            }
+        }
+    }
 }
