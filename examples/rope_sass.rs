@@ -14,7 +14,8 @@
 //! the angle `pos · inv_freq` in f32 and CUDA's accurate `sincosf` or fast `__sincosf`; the
 //! `float4` versions do what the vectorised kernel `rope_f32_v4` does (four pairs per
 //! thread, 16-byte loads and stores, views with an offset and a row stride, the `scale`
-//! factor).
+//! factor); they take the sine and cosine of an f32 angle, or compute them as
+//! `rope_f32_v4` does (the same arithmetic in CUDA C: "ours in turns").
 
 #[path = "sass/mod.rs"]
 mod sass;
@@ -52,8 +53,8 @@ extern "C" __global__ void rope_cuda(const float* q, const float* k, float* q_ou
 "#;
 
 /// The CUDA C version of the vectorised kernel (`rope_f32_v4`, half-split, out of place);
-/// `SINCOS` as in [`CUDA_C`], `UNROLL` empty (NVRTC's choice: it unrolls the head loop) or
-/// a pragma keeping the head loop rolled, as ours is.
+/// `ANGLES` is [`F32_ANGLES`] or [`TURN_ANGLES`], `UNROLL` empty (NVRTC's choice: it unrolls
+/// the head loop) or a pragma keeping the head loop rolled, as ours is.
 const CUDA_C_V4: &str = r#"
 #define HEAD_DIM 128u
 #define ROTARY_DIM 128u
@@ -84,15 +85,44 @@ extern "C" __global__ void rope_cuda_v4(const float* q, size_t q_offset, size_t 
                                         float scale) {
     unsigned chunk = threadIdx.x, token = blockIdx.x * blockDim.y + threadIdx.y;
     if (token >= tokens || chunk >= HALF / 4) return;
-    float p = (float)positions[token], s[4], c[4];
+    float s[4], c[4];
+    ANGLES
+    rotate_heads(q, q_offset, q_stride, q_heads, q_out, q_out_offset, q_out_stride, token, chunk * 4, s, c);
+    rotate_heads(k, k_offset, k_stride, k_heads, k_out, k_out_offset, k_out_stride, token, chunk * 4, s, c);
+}
+"#;
+
+/// The four pairs' sine and cosine from an f32 angle `pos · inv_freq`; `SINCOS` as in
+/// [`CUDA_C`].
+const F32_ANGLES: &str = r#"
+    float p = (float)positions[token];
     for (int j = 0; j < 4; ++j) {
         SINCOS(p * inv_freq[chunk * 4 + j], &s[j], &c[j]);
         s[j] *= scale;
         c[j] *= scale;
     }
-    rotate_heads(q, q_offset, q_stride, q_heads, q_out, q_out_offset, q_out_stride, token, chunk * 4, s, c);
-    rotate_heads(k, k_offset, k_stride, k_heads, k_out, k_out_offset, k_out_stride, token, chunk * 4, s, c);
-}
+"#;
+
+/// The four pairs' sine and cosine as `rope_f32_v4` computes them (`src/rope/kernels.rs`):
+/// `inv_freq` is the turn table (`hi, lo` per pair, read 16 bytes at a time), the whole
+/// turns dropped inside one `fma`, quarter turns split off, polynomials in what is left.
+const TURN_ANGLES: &str = r#"
+    unsigned pos = positions[token];
+    float p = (float)pos, p_rem = (float)((long long)pos - (long long)p);
+    float4 t01 = *(const float4*)(inv_freq + chunk * 8), t23 = *(const float4*)(inv_freq + chunk * 8 + 4);
+    float hi[4] = {t01.x, t01.z, t23.x, t23.z}, lo[4] = {t01.y, t01.w, t23.y, t23.w};
+    for (int j = 0; j < 4; ++j) {
+        float whole = rintf(p * hi[j]);
+        float turn = fmaf(p, hi[j], -whole) + fmaf(p_rem, hi[j], p * lo[j]);
+        float quarters = rintf(4.0f * turn);
+        float r = fmaf(quarters, -0.25f, turn), z = r * r;
+        float sn = r * fmaf(z, fmaf(z, fmaf(z, -75.24007f, 81.58813f), -41.34163f), 6.283185f);
+        float cs = fmaf(z, fmaf(z, fmaf(z, fmaf(z, 59.245964f, -85.44374f), 64.93932f), -19.739208f), 1.0f);
+        int quarter = (int)quarters;
+        float a = (quarter & 1) ? cs : sn, b = (quarter & 1) ? sn : cs;
+        s[j] = a * ((quarter & 2) ? -scale : scale);
+        c[j] = b * (((quarter + 1) & 2) ? -scale : scale);
+    }
 "#;
 
 fn main() -> std::process::ExitCode {
@@ -116,9 +146,11 @@ fn main() -> std::process::ExitCode {
     rows.push(("CUDA C, fast __sincosf".into(), sass::nvrtc_ptx(&CUDA_C.replace("SINCOS", "__sincosf"))));
     for (unroll, note) in [("", ""), ("_Pragma(\"unroll 1\")", ", rolled")] {
         for (sincos, which) in [("sincosf", "accurate sincosf"), ("__sincosf", "fast __sincosf")] {
-            let source = CUDA_C_V4.replace("SINCOS", sincos).replace("UNROLL", unroll);
+            let source = CUDA_C_V4.replace("ANGLES", F32_ANGLES).replace("SINCOS", sincos).replace("UNROLL", unroll);
             rows.push((format!("CUDA C float4{note}, {which}"), sass::nvrtc_ptx(&source)));
         }
+        let source = CUDA_C_V4.replace("ANGLES", TURN_ANGLES).replace("UNROLL", unroll);
+        rows.push((format!("CUDA C float4{note}, ours in turns"), sass::nvrtc_ptx(&source)));
     }
     sass::print_table("kernel (sm_90, head_dim 128)", rows)
 }
