@@ -146,7 +146,8 @@ fn main() -> std::process::ExitCode {
     rows.push(("CUDA C, fast __sincosf".into(), sass::nvrtc_ptx(&CUDA_C.replace("SINCOS", "__sincosf"))));
     for (unroll, note) in [("", ""), ("_Pragma(\"unroll 1\")", ", rolled")] {
         for (sincos, which) in [("sincosf", "accurate sincosf"), ("__sincosf", "fast __sincosf")] {
-            let source = CUDA_C_V4.replace("ANGLES", F32_ANGLES).replace("SINCOS", sincos).replace("UNROLL", unroll);
+            let source =
+                CUDA_C_V4.replace("ANGLES", F32_ANGLES).replace("SINCOS", sincos).replace("UNROLL", unroll);
             rows.push((format!("CUDA C float4{note}, {which}"), sass::nvrtc_ptx(&source)));
         }
         let source = CUDA_C_V4.replace("ANGLES", TURN_ANGLES).replace("UNROLL", unroll);

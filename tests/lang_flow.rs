@@ -1180,6 +1180,48 @@ fn picks_host(a: f32, b: f32, q: i32) -> [f32; 4] {
     [s * sign, c, limit, picked as f32]
 }
 
+/// Picks of every other kind of scalar: `bool`, narrow and wide integers, `f64`, and a
+/// comptime condition.
+#[ptx_kernel(unchecked)]
+fn picks_of_every_type(wide: &[f64], out: &mut [f64], #[comptime] flip: bool) {
+    let i = thread_idx().x;
+    let c = i % 3 == 1;
+    let (d, flag) = (wide[i as usize], i > 4);
+    let small = i as u8;
+    let signed = -(i as i16);
+    let long = i as u64 * 3_000_000_000;
+    let b = if c { flag } else { true };
+    let n8 = if c { small } else { 200u8 };
+    let n16 = if c { signed } else { i16::MIN };
+    let n64 = if c { long } else { u64::MAX };
+    let w = if c { -d } else { f64::EPSILON };
+    let picked = if flip { (n8, n16) } else { (7, 8) };
+    let i = i as usize;
+    out[8 * i] = c as u32 as f64;
+    out[8 * i + 1] = b as u32 as f64;
+    out[8 * i + 2] = n8 as f64;
+    out[8 * i + 3] = n16 as f64;
+    out[8 * i + 4] = n64 as f64;
+    out[8 * i + 5] = w;
+    out[8 * i + 6] = picked.0 as f64;
+    out[8 * i + 7] = picked.1 as f64;
+}
+
+fn picks_of_every_type_host(i: u32, d: f64, flip: bool) -> [f64; 8] {
+    let c = i % 3 == 1;
+    let flag = i > 4;
+    let small = i as u8;
+    let signed = -(i as i16);
+    let long = i as u64 * 3_000_000_000;
+    let b = if c { flag } else { true };
+    let n8 = if c { small } else { 200u8 };
+    let n16 = if c { signed } else { i16::MIN };
+    let n64 = if c { long } else { u64::MAX };
+    let w = if c { -d } else { f64::EPSILON };
+    let picked = if flip { (n8, n16) } else { (7, 8) };
+    [c as u32 as f64, b as u32 as f64, n8 as f64, n16 as f64, n64 as f64, w, picked.0 as f64, picked.1 as f64]
+}
+
 /// Arms that compute (a product) still branch: only values at hand are picked.
 #[ptx_kernel(unchecked)]
 fn computed_arms(x: &[f32], out: &mut [f32]) {
@@ -1216,5 +1258,21 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     assert!(!ptx.contains("bra"), "the picks need no branch:\n{ptx}");
     assert_eq!(ptx.matches("selp.").count(), 5, "one select per picked scalar:\n{ptx}");
     assert!(ComputedArms::new().ptx().contains("bra"), "computed arms branch");
+
+    let n = 32u32;
+    let wides: Vec<f64> = (0..n).map(|_| rng.moderate_f64()).collect();
+    let wide = dev.upload(&wides)?;
+    for flip in [false, true] {
+        let kernel = PicksOfEveryType::new(flip);
+        common::assert_assembles("picks_of_every_type", &kernel);
+        assert!(!kernel.ptx().contains("bra"), "every pick is a select:\n{}", kernel.ptx());
+        let mut out: DeviceBuffer<f64> = dev.zeroed(8 * n as usize)?;
+        unsafe { kernel.launch(&dev, LaunchConfig::linear(1, n), &wide, &mut out)? };
+        let got = out.to_vec()?;
+        for i in 0..n as usize {
+            let want = picks_of_every_type_host(i as u32, wides[i], flip);
+            assert_eq!(got[8 * i..8 * i + 8], want, "thread {i}, flip {flip}");
+        }
+    }
     Ok(())
 }

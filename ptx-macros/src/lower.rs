@@ -1219,7 +1219,8 @@ impl Lowerer<'_> {
     }
 }
 
-/// Whether values of `ty` can be picked with `select`: scalars and tuples of them.
+/// Whether values of `ty` can be picked with `select`: scalars and tuples of them (the
+/// checker has already refused an `if` of 16-bit floats).
 fn selectable(ty: &Ty) -> bool {
     match ty {
         Ty::Scalar(_) => true,
