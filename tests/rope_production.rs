@@ -447,6 +447,7 @@ fn bad_arguments_are_errors_naming_them() {
 /// The sine and cosine a production kernel computes for one pair, written as plain Rust
 /// exactly as `src/rope/kernels.rs` writes them: every step is an exact f32 operation, so
 /// the kernel must give these bits.
+#[allow(clippy::approx_constant)] // 6.283185 is the fitted coefficient, one ulp below f32 TAU
 fn kernel_sin_cos(pos: u32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
     let p = pos as f32;
     let p_rem = (pos as i64 - p as i64) as f32;
@@ -498,7 +499,7 @@ fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
                 rope.apply(direction, &pd, &xd, view, &mut out, view).unwrap();
                 let got = out.to_vec().unwrap();
                 let mut want = x.clone();
-                for t in 0..tokens as usize {
+                for (t, &position) in pos.iter().enumerate() {
                     for h in 0..heads as usize {
                         let row = offset + (t * heads as usize + h) * hd as usize;
                         for i in 0..rotary as usize / 2 {
@@ -508,7 +509,7 @@ fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
                             };
                             let backward = direction == Direction::Backward;
                             let (sin, cos) =
-                                kernel_sin_cos(pos[t], table[2 * i], table[2 * i + 1], scale, backward);
+                                kernel_sin_cos(position, table[2 * i], table[2 * i + 1], scale, backward);
                             let (x0, x1) = (x[row + i0], x[row + i1]);
                             want[row + i0] = x0.mul_add(cos, -(x1 * sin));
                             want[row + i1] = x0.mul_add(sin, x1 * cos);
