@@ -70,8 +70,9 @@ fn rope_variants_assemble_and_the_checks_cost_no_spills() {
 fn production_rope_kernels_make_16_byte_global_accesses() {
     // The SASS of every vectorised production kernel (sm_90): the tensor is read with
     // 16-byte loads (`LDG.E.128`, two per head loop of q and of k, two more for the tail
-    // copy of partial rotary) and every store is a 16-byte store; only the position and
-    // the frequency table are read 4 bytes at a time, and no access is 16-bit.
+    // copy of partial rotary) and so is the turn table (two pairs per load: two loads for
+    // f32's four pairs, four for the 16-bit types' eight); every store is a 16-byte store;
+    // only the position is read 4 bytes at a time, and no access is 16-bit.
     let test = "production_rope_kernels_make_16_byte_global_accesses";
     let Some(ptxas) = ptxas::ptxas_or_skip(test) else { return };
     let Some(nvdisasm) = sass::nvdisasm_or_skip(test) else { return };
@@ -91,9 +92,12 @@ fn production_rope_kernels_make_16_byte_global_accesses() {
                     let counts = sass::Sass::of(&listing);
                     let wide_loads = counts.count("LDG.E.128", false);
                     let copies_tail = !in_place && rotary_dim < 128;
-                    assert!(wide_loads >= if copies_tail { 6 } else { 4 }, "{what}: {counts:?}");
+                    let table_loads = if dtype == Dtype::F32 { 2 } else { 4 };
+                    let tensor_loads = if copies_tail { 6 } else { 4 };
+                    assert!(wide_loads >= table_loads + tensor_loads, "{what}: {counts:?}");
                     let stores: usize = counts.global_stores.iter().map(|(_, n)| n).sum();
                     assert!(stores >= 4 && stores == counts.count("STG.E.128", true), "{what}: {counts:?}");
+                    assert_eq!(counts.count("LDG.E", false), 1, "{what}: the position only: {counts:?}");
                     let narrow =
                         counts.global_loads.iter().filter(|(op, _)| op != "LDG.E.128" && op != "LDG.E");
                     assert_eq!(narrow.count(), 0, "{what}: {counts:?}");
