@@ -1155,8 +1155,9 @@ fn shared_addresses_and_fused_multiply_adds_keep_rusts_meaning() -> ptx_dsl::run
     Ok(())
 }
 
-/// `if` expressions whose arms are values at hand (variables, literals, constants, a float's
-/// negation, tuples of them) pick one of the two without branching; others branch.
+/// `if` expressions whose arms are values at hand (variables, literals, constants, their
+/// negation or complement, tuples of them) pick one of the two without branching; others
+/// branch.
 #[ptx_kernel(unchecked)]
 fn picks(x: &[f32], k: &[i32], out: &mut [f32]) {
     let i = thread_idx().x as usize;
@@ -1190,9 +1191,9 @@ fn picks_of_every_type(wide: &[f64], out: &mut [f64], #[comptime] flip: bool) {
     let small = i as u8;
     let signed = -(i as i16);
     let long = i as u64 * 3_000_000_000;
-    let b = if c { flag } else { true };
+    let b = if c { flag } else { !flag };
     let n8 = if c { small } else { 200u8 };
-    let n16 = if c { signed } else { i16::MIN };
+    let n16 = if c { -signed } else { i16::MIN };
     let n64 = if c { long } else { u64::MAX };
     let w = if c { -d } else { f64::EPSILON };
     let picked = if flip { (n8, n16) } else { (7, 8) };
@@ -1213,20 +1214,23 @@ fn picks_of_every_type_host(i: u32, d: f64, flip: bool) -> [f64; 8] {
     let small = i as u8;
     let signed = -(i as i16);
     let long = i as u64 * 3_000_000_000;
-    let b = if c { flag } else { true };
+    let b = if c { flag } else { !flag };
     let n8 = if c { small } else { 200u8 };
-    let n16 = if c { signed } else { i16::MIN };
+    let n16 = if c { -signed } else { i16::MIN };
     let n64 = if c { long } else { u64::MAX };
     let w = if c { -d } else { f64::EPSILON };
     let picked = if flip { (n8, n16) } else { (7, 8) };
     [c as u32 as f64, b as u32 as f64, n8 as f64, n16 as f64, n64 as f64, w, picked.0 as f64, picked.1 as f64]
 }
 
-/// Arms that compute (a product) still branch: only values at hand are picked.
+/// Arms that compute (a product, a negated product) still branch, whatever the other arm:
+/// only values at hand are picked.
 #[ptx_kernel(unchecked)]
 fn computed_arms(x: &[f32], out: &mut [f32]) {
     let i = thread_idx().x as usize;
-    out[i] = if x[i] > 0.0 { x[i] * 2.0 } else { -x[i] };
+    let v = x[i];
+    out[i] = if v > 0.0 { v * 2.0 } else { v };
+    out[i + 1] = if v > 1.0 { v } else { -(v * 2.0) };
 }
 
 #[test]
@@ -1257,7 +1261,8 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     let ptx = Picks::new().ptx();
     assert!(!ptx.contains("bra"), "the picks need no branch:\n{ptx}");
     assert_eq!(ptx.matches("selp.").count(), 5, "one select per picked scalar:\n{ptx}");
-    assert!(ComputedArms::new().ptx().contains("bra"), "computed arms branch");
+    let computed = ComputedArms::new().ptx();
+    assert_eq!(computed.matches("bra").count(), 4, "computed arms branch:\n{computed}");
 
     let n = 32u32;
     let wides: Vec<f64> = (0..n).map(|_| rng.moderate_f64()).collect();

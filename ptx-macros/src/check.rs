@@ -104,6 +104,16 @@ fn contains_error(t: &Ty) -> bool {
     }
 }
 
+/// Whether a type is or holds a slice or a built-in's `Dim3`: names of places rather than
+/// values, which an `if` cannot pick between.
+fn holds_no_value(t: &Ty) -> bool {
+    match t {
+        Ty::Slice { .. } | Ty::Dim3 => true,
+        Ty::Tuple(v) => v.iter().any(holds_no_value),
+        _ => false,
+    }
+}
+
 /// Whether the runtime can pass slices of `s`: every scalar type but `bool` and the
 /// pointer-sized integers.
 fn is_slice_element(s: Scalar) -> bool {
@@ -600,6 +610,15 @@ impl Checker<'_> {
                     self.errors.at(
                         e.span,
                         "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`",
+                    );
+                } else if holds_no_value(&self.infer.resolve(&ty)) {
+                    self.errors.at(
+                        e.span,
+                        format!(
+                            "an `if` cannot give `{}`: it picks values, not slices or built-ins; index the \
+                             slice (or take `.x`) inside the arms",
+                            self.show(&ty)
+                        ),
                     );
                 }
                 let pure_arm = |b: &Block, comptime: &[bool]| {

@@ -926,23 +926,11 @@ impl Lowerer<'_> {
     }
 
     /// The value of an `if` arm that is only a value at hand (a variable, a literal, a
-    /// constant, a float's negation, or a tuple of these): evaluating it can neither fault
-    /// nor have an effect, so both arms of such an `if` may be evaluated and one picked.
+    /// constant, the negation or complement of one, or a tuple of these; the checker has
+    /// made sure they are scalars): evaluating it can neither fault nor have an effect, so
+    /// both arms of such an `if` may be evaluated and one picked.
     fn arm_at_hand<'e>(&self, b: &'e Block) -> Option<&'e Expr> {
-        let tail = b.tail.as_deref().filter(|_| b.stmts.is_empty())?;
-        (self.at_hand(tail) && selectable(&self.ty(tail))).then_some(tail)
-    }
-
-    /// Whether `e` is a value at hand (see [`Lowerer::arm_at_hand`]).
-    fn at_hand(&self, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Const { .. } => true,
-            ExprKind::Unary(UnOp::Neg, x) => {
-                matches!(self.ty(x), Ty::Scalar(s) if s.is_float()) && self.at_hand(x)
-            }
-            ExprKind::Tuple(xs) => xs.iter().all(|x| self.at_hand(x)),
-            _ => false,
-        }
+        b.tail.as_deref().filter(|t| b.stmts.is_empty() && at_hand(t))
     }
 
     /// `if c { a } else { b }` of two values of type `ty` as one `select` per scalar.
@@ -1219,12 +1207,12 @@ impl Lowerer<'_> {
     }
 }
 
-/// Whether values of `ty` can be picked with `select`: scalars and tuples of them (the
-/// checker has already refused an `if` of 16-bit floats).
-fn selectable(ty: &Ty) -> bool {
-    match ty {
-        Ty::Scalar(_) => true,
-        Ty::Tuple(elems) => !elems.is_empty() && elems.iter().all(selectable),
+/// Whether `e` is a value at hand (see [`Lowerer::arm_at_hand`]).
+fn at_hand(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Const { .. } => true,
+        ExprKind::Unary(_, x) => at_hand(x),
+        ExprKind::Tuple(xs) => xs.iter().all(at_hand),
         _ => false,
     }
 }
