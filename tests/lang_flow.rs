@@ -1223,6 +1223,20 @@ fn picks_of_every_type_host(i: u32, d: f64, flip: bool) -> [f64; 8] {
     [c as u32 as f64, b as u32 as f64, n8 as f64, n16 as f64, n64 as f64, w, picked.0 as f64, picked.1 as f64]
 }
 
+/// A pick that folds to its condition (`if m { true } else { false }` is `m`) keeps its
+/// value when the mutable variable it came from is assigned afterwards.
+#[ptx_kernel(unchecked)]
+fn picks_survive_assignment(x: &[f32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    let mut m = x[i] > 0.0;
+    let was = if m { true } else { false };
+    let mut v = x[i] as u32;
+    let same = if was { v } else { v };
+    m = !m;
+    v += 7;
+    out[i] = was as u32 + 2 * m as u32 + 4 * same + v;
+}
+
 /// Arms that compute (a product, a negated product) still branch, whatever the other arm:
 /// only values at hand are picked.
 #[ptx_kernel(unchecked)]
@@ -1242,7 +1256,18 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     xs[0] = f32::NAN;
     xs[3] = -0.0;
     xs[5] = 0.0;
-    let ks: Vec<i32> = (0..n).map(|i| if i < 8 { i as i32 - 4 } else { rng.next() as i32 % 100 }).collect();
+    // Every quarter with the NaN's thread (0) taking the negated arm, then negative ones.
+    let ks: Vec<i32> = (0..n)
+        .map(|i| {
+            if i < 8 {
+                i as i32
+            } else if i < 16 {
+                i as i32 - 20
+            } else {
+                rng.next() as i32 % 100
+            }
+        })
+        .collect();
     let dev = Device::sim();
     let (x, k) = (dev.upload(&xs)?, dev.upload(&ks)?);
     let mut out: DeviceBuffer<f32> = dev.zeroed(4 * n)?;
@@ -1261,6 +1286,19 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     let ptx = Picks::new().ptx();
     assert!(!ptx.contains("bra"), "the picks need no branch:\n{ptx}");
     assert_eq!(ptx.matches("selp.").count(), 5, "one select per picked scalar:\n{ptx}");
+    let xs = [1.5f32, -2.0, 3.0, 0.0];
+    let mut out: DeviceBuffer<u32> = dev.zeroed(4)?;
+    unsafe {
+        PicksSurviveAssignment::new().launch(&dev, LaunchConfig::linear(1, 4), &dev.upload(&xs)?, &mut out)?
+    };
+    let want: Vec<u32> = xs
+        .iter()
+        .map(|&x| {
+            let (was, v) = (x > 0.0, x as u32);
+            was as u32 + 2 * !was as u32 + 4 * v + v + 7
+        })
+        .collect();
+    assert_eq!(out.to_vec()?, want);
     let computed = ComputedArms::new().ptx();
     assert_eq!(computed.matches("bra").count(), 4, "computed arms branch:\n{computed}");
 
