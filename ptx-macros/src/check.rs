@@ -97,21 +97,12 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
 
 /// Whether a type has an error part (a half-precision annotation, say).
 fn contains_error(t: &Ty) -> bool {
-    match t {
-        Ty::Error => true,
-        Ty::Tuple(v) => v.iter().any(contains_error),
-        _ => false,
-    }
+    holds(t, &|t| *t == Ty::Error)
 }
 
-/// Whether a type is or holds a slice or a built-in's `Dim3`: names of places rather than
-/// values, which an `if` cannot pick between.
-fn holds_no_value(t: &Ty) -> bool {
-    match t {
-        Ty::Slice { .. } | Ty::Dim3 => true,
-        Ty::Tuple(v) => v.iter().any(holds_no_value),
-        _ => false,
-    }
+/// Whether `t` is, or is a tuple holding, a type that `is` picks out.
+fn holds(t: &Ty, is: &dyn Fn(&Ty) -> bool) -> bool {
+    is(t) || matches!(t, Ty::Tuple(v) if v.iter().any(|e| holds(e, is)))
 }
 
 /// Whether the runtime can pass slices of `s`: every scalar type but `bool` and the
@@ -606,21 +597,29 @@ impl Checker<'_> {
                         Ty::unit()
                     }
                 };
-                if self.infer.resolve(&ty).scalar().is_some_and(Scalar::is_half) {
-                    self.errors.at(
-                        e.span,
-                        "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`",
-                    );
-                } else if holds_no_value(&self.infer.resolve(&ty)) {
-                    self.errors.at(
-                        e.span,
-                        format!(
-                            "an `if` cannot give `{}`: it picks values, not slices or built-ins; index the \
-                             slice (or take `.x`) inside the arms",
-                            self.show(&ty)
-                        ),
-                    );
-                }
+                let resolved = self.infer.resolve(&ty);
+                let refusal = if holds(&resolved, &|t| t.scalar().is_some_and(Scalar::is_half)) {
+                    Some(
+                        "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`"
+                            .into(),
+                    )
+                } else if holds(&resolved, &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
+                    Some(format!(
+                        "an `if` cannot give `{}`: it picks values, not slices or built-ins; index the slice \
+                         (or take `.x`) inside the arms",
+                        self.show(&ty)
+                    ))
+                } else {
+                    None
+                };
+                // Reported once: an enclosing `if` of this one then sees an error type.
+                let ty = match refusal {
+                    Some(msg) => {
+                        self.errors.at(e.span, msg);
+                        Ty::Error
+                    }
+                    None => ty,
+                };
                 let pure_arm = |b: &Block, comptime: &[bool]| {
                     b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| comptime[t.id])
                 };
