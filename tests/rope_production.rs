@@ -486,6 +486,7 @@ fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
     for layout in [Layout::HalfSplit, Layout::Interleaved] {
         let rope =
             Rope::new(RopeConfig { layout, rotary_dim: rotary, scaling, ..RopeConfig::new(hd) }).unwrap();
+        assert_eq!(rope.vector_width(), Some(4), "offset 0 runs the vectorised kernel");
         let (table, scale) = (rope.turn_table().to_vec(), rope.attention_factor());
         assert_ne!(scale, 1.0, "YaRN's attention factor");
         let rope = rope.on(&device).unwrap();
@@ -517,6 +518,7 @@ fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
                     }
                 }
                 // Outside the view the output keeps its NaNs; inside, every bit agrees.
+                assert!(got[..offset].iter().all(|v| v.is_nan()), "{layout:?}: wrote before the view");
                 let same = (offset..n).all(|j| got[j].to_bits() == want[j].to_bits());
                 assert!(same, "{layout:?} offset {offset} {direction:?}: the kernel is not its body as Rust");
             }
