@@ -6,6 +6,7 @@
     clippy::precedence,
     clippy::manual_checked_ops,
     clippy::needless_range_loop,
+    clippy::needless_bool,
     clippy::nonminimal_bool
 )]
 
@@ -1223,20 +1224,6 @@ fn picks_of_every_type_host(i: u32, d: f64, flip: bool) -> [f64; 8] {
     [c as u32 as f64, b as u32 as f64, n8 as f64, n16 as f64, n64 as f64, w, picked.0 as f64, picked.1 as f64]
 }
 
-/// A pick that folds to its condition (`if m { true } else { false }` is `m`) keeps its
-/// value when the mutable variable it came from is assigned afterwards.
-#[ptx_kernel(unchecked)]
-fn picks_survive_assignment(x: &[f32], out: &mut [u32]) {
-    let i = thread_idx().x as usize;
-    let mut m = x[i] > 0.0;
-    let was = if m { true } else { false };
-    let mut v = x[i] as u32;
-    let same = if was { v } else { v };
-    m = !m;
-    v += 7;
-    out[i] = was as u32 + 2 * m as u32 + 4 * same + v;
-}
-
 /// Arms that compute (a product, a negated product) still branch, whatever the other arm:
 /// only values at hand are picked.
 #[ptx_kernel(unchecked)]
@@ -1286,19 +1273,6 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     let ptx = Picks::new().ptx();
     assert!(!ptx.contains("bra"), "the picks need no branch:\n{ptx}");
     assert_eq!(ptx.matches("selp.").count(), 5, "one select per picked scalar:\n{ptx}");
-    let xs = [1.5f32, -2.0, 3.0, 0.0];
-    let mut out: DeviceBuffer<u32> = dev.zeroed(4)?;
-    unsafe {
-        PicksSurviveAssignment::new().launch(&dev, LaunchConfig::linear(1, 4), &dev.upload(&xs)?, &mut out)?
-    };
-    let want: Vec<u32> = xs
-        .iter()
-        .map(|&x| {
-            let (was, v) = (x > 0.0, x as u32);
-            was as u32 + 2 * !was as u32 + 4 * v + v + 7
-        })
-        .collect();
-    assert_eq!(out.to_vec()?, want);
     let computed = ComputedArms::new().ptx();
     assert_eq!(computed.matches("bra").count(), 4, "computed arms branch:\n{computed}");
 
@@ -1317,5 +1291,53 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
             assert_eq!(got[8 * i..8 * i + 8], want, "thread {i}, flip {flip}");
         }
     }
+    Ok(())
+}
+
+/// A value bound to a name keeps it when a mutable variable it was computed from is
+/// assigned afterwards, also where the builder folds the operation to that variable's own
+/// register: a pick (`if m { true } else { false }` is `m`), predicate logic with a
+/// constant (`m & true`), a cast to the same type, a tuple holding such values.
+#[ptx_kernel(unchecked)]
+fn bindings_of_mutables(x: &[f32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    let mut m = x[i] > 0.0;
+    let mut v = x[i] as u32;
+    let picked = if m { true } else { false };
+    let anded = m & true;
+    let cast = v as u32;
+    let (t0, t1) = (m | false, v);
+    let held = { v };
+    m = !m;
+    v += 7;
+    out[2 * i] = picked as u32 + 2 * anded as u32 + 4 * t0 as u32 + 8 * m as u32;
+    out[2 * i + 1] = cast + 100 * t1 + 10_000 * held + 1_000_000 * v;
+}
+
+fn bindings_of_mutables_host(x: f32) -> [u32; 2] {
+    let mut m = x > 0.0;
+    let mut v = x as u32;
+    let picked = if m { true } else { false };
+    let anded = m & true;
+    let cast = v;
+    let (t0, t1) = (m | false, v);
+    let held = { v };
+    m = !m;
+    v += 7;
+    [
+        picked as u32 + 2 * anded as u32 + 4 * t0 as u32 + 8 * m as u32,
+        cast + 100 * t1 + 10_000 * held + 1_000_000 * v,
+    ]
+}
+
+#[test]
+fn bindings_keep_their_value_when_a_mutable_variable_they_read_changes() -> ptx_dsl::runtime::Result<()> {
+    let xs = [1.5f32, -2.0, 3.0, 0.0, 42.0];
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(2 * xs.len())?;
+    let kernel = BindingsOfMutables::new();
+    unsafe { kernel.launch(&dev, LaunchConfig::linear(1, xs.len() as u32), &dev.upload(&xs)?, &mut out)? };
+    let want: Vec<u32> = xs.iter().flat_map(|&x| bindings_of_mutables_host(x)).collect();
+    assert_eq!(out.to_vec()?, want);
     Ok(())
 }

@@ -16,8 +16,10 @@ pub struct Checked {
     pub types: Vec<Ty>,
     /// Whether the expression is computed on the host while the kernel is built.
     pub comptime: Vec<bool>,
-    /// Whether the expression is a path to a mutable variable (so binding it copies).
-    pub mutable_path: Vec<bool>,
+    /// Whether the expression reads a mutable variable anywhere in it. Its value may then be
+    /// that variable's register (the variable itself, or an operation the builder folds to
+    /// that operand, such as `m & true`), so binding it to a name takes a snapshot.
+    pub reads_mutable: Vec<bool>,
     /// The binding an expression refers to: a path's variable, an indexing's (or an
     /// assignment through an index's) slice, `x.len()`'s slice, a `for` loop's variable.
     /// Bindings are numbered in declaration order, so shadowing gives a new number.
@@ -51,7 +53,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         infer: Infer::default(),
         types: vec![Ty::Error; n],
         comptime: vec![false; n],
-        mutable_path: vec![false; n],
+        reads_mutable: vec![false; n],
+        mutable_reads: 0,
         binding: vec![None; n],
         lengths_read: Vec::new(),
         uses_warps: false,
@@ -140,7 +143,9 @@ struct Checker<'e> {
     infer: Infer,
     types: Vec<Ty>,
     comptime: Vec<bool>,
-    mutable_path: Vec<bool>,
+    reads_mutable: Vec<bool>,
+    /// How many reads of mutable variables the checker has met so far.
+    mutable_reads: usize,
     binding: Vec<Option<usize>>,
     lengths_read: Vec<usize>,
     uses_warps: bool,
@@ -235,7 +240,7 @@ impl Checker<'_> {
         Checked {
             types,
             comptime: self.comptime,
-            mutable_path: self.mutable_path,
+            reads_mutable: self.reads_mutable,
             binding: self.binding,
             lengths_read: self.lengths_read,
             uses_warps: self.uses_warps,
@@ -377,7 +382,9 @@ impl Checker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Ty {
+        let reads_before = self.mutable_reads;
         let (ty, comptime) = self.expr_kind(e);
+        self.reads_mutable[e.id] = self.mutable_reads != reads_before;
         self.record(e, ty, comptime)
     }
 
@@ -404,7 +411,7 @@ impl Checker<'_> {
             ExprKind::Lit(Lit::Bool(_)) => (Ty::Scalar(Scalar::Bool), true),
             ExprKind::Path(name) => match self.lookup(&name.to_string()).cloned() {
                 Some(b) => {
-                    self.mutable_path[e.id] = b.mutable;
+                    self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
                     (b.ty, b.comptime)
                 }

@@ -123,20 +123,20 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The expression's value about to be bound to a name: a mutable variable's register
-    /// is copied, so that later assignments to the variable do not change the binding.
+    /// The expression's value about to be bound to a name. One that reads a mutable
+    /// variable may be that variable's register, which a snapshot copies, so that later
+    /// assignments to the variable do not change the binding.
     fn bound_value(&mut self, e: &Expr) -> TokenStream {
         let v = self.value(e);
-        if self.checked.mutable_path[e.id] {
-            // Bound to its own `let`: the copy is made once, here, whatever uses it later
-            // (a tuple's elements are read one by one).
-            let k = ctx();
-            let c = self.tmp("__copy");
-            self.emit(quote!(let #c = #k.copy(#v);));
-            quote!(#c)
-        } else {
-            v
+        if !self.checked.reads_mutable[e.id] {
+            return v;
         }
+        // Bound to its own `let`: the snapshot is taken once, here, whatever uses it later
+        // (a tuple's elements are read one by one).
+        let (value, snapshot) = (self.tmp("__value"), self.tmp("__snapshot"));
+        let taken = snapshot_of(&quote!(#value), &self.ty(e));
+        self.emit(quote!(let #value = #v; let #snapshot = #taken;));
+        quote!(#snapshot)
     }
 
     fn discard(&mut self, atom: Atom) {
@@ -192,7 +192,7 @@ impl Lowerer<'_> {
                         self.emit(quote!(let #name #annot = #host;));
                         return;
                     }
-                    if !self.checked.mutable_path[init.id] {
+                    if !self.checked.reads_mutable[init.id] {
                         match self.expr(init, Some(name)) {
                             Atom::Rt(ts) if *name == ts.to_string() => {}
                             Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
@@ -255,7 +255,7 @@ impl Lowerer<'_> {
     fn bind_pat(&mut self, pat: &Pat, v: TokenStream, ty: &Ty) {
         let k = ctx();
         match pat {
-            Pat::Ident { name, mutable: true } => self.emit(quote!(let #name = #k.var(#v);)),
+            Pat::Ident { name, mutable: true } => self.emit(quote!(let #name = #k.mutable_var(#v);)),
             Pat::Ident { name, mutable: false } => self.emit(quote!(let #name = #v;)),
             Pat::Wild => self.emit(quote!(let _ = #v;)),
             Pat::Tuple(pats, _) => {
@@ -696,7 +696,7 @@ impl Lowerer<'_> {
             }
             _ => return None,
         };
-        if self.checked.mutable_path[var.id] || self.checked.comptime[var.id] {
+        if self.checked.reads_mutable[var.id] || self.checked.comptime[var.id] {
             return None;
         }
         Some((self.checked.binding[var.id]?, self.len_slice(len)?))
@@ -1214,6 +1214,22 @@ fn at_hand(e: &Expr) -> bool {
         ExprKind::Unary(_, x) => at_hand(x),
         ExprKind::Tuple(xs) => xs.iter().all(at_hand),
         _ => false,
+    }
+}
+
+/// `KernelCtx::snapshot` of each scalar in `value`, a value of type `ty`.
+fn snapshot_of(value: &TokenStream, ty: &Ty) -> TokenStream {
+    let k = ctx();
+    match ty {
+        Ty::Tuple(elems) => {
+            let taken = elems.iter().enumerate().map(|(i, t)| {
+                let idx = syn::Index::from(i);
+                snapshot_of(&quote!(#value.#idx), t)
+            });
+            quote!((#(#taken,)*))
+        }
+        Ty::Scalar(_) => quote!(#k.snapshot(#value)),
+        _ => value.clone(),
     }
 }
 

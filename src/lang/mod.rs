@@ -276,6 +276,8 @@ pub struct KernelCtx {
     exit: Option<ptx_core::Label>,
     /// What the current straight-line stretch has computed (shared address arithmetic).
     known: known::Known,
+    /// The registers of the `let mut` variables ([`KernelCtx::mutable_var`]).
+    mutable: Vec<Operand>,
 }
 
 impl KernelCtx {
@@ -288,6 +290,7 @@ impl KernelCtx {
             sites: Vec::new(),
             exit: None,
             known: Default::default(),
+            mutable: Vec::new(),
         }
     }
 
@@ -363,18 +366,29 @@ impl KernelCtx {
         }
     }
 
-    /// A fresh mutable variable of `v`'s type, initialised to `v` (`let mut`).
+    /// A `let mut` variable initialised to `v`: a [`KernelCtx::var`] whose register
+    /// [`KernelCtx::snapshot`] knows to copy.
+    pub fn mutable_var(&mut self, v: Value) -> Value {
+        let var = self.var(v);
+        self.mutable.push(var.op);
+        var
+    }
+
+    /// A fresh variable of `v`'s type, initialised to `v`.
     pub fn var(&mut self, v: Value) -> Value {
         let dst = self.b.raw_reg(v.ty.reg_type());
         self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.reg_type(), dst, src: v.op });
         Value::new(Operand::Reg(dst), v.ty)
     }
 
-    /// A copy of `v` in a fresh register (binding a mutable variable's current value).
-    pub fn copy(&mut self, v: Value) -> Value {
-        match v.op {
-            Operand::Imm(_) => v,
-            Operand::Reg(_) => self.var(v),
+    /// `v` as a value to bind to a name: a copy in a fresh register when `v` is a `let mut`
+    /// variable's register (assigning the variable later must not change the binding),
+    /// else `v` itself.
+    pub fn snapshot(&mut self, v: Value) -> Value {
+        if self.mutable.contains(&v.op) {
+            self.var(v)
+        } else {
+            v
         }
     }
 

@@ -369,21 +369,8 @@ impl KernelCtx {
         self.normalize(v)
     }
 
-    /// `if cond { a } else { b }` without branching (both are already computed). The result
-    /// is a register of its own: a pick the builder folded (a constant condition, or predicate
-    /// logic that simplified) is copied, so that assigning a mutable variable it came from
-    /// later does not change it.
+    /// `if cond { a } else { b }` without branching (both are already computed).
     pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
-        let picked = self.pick(cond, a, b);
-        if [cond, a, b].iter().any(|v| v.op == picked.op) {
-            self.copy(picked)
-        } else {
-            picked
-        }
-    }
-
-    /// [`KernelCtx::select`]'s pick, which may fold to one of its operands.
-    fn pick(&mut self, cond: Value, a: Value, b: Value) -> Value {
         let ty = a.ty;
         let pred = cond.typed::<Pred>();
         if ty == Scalar::Bool {

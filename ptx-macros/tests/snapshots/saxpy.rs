@@ -83,7 +83,7 @@ impl Saxpy {
             ),
             "let mut acc = 0.0f32;",
         );
-        let acc = __k.var(::ptx_dsl::__private::Value::from(0.0f32));
+        let acc = __k.mutable_var(::ptx_dsl::__private::Value::from(0.0f32));
         __k.note(
             ::ptx_dsl::__private::Site::at(
                 ::core::file!(),
