@@ -935,20 +935,18 @@ impl Lowerer<'_> {
 
     /// `if c { a } else { b }` of two values of type `ty` as one `select` per scalar.
     fn select(&mut self, c: &TokenStream, a: &TokenStream, b: &TokenStream, ty: &Ty) -> TokenStream {
-        let k = ctx();
-        match ty {
-            Ty::Tuple(elems) => {
-                let (ta, tb) = (self.tmp("__then"), self.tmp("__else"));
-                self.emit(quote!(let #ta = #a; let #tb = #b;));
-                let picked = elems.iter().enumerate().map(|(i, t)| {
-                    let idx = syn::Index::from(i);
-                    self.select(c, &quote!(#ta.#idx), &quote!(#tb.#idx), t)
-                });
-                let picked: Vec<TokenStream> = picked.collect();
-                quote!((#(#picked,)*))
-            }
-            _ => quote!(#k.select(#c, #a, #b)),
+        let (mut a, mut b) = (a.clone(), b.clone());
+        if let Ty::Tuple(_) = ty {
+            // Each arm once, whatever its elements read.
+            let (ta, tb) = (self.tmp("__then"), self.tmp("__else"));
+            self.emit(quote!(let #ta = #a; let #tb = #b;));
+            (a, b) = (quote!(#ta), quote!(#tb));
         }
+        let k = ctx();
+        per_scalar(&[a, b], ty, &|v: &[TokenStream]| {
+            let (a, b) = (&v[0], &v[1]);
+            quote!(#k.select(#c, #a, #b))
+        })
     }
 
     /// Where a block that only leaves goes: its one statement (or tail) is `return`
@@ -1220,16 +1218,27 @@ fn at_hand(e: &Expr) -> bool {
 /// `KernelCtx::snapshot` of each scalar in `value`, a value of type `ty`.
 fn snapshot_of(value: &TokenStream, ty: &Ty) -> TokenStream {
     let k = ctx();
+    per_scalar(std::slice::from_ref(value), ty, &|v: &[TokenStream]| {
+        let v = &v[0];
+        quote!(#k.snapshot(#v))
+    })
+}
+
+/// `f` of the corresponding scalars of `values` (all of type `ty`), as a value of type
+/// `ty`: `f(values)` for a scalar, the tuple of each element's result for a tuple (and the
+/// first value as it is for any other type).
+fn per_scalar(values: &[TokenStream], ty: &Ty, f: &dyn Fn(&[TokenStream]) -> TokenStream) -> TokenStream {
     match ty {
         Ty::Tuple(elems) => {
-            let taken = elems.iter().enumerate().map(|(i, t)| {
+            let parts = elems.iter().enumerate().map(|(i, t)| {
                 let idx = syn::Index::from(i);
-                snapshot_of(&quote!(#value.#idx), t)
+                let elements: Vec<TokenStream> = values.iter().map(|v| quote!(#v.#idx)).collect();
+                per_scalar(&elements, t, f)
             });
-            quote!((#(#taken,)*))
+            quote!((#(#parts,)*))
         }
-        Ty::Scalar(_) => quote!(#k.snapshot(#value)),
-        _ => value.clone(),
+        Ty::Scalar(_) => f(values),
+        _ => values[0].clone(),
     }
 }
 
