@@ -9,6 +9,7 @@ use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, TensorView};
 use ptx_dsl::runtime::{Device, KernelArg, LaunchConfig, Scalar};
 use ptx_tools::coverage::{every_form, FormCatalog, SCALAR_PARAMS, SCRATCH_PER_THREAD, THREADS};
 use ptx_tools::rng::Rng;
+use ptx_tools::ulp::same_bits;
 
 fn gpu() -> Device {
     Device::cuda(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
@@ -187,7 +188,7 @@ fn accurate_math_on_gpu_equals_the_simulator_bit_for_bit() {
         results.push(od.to_vec().unwrap());
     }
     for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
-        let same = g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan());
+        let same = same_bits(*g, *s);
         assert!(same, "x = {}: output {} gpu {g:e} sim {s:e}", x[i / 3], i % 3);
     }
 }
@@ -237,7 +238,7 @@ fn f64_math_on_gpu_equals_the_simulator_bit_for_bit() {
         results.push(od.to_vec().unwrap());
     }
     for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
-        let same = g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan());
+        let same = same_bits(*g, *s);
         assert!(same, "x = {:e}: routine {} gpu {g:e} sim {s:e}", x[i / 19], i % 19);
     }
 }

@@ -11,6 +11,7 @@ mod common;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Approx, Device, DeviceBuffer, LaunchConfig, SimOptions};
 use ptx_tools::rng::Rng;
+use ptx_tools::ulp::same_bits;
 
 const F32_SLOTS: usize = 27;
 
@@ -145,11 +146,6 @@ fn edge_and_random_pairs(rng: &mut Rng, len: usize) -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-/// Same bits, with every NaN treated alike (Rust does not specify NaN payloads or signs).
-fn same(a: f32, b: f32) -> bool {
-    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-}
-
 #[test]
 fn ieee_exact_f32_operations_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
@@ -177,7 +173,7 @@ fn ieee_exact_f32_operations_match_plain_rust_bit_for_bit() -> ptx_dsl::runtime:
             // unspecified there (the kernel gives IEEE 754-2019's -0 < +0 order).
             let zeros_of_min_max = (k == 13 || k == 14) && g == 0.0 && want[k] == 0.0;
             assert!(
-                same(g, want[k]) || zeros_of_min_max,
+                same_bits(g, want[k]) || zeros_of_min_max,
                 "slot {k}: x = {:e}, y = {:e}: kernel {g:e}, Rust {:e}",
                 a[i],
                 b[i],
@@ -231,7 +227,7 @@ fn methods_called_through_the_type_path_match_plain_rust() -> ptx_dsl::runtime::
             // `max` of +0 and -0 may give either zero: Rust leaves the sign unspecified.
             let zeros_of_max = k == 0 && got == 0.0 && want[k] == 0.0;
             assert!(
-                same(got, want[k]) || zeros_of_max,
+                same_bits(got, want[k]) || zeros_of_max,
                 "slot {k}: x = {:e}, y = {:e}: kernel {got:e}, Rust {:e}",
                 a[i],
                 b[i],
@@ -404,11 +400,7 @@ fn f64_transcendental_methods_agree_with_host_f64() -> ptx_dsl::runtime::Result<
         for i in 0..n {
             let (want, g) = (reference(a[i]), got[i * 21 + k]);
             if want.is_nan() || want.is_infinite() {
-                assert!(
-                    g.to_bits() == want.to_bits() || g.is_nan() && want.is_nan(),
-                    "{name}({:e}) = {g:e}, host {want:e}",
-                    a[i]
-                );
+                assert!(same_bits(g, want), "{name}({:e}) = {g:e}, host {want:e}", a[i]);
                 continue;
             }
             // Ours are within 1 ulp of the exact value (ptx-core's math_f64 measures it
@@ -472,11 +464,7 @@ fn f64_values_work_like_host_f64() -> ptx_dsl::runtime::Result<()> {
         ];
         for k in 0..8 {
             let g = got[i * 8 + k];
-            assert!(
-                g.to_bits() == want[k].to_bits() || (g.is_nan() && want[k].is_nan()),
-                "slot {k}, x = {x:e}: {g:e} vs {:e}",
-                want[k]
-            );
+            assert!(same_bits(g, want[k]), "slot {k}, x = {x:e}: {g:e} vs {:e}", want[k]);
         }
     }
     Ok(())

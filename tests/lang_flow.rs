@@ -15,6 +15,7 @@ mod common;
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
 use ptx_tools::rng::Rng;
+use ptx_tools::ulp::same_bits;
 
 /// Loops of every kind, `break`/`continue` (labelled too), `if` as an expression, block
 /// expressions, shadowing, tuple patterns, `_` and compound assignment.
@@ -1264,10 +1265,7 @@ fn if_expressions_of_values_at_hand_select_without_branching() -> ptx_dsl::runti
     for i in 0..n {
         let want = picks_host(xs[2 * i], xs[2 * i + 1], ks[i]);
         for (j, (g, w)) in got[4 * i..4 * i + 4].iter().zip(want).enumerate() {
-            assert!(
-                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                "thread {i}, output {j}: {g} vs {w}"
-            );
+            assert!(same_bits(*g, w), "thread {i}, output {j}: {g} vs {w}");
         }
     }
     let ptx = Picks::new().ptx();

@@ -127,7 +127,7 @@ fn emitted_routines_match_the_host_model_bit_for_bit() {
             let want = f(&mut host, Val::Imm(xi)).as_imm().expect("folds on an immediate");
             let got = outs[k][i];
             // NaNs compare by class: the GPU's canonical NaN and a folded NaN both qualify.
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             assert!(
                 same,
                 "{name}({xi:e}): simulator {got:e} ({:#x}), host model {want:e} ({:#x})",
@@ -154,7 +154,7 @@ fn emitted_f64_routines_match_the_host_model_bit_for_bit() {
         for (i, &xi) in x.iter().enumerate() {
             let want = f(&mut host, Val::Imm(xi)).as_imm().expect("folds on an immediate");
             let got = outs[k][i];
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             assert!(
                 same,
                 "{name}({xi:e}): simulator {got:e} ({:#x}), host model {want:e} ({:#x})",

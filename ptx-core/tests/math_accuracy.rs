@@ -271,7 +271,7 @@ fn powf_special_cases_are_rusts() {
             let got = math::powf(&mut b, x, y).as_imm().expect("folded");
             let want = x.powf(y);
             if special(x) || x.abs() == 1.0 || special(y) || special(want) {
-                let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                let same = ulp::same_bits(got, want);
                 assert!(same, "powf({x:e}, {y:e}) = {got:e}, Rust {want:e}");
             } else {
                 let exact = (x as f64).powf(y as f64);
@@ -364,7 +364,7 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
         assert!(worst.0 <= 1.0, "{name}({:e}): {:.3} ulp exceeds 1", worst.1, worst.0);
         for x in specials {
             let (got, want) = (run1(f, &mut b, x), rust(x));
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             assert!(
                 same || ulp::error_f32(got, wide(x as f64)) <= 1.0,
                 "{name}({x:e}) = {got:e}, Rust {want:e}"
@@ -380,7 +380,7 @@ fn wide_routines_within_1_ulp_and_rusts_special_values() {
         for &y in &values {
             let got = math::hypot(&mut b, x, y).as_imm().expect("folded");
             let want = x.hypot(y);
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             assert!(
                 same || ulp::error_f32(got, (x as f64).hypot(y as f64)) <= 1.0,
                 "hypot({x:e}, {y:e}) = {got:e}, Rust {want:e}"
@@ -424,7 +424,7 @@ fn tan_and_inverse_trigonometry_within_their_bounds() {
         assert!(worst.0 <= bound, "{name}({:e}): {:.3} ulp exceeds {bound}", worst.1, worst.0);
         for x in [0.0f32, -0.0, 1.0, -1.0, 1.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-40] {
             let (got, want) = (run1(f, &mut b, x), rust(x));
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             assert!(
                 same || ulp::error_f32(got, wide(x as f64)) <= bound,
                 "{name}({x:e}) = {got:e}, Rust {want:e}"
@@ -439,7 +439,7 @@ fn tan_and_inverse_trigonometry_within_their_bounds() {
         for &x in &values {
             let got = math::atan2(&mut b, y, x).as_imm().expect("folded");
             let want = y.atan2(x);
-            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            let same = ulp::same_bits(got, want);
             let close = ulp::error_f32(got, (y as f64).atan2(x as f64)) <= 1.0
                 && got.is_sign_negative() == want.is_sign_negative();
             assert!(same || close, "atan2({y:e}, {x:e}) = {got:e}, Rust {want:e}");

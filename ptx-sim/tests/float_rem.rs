@@ -11,6 +11,7 @@ use common::map3;
 use ptx_core::{KernelBuilder, Val, F32, F64};
 use ptx_tools::rng::Rng;
 use ptx_tools::seed::fresh_seeds;
+use ptx_tools::ulp::same_bits;
 
 const N: usize = 1 << 14;
 
@@ -38,10 +39,6 @@ fn f64_operand(rng: &mut Rng) -> f64 {
     }
 }
 
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-}
-
 #[test]
 fn rem_f32_is_rusts_remainder() {
     let seed = fresh_seeds("FLOAT_REM_SEED", 1)[0];
@@ -56,7 +53,7 @@ fn rem_f32_is_rusts_remainder() {
         let got = f32::from_bits(out[i] as u32);
         let want = x[i] % y[i];
         assert!(
-            same(got as f64, want as f64),
+            same_bits(got, want),
             "{:e} % {:e}: kernel {got:e}, Rust {want:e} (FLOAT_REM_SEED={seed:#x})",
             x[i],
             y[i]
@@ -81,7 +78,7 @@ fn rem_f64_is_rusts_remainder() {
         let got = f64::from_bits(out[i]);
         let want = x[i] % y[i];
         assert!(
-            same(got, want),
+            same_bits(got, want),
             "{:e} % {:e}: kernel {got:e}, Rust {want:e} (FLOAT_REM_SEED={seed:#x})",
             x[i],
             y[i]

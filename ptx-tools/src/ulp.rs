@@ -1,5 +1,5 @@
 //! Distances in units in the last place, the measure the accuracy tests bound their f32
-//! results with.
+//! results with, and exact agreement.
 
 /// How far `got` lies from the reference `want` (in f64, far closer than an f32 ulp to the
 /// exact value), in units in the last place of `want` rounded to f32. A `want` of zero
@@ -14,9 +14,24 @@ pub fn error_f32(got: f32, want: f64) -> f64 {
     ((got as f64) - want).abs() / ulp as f64
 }
 
+/// Whether two floats (f32 or f64) have the same bits, every NaN matching every NaN (Rust
+/// leaves NaN payloads and signs unspecified); `0.0` and `-0.0` differ.
+pub fn same_bits(a: impl Into<f64>, b: impl Into<f64>) -> bool {
+    let (a, b) = (a.into(), b.into());
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::error_f32;
+    use super::{error_f32, same_bits};
+
+    #[test]
+    fn same_bits_tells_zeros_apart_and_nans_alike() {
+        assert!(same_bits(1.5f32, 1.5f32) && same_bits(-0.0f64, -0.0f64));
+        assert!(!same_bits(0.0f32, -0.0f32) && !same_bits(1.0f64, 1.0 + f64::EPSILON));
+        assert!(same_bits(f32::NAN, -f32::NAN) && same_bits(f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)));
+        assert!(!same_bits(f32::NAN, f32::INFINITY));
+    }
 
     #[test]
     fn distances_in_ulps() {
