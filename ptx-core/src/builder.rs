@@ -176,7 +176,9 @@ impl KernelBuilder {
                 // Room for a typical kernel, so that declaring parameters does not regrow.
                 params: Vec::with_capacity(8),
                 shared: Vec::new(),
-                body: Vec::with_capacity(128),
+                // Room for a kernel with a few heads' worth of math (RoPE: about 330
+                // entries), so that building does not regrow and copy the body.
+                body: Vec::with_capacity(512),
                 reg_counts: [0; PtxType::COUNT],
                 label_count: 0,
                 notes: Vec::new(),
