@@ -326,6 +326,18 @@ impl Decoder {
         f
     }
 
+    /// A signed integer result narrower than its destination register (`cvt.s8.s32 %r1`)
+    /// sign-extended to the register's width, as PTX's relaxed type rules for destinations
+    /// require.
+    fn sign_extend_narrow(&mut self, tok: &str, d: R, ty: PtxType, s: &Stmt) -> Result<(), SimError> {
+        let reg_bits = self.reg(tok)?.1.bits();
+        if ty.is_signed() && ty.bits() < reg_bits {
+            let src_bits = ty.bits() as u8;
+            self.emit(Op::CvtIntInt { d, a: d, src_bits, signed: true, dst_mask: width_mask(reg_bits) }, s);
+        }
+        Ok(())
+    }
+
     /// What `.ftz` and `.sat` do to an f32 result in `d`, in that order.
     fn finish_f32(&mut self, d: R, ftz: bool, sat: bool, s: &Stmt) {
         if ftz {
@@ -1085,6 +1097,7 @@ impl Decoder {
                 };
                 self.emit(op, s);
                 self.finish_f32(d, ftz && dst == PtxType::F32, false, s);
+                self.sign_extend_narrow(&o[0], d, dst, s)?;
             }
             "setp" => {
                 // `setp.cmp{.bop}{.ftz}.type p{|q}, a, b{, {!}c}`: `p = (a cmp b) bop c` and

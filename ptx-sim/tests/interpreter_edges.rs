@@ -1067,3 +1067,22 @@ fn dot_products_of_bytes_and_halves() {
         assert_eq!(got[slot], w, "{form}.{at}.{bt}");
     }
 }
+
+/// `cvt` to a signed integer type narrower than its destination register sign-extends the
+/// result to the register's width (PTX's relaxed type rules for destinations); to an
+/// unsigned one it zero-extends.
+#[test]
+fn cvt_to_a_narrow_signed_type_sign_extends_into_a_wider_register() {
+    let body = "\tmov.b32 \t%r8, -1;\n\tmov.b32 \t%r9, -200;\n\tmov.b32 \t%r10, 0fC2F60000;\n\
+                \tcvt.s8.s32 \t%rs8, %r8;\n\tcvt.u32.u16 \t%r11, %rs8;\n\
+                \tcvt.s8.s32 \t%r12, %r8;\n\tcvt.sat.s8.s32 \t%r13, %r9;\n\
+                \tcvt.u8.s32 \t%r14, %r8;\n\tcvt.rzi.s16.f32 \t%r15, %r10;\n\
+                \tcvt.s32.s8 \t%rd8, %r9;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r11, %r12, %r13, %r14};\n\
+                \tst.global.u32 \t[%rd1+16], %r15;\n\tst.global.u64 \t[%rd1+24], %rd8;\n";
+    let (mem, out) = run_one_thread(body, 4);
+    let got = download(&mem, out, 5, 4);
+    assert_eq!(got, [0xffff, 0xffff_ffff, 0xffff_ff80, 0xff, 0xffff_ff85], "cvt into wider registers");
+    // -200 is 0x38 as a byte, positive: sign-extended it stays 0x38.
+    assert_eq!(download(&mem, out + 24, 1, 8)[0], 0x38, "cvt.s32.s8 into a 64-bit register");
+}
