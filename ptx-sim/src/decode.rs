@@ -31,7 +31,7 @@ pub(crate) struct RegDecl {
     pub(crate) line: usize,
 }
 
-/// A `.shared .align A .b8 name[N]` declaration.
+/// A `.shared`/`.local` array or variable: its name, alignment and size in bytes.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedDef {
     pub(crate) name: String,

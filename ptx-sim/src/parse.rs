@@ -4,7 +4,8 @@
 //! It reads what `ptx_core::print` and NVRTC write: `//` comments, `.version`, `.target`,
 //! `.file` and `.loc` (source positions for messages), `.address_size 64`,
 //! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
-//! initialisers, `.extern .shared` (dynamic shared memory), the `vprintf` declaration;
+//! initialisers, `.extern .shared` (dynamic shared memory), `.shared` variables, the
+//! `vprintf` declaration;
 //! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
 //! `.local` arrays, call-sequence `.param`s, `.pragma` (ignored), labels `name:`, and
 //! statements up to each `;` (over several lines), optionally guarded by `@%p` / `@!%p`.
@@ -130,6 +131,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let mut files: Vec<(u32, String)> = Vec::new();
     // `.extern .shared` arrays: dynamic shared memory, declared before the kernels using it.
     let mut dynamic: Vec<SharedDef> = Vec::new();
+    // Module-scope `.shared` variables: static shared memory of each kernel that uses them.
+    let mut statics: Vec<SharedDef> = Vec::new();
     // `.global` and `.const` variables, declared before the kernels using them.
     let mut data: Vec<DataDef> = Vec::new();
     // Device functions (defined before their callers, as PTX requires), and those the
@@ -236,6 +239,11 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 dynamic.push(def);
                 i += 1;
             }
+            ".shared" => {
+                let decl = declaration(&lines, &mut i, "a shared variable declaration")?;
+                statics.push(parse_shared_decl(decl.trim_end_matches(';').trim(), lineno)?);
+                i += 1;
+            }
             ".global" | ".const" | ".visible"
                 if words.clone().chain([first]).any(|w| w == ".global" || w == ".const")
                     && !line.contains(".entry") =>
@@ -259,7 +267,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 {
                     return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
                 }
-                match parse_entry(&lines, &mut i, &files, &dynamic, &data, &funcs) {
+                match parse_entry(&lines, &mut i, &files, (&statics, &dynamic), &data, &funcs) {
                     Ok(k) => kernels.push(k),
                     // One kernel using what the simulator lacks does not keep the others
                     // from loading: launching it reports the construct.
@@ -328,15 +336,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
         [".global" | ".const", ty, spec] => (0, *ty, *spec),
         _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
     };
-    // `.b8` (bytes: what compilers declare initialised data as) holds like `.u8`.
-    let ty = match ty {
-        ".b8" => PtxType::U8,
-        other => other
-            .strip_prefix('.')
-            .and_then(PtxType::from_ptx_name)
-            .filter(|t| *t != PtxType::Pred)
-            .ok_or_else(|| unsupported(line, format!("variable type `{other}`")))?,
-    };
+    let ty = element_type(ty).ok_or_else(|| unsupported(line, format!("variable type `{ty}`")))?;
     let size = ty.bytes() as usize;
     let (name, count) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
         Some((n, "")) => (n, None),
@@ -372,7 +372,19 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
         })?;
         bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
     }
-    Ok(DataDef { name: name.to_string(), align: align.max(1), init: bytes })
+    // Without `.align` a variable is aligned to its element size.
+    let align = if align == 0 { size as u32 } else { align };
+    Ok(DataDef { name: name.to_string(), align, init: bytes })
+}
+
+/// The element type of a variable or array declaration (`.f32`, `.u64`, ...): `.b8` (bytes:
+/// what compilers declare arrays and initialised data as) holds like `.u8`; `None` for
+/// `.pred` and what is no type.
+fn element_type(ty: &str) -> Option<PtxType> {
+    match ty {
+        ".b8" => Some(PtxType::U8),
+        other => other.strip_prefix('.').and_then(PtxType::from_ptx_name).filter(|t| *t != PtxType::Pred),
+    }
 }
 
 /// One initial value: a decimal or `0x` integer (negative ones in two's complement), or the
@@ -397,7 +409,7 @@ fn parse_entry(
     lines: &[&str],
     i: &mut usize,
     files: &[(u32, String)],
-    dynamic: &[SharedDef],
+    (statics, dynamic): (&[SharedDef], &[SharedDef]),
     data: &[DataDef],
     funcs: &[FuncDef],
 ) -> Result<KernelCode, SimError> {
@@ -491,6 +503,8 @@ fn parse_entry(
     let body = parse_body(lines, i, files, &name, start)?;
     let body = inline_calls(body, funcs, &mut 0, &mut Vec::new())?;
     let Body { regs, shared, locals, call_params, items } = body;
+    // The module's `.shared` variables the kernel names, then its own (which shadow them).
+    let shared = statics.iter().filter(|v| names(&items, &v.name)).cloned().chain(shared).collect();
     let mut kernel = decode_kernel(
         name,
         params,
@@ -501,6 +515,17 @@ fn parse_entry(
     )?;
     kernel.block_limit = block_limit;
     Ok(kernel)
+}
+
+/// Whether a statement of `items` names `name` as an operand (alone, or in an address or
+/// expression such as `[name+4]`).
+fn names(items: &[BodyItem], name: &str) -> bool {
+    items.iter().any(|item| match item {
+        BodyItem::Instr(s) => s.operands.iter().any(|o| {
+            o.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).any(|w| w == name)
+        }),
+        BodyItem::Label(..) => false,
+    })
 }
 
 /// A device function (`.func`): its result and parameter names, and its body, inlined at
@@ -1086,7 +1111,8 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
     Ok(RegDecl { prefix: prefix.to_string(), ty, count, single, line })
 }
 
-/// `.shared .align A .b8 name[N]`.
+/// `.shared [.align A] .T name[N]` or `.shared [.align A] .T name` (one element): `N`
+/// elements of `.T`, aligned to `A` (to the element size without `.align`).
 fn parse_shared_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
     let (align, ty, spec) = match toks.as_slice() {
@@ -1094,23 +1120,27 @@ fn parse_shared_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
             let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
             (a, *ty, *spec)
         }
-        [".shared", ty, spec] => (1, *ty, *spec),
+        [".shared", ty, spec] => (0, *ty, *spec),
         _ => return Err(unsupported(line, format!("shared declaration `{stmt}`"))),
     };
+    let ty =
+        element_type(ty).ok_or_else(|| unsupported(line, format!("shared array element type `{ty}`")))?;
+    let align = if align == 0 { ty.bytes() } else { align };
     if !align.is_power_of_two() {
         return Err(parse_err(line, format!("alignment {align} is not a power of two")));
     }
-    if ty != ".b8" {
-        return Err(unsupported(line, format!("shared array element type `{ty}` (only .b8)")));
-    }
-    let (name, n) = spec
-        .strip_suffix(']')
-        .and_then(|s| s.split_once('['))
-        .ok_or_else(|| unsupported(line, format!("shared declaration `{spec}` (only `name[N]`)")))?;
+    let (name, n) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
+        Some((name, n)) => {
+            (name, n.parse::<u32>().map_err(|_| parse_err(line, format!("bad shared array size `{n}`")))?)
+        }
+        None => (spec, 1),
+    };
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad shared array name `{name}`")));
     }
-    let bytes: u32 = n.parse().map_err(|_| parse_err(line, format!("bad shared array size `{n}`")))?;
+    let bytes = n.checked_mul(ty.bytes()).ok_or_else(|| {
+        unsupported(line, format!("shared array `{name}` of {n} {} elements", ty.ptx_name()))
+    })?;
     Ok(SharedDef { name: name.to_string(), align, bytes })
 }
 

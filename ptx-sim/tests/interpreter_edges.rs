@@ -1086,3 +1086,46 @@ fn cvt_to_a_narrow_signed_type_sign_extends_into_a_wider_register() {
     // -200 is 0x38 as a byte, positive: sign-extended it stays 0x38.
     assert_eq!(download(&mem, out + 24, 1, 8)[0], 0x38, "cvt.s32.s8 into a 64-bit register");
 }
+
+/// `.shared` variables of every element type, one element or an array, in the kernel and
+/// at module scope (each kernel gets those it names): `count × element size` bytes each,
+/// laid out at their alignments (the element size without `.align`), reached by name.
+#[test]
+fn shared_variables_of_any_element_type_in_kernels_and_modules() {
+    let text = ".version 8.5\n.target sm_80\n.address_size 64\n\n\
+                .shared .align 4 .u32 mx;\n\
+                .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+                \t.reg .b32 \t%r<8>;\n\t.reg .b64 \t%rd<16>;\n\t.reg .f64 \t%fd<2>;\n\
+                \t.shared .align 4 .f32 total;\n\t.shared .align 8 .f64 arr[32];\n\
+                \t.shared .align 4 .b32 x[16];\n\t.shared .u16 h[3];\n\t.shared .s8 c;\n\
+                \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\
+                \tmov.u64 \t%rd3, mx;\n\tmov.u64 \t%rd4, total;\n\tmov.u64 \t%rd5, arr;\n\
+                \tmov.u64 \t%rd6, x;\n\tmov.u64 \t%rd7, h;\n\tmov.u64 \t%rd8, c;\n\
+                \tst.global.v2.u64 \t[%rd2], {%rd3, %rd4};\n\tst.global.v2.u64 \t[%rd2+16], {%rd5, %rd6};\n\
+                \tst.global.v2.u64 \t[%rd2+32], {%rd7, %rd8};\n\
+                \tmov.b32 \t%r4, 7;\n\tmov.b32 \t%r5, 0f3FC00000;\n\tmov.b32 \t%r6, 9;\n\
+                \tst.shared.u32 \t[mx], %r4;\n\tst.shared.f32 \t[total], %r5;\n\
+                \tmov.b64 \t%fd1, 0d4000000000000000;\n\tst.shared.f64 \t[arr+248], %fd1;\n\
+                \tst.shared.b32 \t[x+60], %r6;\n\
+                \tld.shared.u32 \t%r1, [mx];\n\tld.shared.f32 \t%r2, [total];\n\
+                \tld.shared.f64 \t%rd9, [arr+248];\n\tld.shared.b32 \t%r3, [x+60];\n\
+                \tst.global.v2.u32 \t[%rd2+48], {%r1, %r2};\n\tst.global.u64 \t[%rd2+56], %rd9;\n\
+                \tst.global.u32 \t[%rd2+64], %r3;\n\tret;\n}\n\n\
+                .visible .entry other(\n\t.param .u64 other_param_0\n)\n{\n\
+                \t.reg .b64 \t%rd<4>;\n\t.shared .align 4 .f32 total;\n\
+                \tld.param.u64 \t%rd1, [other_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\
+                \tmov.u64 \t%rd3, total;\n\tst.global.u64 \t[%rd2], %rd3;\n\tret;\n}\n";
+    let m = parse(text);
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::MAX; 9], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
+    // mx 4 bytes at 0, total at 4, arr (256 bytes) at 8, x (64) at 264, h (6, 2-aligned)
+    // at 328, c at 334.
+    assert_eq!(download(&mem, out, 6, 8), [0, 4, 8, 264, 328, 334], "offsets");
+    assert_eq!(download(&mem, out + 48, 2, 4), [7, 0x3fc0_0000]);
+    assert_eq!(download(&mem, out + 56, 1, 8), [0x4000_0000_0000_0000]);
+    assert_eq!(download(&mem, out + 64, 1, 4), [9]);
+    assert_eq!(m.kernel("k").unwrap().static_shared_bytes(), 335);
+    launch(m.kernel("other").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
+    assert_eq!(download(&mem, out, 1, 8), [0], "a kernel not naming `mx` has no room for it");
+}
