@@ -61,6 +61,9 @@ fn layout(arrays: &[SharedDef]) -> (HashMap<String, u32>, u64) {
     (map, offset)
 }
 
+/// The value of PTX's `WARP_SZ`: the simulator's warps have 32 lanes, as every GPU's do.
+const WARP_SIZE: u64 = 32;
+
 fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -423,7 +426,10 @@ impl Decoder {
     fn imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
         let bad = || self.parse_err(format!("malformed immediate `{tok}` for type {ty}"));
         let bits = ty.bits();
-        let v = if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
+        let v = if tok == "WARP_SZ" && !ty.is_float() {
+            // PTX's predefined constant for the warp size (what CUDA's `warpSize` becomes).
+            WARP_SIZE & width_mask(bits)
+        } else if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
             if bits != 32 || h.len() != 8 {
                 return Err(bad());
             }

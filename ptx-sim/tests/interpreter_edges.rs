@@ -1129,3 +1129,14 @@ fn shared_variables_of_any_element_type_in_kernels_and_modules() {
     launch(m.kernel("other").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
     assert_eq!(download(&mem, out, 1, 8), [0], "a kernel not naming `mx` has no room for it");
 }
+
+/// `WARP_SZ`, PTX's predefined warp-size constant (CUDA's `warpSize`), is the immediate 32
+/// wherever an integer immediate may stand.
+#[test]
+fn warp_sz_is_the_immediate_32() {
+    let body = "\tmov.u32 \t%r8, WARP_SZ;\n\tadd.u32 \t%r9, %r8, WARP_SZ;\n\
+                \trem.u32 \t%r10, 70, WARP_SZ;\n\tmov.u16 \t%rs8, WARP_SZ;\n\tcvt.u32.u16 \t%r11, %rs8;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r8, %r9, %r10, %r11};\n";
+    let (mem, out) = run_one_thread(body, 2);
+    assert_eq!(download(&mem, out, 4, 4), [32, 64, 6, 32]);
+}
