@@ -1812,8 +1812,8 @@ impl Decoder {
             let rnd = match mode {
                 None if arith != FArith::Div => Rnd::Rn,
                 Some(m) if parse_rnd(m).is_some() => parse_rnd(m).unwrap_or(Rnd::Rn),
-                Some("approx" | "full") if arith == FArith::Div && !f64 => {
-                    self.emit(Op::DivApproxF32 { d, a, b }, s);
+                Some(m @ ("approx" | "full")) if arith == FArith::Div && !f64 => {
+                    self.emit(Op::DivApproxF32 { full: m == "full", d, a, b }, s);
                     self.finish_f32(d, ftz, false, s);
                     return Ok(());
                 }

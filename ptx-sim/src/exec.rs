@@ -129,6 +129,18 @@ fn int_div_special(op: BinaryOp, ty: PtxType, a: u64, b: u64) -> u64 {
     }
 }
 
+/// `div.approx.f32` (`full` false) and `div.full.f32`. The PTX ISA defines `div.approx` as
+/// `a * (1/b)`: for 2^126 < |b| < 2^128 the reciprocal underflows, and the result is a zero
+/// (signed as the quotient) for finite `a` and NaN for infinite `a`. `div.full` scales its
+/// operands and is within 2 ulp over the whole range.
+fn div_approx_f32(full: bool, a: u64, b: u64, mode: Approx) -> u64 {
+    let (x, y) = (f32_of(a), f32_of(b));
+    if !full && y.is_finite() && y.abs() > 2f32.powi(126) {
+        return float::canon32(x * 0f32.copysign(y));
+    }
+    approx::result(mode, ApproxOp::Div, a, x as f64, x as f64 / y as f64)
+}
+
 /// `neg`/`abs`/`sqrt`/`rcp` (through [`ptx_core::softfloat`], as the builder folds them)
 /// and the approximate functions. The `.approx` instructions are modelled by the host's f64
 /// function (error below 1 ulp of f64), rounded once to f32, or with
@@ -459,10 +471,7 @@ fn run_thread(
                     eval::binary(op, ty, None, Imm::new(ty, x), Imm::new(ty, y)).map_or(0, |i| i.bits)
                 }
             }
-            Op::DivApproxF32 { d, a, b } => {
-                let x = f32_of(r!(a)) as f64;
-                r!(d) = approx::result(env.approx, ApproxOp::Div, r!(a), x, x / f32_of(r!(b)) as f64)
-            }
+            Op::DivApproxF32 { full, d, a, b } => r!(d) = div_approx_f32(full, r!(a), r!(b), env.approx),
             Op::CvtIntInt { d, a, src_bits, signed, dst_mask } => {
                 let v = r!(a);
                 r!(d) = if signed {

@@ -229,8 +229,9 @@ pub(crate) enum Op {
         a: R,
         b: R,
     },
-    /// `div.approx.f32` / `div.full.f32`.
+    /// `div.approx.f32` (`full` false) / `div.full.f32`.
     DivApproxF32 {
+        full: bool,
         d: R,
         a: R,
         b: R,

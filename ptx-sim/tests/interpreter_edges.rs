@@ -7,7 +7,7 @@
 mod common;
 
 use common::{download, geo, upload};
-use ptx_sim::{launch, launch_with, Geometry, Memory, Module, SimError, SimOptions};
+use ptx_sim::{launch, launch_with, Approx, Geometry, Memory, Module, SimError, SimOptions};
 use ptx_tools::rng::Rng;
 
 /// Bytes of the buffer every access sequence works in (one `.local` depot, one `.shared`
@@ -77,11 +77,16 @@ fn parse(text: &str) -> Module {
 /// Runs `k` with `body` on one thread, `out` (both parameters) a buffer of `words` u64s of
 /// all ones: the memory and `out`, to read what the thread stored.
 fn run_one_thread(body: &str, words: usize) -> (Memory, u64) {
+    run_one_thread_with(body, words, &SimOptions::default())
+}
+
+/// [`run_one_thread`] with `options`.
+fn run_one_thread_with(body: &str, words: usize, options: &SimOptions) -> (Memory, u64) {
     let text = kernel_text(body);
     let m = parse(&text);
     let mem = Memory::new();
     let out = upload(&mem, &vec![u64::MAX; words], 8);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1)
+    launch_with(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1, options)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     (mem, out)
 }
@@ -1139,4 +1144,35 @@ fn warp_sz_is_the_immediate_32() {
                 \tst.global.v4.u32 \t[%rd1], {%r8, %r9, %r10, %r11};\n";
     let (mem, out) = run_one_thread(body, 2);
     assert_eq!(download(&mem, out, 4, 4), [32, 64, 6, 32]);
+}
+
+/// `div.approx.f32` is `a * (1/b)` (PTX ISA): for 2^126 < |b| < 2^128 the reciprocal
+/// underflows, so the result is a zero signed as the quotient for finite `a` and NaN for
+/// infinite `a`, in both `.approx` models; `div.full.f32` scales its operands and divides
+/// over the whole range.
+#[test]
+fn div_approx_by_a_divisor_above_two_to_the_126_is_zero_or_nan() {
+    // b = 2^127 (0x7f000000), -2^127 and 2^126 (0x7e800000, where the range starts: open).
+    let body = "\tmov.b32 \t%r8, 0f7F000000;\n\tmov.b32 \t%r9, 0fFF000000;\n\tmov.b32 \t%r10, 0f7E800000;\n\
+                \tmov.b32 \t%r11, 0f7F7FFFFF;\n\tmov.b32 \t%r12, 0f7F800000;\n\tmov.b32 \t%r13, 0f40000000;\n\
+                \tdiv.approx.f32 \t%r14, %r11, %r8;\n\tdiv.approx.f32 \t%r15, %r13, %r9;\n\
+                \tdiv.approx.f32 \t%r16, %r12, %r8;\n\tdiv.approx.ftz.f32 \t%r17, %r12, %r10;\n\
+                \tdiv.full.f32 \t%r18, %r11, %r8;\n\tdiv.full.f32 \t%r19, %r12, %r8;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r14, %r15, %r16, %r17};\n\
+                \tst.global.v2.u32 \t[%rd1+16], {%r18, %r19};\n";
+    for approx in [Approx::Accurate, Approx::WorstCase] {
+        let (mem, out) = run_one_thread_with(body, 3, &SimOptions { approx, ..SimOptions::default() });
+        let want = [
+            0,           // f32::MAX / 2^127: 0, not 2 - 2^-23
+            0x8000_0000, // 2 / -2^127: -0
+            0x7fff_ffff, // inf / 2^127: NaN
+            0x7f80_0000, // inf / 2^126: outside the range, divided
+        ];
+        assert_eq!(download(&mem, out, 4, 4), want, "div.approx.f32 ({approx:?})");
+        let full = download(&mem, out + 16, 2, 4);
+        assert_eq!(full[1], 0x7f80_0000, "div.full.f32 of inf by 2^127 ({approx:?})");
+        let max_over = f32::MAX as f64 / 2f64.powi(127);
+        let got = f32::from_bits(full[0] as u32) as f64;
+        assert!((got - max_over).abs() <= 2.0 * 2f64.powi(-23), "div.full.f32 is full range: {got}");
+    }
 }
