@@ -87,8 +87,11 @@ fn ulp(v: f64) -> f64 {
 
 /// The result of `op` with `mode`, where `exact` is the exact value (in f64) and `input`
 /// the first operand's bits (whose hash picks the direction of the worst-case error).
+/// Exact special values (infinite or zero results, and those of infinite inputs such as
+/// `tanh(±inf) = ±1`) are never moved, and a moved result stays on its side of zero and in
+/// the function's range ([`in_range`]).
 pub(crate) fn result(mode: Approx, op: ApproxOp, input: u64, x: f64, exact: f64) -> u64 {
-    if mode == Approx::Accurate || !exact.is_finite() || exact == 0.0 {
+    if mode == Approx::Accurate || !exact.is_finite() || exact == 0.0 || x.is_infinite() {
         return canon32(exact as f32);
     }
     let error = match op.bound() {
@@ -103,7 +106,18 @@ pub(crate) fn result(mode: Approx, op: ApproxOp, input: u64, x: f64, exact: f64)
     let mut h = input.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     h ^= h >> 29;
     let up = h & 1 == 1;
-    canon32((if up { exact + shift } else { exact - shift }) as f32)
+    canon32(in_range(op, exact, if up { exact + shift } else { exact - shift }) as f32)
+}
+
+/// `moved` (the exact result `exact` moved by an error) kept where `op`'s results lie: on
+/// `exact`'s side of zero (at most a zero of its sign: an error never changes a result's
+/// sign), and for `sin`, `cos` and `tanh` within [-1, 1].
+fn in_range(op: ApproxOp, exact: f64, moved: f64) -> f64 {
+    let same_side = if moved == 0.0 || (moved < 0.0) != (exact < 0.0) { 0f64.copysign(exact) } else { moved };
+    match op {
+        ApproxOp::Sin | ApproxOp::Cos | ApproxOp::Tanh => same_side.clamp(-1.0, 1.0),
+        _ => same_side,
+    }
 }
 
 #[cfg(test)]

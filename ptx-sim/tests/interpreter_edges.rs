@@ -1176,3 +1176,41 @@ fn div_approx_by_a_divisor_above_two_to_the_126_is_zero_or_nan() {
         assert!((got - max_over).abs() <= 2.0 * 2f64.powi(-23), "div.full.f32 is full range: {got}");
     }
 }
+
+/// `Approx::WorstCase` moves a result by the error the ISA allows, but never an exact
+/// special value (`tanh(±inf)` is ±1), never across zero (`ex2` of very negative inputs
+/// stays at or above +0, `sin` of a tiny positive input at or above +0) and never outside
+/// the function's range (`sin`, `cos`, `tanh` within [-1, 1]).
+#[test]
+fn worst_case_approximations_keep_special_values_signs_and_ranges() {
+    let cases: [(&str, Vec<f32>); 5] = [
+        ("tanh", vec![f32::INFINITY, f32::NEG_INFINITY]),
+        ("tanh", (0..32).map(|k| 6.0 + k as f32 * 0.5).flat_map(|x| [x, -x]).collect()),
+        ("ex2", (0..64).map(|k| -140.0 - k as f32 * 0.75).collect()),
+        ("sin", (0..64).map(|k| 1e-12 * (k + 1) as f32).collect()),
+        ("cos", (0..64).map(|k| 1e-6 * k as f32).flat_map(|x| [x, -x]).collect()),
+    ];
+    let options = SimOptions { approx: Approx::WorstCase, ..SimOptions::default() };
+    for (op, xs) in cases {
+        let mut body = String::new();
+        for (i, x) in xs.iter().enumerate() {
+            body += &format!(
+                "\tmov.b32 \t%r8, 0f{:08X};\n\t{op}.approx.f32 \t%r9, %r8;\n\tst.global.u32 \t[%rd1+{}], %r9;\n",
+                x.to_bits(),
+                4 * i
+            );
+        }
+        let (mem, out) = run_one_thread_with(&body, xs.len().div_ceil(2), &options);
+        for (x, got) in xs.iter().zip(download(&mem, out, xs.len(), 4)) {
+            let y = f32::from_bits(got as u32);
+            match op {
+                "tanh" if x.is_infinite() => assert_eq!(got, 1f32.copysign(*x).to_bits() as u64, "tanh({x})"),
+                "tanh" => {
+                    assert!(y.abs() <= 1.0 && y.is_sign_negative() == x.is_sign_negative(), "tanh({x}) = {y}")
+                }
+                "cos" => assert!(y <= 1.0 && y > 0.99, "cos({x}) = {y}"),
+                _ => assert!(got >> 31 == 0, "{op}({x}) = {y} crossed zero"),
+            }
+        }
+    }
+}
