@@ -415,6 +415,19 @@ impl Decoder {
         Ok((d, p))
     }
 
+    /// Checks that register operand `tok` (immediates and names pass) may stand for an
+    /// instruction of type `ty` by PTX's operand type rules: any type with a bit type of its
+    /// size, `.uN` with `.sN`, a float only with itself, a predicate only with itself.
+    fn check_operand(&self, tok: &str, ty: PtxType) -> Result<(), SimError> {
+        let Ok((_, reg)) = self.reg(tok) else { return Ok(()) };
+        if !operand_fits(reg, ty) {
+            return Err(
+                self.parse_err(format!("`{tok}` is a {reg} register, which a {ty} instruction cannot use"))
+            );
+        }
+        Ok(())
+    }
+
     fn pred(&self, tok: &str) -> Result<R, SimError> {
         let (r, ty) = self.reg(tok)?;
         if ty != PtxType::Pred {
@@ -1124,6 +1137,8 @@ impl Decoder {
                 self.expect_ops(s, if bop.is_some() { 4 } else { 3 })?;
                 let (d, q) = self.pair_dst(&o[0])?;
                 let d = d.ok_or_else(|| self.parse_err("`setp` needs a destination predicate"))?;
+                let first = o[0].split('|').next().unwrap_or_default().trim();
+                self.pred(first)?;
                 let mut a = self.src(&o[1], ty)?;
                 let mut b = self.src(&o[2], ty)?;
                 if ftz {
@@ -1774,6 +1789,13 @@ impl Decoder {
         let mods = &p[1..p.len() - 1];
         self.expect_ops(s, 3)?;
         let d = self.dst(&o[0])?;
+        let shift = matches!(p[0], "shl" | "shr");
+        if !mods.contains(&"wide") {
+            // The shift amount is a `.u32` of any instruction type.
+            for tok in if shift { &o[..2] } else { &o[..3] } {
+                self.check_operand(tok, ty)?;
+            }
+        }
         if ty.is_arith_float() {
             let f64 = ty == PtxType::F64;
             let mut a = self.src(&o[1], ty)?;
@@ -1886,6 +1908,20 @@ impl Decoder {
         self.emit(op, s);
         Ok(())
     }
+}
+
+/// Whether a register of type `reg` may be an operand of an instruction of type `ty` (PTX
+/// ISA, operand type checking): same-size bit types fit anything but predicates, `.uN` and
+/// `.sN` fit each other, and a float type or predicate only itself.
+fn operand_fits(reg: PtxType, ty: PtxType) -> bool {
+    use ptx_core::types::TypeClass::Bits;
+    if reg == ty {
+        return true;
+    }
+    if reg == PtxType::Pred || ty == PtxType::Pred || reg.bits() != ty.bits() {
+        return false;
+    }
+    reg.class() == Bits || ty.class() == Bits || (reg.is_int() && ty.is_int())
 }
 
 /// The value of `h`, one or more hexadecimal digits and nothing else (no sign: Rust's

@@ -308,6 +308,12 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             _ => return Err(parse_err(lineno, format!("expected a directive, found `{line}`"))),
         }
     }
+    // ptxas rejects a module without them.
+    for directive in [".version", ".target"] {
+        if !lines.iter().any(|l| strip_comment(l).split_whitespace().next() == Some(directive)) {
+            return Err(parse_err(1, format!("the module has no `{directive}` directive")));
+        }
+    }
     // Every kernel of the module shares its variables.
     let shared = std::sync::Arc::new(ModuleData::new(data));
     for k in &mut kernels {

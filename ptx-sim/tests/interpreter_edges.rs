@@ -1214,3 +1214,40 @@ fn worst_case_approximations_keep_special_values_signs_and_ranges() {
         }
     }
 }
+
+/// What ptxas rejects is an error at load naming the line: a module without `.version` or
+/// `.target`, `setp` into a register that is no predicate, and arithmetic on registers whose
+/// type does not fit the instruction's (a float only with itself or a bit type of its size;
+/// `.uN` and `.sN` with each other).
+#[test]
+fn ill_typed_operands_and_missing_module_directives_are_errors() {
+    let err = |text: &str| match Module::parse(text) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("loaded:\n{text}"),
+    };
+    let full = kernel_text("");
+    assert!(err(&full.replacen(".version 8.5\n", "", 1)).contains("no `.version`"));
+    assert!(err(&full.replacen(".target sm_80\n", "", 1)).contains("no `.target`"));
+    let bad = [
+        "\tsetp.eq.u32 \t%r8, %r9, %r10;\n",
+        "\tadd.f32 \t%r8, %rd8, %r9;\n",
+        "\tadd.u32 \t%r8, %rd8, %r9;\n",
+        "\tmul.lo.s16 \t%rs8, %r8, %rs9;\n",
+        "\tsub.f64 \t%rd8, %rd9, %r8;\n",
+    ];
+    for body in bad {
+        let text = kernel_text(body)
+            .replace("\t.reg .b32 \t%r<256>;", "\t.reg .b32 \t%r<256>;\n\t.reg .f32 \t%f<4>;");
+        let e = err(&text);
+        assert!(e.contains("line 21"), "{body}: {e}");
+    }
+    let text =
+        kernel_text("\tadd.f32 \t%f1, %f2, %f3;\n\tadd.f32 \t%r8, %f2, %f3;\n\tadd.f32 \t%f1, %f2, %r8;\n")
+            .replace("\t.reg .b32 \t%r<256>;", "\t.reg .b32 \t%r<256>;\n\t.reg .f32 \t%f<4>;");
+    let e = err(&text.replace("add.f32 \t%f1, %f2, %r8", "add.f64 \t%f1, %f2, %r8"));
+    assert!(e.contains("%f1") && e.contains(".f32 register"), "{e}");
+    parse(&text);
+    parse(&kernel_text(
+        "\tadd.s32 \t%r8, %r9, 1;\n\tshl.b64 \t%rd8, %rd9, %r8;\n\tadd.u16 \t%rs8, %rs9, %rs10;\n",
+    ));
+}
