@@ -684,3 +684,35 @@ fn a_kernel_with_warp_operations_rejects_a_partial_warp() -> ptx_dsl::runtime::R
     assert_partial_warp_refused("reductions", result);
     Ok(())
 }
+
+#[ptx_kernel]
+fn zero_sums(x: &[f32], y: &[f64], fs: &mut [f32], ds: &mut [f64]) {
+    let i = thread_idx().x as usize;
+    let (a, b) = (block_sum(x[i]), block_sum(y[i]));
+    let (c, d) = (warp_sum(x[i]), warp_sum(y[i]));
+    if i == 0 {
+        fs[0] = a;
+        ds[0] = b;
+        fs[1] = c;
+        ds[1] = d;
+    }
+}
+
+#[test]
+fn sums_of_negative_zeros_are_negative_zero_at_every_block_size() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    // IEEE: -0 + -0 = -0, +0 + -0 = +0. A block of fewer than 32 warps pads the warps'
+    // sums with the identity, which must be -0.0 to leave an all -0.0 sum negative.
+    for (threads, value) in [(64usize, -0.0f32), (320, -0.0), (1024, -0.0), (96, 0.0)] {
+        let x = vec![value; threads];
+        let y = vec![f64::from(value); threads];
+        let (mut fs, mut ds): (DeviceBuffer<f32>, DeviceBuffer<f64>) = (dev.zeroed(2)?, dev.zeroed(2)?);
+        let launch = LaunchConfig::linear(1, threads as u32);
+        ZeroSums::new().launch(&dev, launch, &dev.upload(&x)?, &dev.upload(&y)?, &mut fs, &mut ds)?;
+        let fs: Vec<u32> = fs.to_vec()?.into_iter().map(f32::to_bits).collect();
+        let ds: Vec<u64> = ds.to_vec()?.into_iter().map(f64::to_bits).collect();
+        assert_eq!(fs, [value.to_bits(); 2], "{threads} threads of {value:?}");
+        assert_eq!(ds, [f64::from(value).to_bits(); 2], "{threads} threads of {value:?}");
+    }
+    Ok(())
+}

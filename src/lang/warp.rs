@@ -235,12 +235,13 @@ fn identity(how: Reduce, ty: Scalar) -> Value {
                     Reduce::Max => <$host>::MIN,
                 }),)*
                 Scalar::F32 => Value::from(match how {
-                    Reduce::Sum => 0.0f32,
+                    // -0.0: the sum of -0.0 values is -0.0 whatever the block size.
+                    Reduce::Sum => -0.0f32,
                     Reduce::Min => f32::INFINITY,
                     Reduce::Max => f32::NEG_INFINITY,
                 }),
                 Scalar::F64 => Value::from(match how {
-                    Reduce::Sum => 0.0f64,
+                    Reduce::Sum => -0.0f64,
                     Reduce::Min => f64::INFINITY,
                     Reduce::Max => f64::NEG_INFINITY,
                 }),
