@@ -665,3 +665,55 @@ fn f64_exp_exp2_ln_log2_match_rust_within_one_ulp_each_way() -> ptx_dsl::runtime
     common::assert_assembles("f64_math", &F64Math::new());
     Ok(())
 }
+
+#[ptx_kernel]
+fn negations(x: &[f32], y: &[f64], xs: &mut [f32], ys: &mut [f64], flags: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    xs[i] = -x[i];
+    ys[i] = -y[i];
+    flags[i] = (-x[i]).is_sign_negative() as u32
+        | ((1.0f32.copysign(-x[i]) < 0.0) as u32) << 1
+        | ((-y[i]).is_sign_negative() as u32) << 2
+        | ((-(x[i].abs())).is_sign_negative() as u32) << 3;
+}
+
+#[test]
+fn negation_flips_the_sign_bit_of_nans_too() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("negation_flips_the_sign_bit_of_nans_too");
+    // NaNs of both signs with payloads, the zeros, infinities, subnormals, random values.
+    let mut x =
+        vec![f32::NAN, -f32::NAN, f32::from_bits(0x7fc0_1234), f32::from_bits(0xff80_0001), 0.0, -0.0];
+    x.extend([f32::INFINITY, f32::NEG_INFINITY, f32::from_bits(1), f32::MIN, f32::MAX]);
+    x.extend((0..21).map(|_| f32::from_bits(rng.next() as u32)));
+    let y: Vec<f64> =
+        x.iter().enumerate().map(|(i, &v)| f64::from_bits(u64::from(v.to_bits()) << 32 | i as u64)).collect();
+    let dev = Device::sim();
+    let (mut xs, mut ys, mut flags) = (dev.zeroed(x.len())?, dev.zeroed(x.len())?, dev.zeroed(x.len())?);
+    let launch = LaunchConfig::linear(1, x.len() as u32);
+    Negations::new().launch(
+        &dev,
+        launch,
+        &dev.upload(&x)?,
+        &dev.upload(&y)?,
+        &mut xs,
+        &mut ys,
+        &mut flags,
+    )?;
+    let bits32 = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+    let bits64 = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+    // Exact bits, NaN payloads and signs included: Rust's `-` only flips the sign bit.
+    assert_eq!(bits32(xs.to_vec()?), bits32(x.iter().map(|v| -v).collect()));
+    assert_eq!(bits64(ys.to_vec()?), bits64(y.iter().map(|v| -v).collect()));
+    let want: Vec<u32> = x
+        .iter()
+        .zip(&y)
+        .map(|(&a, &b)| {
+            (-a).is_sign_negative() as u32
+                | ((1.0f32.copysign(-a) < 0.0) as u32) << 1
+                | ((-b).is_sign_negative() as u32) << 2
+                | ((-(a.abs())).is_sign_negative() as u32) << 3
+        })
+        .collect();
+    assert_eq!(flags.to_vec()?, want);
+    Ok(())
+}
