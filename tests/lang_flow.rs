@@ -1339,3 +1339,162 @@ fn bindings_keep_their_value_when_a_mutable_variable_they_read_changes() -> ptx_
     assert_eq!(out.to_vec()?, want);
     Ok(())
 }
+
+/// Defines kernel `$kernel` and host function `$host` with the same body: one thread per
+/// element of `a`, writing `out[i * 8 .. i * 8 + 8]`. The host function runs the body as
+/// plain Rust for one `i`.
+macro_rules! kernel_and_host {
+    ($kernel:ident, $host:ident, |$a:ident, $out:ident, $i:ident, $s:ident| $body:block) => {
+        #[ptx_kernel]
+        fn $kernel($a: &[i32], $out: &mut [i32], $s: usize) {
+            let $i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if $i >= $a.len() {
+                return;
+            }
+            $body
+        }
+
+        #[allow(unused_assignments, clippy::all)]
+        fn $host($a: &[i32], $out: &mut [i32], $s: usize, $i: usize) $body
+    };
+}
+
+kernel_and_host!(evaluation_order, evaluation_order_host, |a, out, i, s| {
+    let base = i * 8;
+    // A quarter of the range, so that the host's debug build does not overflow.
+    let a0 = a[i] >> 2;
+    // A read on the left of an operator keeps its value when the right side assigns it.
+    let mut d = a0;
+    out[base] = d + {
+        d += 1;
+        d
+    };
+    let mut e = a0;
+    out[base + 1] = e.min({
+        e += 1;
+        e
+    });
+    let mut f = a0;
+    out[base + 2] = (f < {
+        f += 10;
+        f
+    }) as i32;
+    let mut u = a0;
+    out[base + 3] = u.wrapping_mul(3) ^ {
+        u = 0;
+        1
+    };
+    // A compound assignment to an element runs its value first, then the place.
+    let mut k = base + 4;
+    out[k] = 100;
+    out[base + 5] = 200;
+    out[k] += {
+        k = base + 5;
+        10
+    };
+    out[base + 6] = 5;
+    out[base + 6] += {
+        out[base + 6] = a0;
+        1
+    };
+    // An assignment's value is evaluated before its index.
+    let mut j = a0;
+    out[{
+        j = 7;
+        base + 7
+    }] = j;
+    let _ = s;
+});
+
+#[test]
+fn operands_are_evaluated_left_to_right_as_in_rust() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("evaluation_order");
+    let mut xs: Vec<i32> = (0..60).map(|_| rng.next() as i32 >> (rng.next() % 31)).collect();
+    xs.extend([0, -1, i32::MIN, i32::MAX]);
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<i32> = dev.zeroed(8 * xs.len())?;
+    EvaluationOrder::new().launch(
+        &dev,
+        LaunchConfig::for_elements(xs.len(), 32),
+        &dev.upload(&xs)?,
+        &mut out,
+        0,
+    )?;
+    let mut want = vec![0i32; 8 * xs.len()];
+    for i in 0..xs.len() {
+        evaluation_order_host(&xs, &mut want, 0, i);
+    }
+    assert_eq!(out.to_vec()?, want, "inputs {xs:?}");
+    Ok(())
+}
+
+kernel_and_host!(wide_steps, wide_steps_host, |a, out, i, s| {
+    let base = i * 8;
+    let mut count = 0;
+    let mut last = -1;
+    for b in (0u8..200).step_by(s) {
+        count += 1;
+        last = b as i32;
+    }
+    out[base] = count;
+    out[base + 1] = last;
+    count = 0;
+    for _ in (0u32..10).step_by(s << 32 | 3) {
+        count += 1;
+    }
+    out[base + 2] = count;
+    count = 0;
+    for j in (-100i8..=100).step_by(s) {
+        count += 1;
+        last = j as i32;
+    }
+    out[base + 3] = count;
+    out[base + 4] = last;
+    count = 0;
+    for _ in (a[i] as i16..=i16::MAX).step_by(s) {
+        count += 1;
+    }
+    out[base + 5] = count;
+});
+
+#[test]
+fn step_by_amounts_wider_than_the_loop_variable_are_not_truncated() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let xs = [-32768i32, -1, 0, 1234, 32767];
+    // Steps around each loop's span: a truncating cast would turn 256 into 0 (a panic),
+    // 300 into 44 and 65_537 into 1.
+    for step in [1usize, 2, 3, 199, 200, 201, 255, 256, 300, 65_535, 65_536, 65_537, 1 << 40, usize::MAX] {
+        let mut out: DeviceBuffer<i32> = dev.zeroed(8 * xs.len())?;
+        let launch = LaunchConfig::linear(1, xs.len() as u32);
+        WideSteps::new().launch(&dev, launch, &dev.upload(&xs)?, &mut out, step)?;
+        let mut want = vec![0i32; 8 * xs.len()];
+        for i in 0..xs.len() {
+            wide_steps_host(&xs, &mut want, step, i);
+        }
+        assert_eq!(out.to_vec()?, want, "step {step}");
+    }
+    Ok(())
+}
+
+#[ptx_kernel]
+fn unrolled_by_comptime_step(#[comptime] step: usize, out: &mut [u32]) {
+    let mut sum = 0u32;
+    #[unroll]
+    for j in (0..8u32).step_by(step) {
+        sum += j;
+    }
+    out[0] = sum;
+}
+
+#[test]
+fn a_zero_comptime_step_of_an_unrolled_loop_is_a_launch_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(1)?;
+    UnrolledByComptimeStep::new(3).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [3 + 6]);
+    match UnrolledByComptimeStep::new(0).launch(&dev, LaunchConfig::linear(1, 1), &mut out) {
+        Err(Error::KernelPanic { message, .. }) => assert!(message.contains("step != 0"), "{message}"),
+        other => panic!("expected a kernel panic for step_by(0), got {other:?}"),
+    }
+    Ok(())
+}

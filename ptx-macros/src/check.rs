@@ -20,6 +20,10 @@ pub struct Checked {
     /// that variable's register (the variable itself, or an operation the builder folds to
     /// that operand, such as `m & true`), so binding it to a name takes a snapshot.
     pub reads_mutable: Vec<bool>,
+    /// Whether the expression assigns a local variable anywhere in it (`{ k += 1; k }`).
+    /// An operand evaluated before such a one, if it reads a mutable variable, is then
+    /// snapshotted, so that it keeps the value Rust's left-to-right order gives it.
+    pub writes_local: Vec<bool>,
     /// The binding an expression refers to: a path's variable, an indexing's (or an
     /// assignment through an index's) slice, `x.len()`'s slice, a `for` loop's variable.
     /// Bindings are numbered in declaration order, so shadowing gives a new number.
@@ -55,6 +59,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         comptime: vec![false; n],
         reads_mutable: vec![false; n],
         mutable_reads: 0,
+        writes_local: vec![false; n],
+        local_writes: 0,
         binding: vec![None; n],
         lengths_read: Vec::new(),
         uses_warps: false,
@@ -146,6 +152,9 @@ struct Checker<'e> {
     reads_mutable: Vec<bool>,
     /// How many reads of mutable variables the checker has met so far.
     mutable_reads: usize,
+    writes_local: Vec<bool>,
+    /// How many assignments to local variables the checker has met so far.
+    local_writes: usize,
     binding: Vec<Option<usize>>,
     lengths_read: Vec<usize>,
     uses_warps: bool,
@@ -241,6 +250,7 @@ impl Checker<'_> {
             types,
             comptime: self.comptime,
             reads_mutable: self.reads_mutable,
+            writes_local: self.writes_local,
             binding: self.binding,
             lengths_read: self.lengths_read,
             uses_warps: self.uses_warps,
@@ -323,6 +333,7 @@ impl Checker<'_> {
                     t = self.expect(*sp, &want, &t, " (the `let`'s annotation and its value)");
                 }
                 let comptime = self.comptime[init.id];
+                self.report_repeated_names(pat);
                 self.bind_pat(pat, &t, comptime);
                 false
             }
@@ -339,6 +350,29 @@ impl Checker<'_> {
             TypeAnnot::Scalar(s) => Ty::Scalar(*s),
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
             TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
+        }
+    }
+
+    /// Reports each name a pattern binds more than once (`let (p, p) = ..`), as rustc does.
+    fn report_repeated_names(&mut self, pat: &Pat) {
+        fn names<'p>(pat: &'p Pat, out: &mut Vec<&'p syn::Ident>) {
+            match pat {
+                Pat::Ident { name, .. } => out.push(name),
+                Pat::Wild => {}
+                Pat::Tuple(pats, _) => pats.iter().for_each(|p| names(p, out)),
+            }
+        }
+        let mut seen = Vec::new();
+        names(pat, &mut seen);
+        for (i, name) in seen.iter().enumerate() {
+            if seen[..i].contains(name) {
+                self.errors.at(
+                    Sp::of(*name),
+                    format!(
+                        "identifier `{name}` is bound more than once in the same pattern: rename one of them"
+                    ),
+                );
+            }
         }
     }
 
@@ -382,10 +416,16 @@ impl Checker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Ty {
-        let reads_before = self.mutable_reads;
+        let (reads_before, writes_before) = (self.mutable_reads, self.local_writes);
         let (ty, comptime) = self.expr_kind(e);
         self.reads_mutable[e.id] = self.mutable_reads != reads_before;
+        self.writes_local[e.id] = self.local_writes != writes_before;
         self.record(e, ty, comptime)
+    }
+
+    /// Counts an assignment to `place` when it is a local variable ([`Checked::writes_local`]).
+    fn count_local_write(&mut self, place: &Place) {
+        self.local_writes += usize::from(matches!(place, Place::Local(_)));
     }
 
     fn is_int_like(&self, t: &Ty) -> bool {
@@ -429,6 +469,7 @@ impl Checker<'_> {
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::Assign(place, rhs) => {
+                self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
@@ -436,6 +477,7 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
+                self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);

@@ -139,6 +139,28 @@ impl Lowerer<'_> {
         quote!(#snapshot)
     }
 
+    /// Operands Rust evaluates left to right, as runtime tokens. One that reads a mutable
+    /// variable is snapshotted when a later operand assigns a local variable, so that it
+    /// keeps the value it had when Rust evaluated it (`d + { d += 1; d }` is 5 + 6, not 6 + 6).
+    fn operands<'e>(&mut self, es: impl IntoIterator<Item = &'e Expr>) -> Vec<TokenStream> {
+        let es: Vec<&Expr> = es.into_iter().collect();
+        let mut values = Vec::with_capacity(es.len());
+        for (i, e) in es.iter().enumerate() {
+            let later_writes = es[i + 1..].iter().any(|later| self.checked.writes_local[later.id]);
+            values.push(if later_writes { self.bound_value(e) } else { self.value(e) });
+        }
+        values
+    }
+
+    /// The value assigned to `place`, evaluated first as Rust does (then the place's index),
+    /// and snapshotted when the index assigns a variable the value reads.
+    fn assigned_value(&mut self, place: &Place, rhs: &Expr) -> TokenStream {
+        match place {
+            Place::Index { index, .. } if self.checked.writes_local[index.id] => self.bound_value(rhs),
+            _ => self.value(rhs),
+        }
+    }
+
     fn discard(&mut self, atom: Atom) {
         if let Atom::Rt(ts) | Atom::Host(ts) = atom {
             self.emit(quote!(let _ = #ts;));
@@ -291,17 +313,19 @@ impl Lowerer<'_> {
             }
             ExprKind::Binary(op, l, r) if op.is_short_circuit() => self.short_circuit(*op, l, r, name),
             ExprKind::Binary(op, l, r) => {
-                if *op == BinOp::Add {
+                // Fused only when no operand assigns a variable (which would order the reads).
+                if *op == BinOp::Add && !self.checked.writes_local[e.id] {
                     if let Some(call) = self.mad(l, r) {
                         return self.bind(name, "__t", call);
                     }
                 }
-                let (a, b) = (self.value(l), self.value(r));
+                let mut ops = self.operands([&**l, &**r]).into_iter();
+                let (a, b) = (ops.next().unwrap_or_default(), ops.next().unwrap_or_default());
                 let call = self.binary_call(*op, a, b, e.span);
                 self.bind(name, "__t", call)
             }
             ExprKind::Assign(place, rhs) => {
-                let v = self.value(rhs);
+                let v = self.assigned_value(place, rhs);
                 self.store(place, v, self.checked.binding[e.id]);
                 Atom::Unit
             }
@@ -309,6 +333,9 @@ impl Lowerer<'_> {
                 let current = match place {
                     Place::Local(n) => quote!(#n),
                     Place::Index { slice, index } => {
+                        // Rust's order for scalars: the value, then the place, then the
+                        // element's read, the operation and the write.
+                        let v = self.assigned_value(place, rhs);
                         let i = self.value(index);
                         let idx = self.tmp("__index");
                         // Bound once, so the load and the store use the same index.
@@ -321,7 +348,6 @@ impl Lowerer<'_> {
                             let site = self.site(e.span);
                             self.emit(quote!(let #t = #k.load(&#slice, #idx, #site);));
                         }
-                        let v = self.value(rhs);
                         let call = self.binary_call(*op, quote!(#t), v, e.span);
                         let r = self.tmp("__t");
                         self.emit(quote!(let #r = #call;));
@@ -454,17 +480,18 @@ impl Lowerer<'_> {
             ExprKind::Print { path, pieces, args } => {
                 // `gpu_print!()` names the user's import of the macro (and expands to `()`).
                 self.emit(quote!(let _ = #path!();));
-                let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+                let values = self.operands(args);
                 self.emit(quote!(#k.print(&[#(#pieces),*], &[#(#values),*]);));
                 Atom::Unit
             }
             ExprKind::Vector { func, width, slice, index, values } => {
                 self.emit(quote!(let _ = #func::<u16>;));
-                let i = self.value(index);
+                let mut ops = self.operands(std::iter::once(&**index).chain(values.as_deref())).into_iter();
+                let i = ops.next().unwrap_or_default();
                 let site = self.site(e.span);
                 match values {
-                    Some(v) => {
-                        let v = self.value(v);
+                    Some(_) => {
+                        let v = ops.next().unwrap_or_default();
                         let call = format_ident!("store{}", width);
                         self.emit(quote!(#k.#call(&#slice, #i, #v, #site);));
                         Atom::Unit
@@ -479,8 +506,8 @@ impl Lowerer<'_> {
                 let Place::Index { slice, index } = place else { return Atom::Unit };
                 let p = self.private();
                 self.emit(quote!(let _ = #func::<u32>;));
-                let i = self.value(index);
-                let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+                let mut values = self.operands(std::iter::once(&**index).chain(args));
+                let i = values.remove(0);
                 let (a, b) = match values.as_slice() {
                     [a] => (a.clone(), quote!(::core::option::Option::None)),
                     [a, b] => (a.clone(), quote!(::core::option::Option::Some(#b))),
@@ -502,7 +529,7 @@ impl Lowerer<'_> {
         } else {
             self.emit(quote!(let _ = #func;));
         }
-        let values: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+        let values = self.operands(args);
         let call = match (which, values.as_slice()) {
             (Intrinsic::SyncThreads, _) => {
                 self.emit(quote!(#k.sync_threads();));
@@ -1041,9 +1068,11 @@ impl Lowerer<'_> {
         let s = self.scalar(scalar);
         match &range.step {
             Some(st) => {
-                let v = self.value(st);
+                let v = self.bound_value(st);
                 let site = self.site(st.span);
-                self.emit(quote!(let #step = #k.cast(#v, #s); #k.check_step(#step, #site, #exit);));
+                // Kept as `step_by`'s `usize` (a cast could truncate it to a smaller step);
+                // the increment casts it once the step is known to fit.
+                self.emit(quote!(let #step = #v; #k.check_step(#step, #site, #exit);));
             }
             None => {
                 let one = self.host_to_rt(one_of(scalar), &var_ty);
@@ -1062,7 +1091,8 @@ impl Lowerer<'_> {
             #k.place(#next);
             let #done = #k.range_done_after(#i, #end, #step, #inclusive);
             #k.jump_if(#done, #exit);
-            let #stepped = #k.add(#i, #step);
+            let #stepped = #k.cast(#step, #s);
+            let #stepped = #k.add(#i, #stepped);
             #k.assign(#i, #stepped);
             #k.jump(#head);
             #k.place(#exit);
@@ -1073,24 +1103,32 @@ impl Lowerer<'_> {
         let start = self.host(&range.start);
         let end = self.host(&range.end);
         let dots = if range.inclusive { quote!(..=) } else { quote!(..) };
-        let iter = match &range.step {
-            Some(st) => {
-                let s = self.host(st);
-                quote!((#start #dots #end).step_by(#s))
-            }
-            None => quote!((#start #dots #end)),
-        };
         let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
         let (stmts, tail) = self.block_parts(body);
         let tail = tail.map(|t| quote!(let _ = #t;));
-        self.emit(quote!(for #v in #iter { #stmts #tail }));
+        match &range.step {
+            Some(st) => {
+                let (s, step) = (self.host(st), self.tmp("__step"));
+                let site = self.site(st.span);
+                let k = ctx();
+                // A zero step is a launch-time fault, as in a runtime loop, not a panic of
+                // `step_by` while the kernel is built.
+                self.emit(quote! {
+                    let #step: usize = #s;
+                    if #k.unrolled_step_ok(#step, #site) {
+                        for #v in (#start #dots #end).step_by(#step) { #stmts #tail }
+                    }
+                });
+            }
+            None => self.emit(quote!(for #v in (#start #dots #end) { #stmts #tail })),
+        }
     }
 
     fn method(&mut self, receiver: &Expr, method: &syn::Ident, args: &[Expr], name: Option<&Ident>) -> Atom {
         let k = ctx();
         let p = self.private();
-        let recv = self.value(receiver);
-        let vs: Vec<TokenStream> = args.iter().map(|a| self.value(a)).collect();
+        let mut vs = self.operands(std::iter::once(receiver).chain(args));
+        let recv = vs.remove(0);
         let m = method.to_string();
         let call = match (m.as_str(), float_fn_variant(&m)) {
             (_, Some(variant)) => {

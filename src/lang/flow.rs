@@ -61,19 +61,37 @@ impl KernelCtx {
         self.jump_if(is_zero, exit);
     }
 
+    /// Checks the comptime `step_by` amount of an `#[unroll]` loop: zero, which panics in
+    /// Rust, is a fault at `site` (in a checked kernel) like [`Self::check_step`]'s, and the
+    /// loop is skipped. Returns whether to unroll the loop.
+    pub fn unrolled_step_ok(&mut self, step: usize, site: Site) -> bool {
+        if step != 0 {
+            return true;
+        }
+        let skip = self.label();
+        self.check_step(Value::from(0u64), site, skip);
+        self.place(skip);
+        false
+    }
+
     /// Whether a `for` loop over `..end` (or `..=end` when `inclusive`) stepping by `step`
-    /// is done after the iteration with variable `i`, computed without overflow as Rust's
-    /// range iterators do: `end - i <= step` (`< step` for an inclusive range, where
-    /// `i == end` also ends it).
+    /// (of the loop variable's type, or `step_by`'s `usize`) is done after the iteration
+    /// with variable `i`, computed without overflow as Rust's range iterators do:
+    /// `end - i <= step` (`< step` for an inclusive range, where `i == end` also ends it).
+    /// When it is not done, `step` is below `end - i` and fits the variable's type.
     pub fn range_done_after(&mut self, i: Value, end: Value, step: Value, inclusive: bool) -> Value {
         if !inclusive && step.as_bits() == Some(1) {
             // `i < end` held, so `i + 1` cannot overflow: the loop head's test decides.
             return Value::from(false);
         }
         let left = self.sub(end, i);
-        let unsigned = i.ty().unsigned();
-        let left = self.cast(left, unsigned);
-        let step = self.cast(step, unsigned);
+        let left = self.cast(left, i.ty().unsigned());
+        // Compared in the wider of the two unsigned types: `step_by` takes a `usize`, which
+        // may exceed every value of a narrower loop variable (then one step ends the loop).
+        let step_ty = step.ty().unsigned();
+        let wide = if step_ty.bits() > left.ty().bits() { step_ty } else { left.ty() };
+        let left = self.cast(left, wide);
+        let step = self.cast(step, wide);
         if inclusive {
             self.lt(left, step)
         } else {
