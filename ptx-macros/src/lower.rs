@@ -1070,8 +1070,7 @@ impl Lowerer<'_> {
             Some(st) => {
                 let v = self.bound_value(st);
                 let site = self.site(st.span);
-                // Kept as `step_by`'s `usize` (a cast could truncate it to a smaller step);
-                // the increment casts it once the step is known to fit.
+                // Kept as `step_by`'s `usize` (a cast could truncate it to a smaller step).
                 self.emit(quote!(let #step = #v; #k.check_step(#step, #site, #exit);));
             }
             None => {
@@ -1082,6 +1081,11 @@ impl Lowerer<'_> {
         let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
         let inclusive = range.inclusive;
         let (in_range, done, stepped) = (self.tmp("__in_range"), self.tmp("__done"), self.tmp("__stepped"));
+        // A `step_by` amount is a `usize`, cast to the variable's type where it is added.
+        let increment = match range.step {
+            Some(_) => quote!(let #stepped = #k.cast(#step, #s); let #stepped = #k.add(#i, #stepped);),
+            None => quote!(let #stepped = #k.add(#i, #step);),
+        };
         self.emit(
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
@@ -1091,8 +1095,7 @@ impl Lowerer<'_> {
             #k.place(#next);
             let #done = #k.range_done_after(#i, #end, #step, #inclusive);
             #k.jump_if(#done, #exit);
-            let #stepped = #k.cast(#step, #s);
-            let #stepped = #k.add(#i, #stepped);
+            #increment
             #k.assign(#i, #stepped);
             #k.jump(#head);
             #k.place(#exit);
