@@ -1,7 +1,7 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
 //! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, `fns`, `dp4a`/`dp2a`, the
-//! TensorFloat-32 conversion, and the carry chains of
-//! `add.cc`/`addc`/`sub.cc`/`subc`.
+//! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), and the carry
+//! chains of `add.cc`/`addc`/`sub.cc`/`subc`.
 
 use crate::program::{BitOp, PrmtMode};
 
@@ -136,6 +136,14 @@ pub(crate) fn sad(signed: bool, bits: u32, a: u64, b: u64, c: u64) -> u64 {
     };
     let diff = (value(a) - value(b)).unsigned_abs() as u64;
     c.wrapping_add(diff) & mask
+}
+
+/// `add.sat.s32` (`sub` false) / `sub.sat.s32`: `a + b` or `a - b` of two s32 values,
+/// clamped to the s32 range.
+pub(crate) fn add_sat_s32(sub: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32 as i32, b as u32 as i32);
+    let r = if sub { a.saturating_sub(b) } else { a.saturating_add(b) };
+    r as u32 as u64
 }
 
 /// `fns.b32`: the position of the `offset`-th set bit of `mask` counting from bit `base`

@@ -993,17 +993,31 @@ impl Decoder {
                 self.emit(Op::Add { d, a: product, b: c, mask: width_mask(wide.bits()) }, s);
             }
             "mad" => {
-                let [_, "lo", t] = p else { return Err(unsup(self)) };
+                // `mad.lo`/`mad.hi`: the low or high half of the full product plus `c`,
+                // wrapping; `mad.hi.sat.s32` clamps the sum to the s32 range.
+                let (hi, sat, t) = match p {
+                    [_, half @ ("lo" | "hi"), t] => (*half == "hi", false, *t),
+                    [_, "hi", "sat", t @ "s32"] => (true, true, *t),
+                    _ => return Err(unsup(self)),
+                };
                 let ty = self.ty(t)?;
                 if !ty.is_int() {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
-                let c = self.src(&o[3], ty)?;
-                self.emit(Op::Mad { d, a, b, c, mask: width_mask(ty.bits()) }, s);
+                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
+                let mask = width_mask(ty.bits());
+                if !hi {
+                    self.emit(Op::Mad { d, a, b, c, mask }, s);
+                    return Ok(());
+                }
+                let product = self.scratch();
+                self.emit(Op::IntBin { op: BinaryOp::MulHi, ty, d: product, a, b }, s);
+                let op = if sat {
+                    Op::AddSatS32 { sub: false, d, a: product, b: c }
+                } else {
+                    Op::Add { d, a: product, b: c, mask }
+                };
+                self.emit(op, s);
             }
             "fma" => {
                 let [_, m, mods @ .., t] = p else { return Err(unsup(self)) };
@@ -1856,6 +1870,16 @@ impl Decoder {
         }
         if ty.is_float() {
             return Err(unsup(self));
+        }
+        if let ("add" | "sub", ["sat"]) = (p[0], mods) {
+            // `add.sat.s32`/`sub.sat.s32`: the exact result clamped to the s32 range.
+            if ty != PtxType::S32 {
+                return Err(unsup(self));
+            }
+            let a = self.src(&o[1], ty)?;
+            let b = self.src(&o[2], ty)?;
+            self.emit(Op::AddSatS32 { sub: p[0] == "sub", d, a, b }, s);
+            return Ok(());
         }
         let op = match (p[0], mods) {
             ("add", []) => BinaryOp::Add,

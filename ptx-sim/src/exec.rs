@@ -25,7 +25,8 @@ use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::bits::{
-    bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, permute_bytes, sad, to_tf32,
+    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, permute_bytes, sad,
+    to_tf32,
 };
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
@@ -643,6 +644,7 @@ fn run_thread(
                     r!(cc) = flag;
                 }
             }
+            Op::AddSatS32 { sub, d, a, b } => r!(d) = add_sat_s32(sub, r!(a), r!(b)),
             Op::Fns { d, mask, base, offset } => r!(d) = find_nth_set(r!(mask), r!(base), r!(offset)),
             Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c } => {
                 r!(d) = dot_product(pairs as u32, high, a_signed, b_signed, r!(a), r!(b), r!(c))

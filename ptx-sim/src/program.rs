@@ -416,6 +416,14 @@ pub(crate) enum Op {
         b: R,
         c: R,
     },
+    /// `add.sat.s32` (`sub` false) / `sub.sat.s32`: the exact sum or difference clamped to
+    /// the s32 range (also the addition of `mad.hi.sat.s32`).
+    AddSatS32 {
+        sub: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
     /// `fns.b32 d, mask, base, offset`.
     Fns {
         d: R,

@@ -1251,3 +1251,43 @@ fn ill_typed_operands_and_missing_module_directives_are_errors() {
         "\tadd.s32 \t%r8, %r9, 1;\n\tshl.b64 \t%rd8, %rd9, %r8;\n\tadd.u16 \t%rs8, %rs9, %rs10;\n",
     ));
 }
+
+/// `mad.hi` of every 32- and 64-bit integer type (the high half of the full product plus
+/// `c`, wrapping), `mad.hi.sat.s32` (that sum clamped to the s32 range) and
+/// `add.sat.s32`/`sub.sat.s32` at the edges of the range.
+#[test]
+fn mad_hi_and_saturating_s32_arithmetic() {
+    let body = "\tmov.b32 \t%r8, 0xffffffff;\n\tmov.b32 \t%r9, 0x80000000;\n\tmov.b32 \t%r10, 0x7fffffff;\n\
+                \tmad.hi.u32 \t%r11, %r8, %r8, %r8;\n\tmad.hi.s32 \t%r12, %r9, %r9, %r10;\n\
+                \tmad.hi.s32 \t%r13, %r8, 5, 1;\n\tmad.hi.sat.s32 \t%r14, %r9, %r9, %r10;\n\
+                \tmad.hi.sat.s32 \t%r15, %r9, %r10, %r9;\n\
+                \tadd.sat.s32 \t%r16, %r10, 1;\n\tadd.sat.s32 \t%r17, %r9, -1;\n\
+                \tsub.sat.s32 \t%r18, %r9, 1;\n\tsub.sat.s32 \t%r19, 0, %r9;\n\
+                \tadd.sat.s32 \t%r20, %r10, %r9;\n\
+                \tmov.b64 \t%rd8, -1;\n\tmov.b64 \t%rd9, 0x8000000000000000;\n\
+                \tmad.hi.u64 \t%rd10, %rd8, %rd8, 3;\n\tmad.hi.s64 \t%rd11, %rd9, %rd9, %rd8;\n\
+                \tmad.hi.s64 \t%rd12, %rd8, %rd8, 0;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r11, %r12, %r13, %r14};\n\
+                \tst.global.v4.u32 \t[%rd1+16], {%r15, %r16, %r17, %r18};\n\
+                \tst.global.v2.u32 \t[%rd1+32], {%r19, %r20};\n\
+                \tst.global.v2.u64 \t[%rd1+48], {%rd10, %rd11};\n\tst.global.u64 \t[%rd1+64], %rd12;\n";
+    let (mem, out) = run_one_thread(body, 9);
+    let got = download(&mem, out, 10, 4);
+    let want = [
+        0xffff_fffd, // (2^32-1)^2 = 0xfffffffe_00000001: 0xfffffffe + 0xffffffff wraps
+        0xbfff_ffff, // (-2^31)^2 = 2^62: high 2^30, plus 2^31 - 1 wraps to negative
+        0,           // -1 * 5 = -5: high -1, plus 1
+        0x7fff_ffff, // 2^30 + 2^31 - 1 clamped
+        0x8000_0000, // -2^31 * (2^31 - 1) = -2^62 + 2^31: high -2^30, plus -2^31 clamped
+        0x7fff_ffff, // add.sat: MAX + 1
+        0x8000_0000, // MIN - 1
+        0x8000_0000, // sub.sat: MIN - 1
+        0x7fff_ffff, // 0 - MIN
+        0xffff_ffff, // MAX + MIN = -1, in range
+    ];
+    assert_eq!(got, want);
+    let wide = download(&mem, out + 48, 3, 8);
+    // (2^64-1)^2 = 0xfffffffffffffffe_0000000000000001: high + 3 wraps to 1; (-2^63)^2 =
+    // 2^126: high 2^62, minus 1; (-1)(-1) = 1: high 0.
+    assert_eq!(wide, [1, (1u64 << 62) - 1, 0], "mad.hi.u64, mad.hi.s64");
+}
