@@ -1,7 +1,7 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
 //! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, `fns`, `dp4a`/`dp2a`, the
-//! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), and the carry
-//! chains of `add.cc`/`addc`/`sub.cc`/`subc`.
+//! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), `lop3`,
+//! `mul24`, and the carry chains of `add.cc`/`addc`/`sub.cc`/`subc`.
 
 use crate::program::{BitOp, PrmtMode};
 
@@ -144,6 +144,32 @@ pub(crate) fn add_sat_s32(sub: bool, a: u64, b: u64) -> u64 {
     let (a, b) = (a as u32 as i32, b as u32 as i32);
     let r = if sub { a.saturating_sub(b) } else { a.saturating_add(b) };
     r as u32 as u64
+}
+
+/// `lop3.b32`: bit `i` of the result is bit `4·a_i + 2·b_i + c_i` of `lut`, the table the
+/// PTX ISA defines as the function applied to `a = 0xF0`, `b = 0xCC`, `c = 0xAA` (so
+/// `0xF0` is `a`, `0x80` is `a & b & c`): the OR of the minterms `lut` lists.
+pub(crate) fn lop3(lut: u8, a: u64, b: u64, c: u64) -> u64 {
+    let minterm = |k: u32| {
+        let pick = |v: u64, bit: u32| if k >> bit & 1 == 1 { v } else { !v };
+        pick(a, 2) & pick(b, 1) & pick(c, 0)
+    };
+    (0..8).filter(|k| lut >> k & 1 == 1).fold(0, |d, k| d | minterm(k)) & 0xffff_ffff
+}
+
+/// `mul24.{lo,hi}`: the 48-bit product of the low 24 bits of `a` and `b` (sign-extended
+/// when `signed`), its bits 0..32 (`hi` false) or 16..48.
+pub(crate) fn mul24(hi: bool, signed: bool, a: u64, b: u64) -> u64 {
+    let operand = |v: u64| {
+        let v = (v & 0xff_ffff) as i64;
+        if signed {
+            v << 40 >> 40
+        } else {
+            v
+        }
+    };
+    let product = operand(a) * operand(b);
+    (product >> if hi { 16 } else { 0 }) as u64 & 0xffff_ffff
 }
 
 /// `fns.b32`: the position of the `offset`-th set bit of `mask` counting from bit `base`

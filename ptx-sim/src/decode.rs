@@ -823,6 +823,61 @@ impl Decoder {
                 let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
                 self.emit(Op::Sad { signed: ty.is_signed(), bits: ty.bits() as u8, d, a, b, c }, s);
             }
+            "lop3" => {
+                // `lop3.b32 d, a, b, c, immLut`: the three-input function whose truth table
+                // is the immediate (PTX's `lop3.or`/`.and` with a predicate are not here).
+                if p != ["lop3", "b32"] {
+                    return Err(unsup(self));
+                }
+                self.expect_ops(s, 5)?;
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], PtxType::B32)?;
+                let b = self.src(&o[2], PtxType::B32)?;
+                let c = self.src(&o[3], PtxType::B32)?;
+                let lut = u8::try_from(self.imm(&o[4], PtxType::B32)?)
+                    .map_err(|_| self.parse_err(format!("`lop3` table `{}` is not 0..=255", o[4])))?;
+                self.emit(Op::Lop3 { lut, d, a, b, c }, s);
+            }
+            "slct" => self.slct(s, p)?,
+            "cnot" => {
+                // `d = a == 0 ? 1 : 0`.
+                let [_, t] = p else { return Err(unsup(self)) };
+                let ty = self.ty(t)?;
+                if !matches!(ty, PtxType::B16 | PtxType::B32 | PtxType::B64) {
+                    return Err(unsup(self));
+                }
+                let (d, [a]) = self.dst_srcs(s, [ty])?;
+                let zero = self.konst(0);
+                self.emit(Op::SetpU { cmp: Cmp::Eq, d, a, b: zero }, s);
+            }
+            "mul24" | "mad24" => {
+                // The 48-bit product of 24-bit operands, its bits 0..32 (`.lo`) or 16..48
+                // (`.hi`), plus `c` for `mad24` (clamped to the s32 range with `.sat`).
+                let (hi, sat, t) = match p {
+                    [_, half @ ("lo" | "hi"), t] => (*half == "hi", false, *t),
+                    ["mad24", "hi", "sat", t @ "s32"] => (true, true, *t),
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                if !matches!(ty, PtxType::U32 | PtxType::S32) {
+                    return Err(unsup(self));
+                }
+                let signed = ty.is_signed();
+                if p[0] == "mul24" {
+                    let (d, [a, b]) = self.dst_srcs(s, [ty; 2])?;
+                    self.emit(Op::Mul24 { hi, signed, d, a, b }, s);
+                    return Ok(());
+                }
+                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
+                let product = self.scratch();
+                self.emit(Op::Mul24 { hi, signed, d: product, a, b }, s);
+                let op = if sat {
+                    Op::AddSatS32 { sub: false, d, a: product, b: c }
+                } else {
+                    Op::Add { d, a: product, b: c, mask: width_mask(32) }
+                };
+                self.emit(op, s);
+            }
             "activemask" => {
                 if p != ["activemask", "b32"] {
                     return Err(unsup(self));
@@ -1472,6 +1527,37 @@ impl Decoder {
         self.emit(op, s);
         let (yes, no) = (self.konst(truth), self.konst(0));
         self.emit(Op::Selp { d, a: yes, b: no, p: t }, s);
+        Ok(())
+    }
+
+    /// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32`: `d = c >= 0 ? a : b`, the
+    /// selected operand copied unchanged (a NaN `c` selects `b`, -0.0 selects `a`; `.ftz`
+    /// makes a negative subnormal `c` a -0.0).
+    fn slct(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let (ftz, dt, ct) = match p {
+            ["slct", dt, ct @ ("s32" | "f32")] => (false, *dt, *ct),
+            ["slct", "ftz", dt, ct @ "f32"] => (true, *dt, *ct),
+            _ => return Err(unsup(self)),
+        };
+        let (ty, cty) = (self.ty(dt)?, self.ty(ct)?);
+        // Every type of 16 bits or more but the 16-bit floats.
+        if ty.bits() < 16 || matches!(ty, PtxType::F16 | PtxType::Bf16) {
+            return Err(unsup(self));
+        }
+        let (d, [a, b, mut c]) = self.dst_srcs(s, [ty, ty, cty])?;
+        if ftz {
+            c = self.flushed(c, s);
+        }
+        let (t, zero) = (self.scratch(), self.konst(0));
+        let cmp = Cmp::Ge;
+        let op = if cty == PtxType::F32 {
+            Op::SetpF32 { cmp, d: t, a: c, b: zero }
+        } else {
+            Op::SetpS { cmp, bits: 32, d: t, a: c, b: zero }
+        };
+        self.emit(op, s);
+        self.emit(Op::Selp { d, a, b, p: t }, s);
         Ok(())
     }
 

@@ -424,6 +424,24 @@ pub(crate) enum Op {
         a: R,
         b: R,
     },
+    /// `lop3.b32`: each bit of `d` is bit `4a + 2b + c` of `lut` (of the corresponding bits
+    /// of `a`, `b`, `c`).
+    Lop3 {
+        lut: u8,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// `mul24.{lo,hi}.{u32,s32}` (and the product of `mad24`): the 48-bit product of the low
+    /// 24 bits of `a` and `b`, its bits 0..32 or (`hi`) 16..48.
+    Mul24 {
+        hi: bool,
+        signed: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
     /// `fns.b32 d, mask, base, offset`.
     Fns {
         d: R,

@@ -1291,3 +1291,107 @@ fn mad_hi_and_saturating_s32_arithmetic() {
     // 2^126: high 2^62, minus 1; (-1)(-1) = 1: high 0.
     assert_eq!(wide, [1, (1u64 << 62) - 1, 0], "mad.hi.u64, mad.hi.s64");
 }
+
+/// Runs `setup`, then each case's instruction, which writes `%rd20` (64-bit) or `%r20`,
+/// storing that register to its own 8-byte slot; asserts each slot holds the case's bits.
+fn check_each(setup: &str, cases: &[(&str, u64)]) {
+    let mut body = String::from(setup);
+    for (k, (instr, _)) in cases.iter().enumerate() {
+        let store = if instr.contains("%rd20") { "u64 \t[%rd1+{}], %rd20" } else { "u32 \t[%rd1+{}], %r20" };
+        body += &format!("\t{instr};\n\tst.global.{};\n", store.replace("{}", &(8 * k).to_string()));
+    }
+    let (mem, out) = run_one_thread(&body, cases.len());
+    let got = download(&mem, out, cases.len(), 8);
+    for ((instr, want), got) in cases.iter().zip(got) {
+        // A 32-bit store leaves the slot's high word all ones.
+        let got = if instr.contains("%rd20") { got } else { got & 0xffff_ffff };
+        assert_eq!(got, *want, "{instr}: {got:#x}, not {want:#x}");
+    }
+}
+
+/// `lop3.b32` with the tables of familiar functions, each against that function written in
+/// Rust: the PTX ISA's table is the function applied to 0xF0, 0xCC, 0xAA.
+#[test]
+fn lop3_computes_the_function_its_table_encodes() {
+    let (a, b, c) = (0x0ff0_3c5au32, 0x33cc_f00fu32, 0x5a5a_a5a5u32);
+    let setup = format!("\tmov.b32 \t%r8, {a:#x};\n\tmov.b32 \t%r9, {b:#x};\n\tmov.b32 \t%r10, {c:#x};\n");
+    let functions: [(u8, u32); 10] = [
+        (0xf0, a),
+        (0xcc, b),
+        (0xaa, c),
+        (0x80, a & b & c),
+        (0xfe, a | b | c),
+        (0x01, !(a | b | c)),
+        (0x96, a ^ b ^ c),
+        (0xe8, (a & b) | (a & c) | (b & c)),
+        (0xca, (a & b) | (!a & c)),
+        (0x6a, (a & b) ^ c),
+    ];
+    let instrs: Vec<(String, u64)> = functions
+        .iter()
+        .map(|(lut, f)| (format!("lop3.b32 \t%r20, %r8, %r9, %r10, {lut:#x}"), *f as u64))
+        .collect();
+    let cases: Vec<(&str, u64)> = instrs.iter().map(|(i, w)| (i.as_str(), *w)).collect();
+    check_each(&setup, &cases);
+}
+
+/// `slct` on an s32 `c` (negative selects `b`) and an f32 one (`c >= 0`: -0.0 selects `a`,
+/// NaN and -inf select `b`; a negative subnormal selects `b`, or with `.ftz`, flushed to
+/// -0.0, `a`), the selected operand copied whole at 16, 32 and 64 bits; and `cnot`.
+#[test]
+fn slct_and_cnot_at_signed_zero_nan_and_the_extremes() {
+    let setup = "\tmov.b32 \t%r8, 0x80000000;\n\tmov.b32 \t%r9, 0x7fffffff;\n\tmov.b32 \t%r10, 0x7fc00000;\n\
+                 \tmov.b32 \t%r11, 0x80000001;\n\tmov.b32 \t%r12, 0xff800000;\n\tmov.b32 \t%r13, -1;\n\
+                 \tmov.b64 \t%rd8, 0x8000000000000001;\n\tmov.b64 \t%rd9, 0x7ff8000000000000;\n\
+                 \tmov.b16 \t%rs8, 0xfffe;\n\tmov.b16 \t%rs9, 0;\n";
+    let cases = [
+        ("slct.b32.s32 \t%r20, 10, 20, 0", 10),
+        ("slct.b32.s32 \t%r20, 10, 20, %r13", 20),
+        ("slct.u32.s32 \t%r20, 10, 20, %r9", 10),
+        ("slct.s32.s32 \t%r20, 10, 20, %r8", 20),
+        ("slct.b32.f32 \t%r20, 10, 20, %r8", 10),
+        ("slct.b32.f32 \t%r20, 10, 20, %r10", 20),
+        ("slct.b32.f32 \t%r20, 10, 20, 0fFFC00000", 20),
+        ("slct.b32.f32 \t%r20, 10, 20, %r11", 20),
+        ("slct.ftz.b32.f32 \t%r20, 10, 20, %r11", 10),
+        ("slct.b32.f32 \t%r20, 10, 20, 0f7F800000", 10),
+        ("slct.b32.f32 \t%r20, 10, 20, %r12", 20),
+        ("slct.f32.s32 \t%r20, %r10, %r12, 1", 0x7fc0_0000),
+        ("slct.b64.s32 \t%rd20, %rd8, %rd9, 0", 0x8000_0000_0000_0001),
+        ("slct.f64.f32 \t%rd20, %rd8, %rd9, %r13", 0x7ff8_0000_0000_0000),
+        ("slct.b16.s32 \t%rs10, %rs8, %rs9, 5;\n\tcvt.u32.u16 \t%r20, %rs10", 0xfffe),
+        ("cnot.b32 \t%r20, 0", 1),
+        ("cnot.b32 \t%r20, %r8", 0),
+        ("cnot.b32 \t%r20, 1", 0),
+        ("cnot.b16 \t%rs10, %rs9;\n\tcvt.u32.u16 \t%r20, %rs10", 1),
+        ("cnot.b16 \t%rs10, %rs8;\n\tcvt.u32.u16 \t%r20, %rs10", 0),
+        ("cnot.b64 \t%rd20, %rd8", 0),
+        ("cnot.b64 \t%rd20, 0", 1),
+    ];
+    check_each(setup, &cases);
+}
+
+/// `mul24` and `mad24`: the low 24 bits of each operand, sign-extended for `.s32` (0x800000
+/// is -2^23, 0xffffff is -1) or not, multiplied to 48 bits; `.lo` bits 0..32, `.hi` bits
+/// 16..48; `mad24` adds `c` wrapping, or with `.hi.sat.s32` clamped to the s32 range.
+#[test]
+fn mul24_and_mad24_take_24_bit_operands() {
+    let setup = "\tmov.b32 \t%r8, 0xff800000;\n\tmov.b32 \t%r9, 0x00ffffff;\n\tmov.b32 \t%r10, 0x00800000;\n";
+    let cases = [
+        ("mul24.lo.s32 \t%r20, %r8, %r9", 0x0080_0000),   // (-2^23)(-1)
+        ("mul24.hi.s32 \t%r20, %r8, %r9", 0x80),          // 2^23 >> 16
+        ("mul24.lo.u32 \t%r20, %r8, %r9", 0xff80_0000),   // 2^23 (2^24 - 1) = 2^47 - 2^23
+        ("mul24.hi.u32 \t%r20, %r8, %r9", 0x7fff_ff80),   // (2^47 - 2^23) >> 16
+        ("mul24.lo.s32 \t%r20, %r10, %r10", 0),           // 2^46
+        ("mul24.hi.s32 \t%r20, %r10, %r10", 0x4000_0000), // 2^46 >> 16
+        ("mul24.lo.s32 \t%r20, %r10, 3", 0xfe80_0000),    // -3 * 2^23
+        ("mul24.hi.s32 \t%r20, %r10, 3", 0xffff_fe80),    // -3 * 2^7
+        ("mul24.hi.u32 \t%r20, %r10, 3", 0x180),
+        ("mad24.lo.u32 \t%r20, %r8, %r9, %r10", 0), // 0xff800000 + 2^23 wraps
+        ("mad24.hi.s32 \t%r20, %r10, 3, 0x180", 0),
+        ("mad24.hi.u32 \t%r20, %r10, %r10, 0x7fffffff", 0xbfff_ffff),
+        ("mad24.hi.sat.s32 \t%r20, %r10, %r10, 0x7fffffff", 0x7fff_ffff),
+        ("mad24.hi.sat.s32 \t%r20, %r10, 3, 0x80000000", 0x8000_0000),
+    ];
+    check_each(setup, &cases);
+}
