@@ -1785,6 +1785,7 @@ impl Decoder {
                 if is_ld {
                     let d = self.dst(&o[0])?;
                     self.emit(Op::Mov { d, a: slot }, s);
+                    self.sign_extend_narrow(&o[0], d, ty, s)?;
                 } else {
                     let a = self.src(&o[1], ty)?;
                     self.emit(Op::Mov { d: slot, a }, s);
@@ -1816,7 +1817,7 @@ impl Decoder {
             } else {
                 self.emit(Op::Mov { d, a: slot }, s);
             }
-            return Ok(());
+            return self.sign_extend_narrow(&o[0], d, ty, s);
         }
         // `ld[.volatile][.space][.cache op][.nc][.vN].type`: the space (none: a generic
         // address), the vector width and the type matter here; volatility, cache operators
@@ -1844,25 +1845,15 @@ impl Decoder {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
         let (base, off) = self.address(addr_tok, space)?;
-        // A byte travels in a 16- or 32-bit integer register: `ld.s8` sign-extends into it.
-        let mut extend = Vec::new();
+        // A byte travels in a 16- or 32-bit integer register.
         if ty.is_memory_only() {
             for tok in self.group_tokens(regs_tok) {
-                let (r, rty) = self.reg(tok)?;
+                let rty = self.reg(tok)?.1;
                 if !rty.holds_bytes() {
                     return Err(self.parse_err(format!(
                         "`{}` needs 16- or 32-bit integer registers, `{tok}` is {rty}",
                         s.opcode
                     )));
-                }
-                if is_ld && ty.is_signed() {
-                    extend.push(Op::CvtIntInt {
-                        d: r,
-                        a: r,
-                        src_bits: 8,
-                        signed: true,
-                        dst_mask: width_mask(rty.bits()),
-                    });
                 }
             }
         }
@@ -1876,8 +1867,12 @@ impl Decoder {
             (false, ..) => Op::St { space, size, n: n as u8, s: r4, base, off },
         };
         self.emit(op, s);
-        for op in extend {
-            self.emit(op, s);
+        if is_ld {
+            // A signed value narrower than its register (`ld.s8`, `ld.s16` into 32 bits)
+            // is sign-extended to the register's width.
+            for (tok, r) in self.group_tokens(regs_tok).into_iter().zip(regs) {
+                self.sign_extend_narrow(tok, r, ty, s)?;
+            }
         }
         Ok(())
     }

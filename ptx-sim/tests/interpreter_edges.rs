@@ -1294,13 +1294,14 @@ fn mad_hi_and_saturating_s32_arithmetic() {
 
 /// Runs `setup`, then each case's instruction, which writes `%rd20` (64-bit) or `%r20`,
 /// storing that register to its own 8-byte slot; asserts each slot holds the case's bits.
+/// The output buffer has one more word, after the slots, for `setup` to store data in.
 fn check_each(setup: &str, cases: &[(&str, u64)]) {
     let mut body = String::from(setup);
     for (k, (instr, _)) in cases.iter().enumerate() {
         let store = if instr.contains("%rd20") { "u64 \t[%rd1+{}], %rd20" } else { "u32 \t[%rd1+{}], %r20" };
         body += &format!("\t{instr};\n\tst.global.{};\n", store.replace("{}", &(8 * k).to_string()));
     }
-    let (mem, out) = run_one_thread(&body, cases.len());
+    let (mem, out) = run_one_thread(&body, cases.len() + 1);
     let got = download(&mem, out, cases.len(), 8);
     for ((instr, want), got) in cases.iter().zip(got) {
         // A 32-bit store leaves the slot's high word all ones.
@@ -1392,6 +1393,30 @@ fn mul24_and_mad24_take_24_bit_operands() {
         ("mad24.hi.u32 \t%r20, %r10, %r10, 0x7fffffff", 0xbfff_ffff),
         ("mad24.hi.sat.s32 \t%r20, %r10, %r10, 0x7fffffff", 0x7fff_ffff),
         ("mad24.hi.sat.s32 \t%r20, %r10, 3, 0x80000000", 0x8000_0000),
+    ];
+    check_each(setup, &cases);
+}
+
+/// A signed load narrower than its destination register sign-extends to the register's
+/// width (`ld.s16` and `ld.s8` into 32 bits, `ld.s32` into 64; global, local, shared and
+/// generic addresses, vectors too); an unsigned one zero-extends.
+#[test]
+fn signed_loads_sign_extend_into_wider_registers() {
+    // The data, 0x80018001 and 0x80000080, in the word after the 9 slots, in `.local` and
+    // in `.shared`.
+    let setup = "\tmov.b32 \t%r8, 0x80018001;\n\tmov.b32 \t%r9, 0x80000080;\n\
+                 \tst.global.v2.u32 \t[%rd1+72], {%r8, %r9};\n\tst.local.v2.u32 \t[depot], {%r8, %r9};\n\
+                 \tst.shared.v2.u32 \t[tile], {%r8, %r9};\n\tmov.u64 \t%rb, depot;\n\tcvta.local.u64 \t%rd9, %rb;\n";
+    let cases = [
+        ("ld.global.s16 \t%r20, [%rd1+72]", 0xffff_8001),
+        ("ld.s16 \t%r20, [%rd9]", 0xffff_8001),
+        ("ld.shared.v2.s16 \t{%r21, %r20}, [tile]", 0xffff_8001),
+        ("ld.local.u16 \t%r20, [depot]", 0x8001),
+        ("ld.local.s8 \t%r20, [depot+4]", 0xffff_ff80),
+        ("ld.global.s8 \t%rs10, [%rd1+76];\n\tcvt.u32.u16 \t%r20, %rs10", 0xff80),
+        ("ld.global.s16 \t%rs10, [%rd1+72];\n\tcvt.u32.u16 \t%r20, %rs10", 0x8001),
+        ("ld.global.s32 \t%rd20, [%rd1+76]", 0xffff_ffff_8000_0080),
+        ("ld.global.u32 \t%rd20, [%rd1+76]", 0x8000_0080),
     ];
     check_each(setup, &cases);
 }
