@@ -1,9 +1,9 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
 //! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, `fns`, `dp4a`/`dp2a`, the
 //! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), `lop3`,
-//! `mul24`, and the carry chains of `add.cc`/`addc`/`sub.cc`/`subc`.
+//! `mul24`, `bmsk`, `szext`, and the carry chains of `add.cc`/`addc`/`sub.cc`/`subc`.
 
-use crate::program::{BitOp, PrmtMode};
+use crate::program::{BitOp, BitOp2, PrmtMode};
 
 /// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
 /// ISA defines them (results are 32-bit).
@@ -170,6 +170,37 @@ pub(crate) fn mul24(hi: bool, signed: bool, a: u64, b: u64) -> u64 {
     };
     let product = operand(a) * operand(b);
     (product >> if hi { 16 } else { 0 }) as u64 & 0xffff_ffff
+}
+
+/// `bmsk` and `szext` on 32-bit values, as the PTX ISA's pseudo-code defines them: with
+/// `.wrap` a position or width counts modulo 32; with `.clamp` a position of 32 or more
+/// gives no mask bits (`bmsk`) and a width of 32 or more keeps every bit (`bmsk` from
+/// `a` up; `szext` all of `a`). A width of 0 gives 0.
+pub(crate) fn mask_op(op: BitOp2, clamp: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let b1 = b & 0x1f;
+    let wide = clamp && b >= 32;
+    let r = match op {
+        BitOp2::Bmsk => {
+            let a1 = a & 0x1f;
+            let low = if clamp && a >= 32 { 0 } else { u32::MAX << a1 };
+            let sum = a1 + b1;
+            let high = if sum >= 32 || wide || (clamp && a >= 32) {
+                0
+            } else if b1 == 0 {
+                u32::MAX
+            } else {
+                u32::MAX << sum
+            };
+            low & !high
+        }
+        BitOp2::Szext { signed } => {
+            let mask = if wide { 0 } else { u32::MAX << b1 };
+            let sign = signed && b1 != 0 && !wide && (a >> (b1 - 1)) & 1 == 1;
+            (a & !mask) | if sign { mask } else { 0 }
+        }
+    };
+    r as u64
 }
 
 /// `fns.b32`: the position of the `offset`-th set bit of `mask` counting from bit `base`

@@ -15,8 +15,8 @@ use crate::error::SimError;
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BarReduce, BitOp, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode, MemSpace, Op,
-    ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+    BarReduce, BitOp, BitOp2, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode,
+    MemSpace, Op, ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
 
@@ -837,6 +837,23 @@ impl Decoder {
                 let lut = u8::try_from(self.imm(&o[4], PtxType::B32)?)
                     .map_err(|_| self.parse_err(format!("`lop3` table `{}` is not 0..=255", o[4])))?;
                 self.emit(Op::Lop3 { lut, d, a, b, c }, s);
+            }
+            "bmsk" | "szext" => {
+                // `bmsk.mode.b32 d, a, b`: `b` ones from bit `a`; `szext.mode.type d, a, b`:
+                // the low `b` bits of `a` sign- or zero-extended (`.clamp`/`.wrap`: how a
+                // position or width of 32 or more counts).
+                let (clamp, t) = match p {
+                    [_, mode @ ("clamp" | "wrap"), t] => (*mode == "clamp", *t),
+                    _ => return Err(unsup(self)),
+                };
+                let op = match (p[0], t) {
+                    ("bmsk", "b32") => BitOp2::Bmsk,
+                    ("szext", "s32" | "u32") => BitOp2::Szext { signed: t == "s32" },
+                    _ => return Err(unsup(self)),
+                };
+                let ty = self.ty(t)?;
+                let (d, [a, b]) = self.dst_srcs(s, [ty, PtxType::U32])?;
+                self.emit(Op::Mask { op, clamp, d, a, b }, s);
             }
             "slct" => self.slct(s, p)?,
             "cnot" => {

@@ -25,7 +25,7 @@ use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::bits::{
-    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, lop3, mul24,
+    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, lop3, mask_op, mul24,
     permute_bytes, sad, to_tf32,
 };
 use crate::error::SimError;
@@ -647,6 +647,7 @@ fn run_thread(
             Op::AddSatS32 { sub, d, a, b } => r!(d) = add_sat_s32(sub, r!(a), r!(b)),
             Op::Lop3 { lut, d, a, b, c } => r!(d) = lop3(lut, r!(a), r!(b), r!(c)),
             Op::Mul24 { hi, signed, d, a, b } => r!(d) = mul24(hi, signed, r!(a), r!(b)),
+            Op::Mask { op, clamp, d, a, b } => r!(d) = mask_op(op, clamp, r!(a), r!(b)),
             Op::Fns { d, mask, base, offset } => r!(d) = find_nth_set(r!(mask), r!(base), r!(offset)),
             Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c } => {
                 r!(d) = dot_product(pairs as u32, high, a_signed, b_signed, r!(a), r!(b), r!(c))

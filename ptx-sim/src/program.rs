@@ -442,6 +442,14 @@ pub(crate) enum Op {
         a: R,
         b: R,
     },
+    /// `bmsk.{clamp,wrap}.b32` and `szext.{clamp,wrap}.{s32,u32}` (`clamp`: `.clamp`).
+    Mask {
+        op: BitOp2,
+        clamp: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
     /// `fns.b32 d, mask, base, offset`.
     Fns {
         d: R,
@@ -573,6 +581,15 @@ impl Op {
             _ => None,
         }
     }
+}
+
+/// The two-operand mask instructions of [`Op::Mask`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BitOp2 {
+    /// `bmsk`: a mask of `b` ones from bit `a`.
+    Bmsk,
+    /// `szext`: the low `b` bits of `a`, sign-extended (`signed`, `.s32`) or zero-extended.
+    Szext { signed: bool },
 }
 
 /// A kernel's declared block shape.

@@ -1420,3 +1420,31 @@ fn signed_loads_sign_extend_into_wider_registers() {
     ];
     check_each(setup, &cases);
 }
+
+/// `bmsk` and `szext` at the widths and positions where `.clamp` and `.wrap` differ (32 and
+/// more) and at width 0, against the PTX ISA's pseudo-code worked by hand.
+#[test]
+fn bmsk_and_szext_clamp_or_wrap_large_operands() {
+    let cases = [
+        ("bmsk.wrap.b32 \t%r20, 1, 2", 0x6),
+        ("bmsk.wrap.b32 \t%r20, 0, 0", 0),
+        ("bmsk.wrap.b32 \t%r20, 31, 1", 0x8000_0000),
+        ("bmsk.wrap.b32 \t%r20, 4, 28", 0xffff_fff0), // the sum reaches 32
+        ("bmsk.wrap.b32 \t%r20, 4, 29", 0xffff_fff0),
+        ("bmsk.wrap.b32 \t%r20, 33, 2", 0x6), // the position modulo 32
+        ("bmsk.clamp.b32 \t%r20, 33, 2", 0),
+        ("bmsk.wrap.b32 \t%r20, 0, 32", 0), // the width modulo 32: 0
+        ("bmsk.clamp.b32 \t%r20, 0, 32", 0xffff_ffff),
+        ("bmsk.clamp.b32 \t%r20, 8, 40", 0xffff_ff00),
+        ("szext.wrap.s32 \t%r20, 0x80, 8", 0xffff_ff80),
+        ("szext.wrap.s32 \t%r20, 0x17f, 8", 0x7f),
+        ("szext.wrap.u32 \t%r20, 0x180, 8", 0x80),
+        ("szext.wrap.u32 \t%r20, 0xffffffff, 0", 0),
+        ("szext.wrap.s32 \t%r20, 0xffffffff, 32", 0),
+        ("szext.clamp.s32 \t%r20, 0x92345678, 32", 0x9234_5678),
+        ("szext.clamp.u32 \t%r20, 0x92345678, 100", 0x9234_5678),
+        ("szext.wrap.s32 \t%r20, 0x8, 36", 0xffff_fff8),
+        ("szext.clamp.s32 \t%r20, 1, 1", 0xffff_ffff),
+    ];
+    check_each("", &cases);
+}
