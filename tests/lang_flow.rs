@@ -1498,3 +1498,40 @@ fn a_zero_comptime_step_of_an_unrolled_loop_is_a_launch_error() -> ptx_dsl::runt
     }
     Ok(())
 }
+
+kernel_and_host!(mutable_loop_variables, mutable_loop_variables_host, |a, out, i, s| {
+    let base = i * 8;
+    let mut total = 0i32;
+    for mut j in 0..a[i] & 15 {
+        j *= 3;
+        total += j;
+    }
+    out[base] = total;
+    for mut k in (1..=5).step_by(s) {
+        k += a[i];
+        out[base + 1 + k as usize % 7] = k;
+    }
+});
+
+#[test]
+fn a_for_loop_variable_can_be_mut() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("a_for_loop_variable_can_be_mut");
+    let xs: Vec<i32> = (0..40).map(|_| (rng.next() % 1000) as i32).collect();
+    let dev = Device::sim();
+    for step in [1, 2, 7] {
+        let mut out: DeviceBuffer<i32> = dev.zeroed(8 * xs.len())?;
+        MutableLoopVariables::new().launch(
+            &dev,
+            LaunchConfig::linear(1, xs.len() as u32),
+            &dev.upload(&xs)?,
+            &mut out,
+            step,
+        )?;
+        let mut want = vec![0i32; 8 * xs.len()];
+        for i in 0..xs.len() {
+            mutable_loop_variables_host(&xs, &mut want, step, i);
+        }
+        assert_eq!(out.to_vec()?, want, "step {step}");
+    }
+    Ok(())
+}

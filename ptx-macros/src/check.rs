@@ -816,7 +816,8 @@ impl Checker<'_> {
             self.errors.at(
                 len.span,
                 "a shared array's length must be known when the kernel is built: a literal, a `#[comptime]` \
-                 parameter, or a `{ .. }` expression of them",
+                 parameter, or a `{ .. }` expression of them (integer `/` and `%` are computed then only by \
+                 a positive literal divisor)",
             );
         }
         (Ty::Slice { elem, mutable: true }, false)

@@ -197,7 +197,11 @@ impl Parser<'_> {
                     return None;
                 };
                 let Some(elem) = self.scalar_of(&s.elem) else {
-                    self.err(&s.elem, format!("unsupported slice element type; {HINT}"));
+                    self.err(
+                        &s.elem,
+                        "unsupported slice element type: slices hold one of u8 i8 u16 i16 u32 i32 u64 i64 \
+                         f32 f64 f16 bf16 (`&[T]` to read, `&mut [T]` to read and write)",
+                    );
                     return None;
                 };
                 if elem == Scalar::Bool {
@@ -377,13 +381,6 @@ impl Parser<'_> {
         for a in &local.attrs {
             self.err(a, "attributes on `let` are not supported in kernels");
         }
-        let Some(init) = &local.init else {
-            self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
-            return None;
-        };
-        if let Some((else_token, _)) = &init.diverge {
-            self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
-        }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(pt) => {
                 let annot = self.type_annot(&pt.ty).map(|t| (t, Sp::of(&pt.ty)));
@@ -391,6 +388,20 @@ impl Parser<'_> {
             }
             other => (other, None),
         };
+        let Some(init) = &local.init else {
+            self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
+            // Still bound (as mutable: the later assignments are what the user meant), so
+            // that its uses do not report again.
+            let pat = match self.pat(pat)? {
+                Pat::Ident { name, .. } => Pat::Ident { name, mutable: true },
+                other => other,
+            };
+            let init = self.expr_of(ExprKind::Error, Sp::of(local));
+            return Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: source_text(local) });
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
+        }
         let pat = self.pat(pat)?;
         let init = self.expr(&init.expr);
         Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: source_text(local) })
@@ -988,10 +999,14 @@ impl Parser<'_> {
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {
-        if let syn::Expr::Let(l) = &*i.cond {
-            self.err(l, "`if let` is not supported in kernels; use `if cond`");
-        }
-        let cond = Box::new(self.expr(&i.cond));
+        let cond = match &*i.cond {
+            // Reported once, here (the condition is not parsed as a `let` expression too).
+            syn::Expr::Let(l) => {
+                self.err(l, "`if let` is not supported in kernels; use `if cond`");
+                Box::new(self.expr_of(ExprKind::Error, Sp::of(l)))
+            }
+            cond => Box::new(self.expr(cond)),
+        };
         let then = self.block(&i.then_branch);
         let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
         ExprKind::If { cond, then, els }
@@ -1004,8 +1019,12 @@ impl Parser<'_> {
                 self.errors.push(e);
             }
         }
+        let mut mutable_var = None;
         let var = match &*f.pat {
-            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                if pi.mutability.is_some() {
+                    mutable_var = Some(pi);
+                }
                 Some(pi.ident.clone())
             }
             syn::Pat::Wild(_) => None,
@@ -1015,7 +1034,17 @@ impl Parser<'_> {
             }
         };
         let range = self.range(&f.expr);
-        let body = self.block(&f.body);
+        let mut body = self.block(&f.body);
+        if let Some(pi) = mutable_var {
+            // `for mut j in ..` is `for j in .. { let mut j = j; .. }`.
+            let (name, sp) = (pi.ident.clone(), Sp::of(pi));
+            let init = self.expr_of(ExprKind::Path(name.clone()), sp);
+            let text = format!("let mut {name} = {name};");
+            body.stmts.insert(
+                0,
+                Stmt::Let { pat: Pat::Ident { name, mutable: true }, ty: None, init, span: sp, text },
+            );
+        }
         Some(ExprKind::For {
             label: f.label.as_ref().map(|l| l.name.clone()),
             var,

@@ -1,0 +1,6 @@
+use ptx_dsl::prelude::*;
+#[ptx_kernel]
+fn k(x: &[&[f32]], y: &mut [f32]) {
+    y[0] = x[0][0];
+}
+fn main() {}
