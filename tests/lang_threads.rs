@@ -716,3 +716,39 @@ fn sums_of_negative_zeros_are_negative_zero_at_every_block_size() -> ptx_dsl::ru
     }
     Ok(())
 }
+
+/// The compare-and-swap loop of CUDA's programming guide on a shared word: a plain read of
+/// the current value, then `atomic_cas` until no other thread got in between.
+#[ptx_kernel]
+fn shared_cas_max(x: &[u32], out: &mut [u32]) {
+    let slot = shared::<u32, 1>();
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        slot[0] = 0;
+    }
+    sync_threads();
+    let v = x[t];
+    let mut old = slot[0];
+    while old < v {
+        let seen = atomic_cas(&mut slot[0], old, v);
+        if seen == old {
+            break;
+        }
+        old = seen;
+    }
+    sync_threads();
+    if t == 0 {
+        out[0] = slot[0];
+    }
+}
+
+#[test]
+fn a_cas_loop_that_starts_with_a_plain_read_is_not_a_race() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("a_cas_loop_that_starts_with_a_plain_read_is_not_a_race");
+    let x: Vec<u32> = (0..256).map(|_| rng.next() as u32).collect();
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(1)?;
+    SharedCasMax::new().launch(&dev, LaunchConfig::linear(1, 256), &dev.upload(&x)?, &mut out)?;
+    assert_eq!(out.to_vec()?, [*x.iter().max().unwrap_or(&0)]);
+    Ok(())
+}

@@ -3,8 +3,11 @@
 //! result that depends on that order (a data race), unless both are atomics. For every byte
 //! the checker remembers, per barrier interval ("epoch"), the last thread that stored to it
 //! and the thread (or threads) that loaded it, and reports the first access that conflicts
-//! with another thread's; atomics conflict with other threads' plain accesses, not with
-//! their atomics. Warp shuffles and votes do not separate epochs: like CUDA since Volta, the
+//! with another thread's; atomics conflict with other threads' plain stores, not with
+//! their loads or atomics: a plain load beside atomics reads some value the atomics leave,
+//! which is how the compare-and-swap loop of CUDA's programming guide starts (`old = *p;
+//! do { .. } while (atomicCAS(p, ..) != ..)`), and NVIDIA's racecheck does not report it
+//! either. Warp shuffles and votes do not separate epochs: like CUDA since Volta, the
 //! lanes of a warp are not in lockstep between them; `bar.warp.sync` (`sync_warp()`) orders
 //! the accesses of the lanes of its warp.
 //!
@@ -137,7 +140,7 @@ impl RaceTracker {
     }
 
     /// Thread `thread` updates shared bytes `at..at + len` atomically: a conflict with other
-    /// threads' plain loads and stores, not with their atomics.
+    /// threads' plain stores, not with their loads or atomics.
     pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         self.touch(Kind::Atomic, thread, at, len)
     }
@@ -181,12 +184,11 @@ impl RaceTracker {
 
     /// The byte's records after an access of `kind` by `thread` (`mine`), or the other
     /// thread (`None`: several) when it conflicts with one of them: stores with everything,
-    /// loads with stores and atomics, atomics with plain accesses.
+    /// loads and atomics with stores.
     fn step(&self, kind: Kind, thread: u32, mine: Access, r: Records) -> Result<Records, Option<u32>> {
         let against: &[Access] = match kind {
             Kind::Store => &[r.stored, r.loaded, r.atomic],
-            Kind::Load => &[r.stored, r.atomic],
-            Kind::Atomic => &[r.stored, r.loaded],
+            Kind::Load | Kind::Atomic => &[r.stored],
         };
         for &record in against {
             if let Some(other) = self.unordered(record, thread) {
@@ -261,12 +263,18 @@ mod tests {
     }
 
     #[test]
-    fn atomics_conflict_with_plain_accesses_only() {
+    fn atomics_conflict_with_plain_stores_only() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, false);
         r.atomic(1, 0, 4).unwrap();
         r.atomic(2, 0, 4).expect("atomics of several threads on one word are fine");
-        assert_eq!(r.load(3, 0, 4), Err(Conflict { other: None, offset: 0, stored: false, global: false }));
+        r.load(3, 0, 4).expect("a plain load beside atomics (a CAS loop's first read)");
+        r.atomic(6, 0, 4).expect("an atomic after another thread's plain load");
+        // A store conflicts with the load (thread 3, checked first) and the atomics.
+        assert_eq!(
+            r.store(7, 0, 4),
+            Err(Conflict { other: Some(3), offset: 0, stored: true, global: false })
+        );
         r.store(4, 8, 4).unwrap();
         assert_eq!(
             r.atomic(5, 8, 4),
