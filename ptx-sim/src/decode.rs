@@ -420,7 +420,7 @@ impl Decoder {
     /// size, `.uN` with `.sN`, a float only with itself, a predicate only with itself.
     fn check_operand(&self, tok: &str, ty: PtxType) -> Result<(), SimError> {
         let Ok((_, reg)) = self.reg(tok) else { return Ok(()) };
-        if !operand_fits(reg, ty) {
+        if !ty.accepts_register(reg) {
             return Err(
                 self.parse_err(format!("`{tok}` is a {reg} register, which a {ty} instruction cannot use"))
             );
@@ -2030,20 +2030,6 @@ impl Decoder {
         self.emit(op, s);
         Ok(())
     }
-}
-
-/// Whether a register of type `reg` may be an operand of an instruction of type `ty` (PTX
-/// ISA, operand type checking): same-size bit types fit anything but predicates, `.uN` and
-/// `.sN` fit each other, and a float type or predicate only itself.
-fn operand_fits(reg: PtxType, ty: PtxType) -> bool {
-    use ptx_core::types::TypeClass::Bits;
-    if reg == ty {
-        return true;
-    }
-    if reg == PtxType::Pred || ty == PtxType::Pred || reg.bits() != ty.bits() {
-        return false;
-    }
-    reg.class() == Bits || ty.class() == Bits || (reg.is_int() && ty.is_int())
 }
 
 /// The value of `h`, one or more hexadecimal digits and nothing else (no sign: Rust's
