@@ -81,7 +81,8 @@ pub fn shared_dyn<T>() -> &'static mut [T] {
 /// next synchronising call; the simulator writes it as the launch runs (and returns it in
 /// `LaunchReport::printed`). The format is a string literal with plain `{}` placeholders
 /// (`{{` and `}}` for braces), one per value; integers and `bool`s print as Rust prints
-/// them, floats as C's `%g` (six significant digits). Outside a kernel it is `println!`.
+/// them, floats as C's `%g` (six significant digits). Each call prints one line (a `\n`
+/// ends it). Outside a kernel it is `println!`.
 #[macro_export]
 macro_rules! gpu_print {
     () => {
@@ -145,6 +146,9 @@ pub trait WarpValue: Copy + sealed::Sealed {}
 pub trait AtomicValue: Copy + PartialEq + sealed::Sealed {
     /// `self + other`, wrapping for integers.
     fn atomic_sum(self, other: Self) -> Self;
+    /// Whether the two have the same bits (`atomic_cas`'s comparison: for floats `-0.0` is
+    /// not `0.0`, and a NaN equals the same NaN).
+    fn same_bits(self, other: Self) -> bool;
 }
 
 /// The element types the bitwise and ordering atomics work on: 32- and 64-bit integers.
@@ -171,6 +175,9 @@ macro_rules! scalar_traits {
                 fn atomic_sum(self, other: Self) -> Self {
                     self.wrapping_add(other)
                 }
+                fn same_bits(self, other: Self) -> bool {
+                    self == other
+                }
             }
             impl AtomicInteger for $int {}
         )*
@@ -185,6 +192,9 @@ macro_rules! scalar_traits {
                 fn atomic_sum(self, other: Self) -> Self {
                     self + other
                 }
+                fn same_bits(self, other: Self) -> bool {
+                    self.to_bits() == other.to_bits()
+                }
             }
         )*
     };
@@ -192,7 +202,7 @@ macro_rules! scalar_traits {
 
 scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16; floats: f32, f64);
 
-/// The `value` of lane `lane_id() ^ lane_mask` (`shfl.sync.bfly`, CUDA's
+/// The `value` of lane `lane_id() ^ (lane_mask % 32)` (`shfl.sync.bfly`, CUDA's
 /// `__shfl_xor_sync(0xffffffff, ..)`): the butterfly of a warp reduction. All 32 lanes of the
 /// warp must call it together.
 pub fn shfl_xor<T: WarpValue>(value: T, lane_mask: u32) -> T {
@@ -201,14 +211,16 @@ pub fn shfl_xor<T: WarpValue>(value: T, lane_mask: u32) -> T {
 }
 
 /// The `value` of lane `lane_id() + delta`; a lane past 31 gets its own (`shfl.sync.down`).
-/// All 32 lanes of the warp must call it together.
+/// Only `delta`'s low five bits count (`delta % 32`), as in PTX and CUDA's intrinsics. All 32
+/// lanes of the warp must call it together.
 pub fn shfl_down<T: WarpValue>(value: T, delta: u32) -> T {
     let _ = (value, delta);
     outside_kernel("shfl_down")
 }
 
 /// The `value` of lane `lane_id() - delta`; a lane below 0 gets its own (`shfl.sync.up`):
-/// the step of a warp scan. All 32 lanes of the warp must call it together.
+/// the step of a warp scan. Only `delta`'s low five bits count (`delta % 32`), as in PTX and
+/// CUDA's intrinsics. All 32 lanes of the warp must call it together.
 pub fn shfl_up<T: WarpValue>(value: T, delta: u32) -> T {
     let _ = (value, delta);
     outside_kernel("shfl_up")
@@ -330,11 +342,12 @@ pub fn atomic_exch<T: AtomicValue>(element: &mut T, value: T) -> T {
     std::mem::replace(element, value)
 }
 
-/// Stores `new` where `*element` equals `current` (compared as bits on the GPU, so for
-/// floats `-0.0` is not `0.0` there), atomically; returns the old value either way.
+/// Stores `new` where `*element` equals `current` compared as bits, as the GPU compares
+/// (for floats `-0.0` is not `0.0`, and a NaN matches the same NaN), atomically; returns the
+/// old value either way.
 pub fn atomic_cas<T: AtomicValue>(element: &mut T, current: T, new: T) -> T {
     let old = *element;
-    if old == current {
+    if old.same_bits(current) {
         *element = new;
     }
     old
@@ -481,5 +494,13 @@ mod tests {
         assert_eq!(super::atomic_add(&mut f, 0.25), 0.5);
         assert_eq!(f, 0.75);
         assert_eq!(super::warp_size(), 32);
+        // Compare-and-swap compares bits, as the GPU does: `-0.0` is not `0.0`, a NaN is
+        // itself.
+        let mut z = 0.0f64;
+        assert_eq!(super::atomic_cas(&mut z, -0.0, 1.0).to_bits(), 0);
+        assert_eq!(z.to_bits(), 0, "no swap of 0.0 for current -0.0");
+        let mut n = f32::NAN;
+        assert!(super::atomic_cas(&mut n, f32::NAN, 2.0).is_nan());
+        assert_eq!(n, 2.0, "a NaN matches the same NaN");
     }
 }

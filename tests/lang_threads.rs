@@ -479,7 +479,7 @@ fn print_values(x: &[i64], out: &mut [u32]) {
     let t = thread_idx().x;
     let v = x[t as usize];
     gpu_print!(
-        "thread {} of {}: v = {}, odd {}, {{half}} = {}, 100%\n",
+        "thread {} of {}: v = {}, odd {}, {{half}} = {}, 100%",
         t,
         block_dim().x,
         v,

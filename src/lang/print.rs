@@ -11,6 +11,7 @@ impl KernelCtx {
     /// `gpu_print!` with the literal `pieces` around the values `args` (one fewer): each
     /// value is passed as C's varargs promote it (`f32` to `f64`), and printed as `{}` prints
     /// it in Rust for integers and `bool`s; floats print as C's `%g` (six significant digits).
+    /// The line ends with `\n`, as `println!` ends it.
     pub fn print(&mut self, pieces: &[&str], args: &[Value]) {
         let mut format = String::new();
         let mut passed = Vec::with_capacity(args.len());
@@ -32,6 +33,8 @@ impl KernelCtx {
             passed.push(self.print_arg(value, ty, offset));
             offset += size;
         }
+        // A line, as `println!` (what `gpu_print!` is on the host) ends it.
+        format.push('\n');
         let format = self.b.string(format.as_bytes());
         self.b.printf(format, passed);
     }
