@@ -14,7 +14,7 @@
 mod common;
 
 use ptx_dsl::prelude::*;
-use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
 use ptx_tools::rng::Rng;
 
 /// Each operator on i32, one output slot per operator: `out[i * 16 + k]`.
@@ -493,6 +493,62 @@ fn lossless_conversions_match_plain_rust() -> ptx_dsl::runtime::Result<()> {
         for (k, w) in want.iter().enumerate() {
             assert_eq!(got[5 * i + k].to_bits(), w.to_bits(), "output {k} of x={x} y={y} z={z}");
         }
+    }
+    Ok(())
+}
+
+#[ptx_kernel]
+fn clamps(x: &[i32], lo: i32, hi: i32, f: &[f32], flo: f32, fhi: f32, out: &mut [i32], fout: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    out[i] = x[i].clamp(lo, hi);
+    fout[i] = f[i].clamp(flo, fhi);
+}
+
+#[test]
+fn clamp_with_unordered_bounds_panics_as_in_rust() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = [-5i32, 0, 5, 10, 15];
+    let f = [-5.0f32, 0.0, 5.5, f32::NAN, 15.0];
+    let (xd, fd) = (dev.upload(&x)?, dev.upload(&f)?);
+    let (mut out, mut fout) = (dev.zeroed(5)?, dev.zeroed(5)?);
+    let launch = LaunchConfig::linear(1, 5);
+    Clamps::new().launch(&dev, launch, &xd, 0, 10, &fd, 0.0, 10.0, &mut out, &mut fout)?;
+    assert_eq!(out.to_vec()?, x.map(|v| v.clamp(0, 10)));
+    let want = f.map(|v| v.clamp(0.0, 10.0));
+    assert!(fout.to_vec()?.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
+    // Where std panics: `lo > hi` for integers, and `lo > hi` or a NaN bound for floats.
+    for (lo, hi, flo, fhi, message) in [
+        (10, 0, 0.0, 10.0, "min <= max"),
+        (0, 10, 10.0, 0.0, "min > max, or either was NaN"),
+        (0, 10, f32::NAN, 10.0, "min > max, or either was NaN"),
+        (0, 10, 0.0, f32::NAN, "min > max, or either was NaN"),
+    ] {
+        match Clamps::new().launch(&dev, launch, &xd, lo, hi, &fd, flo, fhi, &mut out, &mut fout) {
+            Err(Error::KernelPanic { message: m, .. }) => assert!(m.contains(message), "{m}"),
+            other => {
+                panic!("clamp({lo}, {hi}) / clamp({flo}, {fhi}): expected a kernel panic, got {other:?}")
+            }
+        }
+    }
+    Ok(())
+}
+
+#[ptx_kernel]
+fn comptime_clamp(x: &[i32], out: &mut [i32], #[comptime] lo: i32, #[comptime] hi: i32) {
+    let i = thread_idx().x as usize;
+    out[i] = x[i].clamp(lo, hi);
+}
+
+#[test]
+fn clamp_with_unordered_comptime_bounds_panics_at_launch() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let xd = dev.upload(&[-3i32, 4, 40])?;
+    let mut out = dev.zeroed(3)?;
+    ComptimeClamp::new(0, 10).launch(&dev, LaunchConfig::linear(1, 3), &xd, &mut out)?;
+    assert_eq!(out.to_vec()?, [0, 4, 10]);
+    match ComptimeClamp::new(10, 0).launch(&dev, LaunchConfig::linear(1, 3), &xd, &mut out) {
+        Err(Error::KernelPanic { message, .. }) => assert!(message.contains("min <= max"), "{message}"),
+        other => panic!("expected a kernel panic, got {other:?}"),
     }
     Ok(())
 }

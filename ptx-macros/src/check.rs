@@ -1229,8 +1229,9 @@ impl Checker<'_> {
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::Pair => Ty::Tuple(vec![Ty::Scalar(scalar), Ty::Scalar(scalar)]),
         };
-        // `fast_*` have no host form; std's `clamp` panics when `min > max`, the kernel's
-        // does not, so both are computed by the builder (which folds constants) instead.
+        // `fast_*` have no host form; std's `clamp` panics when `min > max`, which must be a
+        // launch fault rather than a panic while building, so both are computed by the
+        // builder (which folds constants) instead.
         (ret, all_comptime && !name.starts_with("fast_") && name != "clamp")
     }
 }

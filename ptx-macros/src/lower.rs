@@ -1143,6 +1143,10 @@ impl Lowerer<'_> {
             ("wrapping_mul", _) => quote!(#k.mul(#recv, #(#vs),*)),
             ("wrapping_neg", _) => quote!(#k.neg(#recv)),
             ("pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
+            ("clamp", _) => {
+                let site = self.site(Sp::of(method));
+                quote!(#k.clamp(#recv, #(#vs,)* #site))
+            }
             ("to_f32" | "to_f64", _) => {
                 let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });
                 quote!(#k.cast(#recv, #s))

@@ -7,7 +7,9 @@ use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
 use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U32, U64};
 
-use super::ops::dispatch;
+use ptx_core::fault::FaultKind;
+
+use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
 
 /// The float routines of [`ptx_core::math`] and the `fast_*` instructions, by method name.
@@ -325,8 +327,14 @@ impl KernelCtx {
     }
 
     /// `x.clamp(lo, hi)` as the standard library computes it: `lo` when `x < lo`, then `hi`
-    /// when `x > hi`, else `x` (so a NaN `x` stays NaN).
-    pub fn clamp(&mut self, x: Value, lo: Value, hi: Value) -> Value {
+    /// when `x > hi`, else `x` (so a NaN `x` stays NaN). Where std panics, `lo > hi` or a NaN
+    /// bound, a checked kernel records a fault at `site` (the value is computed all the same).
+    pub fn clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
+        let ordered = self.le(lo, hi);
+        let unordered = self.not(ordered);
+        let message =
+            if x.ty().is_float() { "min > max, or either was NaN" } else { "assertion failed: min <= max" };
+        self.fault_if(unordered, site.fault(FaultKind::Panic, message), Value::from(0u64), Value::from(0u64));
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);
         let above = self.gt(t, hi);
