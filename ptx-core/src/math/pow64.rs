@@ -37,6 +37,11 @@ pub fn powf_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>, y: impl Into<Val<
     let ax = b.abs(x);
     let ln = ln_dd(b, ax);
     let t = dd::mul_f64(b, ln, y);
+    // Where y·ln|x| overflows, the double-double's parts are NaN (∞ − ∞) and `max` would
+    // drop them; the plain product's infinity carries the sign (e^+∞ = ∞, e^−∞ = 0).
+    let plain = b.mul(ln.hi, y);
+    let finite = b.setp(Cmp::Eq, t.hi, t.hi);
+    let t = Dd { hi: b.selp(finite, t.hi, plain), lo: b.selp(finite, t.lo, 0.0f64) };
     let mag = exp_dd(b, t);
     pow_special_cases(b, x, y, mag)
 }
