@@ -406,6 +406,28 @@ fn bad_arguments_are_errors_naming_them() {
     assert_eq!(config(|c| c.head_dim = 0), Err("head_dim".to_string()));
     assert!(config(|c| c.theta = f64::NAN).is_err());
     assert!(config(|c| c.scaling = Scaling::Linear { factor: 0.0 }).is_err());
+    // Parameters that are valid by themselves but give rates or a factor f32 cannot hold.
+    assert_eq!(config(|c| c.scaling = Scaling::Linear { factor: 1e-300 }), Err("scaling".to_string()));
+    assert_eq!(
+        config(|c| c.scaling = Scaling::Yarn {
+            factor: 4.0,
+            original_max_position: 4096,
+            beta_fast: 32.0,
+            beta_slow: 1.0,
+            attention_factor: Some(1e300),
+        }),
+        Err("scaling".to_string())
+    );
+    assert_eq!(
+        config(|c| c.scaling = Scaling::Yarn {
+            factor: 4.0,
+            original_max_position: 4096,
+            beta_fast: 32.0,
+            beta_slow: 1.0,
+            attention_factor: Some(1e-300),
+        }),
+        Err("scaling".to_string())
+    );
 
     let rope = Rope::new(RopeConfig::new(8)).unwrap().on(&device).unwrap();
     let x = device.upload(&[0.25f32; 64]).unwrap();

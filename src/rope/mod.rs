@@ -254,7 +254,26 @@ impl Rope {
         let inv = freq::inverse_frequencies(config.theta, config.rotary_dim, &config.scaling)
             .map_err(|reason| invalid("rope config", reason))?;
         let attention_factor = config.scaling.attention_factor() as f32;
-        Ok(Rope { config, turns: freq::turn_table(&inv), attention_factor })
+        // Parameters that pass their own checks can still give rates or a factor that f32
+        // cannot hold (a linear factor of 1e-300 makes the rates overflow to ∞, a YaRN
+        // attention factor of 1e300 is ∞ in f32): the kernels would write NaN or 0.
+        if !(attention_factor.is_finite() && attention_factor > 0.0) {
+            let reason = format!(
+                "the attention factor {} is not a positive finite f32",
+                config.scaling.attention_factor()
+            );
+            return Err(invalid("scaling", reason));
+        }
+        let turns = freq::turn_table(&inv);
+        if let Some(pair) = turns.chunks(2).position(|rate| rate.iter().any(|r| !r.is_finite())) {
+            let reason = format!(
+                "pair {pair}'s rotation rate {:e} turns per position is not a finite f32 \
+                 (check θ and the scaling factor)",
+                inv[pair] / std::f64::consts::TAU
+            );
+            return Err(invalid("scaling", reason));
+        }
+        Ok(Rope { config, turns, attention_factor })
     }
 
     /// The configuration.
