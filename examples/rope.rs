@@ -252,6 +252,24 @@ fn err(e: Error) -> String {
     e.to_string()
 }
 
+/// `tokens × heads × head_dim`, or an error when the product overflows `usize`.
+fn elements(tokens: usize, heads: u32, head_dim: u32, heads_flag: &str) -> Result<usize, String> {
+    tokens
+        .checked_mul(heads as usize)
+        .and_then(|n| n.checked_mul(head_dim as usize))
+        .ok_or_else(|| format!("--tokens x {heads_flag} x --head-dim overflows this machine's address space"))
+}
+
+/// An empty vector with room for exactly `len` values, or an error naming `what` when the
+/// host cannot allocate it (rather than aborting).
+fn host_vec<T>(what: &str, len: usize) -> Result<Vec<T>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        format!("cannot allocate {len} values for {what} on the host: choose smaller --tokens, --heads or --head-dim")
+    })?;
+    Ok(v)
+}
+
 fn run(args: &Args) -> Result<bool, String> {
     if args.seed_port {
         args.check_seed_port()?;
@@ -286,14 +304,17 @@ fn run(args: &Args) -> Result<bool, String> {
     print_kernels(&kernels, target, args.emit_ptx.as_deref())?;
 
     let tokens = args.tokens as usize;
-    let mut positions: Vec<u32> = (0..tokens).map(|_| (rng.next() % args.max_pos as u64) as u32).collect();
+    let mut positions = host_vec::<u32>("positions", tokens)?;
+    positions.extend((0..tokens).map(|_| (rng.next() % args.max_pos as u64) as u32));
     for (slot, p) in positions.iter_mut().zip([0, 1, args.max_pos - 1]) {
         *slot = p;
     }
-    let q_len = tokens * args.heads as usize * args.head_dim as usize;
-    let x: Vec<f32> = (0..q_len).map(|_| rng.signed_unit()).collect();
-    let k_len = tokens * args.kv_heads as usize * args.head_dim as usize;
-    let k: Vec<f32> = (0..k_len).map(|_| rng.signed_unit()).collect();
+    let q_len = elements(tokens, args.heads, args.head_dim, "--heads")?;
+    let mut x = host_vec::<f32>("q", q_len)?;
+    x.extend((0..q_len).map(|_| rng.signed_unit()));
+    let k_len = elements(tokens, args.kv_heads, args.head_dim, "--kv-heads")?;
+    let mut k = host_vec::<f32>("k", k_len)?;
+    k.extend((0..k_len).map(|_| rng.signed_unit()));
 
     let outcome = match &rope {
         None => run_seed_port(args, &device, &x, &positions)?,
