@@ -12,6 +12,7 @@ use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
 use crate::error::SimError;
+use crate::literal::int_literal;
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
@@ -452,20 +453,12 @@ impl Decoder {
                 return Err(bad());
             }
             hex_digits(h).ok_or_else(bad)?
-        } else if let Some(h) = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
-            // PTX allows a `U` suffix on integer constants (`0x33800000U`).
-            let h = h.strip_suffix('U').unwrap_or(h);
-            let v = hex_digits(h).ok_or_else(bad)?;
-            if v & !width_mask(bits) != 0 {
-                return Err(bad());
-            }
-            v
         } else {
-            if ty.is_float() {
+            if ty.is_float() && !tok.starts_with("0x") && !tok.starts_with("0X") {
                 return Err(self
                     .parse_err(format!("float immediate `{tok}` must be written as exact bits (0f/0d/0x)")));
             }
-            let v: i128 = tok.strip_suffix('U').unwrap_or(tok).parse().map_err(|_| bad())?;
+            let v = int_literal(tok).ok_or_else(bad)?;
             let lo = -(1i128 << (bits.max(2) - 1));
             let hi = (1i128 << bits) - 1;
             if v < lo || v > hi {

@@ -65,6 +65,7 @@ mod decode;
 mod error;
 mod exec;
 mod half;
+mod literal;
 mod memory;
 mod options;
 mod parse;

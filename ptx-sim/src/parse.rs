@@ -16,6 +16,7 @@ use ptx_core::PtxType;
 
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
+use crate::literal::int_literal;
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
 
@@ -373,7 +374,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
         let bits = data_value(v, ty).ok_or_else(|| {
             unsupported(
                 line,
-                format!("initial value `{v}` of `{name}` (integers and 0f/0d bit patterns are)"),
+                format!("initial value `{v}` of `{name}` (integer literals and 0f/0d bit patterns are)"),
             )
         })?;
         bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
@@ -393,21 +394,22 @@ fn element_type(ty: &str) -> Option<PtxType> {
     }
 }
 
-/// One initial value: a decimal or `0x` integer (negative ones in two's complement), or the
-/// bits of a float (`0f`/`0d`).
+/// One initial value: an integer literal (decimal, `0x` hex, `0b` binary, `0` octal, with
+/// an optional `U` suffix; negative ones in two's complement), or the bits of a float
+/// (`0f`/`0d`).
 fn data_value(v: &str, ty: PtxType) -> Option<u64> {
     let hex = |h: &str| {
         (!h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()))
             .then(|| u64::from_str_radix(h, 16).ok())
             .flatten()
     };
-    if let Some(h) = v.strip_prefix("0f").or_else(|| v.strip_prefix("0d")).or_else(|| v.strip_prefix("0x")) {
+    if let Some(h) = v.strip_prefix("0f").or_else(|| v.strip_prefix("0d")) {
         return hex(h);
     }
-    if ty.is_float() {
+    if ty.is_float() && !v.starts_with("0x") {
         return None;
     }
-    v.parse::<i128>().ok().filter(|x| *x >= -(1i128 << 63) && *x < (1i128 << 64)).map(|x| x as u64)
+    int_literal(v).filter(|x| *x >= -(1i128 << 63)).map(|x| x as u64)
 }
 
 /// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.

@@ -1448,3 +1448,40 @@ fn bmsk_and_szext_clamp_or_wrap_large_operands() {
     ];
     check_each("", &cases);
 }
+
+/// Runs `body` on one thread as [`run_one_thread`] does, with `globals` (module-scope
+/// declarations) before the kernel.
+fn run_one_thread_with_globals(globals: &str, body: &str, words: usize) -> (Memory, u64) {
+    let text = kernel_text(body).replacen(".address_size 64\n", &format!(".address_size 64\n{globals}"), 1);
+    let m = parse(&text);
+    let mem = Memory::new();
+    let out = upload(&mem, &vec![u64::MAX; words], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out, out], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (mem, out)
+}
+
+/// Integer literals are read as the PTX ISA writes them, in immediates and initialisers
+/// alike: `0[0-7]+` octal (`010` is 8), `0[bB][01]+` binary, `0[xX]` hex and decimal, each
+/// with an optional `U` suffix and a leading `-`.
+#[test]
+fn integer_literals_are_octal_binary_hex_or_decimal() {
+    let globals = ".global .align 4 .u32 g[6] = {010, 0b101, -0x10, 7U, 0B11U, -010};\n";
+    let body = "\tmov.u32 \t%r8, 010;\n\tmov.u32 \t%r9, 0b101U;\n\tmov.u32 \t%r10, -010;\n\
+                \tmov.u32 \t%r11, -0B11;\n\tadd.u32 \t%r12, %r8, 017U;\n\tmov.u32 \t%r13, -0x10;\n\
+                \tmov.u32 \t%r14, 0;\n\tmov.u64 \t%rd8, 0777777777777777777777U;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r8, %r9, %r10, %r11};\n\
+                \tst.global.v2.u32 \t[%rd1+16], {%r12, %r13};\n\tst.global.u32 \t[%rd1+24], %r14;\n\
+                \tst.global.u64 \t[%rd1+32], %rd8;\n\
+                \tmov.u64 \t%rd9, g;\n\tld.global.v4.u32 \t{%r16, %r17, %r18, %r19}, [%rd9];\n\
+                \tld.global.v2.u32 \t{%r20, %r21}, [%rd9+16];\n\
+                \tst.global.v4.u32 \t[%rd1+48], {%r16, %r17, %r18, %r19};\n\
+                \tst.global.v2.u32 \t[%rd1+64], {%r20, %r21};\n";
+    let (mem, out) = run_one_thread_with_globals(globals, body, 10);
+    assert_eq!(
+        download(&mem, out, 7, 4),
+        [8, 5, (-8i32) as u32 as u64, (-3i32) as u32 as u64, 23, 0xffff_fff0, 0]
+    );
+    assert_eq!(download(&mem, out + 32, 1, 8), [0o777777777777777777777]);
+    assert_eq!(download(&mem, out + 48, 6, 4), [8, 5, 0xffff_fff0, 7, 3, (-8i32) as u32 as u64]);
+}
