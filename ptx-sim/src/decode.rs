@@ -12,7 +12,7 @@ use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
 use crate::error::SimError;
-use crate::literal::int_literal;
+use crate::literal::{float_literal, float_literal_bits, int_literal};
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
@@ -455,8 +455,7 @@ impl Decoder {
             hex_digits(h).ok_or_else(bad)?
         } else {
             if ty.is_float() && !tok.starts_with("0x") && !tok.starts_with("0X") {
-                return Err(self
-                    .parse_err(format!("float immediate `{tok}` must be written as exact bits (0f/0d/0x)")));
+                return self.float_imm(tok, ty);
             }
             let v = int_literal(tok).ok_or_else(bad)?;
             let lo = -(1i128 << (bits.max(2) - 1));
@@ -467,6 +466,17 @@ impl Decoder {
             (v as u64) & width_mask(bits)
         };
         Ok(v)
+    }
+
+    /// A decimal float immediate (`1.5`, `1e-3`) of a `.f32` or `.f64` instruction: the
+    /// nearest double, rounded to nearest f32 for `.f32`, as ptxas reads it.
+    fn float_imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
+        if float_literal(tok).is_none() {
+            return Err(self.parse_err(format!("malformed float immediate `{tok}` for type {ty}")));
+        }
+        float_literal_bits(tok, ty.bits()).ok_or_else(|| {
+            self.unsupported(format!("decimal float immediate `{tok}` for type {ty} (write its bits)"))
+        })
     }
 
     /// A source operand of type `ty`: register, shared-array name, or immediate.

@@ -24,3 +24,41 @@ pub(crate) fn int_literal(tok: &str) -> Option<i128> {
     let v = u64::from_str_radix(digits, radix).ok()? as i128;
     Some(if neg { -v } else { v })
 }
+
+/// A decimal floating-point literal (`1.5`, `.5`, `1.`, `1e-3`, `-2.5E+2`): digits with a `.`
+/// or an exponent (or both), optionally signed, read as the nearest double as the PTX ISA
+/// says ("floating-point literals are ... represented as double"); `None` for anything else
+/// (integers, `inf`, `nan`, hex).
+pub(crate) fn float_literal(tok: &str) -> Option<f64> {
+    let body = tok.strip_prefix(['-', '+']).unwrap_or(tok);
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let all_digits = |s: &str| s.bytes().all(|c| c.is_ascii_digit());
+    let mantissa_ok =
+        all_digits(int) && frac.is_none_or(all_digits) && int.len() + frac.map_or(0, str::len) > 0;
+    let exp_ok = exp.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && all_digits(e)
+    });
+    if !mantissa_ok || !exp_ok || (frac.is_none() && exp.is_none()) {
+        return None;
+    }
+    tok.parse().ok()
+}
+
+/// The bits of float literal `tok` as an `.f32` (`bits` 32: the double rounded to nearest
+/// f32) or `.f64` value; `None` for other widths or what is no float literal.
+pub(crate) fn float_literal_bits(tok: &str, bits: u32) -> Option<u64> {
+    let v = float_literal(tok)?;
+    match bits {
+        32 => Some((v as f32).to_bits() as u64),
+        64 => Some(v.to_bits()),
+        _ => None,
+    }
+}

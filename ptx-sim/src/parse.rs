@@ -16,7 +16,7 @@ use ptx_core::PtxType;
 
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
-use crate::literal::int_literal;
+use crate::literal::{float_literal_bits, int_literal};
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
 
@@ -374,7 +374,9 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
         let bits = data_value(v, ty).ok_or_else(|| {
             unsupported(
                 line,
-                format!("initial value `{v}` of `{name}` (integer literals and 0f/0d bit patterns are)"),
+                format!(
+                    "initial value `{v}` of `{name}` (integer and float literals and 0f/0d bit patterns are)"
+                ),
             )
         })?;
         bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
@@ -395,8 +397,8 @@ fn element_type(ty: &str) -> Option<PtxType> {
 }
 
 /// One initial value: an integer literal (decimal, `0x` hex, `0b` binary, `0` octal, with
-/// an optional `U` suffix; negative ones in two's complement), or the bits of a float
-/// (`0f`/`0d`).
+/// an optional `U` suffix; negative ones in two's complement), the bits of a float
+/// (`0f`/`0d`), or a decimal float (`1.5`, `1e-3`) of an `.f32`/`.f64` variable.
 fn data_value(v: &str, ty: PtxType) -> Option<u64> {
     let hex = |h: &str| {
         (!h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()))
@@ -407,7 +409,7 @@ fn data_value(v: &str, ty: PtxType) -> Option<u64> {
         return hex(h);
     }
     if ty.is_float() && !v.starts_with("0x") {
-        return None;
+        return float_literal_bits(v, ty.bits());
     }
     int_literal(v).filter(|x| *x >= -(1i128 << 63)).map(|x| x as u64)
 }

@@ -1485,3 +1485,29 @@ fn integer_literals_are_octal_binary_hex_or_decimal() {
     assert_eq!(download(&mem, out + 32, 1, 8), [0o777777777777777777777]);
     assert_eq!(download(&mem, out + 48, 6, 4), [8, 5, 0xffff_fff0, 7, 3, (-8i32) as u32 as u64]);
 }
+
+/// Decimal float immediates and initialisers (`1.5`, `.5`, `1.`, `1e-3`, `-2.5E+2`) are
+/// read as the nearest double, rounded to nearest f32 for `.f32` (what ptxas encodes:
+/// `0.1` is 0x3dcccccd, `1e-45` the least subnormal, `3.4028235677973366e38` infinity).
+#[test]
+fn decimal_float_immediates_are_the_nearest_double_rounded_to_the_type() {
+    let globals = ".global .align 8 .f64 gd = 0.1;\n.global .align 4 .f32 gf[2] = {0.1, -2.5E+2};\n";
+    let body = "\tmov.f32 \t%r8, 1.5;\n\tadd.f32 \t%r9, %r8, 0.25;\n\tmov.f32 \t%r10, 0.1;\n\
+                \tmov.f32 \t%r11, 1e-45;\n\tmov.f32 \t%r12, 3.4028235677973366e38;\n\tmov.f32 \t%r13, .5;\n\
+                \tmov.f32 \t%r14, -1.;\n\tmov.f32 \t%r15, -2.5E+2;\n\
+                \tst.global.v4.u32 \t[%rd1], {%r8, %r9, %r10, %r11};\n\
+                \tst.global.v4.u32 \t[%rd1+16], {%r12, %r13, %r14, %r15};\n\
+                \tmov.f64 \t%rd8, 0.1;\n\tmul.f64 \t%rd9, %rd8, 1e-3;\n\
+                \tst.global.v2.u64 \t[%rd1+32], {%rd8, %rd9};\n\
+                \tmov.u64 \t%rd10, gd;\n\tld.global.u64 \t%rd11, [%rd10];\n\
+                \tmov.u64 \t%rd12, gf;\n\tld.global.u64 \t%rd13, [%rd12];\n\
+                \tst.global.v2.u64 \t[%rd1+48], {%rd11, %rd13};\n";
+    let (mem, out) = run_one_thread_with_globals(globals, body, 8);
+    let f = |v: f32| v.to_bits() as u64;
+    assert_eq!(
+        download(&mem, out, 8, 4),
+        [f(1.5), f(1.75), 0x3dcc_cccd, 1, 0x7f80_0000, f(0.5), f(-1.0), f(-250.0)]
+    );
+    assert_eq!(download(&mem, out + 32, 2, 8), [0.1f64.to_bits(), (0.1f64 * 1e-3).to_bits()]);
+    assert_eq!(download(&mem, out + 48, 2, 8), [0.1f64.to_bits(), (f(-250.0) << 32) | 0x3dcc_cccd]);
+}

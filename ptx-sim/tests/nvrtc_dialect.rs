@@ -130,7 +130,7 @@ fn module_variables_persist_per_memory() {
     // Malformed or unsupported declarations are errors naming the line.
     for (decl, what) in [
         (".global .align 4 .u32 a[2] = {1, 2, 3};", "3 initial values"),
-        (".global .f32 f = 1.5;", "initial value `1.5`"),
+        (".global .f32 f = 1.5f;", "initial value `1.5f`"),
         (".global .u64 p = generic(counter);", "initial value"),
     ] {
         let bad = text.replace(
