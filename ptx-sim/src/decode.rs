@@ -573,6 +573,13 @@ impl Decoder {
         self.group_tokens(tok).into_iter().map(|r| Ok(self.reg(r)?.0)).collect()
     }
 
+    /// The sources of a store of type `ty`: the registers or immediates of a `{%a, 0}` group,
+    /// or the one register or immediate `tok` (`st.global.u32 [%rd1], 0;`).
+    fn store_sources(&mut self, tok: &str, ty: PtxType) -> Result<Vec<R>, SimError> {
+        let toks: Vec<String> = self.group_tokens(tok).into_iter().map(str::to_string).collect();
+        toks.iter().map(|t| self.src(t, ty)).collect()
+    }
+
     /// The register names of a `{%a, %b}` group, or the one register `tok`.
     fn group_tokens<'t>(&self, tok: &'t str) -> Vec<&'t str> {
         match tok.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
@@ -1860,7 +1867,7 @@ impl Decoder {
         }
         self.expect_ops(s, 2)?;
         let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
-        let regs = self.group(regs_tok)?;
+        let regs = if is_ld { self.group(regs_tok)? } else { self.store_sources(regs_tok, ty)? };
         if regs.len() != n {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
@@ -1868,7 +1875,8 @@ impl Decoder {
         // A byte travels in a 16- or 32-bit integer register.
         if ty.is_memory_only() {
             for tok in self.group_tokens(regs_tok) {
-                let rty = self.reg(tok)?.1;
+                // A stored immediate passes (`imm` checked that it fits the type).
+                let Ok((_, rty)) = self.reg(tok) else { continue };
                 if !rty.holds_bytes() {
                     return Err(self.parse_err(format!(
                         "`{}` needs 16- or 32-bit integer registers, `{tok}` is {rty}",

@@ -1511,3 +1511,17 @@ fn decimal_float_immediates_are_the_nearest_double_rounded_to_the_type() {
     assert_eq!(download(&mem, out + 32, 2, 8), [0.1f64.to_bits(), (0.1f64 * 1e-3).to_bits()]);
     assert_eq!(download(&mem, out + 48, 2, 8), [0.1f64.to_bits(), (f(-250.0) << 32) | 0x3dcc_cccd]);
 }
+
+/// A store's source may be an immediate, alone or in a vector (`st.global.u32 [%rd1], 0;`,
+/// `{%r8, 7}`), of any type the store has, bytes and floats included.
+#[test]
+fn stores_take_immediate_sources() {
+    let body =
+        "\tmov.u32 \t%r8, 5;\n\tmov.u16 \t%rs8, 9;\n\tst.global.u32 \t[%rd1], 0;\n\tst.global.v2.u32 \t[%rd1+8], {%r8, 7};\n\
+                \tst.global.u8 \t[%rd1+4], 0xab;\n\tst.global.f32 \t[%rd1+16], 1.5;\n\
+                \tst.global.u64 \t[%rd1+24], -2;\n\tst.global.v4.u16 \t[%rd1+32], {1, %rs8, 0b11, 010};\n";
+    let (mem, out) = run_one_thread(body, 6);
+    assert_eq!(download(&mem, out, 5, 4), [0, 0xffff_ffab, 5, 7, 1.5f32.to_bits() as u64]);
+    assert_eq!(download(&mem, out + 24, 1, 8), [(-2i64) as u64]);
+    assert_eq!(download(&mem, out + 32, 4, 2), [1, 9, 3, 8]);
+}
