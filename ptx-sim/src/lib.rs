@@ -61,6 +61,7 @@
 
 mod approx;
 mod bits;
+mod comments;
 mod decode;
 mod error;
 mod exec;

@@ -1,8 +1,8 @@
 //! The PTX reader: splits module text into directives, entry headers, declarations, labels
 //! and instruction statements, and hands each kernel's body to [`crate::decode`].
 //!
-//! It reads what `ptx_core::print` and NVRTC write: `//` comments, `.version`, `.target`,
-//! `.file` and `.loc` (source positions for messages), `.address_size 64`,
+//! It reads what `ptx_core::print` and NVRTC write: `//` and `/* */` comments (not in
+//! strings), `.version`, `.target`, `.file` and `.loc` (source positions for messages), `.address_size 64`,
 //! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
 //! initialisers, `.extern .shared` (dynamic shared memory), `.shared` variables, the
 //! `vprintf` declaration;
@@ -14,6 +14,7 @@
 
 use ptx_core::PtxType;
 
+use crate::comments::without_comments;
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
 use crate::literal::{float_literal_bits, int_literal};
@@ -52,13 +53,6 @@ fn unsupported(line: usize, what: impl Into<String>) -> SimError {
     SimError::Unsupported { line, what: what.into() }
 }
 
-fn strip_comment(line: &str) -> &str {
-    match line.find("//") {
-        Some(i) => &line[..i],
-        None => line,
-    }
-}
-
 fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '%')
@@ -78,7 +72,7 @@ fn end_of_definition(lines: &[&str], mut i: usize) -> usize {
     let mut depth = 0usize;
     let mut opened = false;
     while i < lines.len() {
-        for c in strip_comment(lines[i]).chars() {
+        for c in lines[i].chars() {
             match c {
                 '{' => {
                     depth += 1;
@@ -99,8 +93,7 @@ fn end_of_definition(lines: &[&str], mut i: usize) -> usize {
 
 /// The name in an `.entry` or `.func` header (the word before its parameter list).
 fn definition_name(lines: &[&str], i: usize) -> String {
-    let header: String =
-        lines[i..lines.len().min(i + 4)].iter().map(|l| strip_comment(l)).collect::<Vec<_>>().join(" ");
+    let header: String = lines[i..lines.len().min(i + 4)].join(" ");
     let after = header.split_once(".entry").or_else(|| header.split_once(".func")).map_or("", |(_, r)| r);
     // `.func (.param .b32 retval) name (...)`: skip a return list first.
     let after = after.trim_start();
@@ -112,20 +105,21 @@ fn definition_name(lines: &[&str], i: usize) -> String {
 /// (`*i` is left on that last line); `what` names it in the error when the `;` is missing.
 fn declaration(lines: &[&str], i: &mut usize, what: &str) -> Result<String, SimError> {
     let first = *i + 1;
-    let mut decl = strip_comment(lines[*i]).trim().to_string();
+    let mut decl = lines[*i].trim().to_string();
     while !decl.trim_end().ends_with(';') {
         *i += 1;
         let Some(next) = lines.get(*i) else {
             return Err(parse_err(first, format!("{what} without its `;`")));
         };
         decl.push(' ');
-        decl.push_str(strip_comment(next).trim());
+        decl.push_str(next.trim());
     }
     Ok(decl)
 }
 
 /// Parses a whole module into decoded kernels.
 pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
+    let text = without_comments(text).map_err(|line| parse_err(line, "unterminated block comment `/*`"))?;
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
     let mut left_out: Vec<(String, SimError)> = Vec::new();
@@ -143,7 +137,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     // The source file table first: with device debug information (`-G`) compilers write it
     // after the kernels whose `.loc`s name it.
     for line in &lines {
-        let line = strip_comment(line).trim();
+        let line = line.trim();
         if let Some(rest) = line.strip_prefix(".file") {
             let index = rest.split_whitespace().next().and_then(|w| w.parse().ok());
             let name = line.split_once('"').map(|(_, r)| r.split('"').next().unwrap_or(r).to_string());
@@ -157,14 +151,14 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     // simulator cannot read leaves out only the kernels that call it.
     let mut i = 0;
     while i < lines.len() {
-        let line = strip_comment(lines[i]).trim();
+        let line = lines[i].trim();
         let first = line.split_whitespace().next().unwrap_or("");
         if !(matches!(first, ".visible" | ".weak" | ".func") && line.contains(".func")) {
             i += 1;
             continue;
         }
         let end = end_of_definition(&lines, i);
-        if lines[i..end].iter().any(|l| strip_comment(l).contains('{')) {
+        if lines[i..end].iter().any(|l| l.contains('{')) {
             match parse_function(&lines, i, &files) {
                 Ok(f) => funcs.push(f),
                 Err(e @ SimError::Unsupported { .. }) => bad_funcs.push((definition_name(&lines, i), e)),
@@ -176,10 +170,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let mut i = 0;
     while i < lines.len() {
         let lineno = i + 1;
-        let line = strip_comment(lines[i]).trim();
-        if line.contains("/*") {
-            return Err(unsupported(lineno, "block comments `/* */`"));
-        }
+        let line = lines[i].trim();
         if line.is_empty() {
             i += 1;
             continue;
@@ -294,7 +285,6 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     let Some(l) = lines.get(i) else {
                         return Err(parse_err(lineno, "a `.section` is missing its closing `}`"));
                     };
-                    let l = strip_comment(l);
                     depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
                     opened |= l.contains('{');
                     i += 1;
@@ -311,7 +301,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     }
     // ptxas rejects a module without them.
     for directive in [".version", ".target"] {
-        if !lines.iter().any(|l| strip_comment(l).split_whitespace().next() == Some(directive)) {
+        if !lines.iter().any(|l| l.split_whitespace().next() == Some(directive)) {
             return Err(parse_err(1, format!("the module has no `{directive}` directive")));
         }
     }
@@ -430,7 +420,7 @@ fn parse_entry(
         let Some(l) = lines.get(*i) else {
             return Err(parse_err(start, "unterminated `.entry` header (missing `)`)"));
         };
-        header.push_str(strip_comment(l));
+        header.push_str(l);
         header.push(' ');
         *i += 1;
         if header.contains(')') {
@@ -480,7 +470,7 @@ fn parse_entry(
             let Some(l) = lines.get(*i) else {
                 return Err(parse_err(start, "kernel body `{` missing"));
             };
-            after = strip_comment(l).trim().to_string();
+            after = l.trim().to_string();
             *i += 1;
             continue;
         }
@@ -572,7 +562,7 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
     let mut header = String::new();
     while !header.contains('{') {
         let Some(l) = lines.get(at) else { return Err(parse_err(start, "`.func` without a body")) };
-        header.push_str(strip_comment(l));
+        header.push_str(l);
         header.push(' ');
         at += 1;
     }
@@ -912,12 +902,9 @@ fn parse_body(
         };
         let lineno = *i + 1;
         *i += 1;
-        let mut line = strip_comment(raw).trim();
+        let mut line = raw.trim();
         if line.is_empty() {
             continue;
-        }
-        if line.contains("/*") {
-            return Err(unsupported(lineno, "block comments `/* */`"));
         }
         if line == "}" && scopes.is_empty() {
             break;
@@ -962,7 +949,7 @@ fn parse_body(
         // A statement may continue over several lines (compilers split `call`s), up to `;`.
         let mut joined = line.to_string();
         while !joined.ends_with(';') {
-            let Some(next) = lines.get(*i).map(|l| strip_comment(l).trim()) else { break };
+            let Some(next) = lines.get(*i).map(|l| l.trim()) else { break };
             if next.is_empty() || next.ends_with(':') || next.starts_with('{') || next.starts_with('}') {
                 break;
             }

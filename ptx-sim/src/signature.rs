@@ -8,6 +8,8 @@
 
 use ptx_core::PtxType;
 
+use crate::comments::without_comments;
+
 /// One parameter of a kernel in a raw PTX module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxParam {
@@ -27,29 +29,6 @@ pub struct PtxEntry {
     pub params: Vec<PtxParam>,
 }
 
-/// The PTX without comments (`//` to the end of the line, `/* */`), line breaks kept so that
-/// line numbers still count.
-fn without_comments(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len());
-    let mut rest = ptx;
-    while let Some(i) = rest.find('/') {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        if tail.starts_with("//") {
-            rest = tail.find('\n').map_or("", |n| &tail[n..]);
-        } else if let Some(body) = tail.strip_prefix("/*") {
-            let end = body.find("*/").map_or(body.len(), |e| e + 2);
-            out.extend(body[..end.min(body.len())].chars().filter(|&c| c == '\n'));
-            rest = &body[end.min(body.len())..];
-        } else {
-            out.push('/');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The 1-based line of byte offset `at` in `text`.
 fn line_of(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count() + 1
@@ -57,7 +36,8 @@ fn line_of(text: &str, at: usize) -> usize {
 
 /// Every `.entry` of `ptx`, in order; `Err` says which line is malformed or unsupported.
 pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
-    let text = without_comments(ptx);
+    let text =
+        without_comments(ptx).map_err(|line| format!("line {line}: unterminated block comment `/*`"))?;
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(pos) = text[from..].find(".entry").map(|p| p + from) {

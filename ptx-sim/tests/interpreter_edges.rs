@@ -1525,3 +1525,26 @@ fn stores_take_immediate_sources() {
     assert_eq!(download(&mem, out + 24, 1, 8), [(-2i64) as u64]);
     assert_eq!(download(&mem, out + 32, 4, 2), [1, 9, 3, 8]);
 }
+
+/// `/* */` block comments are comments anywhere (within a line, over several, inside a
+/// statement), and `//` or `/*` inside a string (`.file`'s name) starts none; a `/*` never
+/// closed is an error naming its line.
+#[test]
+fn block_comments_anywhere_and_none_inside_strings() {
+    let globals = ".file 1 \"/home/u/src/*kern*.cu\"\n.file 2 \"//net/a//b.cu\"\n/* a block\n   comment */\n";
+    let body = "\tmov.u32 \t%r8, 40; /* forty */ // and \"quoted\" /*\n\
+                \tadd.u32 \t%r9, %r8, /* two,\n   over lines */ 2;\n\
+                /* between */ \tmul.lo.u32 \t%r10, %r9, 2; /* after */\n\
+                \tst.global.v2.u32 \t[%rd1], {%r8, %r10};\n";
+    let (mem, out) = run_one_thread_with_globals(globals, body, 1);
+    assert_eq!(download(&mem, out, 2, 4), [40, 84]);
+    let text = kernel_text(body).replacen(".address_size 64\n", &format!(".address_size 64\n{globals}"), 1);
+    let entries = ptx_sim::signature::entries(&text).unwrap();
+    assert_eq!(entries.iter().map(|e| (e.name.as_str(), e.params.len())).collect::<Vec<_>>(), [("k", 2)]);
+    let open = text.replacen("/* after */", "/* after", 1);
+    let line = open.lines().position(|l| l.contains("/* after")).unwrap() + 1;
+    let err = Module::parse(&open).err().unwrap().to_string();
+    assert!(err.contains(&format!("line {line}")) && err.contains("unterminated block comment"), "{err}");
+    let err = ptx_sim::signature::entries(&open).unwrap_err();
+    assert_eq!(err, format!("line {line}: unterminated block comment `/*`"));
+}
