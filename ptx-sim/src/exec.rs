@@ -91,6 +91,8 @@ struct Env {
     nctaid: [u32; 3],
     lane: u32,
     dynamic_smem: u32,
+    /// Bytes of `.shared` memory the kernel declares.
+    static_smem: u32,
     /// The thread's linear index in its block (for the race checker).
     linear: u32,
     /// How `.approx` instructions compute.
@@ -741,6 +743,7 @@ impl<'k> BlockRunner<'k> {
             nctaid: self.geo.grid,
             lane: (t % 32) as u32,
             dynamic_smem: self.geo.dynamic_shared_bytes,
+            static_smem: self.k.static_shared,
             linear: t as u32,
             approx: self.options.approx,
         }
@@ -1392,6 +1395,9 @@ impl crate::printf::Args for GenericReader<'_, '_> {
     }
 }
 
+/// The shared memory allocation unit of sm_80 and sm_90 (PTX ISA, `%total_smem_size`).
+const SMEM_UNIT: u64 = 128;
+
 /// The value of special register `which` for the thread of `env`, `clock` instructions
 /// into its block.
 fn counter(which: Counter, env: &Env, clock: u64) -> u64 {
@@ -1416,6 +1422,10 @@ fn counter(which: Counter, env: &Env, clock: u64) -> u64 {
         Counter::LaneMaskLt => below,
         Counter::LaneMaskGe => !below & 0xffff_ffff,
         Counter::LaneMaskGt => !(below | 1 << lane) & 0xffff_ffff,
+        Counter::TotalSmemSize | Counter::AggrSmemSize => {
+            (u64::from(env.static_smem) + u64::from(env.dynamic_smem)).next_multiple_of(SMEM_UNIT)
+                & 0xffff_ffff
+        }
     }
 }
 

@@ -733,11 +733,17 @@ pub(crate) enum Counter {
     LaneMaskGe,
     /// `%lanemask_gt`: the lanes above it.
     LaneMaskGt,
+    /// `%total_smem_size`: the block's shared memory, static and dynamic, in whole
+    /// allocation units (128 bytes, as on sm_80 and sm_90).
+    TotalSmemSize,
+    /// `%aggr_smem_size`: `%total_smem_size` plus the reserved shared memory, of which the
+    /// simulator has none.
+    AggrSmemSize,
 }
 
 impl Counter {
     /// Every counter with its PTX name and its width in bits.
-    pub(crate) const ALL: [(Counter, &'static str, u32); 16] = [
+    pub(crate) const ALL: [(Counter, &'static str, u32); 18] = [
         (Counter::Clock, "%clock", 32),
         (Counter::ClockHi, "%clock_hi", 32),
         (Counter::Clock64, "%clock64", 64),
@@ -754,6 +760,8 @@ impl Counter {
         (Counter::LaneMaskLt, "%lanemask_lt", 32),
         (Counter::LaneMaskGe, "%lanemask_ge", 32),
         (Counter::LaneMaskGt, "%lanemask_gt", 32),
+        (Counter::TotalSmemSize, "%total_smem_size", 32),
+        (Counter::AggrSmemSize, "%aggr_smem_size", 32),
     ];
 }
 

@@ -1548,3 +1548,24 @@ fn block_comments_anywhere_and_none_inside_strings() {
     let err = ptx_sim::signature::entries(&open).unwrap_err();
     assert_eq!(err, format!("line {line}: unterminated block comment `/*`"));
 }
+
+/// `%dynamic_smem_size` is the launch's dynamic shared bytes; `%total_smem_size` and
+/// `%aggr_smem_size` the static plus dynamic bytes in whole 128-byte allocation units (the
+/// simulator reserves no shared memory).
+#[test]
+fn shared_memory_size_registers() {
+    let body = "\tmov.u32 \t%r8, %dynamic_smem_size;\n\tmov.u32 \t%r9, %total_smem_size;\n\
+                \tmov.u32 \t%r10, %aggr_smem_size;\n\tst.global.v2.u32 \t[%rd1], {%r8, %r9};\n\
+                \tst.global.u32 \t[%rd1+8], %r10;\n";
+    let text = kernel_text(body).replace(".target sm_80", ".target sm_90");
+    let m = parse(&text);
+    let k = m.kernel("k").unwrap();
+    assert_eq!(k.static_shared_bytes(), 32, "the kernel's `tile`");
+    for (dynamic, want) in [(0, [0, 128, 128]), (200, [200, 256, 256]), (96, [96, 128, 128])] {
+        let mem = Memory::new();
+        let out = upload(&mem, &[u64::MAX; 2], 8);
+        let g = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: dynamic };
+        launch(k, &g, &[out, out], &mem, 1).unwrap();
+        assert_eq!(download(&mem, out, 3, 4), want, "{dynamic} dynamic bytes");
+    }
+}
