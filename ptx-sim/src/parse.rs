@@ -718,6 +718,12 @@ fn recursion_limit(f: &FuncDef, funcs: &[FuncDef]) -> usize {
     ((copies.ln() / (calls as f64).ln()).floor() as usize).clamp(1, MAX_RECURSION)
 }
 
+/// The unsupported-construct error of an indirect call at `line`: `what` is the function
+/// address taken or the call through a register.
+fn indirect_call(line: usize, what: &str) -> SimError {
+    unsupported(line, format!("function pointers/indirect calls ({what})"))
+}
+
 /// Inlines every call to a function of `funcs` in `body` (recursively: a recursive
 /// function to its [`recursion_limit`], beyond which the call traps); `count` numbers the
 /// inlined calls.
@@ -735,10 +741,16 @@ fn inline_calls(
             continue;
         };
         let call = st.opcode == "call" || st.opcode == "call.uni";
+        if let Some(f) = funcs.iter().find(|f| !call && st.operands.contains(&f.name)) {
+            return Err(indirect_call(st.line, &format!("the address of function `{}`", f.name)));
+        }
         let Some((ret, target, args)) = call.then(|| call_operands(&st.text)).flatten() else {
             out.push(item);
             continue;
         };
+        if target.starts_with('%') {
+            return Err(indirect_call(st.line, &format!("`call` through `{target}`")));
+        }
         let Some(f) = funcs.iter().find(|f| f.name == target) else {
             out.push(item);
             continue;

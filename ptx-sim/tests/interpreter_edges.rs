@@ -1569,3 +1569,32 @@ fn shared_memory_size_registers() {
         assert_eq!(download(&mem, out, 3, 4), want, "{dynamic} dynamic bytes");
     }
 }
+
+/// An indirect call (a function's address taken with `mov`, `call` through a register with a
+/// `.callprototype`) is an unsupported construct, named with its line, not a malformed one.
+#[test]
+fn indirect_calls_are_unsupported_function_pointers() {
+    let text = ".version 8.5\n.target sm_90\n.address_size 64\n\n\
+                .func (.param .b32 func_retval0) f1(.param .b32 f1_param_0)\n{\n\
+                \t.reg .b32 \t%r<3>;\n\tld.param.u32 \t%r1, [f1_param_0];\n\tadd.s32 \t%r2, %r1, 1;\n\
+                \tst.param.b32 \t[func_retval0], %r2;\n\tret;\n}\n\n\
+                .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+                \t.reg .b32 \t%r<4>;\n\t.reg .b64 \t%rd<4>;\n\tld.param.u64 \t%rd1, [k_param_0];\n\
+                \tmov.u32 \t%r1, 41;\n\tmov.u64 \t%rd2, f1;\n\t{\n\t.param .b32 param0;\n\
+                \tst.param.b32 \t[param0], %r1;\n\t.param .b32 retval0;\n\
+                \tprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+                \tcall (retval0), %rd2, (param0), prototype_0;\n\tld.param.b32 \t%r2, [retval0];\n\t}\n\
+                \tst.global.u32 \t[%rd1], %r2;\n\tret;\n}\n";
+    let line_of = |text: &str, what: &str| text.lines().position(|l| l.contains(what)).unwrap() + 1;
+    let check = |text: &str, what: &str| {
+        let err = Module::parse(text).err().unwrap();
+        let shown = err.to_string();
+        assert!(matches!(err, SimError::Unsupported { .. }), "{shown}");
+        let line = line_of(text, what);
+        assert!(shown.contains(&format!("line {line}")) && shown.contains("function pointers"), "{shown}");
+    };
+    check(text, "mov.u64 \t%rd2, f1;");
+    // Through a register that holds some other value, the call is named.
+    let through_reg = text.replace("mov.u64 \t%rd2, f1;", "mov.u64 \t%rd2, %rd1;");
+    check(&through_reg, "call (retval0), %rd2");
+}
