@@ -586,6 +586,32 @@ impl KernelBuilder {
         self.emit_unary(UnaryOp::Neg, None, a.into())
     }
 
+    /// `-a` as Rust computes it for floats: the sign bit flipped, a NaN's too (`neg` leaves
+    /// the sign of a NaN result unspecified). One `xor.bN` on the float register itself, as
+    /// PTX lets a bit-type instruction take a register of any type of its size.
+    pub fn flip_sign<T: FloatTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        let a = a.into();
+        let bits = match T::PTX.bits() {
+            16 => PtxType::B16,
+            32 => PtxType::B32,
+            _ => PtxType::B64,
+        };
+        let sign = 1u64 << (T::PTX.bits() - 1);
+        if let Some(x) = a.imm_raw() {
+            return Val::Imm(T::host_from_bits(x.bits ^ sign));
+        }
+        let dst = self.reg::<T>();
+        self.push(Instr::Binary {
+            op: BinaryOp::Xor,
+            ty: bits,
+            mode: None,
+            dst: dst.raw,
+            a: a.operand(),
+            b: Operand::Imm(Imm::new(bits, sign)),
+        });
+        Val::Reg(dst)
+    }
+
     /// Absolute value (signed integers and floats).
     pub fn abs<T: SignedOrFloat>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
         self.emit_unary(UnaryOp::Abs, None, a.into())

@@ -7,7 +7,7 @@ use ptx_core::builder::Val;
 use ptx_core::fault::{FaultKind, FaultSite};
 use ptx_core::ir::Operand;
 use ptx_core::math;
-use ptx_core::{Bf16, Cmp, Pred, PtxType, B32, B64, F16, F32, F64, S32, S64, U32, U64};
+use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U32, U64};
 
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -356,18 +356,8 @@ impl KernelCtx {
     /// too, as Rust's `-` does: an `xor`, since PTX leaves `neg.f32` of a NaN unspecified).
     pub fn neg(&mut self, a: Value) -> Value {
         let ty = a.ty;
-        match ty.reg_type() {
-            PtxType::F32 => {
-                let bits = self.b.bitcast::<B32, F32>(a.typed::<F32>());
-                let flipped = self.b.xor(bits, Val::<B32>::Imm(0x8000_0000));
-                return Value::of(self.b.bitcast::<F32, B32>(flipped), ty);
-            }
-            PtxType::F64 => {
-                let bits = self.b.bitcast::<B64, F64>(a.typed::<F64>());
-                let flipped = self.b.xor(bits, Val::<B64>::Imm(0x8000_0000_0000_0000));
-                return Value::of(self.b.bitcast::<F64, B64>(flipped), ty);
-            }
-            _ => {}
+        if ty.is_float() {
+            return dispatch!(ty.reg_type(), T => Value::of(self.b.flip_sign(a.typed::<T>()), ty), [F32, F64]);
         }
         let zero = self.cast(Value::from(0u32), ty);
         self.sub(zero, a)
