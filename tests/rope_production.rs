@@ -408,26 +408,22 @@ fn bad_arguments_are_errors_naming_them() {
     assert!(config(|c| c.scaling = Scaling::Linear { factor: 0.0 }).is_err());
     // Parameters that are valid by themselves but give rates or a factor f32 cannot hold.
     assert_eq!(config(|c| c.scaling = Scaling::Linear { factor: 1e-300 }), Err("scaling".to_string()));
-    assert_eq!(
-        config(|c| c.scaling = Scaling::Yarn {
+    // A YaRN attention factor that is ∞ or 0 in f32.
+    for attention_factor in [1e300, 1e-300] {
+        let mut c = RopeConfig::new(64);
+        c.scaling = Scaling::Yarn {
             factor: 4.0,
             original_max_position: 4096,
             beta_fast: 32.0,
             beta_slow: 1.0,
-            attention_factor: Some(1e300),
-        }),
-        Err("scaling".to_string())
-    );
-    assert_eq!(
-        config(|c| c.scaling = Scaling::Yarn {
-            factor: 4.0,
-            original_max_position: 4096,
-            beta_fast: 32.0,
-            beta_slow: 1.0,
-            attention_factor: Some(1e-300),
-        }),
-        Err("scaling".to_string())
-    );
+            attention_factor: Some(attention_factor),
+        };
+        assert_eq!(
+            Rope::new(c).map(|_| ()).map_err(argument_of),
+            Err("scaling".to_string()),
+            "{attention_factor}"
+        );
+    }
 
     let rope = Rope::new(RopeConfig::new(8)).unwrap().on(&device).unwrap();
     let x = device.upload(&[0.25f32; 64]).unwrap();
