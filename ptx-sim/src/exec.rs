@@ -20,7 +20,7 @@ use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, SpecialReg};
 
 use crate::approx::{self, Approx, ApproxOp};
 use crate::options::SimOptions;
-use crate::race::{Conflict, Kind, RaceTracker};
+use crate::race::{rewrites, Conflict, Kind, RaceTracker};
 use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
@@ -319,12 +319,17 @@ fn store_elsewhere(
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
-            race.touch_global(Kind::Store, thread, a, total)?;
+            if race.checks_global() {
+                let held = values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
+                race.touch_global(Kind::Store(rewrites(size, held)), thread, a, total)?;
+            }
             values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
         }
         Place::Shared(a) => {
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
-            race.store(thread, at, total as usize)?;
+            let held =
+                values.clone().enumerate().map(|(i, v)| (sh_load(shared, at + i * size as usize, size), v));
+            race.store(thread, at, total as usize, rewrites(size, held))?;
             values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
         }
         Place::Local(a) => {
@@ -526,7 +531,11 @@ fn run_thread(
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 match g.resolve(addr, 4, 4) {
                     Some((a, o)) => {
-                        global_race!(Kind::Store, addr, 4);
+                        global_race!(
+                            Kind::Store(rewrites(4, std::iter::once((a.load(o, 4), r!(s))))),
+                            addr,
+                            4
+                        );
                         a.store(o, 4, r!(s))
                     }
                     None => trap!(addr),
@@ -572,7 +581,17 @@ fn run_thread(
                 match space {
                     MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
-                            global_race!(Kind::Store, addr, total);
+                            global_race!(
+                                Kind::Store(rewrites(
+                                    size,
+                                    s.iter()
+                                        .take(cnt as usize)
+                                        .enumerate()
+                                        .map(|(i, sr)| (a.load(o + i as u64 * size, size), r!(*sr)))
+                                )),
+                                addr,
+                                total
+                            );
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 a.store(o + i as u64 * size, size, r!(*sr));
                             }
@@ -581,7 +600,12 @@ fn run_thread(
                     },
                     MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
-                            race!(race.store(env.linear, at, total as usize));
+                            let held = s
+                                .iter()
+                                .take(cnt as usize)
+                                .enumerate()
+                                .map(|(i, sr)| (sh_load(shared, at + i * size as usize, size), r!(*sr)));
+                            race!(race.store(env.linear, at, total as usize, rewrites(size, held)));
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 sh_store(shared, at + i * size as usize, size, r!(*sr));
                             }

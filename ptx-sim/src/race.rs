@@ -11,6 +11,11 @@
 //! lanes of a warp are not in lockstep between them; `bar.warp.sync` (`sync_warp()`) orders
 //! the accesses of the lanes of its warp.
 //!
+//! A store of the value a byte already holds (every lane of a warp storing its reduced
+//! value to one word, as Triton's reductions do) conflicts with other threads' loads and
+//! atomics, not with their stores: whichever of the stores lands last, the byte ends with
+//! that value.
+//!
 //! Shared memory is always checked (a record per byte of the block's shared memory, by
 //! whichever address reaches it: `.shared` or generic). Global memory is checked when the
 //! launch asks for it ([`crate::SimOptions::global_race_check`]): records per byte touched,
@@ -39,8 +44,9 @@ const MIXED: u32 = u32::MAX;
 /// What an access does to a byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    /// A plain store.
-    Store,
+    /// A plain store; bit `i` of the mask is set where byte `i` of it is a rewrite, the
+    /// value the byte already holds ([`rewrites`]).
+    Store(u32),
     /// A plain load.
     Load,
     /// An atomic read-modify-write.
@@ -129,9 +135,16 @@ impl RaceTracker {
         Access { epoch: self.epoch, thread, warp: thread / 32, syncs }
     }
 
-    /// Thread `thread` stores shared bytes `at..at + len`.
-    pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
-        self.touch(Kind::Store, thread, at, len)
+    /// Thread `thread` stores shared bytes `at..at + len`, those in `rewrites` (bit `i`
+    /// for byte `at + i`) with the value they hold.
+    pub(crate) fn store(
+        &mut self,
+        thread: u32,
+        at: usize,
+        len: usize,
+        rewrites: u32,
+    ) -> Result<(), Conflict> {
+        self.touch(Kind::Store(rewrites), thread, at, len)
     }
 
     /// Thread `thread` loads shared bytes `at..at + len`.
@@ -148,10 +161,10 @@ impl RaceTracker {
     /// One access of `kind` to shared bytes `at..at + len`.
     pub(crate) fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
         let mine = self.access(thread);
-        for b in at..(at + len).min(self.shared.len()) {
+        for (i, b) in (at..(at + len).min(self.shared.len())).enumerate() {
             let conflict =
                 |other| Conflict { other, offset: b as u64, stored: kind != Kind::Load, global: false };
-            self.shared[b] = self.step(kind, thread, mine, self.shared[b]).map_err(conflict)?;
+            self.shared[b] = self.step(kind, i, thread, mine, self.shared[b]).map_err(conflict)?;
         }
         Ok(())
     }
@@ -168,9 +181,9 @@ impl RaceTracker {
         let Some(mut map) = self.global.take() else { return Ok(()) };
         let mine = self.access(thread);
         let mut result = Ok(());
-        for b in addr..addr + len {
+        for (i, b) in (addr..addr + len).enumerate() {
             let records = map.entry(b).or_default();
-            match self.step(kind, thread, mine, *records) {
+            match self.step(kind, i, thread, mine, *records) {
                 Ok(r) => *records = r,
                 Err(other) => {
                     result = Err(Conflict { other, offset: b, stored: kind != Kind::Load, global: true });
@@ -182,12 +195,20 @@ impl RaceTracker {
         result
     }
 
-    /// The byte's records after an access of `kind` by `thread` (`mine`), or the other
-    /// thread (`None`: several) when it conflicts with one of them: stores with everything,
-    /// loads and atomics with stores.
-    fn step(&self, kind: Kind, thread: u32, mine: Access, r: Records) -> Result<Records, Option<u32>> {
+    /// The byte's records after an access of `kind` (byte `i` of it) by `thread` (`mine`),
+    /// or the other thread (`None`: several) when it conflicts with one of them: stores with
+    /// everything (rewrites with loads and atomics), loads and atomics with stores.
+    fn step(
+        &self,
+        kind: Kind,
+        i: usize,
+        thread: u32,
+        mine: Access,
+        r: Records,
+    ) -> Result<Records, Option<u32>> {
         let against: &[Access] = match kind {
-            Kind::Store => &[r.stored, r.loaded, r.atomic],
+            Kind::Store(rewrites) if rewrites >> i & 1 == 1 => &[r.loaded, r.atomic],
+            Kind::Store(_) => &[r.stored, r.loaded, r.atomic],
             Kind::Load | Kind::Atomic => &[r.stored],
         };
         for &record in against {
@@ -196,7 +217,7 @@ impl RaceTracker {
             }
         }
         Ok(match kind {
-            Kind::Store => Records { stored: mine, ..r },
+            Kind::Store(_) => Records { stored: mine, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
             Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), ..r },
         })
@@ -217,6 +238,22 @@ impl RaceTracker {
     }
 }
 
+/// The rewrite mask of [`Kind::Store`] for a store of `size`-byte values, given each
+/// value's `(held, stored)` bits: bit `i` set where byte `i` of the store (little-endian,
+/// the values in order) equals the byte memory holds.
+pub(crate) fn rewrites(size: u64, values: impl Iterator<Item = (u64, u64)>) -> u32 {
+    let mut mask = 0;
+    for (k, (held, stored)) in values.enumerate() {
+        let diff = held ^ stored;
+        for j in 0..size {
+            if (diff >> (8 * j)) & 0xff == 0 {
+                mask |= 1 << (k as u64 * size + j);
+            }
+        }
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,21 +262,24 @@ mod tests {
     fn conflicts_are_between_threads_within_an_epoch() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, false);
-        r.store(0, 0, 4).unwrap();
+        r.store(0, 0, 4, 0).unwrap();
         r.load(0, 0, 4).unwrap();
-        r.store(0, 0, 4).expect("a thread's own accesses never conflict");
+        r.store(0, 0, 4, 0).expect("a thread's own accesses never conflict");
         assert_eq!(
             r.load(1, 2, 4),
             Err(Conflict { other: Some(0), offset: 2, stored: false, global: false })
         );
         r.load(1, 8, 4).unwrap();
         r.load(2, 8, 4).expect("loads never conflict with loads");
-        assert_eq!(r.store(3, 9, 1), Err(Conflict { other: None, offset: 9, stored: true, global: false }));
+        assert_eq!(
+            r.store(3, 9, 1, 0),
+            Err(Conflict { other: None, offset: 9, stored: true, global: false })
+        );
         r.barrier();
-        r.store(3, 9, 1).expect("a barrier separates them");
+        r.store(3, 9, 1, 0).expect("a barrier separates them");
         r.load(1, 0, 4).expect("the store to 0..4 was in the previous epoch");
         assert_eq!(
-            r.store(2, 0, 1),
+            r.store(2, 0, 1, 0),
             Err(Conflict { other: Some(1), offset: 0, stored: true, global: false })
         );
     }
@@ -248,8 +288,8 @@ mod tests {
     fn a_warp_sync_orders_the_accesses_of_its_warp_only() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, false);
-        r.store(3, 0, 4).unwrap();
-        r.store(40, 8, 4).unwrap();
+        r.store(3, 0, 4, 0).unwrap();
+        r.store(40, 8, 4, 0).unwrap();
         for t in 0..64 {
             r.warp_sync(t);
         }
@@ -259,7 +299,7 @@ mod tests {
             Err(Conflict { other: Some(40), offset: 8, stored: false, global: false }),
             "another warp"
         );
-        r.store(6, 0, 4).expect_err("thread 5 loaded it after the sync");
+        r.store(6, 0, 4, 0).expect_err("thread 5 loaded it after the sync");
     }
 
     #[test]
@@ -272,10 +312,10 @@ mod tests {
         r.atomic(6, 0, 4).expect("an atomic after another thread's plain load");
         // A store conflicts with the load (thread 3, checked first) and the atomics.
         assert_eq!(
-            r.store(7, 0, 4),
+            r.store(7, 0, 4, 0),
             Err(Conflict { other: Some(3), offset: 0, stored: true, global: false })
         );
-        r.store(4, 8, 4).unwrap();
+        r.store(4, 8, 4, 0).unwrap();
         assert_eq!(
             r.atomic(5, 8, 4),
             Err(Conflict { other: Some(4), offset: 8, stored: true, global: false })
@@ -285,13 +325,37 @@ mod tests {
     }
 
     #[test]
+    fn rewrites_conflict_with_loads_and_atomics_not_stores() {
+        // A u32 then a u16: the bytes that equal what memory holds, in order.
+        assert_eq!(rewrites(4, [(0x1122_3344, 0x1122_3399)].into_iter()), 0b1110);
+        assert_eq!(rewrites(2, [(0xaaaa, 0xaaaa), (0x00ff, 0x01ff)].into_iter()), 0b0111);
+        let mut r = RaceTracker::default();
+        r.reset(16, 64, false);
+        r.store(0, 0, 4, 0).unwrap();
+        r.store(1, 0, 4, 0b1111).expect("the value thread 0 stored, again");
+        assert_eq!(
+            r.store(2, 0, 4, 0b0111),
+            Err(Conflict { other: Some(1), offset: 3, stored: true, global: false }),
+            "byte 3 differs"
+        );
+        r.load(3, 8, 4).unwrap();
+        assert_eq!(
+            r.store(4, 8, 4, 0b1111),
+            Err(Conflict { other: Some(3), offset: 8, stored: true, global: false }),
+            "a rewrite is exempt from other threads' stores only"
+        );
+        r.atomic(5, 12, 4).unwrap();
+        r.store(6, 12, 4, 0b1111).expect_err("an atomic");
+    }
+
+    #[test]
     fn global_memory_is_checked_only_when_asked() {
         let mut r = RaceTracker::default();
         r.reset(0, 64, false);
-        r.touch_global(Kind::Store, 1, 0x1000, 4).unwrap();
-        r.touch_global(Kind::Store, 2, 0x1000, 4).expect("not checked");
+        r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("not checked");
         r.reset(0, 64, true);
-        r.touch_global(Kind::Store, 1, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
         r.touch_global(Kind::Load, 1, 0x1002, 4).expect("its own store");
         assert_eq!(
             r.touch_global(Kind::Load, 2, 0x1003, 1),
@@ -300,7 +364,7 @@ mod tests {
         r.touch_global(Kind::Atomic, 3, 0x2000, 4).unwrap();
         r.touch_global(Kind::Atomic, 4, 0x2000, 4).expect("atomics with atomics");
         r.barrier();
-        r.touch_global(Kind::Store, 2, 0x1000, 4).expect("a barrier separates them");
+        r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("a barrier separates them");
         r.reset(0, 64, true);
         r.touch_global(Kind::Load, 5, 0x1000, 4).expect("a new block starts afresh");
     }
