@@ -21,6 +21,10 @@ use crate::program::{
 };
 use ptx_core::softfloat::Rnd;
 
+mod cache;
+
+use cache::CacheQualifier;
+
 /// A `.reg .T %prefix<N>` declaration.
 #[derive(Clone, Debug)]
 pub(crate) struct RegDecl {
@@ -676,6 +680,7 @@ impl Decoder {
                 }
             }
             "ld" | "st" => self.memory(s, p)?,
+            "createpolicy" => self.create_policy(s, p)?,
             "cvta" => {
                 // Generic addresses are global ones, or an offset in the local or shared
                 // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]).
@@ -1846,26 +1851,40 @@ impl Decoder {
             }
             return self.sign_extend_narrow(&o[0], d, ty, s);
         }
-        // `ld[.volatile][.space][.cache op][.nc][.vN].type`: the space (none: a generic
-        // address), the vector width and the type matter here; volatility, cache operators
-        // and `.nc` do not change what one thread reads.
+        // `ld[.volatile][.space][.cache op][.nc][.cache hints][.vN].type`: the space (none:
+        // a generic address), the vector width and the type matter here; volatility, cache
+        // operators and hints, and `.nc` do not change what one thread reads.
         let mut space = MemSpace::Generic;
         let mut n = 1;
+        let (mut hinted, mut policy) = (false, false);
         for q in &p[1..p.len() - 1] {
+            if let Some(c) = Self::cache_qualifier(q, is_ld) {
+                hinted = true;
+                policy |= c == CacheQualifier::PolicyOperand;
+                continue;
+            }
             match *q {
                 "global" if space == MemSpace::Generic => space = MemSpace::Global,
                 "shared" if space == MemSpace::Generic => space = MemSpace::Shared,
                 "local" if space == MemSpace::Generic => space = MemSpace::Local,
                 "v2" if n == 1 => n = 2,
                 "v4" if n == 1 && ty.bits() <= 32 => n = 4,
-                "volatile" | "relaxed" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
+                "volatile" | "relaxed" | "weak" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
                 // `.const` variables live in device memory here, read like global ones.
                 "const" if space == MemSpace::Generic => space = MemSpace::Global,
                 "param" => return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode))),
                 _ => return Err(unsup(self)),
             }
         }
-        self.expect_ops(s, 2)?;
+        // Cache hints apply to global memory (directly or through a generic address); a
+        // `.L2::cache_hint` access names its policy last.
+        if hinted && !matches!(space, MemSpace::Global | MemSpace::Generic) {
+            return Err(unsup(self));
+        }
+        self.expect_ops(s, 2 + policy as usize)?;
+        if policy {
+            self.cache_policy_operand(&o[2])?;
+        }
         let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
         let regs = if is_ld { self.group(regs_tok)? } else { self.store_sources(regs_tok, ty)? };
         if regs.len() != n {
