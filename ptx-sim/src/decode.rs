@@ -610,7 +610,10 @@ impl Decoder {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), SimError> {
-        let parts: Vec<&str> = s.opcode.split('.').collect();
+        // `.shared::cta` is `.shared` spelled out (PTX 7.8); `.shared::cluster`, another
+        // block's shared memory, stays unsupported.
+        let parts: Vec<&str> =
+            s.opcode.split('.').map(|p| if p == "shared::cta" { "shared" } else { p }).collect();
         if let Some((neg, reg)) = &s.guard {
             let p = self.pred(reg)?;
             if parts[0] == "bra" {
