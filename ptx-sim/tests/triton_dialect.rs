@@ -388,6 +388,168 @@ fn tiled_transpose_through_shared_memory() {
     }
 }
 
+#[test]
+fn row_sum_in_a_loop() {
+    let mut rng = Rng::fresh("triton row_sum_loop");
+    let (rows, cols) = (2 + rng.next() as usize % 5, 300 + rng.next() as usize % 1200);
+    let t = load("row_sum_loop");
+    let mem = Memory::new();
+    let x = uniform(&mut rng, rows * cols, -1.0, 1.0);
+    let (px, po) = (put_f32(&mem, &x), mem.alloc(4 * rows));
+    t.run([rows as u32, 1, 1], &[px, po, cols as u64], &mem);
+    let got = get_f32(&mem, po, rows);
+    let iterations = cols.div_ceil(256);
+    for r in 0..rows {
+        let row = &x[r * cols..(r + 1) * cols];
+        let sum: f64 = row.iter().map(|&v| v as f64).sum();
+        let abs: f64 = row.iter().map(|&v| v.abs() as f64).sum();
+        // Each lane adds one term per iteration in turn, then the 256 lane sums meet in a
+        // tree (8 levels, plus the warp partials): (iterations + 12) EPS of the sum of |x|.
+        assert_close("row_sum", &got[r..r + 1], &[sum], |_| (iterations + 12) as f64 * EPS * abs);
+    }
+}
+
+#[test]
+fn integer_prefix_sum_wraps() {
+    let mut rng = Rng::fresh("triton cumsum");
+    let n = 100 + rng.next() as usize % 157;
+    let t = load("cumsum");
+    let mem = Memory::new();
+    let x: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let (px, po) = (put_i32(&mem, &x), mem.alloc(4 * n));
+    t.run([1, 1, 1], &[px, po, n as u64], &mem);
+    let want: Vec<u64> = x
+        .iter()
+        .scan(0i32, |acc, &v| {
+            *acc = acc.wrapping_add(v);
+            Some(*acc as u32 as u64)
+        })
+        .collect();
+    assert_eq!(download(&mem, po, n, 4), want);
+}
+
+#[test]
+fn argmax_takes_the_first_of_equal_maxima() {
+    let mut rng = Rng::fresh("triton argmax");
+    let (rows, cols) = (4 + rng.next() as usize % 5, 100 + rng.next() as usize % 157);
+    let t = load("argmax");
+    let mem = Memory::new();
+    let mut x = uniform(&mut rng, rows * cols, -10.0, 10.0);
+    // Every other row gets its maximum twice more, at random places.
+    for r in (0..rows).step_by(2) {
+        let row = &mut x[r * cols..(r + 1) * cols];
+        let max = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+        for _ in 0..2 {
+            row[rng.next() as usize % cols] = max;
+        }
+    }
+    let (px, po) = (put_f32(&mem, &x), mem.alloc(4 * rows));
+    t.run([rows as u32, 1, 1], &[px, po, cols as u64], &mem);
+    let want: Vec<u64> = (0..rows)
+        .map(|r| {
+            let row = &x[r * cols..(r + 1) * cols];
+            let max = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            row.iter().position(|&v| v == max).unwrap() as u64
+        })
+        .collect();
+    assert_eq!(download(&mem, po, rows, 4), want);
+}
+
+#[test]
+fn bf16_gelu_with_erf_and_sigmoid() {
+    let mut rng = Rng::fresh("triton gelu_bf16");
+    let n = 1000 + rng.next() as usize % 3000;
+    let t = load("gelu_bf16");
+    let mem = Memory::new();
+    // bf16 inputs: f32 draws in [-4, 4) cut to their top 16 bits.
+    let x: Vec<u16> = uniform(&mut rng, n, -4.0, 4.0).iter().map(|v| (v.to_bits() >> 16) as u16).collect();
+    let px = upload(&mem, &x.iter().map(|&h| h as u64).collect::<Vec<_>>(), 2);
+    let po = mem.alloc(2 * n);
+    t.run([n.div_ceil(1024) as u32, 1, 1], &[px, po, n as u64], &mem);
+    let got: Vec<f32> =
+        download(&mem, po, n, 2).into_iter().map(|h| f32::from_bits((h as u32) << 16)).collect();
+    let want: Vec<f64> = x
+        .iter()
+        .map(|&h| {
+            let v = f32::from_bits((h as u32) << 16) as f64;
+            0.5 * v * (1.0 + erf(v / std::f64::consts::SQRT_2)) + 1.0 / (1.0 + (-v).exp())
+        })
+        .collect();
+    // The f32 result (libdevice erff, ex2.approx, div.full: a few EPS) rounded to bf16:
+    // half a bf16 ulp, at most 2^-8 of the value (the result is positive for x > -4.3).
+    assert_close("gelu_bf16", &got, &want, |w| w / 256.0 + 16.0 * EPS * w);
+}
+
+/// erf by its Taylor series (|x| < 3: 60 terms reach f64's precision) and its continued
+/// fraction beyond.
+fn erf(x: f64) -> f64 {
+    if x.abs() >= 3.0 {
+        // erfc(x) = exp(-x^2)/sqrt(pi) / (x + 1/2/(x + 1/(x + 3/2/(x + ...)))).
+        let a = x.abs();
+        let mut f = a;
+        for k in (1..60).rev() {
+            f = a + k as f64 / 2.0 / f;
+        }
+        let erfc = (-a * a).exp() / std::f64::consts::PI.sqrt() / f;
+        return (1.0 - erfc).copysign(x);
+    }
+    let (mut term, mut sum) = (x, x);
+    for k in 1..60 {
+        term *= -x * x / k as f64;
+        sum += term / (2 * k + 1) as f64;
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
+}
+
+/// Triton's `tl.rand(seed, offset)`: Philox 4x32 with 10 rounds on counter (offset, 0,
+/// 0, 0) and key (seed, 0) (`seed` below 2^31), its first word as an i32 folded onto
+/// [0, 2^31) and scaled into [0, 1) in f32.
+fn triton_rand(seed: u32, offset: u32) -> f32 {
+    let (mut c, mut k) = ([offset, 0, 0, 0], [seed, 0]);
+    let hi = |a: u32, b: u32| ((a as u64 * b as u64) >> 32) as u32;
+    for _ in 0..10 {
+        let (c0, c2) = (c[0], c[2]);
+        c = [
+            hi(0xCD9E_8D57, c2) ^ c[1] ^ k[0],
+            0xCD9E_8D57u32.wrapping_mul(c2),
+            hi(0xD251_1F53, c0) ^ c[3] ^ k[1],
+            0xD251_1F53u32.wrapping_mul(c0),
+        ];
+        k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+    }
+    let x = c[0] as i32;
+    let x = if x < 0 { !x } else { x };
+    x as f32 * 4.656_612_7e-10
+}
+
+#[test]
+fn dropout_with_philox_random_numbers() {
+    let mut rng = Rng::fresh("triton dropout");
+    let n = 1000 + rng.next() as usize % 3000;
+    let t = load("dropout");
+    let mem = Memory::new();
+    let x = uniform(&mut rng, n, -3.0, 3.0);
+    let (p, seed) = ((0.2 + 0.6 * rng.unit()) as f32, (rng.next() >> 33) as u32);
+    let (px, po) = (put_f32(&mem, &x), mem.alloc(4 * n));
+    t.run([n.div_ceil(256) as u32, 1, 1], &[px, po, n as u64, p.to_bits() as u64, seed as u64], &mem);
+    let got = get_f32(&mem, po, n);
+    let mut kept = 0;
+    for i in 0..n {
+        // The mask is exact (Philox is integer arithmetic, the scaling one f32 product);
+        // the kept values are x / (1 - p): 1 - p rounded, then div.full (2 ulp): 8 EPS.
+        if triton_rand(seed, i as u32) > p {
+            kept += 1;
+            let want = x[i] as f64 / (1.0 - p) as f64;
+            assert_close(&format!("dropout[{i}]"), &got[i..i + 1], &[want], |w| 8.0 * EPS * w.abs());
+        } else {
+            assert_eq!(got[i].to_bits(), 0, "dropout[{i}] dropped");
+        }
+    }
+    // The reference itself draws uniformly: about 1 - p of the values are kept.
+    let share = kept as f64 / n as f64;
+    assert!((share - (1.0 - p as f64)).abs() < 0.06, "kept {share} with p = {p}");
+}
+
 /// `tl.dot` becomes `ldmatrix` and `mma`, which the simulator does not run: the module
 /// is an error naming the instruction and its line, not a panic or a wrong result.
 #[test]
@@ -514,4 +676,26 @@ fn lanes_storing_one_value_to_one_word_are_no_race() {
     let global_only = differ.replace("st.shared.b32 \t[%r6], %r3;", "st.shared.b32 \t[%r6], %r2;");
     let err = run_style(&global_only, &[0; 4]).unwrap_err();
     assert!(err.contains("race") && err.contains("st.global.b32"), "{err}");
+}
+
+/// `.shared::cta` is `.shared` spelled out (Triton's scans write it); `.shared::cluster`
+/// (another block's shared memory) is refused by name.
+#[test]
+fn shared_cta_is_shared_memory() {
+    // Thread t stores t + 100 to shared word t, then after the barrier reads word 63 - t,
+    // once through `.shared::cta` and once through a generic address, and stores the sum.
+    let body = "\tmov.b32 \t%r2, global_smem;\n\tshl.b32 \t%r3, %r1, 2;\n\tadd.s32 \t%r4, %r2, %r3;\n\
+        \tadd.s32 \t%r5, %r1, 100;\n\tst.shared::cta.b32 \t[%r4], %r5;\n\tbar.sync \t0;\n\
+        \tsub.s32 \t%r6, 252, %r3;\n\tadd.s32 \t%r7, %r2, %r6;\n\tld.shared::cta.b32 \t%r8, [%r7];\n\
+        \tcvt.u64.u32 \t%rd2, %r7;\n\tcvta.shared::cta.u64 \t%rd3, %rd2;\n\tld.b32 \t%r9, [%rd3];\n\
+        \tadd.s32 \t%r10, %r8, %r9;\n\tmul.wide.u32 \t%rd4, %r1, 4;\n\tadd.s64 \t%rd5, %rd1, %rd4;\n\
+        \tst.global.b32 \t[%rd5], %r10;";
+    let text = triton_style(body);
+    let got = run_style(&text, &[0; 64]).unwrap();
+    let want: Vec<u32> = (0..64).map(|t| 2 * (63 - t + 100)).collect();
+    assert_eq!(got, want);
+    let cluster = text.replace("ld.shared::cta.b32", "ld.shared::cluster.b32");
+    let line = cluster.lines().position(|l| l.contains("shared::cluster")).unwrap() + 1;
+    let err = run_style(&cluster, &[0; 64]).unwrap_err();
+    assert!(err.contains(&format!("line {line}:")) && err.contains("`ld.shared::cluster.b32`"), "{err}");
 }

@@ -165,6 +165,47 @@ def matmul(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.const
     tl.store(c_ptr + m[:, None] * BN + n[None, :], tl.dot(a, b))
 
 
+@triton.jit
+def row_sum_loop(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, cols, BLOCK):
+        offs = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def cumsum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=offs < n)
+
+
+@triton.jit
+def argmax(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=-float("inf"))
+    tl.store(out_ptr + row, tl.argmax(x, axis=0))
+
+
+@triton.jit
+def gelu_bf16(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n).to(tl.float32)
+    y = 0.5 * x * (1 + tl.erf(x * 0.7071067811865476)) + tl.sigmoid(x)
+    tl.store(out_ptr + offs, y.to(tl.bfloat16), mask=offs < n)
+
+
+@triton.jit
+def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    r = tl.rand(seed, offs)
+    tl.store(out_ptr + offs, tl.where(r > p, x / (1 - p), 0.0), mask=offs < n)
+
+
 KERNELS = [
     # (kernel, signature, constexprs, num_warps, integer arguments the launch keeps
     # divisible by 16); compiled as Triton's JIT compiles for 16-byte aligned tensors (the
@@ -189,6 +230,11 @@ KERNELS = [
     (math_fns, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}, {"BLOCK": 128}, 4),
     (transpose, {"x_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32"},
      {"BLOCK_R": 32, "BLOCK_C": 32}, 4),
+    (row_sum_loop, {"x_ptr": "*fp32", "out_ptr": "*fp32", "cols": "i32"}, {"BLOCK": 256}, 4),
+    (cumsum, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32"}, {"BLOCK": 256}, 4),
+    (argmax, {"x_ptr": "*fp32", "out_ptr": "*i32", "cols": "i32"}, {"BLOCK": 256}, 4),
+    (gelu_bf16, {"x_ptr": "*bf16", "out_ptr": "*bf16", "n": "i32"}, {"BLOCK": 1024}, 4),
+    (dropout, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "p": "fp32", "seed": "i32"}, {"BLOCK": 256}, 4),
     (matmul, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}, {"BM": 16, "BN": 16, "BK": 16}, 1),
 ]
 
