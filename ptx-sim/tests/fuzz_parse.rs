@@ -1,5 +1,5 @@
 //! Malformed PTX text must give `Err`, never a panic: truncated and garbled versions of
-//! printed kernels go through `Module::parse` (and, when they still parse, the kernel
+//! printed kernels and of Triton's PTX go through `Module::parse` (and, when they still parse, the kernel
 //! lookup and its parameter list; launching them waits for the simulator's step budget,
 //! since a garbled branch can loop forever); hand-written malformed statements must be
 //! rejected, and the offset spellings ptxas takes accepted.
@@ -7,9 +7,22 @@
 use ptx_sim::{launch, Geometry, Memory, Module};
 use ptx_tools::rng::Rng;
 
-fn corpus() -> Vec<String> {
+/// The texts to garble, each with its number of truncations and of garbled copies: the
+/// printed catalog of every form, and (fewer each) Triton's PTX in `corpus/triton`
+/// (inline assembly, cache policies, debug sections).
+fn corpus() -> Vec<(String, usize, usize)> {
     let cat = ptx_tools::coverage::every_form();
-    vec![ptx_core::print::kernel_ptx(&cat.ir, ptx_core::Target::SM_80)]
+    let mut texts = vec![(ptx_core::print::kernel_ptx(&cat.ir, ptx_core::Target::SM_80), 120, 500)];
+    let triton = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/triton");
+    let mut paths: Vec<_> = std::fs::read_dir(triton).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    texts.extend(
+        paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+            .map(|p| (std::fs::read_to_string(p).unwrap(), 8, 30)),
+    );
+    texts
 }
 
 fn try_all(text: &str) {
@@ -29,10 +42,9 @@ fn try_all(text: &str) {
 #[test]
 fn garbled_text_never_panics() {
     let mut rng = Rng::fresh("garbled_text");
-    for base in corpus() {
+    for (base, truncations, garbles) in corpus() {
         let bytes = base.as_bytes();
-        // Truncations.
-        for _ in 0..120 {
+        for _ in 0..truncations {
             let cut = (rng.next() % bytes.len() as u64) as usize;
             try_all(&String::from_utf8_lossy(&bytes[..cut]));
         }
@@ -61,7 +73,7 @@ fn garbled_text_never_panics() {
             "[-",
             "99999999999999999999",
         ];
-        for _ in 0..500 {
+        for _ in 0..garbles {
             let mut s: Vec<char> = base.chars().collect();
             for _ in 0..1 + rng.next() % 4 {
                 let at = (rng.next() % s.len() as u64) as usize;
