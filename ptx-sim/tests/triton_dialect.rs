@@ -550,18 +550,42 @@ fn dropout_with_philox_random_numbers() {
     assert!((share - (1.0 - p as f64)).abs() < 0.06, "kept {share} with p = {p}");
 }
 
-/// `tl.dot` becomes `ldmatrix` and `mma`, which the simulator does not run: the module
-/// is an error naming the instruction and its line, not a panic or a wrong result.
+/// What the simulator does not run yet: `tl.dot` (`ldmatrix`, `mma`), loops Triton
+/// pipelines (`tl.range(.., num_stages=3)`: `cp.async`), and Hopper's `wgmma`, `mbarrier`
+/// and async-proxy fences. Each module is an error naming the first such instruction and
+/// its line, never a panic or a wrong result.
 #[test]
-fn tensor_core_kernels_are_refused_by_name() {
-    let path = format!("{}/tests/corpus/triton/matmul.ptx", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let err = Module::parse(&text).unwrap_err().to_string();
-    let line = text.lines().position(|l| l.trim_start().starts_with("ldmatrix")).unwrap() + 1;
-    assert!(
-        err.contains(&format!("PTX line {line}")) && err.contains("`ldmatrix.sync.aligned.m8n8.x4"),
-        "{err}"
-    );
+fn unsupported_instructions_are_refused_by_name() {
+    for (file, opcode) in
+        [("matmul", "ldmatrix.sync.aligned.m8n8.x4"), ("copy_pipelined", "cp.async.ca.shared.global")]
+    {
+        let path = format!("{}/tests/corpus/triton/{file}.ptx", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap();
+        let err = Module::parse(&text).unwrap_err().to_string();
+        let line = text.lines().position(|l| l.trim_start().starts_with(opcode)).unwrap() + 1;
+        assert!(
+            err.contains(&format!("PTX line {line}:")) && err.contains(&format!("`{opcode}")),
+            "{file}: {err}"
+        );
+    }
+    for (stmt, opcode) in [
+        ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r2, %r3, %r4, %r5}, {%r6, %r7, %r8, %r9}, {%r10, %r11}, {%r2, %r3, %r4, %r5};", "mma.sync"),
+        ("cp.async.cg.shared.global [ %r2 + 0 ], [ %rd1 + 0 ], 0x10, %r3;", "cp.async.cg"),
+        ("cp.async.commit_group;", "cp.async.commit_group"),
+        ("cp.async.wait_group 0;", "cp.async.wait_group"),
+        ("mbarrier.init.shared::cta.b64 [%r2], 1;", "mbarrier.init"),
+        ("fence.proxy.async.shared::cta;", "fence.proxy.async"),
+        ("wgmma.fence.sync.aligned;", "wgmma.fence"),
+        ("wgmma.commit_group.sync.aligned;", "wgmma.commit_group"),
+    ] {
+        let text = triton_style(&format!("\tmov.b32 \t%r2, global_smem;\n\t{stmt}"));
+        let line = text.lines().position(|l| l.contains(stmt)).unwrap() + 1;
+        let err = std::panic::catch_unwind(|| Module::parse(&text).map(drop))
+            .unwrap_or_else(|_| panic!("{stmt}: panicked"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("line {line}:")) && err.contains(&format!("`{opcode}")), "{stmt}: {err}");
+    }
 }
 
 /// A module in Triton's style around `body`: one `.u64` pointer parameter in `%rd1`, the

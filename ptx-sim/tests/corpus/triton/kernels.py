@@ -206,6 +206,14 @@ def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.where(r > p, x / (1 - p), 0.0), mask=offs < n)
 
 
+@triton.jit
+def copy_pipelined(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in tl.range(0, n, BLOCK, num_stages=3):
+        acc += tl.load(x_ptr + i + tl.arange(0, BLOCK))
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
 KERNELS = [
     # (kernel, signature, constexprs, num_warps, integer arguments the launch keeps
     # divisible by 16); compiled as Triton's JIT compiles for 16-byte aligned tensors (the
@@ -235,7 +243,9 @@ KERNELS = [
     (argmax, {"x_ptr": "*fp32", "out_ptr": "*i32", "cols": "i32"}, {"BLOCK": 256}, 4),
     (gelu_bf16, {"x_ptr": "*bf16", "out_ptr": "*bf16", "n": "i32"}, {"BLOCK": 1024}, 4),
     (dropout, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "p": "fp32", "seed": "i32"}, {"BLOCK": 256}, 4),
+    # Not run by the simulator yet: tensor cores (ldmatrix, mma) and a pipelined loop (cp.async).
     (matmul, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}, {"BM": 16, "BN": 16, "BK": 16}, 1),
+    (copy_pipelined, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}, {"BLOCK": 256}, 4),
 ]
 
 
