@@ -21,6 +21,7 @@ use crate::program::{
 };
 use ptx_core::softfloat::Rnd;
 
+mod async_copy;
 mod cache;
 
 use cache::CacheQualifier;
@@ -684,6 +685,7 @@ impl Decoder {
             }
             "ld" | "st" => self.memory(s, p)?,
             "createpolicy" => self.create_policy(s, p)?,
+            "cp" => self.cp_async(s, p)?,
             "cvta" => {
                 // Generic addresses are global ones, or an offset in the local or shared
                 // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]).

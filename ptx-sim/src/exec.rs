@@ -19,6 +19,7 @@ use ptx_core::eval;
 use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, SpecialReg};
 
 use crate::approx::{self, Approx, ApproxOp};
+use crate::async_copy::{AsyncCopies, Copy};
 use crate::options::SimOptions;
 use crate::race::{rewrites, Conflict, Kind, RaceTracker};
 use ptx_core::softfloat::{self as float, Rnd, F32, F64};
@@ -340,6 +341,30 @@ fn store_elsewhere(
     Ok(())
 }
 
+/// Lands copy `c` of thread `thread` ([`crate::async_copy`]): reads its source (a global
+/// load to the race checker) and stores to shared memory (a store by the thread).
+fn land(
+    c: Copy,
+    shared: &mut [u8],
+    race: &mut RaceTracker,
+    g: &mut GlobalView<'_>,
+    thread: u32,
+) -> Result<(), Cause> {
+    let (size, read) = (c.size as usize, c.src_size as u64);
+    let mut bytes = [0u8; 16];
+    if read > 0 {
+        let (a, o) = g.resolve(c.src, read, 1).ok_or(Cause::Fault(c.src))?;
+        race.touch_global(Kind::Load, thread, c.src, read).map_err(Cause::Race)?;
+        for (i, b) in bytes[..read as usize].iter_mut().enumerate() {
+            *b = a.load(o + i as u64, 1) as u8;
+        }
+    }
+    let held = (0..size).map(|i| (shared[c.dst + i] as u64, bytes[i] as u64));
+    race.store(thread, c.dst, size, rewrites(1, held)).map_err(Cause::Race)?;
+    shared[c.dst..c.dst + size].copy_from_slice(&bytes[..size]);
+    Ok(())
+}
+
 /// Runs one thread from `*pc` until it exits or reaches a sync point. On `Shfl` the pc
 /// stays at the `shfl` (the block performs it); on `Barrier` it is past the `bar.sync`.
 #[allow(clippy::too_many_arguments)]
@@ -352,6 +377,7 @@ fn run_thread(
     race: &mut RaceTracker,
     local: &mut [u8],
     g: &mut GlobalView<'_>,
+    copies: &mut AsyncCopies,
     count: &mut u64,
     printed: &mut String,
     limit: u64,
@@ -397,6 +423,16 @@ fn run_thread(
             *count += n - 1;
             return Err(Trap { pc: pc - 1, cause: Cause::Fault($addr) });
         }};
+    }
+    // Lands the copies `cp.async.wait_group` waits for, or stops the thread.
+    macro_rules! wait_copies {
+        ($groups:expr) => {
+            if let Err(cause) = copies.wait($groups, |c| land(c, shared, race, g, env.linear)) {
+                *pc_io = (pc - 1) as u32;
+                *count += n - 1;
+                return Err(Trap { pc: pc - 1, cause });
+            }
+        };
     }
     loop {
         let op = &code[pc];
@@ -516,6 +552,26 @@ fn run_thread(
                 *pc_io = (pc - 1) as u32;
                 *count += n;
                 return Err(Trap { pc: pc - 1, cause: Cause::Trapped });
+            }
+            Op::CpAsync { dst, doff, src, soff, size, src_size } => {
+                let d = r!(dst).wrapping_add(doff as i64 as u64);
+                let s = r!(src).wrapping_add(soff as i64 as u64);
+                let read = r!(src_size);
+                let Some(at) = shared_at(shared.len(), d, size as u64, size as u64) else { trap!(d) };
+                // Both addresses aligned to the copy's size; the source readable for the
+                // bytes read (none: any address), which may not exceed the copy.
+                if read > size as u64
+                    || (read > 0 && (s % size as u64 != 0 || g.resolve(s, read, 1).is_none()))
+                {
+                    trap!(s)
+                }
+                copies.issue(at, s, size, read as u8);
+            }
+            Op::CpAsyncCommit => copies.commit(),
+            Op::CpAsyncWait { n: groups } => wait_copies!(groups),
+            Op::CpAsyncWaitAll => {
+                copies.commit();
+                wait_copies!(0)
             }
             Op::LdG32 { d, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
@@ -747,6 +803,9 @@ struct BlockRunner<'k> {
     local: Vec<u8>,
     /// The current block's `printf` output.
     printed: String,
+    /// Each thread's `cp.async` copies in flight (one, reused, when threads run one at a
+    /// time).
+    copies: Vec<AsyncCopies>,
     /// The launch's options (the step budget per thread among them), and what each thread
     /// of the block has run so far.
     options: SimOptions,
@@ -829,10 +888,13 @@ impl<'k> BlockRunner<'k> {
         let lb = k.local_bytes as usize;
         self.local.clear();
         self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
+        self.copies.resize(if self.has_sync { nt } else { 1 }, AsyncCopies::default());
+        self.copies.iter_mut().for_each(AsyncCopies::clear);
         if !self.has_sync {
             self.regs.resize(ns, 0);
             for t in 0..nt {
                 self.regs.copy_from_slice(template);
+                self.copies[0].clear();
                 let env = self.env(t, ctaid);
                 let mut pc = 0u32;
                 // One thread at a time: they share one local buffer, cleared for each (a
@@ -850,6 +912,7 @@ impl<'k> BlockRunner<'k> {
                     &mut self.race,
                     local,
                     g,
+                    &mut self.copies[0],
                     &mut count,
                     &mut self.printed,
                     self.options.step_budget,
@@ -891,6 +954,7 @@ impl<'k> BlockRunner<'k> {
                     &mut self.race,
                     local,
                     g,
+                    &mut self.copies[t],
                     &mut count,
                     &mut self.printed,
                     limit,
@@ -1317,6 +1381,7 @@ pub fn launch_with(
             race: RaceTracker::default(),
             local: Vec::new(),
             printed: String::new(),
+            copies: Vec::new(),
             options: *options,
             spent: Vec::new(),
         };

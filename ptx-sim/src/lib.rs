@@ -1,7 +1,8 @@
 //! # ptx-sim
 //!
-//! A CPU simulator for the PTX text that `ptx_core::print` emits, and for what NVRTC writes
-//! for kernels typical of real code (the corpus in `tests/corpus/`). [`Module::parse`] reads
+//! A CPU simulator for the PTX text that `ptx_core::print` emits, and for what NVRTC and
+//! OpenAI Triton write for kernels typical of real code (the corpus in `tests/corpus/`,
+//! Triton's in `tests/corpus/triton/`). [`Module::parse`] reads
 //! the text into a compact decoded form (registers as indices into a flat per-thread
 //! register file, labels resolved, immediates decoded); [`launch`] executes a whole grid
 //! on the CPU against a simulated global [`Memory`].
@@ -24,7 +25,8 @@
 //!   storing, is [`SimError::Race`] (global memory too with
 //!   [`SimOptions::global_race_check`]);
 //! - each thread has its own `.local` memory, generic addresses reach local, shared and
-//!   global memory, module `.global`/`.const` variables persist per [`Memory`], and
+//!   global memory, module `.global`/`.const` variables persist per [`Memory`],
+//!   `cp.async` copies land at the `cp.async.wait_group` that covers them, and
 //!   `printf` (`vprintf`) output is returned in [`LaunchStats::printed`];
 //! - any opcode, modifier or directive it does not implement is
 //!   [`SimError::Unsupported`], never skipped; a kernel that uses one is left out of its
@@ -60,6 +62,7 @@
 #![warn(missing_docs)]
 
 mod approx;
+mod async_copy;
 mod bits;
 mod comments;
 mod decode;

@@ -263,6 +263,24 @@ pub(crate) enum Op {
         t: u32,
     },
     Ret,
+    /// `cp.async` ([`crate::async_copy`]): `size` bytes to shared `dst + doff`, the first
+    /// `src_size` (a register's value) of them from global `src + soff`, zeros after.
+    CpAsync {
+        dst: R,
+        doff: i32,
+        src: R,
+        soff: i32,
+        size: u8,
+        src_size: R,
+    },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`.
+    CpAsyncWait {
+        n: u32,
+    },
+    /// `cp.async.wait_all`: a commit, then a wait for every group.
+    CpAsyncWaitAll,
     /// `trap`: the thread stops the launch with [`crate::SimError::Trap`] (also what a call
     /// beyond the recursion limit becomes).
     Trap,
