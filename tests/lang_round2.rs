@@ -1023,3 +1023,66 @@ fn clamp_with_crossed_bounds_from_buffers_is_a_kernel_panic() {
     assert_eq!(kernel, "bad_clamp");
     assert!(location.contains("lang_round2.rs"), "{location}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Signatures Rust allows
+
+/// `mut` scalar parameters, a unit return type, raw identifiers, a `'static` slice, nested
+/// tuple patterns and literals typed by where they go.
+#[ptx_kernel]
+fn signatures(mut n: u32, r#type: i32, x: &'static [u64], out: &mut [u64]) -> () {
+    n += 1;
+    n *= 3;
+    let r#loop = r#type - 1;
+    let (a, (b, c)) = (1u64, (n as u64, r#loop as u64));
+    let t: (u64, f32) = (4, 5.5);
+    let ((d, _), e) = ((a, b), t.1);
+    out[0] = a + b + c + d + e as u64;
+    out[1] = 1 << 63;
+    let big = 3_000_000_000;
+    out[2] = big;
+    out[3] = x[0] | x.len() as u64;
+    let mut m = 0;
+    while n > 10 {
+        n -= 10;
+        m += 1;
+    }
+    out[4] = m * 100 + n as u64;
+}
+
+#[test]
+fn mut_parameters_unit_returns_and_raw_identifiers_mean_what_rust_says() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[0x100u64, 7])?;
+    for (n, ty) in [(0u32, 0i32), (41, -5), (u32::MAX, i32::MIN)] {
+        let mut out: DeviceBuffer<u64> = dev.zeroed(5)?;
+        Signatures::new().launch(&dev, LaunchConfig::linear(1, 1), n, ty, &x, &mut out)?;
+        let n1 = n.wrapping_add(1).wrapping_mul(3);
+        let want0 = 1u64.wrapping_add(n1 as u64).wrapping_add(ty.wrapping_sub(1) as u64).wrapping_add(1 + 5);
+        let (mut left, mut loops) = (n1, 0u64);
+        while left > 10 {
+            left -= 10;
+            loops += 1;
+        }
+        assert_eq!(
+            out.to_vec()?,
+            [want0, 1 << 63, 3_000_000_000, 0x102, loops * 100 + left as u64],
+            "n = {n}"
+        );
+    }
+    Ok(())
+}
+
+#[ptx_kernel]
+fn no_parameters() {
+    let i = thread_idx().x;
+    let _ = i + 1;
+}
+
+#[test]
+fn a_kernel_without_parameters_launches() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    NoParameters::new().launch(&dev, LaunchConfig::linear(2, 32))?;
+    assert!(NoParameters::new().ptx().contains(".entry no_parameters"));
+    Ok(())
+}

@@ -168,6 +168,9 @@ pub struct Param {
     pub name: Ident,
     /// What kind of parameter it is.
     pub kind: ParamKind,
+    /// Whether it is declared `mut` (runtime scalars only): the body may assign it, as a
+    /// local initialised with the argument.
+    pub mutable: bool,
 }
 
 /// The kinds of kernel parameters.

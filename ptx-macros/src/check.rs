@@ -81,6 +81,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
                 Sp::of(&p.name),
                 format!("identifier `{}` is bound more than once in the parameter list", p.name),
             );
+            continue;
         }
         check_param(p, c.errors);
         let (ty, comptime) = match p.kind {
@@ -88,7 +89,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
             ParamKind::Comptime(s) => (Ty::Scalar(s), true),
             ParamKind::Slice { elem, mutable } => (Ty::Slice { elem, mutable }, false),
         };
-        c.bind(&p.name, ty, false, comptime);
+        c.bind(&p.name, ty, p.mutable, comptime);
     }
     let body_ty = c.block(&kernel.body);
     if let Err((a, _)) = c.infer.unify(&body_ty, &Ty::unit()) {
@@ -916,6 +917,8 @@ impl Checker<'_> {
                 }
                 Some(elem)
             }
+            // Already reported where its type went wrong.
+            Some(Binding { ty: Ty::Error, .. }) => None,
             Some(b) => {
                 let msg = format!(
                     "cannot index `{name}` of type `{}`: only slice parameters and shared arrays can be indexed",
@@ -986,6 +989,9 @@ impl Checker<'_> {
                     Some(b) => {
                         let hint = match b.ty {
                             Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
+                            _ if b.id < self.param_count && !b.comptime => {
+                                format!("; it is a parameter: declare it `mut {name}` in the parameter list")
+                            }
                             _ if b.id < self.param_count => {
                                 format!("; it is a parameter: copy it into a variable, `let mut {name} = {name};`")
                             }

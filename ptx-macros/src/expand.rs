@@ -59,7 +59,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     let krate = &options.krate;
     let p = quote!(#krate::__private);
     let k = ctx();
-    let name_str = kernel.name.to_string().trim_start_matches("r#").to_string();
+    let name_str = unraw(&kernel.name);
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
@@ -73,7 +73,7 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
     let mut lengths = Vec::new();
     for (index, param) in kernel.params.iter().enumerate() {
         let n = &param.name;
-        let n_str = n.to_string();
+        let n_str = unraw(n);
         match param.kind {
             ParamKind::Comptime(s) => {
                 let t = host_type(s);
@@ -257,4 +257,10 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
             }
         }
     }
+}
+
+/// An identifier as PTX and the runtime's errors name it: without the `r#` of a raw
+/// identifier (`r#type` is the parameter `type`).
+fn unraw(name: &proc_macro2::Ident) -> String {
+    name.to_string().trim_start_matches("r#").to_string()
 }

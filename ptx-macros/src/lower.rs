@@ -35,6 +35,11 @@ struct LoopLabels {
 pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> TokenStream {
     let mut l =
         Lowerer { checked, krate, out: Vec::new(), next_tmp: 0, loops: Vec::new(), proven: Vec::new() };
+    let k = ctx();
+    for p in kernel.params.iter().filter(|p| p.mutable) {
+        let n = &p.name;
+        l.emit(quote!(let #n = #k.mutable_var(#n);));
+    }
     for s in &kernel.body.stmts {
         l.stmt(s);
     }

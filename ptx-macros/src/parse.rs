@@ -115,7 +115,12 @@ impl Parser<'_> {
             self.err(v, "kernels cannot be variadic");
         }
         if let ReturnType::Type(_, ty) = &sig.output {
-            self.err(ty, "kernels return nothing: remove the return type and write results into a `&mut [T]` parameter");
+            if !is_unit(ty) {
+                self.err(
+                    ty,
+                    "kernels return nothing: remove the return type and write results into a `&mut [T]` parameter",
+                );
+            }
         }
     }
 
@@ -150,15 +155,16 @@ impl Parser<'_> {
                 self.err(a, "the only attribute a kernel parameter takes is `#[comptime]`");
             }
         }
-        let name = match &*pt.pat {
+        let (name, mutability) = match &*pt.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                if pi.mutability.is_some() {
-                    self.err(
-                        &pi.mutability,
-                        "parameters cannot be `mut`: copy it into a local instead (`let mut x = x;`)",
-                    );
-                }
-                pi.ident.clone()
+                (pi.ident.clone(), pi.mutability)
+            }
+            syn::Pat::Wild(w) => {
+                self.err(
+                    w,
+                    "a kernel parameter needs a name (it names the argument of `launch`): write `_unused: T`",
+                );
+                return None;
             }
             other => {
                 self.err(other, "a kernel parameter must be a plain name (`x: &[f32]`), not a pattern");
@@ -166,7 +172,22 @@ impl Parser<'_> {
             }
         };
         let kind = self.param_type(&pt.ty, comptime)?;
-        Some(Param { name, kind })
+        if let Some(m) = &mutability {
+            match kind {
+                ParamKind::Slice { .. } => self.err(
+                    m,
+                    "a slice parameter cannot be `mut`: remove it (`&mut [T]` is what lets the kernel write \
+                     the elements)",
+                ),
+                ParamKind::Comptime(_) => self.err(
+                    m,
+                    "a `#[comptime]` parameter cannot be `mut`: copy it into a local to change it \
+                     (`let mut x = x;`)",
+                ),
+                ParamKind::Scalar(_) => {}
+            }
+        }
+        Some(Param { name, kind, mutable: mutability.is_some() && matches!(kind, ParamKind::Scalar(_)) })
     }
 
     fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
@@ -542,12 +563,13 @@ impl Parser<'_> {
                 ExprKind::Block(self.block(&b.block))
             }
             syn::Expr::While(w) => {
-                if let syn::Expr::Let(l) = &*w.cond {
-                    self.err(l, "`while let` is not supported in kernels; use `while cond`");
-                }
+                let cond = match &*w.cond {
+                    syn::Expr::Let(_) => self.unsupported(&w.cond, "`while let` is not supported in kernels; use `while cond`"),
+                    cond => self.expr(cond),
+                };
                 ExprKind::While {
                     label: w.label.as_ref().map(|l| l.name.clone()),
-                    cond: Box::new(self.expr(&w.cond)),
+                    cond: Box::new(cond),
                     body: self.block(&w.body),
                 }
             }
@@ -1264,5 +1286,15 @@ mod tests {
         for (stmt, want) in cases {
             assert_eq!(source_text(&stmt), want);
         }
+    }
+}
+
+/// Whether `ty` is `()` (in parentheses or a macro's invisible group too).
+fn is_unit(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Tuple(t) => t.elems.is_empty(),
+        syn::Type::Paren(p) => is_unit(&p.elem),
+        syn::Type::Group(g) => is_unit(&g.elem),
+        _ => false,
     }
 }
