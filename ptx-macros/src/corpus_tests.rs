@@ -189,7 +189,12 @@ fn ui_failures_give_the_reviewed_errors() {
     assert!(cases.len() >= 50, "expected the ui cases, found {}", cases.len());
     let mut wrong = Vec::new();
     for case in &cases {
-        let kernels = kernels_in(case, &read(case)).kernels;
+        let found = kernels_in(case, &read(case));
+        if found.kernels.is_empty() && found.in_templates > 0 {
+            // Kernels stamped out by `macro_rules!` exist only once expanded: trybuild checks them.
+            continue;
+        }
+        let kernels = found.kernels;
         assert!(!kernels.is_empty(), "{}: no #[ptx_kernel] item", case.display());
         let mut got = Vec::new();
         for k in kernels {
