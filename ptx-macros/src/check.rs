@@ -591,6 +591,18 @@ impl Checker<'_> {
                 }
                 (Ty::Scalar(*ty), self.comptime[args[0].id])
             }
+            ExprKind::TypeCall { ty, func, args } if method_signature(*ty, &func.to_string()).is_none() => {
+                for a in args {
+                    self.expr(a);
+                }
+                let msg = format!(
+                    "no function `{0}::{func}` in kernels; `{0}::` calls its methods, which are: {1}",
+                    ty.name(),
+                    methods_help(*ty)
+                );
+                self.errors.at(Sp::of(func), msg);
+                (Ty::Error, false)
+            }
             ExprKind::TypeCall { ty, func, args } => {
                 let Some((first, rest)) = args.split_first() else {
                     self.errors.at(e.span, format!("`{}::{func}()` is not supported in kernels", ty.name()));
@@ -1197,17 +1209,17 @@ impl Checker<'_> {
             }
         };
         let Some(sig) = method_signature(scalar, &name) else {
-            let list = if scalar.is_float() {
-                FLOAT_METHODS_HELP
-            } else if scalar.is_half() {
-                "to_f32 to_f64 (half-precision values are a storage type)"
+            let msg = if name == "into" {
+                "`into` is not supported in kernels: name the target type, `T::from(x)` (or `x as T`)"
+                    .to_string()
             } else {
-                INT_METHODS_HELP
+                format!(
+                    "no method `{name}` on `{}` in kernels; supported: {}",
+                    scalar.name(),
+                    methods_help(scalar)
+                )
             };
-            self.errors.at(
-                Sp::of(method),
-                format!("no method `{name}` on `{}` in kernels; supported: {list}", scalar.name()),
-            );
+            self.errors.at(Sp::of(method), msg);
             return (Ty::Error, false);
         };
         if sig.f32_only && scalar != Scalar::F32 {
@@ -1264,6 +1276,19 @@ const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp e
      is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
     "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg count_ones leading_zeros trailing_zeros";
+
+/// The list of `scalar`'s methods that an error about an unknown one shows.
+fn methods_help(scalar: Scalar) -> &'static str {
+    if scalar.is_float() {
+        FLOAT_METHODS_HELP
+    } else if scalar.is_half() {
+        "to_f32 to_f64 (half-precision values are a storage type)"
+    } else if scalar.is_int() {
+        INT_METHODS_HELP
+    } else {
+        "none (use `!`, `&`, `|`, `^`, or `as u32`)"
+    }
+}
 
 /// The methods of the language, by receiver type and name.
 fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
