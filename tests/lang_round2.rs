@@ -1086,3 +1086,102 @@ fn a_kernel_without_parameters_launches() -> ptx_dsl::runtime::Result<()> {
     assert!(NoParameters::new().ptx().contains(".entry no_parameters"));
     Ok(())
 }
+
+/// Parameters named like the generated code's own bindings (`x_len` beside `x`, `__k`,
+/// `device`, `config`) stay the user's.
+#[ptx_kernel]
+fn colliding_names(x: &[u32], x_len: u32, __k: u32, device: u32, config: u32, out: &mut [u32]) {
+    let i = global_idx().x as usize;
+    if i < x.len() {
+        out[i] = x[i] + x_len * 1000 + __k * 100 + device * 10 + config + x.len() as u32 * 10000;
+    }
+}
+
+#[test]
+fn parameters_named_like_generated_bindings_keep_their_values() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1u32, 2, 3])?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(3)?;
+    CollidingNames::new().launch(&dev, LaunchConfig::linear(1, 32), &x, 7, 5, 3, 2, &mut out)?;
+    assert_eq!(out.to_vec()?, [37533, 37534, 37535]);
+    Ok(())
+}
+
+/// `gpu_print!` of narrow and 64-bit integers at their limits and of booleans.
+#[ptx_kernel]
+fn print_narrow(a: &[i64]) {
+    let t = thread_idx().x as usize;
+    let v = a[t];
+    gpu_print!(
+        "{} {} {} {} {} {} {} {}",
+        v as i8,
+        v as u8,
+        v as i16,
+        v as u16,
+        v as i32,
+        v as u32,
+        v,
+        v as u64
+    );
+    gpu_print!("{} {} {}", v < 0, v as usize, v as isize);
+}
+
+#[test]
+fn gpu_print_shows_narrow_and_wide_integers_as_rust_does() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let xs = [-1i64, i64::MIN, i64::MAX, -128, 255, 0x1_8000_8080, -32769];
+    let report =
+        PrintNarrow::new().launch(&dev, LaunchConfig::linear(1, xs.len() as u32), &dev.upload(&xs)?)?;
+    let mut want = String::new();
+    for v in xs {
+        want += &format!(
+            "{} {} {} {} {} {} {} {}\n",
+            v as i8, v as u8, v as i16, v as u16, v as i32, v as u32, v, v as u64
+        );
+    }
+    for v in xs {
+        want += &format!("{} {} {}\n", v < 0, v as usize, v as isize);
+    }
+    let mut got: Vec<&str> = report.printed.lines().collect();
+    let mut lines: Vec<&str> = want.lines().collect();
+    got.sort_unstable();
+    lines.sort_unstable();
+    assert_eq!(got, lines);
+    Ok(())
+}
+
+/// A `return` inside an unrolled loop, and constants through `std::f32::consts` paths.
+#[ptx_kernel]
+fn unrolled_return(x: &[f32], out: &mut [f32]) {
+    let i = global_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    out[i] = std::f32::consts::PI;
+    #[unroll]
+    for j in 0..4u32 {
+        if x[i] < j as f32 {
+            out[i] = core::f32::consts::E * j as f32;
+            return;
+        }
+    }
+    out[i] = -x[i];
+}
+
+#[test]
+fn a_return_inside_an_unrolled_loop_leaves_the_kernel() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let xs = [-1.0f32, 0.5, 1.5, 2.0, 3.5, 9.0, f32::NAN];
+    let mut out: DeviceBuffer<f32> = dev.zeroed(xs.len())?;
+    UnrolledReturn::new().launch(&dev, LaunchConfig::linear(1, 32), &dev.upload(&xs)?, &mut out)?;
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|&x| match (0..4u32).find(|&j| x < j as f32) {
+            Some(j) => std::f32::consts::E * j as f32,
+            None => -x,
+        })
+        .collect();
+    let got = out.to_vec()?;
+    assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "{got:?} vs {want:?}");
+    Ok(())
+}
