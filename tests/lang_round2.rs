@@ -1185,3 +1185,117 @@ fn a_return_inside_an_unrolled_loop_leaves_the_kernel() -> ptx_dsl::runtime::Res
     assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "{got:?} vs {want:?}");
     Ok(())
 }
+
+/// `if` values picked without a branch (arms of variables, negations and complements) on
+/// narrow types: the picked negation or complement still wraps to the type's width.
+#[ptx_kernel]
+fn narrow_picks(a: &[u32], out: &mut [i32]) {
+    let i = global_idx().x as usize;
+    if i < a.len() {
+        let x = a[i];
+        let c = x & 0x100 != 0;
+        let (b, s, h, g) = (x as u8, x as i8, x as u16, x as i16);
+        let o = 8 * i;
+        let pb = if c { !b } else { b };
+        let ps = if c { -s } else { !s };
+        let ph = if c { !h } else { h };
+        let pg = if c { -g } else { !g };
+        out[o] = pb as i32;
+        out[o + 1] = ps as i32;
+        out[o + 2] = ph as i32;
+        out[o + 3] = pg as i32;
+        out[o + 4] =
+            (pb > 200) as i32 + 2 * (ps < -100) as i32 + 4 * (ph > 60000) as i32 + 8 * (pg < 0) as i32;
+        let (q, r) = if c { (-s, !b) } else { (!s, -(b as i8) as u8) };
+        out[o + 5] = q as i32 * 1000 + r as i32;
+        out[o + 6] = (ps as f32 + pg as f32) as i32;
+        out[o + 7] = (pb as u64 + ph as u64 * 256) as i32;
+    }
+}
+
+fn narrow_picks_host(x: u32) -> [i32; 8] {
+    let c = x & 0x100 != 0;
+    let (b, s, h, g) = (x as u8, x as i8, x as u16, x as i16);
+    let pb = if c { !b } else { b };
+    let ps = if c { s.wrapping_neg() } else { !s };
+    let ph = if c { !h } else { h };
+    let pg = if c { g.wrapping_neg() } else { !g };
+    let (q, r) = if c { (s.wrapping_neg(), !b) } else { (!s, (b as i8).wrapping_neg() as u8) };
+    [
+        pb as i32,
+        ps as i32,
+        ph as i32,
+        pg as i32,
+        (pb > 200) as i32 + 2 * (ps < -100) as i32 + 4 * (ph > 60000) as i32 + 8 * (pg < 0) as i32,
+        q as i32 * 1000 + r as i32,
+        (ps as f32 + pg as f32) as i32,
+        (pb as u64 + ph as u64 * 256) as i32,
+    ]
+}
+
+#[test]
+fn picked_negations_and_complements_of_narrow_values_wrap() -> ptx_dsl::runtime::Result<()> {
+    let mut xs = u32_inputs("narrow_picks", 300);
+    xs.extend([0x80, 0x180, 0x8000, 0x18000, 0x1ff, 0xff, 0x100, 0x17f]);
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<i32> = dev.zeroed(8 * xs.len())?;
+    NarrowPicks::new().launch(&dev, LaunchConfig::for_elements(xs.len(), 64), &dev.upload(&xs)?, &mut out)?;
+    for (x, got) in xs.iter().zip(out.to_vec()?.chunks(8)) {
+        assert_eq!(got, narrow_picks_host(*x), "x = {x:#x}");
+    }
+    Ok(())
+}
+
+/// A negative narrow index is out of range, reported with its negative value.
+#[ptx_kernel]
+fn signed_narrow_index(x: &[f32], k: &[i8], out: &mut [f32]) {
+    let i = global_idx().x as usize;
+    if i < k.len() {
+        out[i] = x[k[i]];
+    }
+}
+
+#[test]
+fn a_negative_i8_index_is_reported_as_negative() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 3.0])?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(3)?;
+    let launch = LaunchConfig::linear(1, 32);
+    SignedNarrowIndex::new().launch(&dev, launch, &x, &dev.upload(&[2i8, 0, 1])?, &mut out)?;
+    assert_eq!(out.to_vec()?, [3.0, 1.0, 2.0]);
+    let err = SignedNarrowIndex::new()
+        .launch(&dev, launch, &x, &dev.upload(&[0i8, -128, 1])?, &mut out)
+        .unwrap_err();
+    let Error::OutOfBounds { kernel, param, index, len, .. } = &err else {
+        panic!("expected OutOfBounds: {err}")
+    };
+    assert_eq!(
+        (kernel.as_str(), param.as_str(), *index, *len),
+        ("signed_narrow_index", "x", -128, 3),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[ptx_kernel]
+fn copy_first(x: &[f32], out: &mut [f32]) {
+    out[0] = x[0];
+}
+
+#[test]
+fn bad_launch_shapes_and_empty_buffers_are_errors_not_panics() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let empty = dev.upload::<f32>(&[])?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(1)?;
+    let err = CopyFirst::new().launch(&dev, LaunchConfig::linear(1, 1), &empty, &mut out).unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *index, *len), ("x", 0, 0), "{err}");
+    let x = dev.upload(&[4.0f32])?;
+    for config in [LaunchConfig::linear(1, 0), LaunchConfig::linear(0, 32), LaunchConfig::linear(1, 2048)] {
+        let err = CopyFirst::new().launch(&dev, config, &x, &mut out).unwrap_err();
+        assert!(err.to_string().contains("config") || err.to_string().contains("block"), "{config:?}: {err}");
+    }
+    CopyFirst::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out)?;
+    assert_eq!(out.to_vec()?, [4.0]);
+    Ok(())
+}
