@@ -47,6 +47,8 @@ struct Binding {
 struct Loop {
     label: Option<String>,
     unrolled: bool,
+    /// Whether a `break` with a value (an error) leaves it: its value is then unknown, not `()`.
+    valued: bool,
 }
 
 /// Checks the whole kernel; errors go to `errors`.
@@ -705,8 +707,8 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::Loop { label, body } => {
-                self.loop_body(label, false, body);
-                (Ty::unit(), false)
+                let valued = self.loop_body(label, false, body);
+                (if valued { Ty::Error } else { Ty::unit() }, false)
             }
             ExprKind::For { label, var, range, body, unroll } => {
                 let s = self.expr(&range.start);
@@ -741,11 +743,14 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::Break { label, value } => {
+                let target = self.jump_target(e.span, "break", label);
                 if let Some(v) = value {
                     self.expr(v);
                     self.errors.at(v.span, "`break` with a value is not supported in kernels: assign to a `let mut` before the loop");
+                    if let Some(t) = target {
+                        self.loops[t].valued = true;
+                    }
                 }
-                self.jump_target(e.span, "break", label);
                 (Ty::Never, false)
             }
             ExprKind::Continue { label } => {
@@ -878,8 +883,9 @@ impl Checker<'_> {
         }
     }
 
-    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) {
-        self.loops.push(Loop { label: label.as_ref().map(|l| l.ident.to_string()), unrolled });
+    /// Checks a loop's body; whether a `break` with a value leaves the loop.
+    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) -> bool {
+        self.loops.push(Loop { label: label.as_ref().map(|l| l.ident.to_string()), unrolled, valued: false });
         let t = self.block(body);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
@@ -887,30 +893,33 @@ impl Checker<'_> {
                 format!("a loop body has type `()`, but this gives `{}`: end it with `;`", self.show(&t));
             self.errors.at(sp, msg);
         }
-        self.loops.pop();
+        self.loops.pop().is_some_and(|lp| lp.valued)
     }
 
-    fn jump_target(&mut self, sp: Sp, what: &str, label: &Option<syn::Lifetime>) {
+    /// The loop (an index into `loops`) that a `break`/`continue` at `sp` leaves, with an error
+    /// where there is none or it is unrolled.
+    fn jump_target(&mut self, sp: Sp, what: &str, label: &Option<syn::Lifetime>) -> Option<usize> {
         let target = match label {
-            None => self.loops.last(),
+            None => self.loops.len().checked_sub(1),
             Some(l) => {
                 let name = l.ident.to_string();
-                let found = self.loops.iter().rev().find(|lp| lp.label.as_deref() == Some(&name));
+                let found = self.loops.iter().rposition(|lp| lp.label.as_deref() == Some(&name));
                 if found.is_none() {
                     self.errors.at(sp, format!("use of undeclared label `{l}`"));
-                    return;
+                    return None;
                 }
                 found
             }
         };
         match target {
             None => self.errors.at(sp, format!("`{what}` outside of a loop")),
-            Some(lp) if lp.unrolled => self.errors.at(
+            Some(t) if self.loops[t].unrolled => self.errors.at(
                 sp,
                 format!("`{what}` is not supported in an `#[unroll]` loop: its iterations are laid out while the kernel is built"),
             ),
             Some(_) => {}
         }
+        target
     }
 
     /// The element type of slice parameter `name`; `store` requires `&mut`.
