@@ -1264,6 +1264,16 @@ fn write_tokens(tokens: TokenStream, out: &mut String, top: bool) -> bool {
     true
 }
 
+/// Whether `ty` is `()` (in parentheses or a macro's invisible group too).
+fn is_unit(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Tuple(t) => t.elems.is_empty(),
+        syn::Type::Paren(p) => is_unit(&p.elem),
+        syn::Type::Group(g) => is_unit(&g.elem),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::source_text;
@@ -1286,15 +1296,5 @@ mod tests {
         for (stmt, want) in cases {
             assert_eq!(source_text(&stmt), want);
         }
-    }
-}
-
-/// Whether `ty` is `()` (in parentheses or a macro's invisible group too).
-fn is_unit(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Tuple(t) => t.elems.is_empty(),
-        syn::Type::Paren(p) => is_unit(&p.elem),
-        syn::Type::Group(g) => is_unit(&g.elem),
-        _ => false,
     }
 }
