@@ -1299,3 +1299,52 @@ fn bad_launch_shapes_and_empty_buffers_are_errors_not_panics() -> ptx_dsl::runti
     assert_eq!(out.to_vec()?, [4.0]);
     Ok(())
 }
+
+/// Guards that look like bounds proofs but are one short: each access must stay checked.
+#[ptx_kernel]
+fn almost_proven(x: &[u32], out: &mut [u32], which: u32) {
+    let n = x.len();
+    let mut s = 0u32;
+    if which == 0 {
+        for j in 0..=n {
+            s += x[j];
+        }
+    } else if which == 1 {
+        for j in (0..n + 1).step_by(2) {
+            s += x[j];
+        }
+    } else if which == 2 {
+        let i = n;
+        if i <= x.len() {
+            s += x[i];
+        }
+    } else if which == 3 {
+        let i = n;
+        if i > x.len() {
+            return;
+        }
+        s += x[i];
+    } else {
+        let i = n;
+        if i < x.len() || which == 4 {
+            s += x[i];
+        }
+    }
+    out[0] = s;
+}
+
+#[test]
+fn guards_one_past_the_end_keep_their_bounds_checks() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1u32, 2, 3, 4])?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(1)?;
+    for which in 0..5 {
+        let err =
+            AlmostProven::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out, which).unwrap_err();
+        let Error::OutOfBounds { param, index, len, .. } = &err else {
+            panic!("{which}: expected OutOfBounds: {err}")
+        };
+        assert_eq!((param.as_str(), *index, *len), ("x", 4, 4), "{which}: {err}");
+    }
+    Ok(())
+}
