@@ -484,6 +484,13 @@ impl Decoder {
         })
     }
 
+    /// A source operand of type `ty` whose register, if it is one, [`Self::check_operand`]
+    /// accepts for that type.
+    fn checked_src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
+        self.check_operand(tok, ty)?;
+        self.src(tok, ty)
+    }
+
     /// A source operand of type `ty`: register, shared-array name, or immediate.
     fn src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
         if tok.starts_with('%') {

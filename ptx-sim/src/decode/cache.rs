@@ -42,8 +42,7 @@ impl Decoder {
     /// Checks the cache-policy operand `tok` of a `.L2::cache_hint` access: a `.b64`
     /// register or immediate. Nothing runs for it.
     pub(super) fn cache_policy_operand(&mut self, tok: &str) -> Result<(), SimError> {
-        self.check_operand(tok, PtxType::B64)?;
-        self.src(tok, PtxType::B64).map(drop)
+        self.checked_src(tok, PtxType::B64).map(drop)
     }
 
     /// `createpolicy.fractional`, `.range` and `.cvt`: the destination gets an opaque
@@ -91,8 +90,7 @@ impl Decoder {
                 self.expect_ops(s, 4)?;
                 self.address(&o[1], MemSpace::Global)?;
                 for tok in &o[2..] {
-                    self.check_operand(tok, PtxType::B32)?;
-                    self.src(tok, PtxType::B32)?;
+                    self.checked_src(tok, PtxType::B32)?;
                 }
                 1.0f32.to_bits()
             }
