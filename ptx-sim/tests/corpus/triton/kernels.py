@@ -1,6 +1,6 @@
 """Triton kernels whose PTX (compiled for sm_80, no GPU needed) is in this folder.
 
-Regenerate with `python kernels.py` (Triton 3.5, CPython 3.11): each kernel below is
+Regenerate with `python kernels.py` (Triton 3.9, CPython 3.11): each kernel below is
 compiled with `triton.compile` for `GPUTarget("cuda", 80, 32)` and its PTX written to
 `<name>.ptx`, with the launch metadata (warps, shared memory bytes) in the first lines.
 `tests/triton_dialect.rs` runs them on the simulator against f64 references.
@@ -249,6 +249,13 @@ KERNELS = [
 ]
 
 
+def portable(ptx, here):
+    """The PTX with its `.file` paths relative to this folder and to Triton's package
+    directory, so that the checked-in text names no path of the machine that made it."""
+    packages = os.path.dirname(os.path.dirname(os.path.abspath(triton.__file__)))
+    return ptx.replace(here + os.sep, "").replace(packages + os.sep, "")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     target = GPUTarget("cuda", 80, 32)
@@ -264,7 +271,7 @@ def main():
         header = (f"// Triton {triton.__version__}: {fn.__name__} from kernels.py, sm_80, "
                   f"num_warps={meta.num_warps} shared={meta.shared} aligned={aligned} divisible_by_16={div16 if aligned else []} constexprs={consts}\n")
         with open(os.path.join(here, f"{fn.__name__}{suffix}.ptx"), "w") as f:
-            f.write(header + compiled.asm["ptx"])
+            f.write(header + portable(compiled.asm["ptx"], here))
         print(fn.__name__, suffix, meta.num_warps, meta.shared)
 
 
