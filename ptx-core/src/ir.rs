@@ -1001,6 +1001,7 @@ impl Instr {
     }
 
     /// Calls `f` on each register this instruction writes.
+    #[inline]
     pub fn visit_defs(&self, mut f: impl FnMut(VReg)) {
         match self {
             Instr::Mov { dst, .. }
@@ -1032,6 +1033,7 @@ impl Instr {
     }
 
     /// Calls `f` on each register this instruction reads.
+    #[inline]
     pub fn visit_uses(&self, mut f: impl FnMut(VReg)) {
         let mut op = |o: &Operand| {
             if let Operand::Reg(r) = o {

@@ -151,6 +151,31 @@ impl Out {
     #[inline]
     fn s(&mut self, text: &str) {
         let bytes = text.as_bytes();
+        let n = bytes.len();
+        if n <= 16 && self.len + 16 <= STAGE {
+            // Mnemonics, modifiers and most names: two overlapping fixed-size copies
+            // instead of a call to `memcpy`.
+            let dst = &mut self.stage[self.len..self.len + 16];
+            if n >= 8 {
+                dst[..8].copy_from_slice(&bytes[..8]);
+                dst[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+            } else if n >= 4 {
+                dst[..4].copy_from_slice(&bytes[..4]);
+                dst[n - 4..n].copy_from_slice(&bytes[n - 4..]);
+            } else {
+                for (d, b) in dst.iter_mut().zip(bytes) {
+                    *d = *b;
+                }
+            }
+            self.len += n;
+            return;
+        }
+        self.long(bytes);
+    }
+
+    /// [`Out::s`] for text that may not fit the stage's room.
+    #[cold]
+    fn long(&mut self, bytes: &[u8]) {
         if self.len + bytes.len() > STAGE {
             self.flush();
             if bytes.len() > STAGE {
@@ -158,11 +183,8 @@ impl Out {
                 return;
             }
         }
-        let end = self.len + bytes.len();
-        for (d, b) in self.stage[self.len..end].iter_mut().zip(bytes) {
-            *d = *b;
-        }
-        self.len = end;
+        self.stage[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
     }
 
     /// Writes `text` with each line break (`\n`, `\r`) as a space, so that a comment
@@ -631,13 +653,8 @@ const fn packed(prefix: &str, text: &str) -> ([u8; 8], usize) {
 const TYPE_NAMES: [([u8; 8], usize); PtxType::COUNT] = {
     let mut t = [([0u8; 8], 0usize); PtxType::COUNT];
     let mut i = 0;
-    while i < PtxType::ALL.len() {
-        t[i] = packed(".", PtxType::ALL[i].ptx_name());
-        i += 1;
-    }
     while i < PtxType::COUNT {
-        let ty = PtxType::MEMORY_ONLY[i - PtxType::ALL.len()];
-        t[i] = packed(".", ty.ptx_name());
+        t[i] = packed(".", PtxType::EVERY[i].ptx_name());
         i += 1;
     }
     t
@@ -647,13 +664,8 @@ const TYPE_NAMES: [([u8; 8], usize); PtxType::COUNT] = {
 const REG_PREFIXES: [([u8; 8], usize); PtxType::COUNT] = {
     let mut t = [([0u8; 8], 0usize); PtxType::COUNT];
     let mut i = 0;
-    while i < PtxType::ALL.len() {
-        t[i] = packed("%", PtxType::ALL[i].reg_prefix());
-        i += 1;
-    }
     while i < PtxType::COUNT {
-        let ty = PtxType::MEMORY_ONLY[i - PtxType::ALL.len()];
-        t[i] = packed("%", ty.reg_prefix());
+        t[i] = packed("%", PtxType::EVERY[i].reg_prefix());
         i += 1;
     }
     t
@@ -714,13 +726,41 @@ fn push_reg(out: &mut Out, r: VReg) {
     let pos = out.len;
     let slot = &mut out.stage[pos..pos + 16];
     slot[..8].copy_from_slice(&prefix);
-    let digits = 1 + usize::from(i >= 10) + usize::from(i >= 100);
-    let mut rest = i;
-    for d in (0..digits).rev() {
-        slot[(plen + d) & 15] = b'0' + (rest % 10) as u8;
-        rest /= 10;
+    let (digits, n) = below_thousand(i);
+    let at = plen & 7;
+    slot[at..at + 4].copy_from_slice(&digits);
+    out.len = pos + plen + n;
+}
+
+/// The decimal digits of `i < 1000` (in the first `n` of four bytes) and `n`.
+#[inline]
+fn below_thousand(i: u32) -> ([u8; 4], usize) {
+    if i < 10 {
+        ([b'0' + i as u8, 0, 0, 0], 1)
+    } else if i < 100 {
+        let [a, b] = digit_pair(i);
+        ([a, b, 0, 0], 2)
+    } else {
+        let [a, b] = digit_pair(i % 100);
+        ([b'0' + (i / 100 % 10) as u8, a, b, 0], 3)
     }
-    out.len = pos + plen + digits;
+}
+
+/// `00`, `01`, .. `99`: two decimal digits per table read.
+const DIGIT_PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    t
+};
+
+/// The last two decimal digits of `i`.
+#[inline]
+fn digit_pair(i: u32) -> [u8; 2] {
+    DIGIT_PAIRS[(i % 100) as usize]
 }
 
 /// [`push_reg`] for indices of 1000 and more, or when the staging buffer is nearly full.
@@ -769,22 +809,28 @@ fn push_hex<const DIGITS: usize>(out: &mut Out, prefix: [u8; 2], v: u64) {
 }
 
 /// Writes `v` in decimal at the start of `buf` (at least 20 bytes); returns the digit count.
-fn decimal(mut v: u64, buf: &mut [u8]) -> usize {
-    if v < 10 {
-        buf[0] = b'0' + v as u8;
-        return 1;
+/// Writes `v` in decimal at the start of `buf`; returns the digit count.
+fn decimal(v: u64, buf: &mut [u8; 24]) -> usize {
+    if v < 1000 {
+        let (digits, n) = below_thousand(v as u32);
+        buf[..4].copy_from_slice(&digits);
+        return n;
     }
-    if v < 100 {
-        buf[0] = b'0' + (v / 10) as u8;
-        buf[1] = b'0' + (v % 10) as u8;
-        return 2;
-    }
+    // Two digits per step from the right into a scratch array, then one copy.
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
-    while v > 0 {
+    let mut rest = v;
+    while rest >= 100 {
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&digit_pair((rest % 100) as u32));
+        rest /= 100;
+    }
+    if rest >= 10 {
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&digit_pair(rest as u32));
+    } else {
         i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
+        tmp[i] = b'0' + rest as u8;
     }
     let n = tmp.len() - i;
     buf[..n].copy_from_slice(&tmp[i..]);
@@ -848,6 +894,23 @@ mod tests {
                 }
             }
             assert_eq!(out.finish(), model);
+        }
+    }
+
+    #[test]
+    fn register_names_are_prefix_and_decimal_index_at_every_stage_position() {
+        let indices = [0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 4321, u32::MAX];
+        for ty in PtxType::ALL {
+            for &index in &indices {
+                // Offsets that put the name in the stage's middle, at its end and across a flush.
+                for offset in [0, STAGE - 17, STAGE - 5, STAGE - 1] {
+                    let mut out = Out::with_capacity(0);
+                    (0..offset).for_each(|_| out.c(b'.'));
+                    push_reg(&mut out, VReg { ty, index });
+                    let text = out.finish();
+                    assert_eq!(&text[offset..], format!("%{}{index}", ty.reg_prefix()), "{ty:?} at {offset}");
+                }
+            }
         }
     }
 

@@ -63,6 +63,21 @@ impl PtxType {
     /// The memory-only types: bytes, which exist in `ld`/`st` but not as registers.
     pub const MEMORY_ONLY: [PtxType; 2] = [PtxType::U8, PtxType::S8];
 
+    /// Every type, register types then memory-only ones: `EVERY[t as usize] == t`.
+    pub const EVERY: [PtxType; PtxType::COUNT] = {
+        let mut every = [PtxType::Pred; PtxType::COUNT];
+        let mut i = 0;
+        while i < PtxType::ALL.len() {
+            every[i] = PtxType::ALL[i];
+            i += 1;
+        }
+        while i < PtxType::COUNT {
+            every[i] = PtxType::MEMORY_ONLY[i - PtxType::ALL.len()];
+            i += 1;
+        }
+        every
+    };
+
     /// Every register type, in declaration order (the printer declares registers in this
     /// order); [`PtxType::MEMORY_ONLY`] follows them in the enum.
     pub const ALL: [PtxType; 14] = [
@@ -161,7 +176,7 @@ impl PtxType {
     }
 
     /// Width in bits (1 for `.pred`).
-    pub fn bits(self) -> u32 {
+    pub const fn bits(self) -> u32 {
         match self {
             PtxType::Pred => 1,
             PtxType::U8 | PtxType::S8 => 8,
@@ -177,7 +192,7 @@ impl PtxType {
     }
 
     /// The kind of values this type holds.
-    pub fn class(self) -> TypeClass {
+    pub const fn class(self) -> TypeClass {
         match self {
             PtxType::Pred => TypeClass::Pred,
             PtxType::B16 | PtxType::B32 | PtxType::B64 => TypeClass::Bits,
@@ -188,7 +203,7 @@ impl PtxType {
     }
 
     /// True for `.uN` and `.sN`.
-    pub fn is_int(self) -> bool {
+    pub const fn is_int(self) -> bool {
         matches!(self.class(), TypeClass::Unsigned | TypeClass::Signed)
     }
 
@@ -211,18 +226,17 @@ impl PtxType {
     /// type `self`, following PTX's operand type rules: identical types; bit types with any
     /// type of the same size; signed and unsigned integers of the same size.
     #[inline]
-    pub fn accepts_register(self, reg: PtxType) -> bool {
-        if self == reg {
+    pub const fn accepts_register(self, reg: PtxType) -> bool {
+        if self as u8 == reg as u8 {
             return true;
         }
-        if self == PtxType::Pred || reg == PtxType::Pred || self.bits() != reg.bits() {
+        if matches!(self, PtxType::Pred) || matches!(reg, PtxType::Pred) || self.bits() != reg.bits() {
             return false;
         }
-        let (a, b) = (self.class(), reg.class());
-        a == TypeClass::Bits
-            || b == TypeClass::Bits
+        matches!(self.class(), TypeClass::Bits)
+            || matches!(reg.class(), TypeClass::Bits)
             || (self.is_int() && reg.is_int())
-            || (self == PtxType::Bf16 && reg == PtxType::B16)
+            || (matches!(self, PtxType::Bf16) && matches!(reg, PtxType::B16))
     }
 }
 
@@ -423,6 +437,7 @@ mod tests {
     fn names_round_trip() {
         for t in PtxType::ALL.into_iter().chain(PtxType::MEMORY_ONLY) {
             assert_eq!(PtxType::from_ptx_name(t.ptx_name()), Some(t));
+            assert_eq!(PtxType::EVERY[t as usize], t, "EVERY is indexed by discriminant");
         }
         assert_eq!(PtxType::ALL.len() + PtxType::MEMORY_ONLY.len(), PtxType::COUNT);
         assert_eq!(PtxType::from_ptx_name("u33"), None);

@@ -484,27 +484,59 @@ fn reg_declared(k: &KernelIr, r: VReg) -> Check {
     if r.index < k.reg_count(r.ty) {
         Ok(())
     } else {
-        let what = format!("register %{}{}", r.ty.reg_prefix(), r.index);
-        Err(broken(Rule::RegisterDeclared, VerifyErrorKind::UnknownReference { what }))
+        Err(undeclared(r))
     }
 }
+
+/// The violation of a register that is not declared.
+#[cold]
+#[inline(never)]
+fn undeclared(r: VReg) -> Box<Violation> {
+    let what = format!("register %{}{}", r.ty.reg_prefix(), r.index);
+    broken(Rule::RegisterDeclared, VerifyErrorKind::UnknownReference { what })
+}
+
+/// `ACCEPTS[ty][reg]`: [`PtxType::accepts_register`] as a table, for the verifier's
+/// per-operand check.
+const ACCEPTS: [[bool; PtxType::COUNT]; PtxType::COUNT] = {
+    let mut t = [[false; PtxType::COUNT]; PtxType::COUNT];
+    let mut i = 0;
+    while i < PtxType::COUNT {
+        let mut j = 0;
+        while j < PtxType::COUNT {
+            t[i][j] = PtxType::EVERY[i].accepts_register(PtxType::EVERY[j]);
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// Checks that a register exists and fits an instruction of type `ty`.
 #[inline]
 fn reg_fits(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Check {
-    reg_declared(k, r)?;
-    if ty.accepts_register(r.ty) {
+    if r.index < k.reg_count(r.ty) && ACCEPTS[ty as usize][r.ty as usize] {
         Ok(())
     } else {
-        Err(broken(
-            Rule::RegisterType,
-            VerifyErrorKind::OperandType {
-                operand,
-                expected: format!("a register compatible with {ty}"),
-                found: r.ty,
-            },
-        ))
+        Err(misfit(k, operand, r, ty))
     }
+}
+
+/// The violation of a register that is undeclared or does not fit type `ty`.
+#[cold]
+#[inline(never)]
+fn misfit(k: &KernelIr, operand: &'static str, r: VReg, ty: PtxType) -> Box<Violation> {
+    if let Err(undeclared) = reg_declared(k, r) {
+        return undeclared;
+    }
+    broken(
+        Rule::RegisterType,
+        VerifyErrorKind::OperandType {
+            operand,
+            expected: format!("a register compatible with {ty}"),
+            found: r.ty,
+        },
+    )
 }
 
 /// Checks the register of a byte load or store: a 16- or 32-bit integer (or bits) register,
@@ -536,17 +568,18 @@ fn src_fits(k: &KernelIr, operand: &'static str, o: Operand, ty: PtxType) -> Che
             if same_kind {
                 Ok(())
             } else {
-                Err(broken(
-                    Rule::ImmediateType,
-                    VerifyErrorKind::OperandType {
-                        operand,
-                        expected: format!("an immediate of type {ty}"),
-                        found: i.ty,
-                    },
-                ))
+                Err(immediate_misfit(operand, i.ty, ty))
             }
         }
     }
+}
+
+/// The violation of an immediate of type `found` where type `ty` is needed.
+#[cold]
+#[inline(never)]
+fn immediate_misfit(operand: &'static str, found: PtxType, ty: PtxType) -> Box<Violation> {
+    let expected = format!("an immediate of type {ty}");
+    broken(Rule::ImmediateType, VerifyErrorKind::OperandType { operand, expected, found })
 }
 
 fn check_address(k: &KernelIr, space: Space, addr: &Address) -> Check {
