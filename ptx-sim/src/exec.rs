@@ -51,7 +51,7 @@ pub struct Geometry {
 /// What a launch did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LaunchStats {
-    /// Threads run (grid size times block size).
+    /// Threads run (grid size times block size, at most `u64::MAX`).
     pub threads: u64,
     /// Instructions executed, summed over all threads.
     pub instructions: u64,
@@ -1361,7 +1361,8 @@ pub fn launch_with(
     let allocs = memory.snapshot();
     let locks = memory.locks();
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
-    let threads = nblocks * geometry.block.iter().map(|&d| d as u64).product::<u64>();
+    // The largest grid of the largest blocks has 2^73 threads.
+    let threads = nblocks.saturating_mul(geometry.block.iter().map(|&d| d as u64).product::<u64>());
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
     let has_sync =
         kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::BarRed { .. }) || o.is_warp_collective());
