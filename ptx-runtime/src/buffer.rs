@@ -35,7 +35,7 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
         let storage = match device.backend() {
             Backend::Sim(sim) => {
                 let bytes = scalar::to_bytes(data);
-                let addr = if bytes.is_empty() { 0 } else { sim.alloc(bytes.len()) };
+                let addr = if bytes.is_empty() { 0 } else { sim.alloc(bytes.len())? };
                 if !bytes.is_empty() {
                     if let Err(e) = sim.write(addr, &bytes) {
                         sim.free(addr);
@@ -58,7 +58,7 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
                 let bytes = len
                     .checked_mul(T::SIZE)
                     .ok_or(Error::SizeMismatch { expected: usize::MAX / T::SIZE, found: len })?;
-                Storage::Sim { addr: if bytes == 0 { 0 } else { sim.alloc(bytes) }, elem: PhantomData }
+                Storage::Sim { addr: if bytes == 0 { 0 } else { sim.alloc(bytes)? }, elem: PhantomData }
             }
             #[cfg(feature = "cuda")]
             Backend::Cuda(cuda) => Storage::Cuda(cuda.zeroed(len)?),

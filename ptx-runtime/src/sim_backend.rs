@@ -70,9 +70,10 @@ impl SimBackend {
         self.next_stream.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Allocates `bytes` zeroed bytes.
-    pub(crate) fn alloc(&self, bytes: usize) -> u64 {
-        self.memory.alloc(bytes)
+    /// Allocates `bytes` zeroed bytes ([`ptx_sim::SimError::OutOfMemory`] when the host
+    /// cannot hold them).
+    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+        self.memory.try_alloc(bytes).map_err(Error::Simulator)
     }
 
     /// Frees an allocation (errors are ignored: this runs from `Drop`).

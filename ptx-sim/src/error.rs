@@ -91,6 +91,12 @@ pub enum SimError {
         /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
         source: Option<String>,
     },
+    /// The host cannot hold an allocation of simulated device memory (a buffer, or a
+    /// module's `.global`/`.const` variable): simulated device memory is host memory.
+    OutOfMemory {
+        /// The size asked for.
+        bytes: u64,
+    },
     /// A host-side memory operation (`read`, `write`, `copy`, `free`) named an address
     /// range that is not inside one live allocation.
     InvalidAddress {
@@ -195,11 +201,18 @@ impl fmt::Display for SimError {
                     f,
                     "kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) ran past its step budget \
                      of {budget} instructions at {instruction} (an endless loop, or a wait on \
-                     another thread that cannot make progress first); raise the budget with \
-                     `PTX_DSL_SIM_STEP_BUDGET` if the kernel really needs more",
+                     another thread that cannot make progress first); if the kernel really needs \
+                     more, raise the budget: `SimOptions::step_budget`, in ptx-runtime \
+                     `Device::sim_with_step_budget`, or `PTX_DSL_SIM_STEP_BUDGET` for `Device::sim()`",
                     block[0], block[1], block[2], thread[0], thread[1], thread[2],
                 )
             }
+            SimError::OutOfMemory { bytes } => write!(
+                f,
+                "cannot allocate {bytes} bytes of simulated device memory: the host cannot hold \
+                 them (the simulator keeps device memory in host memory); allocate less, or run \
+                 on a CUDA device"
+            ),
             SimError::InvalidAddress { address, message } => {
                 write!(f, "invalid device address {address:#x}: {message}")
             }

@@ -156,9 +156,13 @@ fn atom_add_f32(old: u32, a: u32) -> u32 {
 }
 
 impl Allocation {
-    fn new(start: u64, bytes: u64) -> Allocation {
-        let n = bytes.div_ceil(4) as usize;
-        Allocation { start, bytes, words: (0..n).map(|_| AtomicU32::new(0)).collect() }
+    /// `bytes` zeroed bytes at `start`, or `None` when the host cannot hold them.
+    fn new(start: u64, bytes: u64) -> Option<Allocation> {
+        let n = usize::try_from(bytes.div_ceil(4)).ok()?;
+        let mut words = Vec::new();
+        words.try_reserve_exact(n).ok()?;
+        words.extend((0..n).map(|_| AtomicU32::new(0)));
+        Some(Allocation { start, bytes, words: words.into_boxed_slice() })
     }
 
     /// Loads `size` (1, 2, 4 or 8) bytes at byte offset `off`, aligned to `size`, in bounds.
@@ -296,13 +300,29 @@ impl Memory {
 
     /// Allocates `bytes` zeroed bytes and returns their device address: nonzero, 256-byte
     /// aligned, never reused, followed by an unmapped gap.
+    ///
+    /// # Panics
+    ///
+    /// When the host cannot hold `bytes` more bytes; [`Memory::try_alloc`] returns that as
+    /// an error instead.
     pub fn alloc(&self, bytes: usize) -> u64 {
+        self.try_alloc(bytes).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like [`Memory::alloc`], with [`SimError::OutOfMemory`] when the host cannot hold
+    /// `bytes` more bytes (simulated device memory is host memory).
+    pub fn try_alloc(&self, bytes: usize) -> Result<u64, SimError> {
+        let size = bytes as u64;
+        let out_of_memory = SimError::OutOfMemory { bytes: size };
+        let span = size.max(1).div_ceil(ALIGN).checked_mul(ALIGN).and_then(|s| s.checked_add(GAP));
+        // Zero the words before taking the lock: a large allocation takes a while.
+        let mut allocation = Allocation::new(0, size).ok_or_else(|| out_of_memory.clone())?;
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         let start = inner.next;
-        let span = (bytes as u64).max(1).div_ceil(ALIGN) * ALIGN + GAP;
-        inner.next = start + span;
-        inner.allocs.insert(start, Arc::new(Allocation::new(start, bytes as u64)));
-        start
+        inner.next = span.and_then(|s| start.checked_add(s)).ok_or(out_of_memory)?;
+        allocation.start = start;
+        inner.allocs.insert(start, Arc::new(allocation));
+        Ok(start)
     }
 
     /// Frees the allocation that starts at `addr`. Launches already running keep their view.

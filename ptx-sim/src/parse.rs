@@ -359,7 +359,13 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
             format!("`{name}` has {} initial values for {count} elements", values.len()),
         ));
     }
-    let mut bytes = vec![0u8; count * size];
+    let Some(total) = count.checked_mul(size) else {
+        return Err(unsupported(
+            line,
+            format!("`{name}`: {count} elements of {size} bytes, more than 2^64 bytes"),
+        ));
+    };
+    let mut bytes = vec![0u8; values.len() * size];
     for (k, v) in values.iter().enumerate() {
         let bits = data_value(v, ty).ok_or_else(|| {
             unsupported(
@@ -373,7 +379,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
     }
     // Without `.align` a variable is aligned to its element size.
     let align = if align == 0 { size as u32 } else { align };
-    Ok(DataDef { name: name.to_string(), align, init: bytes })
+    Ok(DataDef { name: name.to_string(), align, bytes: total, init: bytes })
 }
 
 /// The element type of a variable or array declaration (`.f32`, `.u64`, ...): `.b8` (bytes:

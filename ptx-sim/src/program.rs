@@ -622,11 +622,13 @@ pub(crate) enum BlockLimit {
     Exactly([u32; 3]),
 }
 
-/// One module-level `.global` or `.const` variable: its bytes as initialised.
+/// One module-level `.global` or `.const` variable: its size, and its leading bytes as
+/// initialised (the rest are zero).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DataDef {
     pub(crate) name: String,
     pub(crate) align: u32,
+    pub(crate) bytes: usize,
     pub(crate) init: Vec<u8>,
 }
 
@@ -654,7 +656,7 @@ impl ModuleData {
         let mut addrs = Vec::with_capacity(self.defs.len());
         for d in &self.defs {
             // Allocations are 256-byte aligned, more than any variable asks for.
-            let addr = memory.alloc(d.init.len().max(1));
+            let addr = memory.try_alloc(d.bytes.max(1))?;
             memory.write(addr, &d.init)?;
             addrs.push(addr);
         }
