@@ -4,7 +4,8 @@
 //! record, and turns a recorded fault into [`Error::OutOfBounds`] or [`Error::KernelPanic`].
 //!
 //! When the error surfaces: the simulator runs a launch to completion, so it comes from the
-//! launch itself. On CUDA, reading the record back would wait for the kernel, so it is not
+//! launch itself (also when the launch stopped with another error, such as an endless loop
+//! or a barrier deadlock: the recorded fault, which may have caused it, is reported). On CUDA, reading the record back would wait for the kernel, so it is not
 //! read at the launch: the record joins the device's pending checks, and the error comes
 //! from the next call that synchronises with the device — [`Device::synchronize`],
 //! [`crate::Stream::synchronize`], [`crate::DeviceBuffer::to_vec`] — after which the
@@ -49,12 +50,20 @@ impl Device {
         sites: SiteTable,
     ) -> Result<LaunchReport> {
         let mut record = self.zeroed::<u64>(RECORD_BYTES as usize / 8)?;
-        let report = {
+        let launched = {
             let mut all: Vec<KernelArg<'_>> = args.iter_mut().map(KernelArg::reborrow).collect();
             all.push(KernelArg::buffer_mut(&mut record));
-            self.launch(kernel, cfg, &mut all)?
+            self.launch(kernel, cfg, &mut all)
         };
         let check = PendingCheck { kernel: kernel.name().to_string(), record, sites };
+        let report = match launched {
+            Ok(report) => report,
+            // A simulated launch that stopped (an endless loop, a deadlock, a fault) may have
+            // recorded what led there, e.g. a loop bound read out of range as 0: that is the
+            // error to report.
+            Err(e) if self.is_synchronous() => return Err(check.read().err().unwrap_or(e)),
+            Err(e) => return Err(e),
+        };
         if self.is_synchronous() {
             return check.read().map(|()| report);
         }

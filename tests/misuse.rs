@@ -1,0 +1,53 @@
+//! Kernels written with `#[ptx_kernel]` misused as a new user might, on the simulator: the
+//! error must name the mistake, not a consequence of it.
+
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+/// Waits until `flag[0]` is set: with an empty `flag` the checked read gives 0 for ever.
+#[ptx_kernel]
+pub fn wait_for(flag: &[u32]) {
+    while flag[0] == 0 {}
+}
+
+/// Divides by `x[t]`, and waits at a barrier that a thread whose divisor is 0 skips.
+#[ptx_kernel]
+pub fn divide_then_sync(x: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let q = 64 / x[t];
+    if x[t] > 0 {
+        sync_threads();
+    }
+    out[t] = q;
+}
+
+#[test]
+fn an_out_of_range_read_that_makes_a_loop_endless_is_reported_as_such() {
+    let device = Device::sim_with_step_budget(10_000);
+    let empty = device.zeroed::<u32>(0).unwrap();
+    let err = WaitFor::new().launch(&device, LaunchConfig::linear(1, 1), &empty).unwrap_err();
+    match &err {
+        Error::OutOfBounds { kernel, param, index: 0, len: 0, location } => {
+            assert_eq!((kernel.as_str(), param.as_str()), ("wait_for", "flag"));
+            assert!(location.starts_with("tests/misuse.rs:10:"), "{location}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_division_by_zero_that_leads_to_a_deadlock_is_reported_as_such() {
+    let device = Device::sim();
+    let x = device.upload(&[1u32, 2, 0, 4]).unwrap();
+    let mut out = device.zeroed::<u32>(4).unwrap();
+    let err = DivideThenSync::new().launch(&device, LaunchConfig::linear(1, 4), &x, &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { kernel, message, .. }
+        if kernel == "divide_then_sync" && message.contains("divide by zero")),
+        "{err}"
+    );
+    // Without the division by zero, the same kernel runs.
+    let x = device.upload(&[1u32, 2, 3, 4]).unwrap();
+    DivideThenSync::new().launch(&device, LaunchConfig::linear(1, 4), &x, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [64, 32, 21, 16]);
+}
