@@ -5,8 +5,9 @@
 //!
 //! When the error surfaces: the simulator runs a launch to completion, so it comes from the
 //! launch itself (also when the launch stopped with another error, such as an endless loop
-//! or a barrier deadlock: the recorded fault, which may have caused it, is reported). On CUDA, reading the record back would wait for the kernel, so it is not
-//! read at the launch: the record joins the device's pending checks, and the error comes
+//! or a barrier deadlock: the recorded fault, which may have caused it, is reported). On
+//! CUDA, reading the record back would wait for the kernel, so it is not read at the
+//! launch: the record joins the device's pending checks, and the error comes
 //! from the next call that synchronises with the device — [`Device::synchronize`],
 //! [`crate::Stream::synchronize`], [`crate::DeviceBuffer::to_vec`] — after which the
 //! pending checks are cleared (a fault is reported once; later launches start clean).
