@@ -51,3 +51,13 @@ fn a_division_by_zero_that_leads_to_a_deadlock_is_reported_as_such() {
     DivideThenSync::new().launch(&device, LaunchConfig::linear(1, 4), &x, &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [64, 32, 21, 16]);
 }
+
+#[test]
+fn an_endless_loop_is_reported_with_its_rust_line() {
+    let device = Device::sim_with_step_budget(10_000);
+    let zero = device.upload(&[0u32]).unwrap();
+    let err = WaitFor::new().launch(&device, LaunchConfig::linear(1, 1), &zero).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("wait_for") && text.contains("step budget of 10000"), "{text}");
+    assert!(text.contains("tests/misuse.rs:10:"), "{text}");
+}

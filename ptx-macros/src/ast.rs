@@ -213,6 +213,9 @@ pub struct Block {
     pub stmts: Vec<Stmt>,
     /// The final expression without a semicolon, which is the block's value.
     pub tail: Option<Box<Expr>>,
+    /// The tail's source text, as [`Stmt::text`] (empty without a tail): a tail of type
+    /// `()` (a kernel's closing `if` or loop) is a statement in the PTX's comments.
+    pub tail_text: String,
     /// The span of the braces.
     pub span: Sp,
 }

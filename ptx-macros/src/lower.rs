@@ -44,6 +44,7 @@ pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> 
         l.stmt(s);
     }
     if let Some(t) = &kernel.body.tail {
+        l.note(t.span, &kernel.body.tail_text);
         let atom = l.expr(t, None);
         l.discard(atom);
     }
@@ -89,6 +90,15 @@ impl Lowerer<'_> {
     fn site(&self, sp: Sp) -> TokenStream {
         let p = self.private();
         quote_spanned!(sp.start=> #p::Site::at(::core::file!(), ::core::line!(), ::core::column!()))
+    }
+
+    /// Marks the instructions emitted from here as implementing the statement `text`
+    /// that starts at `start` (a comment and `.loc` in the PTX, and the source line of
+    /// simulator errors).
+    fn note(&mut self, start: Sp, text: &str) {
+        let k = ctx();
+        let site = self.site(start);
+        self.emit(quote!(#k.note(#site, #text);));
     }
 
     fn ty(&self, e: &Expr) -> Ty {
@@ -196,9 +206,7 @@ impl Lowerer<'_> {
             Stmt::Let { span, .. } => *span,
             Stmt::Expr { expr, .. } => expr.span,
         };
-        let site = self.site(start);
-        let text = s.text();
-        self.emit(quote!(#k.note(#site, #text);));
+        self.note(start, s.text());
         match s {
             Stmt::Let { pat, init, .. } => {
                 let ty = self.ty(init);
@@ -824,6 +832,9 @@ impl Lowerer<'_> {
             let depth = l.proven.len();
             for s in &b.stmts {
                 l.stmt(s);
+            }
+            if let Some(t) = b.tail.as_ref().filter(|t| l.ty(t) == Ty::unit()) {
+                l.note(t.span, &b.tail_text);
             }
             let tail = b.tail.as_ref().map(|t| l.bound_value(t));
             l.proven.truncate(depth);

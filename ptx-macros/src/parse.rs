@@ -310,11 +310,14 @@ impl Parser<'_> {
 
     fn block(&mut self, b: &syn::Block) -> Block {
         let mut stmts = Vec::new();
-        let mut tail = None;
+        let (mut tail, mut tail_text) = (None, String::new());
         let n = b.stmts.len();
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
-                syn::Stmt::Expr(e, None) if i + 1 == n => tail = Some(Box::new(self.expr(e))),
+                syn::Stmt::Expr(e, None) if i + 1 == n => {
+                    tail = Some(Box::new(self.expr(e)));
+                    tail_text = source_text(e);
+                }
                 other => {
                     if let Some(stmt) = self.stmt(other) {
                         stmts.push(stmt);
@@ -322,7 +325,7 @@ impl Parser<'_> {
                 }
             }
         }
-        Block { stmts, tail, span: Sp::of_span(b.brace_token.span.join()) }
+        Block { stmts, tail, tail_text, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
     fn stmt(&mut self, s: &syn::Stmt) -> Option<Stmt> {

@@ -121,6 +121,14 @@ impl Saxpy {
         __k.assign(__i4, __stepped12);
         __k.jump(__for_head7);
         __k.place(__for_exit9);
+        __k.note(
+            ::ptx_dsl::__private::Site::at(
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+            ),
+            "if i < n {",
+        );
         let __t14 = __k.lt(i, n);
         let __end_if15 = __k.label();
         __k.jump_unless(__t14, __end_if15);
