@@ -76,6 +76,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         warp_values: Vec::new(),
         shared_init: None,
         negations: Vec::new(),
+        diverging: Vec::new(),
+        statement_like: vec![false; n],
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -174,6 +176,12 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// Expressions of type `!` (`return`, `break`, `continue`, blocks and `if`s of them):
+    /// (expr, span), rejected unless they stand where no value is needed.
+    diverging: Vec<(usize, Sp)>,
+    /// Whether an expression stands where its value may be `!`: a statement, a block's
+    /// tail, an `else`.
+    statement_like: Vec<bool>,
     /// Values of shuffles and reductions: (value expr, function, span), checked once their
     /// type is known.
     warp_values: Vec<(usize, Intrinsic, Sp)>,
@@ -188,7 +196,9 @@ impl Checker<'_> {
         for &(id, value, negated, sp) in &self.int_lits {
             if let Some(s) = types[id].scalar() {
                 let (lo, hi) = s.int_range();
-                let ok = if negated { value as i128 <= -lo } else { value as i128 <= hi };
+                // A negated unsigned literal is reported once, as a negation of an unsigned type.
+                let ok =
+                    if negated { !s.is_signed_int() || value as i128 <= -lo } else { value as i128 <= hi };
                 if !ok || value > i128::MAX as u128 {
                     let shown = if negated { format!("-{value}") } else { value.to_string() };
                     self.errors.at(
@@ -237,6 +247,15 @@ impl Checker<'_> {
                 let takes = if shuffle { "integers and floats" } else { "integers and `f32`/`f64` values" };
                 let msg = format!("`{}` takes {takes}, not `{}`{hint}", which.name(), s.name());
                 self.errors.at(sp, msg);
+            }
+        }
+        for &(id, sp) in &self.diverging {
+            if !self.statement_like[id] {
+                self.errors.at(
+                    sp,
+                    "this expression never has a value (it leaves with `return`, `break` or `continue`), \
+                     so it cannot be used as one: write it as a statement of its own",
+                );
             }
         }
         for &(id, sp) in &self.negations {
@@ -311,7 +330,10 @@ impl Checker<'_> {
             diverges |= self.stmt(s);
         }
         let ty = match &b.tail {
-            Some(t) => self.expr(t),
+            Some(t) => {
+                self.statement_like[t.id] = true;
+                self.expr(t)
+            }
             None if diverges => Ty::Never,
             None => Ty::unit(),
         };
@@ -341,6 +363,7 @@ impl Checker<'_> {
                 false
             }
             Stmt::Expr { expr, .. } => {
+                self.statement_like[expr.id] = true;
                 let t = self.expr(expr);
                 matches!(self.infer.resolve(&t), Ty::Never)
             }
@@ -423,6 +446,9 @@ impl Checker<'_> {
         let (ty, comptime) = self.expr_kind(e);
         self.reads_mutable[e.id] = self.mutable_reads != reads_before;
         self.writes_local[e.id] = self.local_writes != writes_before;
+        if ty == Ty::Never {
+            self.diverging.push((e.id, e.span));
+        }
         self.record(e, ty, comptime)
     }
 
@@ -435,7 +461,8 @@ impl Checker<'_> {
         match self.infer.resolve(t) {
             Ty::Scalar(s) => s.is_int(),
             Ty::Var(_) => self.infer.var_kind(t) == Some(VarKind::Int),
-            Ty::Error => true,
+            // `!` is reported where it stands.
+            Ty::Error | Ty::Never => true,
             _ => false,
         }
     }
@@ -495,8 +522,26 @@ impl Checker<'_> {
             }
             ExprKind::Cast(inner, to) => {
                 let t = self.expr(inner);
+                // As in rustc, an unsuffixed literal cast to a type of its own kind has that
+                // type: `4_000_000_000 as i64` is an `i64`, `1e-50 as f32` rounds once, and
+                // `300 as u8` is out of range.
+                let mut lit = &**inner;
+                while let ExprKind::Unary(_, operand) = &lit.kind {
+                    lit = operand;
+                }
+                let same_kind = match lit.kind {
+                    ExprKind::Lit(Lit::Int { suffix: None, .. }) => to.is_int(),
+                    ExprKind::Lit(Lit::Float { suffix: None, .. }) => to.is_float(),
+                    _ => false,
+                };
+                if same_kind {
+                    let _ = self.infer.unify(&t, &Ty::Scalar(*to));
+                }
                 match self.infer.resolve(&t) {
-                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error => self.casts.push((inner.id, *to, e.span)),
+                    // `!` is reported where it stands.
+                    Ty::Scalar(_) | Ty::Var(_) | Ty::Error | Ty::Never => {
+                        self.casts.push((inner.id, *to, e.span))
+                    }
                     other => {
                         let msg = format!(
                             "cannot cast `{}` as `{}`: only scalars can be cast",
@@ -635,6 +680,7 @@ impl Checker<'_> {
                 let t = self.block(then);
                 let ty = match els {
                     Some(els) => {
+                        self.statement_like[els.id] = true;
                         let f = self.expr(els);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
