@@ -78,6 +78,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         negations: Vec::new(),
         diverging: Vec::new(),
         statement_like: vec![false; n],
+        literal_operands: Vec::new(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -182,6 +183,10 @@ struct Checker<'e> {
     /// Whether an expression stands where its value may be `!`: a statement, a block's
     /// tail, an `else`.
     statement_like: Vec<bool>,
+    /// Shifts, divisions and remainders by a literal: (left operand's type, operator,
+    /// literal, whether negated, span), rejected where rustc rejects them as always
+    /// overflowing or panicking (`x << 40` on `u32`, `x / 0`).
+    literal_operands: Vec<(Ty, BinOp, u128, bool, Sp)>,
     /// Values of shuffles and reductions: (value expr, function, span), checked once their
     /// type is known.
     warp_values: Vec<(usize, Intrinsic, Sp)>,
@@ -257,6 +262,31 @@ impl Checker<'_> {
                      so it cannot be used as one: write it as a statement of its own",
                 );
             }
+        }
+        for (ty, op, value, negated, sp) in &self.literal_operands {
+            let Some(s) = self.infer.resolve(ty).scalar().filter(|s| s.is_int()) else { continue };
+            let msg = match op {
+                BinOp::Div if *value == 0 => {
+                    format!(
+                        "this operation always panics: attempt to divide `{}` by zero (Rust rejects it)",
+                        s.name()
+                    )
+                }
+                BinOp::Rem if *value == 0 => format!(
+                    "this operation always panics: attempt to calculate the remainder of `{}` with a divisor \
+                     of zero (Rust rejects it)",
+                    s.name()
+                ),
+                BinOp::Shl | BinOp::Shr if *negated || *value >= u128::from(s.bits()) => format!(
+                    "this shift always overflows: the amount {}{value} is outside 0..{} for `{}` (Rust \
+                     rejects it)",
+                    if *negated { "-" } else { "" },
+                    s.bits(),
+                    s.name()
+                ),
+                _ => continue,
+            };
+            self.errors.at(*sp, msg);
         }
         for &(id, sp) in &self.negations {
             if let Some(s) = types[id].scalar() {
@@ -511,6 +541,7 @@ impl Checker<'_> {
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
+                self.literal_operand(&target, *op, rhs);
                 if op.is_shift() {
                     self.shift_amount(rhs, &t);
                 } else {
@@ -1173,6 +1204,21 @@ impl Checker<'_> {
         self.errors.at(sp, msg);
     }
 
+    /// Records `op` applied to a left operand of type `left` and a literal `rhs` (maybe
+    /// negated), for [`Checker::literal_operands`].
+    fn literal_operand(&mut self, left: &Ty, op: BinOp, rhs: &Expr) {
+        if !matches!(op, BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr) {
+            return;
+        }
+        let (lit, negated) = match &rhs.kind {
+            ExprKind::Unary(UnOp::Neg, inner) => (&inner.kind, true),
+            other => (other, false),
+        };
+        if let ExprKind::Lit(Lit::Int { value, .. }) = lit {
+            self.literal_operands.push((left.clone(), op, *value, negated, rhs.span));
+        }
+    }
+
     fn shift_amount(&mut self, rhs: &Expr, t: &Ty) {
         if !self.is_int_like(t) {
             let msg = format!("a shift amount must be an integer, found `{}`", self.show(t));
@@ -1183,6 +1229,7 @@ impl Checker<'_> {
     fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
         let tl = self.expr(l);
         let tr = self.expr(r);
+        self.literal_operand(&tl, op, r);
         // An integer `/` or `%` is computed while building only when its divisor is a
         // positive literal: any other divisor could be 0 (or -1 under MIN), which the
         // kernel reports as a fault at launch rather than the build panicking.
