@@ -201,7 +201,6 @@ impl Lowerer<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
-        let k = ctx();
         let start = match s {
             Stmt::Let { span, .. } => *span,
             Stmt::Expr { expr, .. } => expr.span,
