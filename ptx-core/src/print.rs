@@ -808,7 +808,6 @@ fn push_hex<const DIGITS: usize>(out: &mut Out, prefix: [u8; 2], v: u64) {
     out.put(b, 2 + DIGITS);
 }
 
-/// Writes `v` in decimal at the start of `buf` (at least 20 bytes); returns the digit count.
 /// Writes `v` in decimal at the start of `buf`; returns the digit count.
 fn decimal(v: u64, buf: &mut [u8; 24]) -> usize {
     if v < 1000 {

@@ -121,7 +121,7 @@ impl PtxType {
 
     /// Parses a PTX type name without the dot (`"u32"`); the inverse of [`PtxType::ptx_name`].
     pub fn from_ptx_name(name: &str) -> Option<PtxType> {
-        PtxType::ALL.into_iter().chain(PtxType::MEMORY_ONLY).find(|t| t.ptx_name() == name)
+        PtxType::EVERY.into_iter().find(|t| t.ptx_name() == name)
     }
 
     /// Whether a register of this type can hold a byte for `ld`/`st` of `.u8`/`.s8`: a
