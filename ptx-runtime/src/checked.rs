@@ -57,17 +57,16 @@ impl Device {
             self.launch(kernel, cfg, &mut all)
         };
         let check = PendingCheck { kernel: kernel.name().to_string(), record, sites };
-        let report = match launched {
-            Ok(report) => report,
-            // A simulated launch that stopped (an endless loop, a deadlock, a fault) may have
-            // recorded what led there, e.g. a loop bound read out of range as 0: that is the
-            // error to report.
-            Err(e) if self.is_synchronous() => return Err(check.read().err().unwrap_or(e)),
-            Err(e) => return Err(e),
-        };
         if self.is_synchronous() {
-            return check.read().map(|()| report);
+            return match launched {
+                Ok(report) => check.read().map(|()| report),
+                // A simulated launch that stopped (an endless loop, a deadlock, a fault) may
+                // have recorded what led there, e.g. a loop bound read out of range as 0: that
+                // is the error to report.
+                Err(e) => Err(check.read().err().unwrap_or(e)),
+            };
         }
+        let report = launched?;
         let waiting = {
             let mut list = self.pending_checks().list.lock().unwrap_or_else(|e| e.into_inner());
             list.push(check);
