@@ -37,7 +37,7 @@
 //! access is an `Err` naming the kernel, the parameter, the index, the length and the Rust
 //! line. The README's "Writing a kernel" section is the language reference.
 //!
-//! - [`prelude`]: `ptx_kernel` and the built-ins ([`gpu`]: `thread_idx()`, `block_idx()`,
+//! - [`prelude`]: `ptx_kernel`, `ptx_device` and the built-ins ([`gpu`]: `thread_idx()`, `block_idx()`,
 //!   `block_dim()`, `grid_dim()`), plus the builder's types;
 //! - [`core`]: the typed PTX builder, verifier, printer and math routines (`ptx-core`);
 //! - [`runtime`]: devices (CUDA through cudarc, or the CPU simulator), buffers, launches;
@@ -53,7 +53,7 @@ pub mod kernels;
 mod lang;
 pub mod rope;
 
-pub use ptx_macros::ptx_kernel;
+pub use ptx_macros::{ptx_device, ptx_kernel};
 
 /// What the code `#[ptx_kernel]` generates refers to; not a stable API.
 #[doc(hidden)]
@@ -67,6 +67,7 @@ pub mod __private {
     pub use ptx_core::fault::FaultSite;
     pub use ptx_core::ir::{AtomOp, FenceScope};
     pub use ptx_core::{Kernel, KernelIr, Label};
+    pub use ptx_macros::ptx_kernel_resume;
     pub use ptx_runtime::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
 }
 
@@ -85,7 +86,7 @@ pub mod prelude {
     pub use ptx_core::{
         math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,
     };
-    pub use ptx_macros::ptx_kernel;
+    pub use ptx_macros::{ptx_device, ptx_kernel};
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -216,6 +216,9 @@ pub struct Block {
     /// The tail's source text, as [`Stmt::text`] (empty without a tail): a tail of type
     /// `()` (a kernel's closing `if` or loop) is a statement in the PTX's comments.
     pub tail_text: String,
+    /// Whether it is a `#[ptx_device]` function's body, whose tail (the function's value)
+    /// is a statement in the PTX's comments too.
+    pub function_body: bool,
     /// The span of the braces.
     pub span: Sp,
 }
@@ -233,8 +236,11 @@ pub enum Stmt {
         init: Expr,
         /// The whole statement.
         span: Sp,
-        /// The statement as Rust source text (for comments in the PTX).
+        /// The statement as Rust source text (for comments in the PTX); empty for the
+        /// bindings the parser writes.
         text: String,
+        /// Whose binding it is.
+        role: LetRole,
     },
     /// An expression statement (with or without `;`, not in tail position).
     Expr {
@@ -252,6 +258,26 @@ impl Stmt {
             Stmt::Let { text, .. } | Stmt::Expr { text, .. } => text,
         }
     }
+}
+
+/// Whose a `let` is: the user's, or one the parser wrote to inline a `#[ptx_device]`
+/// function (its type errors name the function).
+#[derive(Clone)]
+pub enum LetRole {
+    /// Written in the source.
+    Source,
+    /// Parameter `param` of device function `function`, bound to the call's argument.
+    Argument {
+        /// The device function.
+        function: String,
+        /// The parameter.
+        param: String,
+    },
+    /// The value of device function `function`'s body, annotated with its return type.
+    Result {
+        /// The device function.
+        function: String,
+    },
 }
 
 /// A type annotation on a `let`: a scalar or a tuple of them.

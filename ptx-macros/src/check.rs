@@ -374,7 +374,7 @@ impl Checker<'_> {
     /// Checks a statement; returns whether it always diverges (`return;` and the like).
     fn stmt(&mut self, s: &Stmt) -> bool {
         match s {
-            Stmt::Let { pat, ty, init, .. } => {
+            Stmt::Let { pat, ty, init, role, .. } => {
                 if let (ExprKind::Shared { .. }, Pat::Ident { mutable: false, .. }) = (&init.kind, pat) {
                     self.shared_init = Some(init.id);
                 }
@@ -385,7 +385,16 @@ impl Checker<'_> {
                         self.errors
                             .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
                     }
-                    t = self.expect(*sp, &want, &t, " (the `let`'s annotation and its value)");
+                    let context = match role {
+                        LetRole::Source => " (the `let`'s annotation and its value)".to_string(),
+                        LetRole::Argument { function, param } => {
+                            format!(" (argument `{param}` of `{function}`)")
+                        }
+                        LetRole::Result { function } => {
+                            format!(" (the return type of `{function}` and the value of its body)")
+                        }
+                    };
+                    t = self.expect(*sp, &want, &t, &context);
                 }
                 let comptime = self.comptime[init.id];
                 self.report_repeated_names(pat);

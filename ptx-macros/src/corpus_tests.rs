@@ -5,7 +5,8 @@
 //! checks the same cases through the compiler; this one takes milliseconds, which is what
 //! mutation testing (`scripts/mutants.sh`) needs from the tests it runs per mutant.
 
-use super::expand;
+use super::expand_with;
+use crate::device::{expand_device, DeviceFn, Devices};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::path::{Path, PathBuf};
@@ -30,9 +31,9 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
-/// Removes the `#[ptx_kernel]` attribute from `attrs` and returns its arguments.
-fn take_kernel_attr(attrs: &mut Vec<syn::Attribute>) -> Option<TokenStream> {
-    let at = attrs.iter().position(|a| a.path().segments.last().is_some_and(|s| s.ident == "ptx_kernel"))?;
+/// Removes the attribute `#[name]` from `attrs` and returns its arguments.
+fn take_attr(attrs: &mut Vec<syn::Attribute>, name: &str) -> Option<TokenStream> {
+    let at = attrs.iter().position(|a| a.path().segments.last().is_some_and(|s| s.ident == name))?;
     Some(match attrs.remove(at).meta {
         syn::Meta::Path(_) => TokenStream::new(),
         syn::Meta::List(list) => list.tokens,
@@ -67,6 +68,51 @@ fn attrs_of(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
 struct Found {
     kernels: Vec<KernelUse>,
     in_templates: usize,
+    /// The `#[ptx_device]` functions, without the attribute.
+    devices: Vec<TokenStream>,
+}
+
+impl Found {
+    /// The file's device functions with the errors their own attribute reports, and with
+    /// whether it reported any.
+    fn devices(&self, errors: &mut Vec<Located>) -> Vec<(syn::ItemFn, bool)> {
+        let mut devices = Vec::new();
+        for item in &self.devices {
+            let mut own = Vec::new();
+            compile_errors(expand_device(TokenStream::new(), item.clone()), &mut own);
+            if let Ok(item) = syn::parse2(item.clone()) {
+                devices.push((item, !own.is_empty()));
+            }
+            errors.extend(own);
+        }
+        devices
+    }
+}
+
+/// A kernel's expansion as rustc reaches it through the chain (`crate::chain`): while the
+/// expansion is a call of a device function's macro, that function (one of the file's
+/// `devices`) is added and the kernel expanded again. A call of a function the file does
+/// not define stops it with no expansion (rustc's `cannot find macro`).
+fn expand_chained(kernel: &KernelUse, devices: &[(syn::ItemFn, bool)]) -> TokenStream {
+    let mut known = Devices::default();
+    loop {
+        let out = expand_with(kernel.args.clone(), kernel.item.clone(), &known);
+        let Ok(file) = syn::parse2::<syn::File>(out.clone()) else { return out };
+        let fetched = match file.items.as_slice() {
+            [syn::Item::Macro(m)] if m.mac.tokens.to_string().contains("ptx_kernel_resume") => {
+                m.mac.path.segments.last().map(|s| s.ident.clone())
+            }
+            _ => None,
+        };
+        let Some(name) = fetched else { return out };
+        let Some((item, failed)) = devices.iter().find(|(f, _)| f.sig.ident == name) else {
+            return TokenStream::new();
+        };
+        if known.get(&name.to_string()).is_some() {
+            panic!("the chain fetched `{name}` twice");
+        }
+        known.push(DeviceFn { item: item.clone(), failed: *failed });
+    }
 }
 
 /// The number of `#[ptx_kernel...]` attributes in a macro template's tokens.
@@ -110,8 +156,10 @@ fn collect(items: Vec<syn::Item>, out: &mut Found) {
             }
             _ => {}
         }
-        if let Some(args) = attrs_of(&mut item).and_then(take_kernel_attr) {
+        if let Some(args) = attrs_of(&mut item).and_then(|a| take_attr(a, "ptx_kernel")) {
             out.kernels.push(KernelUse { args, item: item.into_token_stream() });
+        } else if attrs_of(&mut item).and_then(|a| take_attr(a, "ptx_device")).is_some() {
+            out.devices.push(item.into_token_stream());
         }
     }
 }
@@ -194,13 +242,19 @@ fn ui_failures_give_the_reviewed_errors() {
             // Kernels stamped out by `macro_rules!` exist only once expanded: trybuild checks them.
             continue;
         }
-        let kernels = found.kernels;
-        assert!(!kernels.is_empty(), "{}: no #[ptx_kernel] item", case.display());
+        assert!(!found.kernels.is_empty(), "{}: no #[ptx_kernel] item", case.display());
         let mut got = Vec::new();
-        for k in kernels {
-            compile_errors(expand(k.args, k.item), &mut got);
+        let devices = found.devices(&mut got);
+        for k in &found.kernels {
+            compile_errors(expand_chained(k, &devices), &mut got);
         }
-        let want = reviewed_errors(&read(&case.with_extension("stderr")));
+        // A call of a function that is not a device function is rustc's error (the chain's
+        // macro call does not resolve), not the macro's. The order of errors from different
+        // items follows rustc's expansion order, which the chain's depth changes.
+        let mut want = reviewed_errors(&read(&case.with_extension("stderr")));
+        want.retain(|(message, ..)| !message.starts_with("cannot find macro"));
+        got.sort();
+        want.sort();
         if got != want {
             wrong.push(format!("{}:\n  macro:    {got:?}\n  reviewed: {want:?}", case.display()));
         }
@@ -226,9 +280,11 @@ fn every_workspace_kernel_expands_cleanly() {
         let attribute_lines = source.lines().filter(|l| l.trim_start().starts_with("#[ptx_kernel")).count();
         let seen = found.kernels.len() + found.in_templates;
         assert_eq!(seen, attribute_lines, "{}: kernels found vs `#[ptx_kernel` lines", file.display());
-        for k in found.kernels {
-            let out = expand(k.args, k.item.clone());
-            let mut errors = Vec::new();
+        let mut errors = Vec::new();
+        let devices = found.devices(&mut errors);
+        assert!(errors.is_empty(), "{}: {errors:?} in its device functions", file.display());
+        for k in &found.kernels {
+            let out = expand_chained(k, &devices);
             compile_errors(out.clone(), &mut errors);
             assert!(errors.is_empty(), "{}: {errors:?} in\n{}", file.display(), k.item);
             if let Err(e) = syn::parse2::<syn::File>(out) {

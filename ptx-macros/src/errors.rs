@@ -33,6 +33,11 @@ impl Errors {
         self.list.push(error);
     }
 
+    /// Takes over the errors of `other`, after its own.
+    pub fn extend(&mut self, other: Errors) {
+        self.list.extend(other.list);
+    }
+
     /// Whether nothing has been recorded.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()

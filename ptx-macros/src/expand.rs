@@ -55,7 +55,13 @@ pub fn camel_case(name: &str) -> String {
 }
 
 /// The generated items.
-pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) -> TokenStream {
+/// `inlined` holds a path to each `#[ptx_device]` function the body inlined.
+pub fn expand_kernel(
+    kernel: &KernelFn,
+    checked: &Checked,
+    options: &Options,
+    inlined: &[syn::Path],
+) -> TokenStream {
     let krate = &options.krate;
     let p = quote!(#krate::__private);
     let k = ctx();
@@ -209,7 +215,11 @@ pub fn expand_kernel(kernel: &KernelFn, checked: &Checked, options: &Options) ->
         let text = format!("The GPU kernel `{name_str}` (`#[ptx_kernel]`).");
         quote!(#[doc = #text])
     });
+    // The host functions of the device functions the body inlined count as used, as they
+    // are when the body runs as plain Rust.
+    let uses = (!inlined.is_empty()).then(|| quote!(const _: () = { #(let _ = #inlined;)* };));
     quote! {
+        #uses
         #(#attrs)*
         #default_doc
         #[derive(Clone, Copy, Debug, PartialEq)]

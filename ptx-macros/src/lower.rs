@@ -87,15 +87,31 @@ impl Lowerer<'_> {
         quote!(#p::Scalar::#v)
     }
 
+    /// Where `sp` starts in the source, as a `Site`. The position is the token's own, read
+    /// from its span (rustc 1.88 and later): a statement of a `#[ptx_device]` function or of
+    /// a kernel stamped out by a `macro_rules!` is at its line in the function or the macro.
+    /// Where spans carry no position (older compilers, or outside a compiler as in this
+    /// crate's tests), `file!()`/`line!()`/`column!()` at the span stand in: the position of
+    /// the outermost macro call.
     fn site(&self, sp: Sp) -> TokenStream {
         let p = self.private();
-        quote_spanned!(sp.start=> #p::Site::at(::core::file!(), ::core::line!(), ::core::column!()))
+        let start = sp.start.start();
+        if start.line == 0 || !proc_macro::is_available() {
+            return quote_spanned!(sp.start=> #p::Site::at(::core::file!(), ::core::line!(), ::core::column!()));
+        }
+        let file = sp.start.file();
+        let (line, column) = (start.line as u32, start.column as u32 + 1);
+        quote!(#p::Site::at(#file, #line, #column))
     }
 
     /// Marks the instructions emitted from here as implementing the statement `text`
     /// that starts at `start` (a comment and `.loc` in the PTX, and the source line of
-    /// simulator errors).
+    /// simulator errors). Statements the parser made up (the parameters of an inlined
+    /// device function) have no text and no note: their instructions belong to the call.
     fn note(&mut self, start: Sp, text: &str) {
+        if text.is_empty() {
+            return;
+        }
         let k = ctx();
         let site = self.site(start);
         self.emit(quote!(#k.note(#site, #text);));
@@ -228,7 +244,11 @@ impl Lowerer<'_> {
                     }
                     if !self.checked.reads_mutable[init.id] {
                         match self.expr(init, Some(name)) {
-                            Atom::Rt(ts) if *name == ts.to_string() => {}
+                            // Bound by `expr` under this name already; a variable's own
+                            // name (`let x = x;`) may be another hygiene context's (a device
+                            // function's parameter bound to the caller's `x`): bound again.
+                            Atom::Rt(ts)
+                                if *name == ts.to_string() && !matches!(init.kind, ExprKind::Path(_)) => {}
                             Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
                             Atom::Host(h) => {
                                 let v = self.host_to_rt(h, &ty);
@@ -832,7 +852,10 @@ impl Lowerer<'_> {
             for s in &b.stmts {
                 l.stmt(s);
             }
-            if let Some(t) = b.tail.as_ref().filter(|t| l.ty(t) == Ty::unit()) {
+            let computes = |t: &Expr| !matches!(t.kind, ExprKind::Path(_) | ExprKind::Lit(_));
+            if let Some(t) =
+                b.tail.as_ref().filter(|t| l.ty(t) == Ty::unit() || (b.function_body && computes(t)))
+            {
                 l.note(t.span, &b.tail_text);
             }
             let tail = b.tail.as_ref().map(|t| l.bound_value(t));

@@ -7,11 +7,25 @@ use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
 use crate::ast::*;
+use crate::device::Devices;
 use crate::errors::Errors;
 
-/// Parses the function the attribute is on. Errors go to `errors`; the result is `None`
-/// only when the item is not a function at all.
-pub fn parse_kernel(item: TokenStream, errors: &mut Errors) -> Option<KernelFn> {
+/// A parsed function with the calls it makes to functions `devices` does not hold yet
+/// (each a `#[ptx_device]` function as far as the parser knows: [`crate::chain`] fetches
+/// them, or rustc reports the name).
+pub struct Parsed {
+    /// The function as the kernel AST.
+    pub kernel: KernelFn,
+    /// The paths of the calls to functions not yet known, in source order.
+    pub unresolved: Vec<syn::Path>,
+    /// A path to each device function inlined (the first call's).
+    pub inlined: Vec<syn::Path>,
+}
+
+/// Parses the function the attribute is on, inlining the calls to the `#[ptx_device]`
+/// functions in `devices`. Errors go to `errors`; the result is `None` only when the item
+/// is not a function at all.
+pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -> Option<Parsed> {
     let func: ItemFn = match syn::parse2(item) {
         Ok(f) => f,
         Err(e) => {
@@ -22,25 +36,55 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors) -> Option<KernelFn> 
             return None;
         }
     };
-    let mut p = Parser { errors, next_id: 0, kernel_name: func.sig.ident.to_string() };
+    let mut p = Parser::new(errors, devices, func.sig.ident.to_string());
     p.signature(&func);
     let attrs = p.item_attrs(&func.attrs);
     let params = func.sig.inputs.iter().filter_map(|arg| p.param(arg)).collect();
     let body = p.block(&func.block);
-    Some(KernelFn {
-        attrs,
-        vis: func.vis.clone(),
+    let kernel =
+        KernelFn { attrs, vis: func.vis.clone(), name: func.sig.ident.clone(), params, body, expr_count: 0 };
+    Some(p.finish(kernel))
+}
+
+/// Parses a `#[ptx_device]` function on its own, as a kernel whose parameters are its
+/// scalar parameters and whose body is `let _: R = { body };` (so that the body is checked
+/// against the return type `R`), inlining the calls to the device functions in `devices`.
+pub fn parse_device(func: &ItemFn, errors: &mut Errors, devices: &Devices) -> Parsed {
+    let name = func.sig.ident.to_string();
+    let mut p = Parser::new(errors, devices, name.clone());
+    let (params, ret) = p.device_signature(func);
+    p.inlining.push(name);
+    let mut body = p.block(&func.block);
+    body.function_body = true;
+    let span = body.span;
+    let init = p.expr_of(ExprKind::Block(body), span);
+    let role = LetRole::Result { function: func.sig.ident.to_string() };
+    let check = Stmt::Let { pat: Pat::Wild, ty: Some(ret), init, span, text: String::new(), role };
+    let body = Block { stmts: vec![check], tail: None, tail_text: String::new(), function_body: false, span };
+    let kernel = KernelFn {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
         name: func.sig.ident.clone(),
         params,
         body,
-        expr_count: p.next_id,
-    })
+        expr_count: 0,
+    };
+    p.finish(kernel)
 }
 
 struct Parser<'e> {
     errors: &'e mut Errors,
     next_id: usize,
     kernel_name: String,
+    /// The `#[ptx_device]` functions known so far.
+    devices: &'e Devices,
+    /// The device functions being inlined, outermost first (a call of one of them again is
+    /// recursion).
+    inlining: Vec<String>,
+    /// Calls of functions not in `devices`.
+    unresolved: Vec<syn::Path>,
+    /// A path to each device function inlined.
+    inlined: Vec<syn::Path>,
 }
 
 /// The attributes a kernel may carry over to its generated type.
@@ -71,7 +115,24 @@ const FLOAT_CONSTS: [&str; 18] = [
 /// Associated constants of the float types.
 const FLOAT_ASSOC: [&str; 7] = ["MAX", "MIN", "EPSILON", "INFINITY", "NEG_INFINITY", "NAN", "MIN_POSITIVE"];
 
-impl Parser<'_> {
+impl<'e> Parser<'e> {
+    fn new(errors: &'e mut Errors, devices: &'e Devices, kernel_name: String) -> Parser<'e> {
+        Parser {
+            errors,
+            next_id: 0,
+            kernel_name,
+            devices,
+            inlining: Vec::new(),
+            unresolved: Vec::new(),
+            inlined: Vec::new(),
+        }
+    }
+
+    fn finish(self, mut kernel: KernelFn) -> Parsed {
+        kernel.expr_count = self.next_id;
+        Parsed { kernel, unresolved: self.unresolved, inlined: self.inlined }
+    }
+
     fn id(&mut self) -> usize {
         self.next_id += 1;
         self.next_id - 1
@@ -325,7 +386,7 @@ impl Parser<'_> {
                 }
             }
         }
-        Block { stmts, tail, tail_text, span: Sp::of_span(b.brace_token.span.join()) }
+        Block { stmts, tail, tail_text, function_body: false, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
     fn stmt(&mut self, s: &syn::Stmt) -> Option<Stmt> {
@@ -421,14 +482,28 @@ impl Parser<'_> {
                 other => other,
             };
             let init = self.expr_of(ExprKind::Error, Sp::of(local));
-            return Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: source_text(local) });
+            return Some(Stmt::Let {
+                pat,
+                ty,
+                init,
+                span: Sp::of(local),
+                text: source_text(local),
+                role: LetRole::Source,
+            });
         };
         if let Some((else_token, _)) = &init.diverge {
             self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
         }
         let pat = self.pat(pat)?;
         let init = self.expr(&init.expr);
-        Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: source_text(local) })
+        Some(Stmt::Let {
+            pat,
+            ty,
+            init,
+            span: Sp::of(local),
+            text: source_text(local),
+            role: LetRole::Source,
+        })
     }
 
     fn pat(&mut self, p: &syn::Pat) -> Option<Pat> {
@@ -588,6 +663,14 @@ impl Parser<'_> {
                 value: b.expr.as_ref().map(|v| Box::new(self.expr(v))),
             },
             syn::Expr::Continue(c) => ExprKind::Continue { label: c.label.clone() },
+            syn::Expr::Return(r) if !self.inlining.is_empty() => {
+                self.err(
+                    r,
+                    "`return` is not supported in a `#[ptx_device]` function: make the value the body's \
+                     last expression (device functions are inlined into the kernel)",
+                );
+                ExprKind::Error
+            }
             syn::Expr::Return(r) => {
                 if let Some(v) = &r.expr {
                     self.err(v, "kernels return nothing: write `return;` and store results into a `&mut [T]` parameter");
@@ -869,29 +952,238 @@ impl Parser<'_> {
                     }
                     return self.expr_of(ExprKind::Intrinsic { which, func: only.ident.clone(), args }, sp);
                 }
-                let msg = if name == self.kernel_name {
-                    "recursion is not supported: a kernel cannot call itself".to_string()
-                } else {
-                    format!(
-                        "unknown function `{name}`: kernels can call the GPU built-ins of `ptx_dsl::gpu` \
-                         (`thread_idx()`, `sync_threads()`, `shfl_xor(..)`, `atomic_add(..)`, ...), methods \
-                         of their values (`x.sin()`), and `T::function(..)` such as `f32::max(a, b)`"
-                    )
+                if name == self.kernel_name && self.inlining.is_empty() {
+                    self.err(&only.ident, "recursion is not supported: a kernel cannot call itself");
+                    return self.expr_of(ExprKind::Error, sp);
+                }
+                return match self.device_call(&p.path, args, sp) {
+                    Some(call) => call,
+                    None => {
+                        self.err(
+                            &only.ident,
+                            format!(
+                                "unknown function `{name}`: kernels can call `#[ptx_device]` functions, the GPU \
+                                 built-ins of `ptx_dsl::gpu` (`thread_idx()`, `sync_threads()`, `shfl_xor(..)`, \
+                                 `atomic_add(..)`, ...), methods of their values (`x.sin()`), and \
+                                 `T::function(..)` such as `f32::max(a, b)`"
+                            ),
+                        );
+                        self.expr_of(ExprKind::Error, sp)
+                    }
                 };
-                self.err(&only.ident, msg);
-                return self.expr_of(ExprKind::Error, sp);
             }
             if let [ty, func] = segments.as_slice() {
                 if let Some(ty) = Scalar::from_name(&ty.ident.to_string()) {
                     return self.expr_of(ExprKind::TypeCall { ty, func: func.ident.clone(), args }, sp);
                 }
             }
+            if let Some(call) = self.device_call(&p.path, args, sp) {
+                return call;
+            }
         }
         self.err(
             p,
-            "unknown function: kernels call the GPU built-ins and `T::function(..)` such as `f32::max(a, b)`",
+            "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins and \
+             `T::function(..)` such as `f32::max(a, b)`",
         );
         self.expr_of(ExprKind::Error, sp)
+    }
+
+    /// A call of `path(args)` as a `#[ptx_device]` function: `None` when the path cannot
+    /// name one (a segment that starts with a capital letter names a type, a tuple struct
+    /// or a variant). A function `devices` does not hold is recorded as unresolved; one it
+    /// holds is inlined as a block that binds the parameters to the arguments in order and
+    /// checks the body's value against the return type:
+    /// `{ let a: A = arg0; ..; let ret: R = { body }; ret }`.
+    fn device_call(&mut self, path: &syn::Path, args: Vec<Expr>, sp: Sp) -> Option<Expr> {
+        if path.segments.iter().any(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
+            return None;
+        }
+        let ident = &path.segments.last()?.ident;
+        let name = ident.to_string();
+        if let Some(first) = self.inlining.iter().position(|n| *n == name) {
+            let cycle = self.inlining[first..].join("` → `");
+            self.err(
+                ident,
+                format!(
+                    "recursion is not supported: `{cycle}` → `{name}` (device functions are inlined into \
+                     the kernels that call them, so none can call itself)"
+                ),
+            );
+            return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        let named =
+            |paths: &[syn::Path]| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name));
+        let Some(device) = self.devices.get(&name) else {
+            if !named(&self.unresolved) {
+                self.unresolved.push(path.clone());
+            }
+            return Some(self.expr_of(ExprKind::Error, sp));
+        };
+        if !named(&self.inlined) {
+            self.inlined.push(path.clone());
+        }
+        if device.failed {
+            self.err(
+                ident,
+                format!("`{name}` cannot be inlined here: its definition has errors (reported there)"),
+            );
+            return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        // The device function's own mistakes are reported where it is defined (by its
+        // attribute or by the kernel's check of it on its own), not at each call.
+        let outer = std::mem::take(&mut *self.errors);
+        let (params, ret) = self.device_signature(&device.item);
+        self.inlining.push(name.clone());
+        let mut body = self.block(&device.item.block);
+        body.function_body = true;
+        self.inlining.pop();
+        let own = std::mem::replace(&mut *self.errors, outer);
+        if !own.is_empty() {
+            self.err(
+                ident,
+                format!("`{name}` cannot be inlined here: its definition has errors (reported there)"),
+            );
+            return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        if args.len() != params.len() {
+            let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+            let (want, got) = (params.len(), args.len());
+            self.errors.at(
+                sp,
+                format!(
+                    "`{name}` takes {want} {} but {got} {} supplied",
+                    plural(want),
+                    if got == 1 { "argument was" } else { "arguments were" }
+                ),
+            );
+            return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        let mut stmts: Vec<Stmt> = params
+            .into_iter()
+            .zip(args)
+            .map(|(param, arg)| {
+                // `device_signature` gives scalar parameters only.
+                let ty = match param.kind {
+                    ParamKind::Scalar(ty) => TypeAnnot::Scalar(ty),
+                    ParamKind::Slice { .. } | ParamKind::Comptime(_) => TypeAnnot::Infer,
+                };
+                Stmt::Let {
+                    role: LetRole::Argument { function: name.clone(), param: param.name.to_string() },
+                    pat: Pat::Ident { name: param.name, mutable: param.mutable },
+                    ty: Some((ty, arg.span)),
+                    span: arg.span,
+                    init: arg,
+                    text: String::new(),
+                }
+            })
+            .collect();
+        let body_span = body.span;
+        let init = self.expr_of(ExprKind::Block(body), body_span);
+        let ret_name = Ident::new("__ptx_ret", proc_macro2::Span::mixed_site());
+        stmts.push(Stmt::Let {
+            pat: Pat::Ident { name: ret_name.clone(), mutable: false },
+            ty: Some(ret),
+            init,
+            span: body_span,
+            text: String::new(),
+            role: LetRole::Result { function: name },
+        });
+        let tail = self.expr_of(ExprKind::Path(ret_name), sp);
+        let block = Block {
+            stmts,
+            tail: Some(Box::new(tail)),
+            tail_text: String::new(),
+            function_body: false,
+            span: sp,
+        };
+        Some(self.expr_of(ExprKind::Block(block), sp))
+    }
+
+    /// The parameters (scalars, as kernel parameters) and return type of a `#[ptx_device]`
+    /// function, with its mistakes reported.
+    pub fn device_signature(&mut self, f: &ItemFn) -> (Vec<Param>, (TypeAnnot, Sp)) {
+        let sig = &f.sig;
+        let inlined = "(device functions are inlined into the kernels that call them)";
+        if let Some(t) = &sig.constness {
+            self.err(t, "a `#[ptx_device]` function cannot be a `const fn`: remove `const`");
+        }
+        if let Some(t) = &sig.asyncness {
+            self.err(t, "a `#[ptx_device]` function cannot be `async`: remove `async`");
+        }
+        if let syn::Safety::Unsafe(t) = &sig.safety {
+            self.err(t, "a `#[ptx_device]` function cannot be `unsafe`: remove `unsafe`");
+        }
+        if let Some(abi) = &sig.abi {
+            self.err(abi, format!("a `#[ptx_device]` function cannot have an `extern` ABI {inlined}"));
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            self.err(&sig.generics, "`#[ptx_device]` functions cannot be generic: write one per type");
+        }
+        if let Some(v) = &sig.variadic {
+            self.err(v, "`#[ptx_device]` functions cannot be variadic");
+        }
+        let mut params = Vec::new();
+        for arg in &sig.inputs {
+            let pt = match arg {
+                FnArg::Receiver(r) => {
+                    self.err(r, "`#[ptx_device]` functions are free functions: remove the `self` parameter");
+                    continue;
+                }
+                FnArg::Typed(pt) => pt,
+            };
+            if let Some(a) = pt.attrs.first() {
+                self.err(a, "parameters of a `#[ptx_device]` function take no attributes");
+            }
+            let (name, mutable) = match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (pi.ident.clone(), pi.mutability.is_some())
+                }
+                other => {
+                    self.err(
+                        other,
+                        "a `#[ptx_device]` parameter must be a plain name (`x: f32`), not a pattern",
+                    );
+                    continue;
+                }
+            };
+            match self.scalar_of(&pt.ty) {
+                Some(s) if !s.is_half() => params.push(Param { name, kind: ParamKind::Scalar(s), mutable }),
+                _ => self.err(
+                    &pt.ty,
+                    format!(
+                        "`#[ptx_device]` functions take scalars by value (bool u8 i8 u16 i16 u32 i32 u64 i64 \
+                         usize isize f32 f64); slices and other types are not supported yet {inlined}"
+                    ),
+                ),
+            }
+        }
+        let ret = match &sig.output {
+            ReturnType::Default => (TypeAnnot::Tuple(Vec::new()), Sp::of(&sig.ident)),
+            ReturnType::Type(_, ty) => {
+                let annot = self.return_annot(ty).unwrap_or_else(|| {
+                    self.err(
+                        ty,
+                        "a `#[ptx_device]` function returns a scalar (bool u8 i8 u16 i16 u32 i32 u64 i64 usize \
+                         isize f32 f64), a tuple of them, or nothing",
+                    );
+                    TypeAnnot::Infer
+                });
+                (annot, Sp::of(ty))
+            }
+        };
+        (params, ret)
+    }
+
+    /// A device function's return type as an annotation, if it is a scalar or a tuple.
+    fn return_annot(&self, ty: &syn::Type) -> Option<TypeAnnot> {
+        match ty {
+            syn::Type::Tuple(t) => {
+                t.elems.iter().map(|e| self.return_annot(e)).collect::<Option<_>>().map(TypeAnnot::Tuple)
+            }
+            syn::Type::Paren(p) => self.return_annot(&p.elem),
+            other => self.scalar_of(other).filter(|s| !s.is_half()).map(TypeAnnot::Scalar),
+        }
     }
 
     /// `shared::<T, N>()`, `N` a literal, a `#[comptime]` parameter or a `{ .. }` block of
@@ -1067,7 +1359,14 @@ impl Parser<'_> {
             let text = format!("let mut {name} = {name};");
             body.stmts.insert(
                 0,
-                Stmt::Let { pat: Pat::Ident { name, mutable: true }, ty: None, init, span: sp, text },
+                Stmt::Let {
+                    pat: Pat::Ident { name, mutable: true },
+                    ty: None,
+                    init,
+                    span: sp,
+                    text,
+                    role: LetRole::Source,
+                },
             );
         }
         Some(ExprKind::For {

@@ -44,7 +44,29 @@
 //! rotation of the input.
 
 use crate::gpu::{block_dim, block_idx, load4, load8, store4, store8, thread_idx};
-use crate::ptx_kernel;
+use crate::{ptx_device, ptx_kernel};
+
+/// The sine and cosine of the angle of position `p + p_rem` at a rate of `hi + lo` turns
+/// per position, each times `scale`; the negated angle's when `backward` (the same rotation
+/// backwards). `p` is the position as an `f32` and `p_rem` what that lost (0 below 2^24).
+#[ptx_device]
+#[allow(clippy::approx_constant)] // 6.283185 is a fitted coefficient, not 2π
+fn scaled_sin_cos(p: f32, p_rem: f32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
+    let whole = (p * hi).round_ties_even();
+    let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
+    let turn = if backward { -turn } else { turn };
+    // `turn` is `quarters` quarter turns and `r` turns (exact, |r| <= 1/8): the sine and
+    // cosine of 2πr are short polynomials in r, then the quarter turns swap and negate them.
+    let quarters = (4.0 * turn).round_ties_even();
+    let r = quarters.mul_add(-0.25, turn);
+    let z = r * r;
+    let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
+    let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
+    let quarter = quarters as i32;
+    let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
+    let sin = s * if quarter & 2 == 0 { scale } else { -scale };
+    (sin, c * if (quarter + 1) & 2 == 0 { scale } else { -scale })
+}
 
 /// Stamps out one RoPE kernel. `copy_tail` says whether elements past `rotary_dim` are copied
 /// (out-of-place); each `heads(..)` group is one tensor's loop: the conversion of the f32
@@ -79,22 +101,7 @@ macro_rules! rope_kernel {
             let (hi, lo) = (turns[2 * pair], turns[2 * pair + 1]);
             let p = pos as f32;
             let p_rem = (pos as i64 - p as i64) as f32;
-            let whole = (p * hi).round_ties_even();
-            let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
-            // Backward is the same rotation by the negated angle.
-            let turn = if backward { -turn } else { turn };
-            // `turn` is `quarters` quarter turns and `r` turns (exact, |r| <= 1/8): the sine
-            // and cosine of 2πr are short polynomials in r, then the quarter turns swap and
-            // negate them.
-            let quarters = (4.0 * turn).round_ties_even();
-            let r = quarters.mul_add(-0.25, turn);
-            let z = r * r;
-            let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
-            let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
-            let quarter = quarters as i32;
-            let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
-            let sin = s * if quarter & 2 == 0 { scale } else { -scale };
-            let cos = c * if (quarter + 1) & 2 == 0 { scale } else { -scale };
+            let (sin, cos) = scaled_sin_cos(p, p_rem, hi, lo, scale, backward);
             let (i0, i1) = if half_split { (pair, pair + rotary_dim / 2) } else { (2 * pair, 2 * pair + 1) };
             let (i0, i1) = (i0 as usize, i1 as usize);
             let row = token as usize;
@@ -199,25 +206,9 @@ macro_rules! rope_vector_kernel {
                     load4(turns, (2 * pair) as usize)
                 };
             )+
-            // Each lane's angle as in `rope_kernel!` (written out again: a kernel body cannot
-            // call a helper, since a macro call in it reaches `#[ptx_kernel]` unexpanded and
-            // the language has no device functions).
+            // Each lane's sine and cosine.
             $(
-                let ($s, $c) = {
-                    let (hi, lo) = ($hi, $lo);
-                    let whole = (p * hi).round_ties_even();
-                    let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
-                    let turn = if backward { -turn } else { turn };
-                    let quarters = (4.0 * turn).round_ties_even();
-                    let r = quarters.mul_add(-0.25, turn);
-                    let z = r * r;
-                    let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
-                    let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
-                    let quarter = quarters as i32;
-                    let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
-                    let sin = s * if quarter & 2 == 0 { scale } else { -scale };
-                    (sin, c * if (quarter + 1) & 2 == 0 { scale } else { -scale })
-                };
+                let ($s, $c) = scaled_sin_cos(p, p_rem, $hi, $lo, scale, backward);
             )+
             let first = (chunk * $w) as usize;
             let (ia, ib) = (first, first + (rotary_dim / 2) as usize);

@@ -1,0 +1,165 @@
+//! `#[ptx_device]` functions: kernels that call them compute what the same bodies compute
+//! as plain Rust (bit for bit, on edge values and fresh random inputs), through module
+//! paths, nested calls, `mut` parameters, tuple results and comptime arguments; their
+//! statements keep their own source lines in the PTX and in runtime errors.
+
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+/// A 32-bit mix: multiply, then fold the high bits down.
+#[ptx_device]
+fn mix(x: u32, k: u32) -> u32 {
+    let y = x.wrapping_mul(k);
+    y ^ (y >> 15)
+}
+
+/// Quotient and remainder (`b` must not be 0).
+#[ptx_device]
+fn div_rem(a: u32, b: u32) -> (u32, u32) {
+    (a / b, a % b)
+}
+
+/// Steps of the Collatz map from `n` until 1, at most 40: a loop over a `mut` parameter.
+#[ptx_device]
+fn collatz_steps(mut n: u32) -> u32 {
+    let mut steps = 0;
+    while n > 1 && steps < 40 {
+        n = if n % 2 == 0 { n / 2 } else { n.wrapping_mul(3).wrapping_add(1) };
+        steps += 1;
+    }
+    steps
+}
+
+/// The body's value gets the return type: `1 << 40` is a `u64` here, as in Rust.
+#[ptx_device]
+fn big() -> u64 {
+    1 << 40
+}
+
+mod helpers {
+    use ptx_dsl::prelude::*;
+
+    /// Calls another device function; names its locals as its callers do.
+    #[ptx_device]
+    pub fn hash2(x: u32, y: u32) -> u32 {
+        let i = super::mix(x, 0x9e37_79b9);
+        super::mix(i ^ y, 0x85eb_ca6b)
+    }
+}
+
+twin!(integer_helpers, integer_helpers_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    // The kernel's own `y` and `i` are not the device functions' locals of the same names.
+    let y = x >> 3;
+    out[6 * i] = mix(x, 0x2545_f491);
+    out[6 * i + 1] = helpers::hash2(x, y) ^ y;
+    let (q, r) = div_rem(x, (y & 7) + 1);
+    out[6 * i + 2] = q.wrapping_add(r << 16);
+    out[6 * i + 3] = collatz_steps(x & 0xffff);
+    out[6 * i + 4] = ((big() >> 20) as u32).wrapping_add(mix(mix(x, 3), 5));
+    // A call in the right side of `&&` runs only when the left side holds.
+    out[6 * i + 5] = if x > 1000 && collatz_steps(x) > 20 { 1 } else { 2 };
+});
+
+#[test]
+fn integer_device_functions_match_the_host() {
+    let xs = u32_inputs("device_integers", 300);
+    check_twin(
+        "integer_helpers",
+        &xs,
+        6,
+        &|d, c, a, o| IntegerHelpers::new().launch(d, c, a, o),
+        integer_helpers_host,
+    );
+}
+
+/// Linear interpolation with one rounding.
+#[ptx_device]
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    t.mul_add(b - a, a)
+}
+
+/// The fraction of a turn, in [-0.5, 0.5].
+#[ptx_device]
+fn fraction(x: f32) -> f32 {
+    x - x.round_ties_even()
+}
+
+/// Sorted pair.
+#[ptx_device]
+fn min_max(a: f32, b: f32) -> (f32, f32) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+twin!(float_helpers, float_helpers_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let t = fraction(x * 0.37);
+    out[4 * i] = lerp(x, 2.5, t);
+    let (lo, hi) = min_max(x, t);
+    out[4 * i + 1] = lo;
+    out[4 * i + 2] = hi;
+    // A literal argument is a comptime value: `fraction(1.75)` folds to -0.25.
+    out[4 * i + 3] = lerp(fraction(1.75), x, 0.5);
+});
+
+#[test]
+fn float_device_functions_match_the_host() {
+    let xs = f32_inputs("device_floats", 300);
+    check_twin(
+        "float_helpers",
+        &xs,
+        4,
+        &|d, c, a, o| FloatHelpers::new().launch(d, c, a, o),
+        float_helpers_host,
+    );
+}
+
+/// `a / b`: a fault in a checked kernel when `b` is 0, reported at this line.
+#[ptx_device]
+fn ratio(a: u32, b: u32) -> u32 {
+    a / b
+}
+
+#[ptx_kernel]
+fn ratios(a: &[u32], b: &[u32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < a.len() && i < b.len() && i < out.len() {
+        out[i] = ratio(a[i], b[i]);
+    }
+}
+
+/// The 1-based line of the first line of this file holding `text`.
+fn line_of(text: &str) -> u32 {
+    let source = include_str!("device_fns.rs");
+    let at =
+        source.lines().position(|l| l.contains(text)).unwrap_or_else(|| panic!("`{text}` not in the source"));
+    at as u32 + 1
+}
+
+#[test]
+fn device_statements_keep_their_own_lines() {
+    let ptx = Ratios::new().ptx();
+    let line = line_of("    a / b");
+    assert!(ptx.contains("\t// a / b\n"), "the device function's statement is not a comment:\n{ptx}");
+    assert!(ptx.contains(&format!(".loc 1 {line} 5\n")), "no `.loc` for line {line}:\n{ptx}");
+
+    let dev = Device::sim();
+    let a = dev.upload(&[10u32, 20, 30]).unwrap();
+    let b = dev.upload(&[2u32, 0, 3]).unwrap();
+    let mut out = dev.upload(&[0u32; 3]).unwrap();
+    let err = Ratios::new().launch(&dev, LaunchConfig::for_elements(3, 32), &a, &b, &mut out).unwrap_err();
+    let Error::KernelPanic { kernel, location, .. } = &err else {
+        panic!("expected a KernelPanic, got {err:?}")
+    };
+    assert_eq!(kernel, "ratios");
+    assert_eq!(location, &format!("{}:{line}:5", file!()), "{err}");
+}
