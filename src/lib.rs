@@ -35,7 +35,9 @@
 //! wrapping aside): casts, rounding, NaN handling, short-circuit evaluation, integer
 //! division. Slice accesses are bounds-checked unless proven by a guard; an out-of-range
 //! access is an `Err` naming the kernel, the parameter, the index, the length and the Rust
-//! line. The README's "Writing a kernel" section is the language reference.
+//! line. Helper functions marked `#[ptx_device]` are written in the same language and
+//! inlined into the kernels that call them. The README's "Writing a kernel" section is the
+//! language reference.
 //!
 //! - [`prelude`]: `ptx_kernel`, `ptx_device` and the built-ins ([`gpu`]: `thread_idx()`, `block_idx()`,
 //!   `block_dim()`, `grid_dim()`), plus the builder's types;

@@ -163,3 +163,35 @@ fn device_statements_keep_their_own_lines() {
     assert_eq!(kernel, "ratios");
     assert_eq!(location, &format!("{}:{line}:5", file!()), "{err}");
 }
+
+/// A device function with no value: it prints, from the thread that calls it.
+#[ptx_device]
+fn report(thread: u32, value: u32) {
+    gpu_print!("thread {} has {}", thread, value);
+}
+
+/// The calling thread's lane in its warp: built-ins work inside device functions.
+#[ptx_device]
+fn lane() -> u32 {
+    thread_idx().x % 32
+}
+
+#[ptx_kernel]
+fn reports(x: &[u32]) {
+    let i = thread_idx().x;
+    if (i as usize) < x.len() {
+        report(i, x[i] + lane());
+    }
+}
+
+#[test]
+fn device_functions_without_a_value_are_statements() {
+    let dev = Device::sim();
+    let xs = [5u32, 7, 11, 13];
+    let x = dev.upload(&xs).unwrap();
+    let report = Reports::new().launch(&dev, LaunchConfig::for_elements(4, 32), &x).unwrap();
+    let mut got: Vec<&str> = report.printed.lines().collect();
+    got.sort();
+    let want: Vec<String> = (0..4).map(|i| format!("thread {i} has {}", xs[i] + i as u32)).collect();
+    assert_eq!(got, want);
+}

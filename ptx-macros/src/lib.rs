@@ -1,11 +1,13 @@
 //! # ptx-macros
 //!
-//! The `#[ptx_kernel]` attribute of ptx-dsl. The kernel goes through four stages, each a
-//! function on `proc_macro2` streams: `parse` (syn's tree to our own AST, rejecting what
-//! the language lacks at its span), `check` (names, types with Rust's inference, stages,
-//! mutability), `lower` (the body as builder calls) and `expand` (the generated type).
-//! Errors from every stage are collected and reported together. Use the attribute through
-//! `ptx_dsl`, which documents the language.
+//! The `#[ptx_kernel]` and `#[ptx_device]` attributes of ptx-dsl. The kernel goes through
+//! four stages, each a function on `proc_macro2` streams: `parse` (syn's tree to our own
+//! AST, rejecting what the language lacks at its span, inlining the device functions it
+//! calls), `check` (names, types with Rust's inference, stages, mutability), `lower` (the
+//! body as builder calls) and `expand` (the generated type). Errors from every stage are
+//! collected and reported together. Device functions reach the kernel's expansion through
+//! `chain` (`device` is their own attribute). Use the attributes through `ptx_dsl`, which
+//! documents the language.
 
 mod ast;
 mod chain;
