@@ -87,6 +87,53 @@ struct Parser<'e> {
     inlined: Vec<syn::Path>,
 }
 
+/// Names of macros every kernel sees (Rust's prelude and ptx-dsl's): a call of one of these
+/// names is an unknown function, never fetched as a device function.
+const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
+    "asm",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "cfg",
+    "column",
+    "compile_error",
+    "concat",
+    "concat_idents",
+    "const_format_args",
+    "dbg",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "env",
+    "eprint",
+    "eprintln",
+    "file",
+    "format",
+    "format_args",
+    "global_asm",
+    "gpu_print",
+    "include",
+    "include_bytes",
+    "include_str",
+    "line",
+    "log_syntax",
+    "matches",
+    "module_path",
+    "naked_asm",
+    "option_env",
+    "panic",
+    "print",
+    "println",
+    "stringify",
+    "thread_local",
+    "todo",
+    "trace_macros",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+];
+
 /// The attributes a kernel may carry over to its generated type.
 const CARRIED_ATTRS: [&str; 4] = ["doc", "cfg", "allow", "deprecated"];
 
@@ -1001,6 +1048,11 @@ impl<'e> Parser<'e> {
         }
         let ident = &path.segments.last()?.ident;
         let name = ident.to_string();
+        // Fetching `vec(..)` would call `vec!`: a macro of the standard library's prelude or
+        // of ptx-dsl is no device function's (whose macro would shadow it).
+        if NOT_DEVICE_FUNCTIONS.contains(&name.as_str()) {
+            return None;
+        }
         if let Some(first) = self.inlining.iter().position(|n| *n == name) {
             let cycle = self.inlining[first..].join("` → `");
             self.err(

@@ -5,4 +5,11 @@ fn k(x: &mut [f32]) {
     x[0] = helper(x[0]);
 }
 
+#[ptx_kernel]
+fn prelude_macro_names(x: &mut [u32]) {
+    x[0] = line(x[0]);
+    x[1] = vec(3);
+    gpu_print("no");
+}
+
 fn main() {}
