@@ -195,3 +195,101 @@ fn device_functions_without_a_value_are_statements() {
     let want: Vec<String> = (0..4).map(|i| format!("thread {i} has {}", xs[i] + i as u32)).collect();
     assert_eq!(got, want);
 }
+
+/// The wrapping sum of `x[from..to]`.
+#[ptx_device]
+#[allow(clippy::needless_range_loop)] // kernels index; they have no iterators
+fn sum_range(x: &[u32], from: usize, to: usize) -> u32 {
+    let mut acc = 0u32;
+    for j in from..to {
+        acc = acc.wrapping_add(x[j]);
+    }
+    acc
+}
+
+/// Writes `v` and `v ^ 1` at `out[i]` and `out[i + 1]`.
+#[ptx_device]
+fn store_pair(out: &mut [u32], i: usize, v: u32) {
+    out[i] = v;
+    out[i + 1] = v ^ 1;
+}
+
+/// The number of elements of `x` after `i`: reads the length through the parameter.
+#[ptx_device]
+fn remaining(x: &[u32], i: usize) -> usize {
+    x.len() - i - 1
+}
+
+twin!(slice_helpers, slice_helpers_host, |i, a: &[u32], out: &mut [u32]| {
+    let s = sum_range(a, i, (i + 4).min(a.len()));
+    store_pair(out, 3 * i, s);
+    out[3 * i + 2] = remaining(a, i) as u32;
+});
+
+#[test]
+fn device_functions_take_slices() {
+    let xs = u32_inputs("device_slices", 200);
+    check_twin(
+        "slice_helpers",
+        &xs,
+        3,
+        &|d, c, a, o| SliceHelpers::new().launch(d, c, a, o),
+        slice_helpers_host,
+    );
+}
+
+/// The sum of four `f32`s from `x[i]` on, in one 16-byte load.
+#[ptx_device]
+fn sum4(x: &[f32], i: usize) -> f32 {
+    let (a, b, c, d) = load4(x, i);
+    (a + b) + (c + d)
+}
+
+/// Unchecked: the length of `x` is passed because a device function reads it.
+#[ptx_kernel(unchecked)]
+fn sums_of_four(x: &[f32], out: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if 4 * i + 3 < x.len() && i < out.len() {
+        out[i] = sum4(x, 4 * i);
+    }
+}
+
+#[test]
+fn vector_accesses_and_lengths_through_device_functions() {
+    let dev = Device::sim();
+    let xs: Vec<f32> = (0..32).map(|k| k as f32 * 1.5 - 7.0).collect();
+    let x = dev.upload(&xs).unwrap();
+    let mut out = dev.upload(&[0.0f32; 8]).unwrap();
+    // SAFETY: every index is guarded by the lengths, and `i` is a multiple of 4.
+    unsafe { SumsOfFour::new().launch(&dev, LaunchConfig::for_elements(8, 32), &x, &mut out).unwrap() };
+    let want: Vec<f32> = (0..8).map(|i| sum4(&xs, 4 * i)).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    assert!(SumsOfFour::new().ptx().contains("ld.global.v4.f32"), "sum4's load4 is not one vector load");
+}
+
+/// `x[i]`: out of range, a checked kernel's error names the kernel's slice and this line.
+#[ptx_device]
+fn element(x: &[u32], i: usize) -> u32 {
+    x[i] // the access out of range
+}
+
+#[ptx_kernel]
+fn shifted(a: &[u32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < out.len() {
+        out[i] = element(a, i + 1);
+    }
+}
+
+#[test]
+fn bounds_errors_in_device_functions_name_the_kernels_slice_and_the_line() {
+    let dev = Device::sim();
+    let a = dev.upload(&[1u32, 2, 3, 4]).unwrap();
+    let mut out = dev.upload(&[0u32; 4]).unwrap();
+    let err = Shifted::new().launch(&dev, LaunchConfig::for_elements(4, 32), &a, &mut out).unwrap_err();
+    let Error::OutOfBounds { kernel, param, index, len, location } = &err else {
+        panic!("expected OutOfBounds, got {err:?}")
+    };
+    assert_eq!((kernel.as_str(), param.as_str(), *index, *len), ("shifted", "a", 4, 4), "{err}");
+    assert_eq!(location, &format!("{}:{}:5", file!(), line_of("x[i] // the access out of range")), "{err}");
+}

@@ -272,6 +272,9 @@ pub enum LetRole {
         function: String,
         /// The parameter.
         param: String,
+        /// A slice parameter's element type and `&mut`: the argument is a slice the
+        /// parameter names (checked by the checker, as the `let` has no annotation).
+        slice: Option<(Scalar, bool)>,
     },
     /// The value of device function `function`'s body, annotated with its return type.
     Result {

@@ -68,6 +68,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         uses_warps: false,
         next_binding: 0,
         param_count: kernel.params.len(),
+        slice_aliases: HashMap::new(),
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
         int_lits: Vec::new(),
@@ -167,6 +168,10 @@ struct Checker<'e> {
     next_binding: usize,
     /// Bindings `0..param_count` are the parameters.
     param_count: usize,
+    /// Locals bound to a slice (`let a = x;`, a device function's slice parameter): the
+    /// binding they name, or `None` when that is not known (every slice parameter then
+    /// counts as one whose length may be read through them).
+    slice_aliases: HashMap<usize, Option<usize>>,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<Loop>,
     /// Integer literals: (expr, value, negated, span), checked against their final type.
@@ -379,6 +384,9 @@ impl Checker<'_> {
                     self.shared_init = Some(init.id);
                 }
                 let mut t = self.expr(init);
+                if let LetRole::Argument { function, param, slice: Some((elem, mutable)) } = role {
+                    t = self.slice_argument(init, &t, *elem, *mutable, function, param);
+                }
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
                     if contains_error(&want) {
@@ -387,7 +395,7 @@ impl Checker<'_> {
                     }
                     let context = match role {
                         LetRole::Source => " (the `let`'s annotation and its value)".to_string(),
-                        LetRole::Argument { function, param } => {
+                        LetRole::Argument { function, param, .. } => {
                             format!(" (argument `{param}` of `{function}`)")
                         }
                         LetRole::Result { function } => {
@@ -398,7 +406,9 @@ impl Checker<'_> {
                 }
                 let comptime = self.comptime[init.id];
                 self.report_repeated_names(pat);
+                let aliased = self.slice_named_by(init);
                 self.bind_pat(pat, &t, comptime);
+                self.record_slice_alias(pat, init, &t, aliased);
                 false
             }
             Stmt::Expr { expr, .. } => {
@@ -439,6 +449,62 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+
+    /// The type a device function's slice parameter `param` (`&[elem]`, or `&mut [elem]`
+    /// when `mutable`) has for the argument `arg` of type `t`: a slice of `elem`, writable
+    /// when the parameter needs it (a `&mut [T]` is also passed as a `&[T]`).
+    fn slice_argument(
+        &mut self,
+        arg: &Expr,
+        t: &Ty,
+        elem: Scalar,
+        mutable: bool,
+        function: &str,
+        param: &str,
+    ) -> Ty {
+        let want = Ty::Slice { elem, mutable };
+        match self.infer.resolve(t) {
+            Ty::Error => {}
+            Ty::Slice { elem: e, mutable: m } if e == elem && (m || !mutable) => {}
+            other => {
+                let msg = format!(
+                    "mismatched types: expected `{}`, found `{}` (argument `{param}` of `{function}`: pass a \
+                     slice parameter or shared array by its name)",
+                    self.show(&want),
+                    self.show(&other)
+                );
+                self.errors.at(arg.span, msg);
+            }
+        }
+        want
+    }
+
+    /// The binding a slice-valued `init` stands for, looked up before a `let` binds its
+    /// pattern (`let x = x;` names the outer `x`); `None` when not known.
+    fn slice_named_by(&self, init: &Expr) -> Option<usize> {
+        match &init.kind {
+            ExprKind::Path(source) => self.binding_id(source).and_then(|id| self.slice_root(id)),
+            _ => None,
+        }
+    }
+
+    /// Records `let name = init;` binding a slice as an alias of `aliased`.
+    fn record_slice_alias(&mut self, pat: &Pat, init: &Expr, ty: &Ty, aliased: Option<usize>) {
+        let Pat::Ident { name, .. } = pat else { return };
+        if !matches!(self.infer.resolve(ty), Ty::Slice { .. }) || matches!(init.kind, ExprKind::Shared { .. })
+        {
+            return;
+        }
+        if let Some(id) = self.binding_id(name) {
+            self.slice_aliases.insert(id, aliased);
+        }
+    }
+
+    /// The binding a slice binding stands for: itself, or what the alias names (`None`:
+    /// not known).
+    fn slice_root(&self, id: usize) -> Option<usize> {
+        self.slice_aliases.get(&id).copied().unwrap_or(Some(id))
     }
 
     fn bind_pat(&mut self, pat: &Pat, ty: &Ty, comptime: bool) {
@@ -705,7 +771,11 @@ impl Checker<'_> {
                         if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
                             self.expr(receiver);
                             self.binding[e.id] = self.binding_id(name);
-                            self.lengths_read.extend(self.binding[e.id]);
+                            match self.binding[e.id].map(|id| self.slice_root(id)) {
+                                Some(Some(root)) => self.lengths_read.push(root),
+                                Some(None) => self.lengths_read.extend(0..self.param_count),
+                                None => {}
+                            }
                             self.no_args(method, args);
                             return (Ty::Scalar(Scalar::Usize), false);
                         }
@@ -783,6 +853,19 @@ impl Checker<'_> {
             }
             ExprKind::Block(b) => {
                 let t = self.block(b);
+                if let Some(tail) = &b.tail {
+                    if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
+                        self.errors.at(
+                            tail.span,
+                            format!(
+                                "a block cannot give `{}`: name the slice or built-in itself (`let a = x;`), \
+                                 or index it (take `.x`) inside the block",
+                                self.show(&t)
+                            ),
+                        );
+                        return (Ty::Error, false);
+                    }
+                }
                 let comptime = b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| self.comptime[t.id]);
                 (t, comptime)
             }
@@ -1052,7 +1135,10 @@ impl Checker<'_> {
         name: &syn::Ident,
         store: bool,
     ) -> Option<Scalar> {
-        let is_param = self.lookup(&name.to_string()).is_some_and(|b| b.id < self.param_count);
+        let is_param = self
+            .binding_id(name)
+            .and_then(|id| self.slice_root(id))
+            .is_some_and(|root| root < self.param_count);
         let elem = self.slice_of(name, store)?;
         if !is_param {
             let msg = format!(

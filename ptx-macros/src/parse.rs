@@ -1115,15 +1115,17 @@ impl<'e> Parser<'e> {
             .into_iter()
             .zip(args)
             .map(|(param, arg)| {
-                // `device_signature` gives scalar parameters only.
-                let ty = match param.kind {
-                    ParamKind::Scalar(ty) => TypeAnnot::Scalar(ty),
-                    ParamKind::Slice { .. } | ParamKind::Comptime(_) => TypeAnnot::Infer,
+                // A slice parameter names the argument's slice; the role carries its type,
+                // which the checker checks (`device_signature` gives no comptime parameters).
+                let (ty, slice) = match param.kind {
+                    ParamKind::Scalar(ty) => (Some((TypeAnnot::Scalar(ty), arg.span)), None),
+                    ParamKind::Slice { elem, mutable } => (None, Some((elem, mutable))),
+                    ParamKind::Comptime(_) => (None, None),
                 };
                 Stmt::Let {
-                    role: LetRole::Argument { function: name.clone(), param: param.name.to_string() },
+                    role: LetRole::Argument { function: name.clone(), param: param.name.to_string(), slice },
                     pat: Pat::Ident { name: param.name, mutable: param.mutable },
-                    ty: Some((ty, arg.span)),
+                    ty,
                     span: arg.span,
                     init: arg,
                     text: String::new(),
@@ -1199,13 +1201,27 @@ impl<'e> Parser<'e> {
                     continue;
                 }
             };
-            match self.scalar_of(&pt.ty) {
-                Some(s) if !s.is_half() => params.push(Param { name, kind: ParamKind::Scalar(s), mutable }),
+            match (&*pt.ty, self.scalar_of(&pt.ty)) {
+                (syn::Type::Reference(_), _) => {
+                    if let Some(kind @ ParamKind::Slice { .. }) = self.param_type(&pt.ty, false) {
+                        if let syn::Pat::Ident(syn::PatIdent { mutability: Some(m), .. }) = &*pt.pat {
+                            self.err(
+                                m,
+                                "a slice parameter cannot be `mut`: remove it (`&mut [T]` is what lets the \
+                                 function write the elements)",
+                            );
+                        }
+                        params.push(Param { name, kind, mutable: false });
+                    }
+                }
+                (_, Some(s)) if !s.is_half() => {
+                    params.push(Param { name, kind: ParamKind::Scalar(s), mutable })
+                }
                 _ => self.err(
                     &pt.ty,
                     format!(
                         "`#[ptx_device]` functions take scalars by value (bool u8 i8 u16 i16 u32 i32 u64 i64 \
-                         usize isize f32 f64); slices and other types are not supported yet {inlined}"
+                         usize isize f32 f64) and slices (`&[T]`, `&mut [T]`) {inlined}"
                     ),
                 ),
             }

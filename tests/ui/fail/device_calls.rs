@@ -29,4 +29,21 @@ fn uses_bad(x: &mut [u32]) {
     x[0] = bad(1.0);
 }
 
+#[ptx_device]
+fn total(x: &[f32]) -> f32 {
+    x[0]
+}
+
+#[ptx_device]
+fn clear(x: &mut [f32]) {
+    x[0] = 0.0;
+}
+
+#[ptx_kernel]
+fn slices(x: &[f32], y: &mut [u32], n: u32) {
+    let a = total(n);
+    clear(x);
+    let b = total(y);
+}
+
 fn main() {}

@@ -10,7 +10,7 @@ fn early(x: f32) -> f32 {
 }
 
 #[ptx_device]
-fn first(x: &[f32]) -> f32 {
+fn first(x: Vec<f32>) -> f32 {
     x[0]
 }
 
