@@ -293,3 +293,24 @@ fn bounds_errors_in_device_functions_name_the_kernels_slice_and_the_line() {
     assert_eq!((kernel.as_str(), param.as_str(), *index, *len), ("shifted", "a", 4, 4), "{err}");
     assert_eq!(location, &format!("{}:{}:5", file!(), line_of("x[i] // the access out of range")), "{err}");
 }
+
+/// Unchecked, reading lengths only through aliases: the device function's parameter and a
+/// `let` of the kernel's own. Their slices' lengths are passed all the same.
+#[ptx_kernel(unchecked)]
+fn remaining_counts(a: &[u32], out: &mut [u32]) {
+    let o = out;
+    let i = thread_idx().x as usize;
+    if i < remaining(a, 0) + 1 && i < o.len() {
+        o[i] = remaining(a, i) as u32;
+    }
+}
+
+#[test]
+fn lengths_read_through_aliases_are_passed() {
+    let dev = Device::sim();
+    let a = dev.upload(&[9u32; 6]).unwrap();
+    let mut out = dev.upload(&[7u32; 8]).unwrap();
+    // SAFETY: every access is guarded by the lengths.
+    unsafe { RemainingCounts::new().launch(&dev, LaunchConfig::for_elements(8, 32), &a, &mut out).unwrap() };
+    assert_eq!(out.to_vec().unwrap(), vec![5, 4, 3, 2, 1, 0, 7, 7]);
+}
