@@ -35,6 +35,12 @@ fn collatz_steps(mut n: u32) -> u32 {
     steps
 }
 
+/// `a − b`, wrapping, with `b` narrowed to 16 bits.
+#[ptx_device]
+fn minus(a: u32, b: u16) -> u32 {
+    a.wrapping_sub(b as u32)
+}
+
 /// The body's value gets the return type: `1 << 40` is a `u64` here, as in Rust.
 #[ptx_device]
 fn big() -> u64 {
@@ -63,7 +69,10 @@ twin!(integer_helpers, integer_helpers_host, |i, a: &[u32], out: &mut [u32]| {
     out[6 * i + 3] = collatz_steps(x & 0xffff);
     out[6 * i + 4] = ((big() >> 20) as u32).wrapping_add(mix(mix(x, 3), 5));
     // A call in the right side of `&&` runs only when the left side holds.
-    out[6 * i + 5] = if x > 1000 && collatz_steps(x) > 20 { 1 } else { 2 };
+    // Arguments named like the other parameter, of the other type: in `minus(b, a)`, the
+    // argument `a` is the kernel's `u16`, not the device function's new `a: u32`.
+    let (a, b) = (x as u16, y.wrapping_mul(7));
+    out[6 * i + 5] = if x > 1000 && collatz_steps(x) > 20 { minus(b, a) } else { minus(x, a) };
 });
 
 #[test]

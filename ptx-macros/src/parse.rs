@@ -1111,27 +1111,46 @@ impl<'e> Parser<'e> {
             );
             return Some(self.expr_of(ExprKind::Error, sp));
         }
-        let mut stmts: Vec<Stmt> = params
-            .into_iter()
-            .zip(args)
-            .map(|(param, arg)| {
-                // A slice parameter names the argument's slice; the role carries its type,
-                // which the checker checks (`device_signature` gives no comptime parameters).
-                let (ty, slice) = match param.kind {
-                    ParamKind::Scalar(ty) => (Some((TypeAnnot::Scalar(ty), arg.span)), None),
-                    ParamKind::Slice { elem, mutable } => (None, Some((elem, mutable))),
-                    ParamKind::Comptime(_) => (None, None),
-                };
-                Stmt::Let {
-                    role: LetRole::Argument { function: name.clone(), param: param.name.to_string(), slice },
-                    pat: Pat::Ident { name: param.name, mutable: param.mutable },
-                    ty,
-                    span: arg.span,
-                    init: arg,
-                    text: String::new(),
-                }
-            })
-            .collect();
+        // With several parameters, every argument is evaluated into a temporary before any
+        // parameter is bound: `f(b, a)` of `fn f(a, b)` must not see the new `a` in `a`.
+        let mut stmts = Vec::new();
+        let args: Vec<Expr> = if params.len() < 2 {
+            args
+        } else {
+            args.into_iter()
+                .map(|arg| {
+                    let temp =
+                        Ident::new(&format!("__ptx_arg{}", self.next_id), proc_macro2::Span::mixed_site());
+                    let span = arg.span;
+                    stmts.push(Stmt::Let {
+                        pat: Pat::Ident { name: temp.clone(), mutable: false },
+                        ty: None,
+                        init: arg,
+                        span,
+                        text: String::new(),
+                        role: LetRole::Source,
+                    });
+                    self.expr_of(ExprKind::Path(temp), span)
+                })
+                .collect()
+        };
+        stmts.extend(params.into_iter().zip(args).map(|(param, arg)| {
+            // A slice parameter names the argument's slice; the role carries its type,
+            // which the checker checks (`device_signature` gives no comptime parameters).
+            let (ty, slice) = match param.kind {
+                ParamKind::Scalar(ty) => (Some((TypeAnnot::Scalar(ty), arg.span)), None),
+                ParamKind::Slice { elem, mutable } => (None, Some((elem, mutable))),
+                ParamKind::Comptime(_) => (None, None),
+            };
+            Stmt::Let {
+                role: LetRole::Argument { function: name.clone(), param: param.name.to_string(), slice },
+                pat: Pat::Ident { name: param.name, mutable: param.mutable },
+                ty,
+                span: arg.span,
+                init: arg,
+                text: String::new(),
+            }
+        }));
         let body_span = body.span;
         let init = self.expr_of(ExprKind::Block(body), body_span);
         let ret_name = Ident::new("__ptx_ret", proc_macro2::Span::mixed_site());
