@@ -11,6 +11,9 @@ use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 mod twin;
 use twin::*;
 
+#[path = "common/device_helpers.rs"]
+mod device_helpers;
+
 /// A 32-bit mix: multiply, then fold the high bits down.
 #[ptx_device]
 fn mix(x: u32, k: u32) -> u32 {
@@ -322,4 +325,32 @@ fn lengths_read_through_aliases_are_passed() {
     // SAFETY: every access is guarded by the lengths.
     unsafe { RemainingCounts::new().launch(&dev, LaunchConfig::for_elements(8, 32), &a, &mut out).unwrap() };
     assert_eq!(out.to_vec().unwrap(), vec![5, 4, 3, 2, 1, 0, 7, 7]);
+}
+
+#[ptx_kernel]
+fn remainders(a: &[u32], b: &[u32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < a.len() && i < b.len() && i < out.len() {
+        out[i] = device_helpers::remainder(a[i], b[i]);
+    }
+}
+
+#[test]
+fn device_functions_of_other_files_are_located_there() {
+    let helper_file = "tests/common/device_helpers.rs";
+    let line =
+        include_str!("common/device_helpers.rs").lines().position(|l| l == "    a % b").expect("a % b") + 1;
+    let ptx = Remainders::new().ptx();
+    assert!(ptx.contains(&format!(".file 1 \"{}\"", file!())), "{ptx}");
+    assert!(ptx.contains(&format!(".file 2 \"{helper_file}\"")), "{ptx}");
+    assert!(ptx.contains(&format!(".loc 2 {line} 5\n")), "{ptx}");
+
+    let dev = Device::sim();
+    let a = dev.upload(&[7u32, 8, 9]).unwrap();
+    let b = dev.upload(&[4u32, 0, 5]).unwrap();
+    let mut out = dev.upload(&[0u32; 3]).unwrap();
+    let err =
+        Remainders::new().launch(&dev, LaunchConfig::for_elements(3, 32), &a, &b, &mut out).unwrap_err();
+    let Error::KernelPanic { location, .. } = &err else { panic!("expected a KernelPanic, got {err:?}") };
+    assert_eq!(location, &format!("{helper_file}:{line}:5"), "{err}");
 }
