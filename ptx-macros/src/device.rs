@@ -56,9 +56,11 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                format!("#[ptx_device] goes on a function: `fn name(x: f32) -> f32 {{ .. }}` ({e})"),
+            errors.push(parse::not_a_function(
+                item.clone(),
+                &e,
+                "#[ptx_device]",
+                "fn name(x: f32) -> f32 { .. }",
             ));
             let errors = errors.to_tokens();
             return quote!(#errors #item);

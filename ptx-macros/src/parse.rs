@@ -26,13 +26,10 @@ pub struct Parsed {
 /// functions in `devices`. Errors go to `errors`; the result is `None` only when the item
 /// is not a function at all.
 pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -> Option<Parsed> {
-    let func: ItemFn = match syn::parse2(item) {
+    let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                format!("#[ptx_kernel] goes on a function: `pub fn name(x: &[f32], ..) {{ .. }}` ({e})"),
-            ));
+            errors.push(not_a_function(item, &e, "#[ptx_kernel]", "pub fn name(x: &[f32], ..) { .. }"));
             return None;
         }
     };
@@ -44,6 +41,17 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
     let kernel =
         KernelFn { attrs, vis: func.vis.clone(), name: func.sig.ident.clone(), params, body, expr_count: 0 };
     Some(p.finish(kernel))
+}
+
+/// The error for an attribute's item that does not parse as a function (`e`, syn's error):
+/// another kind of item gets the function `form` the attribute takes; a function that is not
+/// valid Rust (`j++`, which rustc has reported in its own words) gets syn's reason.
+pub fn not_a_function(item: TokenStream, e: &syn::Error, attribute: &str, form: &str) -> syn::Error {
+    let message = match syn::parse2::<syn::Item>(item) {
+        Ok(_) => format!("{attribute} goes on a function: `{form}` ({e})"),
+        Err(_) => format!("{attribute} cannot read this function, which is not valid Rust: {e}"),
+    };
+    syn::Error::new(e.span(), message)
 }
 
 /// Parses a `#[ptx_device]` function on its own, as a kernel whose parameters are its
@@ -1424,6 +1432,7 @@ impl<'e> Parser<'e> {
             }
         }
         let mut mutable_var = None;
+        let mut rejected = None;
         let var = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
@@ -1434,11 +1443,19 @@ impl<'e> Parser<'e> {
             syn::Pat::Wild(_) => None,
             other => {
                 self.err(other, "a `for` loop binds one name (`for i in ..`) or `_`");
+                rejected = self.pat(other).map(|p| (p, Sp::of(other)));
                 None
             }
         };
         let range = self.range(&f.expr);
         let mut body = self.block(&f.body);
+        if let Some((pat, sp)) = rejected {
+            // The names of a rejected pattern are still bound in the body (to a value that
+            // checks as any type), so that their uses report nothing more.
+            let init = self.expr_of(ExprKind::Error, sp);
+            let text = String::new();
+            body.stmts.insert(0, Stmt::Let { pat, ty: None, init, span: sp, text, role: LetRole::Source });
+        }
         if let Some(pi) = mutable_var {
             // `for mut j in ..` is `for j in .. { let mut j = j; .. }`.
             let (name, sp) = (pi.ident.clone(), Sp::of(pi));
