@@ -18,6 +18,7 @@ mod device;
 mod errors;
 mod expand;
 mod lower;
+mod overflow;
 mod parse;
 mod types;
 
@@ -89,6 +90,9 @@ fn expand_with(attr: TokenStream, item: TokenStream, devices: &device::Devices) 
         return errors.to_tokens();
     }
     let checked = check::check(&parsed.kernel, &mut errors);
+    if errors.is_empty() {
+        overflow::check(&parsed.kernel, &checked, &mut errors);
+    }
     if !errors.is_empty() {
         return errors.to_tokens();
     }

@@ -1,0 +1,256 @@
+//! Integer arithmetic on constants that always overflows, reported as rustc reports it
+//! (its deny-by-default `arithmetic_overflow` lint): `255u8 + 1`, `i32::MAX + 1`,
+//! `-i32::MIN`, `i32::MIN / -1`, also through immutable locals bound to such constants
+//! (`let a = 255u8; a + 1`). Runs after type checking, on the final types. Values the
+//! kernel is built with (`#[comptime]` parameters) and a device function's parameters are
+//! not constants here, as rustc does not see through either.
+
+use crate::ast::*;
+use crate::check::Checked;
+use crate::errors::Errors;
+use crate::types::Ty;
+
+/// Reports each operation on integer constants whose result is outside its type.
+pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
+    let mut folder = Folder { types: &checked.types, errors, scopes: vec![Vec::new()] };
+    folder.block(&kernel.body);
+}
+
+/// Walks the body with the constant value of each immutable local in scope.
+struct Folder<'a> {
+    types: &'a [Ty],
+    errors: &'a mut Errors,
+    /// Locals by name, innermost scope last: the constant value, or `None` when not one.
+    scopes: Vec<Vec<(String, Option<i128>)>>,
+}
+
+impl Folder<'_> {
+    fn scalar(&self, e: &Expr) -> Option<Scalar> {
+        self.types[e.id].scalar().filter(|s| s.is_int())
+    }
+
+    fn bind(&mut self, pat: &Pat, value: Option<i128>) {
+        match pat {
+            Pat::Ident { name, mutable } => {
+                let value = if *mutable { None } else { value };
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push((name.to_string(), value));
+                }
+            }
+            Pat::Wild => {}
+            Pat::Tuple(pats, _) => pats.iter().for_each(|p| self.bind(p, None)),
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<i128> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).and_then(|(_, v)| *v)
+    }
+
+    fn block(&mut self, b: &Block) -> Option<i128> {
+        self.scopes.push(Vec::new());
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { pat, init, role, .. } => {
+                    let value = self.expr(init);
+                    let value = if matches!(role, LetRole::Argument { .. }) { None } else { value };
+                    self.bind(pat, value);
+                }
+                Stmt::Expr { expr, .. } => {
+                    self.expr(expr);
+                }
+            }
+        }
+        let value = b.tail.as_ref().and_then(|t| self.expr(t));
+        self.scopes.pop();
+        value
+    }
+
+    fn exprs<'e>(&mut self, es: impl IntoIterator<Item = &'e Expr>) {
+        for e in es {
+            self.expr(e);
+        }
+    }
+
+    fn place(&mut self, place: &Place) {
+        if let Place::Index { index, .. } = place {
+            self.expr(index);
+        }
+    }
+
+    /// The expression's value when it is an integer constant; reports an overflow inside.
+    fn expr(&mut self, e: &Expr) -> Option<i128> {
+        match &e.kind {
+            ExprKind::Lit(Lit::Int { value, .. }) => {
+                self.scalar(e)?;
+                i128::try_from(*value).ok()
+            }
+            ExprKind::Const { ty, path } => {
+                let (lo, hi) = ty.is_int().then(|| ty.int_range())?;
+                match path.segments.last()?.ident.to_string().as_str() {
+                    "MAX" => Some(hi),
+                    "MIN" => Some(lo),
+                    _ => None,
+                }
+            }
+            ExprKind::Path(name) => {
+                self.scalar(e)?;
+                self.lookup(&name.to_string())
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.expr(x)?;
+                let ty = self.scalar(e)?;
+                match op {
+                    UnOp::Neg if ty.is_signed_int() => {
+                        self.in_range(e, ty, -v, || format!("negate `{v}_{}`", ty.name()))
+                    }
+                    UnOp::Neg => None,
+                    UnOp::Not => Some(wrap(!v, ty)),
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (va, vb) = (self.expr(a), self.expr(b));
+                let (va, vb, ty) = (va?, vb?, self.scalar(e)?);
+                let (lo, _) = ty.int_range();
+                let shown = || format!("compute `{va}_{0} {1} {vb}_{0}`", ty.name(), op.symbol());
+                match op {
+                    BinOp::Add => self.in_range(e, ty, va + vb, shown),
+                    BinOp::Sub => self.in_range(e, ty, va - vb, shown),
+                    BinOp::Mul => va.checked_mul(vb).and_then(|v| self.in_range(e, ty, v, shown)),
+                    // A zero divisor is reported by the checker.
+                    BinOp::Div | BinOp::Rem if vb == 0 => None,
+                    BinOp::Div | BinOp::Rem if ty.is_signed_int() && va == lo && vb == -1 => {
+                        self.in_range(e, ty, -lo, shown).map(|_| 0)
+                    }
+                    BinOp::Div => Some(va / vb),
+                    BinOp::Rem => Some(va % vb),
+                    // An amount outside the width is reported by the checker.
+                    BinOp::Shl | BinOp::Shr if !(0..i128::from(ty.bits())).contains(&vb) => None,
+                    BinOp::Shl => Some(wrap(va << vb, ty)),
+                    BinOp::Shr => Some(va >> vb),
+                    BinOp::BitAnd => Some(va & vb),
+                    BinOp::BitOr => Some(va | vb),
+                    BinOp::BitXor => Some(va ^ vb),
+                    _ => None,
+                }
+            }
+            ExprKind::Cast(x, to) => {
+                let v = self.expr(x)?;
+                self.scalar(x)?;
+                to.is_int().then(|| wrap(v, *to))
+            }
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
+                self.place(place);
+                self.expr(value);
+                None
+            }
+            ExprKind::Index { index, .. } => {
+                self.expr(index);
+                None
+            }
+            ExprKind::Field(x, _) => {
+                self.expr(x);
+                None
+            }
+            ExprKind::TypeCall { args, .. }
+            | ExprKind::Intrinsic { args, .. }
+            | ExprKind::Print { args, .. } => {
+                self.exprs(args);
+                None
+            }
+            ExprKind::MethodCall { receiver, args, .. } => {
+                self.expr(receiver);
+                self.exprs(args);
+                None
+            }
+            ExprKind::If { cond, then, els } => {
+                self.expr(cond);
+                self.block(then);
+                if let Some(els) = els {
+                    self.expr(els);
+                }
+                None
+            }
+            ExprKind::While { cond, body, .. } => {
+                self.expr(cond);
+                self.block(body);
+                None
+            }
+            ExprKind::Loop { body, .. } => {
+                self.block(body);
+                None
+            }
+            ExprKind::For { var, range, body, .. } => {
+                self.expr(&range.start);
+                self.expr(&range.end);
+                if let Some(step) = &range.step {
+                    self.expr(step);
+                }
+                self.scopes.push(Vec::new());
+                if let Some(var) = var {
+                    self.bind(&Pat::Ident { name: var.clone(), mutable: false }, None);
+                }
+                self.block(body);
+                self.scopes.pop();
+                None
+            }
+            ExprKind::Break { value, .. } => {
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+                None
+            }
+            ExprKind::Tuple(elems) => {
+                self.exprs(elems);
+                None
+            }
+            ExprKind::Shared { len, .. } => {
+                if let Some(len) = len {
+                    self.expr(len);
+                }
+                None
+            }
+            ExprKind::Atomic { place, args, .. } => {
+                self.place(place);
+                self.exprs(args);
+                None
+            }
+            ExprKind::Vector { index, values, .. } => {
+                self.expr(index);
+                if let Some(v) = values {
+                    self.expr(v);
+                }
+                None
+            }
+            ExprKind::Lit(_)
+            | ExprKind::Builtin(_)
+            | ExprKind::Continue { .. }
+            | ExprKind::Return
+            | ExprKind::Error => None,
+        }
+    }
+
+    /// `value` when it fits `ty`; else the overflow of the operation `what` is reported.
+    fn in_range(&mut self, e: &Expr, ty: Scalar, value: i128, what: impl FnOnce() -> String) -> Option<i128> {
+        let (lo, hi) = ty.int_range();
+        if (lo..=hi).contains(&value) {
+            return Some(value);
+        }
+        self.errors.at(
+            e.span,
+            format!("this arithmetic operation will overflow: attempt to {}, which would overflow", what()),
+        );
+        None
+    }
+}
+
+/// `v` as a value of the integer type `ty` (two's complement truncation).
+fn wrap(v: i128, ty: Scalar) -> i128 {
+    let bits = ty.bits();
+    let masked = v & ((1i128 << bits) - 1);
+    if ty.is_signed_int() && masked >= 1i128 << (bits - 1) {
+        masked - (1i128 << bits)
+    } else {
+        masked
+    }
+}
