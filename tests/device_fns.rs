@@ -354,3 +354,93 @@ fn device_functions_of_other_files_are_located_there() {
     let Error::KernelPanic { location, .. } = &err else { panic!("expected a KernelPanic, got {err:?}") };
     assert_eq!(location, &format!("{helper_file}:{line}:5"), "{err}");
 }
+
+mod first {
+    use ptx_dsl::prelude::*;
+
+    /// Shares its name with `second::bump`.
+    #[ptx_device]
+    pub fn bump(x: u32) -> u32 {
+        x.wrapping_add(1)
+    }
+}
+
+mod second {
+    use ptx_dsl::prelude::*;
+
+    /// Shares its name with `first::bump`.
+    #[ptx_device]
+    pub fn bump(x: u32) -> u32 {
+        x.wrapping_mul(100)
+    }
+}
+
+/// A polynomial by Horner's rule over an unrolled loop; `_` is an unused parameter and
+/// `'a` a lifetime, as plain Rust allows.
+#[ptx_device]
+fn horner<'a>(x: f32, coefficients_from: f32, _: &'a [u32]) -> f32 {
+    let mut acc = 0.0f32;
+    #[unroll]
+    for k in 0..4 {
+        acc = acc.mul_add(x, coefficients_from + k as f32);
+    }
+    acc
+}
+
+twin!(paths_and_forms, paths_and_forms_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[3 * i] = first::bump(x);
+    out[3 * i + 1] = second::bump(x);
+    out[3 * i + 2] = (horner((x & 0xff) as f32 * 0.25, 0.5, a) * 64.0) as u32;
+});
+
+#[test]
+fn same_named_device_functions_of_two_modules_and_other_signatures() {
+    let xs = u32_inputs("device_paths", 200);
+    check_twin(
+        "paths_and_forms",
+        &xs,
+        3,
+        &|d, c, a, o| PathsAndForms::new().launch(d, c, a, o),
+        paths_and_forms_host,
+    );
+}
+
+/// `x · 10`: shares its name with `quadruple::scale`.
+#[ptx_device]
+fn scale(x: u32) -> u32 {
+    x.wrapping_mul(10)
+}
+
+mod quadruple {
+    use ptx_dsl::prelude::*;
+
+    /// `x · 2`.
+    #[ptx_device]
+    pub fn scale(x: u32) -> u32 {
+        x.wrapping_mul(2)
+    }
+
+    /// `x · 4`: its `scale` is this module's, not the kernel's.
+    #[ptx_device]
+    pub fn twice(x: u32) -> u32 {
+        scale(scale(x))
+    }
+}
+
+twin!(callee_modules, callee_modules_host, |i, a: &[u32], out: &mut [u32]| {
+    out[2 * i] = quadruple::twice(a[i]);
+    out[2 * i + 1] = scale(a[i]);
+});
+
+#[test]
+fn a_device_functions_calls_are_resolved_in_its_module() {
+    let xs = u32_inputs("device_callee_modules", 100);
+    check_twin(
+        "callee_modules",
+        &xs,
+        2,
+        &|d, c, a, o| CalleeModules::new().launch(d, c, a, o),
+        callee_modules_host,
+    );
+}

@@ -6,7 +6,7 @@
 //! mutation testing (`scripts/mutants.sh`) needs from the tests it runs per mutant.
 
 use super::expand_with;
-use crate::device::{expand_device, DeviceFn, Devices};
+use crate::device::{expand_device, path_key, DeviceFn, Devices};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::path::{Path, PathBuf};
@@ -100,18 +100,19 @@ fn expand_chained(kernel: &KernelUse, devices: &[(syn::ItemFn, bool)]) -> TokenS
         let Ok(file) = syn::parse2::<syn::File>(out.clone()) else { return out };
         let fetched = match file.items.as_slice() {
             [syn::Item::Macro(m)] if m.mac.tokens.to_string().contains("ptx_kernel_resume") => {
-                m.mac.path.segments.last().map(|s| s.ident.clone())
+                Some(&m.mac.path)
             }
             _ => None,
         };
-        let Some(name) = fetched else { return out };
-        let Some((item, failed)) = devices.iter().find(|(f, _)| f.sig.ident == name) else {
+        let Some(path) = fetched else { return out };
+        // By name: these files do not define two device functions of one name.
+        let name = &path.segments.last().expect("a path has a segment").ident;
+        let Some((item, failed)) = devices.iter().find(|(f, _)| f.sig.ident == *name) else {
             return TokenStream::new();
         };
-        if known.get(&name.to_string()).is_some() {
-            panic!("the chain fetched `{name}` twice");
-        }
-        known.push(DeviceFn { item: item.clone(), failed: *failed });
+        let key = path_key(path);
+        assert!(known.get(&key).is_none(), "the chain fetched `{key}` twice");
+        known.push(key, DeviceFn { item: item.clone(), failed: *failed });
     }
 }
 

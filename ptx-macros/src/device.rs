@@ -21,29 +21,38 @@ pub struct DeviceFn {
     pub failed: bool,
 }
 
-/// The device functions known to an expansion, in the order they were fetched.
+/// The device functions known to an expansion, in the order they were fetched, each under
+/// the path that fetched it as written at the call ([`path_key`]): `m1::f` and `m2::f` are
+/// two functions.
 #[derive(Default)]
 pub struct Devices {
-    fns: Vec<DeviceFn>,
+    fns: Vec<(String, DeviceFn)>,
 }
 
 impl Devices {
-    /// The device function named `name`.
-    pub fn get(&self, name: &str) -> Option<&DeviceFn> {
-        self.fns.iter().find(|d| d.item.sig.ident == name)
+    /// The device function fetched by the path `key`.
+    pub fn get(&self, key: &str) -> Option<&DeviceFn> {
+        self.fns.iter().find(|(k, _)| k == key).map(|(_, d)| d)
     }
 
-    /// Adds one (the first of a name wins; the chain never fetches a name twice).
-    pub fn push(&mut self, device: DeviceFn) {
-        if self.get(&device.item.sig.ident.to_string()).is_none() {
-            self.fns.push(device);
+    /// Adds one under `key` (the first for a key wins; the chain never fetches one twice).
+    pub fn push(&mut self, key: String, device: DeviceFn) {
+        if self.get(&key).is_none() {
+            self.fns.push((key, device));
         }
     }
 
-    /// All of them, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &DeviceFn> {
-        self.fns.iter()
+    /// All of them with their keys, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &DeviceFn)> {
+        self.fns.iter().map(|(k, d)| (k.as_str(), d))
     }
+}
+
+/// A call's path as the key of the function it fetches: its segments joined by `::`.
+pub fn path_key(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lead = if path.leading_colon.is_some() { "::" } else { "" };
+    format!("{lead}{}", segments.join("::"))
 }
 
 /// The expansion of `#[ptx_device]`: the function itself, the errors found in it, and the
@@ -66,10 +75,14 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#errors #item);
         }
     };
+    let unraw_name = func.sig.ident.to_string();
+    if let Some(why) = parse::reserved_device_name(unraw_name.strip_prefix("r#").unwrap_or(&unraw_name)) {
+        errors.push(syn::Error::new(func.sig.ident.span(), why));
+    }
     // The function on its own: the language's syntax and the signature always; names and
     // types when it calls no other device function (one that does is checked in each kernel
     // that calls it, where all of them are known).
-    let parsed = parse::parse_device(&func, &mut errors, &Devices::default());
+    let parsed = parse::parse_device(&func, &func.sig.ident.to_string(), &mut errors, &Devices::default());
     if parsed.unresolved.is_empty() && errors.is_empty() {
         check::check(&parsed.kernel, &mut errors);
     }
@@ -87,9 +100,11 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         other => quote!(#other),
     };
     let (sig, block) = (&func.sig, &func.block);
+    // On the host, `#[unroll]` (a kernel-only loop attribute) is not an attribute rustc knows.
+    let host = strip_unroll(quote!(#func));
     quote! {
         #errors
-        #func
+        #host
         #(#cfgs)*
         #[doc(hidden)]
         macro_rules! #hidden {
@@ -102,4 +117,34 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(unused_imports)]
         #vis use #hidden as #name;
     }
+}
+
+/// `tokens` without the `#[unroll]` attributes of its loops (the host function's copy).
+fn strip_unroll(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1)) {
+            let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+            if p.as_char() == '#'
+                && g.delimiter() == Delimiter::Bracket
+                && matches!(inner.as_slice(), [TokenTree::Ident(id)] if id == "unroll")
+            {
+                i += 2;
+                continue;
+            }
+        }
+        out.push(match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut new = Group::new(g.delimiter(), strip_unroll(g.stream()));
+                new.set_span(g.span());
+                TokenTree::Group(new)
+            }
+            other => other.clone(),
+        });
+        i += 1;
+    }
+    out.into_iter().collect()
 }

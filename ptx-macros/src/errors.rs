@@ -25,17 +25,23 @@ pub struct Errors {
 impl Errors {
     /// Records an error covering `sp`.
     pub fn at(&mut self, sp: Sp, message: impl Display) {
-        self.list.push(error(sp, message));
+        self.push(error(sp, message));
     }
 
-    /// Records an error from syn.
+    /// Records an error from syn, unless the same message at the same place is recorded
+    /// already (a device function's recursion is found from each function of the cycle).
     pub fn push(&mut self, error: syn::Error) {
-        self.list.push(error);
+        let place = |e: &syn::Error| format!("{:?}", e.span());
+        if !self.list.iter().any(|e| e.to_string() == error.to_string() && place(e) == place(&error)) {
+            self.list.push(error);
+        }
     }
 
     /// Takes over the errors of `other`, after its own.
     pub fn extend(&mut self, other: Errors) {
-        self.list.extend(other.list);
+        for e in other.list {
+            self.push(e);
+        }
     }
 
     /// Whether nothing has been recorded.

@@ -23,6 +23,7 @@ mod parse;
 mod types;
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 
 /// Turns a restricted Rust function into a GPU kernel type; see the `ptx_dsl` crate docs
 /// for the language.
@@ -81,8 +82,15 @@ fn expand_with(attr: TokenStream, item: TokenStream, devices: &device::Devices) 
     // Each device function on its own, now that every one it calls is known: its mistakes
     // are reported once, at its definition, rather than at each call.
     let mut own = errors::Errors::default();
-    for d in devices.iter().filter(|d| !d.failed) {
-        let parsed = parse::parse_device(&d.item, &mut own, devices);
+    let mut seen = Vec::new();
+    for (key, d) in devices.iter().filter(|(_, d)| !d.failed) {
+        // One function fetched by two paths (`f`, `self::f`) is checked once.
+        let source = d.item.to_token_stream().to_string();
+        if seen.contains(&source) {
+            continue;
+        }
+        seen.push(source);
+        let parsed = parse::parse_device(&d.item, key, &mut own, devices);
         check::check(&parsed.kernel, &mut own);
     }
     if !own.is_empty() {

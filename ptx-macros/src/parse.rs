@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
 use crate::ast::*;
-use crate::device::Devices;
+use crate::device::{path_key, Devices};
 use crate::errors::Errors;
 
 /// A parsed function with the calls it makes to functions `devices` does not hold yet
@@ -54,14 +54,15 @@ pub fn not_a_function(item: TokenStream, e: &syn::Error, attribute: &str, form: 
     syn::Error::new(e.span(), message)
 }
 
-/// Parses a `#[ptx_device]` function on its own, as a kernel whose parameters are its
+/// Parses a `#[ptx_device]` function on its own (`key`: the path a kernel fetched it by, which
+/// places its own calls), as a kernel whose parameters are its
 /// scalar parameters and whose body is `let _: R = { body };` (so that the body is checked
 /// against the return type `R`), inlining the calls to the device functions in `devices`.
-pub fn parse_device(func: &ItemFn, errors: &mut Errors, devices: &Devices) -> Parsed {
+pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Devices) -> Parsed {
     let name = func.sig.ident.to_string();
-    let mut p = Parser::new(errors, devices, name.clone());
+    let mut p = Parser::new(errors, devices, name);
     let (params, ret) = p.device_signature(func);
-    p.inlining.push(name);
+    p.inlining.push(key.to_string());
     let mut body = p.block(&func.block);
     body.function_body = true;
     let span = body.span;
@@ -93,6 +94,9 @@ struct Parser<'e> {
     unresolved: Vec<syn::Path>,
     /// A path to each device function inlined.
     inlined: Vec<syn::Path>,
+    /// Recursion found while inlining: reported with the function's errors however deep
+    /// the cycle was found (an inlined function's own errors are not).
+    cycles: Errors,
 }
 
 /// Names of macros every kernel sees (Rust's prelude and ptx-dsl's): a call of one of these
@@ -142,6 +146,22 @@ const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
     "write",
 ];
 
+/// Why a `#[ptx_device]` function cannot be named `name`: a kernel's call of that name is
+/// a built-in or a macro of Rust's prelude, never the function.
+pub fn reserved_device_name(name: &str) -> Option<String> {
+    let builtin = Builtin::ALL.iter().any(|b| b.name() == name)
+        || Intrinsic::ALL.iter().any(|i| i.name() == name)
+        || AtomicOp::ALL.iter().any(|o| o.name() == name)
+        || ["shared", "shared_dyn", "load2", "load4", "load8", "store2", "store4", "store8"].contains(&name);
+    if builtin {
+        Some(format!("`{name}` is a GPU built-in: a kernel's `{name}(..)` calls the built-in, not this function; rename it"))
+    } else if NOT_DEVICE_FUNCTIONS.contains(&name) {
+        Some(format!("`{name}` is the name of a macro every kernel sees (`{name}!`), which kernels cannot tell from this function; rename it"))
+    } else {
+        None
+    }
+}
+
 /// The attributes a kernel may carry over to its generated type.
 const CARRIED_ATTRS: [&str; 4] = ["doc", "cfg", "allow", "deprecated"];
 
@@ -180,11 +200,13 @@ impl<'e> Parser<'e> {
             inlining: Vec::new(),
             unresolved: Vec::new(),
             inlined: Vec::new(),
+            cycles: Errors::default(),
         }
     }
 
     fn finish(self, mut kernel: KernelFn) -> Parsed {
         kernel.expr_count = self.next_id;
+        self.errors.extend(self.cycles);
         Parsed { kernel, unresolved: self.unresolved, inlined: self.inlined }
     }
 
@@ -1036,11 +1058,15 @@ impl<'e> Parser<'e> {
                 return call;
             }
         }
-        self.err(
-            p,
-            "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins and \
-             `T::function(..)` such as `f32::max(a, b)`",
-        );
+        let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let msg = if reserved_device_name(&last).is_some() {
+            format!("call the built-in by its name alone: `{last}(..)`, imported from `ptx_dsl::gpu` or the prelude")
+        } else {
+            "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins and `T::function(..)` \
+             such as `f32::max(a, b)` (for `std::cmp::min(a, b)`, write `a.min(b)`)"
+                .to_string()
+        };
+        self.err(p, msg);
         self.expr_of(ExprKind::Error, sp)
     }
 
@@ -1054,27 +1080,32 @@ impl<'e> Parser<'e> {
         if path.segments.iter().any(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
             return None;
         }
+        let path = &self.as_seen_from_kernel(path);
         let ident = &path.segments.last()?.ident;
         let name = ident.to_string();
+        let key = path_key(path);
         // Fetching `vec(..)` would call `vec!`: a macro of the standard library's prelude or
-        // of ptx-dsl is no device function's (whose macro would shadow it).
-        if NOT_DEVICE_FUNCTIONS.contains(&name.as_str()) {
+        // of ptx-dsl is no device function's (whose macro would shadow it), and nor is a
+        // function of the standard library or a built-in named by its module.
+        let first = path.segments.first().map(|s| s.ident.to_string()).unwrap_or_default();
+        let library = ["std", "core", "alloc", "gpu", "ptx_dsl"].contains(&first.as_str())
+            || path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "gpu");
+        if NOT_DEVICE_FUNCTIONS.contains(&name.as_str()) || (path.segments.len() > 1 && library) {
             return None;
         }
-        if let Some(first) = self.inlining.iter().position(|n| *n == name) {
+        if let Some(first) = self.inlining.iter().position(|n| *n == key) {
             let cycle = self.inlining[first..].join("` → `");
-            self.err(
-                ident,
+            self.cycles.at(
+                Sp::of(ident),
                 format!(
-                    "recursion is not supported: `{cycle}` → `{name}` (device functions are inlined into \
+                    "recursion is not supported: `{cycle}` → `{key}` (device functions are inlined into \
                      the kernels that call them, so none can call itself)"
                 ),
             );
             return Some(self.expr_of(ExprKind::Error, sp));
         }
-        let named =
-            |paths: &[syn::Path]| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name));
-        let Some(device) = self.devices.get(&name) else {
+        let named = |paths: &[syn::Path]| paths.iter().any(|p| path_key(p) == key);
+        let Some(device) = self.devices.get(&key) else {
             if !named(&self.unresolved) {
                 self.unresolved.push(path.clone());
             }
@@ -1094,7 +1125,7 @@ impl<'e> Parser<'e> {
         // attribute or by the kernel's check of it on its own), not at each call.
         let outer = std::mem::take(&mut *self.errors);
         let (params, ret) = self.device_signature(&device.item);
-        self.inlining.push(name.clone());
+        self.inlining.push(key);
         let mut body = self.block(&device.item.block);
         body.function_body = true;
         self.inlining.pop();
@@ -1181,6 +1212,44 @@ impl<'e> Parser<'e> {
         Some(self.expr_of(ExprKind::Block(block), sp))
     }
 
+    /// `path`, written in the device function being inlined, as a path from the kernel's
+    /// module. The path that reached the device function names its module, so `helper` or
+    /// `super::helper` written there is `m::helper` or `helper` here. Outside device
+    /// functions, for absolute paths, and where the module is not known (a device function
+    /// called by its name alone, through a `use`), the path as written.
+    fn as_seen_from_kernel(&self, path: &syn::Path) -> syn::Path {
+        let Some(outer) = self.inlining.last() else { return path.clone() };
+        let mut module: Vec<&str> = outer.split("::").filter(|s| *s != "self").collect();
+        module.pop();
+        let absolute =
+            path.leading_colon.is_some() || path.segments.first().is_some_and(|s| s.ident == "crate");
+        if module.is_empty() || absolute {
+            return path.clone();
+        }
+        let mut rest = path.segments.iter().peekable();
+        while let Some(segment) = rest.next_if(|s| s.ident == "super" || s.ident == "self") {
+            if segment.ident == "self" {
+                continue;
+            }
+            match module.last() {
+                None | Some(&"super") => module.push("super"),
+                Some(&"crate") | Some(&"") => return path.clone(),
+                Some(_) => {
+                    module.pop();
+                }
+            }
+        }
+        let span = path.segments.first().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        let leading_colon = (module.first() == Some(&"")).then(|| syn::Token![::](span));
+        let mut segments: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = module
+            .iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| syn::PathSegment::from(Ident::new(s, span)))
+            .collect();
+        segments.extend(rest.cloned());
+        syn::Path { leading_colon, segments }
+    }
+
     /// The parameters (scalars, as kernel parameters) and return type of a `#[ptx_device]`
     /// function, with its mistakes reported.
     pub fn device_signature(&mut self, f: &ItemFn) -> (Vec<Param>, (TypeAnnot, Sp)) {
@@ -1198,7 +1267,8 @@ impl<'e> Parser<'e> {
         if let Some(abi) = &sig.abi {
             self.err(abi, format!("a `#[ptx_device]` function cannot have an `extern` ABI {inlined}"));
         }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let lifetimes_only = sig.generics.params.iter().all(|g| matches!(g, syn::GenericParam::Lifetime(_)));
+        if !lifetimes_only || sig.generics.where_clause.is_some() {
             self.err(&sig.generics, "`#[ptx_device]` functions cannot be generic: write one per type");
         }
         if let Some(v) = &sig.variadic {
@@ -1220,6 +1290,11 @@ impl<'e> Parser<'e> {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                     (pi.ident.clone(), pi.mutability.is_some())
                 }
+                // An unused parameter: its argument is still evaluated.
+                syn::Pat::Wild(_) => (
+                    Ident::new(&format!("__ptx_unused{}", params.len()), proc_macro2::Span::mixed_site()),
+                    false,
+                ),
                 other => {
                     self.err(
                         other,
@@ -1229,8 +1304,16 @@ impl<'e> Parser<'e> {
                 }
             };
             match (&*pt.ty, self.scalar_of(&pt.ty)) {
-                (syn::Type::Reference(_), _) => {
-                    if let Some(kind @ ParamKind::Slice { .. }) = self.param_type(&pt.ty, false) {
+                (syn::Type::Reference(_), _) => match self.param_type(&pt.ty, false) {
+                    Some(ParamKind::Slice { elem, .. }) if elem.is_half() => self.err(
+                        &pt.ty,
+                        format!(
+                            "`#[ptx_device]` functions cannot take `{}` slices yet (the function is also compiled \
+                             for the host, which has no such type): pass the values as `f32`",
+                            elem.name()
+                        ),
+                    ),
+                    Some(kind @ ParamKind::Slice { .. }) => {
                         if let syn::Pat::Ident(syn::PatIdent { mutability: Some(m), .. }) = &*pt.pat {
                             self.err(
                                 m,
@@ -1240,7 +1323,8 @@ impl<'e> Parser<'e> {
                         }
                         params.push(Param { name, kind, mutable: false });
                     }
-                }
+                    _ => {}
+                },
                 (_, Some(s)) if !s.is_half() => {
                     params.push(Param { name, kind: ParamKind::Scalar(s), mutable })
                 }

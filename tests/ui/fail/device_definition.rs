@@ -29,9 +29,29 @@ fn factorial(n: u32) -> u32 {
     if n == 0 { 1 } else { n * factorial(n - 1) }
 }
 
+#[ptx_device]
+fn lane_id() -> u32 {
+    thread_idx().x % 16
+}
+
+#[ptx_device]
+fn ping(a: u32) -> u32 {
+    if a == 0 { 0 } else { pong(a - 1) }
+}
+
+#[ptx_device]
+fn pong(a: u32) -> u32 {
+    ping(a)
+}
+
 #[ptx_kernel]
 fn k(x: &mut [f32], n: u32) {
     x[0] = factorial(n) as f32;
+}
+
+#[ptx_kernel]
+fn mutual(x: &mut [u32], n: u32) {
+    x[0] = ping(n);
 }
 
 fn main() {}

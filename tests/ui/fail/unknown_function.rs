@@ -12,4 +12,10 @@ fn prelude_macro_names(x: &mut [u32]) {
     gpu_print("no");
 }
 
+#[ptx_kernel]
+fn library_paths(x: &mut [u32]) {
+    x[0] = std::cmp::min(x[0], 3);
+    ptx_dsl::gpu::sync_threads();
+}
+
 fn main() {}
