@@ -378,6 +378,7 @@ mod second {
 /// A polynomial by Horner's rule over an unrolled loop; `_` is an unused parameter and
 /// `'a` a lifetime, as plain Rust allows.
 #[ptx_device]
+#[allow(clippy::needless_lifetimes)] // written out to test that lifetimes are accepted
 fn horner<'a>(x: f32, coefficients_from: f32, _: &'a [u32]) -> f32 {
     let mut acc = 0.0f32;
     #[unroll]
