@@ -434,6 +434,17 @@ impl Decoder {
         Ok(())
     }
 
+    /// An error when `tok` is a register narrower than the type `ty` it holds (a 64-bit
+    /// result into a 32-bit register): PTX lets a register be wider than an instruction's
+    /// type (the value is extended or truncated), never narrower.
+    fn fits_register(&self, tok: &str, ty: PtxType) -> Result<(), SimError> {
+        let Ok((_, reg)) = self.reg(tok) else { return Ok(()) };
+        if reg != PtxType::Pred && reg.bits() < ty.bits() {
+            return Err(self.parse_err(format!("`{tok}` is a {reg} register, too narrow for a {ty} value")));
+        }
+        Ok(())
+    }
+
     fn pred(&self, tok: &str) -> Result<R, SimError> {
         let (r, ty) = self.reg(tok)?;
         if ty != PtxType::Pred {
@@ -686,6 +697,8 @@ impl Decoder {
                     }
                     self.emit(Op::Special { d, which: *sr }, s);
                 } else {
+                    self.check_operand(&o[0], ty)?;
+                    self.check_operand(&o[1], ty)?;
                     let a = self.src(&o[1], ty)?;
                     self.emit(Op::Mov { d, a }, s);
                 }
@@ -1203,19 +1216,24 @@ impl Decoder {
                         _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
                     }
                 }
-                let float_clamp = dst == src && dst.is_arith_float() && round.is_none() && sat;
-                if !float_clamp {
+                // `cvt{.ftz}{.sat}.f32.f32` (and f64): the value itself, flushed or clamped.
+                let float_same = dst == src && dst.is_arith_float() && round.is_none();
+                if !float_same {
                     eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 }
                 self.expect_ops(s, 2)?;
+                self.fits_register(&o[0], dst)?;
+                self.fits_register(&o[1], src)?;
                 let d = self.dst(&o[0])?;
                 let mut a = self.src(&o[1], src)?;
                 if ftz && src == PtxType::F32 {
                     a = self.flushed(a, s);
                 }
-                let op = if float_clamp {
+                let op = if float_same && sat {
                     // `cvt.sat.f32.f32`: a clamp to [0, 1].
                     Op::SatFloat { f64: dst == PtxType::F64, d, a }
+                } else if float_same {
+                    Op::Mov { d, a }
                 } else if dst.is_int() && src.is_int() && !sat {
                     Op::CvtIntInt {
                         d,
@@ -1236,7 +1254,7 @@ impl Decoder {
                 // `q = !(a cmp b) bop c`.
                 let [_, c, mods @ .., t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
-                let cmp = Cmp::ALL.into_iter().find(|x| x.name() == *c).ok_or_else(|| unsup(self))?;
+                let cmp = cmp_named(c).ok_or_else(|| unsup(self))?;
                 let (bop, ftz) = match mods {
                     [] => (None, false),
                     ["ftz"] => (None, true),
@@ -1531,7 +1549,7 @@ impl Decoder {
             ["set", c, "ftz", dt, st] => (*c, true, *dt, *st),
             _ => return Err(unsup(self)),
         };
-        let cmp = Cmp::ALL.into_iter().find(|x| x.name() == c).ok_or_else(|| unsup(self))?;
+        let cmp = cmp_named(c).ok_or_else(|| unsup(self))?;
         let o = &s.operands;
         self.expect_ops(s, 3)?;
         let d = self.dst(&o[0])?;
@@ -1660,7 +1678,7 @@ impl Decoder {
         let setp = p[0] == "setp";
         let cmp = if setp {
             let c = p.get(1).ok_or_else(|| unsup(self))?;
-            Some(Cmp::ALL.into_iter().find(|x| x.name() == *c).ok_or_else(|| unsup(self))?)
+            Some(cmp_named(c).ok_or_else(|| unsup(self))?)
         } else {
             None
         };
@@ -1882,6 +1900,18 @@ impl Decoder {
                 "v2" if n == 1 => n = 2,
                 "v4" if n == 1 && ty.bits() <= 32 => n = 4,
                 "volatile" | "relaxed" | "weak" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
+                // `ld.acquire` / `st.release` with a scope (libcu++'s `atomic_ref` loads and
+                // stores): the simulator's memory is sequentially consistent, which gives
+                // them their ordering.
+                "acquire" if is_ld => {}
+                "release" if !is_ld => {}
+                "cta" | "gpu" | "sys" | "cluster" => {}
+                "const" if !is_ld => {
+                    return Err(self.parse_err(format!(
+                        "`{}` stores to the constant space, which kernels cannot write",
+                        s.opcode
+                    )))
+                }
                 // `.const` variables live in device memory here, read like global ones.
                 "const" if space == MemSpace::Generic => space = MemSpace::Global,
                 "param" => return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode))),
@@ -1903,14 +1933,19 @@ impl Decoder {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
         let (base, off) = self.address(addr_tok, space)?;
-        // A byte travels in a 16- or 32-bit integer register.
+        for tok in self.group_tokens(regs_tok) {
+            self.fits_register(tok, ty)?;
+        }
+        // A byte travels in a 16-, 32- or 64-bit integer register (zero- or sign-extended to
+        // it when loaded, its low byte when stored).
         if ty.is_memory_only() {
             for tok in self.group_tokens(regs_tok) {
                 // A stored immediate passes (`imm` checked that it fits the type).
                 let Ok((_, rty)) = self.reg(tok) else { continue };
-                if !rty.holds_bytes() {
+                let wide_int = rty.bits() == 64 && !rty.is_float() && rty != PtxType::Pred;
+                if !rty.holds_bytes() && !wide_int {
                     return Err(self.parse_err(format!(
-                        "`{}` needs 16- or 32-bit integer registers, `{tok}` is {rty}",
+                        "`{}` needs 16-, 32- or 64-bit integer registers, `{tok}` is {rty}",
                         s.opcode
                     )));
                 }
@@ -1949,6 +1984,11 @@ impl Decoder {
             for tok in if shift { &o[..2] } else { &o[..3] } {
                 self.check_operand(tok, ty)?;
             }
+        } else if let Some(wide) = PtxType::EVERY.into_iter().find(|w| {
+            w.bits() == 2 * ty.bits() && w.is_int() == ty.is_int() && w.is_signed() == ty.is_signed()
+        }) {
+            // `mul.wide.u32 d, a, b`: a 64-bit `d` from 32-bit sources.
+            self.fits_register(&o[0], wide)?;
         }
         if ty.is_arith_float() {
             let f64 = ty == PtxType::F64;
@@ -2090,5 +2130,18 @@ fn int_unary_exists(op: UnaryOp, ty: PtxType) -> bool {
     match op {
         UnaryOp::Not => ty.class() == ptx_core::types::TypeClass::Bits || ty == PtxType::Pred,
         _ => ty.is_signed(),
+    }
+}
+
+/// The comparison `setp`/`set` name: the builder's names (`eq`, `lt`, `ltu`, ...) and the
+/// unsigned spellings the PTX ISA gives integers (`lo`, `ls`, `hi`, `hs`: lower, lower or
+/// same, higher, higher or same), the same comparisons on unsigned operands.
+fn cmp_named(name: &str) -> Option<Cmp> {
+    match name {
+        "lo" => Some(Cmp::Lt),
+        "ls" => Some(Cmp::Le),
+        "hi" => Some(Cmp::Gt),
+        "hs" => Some(Cmp::Ge),
+        _ => Cmp::ALL.into_iter().find(|x| x.name() == name),
     }
 }

@@ -1077,7 +1077,7 @@ impl<'k> BlockRunner<'k> {
         w: usize,
         nt: usize,
         ns: usize,
-        _ctaid: [u32; 3],
+        ctaid: [u32; 3],
         count: &mut u64,
     ) -> Result<bool, SimError> {
         let (lo, hi) = (w * 32, (w * 32 + 32).min(nt));
@@ -1094,7 +1094,8 @@ impl<'k> BlockRunner<'k> {
         if waiting == 0 {
             return Ok(false);
         }
-        // Lanes waiting at the same pc as each lane, then the lanes that may go ahead.
+        // Lanes waiting at a collective that meets each lane's, then the lanes that may go
+        // ahead.
         let mut ready: u32 = 0;
         let mut same = [0u32; 32];
         for t in lo..hi {
@@ -1104,7 +1105,9 @@ impl<'k> BlockRunner<'k> {
             let pc = self.pcs[t];
             let mut at_pc = 0u32;
             for u in lo..hi {
-                if waiting >> (u - lo) & 1 == 1 && self.pcs[u] == pc {
+                if waiting >> (u - lo) & 1 == 1
+                    && self.k.code[self.pcs[u] as usize].meets(&self.k.code[pc as usize])
+                {
                     at_pc |= 1 << (u - lo);
                 }
             }
@@ -1114,12 +1117,36 @@ impl<'k> BlockRunner<'k> {
                 Some(mask) => self.regs[t * ns + mask as usize] as u32,
                 None => 0,
             };
+            if self.k.code[pc as usize].collective_mask().is_some() && members >> (t - lo) & 1 == 0 {
+                let (thread, text) = (split3(t as u64, self.geo.block), &self.k.text[pc as usize]);
+                return Err(self.barrier_error(
+                    ctaid,
+                    format!(
+                        "thread {thread:?} runs `{text}` with member mask {members:#010x}, which leaves out its own \
+                         lane {}: undefined in the PTX ISA (every lane that runs it must be a member)",
+                        t - lo
+                    ),
+                ));
+            }
             if members & !gone & !at_pc == 0 {
                 ready |= 1 << (t - lo);
             }
         }
         if ready == 0 {
             return Ok(false);
+        }
+        // Each lane's own value of its collective (its instruction's source register; a
+        // vote's predicate as its instruction negates it or not).
+        let mut own = [0u64; 32];
+        for t in (lo..hi).filter(|t| waiting >> (t - lo) & 1 == 1) {
+            let op = &self.k.code[self.pcs[t] as usize];
+            if let Some(r) = op.collective_source() {
+                let v = self.regs[t * ns + r as usize];
+                own[t - lo] = match op {
+                    Op::Vote { negate, .. } => ((v != 0) != *negate) as u64,
+                    _ => v,
+                };
+            }
         }
         let mut vals = [0u64; 32];
         let mut valid = [false; 32];
@@ -1136,7 +1163,7 @@ impl<'k> BlockRunner<'k> {
                     let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
                     let mine = self.regs[t * ns + a as usize];
                     let equal = (0..32)
-                        .filter(|u| members >> u & 1 == 1 && self.regs[(lo + u) * ns + a as usize] == mine)
+                        .filter(|&u| members >> u & 1 == 1 && own[u] == mine)
                         .fold(0u32, |m, u| m | 1 << u);
                     (vals[t - lo], valid[t - lo]) = match all {
                         false => (equal as u64, false),
@@ -1145,11 +1172,9 @@ impl<'k> BlockRunner<'k> {
                     };
                     continue;
                 }
-                Op::Redux { op, signed, a, mask, .. } => {
+                Op::Redux { op, signed, mask, .. } => {
                     let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
-                    let values = (0..32)
-                        .filter(|u| members >> u & 1 == 1)
-                        .map(|u| self.regs[(lo + u) * ns + a as usize] as u32);
+                    let values = (0..32).filter(|u| members >> u & 1 == 1).map(|u| own[u] as u32);
                     vals[t - lo] = redux(op, signed, values) as u64;
                     continue;
                 }
@@ -1161,15 +1186,15 @@ impl<'k> BlockRunner<'k> {
                 }
                 _ => {}
             }
-            if let Op::Vote { kind, a, negate, mask, .. } = self.k.code[self.pcs[t] as usize] {
-                // Every member waits at this instruction (or has exited): vote over them.
+            if let Op::Vote { kind, mask, .. } = self.k.code[self.pcs[t] as usize] {
+                // Every member waits at a vote of this kind (or has exited): vote over them,
+                // each with its own predicate (negated where its instruction says `!p`).
                 let members = self.regs[t * ns + mask as usize] as u32 & same[t - lo];
-                let mut ballot = 0u32;
-                for u in 0..32 {
-                    if members >> u & 1 == 1 && (self.regs[(lo + u) * ns + a as usize] != 0) != negate {
-                        ballot |= 1 << u;
-                    }
-                }
+                let ballot = own
+                    .iter()
+                    .enumerate()
+                    .filter(|&(u, &v)| members >> u & 1 == 1 && v != 0)
+                    .fold(0u32, |b, (u, _)| b | 1 << u);
                 vals[t - lo] = match kind {
                     VoteKind::Ballot => ballot as u64,
                     VoteKind::Any => (ballot != 0) as u64,
@@ -1198,11 +1223,11 @@ impl<'k> BlockRunner<'k> {
                     (j, j <= max_lane)
                 }
             };
-            let own = regs[src as usize];
-            // The source must be a member waiting at this same instruction.
+            let mine = regs[src as usize];
+            // The source must be a member waiting at a shuffle of this mode.
             let in_mask =
                 (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1 && same[t - lo] >> j & 1 == 1;
-            vals[t - lo] = if ok && in_mask { self.regs[(lo + j as usize) * ns + src as usize] } else { own };
+            vals[t - lo] = if ok && in_mask { own[j as usize] } else { mine };
             valid[t - lo] = ok && in_mask;
         }
         for t in lo..hi {

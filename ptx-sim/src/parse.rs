@@ -651,18 +651,24 @@ fn letters_tag(lead: &str, n: usize) -> String {
     }
 }
 
-/// Renames in `text`: registers `%name` whose name, or whose prefix before its digits
-/// (`%p<digits>`), is in `prefixes` get `tag` in front; other identifiers found in `names`
-/// are replaced.
+/// Renames in the statement `text`: registers `%name` whose name, or whose prefix before its
+/// digits (`%p<digits>`), is in `prefixes` get `tag` in front; other identifiers found in
+/// `names` are replaced — but never the opcode or a word after a `.` (a modifier such as
+/// `mul.lo`, a directive, a special register's `%tid.x`), which only look like a register
+/// named `lo` or `x`. `statement` says whether `text` is a whole statement (or an operand or
+/// a guard, which has no opcode).
 fn rename(
     text: &str,
     prefixes: &std::collections::HashSet<String>,
     tag: &str,
     names: &std::collections::HashMap<String, String>,
+    statement: bool,
 ) -> String {
     let is_ident_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.char_indices().peekable();
+    // An operand or a guard alone has no opcode.
+    let mut opcode_seen = !statement;
     while let Some((k, c)) = chars.next() {
         if !is_ident_char(c) {
             out.push(c);
@@ -677,11 +683,18 @@ fn rename(
             chars.next();
         }
         let word = &text[k..end];
-        if out.ends_with('%') {
+        let guard = matches!(out.trim_end().chars().last(), Some('@' | '!'));
+        if out.ends_with('.') {
+            opcode_seen = true;
+            out.push_str(word);
+        } else if out.ends_with('%') {
             let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
             if prefixes.contains(word) || prefixes.contains(letters) {
                 out.push_str(tag);
             }
+            out.push_str(word);
+        } else if !opcode_seen && !guard {
+            opcode_seen = true;
             out.push_str(word);
         } else {
             out.push_str(names.get(word).map_or(word, String::as_str));
@@ -830,13 +843,14 @@ fn inline_calls(
                 BodyItem::Label(l, n) => BodyItem::Label(format!("{l}_{tag}"), *n),
                 BodyItem::Instr(s) if s.opcode == "ret" || s.opcode == "ret.uni" => {
                     let mut jump = parse_stmt(&format!("bra.uni {end}"), s.line)?;
-                    jump.guard = s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names)));
+                    jump.guard =
+                        s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names, false)));
                     BodyItem::Instr(jump)
                 }
                 BodyItem::Instr(s) => BodyItem::Instr(Stmt {
-                    text: rename(&s.text, &prefixes, &tag, &names),
-                    operands: s.operands.iter().map(|o| rename(o, &prefixes, &tag, &names)).collect(),
-                    guard: s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names))),
+                    text: rename(&s.text, &prefixes, &tag, &names, true),
+                    operands: s.operands.iter().map(|o| rename(o, &prefixes, &tag, &names, false)).collect(),
+                    guard: s.guard.as_ref().map(|(neg, g)| (*neg, rename(g, &prefixes, &tag, &names, false))),
                     ..s.clone()
                 }),
             });
@@ -914,13 +928,12 @@ fn parse_body(
     // `zya…_t1`) in the statements it holds; inner scopes shadow outer ones.
     let mut scopes: Vec<Scope> = Vec::new();
     let mut scope_count = 0usize;
+    let mut reader = BodyLines { lines, i, pending: std::collections::VecDeque::new() };
     loop {
-        let Some(raw) = lines.get(*i) else {
+        let Some((piece, lineno)) = reader.next() else {
             return Err(parse_err(start, format!("kernel `{name}` is missing its closing `}}`")));
         };
-        let lineno = *i + 1;
-        *i += 1;
-        let mut line = raw.trim();
+        let mut line = piece.as_str();
         if line.is_empty() {
             continue;
         }
@@ -967,19 +980,27 @@ fn parse_body(
         // A statement may continue over several lines (compilers split `call`s), up to `;`.
         let mut joined = line.to_string();
         while !joined.ends_with(';') {
-            let Some(next) = lines.get(*i).map(|l| l.trim()) else { break };
+            let Some((next, _)) = reader.peek() else { break };
             if next.is_empty() || next.ends_with(':') || next.starts_with('{') || next.starts_with('}') {
                 break;
             }
             joined.push(' ');
             joined.push_str(next);
-            *i += 1;
+            reader.next();
         }
         let Some(stmts) = joined.strip_suffix(';') else {
             return Err(parse_err(lineno, format!("statement `{line}` does not end with `;`")));
         };
         for stmt in stmts.split(';') {
             let stmt = stmt.trim();
+            // `@ %p mov ..`, `@! %p ..`: the guard written apart from its predicate.
+            let guard;
+            let stmt = if stmt.starts_with('@') {
+                guard = tight_guard(stmt);
+                guard.as_str()
+            } else {
+                stmt
+            };
             if stmt.is_empty() {
                 return Err(parse_err(lineno, "empty statement"));
             }
@@ -1031,6 +1052,105 @@ fn parse_body(
     Ok(Body { regs, shared, locals, call_params, items: body })
 }
 
+/// The body's text as pieces, each with its 1-based line: a physical line is cut after each
+/// `;` (outside strings), before and after each scope brace and after a label's `:`, so that
+/// `L1: add.u32 ..;`, `ret; }` and `{ .reg .b32 t; mov.b32 t, 1; }` on one line read as they
+/// would on several. Braces inside a statement (vector operands `{%r1, %r2}`) stay in it.
+struct BodyLines<'a> {
+    lines: &'a [&'a str],
+    /// The next physical line (left after the body's closing `}`).
+    i: &'a mut usize,
+    pending: std::collections::VecDeque<(String, usize)>,
+}
+
+impl BodyLines<'_> {
+    fn next(&mut self) -> Option<(String, usize)> {
+        self.fill()?;
+        self.pending.pop_front()
+    }
+
+    fn peek(&mut self) -> Option<&(String, usize)> {
+        self.fill()?;
+        self.pending.front()
+    }
+
+    /// Reads physical lines until a piece is pending (an empty line is one empty piece).
+    fn fill(&mut self) -> Option<()> {
+        if self.pending.is_empty() {
+            let line = self.lines.get(*self.i)?;
+            let lineno = *self.i + 1;
+            *self.i += 1;
+            let pieces = split_body_line(line.trim());
+            if pieces.is_empty() {
+                self.pending.push_back((String::new(), lineno));
+            }
+            self.pending.extend(pieces.into_iter().map(|p| (p, lineno)));
+        }
+        Some(())
+    }
+}
+
+/// One physical line of a body cut into pieces (see [`BodyLines`]).
+fn split_body_line(line: &str) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    let (mut in_string, mut operand_braces) = (false, 0usize);
+    let flush = |current: &mut String, pieces: &mut Vec<String>| {
+        let piece = current.trim();
+        if !piece.is_empty() {
+            pieces.push(piece.to_string());
+        }
+        current.clear();
+    };
+    for (k, c) in line.char_indices() {
+        if in_string {
+            current.push(c);
+            in_string = c != '"';
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                current.push(c);
+            }
+            '{' if current.trim().is_empty() => pieces.push("{".to_string()),
+            '{' => {
+                operand_braces += 1;
+                current.push(c);
+            }
+            '}' if operand_braces > 0 => {
+                operand_braces -= 1;
+                current.push(c);
+            }
+            '}' => {
+                flush(&mut current, &mut pieces);
+                pieces.push("}".to_string());
+            }
+            ';' => {
+                current.push(';');
+                flush(&mut current, &mut pieces);
+            }
+            // `name: .callprototype ..` declares a prototype; it is no label.
+            ':' if is_ident(current.trim()) && !line[k + 1..].trim_start().starts_with(".callprototype") => {
+                current.push(':');
+                flush(&mut current, &mut pieces);
+            }
+            _ => current.push(c),
+        }
+    }
+    flush(&mut current, &mut pieces);
+    pieces
+}
+
+/// A guarded statement with its guard written tight: `@ ! %p` as `@!%p`.
+fn tight_guard(stmt: &str) -> String {
+    let rest = stmt[1..].trim_start();
+    match rest.strip_prefix('!') {
+        Some(pred) => format!("@!{}", pred.trim_start()),
+        None => format!("@{rest}"),
+    }
+}
+
 /// A nested `{ }` scope: the registers declared in it and the tag that renames them apart.
 struct Scope {
     tag: String,
@@ -1066,7 +1186,7 @@ impl Scope {
         if self.prefixes.is_empty() && self.names.is_empty() {
             return text.to_string();
         }
-        rename(text, &self.prefixes, &self.tag, &self.names)
+        rename(text, &self.prefixes, &self.tag, &self.names, true)
     }
 }
 

@@ -586,6 +586,33 @@ impl Op {
         )
     }
 
+    /// Whether lanes at `self` and at `other` meet in one warp collective: the same kind with
+    /// the same qualifiers (sm_70 and later wait for the members to reach *a* `shfl.sync`,
+    /// `vote.sync`, `bar.warp.sync`, .. of the same form, not the same instruction, so the
+    /// two arms of a divergent branch can meet). Each lane brings its own operands.
+    pub(crate) fn meets(&self, other: &Op) -> bool {
+        match (*self, *other) {
+            (Op::Shfl { mode: a, .. }, Op::Shfl { mode: b, .. }) => a == b,
+            (Op::Vote { kind: a, .. }, Op::Vote { kind: b, .. }) => a == b,
+            (Op::Match { all: a, .. }, Op::Match { all: b, .. }) => a == b,
+            (Op::Redux { op: a, signed: x, .. }, Op::Redux { op: b, signed: y, .. }) => a == b && x == y,
+            (Op::WarpSync { .. }, Op::WarpSync { .. })
+            | (Op::ActiveMask { .. }, Op::ActiveMask { .. })
+            | (Op::Elect { .. }, Op::Elect { .. }) => true,
+            _ => false,
+        }
+    }
+
+    /// The register a warp collective takes from each lane: a shuffle's source, the value
+    /// of a vote, match or reduction.
+    pub(crate) fn collective_source(&self) -> Option<R> {
+        match *self {
+            Op::Shfl { src, .. } => Some(src),
+            Op::Vote { a, .. } | Op::Match { a, .. } | Op::Redux { a, .. } => Some(a),
+            _ => None,
+        }
+    }
+
     /// The member-mask register of a warp collective (`None` for `activemask`, which waits
     /// for no one, and for every other op).
     pub(crate) fn collective_mask(&self) -> Option<R> {

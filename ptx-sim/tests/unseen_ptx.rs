@@ -1,0 +1,134 @@
+//! PTX the suite had not seen, from an adversarial round (2026-12-06): valid PTX (each
+//! accepted by `ptxas -arch=sm_80`) that the simulator rejected or misread, and invalid PTX
+//! it ran. Each test asserts what the PTX ISA says; each failed on the simulator before.
+
+use ptx_sim::{launch, Geometry, Memory, Module};
+
+const HDR: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+/// Runs `k(out)` with `body` (after the common prologue) on one block of `threads`, returns
+/// `out` as u32s (`threads` words).
+fn run(body: &str, decl: &str, threads: u32) -> Result<Vec<u32>, String> {
+    let ptx = format!(
+        "{HDR}{decl}\n.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<20>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n \
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n{body}\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).map_err(|e| e.to_string())?;
+    let mem = Memory::new();
+    let out = mem.alloc(4 * threads as usize);
+    let g = Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 };
+    launch(m.kernel("k").unwrap(), &g, &[out], &mem, 1).map_err(|e| e.to_string())?;
+    let mut b = vec![0u8; 4 * threads as usize];
+    mem.read(out, &mut b).unwrap();
+    Ok(b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+#[test]
+fn inline_asm_register_named_like_a_modifier() {
+    // `{ .reg .b32 lo; mul.lo.u32 lo, ... }`: the scope renamer rewrote `mul.lo` to `mul.zya_lo`.
+    let got = run(" { .reg .b32 lo; mul.lo.u32 lo, %r1, 3; st.global.u32 [%rd3], lo; }", "", 4);
+    assert_eq!(got, Ok(vec![0, 3, 6, 9]));
+    // `x` vs `%tid.x`.
+    let got = run(" { .reg .b32 x; mov.u32 x, %tid.x; st.global.u32 [%rd3], x; }", "", 4);
+    assert_eq!(got, Ok(vec![0, 1, 2, 3]));
+}
+
+#[test]
+fn label_and_statement_on_one_line() {
+    let got = run(" mov.u32 %r2, 3;\nL1: add.u32 %r2, %r2, 1;\n st.global.u32 [%rd3], %r2;", "", 1);
+    assert_eq!(got, Ok(vec![4]));
+}
+
+#[test]
+fn nested_scopes_on_one_line() {
+    let got =
+        run(" {.reg .b32 t; {.reg .b32 u; popc.b32 u, 7; mov.b32 t, u;} st.global.u32 [%rd3], t;}", "", 1);
+    assert_eq!(got, Ok(vec![3]));
+}
+
+#[test]
+fn unsigned_comparison_operators_lo_ls_hi_hs() {
+    let got = run(" setp.lo.u32 %p1, %r1, 2; selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd3], %r2;", "", 4);
+    assert_eq!(got, Ok(vec![1, 1, 0, 0]));
+}
+
+#[test]
+fn warp_syncs_at_different_instructions_meet_on_sm_70() {
+    // PTX ISA: shfl.sync / vote.sync / bar.warp.sync wait for the non-exited threads of
+    // membermask to execute *a* shfl.sync (vote.sync, ...) with the same qualifiers and mask;
+    // only sm_6x requires the same instruction.
+    let body = " and.b32 %r5, %r1, 1; setp.eq.u32 %p1, %r5, 1;\n @!%p1 bra OTHER;\n \
+                vote.sync.ballot.b32 %r3, %p1, 0xffffffff;\n bra.uni OUT;\nOTHER:\n \
+                vote.sync.ballot.b32 %r3, %p1, 0xffffffff;\nOUT:\n st.global.u32 [%rd3], %r3;";
+    assert_eq!(run(body, "", 32), Ok(vec![0xaaaa_aaaa; 32]));
+    let body = " and.b32 %r5, %r1, 1; setp.eq.u32 %p1, %r5, 1;\n @!%p1 bra OTHER;\n \
+                bar.warp.sync 0xffffffff;\n bra.uni OUT;\nOTHER:\n bar.warp.sync 0xffffffff;\nOUT:\n \
+                st.global.u32 [%rd3], 1;";
+    assert_eq!(run(body, "", 32), Ok(vec![1; 32]));
+}
+
+#[test]
+fn shfl_by_a_lane_outside_its_membermask_is_an_error() {
+    // PTX ISA: undefined if the executing thread is not in membermask.
+    let got = run(" shfl.sync.idx.b32 %r3, %r1, 0, 0x1f, 0x0000000f;\n st.global.u32 [%rd3], %r3;", "", 32);
+    assert!(got.is_err(), "{got:?}");
+}
+
+#[test]
+fn byte_loads_into_64_bit_registers() {
+    // ptxas accepts `ld.global.u8 %rd, [..]` (zero-extended to the register).
+    let got = run(" st.global.u32 [%rd1], 0x1ff; ld.global.u8 %rd5, [%rd1]; cvt.u32.u64 %r5, %rd5; st.global.u32 [%rd1], %r5;", "", 1);
+    assert_eq!(got, Ok(vec![0xff]));
+}
+
+#[test]
+fn invalid_operand_sizes_are_rejected() {
+    // ptxas: "Arguments mismatch"; the simulator truncated silently.
+    for body in [
+        " mov.u32 %r5, 0x10000; mul.wide.u32 %r6, %r5, %r5; st.global.u32 [%rd1], %r6;",
+        " mov.u64 %rd5, 0x100000005; mov.u32 %r6, %rd5;",
+        " ld.global.u64 %r6, [%rd1];",
+        " cvt.u64.u32 %r6, %r1;",
+    ] {
+        assert!(run(body, "", 1).is_err(), "{body}");
+    }
+    // ptxas: "State space incorrect for instruction 'st'"; the simulator wrote the constant.
+    assert!(run(" st.const.u32 [cst], 5;", ".const .align 4 .u32 cst = 1;", 1).is_err());
+}
+
+#[test]
+fn layouts_compilers_and_people_write() {
+    // A scope's closing brace after a statement, a guard apart from its predicate, a label
+    // with its statement: one line each.
+    let got = run(
+        " setp.eq.u32 %p1, %r1, 1;\n @ %p1 mov.u32 %r1, 7; @! %p1 add.u32 %r1, %r1, 10;\n \
+                   { .reg .b32 t; mov.u32 t, %r1; st.global.u32 [%rd3], t;}",
+        "",
+        3,
+    );
+    assert_eq!(got, Ok(vec![10, 7, 12]));
+}
+
+#[test]
+fn float_to_same_float_conversions() {
+    // `cvt.f32.f32` copies, `.ftz` flushes a subnormal to zero of its sign, `.sat` clamps.
+    let body = " mov.b32 %r2, 0x80000001; cvt.f32.f32 %r3, %r2; cvt.ftz.f32.f32 %r4, %r2;\n \
+                mov.b32 %r5, 0x40000000; cvt.sat.f32.f32 %r6, %r5;\n \
+                setp.eq.u32 %p1, %r1, 0; setp.eq.u32 %p2, %r1, 1;\n \
+                selp.b32 %r7, %r3, %r4, %p1; selp.b32 %r7, %r7, %r6, %p2;\n st.global.u32 [%rd3], %r7;";
+    // Thread 0 the copy, 1 the flushed value, 2 the clamp (thread 2 takes `%r6`).
+    let body =
+        body.replace("selp.b32 %r7, %r7, %r6, %p2;", "setp.eq.u32 %p3, %r1, 2; selp.b32 %r7, %r6, %r7, %p3;");
+    assert_eq!(run(&body, "", 3), Ok(vec![0x8000_0001, 0x8000_0000, 0x3f80_0000]));
+}
+
+#[test]
+fn acquire_loads_and_release_stores_with_a_scope() {
+    let got = run(
+        " st.release.gpu.global.u32 [%rd3], %r1; ld.acquire.gpu.global.u32 %r2, [%rd3];\n \
+                   add.u32 %r2, %r2, 5; st.relaxed.sys.global.u32 [%rd3], %r2;",
+        "",
+        2,
+    );
+    assert_eq!(got, Ok(vec![5, 6]));
+}
