@@ -295,7 +295,8 @@ impl Decoder {
         Some(r)
     }
 
-    /// A fresh register of the decoder's own (for flushed `.ftz` inputs).
+    /// A fresh register of the decoder's own (for flushed `.ftz` inputs, a vector load's `_`
+    /// lanes, the steps of an instruction taken apart).
     fn scratch(&mut self) -> R {
         let r = self.init.len() as R;
         self.init.push(0);
@@ -592,8 +593,11 @@ impl Decoder {
         Err(self.parse_err(format!("unknown address base `{base}`")))
     }
 
-    fn group(&self, tok: &str) -> Result<Vec<R>, SimError> {
-        self.group_tokens(tok).into_iter().map(|r| Ok(self.reg(r)?.0)).collect()
+    /// The destinations of a load: the registers of a `{%a, %b}` group (a `_` lane is read
+    /// and dropped), or the one register `tok`.
+    fn load_targets(&mut self, tok: &str) -> Result<Vec<R>, SimError> {
+        let toks: Vec<String> = self.group_tokens(tok).into_iter().map(str::to_string).collect();
+        toks.iter().map(|t| if t == "_" { Ok(self.scratch()) } else { Ok(self.reg(t)?.0) }).collect()
     }
 
     /// The sources of a store of type `ty`: the registers or immediates of a `{%a, 0}` group,
@@ -1341,6 +1345,40 @@ impl Decoder {
                 let a = self.src(&o[1], ty)?;
                 self.emit(Op::Testp { class, double: ty == PtxType::F64, d, a }, s);
             }
+            // Cache hints: `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`, and `discard`, which
+            // leaves a line's contents undefined (so keeping them is one of its outcomes).
+            "prefetch" | "prefetchu" | "discard" => {
+                if s.operands.is_empty() || s.operands.len() > 2 || !s.operands[0].starts_with('[') {
+                    return Err(unsup(self));
+                }
+            }
+            "isspacep" => {
+                // `isspacep.space p, a`: whether generic address `a` is in that window.
+                let [_, space] = p else { return Err(unsup(self)) };
+                self.expect_ops(s, 2)?;
+                let d = self.pred(&o[0])?;
+                let a = self.src(&o[1], PtxType::U64)?;
+                let top = self.scratch();
+                let high = self.konst(0xffff_0000_0000_0000);
+                self.emit(Op::And { d: top, a, b: high }, s);
+                let window = |w: u64| w & 0xffff_0000_0000_0000;
+                match *space {
+                    "shared" | "local" => {
+                        let w =
+                            self.konst(window(if *space == "shared" { SHARED_WINDOW } else { LOCAL_WINDOW }));
+                        self.emit(Op::SetpU { cmp: Cmp::Eq, d, a: top, b: w }, s);
+                    }
+                    "global" => {
+                        let (shared, local) =
+                            (self.konst(window(SHARED_WINDOW)), self.konst(window(LOCAL_WINDOW)));
+                        let not_local = self.scratch();
+                        self.emit(Op::SetpU { cmp: Cmp::Ne, d, a: top, b: shared }, s);
+                        self.emit(Op::SetpU { cmp: Cmp::Ne, d: not_local, a: top, b: local }, s);
+                        self.emit(Op::And { d, a: d, b: not_local }, s);
+                    }
+                    _ => return Err(unsup(self)),
+                }
+            }
             // Threads run one after another between sync points: a sleep changes nothing.
             "nanosleep" if p == ["nanosleep", "u32"] => {
                 self.expect_ops(s, 1)?;
@@ -1379,8 +1417,9 @@ impl Decoder {
             }
             "set" => self.set(s, p)?,
             "bar" | "barrier" => {
-                if !(p == ["bar", "sync"] || p == ["barrier", "sync"] || p == ["barrier", "sync", "aligned"])
-                {
+                // `bar.sync`, and its spellings `bar.cta.sync`, `barrier{.cta}.sync{.aligned}`.
+                let q: Vec<&str> = p[1..].iter().copied().filter(|q| *q != "cta").collect();
+                if !(q == ["sync"] || p[0] == "barrier" && q == ["sync", "aligned"]) {
                     return Err(unsup(self));
                 }
                 if o.len() != 1 {
@@ -1746,9 +1785,8 @@ impl Decoder {
         let (ret, name, args) =
             crate::parse::call_operands(&s.text).ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
         if name != "vprintf" {
-            return Err(
-                self.unsupported(format!("calls to `{name}` (device functions; only `vprintf` runs)"))
-            );
+            // Functions the module defines were inlined where they are called.
+            return Err(self.parse_err(format!("`call` of `{name}`, which this module does not define")));
         }
         let slot = |d: &Self, n: &str| {
             d.call_params.get(n).copied().ok_or_else(|| d.parse_err(format!("`{n}` is not a call parameter")))
@@ -1928,12 +1966,12 @@ impl Decoder {
             self.cache_policy_operand(&o[2])?;
         }
         let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
-        let regs = if is_ld { self.group(regs_tok)? } else { self.store_sources(regs_tok, ty)? };
+        let regs = if is_ld { self.load_targets(regs_tok)? } else { self.store_sources(regs_tok, ty)? };
         if regs.len() != n {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
         let (base, off) = self.address(addr_tok, space)?;
-        for tok in self.group_tokens(regs_tok) {
+        for tok in self.group_tokens(regs_tok).into_iter().filter(|t| *t != "_") {
             self.fits_register(tok, ty)?;
         }
         // A byte travels in a 16-, 32- or 64-bit integer register (zero- or sign-extended to
@@ -1964,7 +2002,7 @@ impl Decoder {
         if is_ld {
             // A signed value narrower than its register (`ld.s8`, `ld.s16` into 32 bits)
             // is sign-extended to the register's width.
-            for (tok, r) in self.group_tokens(regs_tok).into_iter().zip(regs) {
+            for (tok, r) in self.group_tokens(regs_tok).into_iter().zip(regs).filter(|(t, _)| *t != "_") {
                 self.sign_extend_narrow(tok, r, ty, s)?;
             }
         }

@@ -46,13 +46,21 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
         } else {
             None
         };
-        let mut long = 0;
+        let (mut long, mut short) = (0, 0);
         while i < fmt.len() && b"hlzjt".contains(&fmt[i]) {
-            if fmt[i] == b'l' || fmt[i] == b'z' || fmt[i] == b'j' || fmt[i] == b't' {
+            if fmt[i] == b'h' {
+                short += 1;
+            } else {
                 long += 1;
             }
             i += 1;
         }
+        // `%hd` and `%hhd`: the promoted `int` printed as a `short` or a `char`.
+        let narrow_bits = match (long, short) {
+            (0, 1) => 16,
+            (0, 2..) => 8,
+            _ => 64,
+        };
         let Some(&conv) = fmt.get(i) else {
             out.push_str(&String::from_utf8_lossy(&fmt[start..]));
             break;
@@ -63,10 +71,12 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
             b'%' => Some("%".to_string()),
             b'd' | b'i' => args.next(int_size).map(|v| {
                 let v = if int_size == 4 { v as u32 as i32 as i64 } else { v as i64 };
+                let v = if narrow_bits < 64 { v << (64 - narrow_bits) >> (64 - narrow_bits) } else { v };
                 signed(v, &flags, precision)
             }),
             b'u' | b'x' | b'X' | b'o' => args.next(int_size).map(|v| {
                 let v = if int_size == 4 { v & 0xffff_ffff } else { v };
+                let v = if narrow_bits < 64 { v & ((1 << narrow_bits) - 1) } else { v };
                 let digits = match conv {
                     b'u' => v.to_string(),
                     b'x' => format!("{v:x}"),
@@ -150,7 +160,38 @@ fn pad_width(text: String, width: Option<usize>, flags: &str, conv: u8) -> Strin
     }
 }
 
-/// `%f`, `%e`, `%g` (and upper case) as C prints them; `%a` falls back to `%e`.
+/// `%f`, `%e`, `%g`, `%a` (and upper case) as C prints them.
+/// C's `%a` of a finite `a >= 0`: `0x1.8p+1` (normal), `0x0.0000000000001p-1022`
+/// (subnormal), `0x0p+0`; the fraction's trailing zeros dropped, or rounded to nearest even
+/// at `precision` hex digits.
+fn hex_float(a: f64, precision: Option<usize>) -> String {
+    let bits = a.to_bits();
+    let (mut lead, mut fraction, exp) = match (bits >> 52, bits & ((1 << 52) - 1)) {
+        (0, 0) => (0u64, 0u64, 0i64),
+        (0, m) => (0, m, -1022),
+        (e, m) => (1, m, e as i64 - 1023),
+    };
+    let mut digits = 13;
+    if let Some(p) = precision.filter(|&p| p < 13) {
+        let drop = 4 * (13 - p) as u32;
+        let (kept, rest, half) = (fraction >> drop, fraction & ((1 << drop) - 1), 1u64 << (drop - 1));
+        let up = rest > half || (rest == half && kept & 1 == 1);
+        fraction = kept + up as u64;
+        if fraction >> (4 * p) != 0 {
+            lead += 1;
+            fraction &= (1 << (4 * p)) - 1;
+        }
+        digits = p;
+    }
+    let mut hex = if digits == 0 { String::new() } else { format!("{fraction:0digits$x}") };
+    if precision.is_none() {
+        hex.truncate(hex.trim_end_matches('0').len());
+    }
+    let point = if hex.is_empty() { "" } else { "." };
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("0x{lead}{point}{hex}p{sign}{}", exp.abs())
+}
+
 fn float(v: f64, conv: u8, flags: &str, precision: Option<usize>) -> String {
     let upper = conv.is_ascii_uppercase();
     let p = precision.unwrap_or(6);
@@ -163,7 +204,8 @@ fn float(v: f64, conv: u8, flags: &str, precision: Option<usize>) -> String {
     } else {
         match conv.to_ascii_lowercase() {
             b'f' => format!("{a:.p$}"),
-            b'e' | b'a' => exponent(a, p),
+            b'e' => exponent(a, p),
+            b'a' => hex_float(a, precision),
             _ => {
                 // %g: %e if the exponent is below -4 or at least the precision, else %f,
                 // with trailing zeros removed.
@@ -252,5 +294,18 @@ mod tests {
         assert_eq!(format(b"%d %d", &mut List(vec![1, 2], vec![])).1, 2);
         assert_eq!(f("%d %d", vec![1]), "1 <?>");
         assert_eq!(f("%q", vec![]), "%q");
+    }
+
+    /// Values glibc's `printf` gives for the same formats.
+    #[test]
+    fn short_lengths_and_hex_floats_as_glibc_prints_them() {
+        assert_eq!(f("%hd %hhd %hu %hhx", vec![0x3ff8_0000, 0x1ff, 0x1_0005, 0x1234]), "0 -1 5 34");
+        let d = |v: f64| v.to_bits();
+        let got = f("%a %a %a %A %a", vec![d(1.0), d(-3.0), d(0.1), d(255.5), d(0.0)]);
+        assert_eq!(got, "0x1p+0 -0x1.8p+1 0x1.999999999999ap-4 0X1.FFP+7 0x0p+0");
+        assert_eq!(
+            f("%a %.1a %.0a", vec![d(f64::from_bits(1)), d(1.96875), d(1.75)]),
+            "0x0.0000000000001p-1022 0x2.0p+0 0x2p+0"
+        );
     }
 }

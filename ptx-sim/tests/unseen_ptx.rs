@@ -132,3 +132,47 @@ fn acquire_loads_and_release_stores_with_a_scope() {
     );
     assert_eq!(got, Ok(vec![5, 6]));
 }
+
+#[test]
+fn vector_load_lanes_dropped_with_an_underscore() {
+    // Two threads: `out` holds the two words; each thread does the same.
+    let got = run(
+        " st.global.v2.u32 [%rd1], {7, 9}; ld.global.v2.u32 {_, %r4}, [%rd1]; st.global.u32 [%rd1], %r4;",
+        "",
+        2,
+    );
+    assert_eq!(got, Ok(vec![9, 9]));
+}
+
+#[test]
+fn address_spaces_of_generic_addresses() {
+    // Thread 0 asks of a global address, thread 1 of a shared one, thread 2 of a local one:
+    // bits 0, 1, 2 for isspacep.global, .shared, .local.
+    let body = " mov.u64 %rd5, %rd1; setp.eq.u32 %p1, %r1, 1; setp.eq.u32 %p2, %r1, 2;\n \
+                mov.u64 %rd6, buf; cvta.shared.u64 %rd6, %rd6; @%p1 mov.u64 %rd5, %rd6;\n \
+                mov.u64 %rd7, loc; cvta.local.u64 %rd7, %rd7; @%p2 mov.u64 %rd5, %rd7;\n \
+                isspacep.global %p3, %rd5; isspacep.shared %p4, %rd5; isspacep.local %p5, %rd5;\n \
+                selp.u32 %r4, 1, 0, %p3; selp.u32 %r5, 2, 0, %p4; selp.u32 %r6, 4, 0, %p5;\n \
+                or.b32 %r4, %r4, %r5; or.b32 %r4, %r4, %r6; st.global.u32 [%rd3], %r4;";
+    let body = format!(" .shared .align 4 .b8 buf[16]; .local .align 4 .b8 loc[16];\n{body}");
+    assert_eq!(run(&body, "", 3), Ok(vec![1, 2, 4]));
+}
+
+#[test]
+fn barrier_spellings_and_cache_hints() {
+    let got = run(
+        " prefetch.global.L2 [%rd3]; prefetchu.L1 [%rd3]; bar.cta.sync 0; barrier.cta.sync.aligned 0;\n \
+                   st.global.u32 [%rd3], %r1; discard.global.L2 [%rd1], 128;",
+        "",
+        2,
+    );
+    // `discard` leaves the line's contents undefined; here they are kept.
+    assert_eq!(got, Ok(vec![0, 1]));
+}
+
+#[test]
+fn a_call_of_a_function_the_module_lacks_says_so() {
+    let got = run(" call.uni nofunc, ();", "", 1);
+    let err = got.expect_err("a call of an undefined function");
+    assert!(err.contains("`nofunc`, which this module does not define"), "{err}");
+}
