@@ -700,6 +700,9 @@ impl Decoder {
                         return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
                     }
                     self.emit(Op::Special { d, which: *sr }, s);
+                } else if self.params.iter().any(|(n, _)| *n == o[1]) {
+                    // `mov.u64 %rd, k_param_0`: the address of a `__grid_constant__` parameter.
+                    return Err(self.unsupported(format!("the address of kernel parameter `{}`", o[1])));
                 } else {
                     self.check_operand(&o[0], ty)?;
                     self.check_operand(&o[1], ty)?;

@@ -1037,7 +1037,7 @@ fn parse_body(
             } else if let Some(rest) = stmt.strip_prefix(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
                 // a shared one, in the thread's own memory.
-                locals.push(parse_shared_decl(&format!(".shared{rest}"), lineno)?);
+                locals.push(parse_shared_decl(&format!(".local{rest}"), lineno)?);
             } else if stmt.starts_with('.') {
                 let d = stmt.split_whitespace().next().unwrap_or(stmt);
                 return Err(unsupported(lineno, format!("directive `{d}` in a kernel body")));
@@ -1247,34 +1247,39 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
 }
 
 /// `.shared [.align A] .T name[N]` or `.shared [.align A] .T name` (one element): `N`
-/// elements of `.T`, aligned to `A` (to the element size without `.align`).
+/// elements of `.T`, aligned to `A` (to the element size without `.align`); the same with
+/// `.local` (errors name the state space the statement gives).
 fn parse_shared_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
+    let space = toks.first().map_or("shared", |t| t.trim_start_matches('.'));
     let (align, ty, spec) = match toks.as_slice() {
-        [".shared", ".align", a, ty, spec] => {
+        [".shared" | ".local", ".align", a, ty, spec] => {
             let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
             (a, *ty, *spec)
         }
-        [".shared", ty, spec] => (0, *ty, *spec),
-        _ => return Err(unsupported(line, format!("shared declaration `{stmt}`"))),
+        [".shared" | ".local", ty, spec] => (0, *ty, *spec),
+        _ => return Err(unsupported(line, format!("{space} declaration `{stmt}`"))),
     };
     let ty =
-        element_type(ty).ok_or_else(|| unsupported(line, format!("shared array element type `{ty}`")))?;
+        element_type(ty).ok_or_else(|| unsupported(line, format!("{space} array element type `{ty}`")))?;
     let align = if align == 0 { ty.bytes() } else { align };
     if !align.is_power_of_two() {
         return Err(parse_err(line, format!("alignment {align} is not a power of two")));
     }
     let (name, n) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
-        Some((name, n)) => {
-            (name, n.parse::<u32>().map_err(|_| parse_err(line, format!("bad shared array size `{n}`")))?)
-        }
+        Some((name, n)) => (
+            name,
+            n.parse::<u32>().map_err(|_| {
+                parse_err(line, format!("bad {space} array size `{n}` (at most {})", u32::MAX))
+            })?,
+        ),
         None => (spec, 1),
     };
     if !is_ident(name) {
-        return Err(parse_err(line, format!("bad shared array name `{name}`")));
+        return Err(parse_err(line, format!("bad {space} array name `{name}`")));
     }
     let bytes = n.checked_mul(ty.bytes()).ok_or_else(|| {
-        unsupported(line, format!("shared array `{name}` of {n} {} elements", ty.ptx_name()))
+        unsupported(line, format!("{space} array `{name}` of {n} {} elements", ty.ptx_name()))
     })?;
     Ok(SharedDef { name: name.to_string(), align, bytes })
 }

@@ -176,3 +176,12 @@ fn a_call_of_a_function_the_module_lacks_says_so() {
     let err = got.expect_err("a call of an undefined function");
     assert!(err.contains("`nofunc`, which this module does not define"), "{err}");
 }
+
+#[test]
+fn errors_name_what_the_ptx_does() {
+    // A local array larger than a u32 can count, a parameter's address (`__grid_constant__`).
+    let err = run(" .local .align 4 .b8 big[99999999999];", "", 1).expect_err("too big");
+    assert!(err.contains("bad local array size"), "{err}");
+    let err = run(" mov.u64 %rd5, out;", "", 1).expect_err("a parameter's address");
+    assert!(err.contains("the address of kernel parameter `out`"), "{err}");
+}
