@@ -445,3 +445,24 @@ fn a_device_functions_calls_are_resolved_in_its_module() {
         callee_modules_host,
     );
 }
+
+/// Checked, with guards in the kernel: the device function's `x[i]` is proven by the
+/// kernel's `i < a.len()` (its parameters stand for the kernel's `a` and `i`), as the same
+/// access written inline would be.
+#[ptx_kernel]
+fn guarded_elements(a: &[u32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < a.len() && i < out.len() {
+        out[i] = element(a, i);
+    }
+}
+
+#[test]
+fn guards_in_the_kernel_prove_accesses_in_device_functions() {
+    assert_eq!(GuardedElements::new().bounds_checks(), 0);
+    let dev = Device::sim();
+    let a = dev.upload(&[4u32, 5, 6]).unwrap();
+    let mut out = dev.upload(&[0u32; 3]).unwrap();
+    GuardedElements::new().launch(&dev, LaunchConfig::for_elements(3, 32), &a, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![4, 5, 6]);
+}

@@ -30,6 +30,10 @@ pub struct Checked {
     pub binding: Vec<Option<usize>>,
     /// The slice parameters (by binding) whose `len()` the body reads.
     pub lengths_read: Vec<usize>,
+    /// For a binding that names another's value for good (`let j = i;` of an immutable
+    /// `i`, a device function's parameters), the binding it stands for: a guard on one
+    /// proves accesses through the other.
+    pub roots: HashMap<usize, usize>,
     /// Whether the body uses a full-warp operation (shuffles, votes, warp or block
     /// reductions, `sync_warp`), which needs whole warps: the launch checks the block size.
     pub uses_warps: bool,
@@ -69,6 +73,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         next_binding: 0,
         param_count: kernel.params.len(),
         slice_aliases: HashMap::new(),
+        roots: HashMap::new(),
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
         int_lits: Vec::new(),
@@ -172,6 +177,8 @@ struct Checker<'e> {
     /// binding they name, or `None` when that is not known (every slice parameter then
     /// counts as one whose length may be read through them).
     slice_aliases: HashMap<usize, Option<usize>>,
+    /// See [`Checked::roots`].
+    roots: HashMap<usize, usize>,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<Loop>,
     /// Integer literals: (expr, value, negated, span), checked against their final type.
@@ -311,6 +318,7 @@ impl Checker<'_> {
             binding: self.binding,
             lengths_read: self.lengths_read,
             uses_warps: self.uses_warps,
+            roots: self.roots,
         }
     }
 
@@ -407,8 +415,14 @@ impl Checker<'_> {
                 let comptime = self.comptime[init.id];
                 self.report_repeated_names(pat);
                 let aliased = self.slice_named_by(init);
+                let root = self.immutable_root(init);
                 self.bind_pat(pat, &t, comptime);
                 self.record_slice_alias(pat, init, &t, aliased);
+                if let (Some(root), Pat::Ident { name, mutable: false }) = (root, pat) {
+                    if let Some(id) = self.binding_id(name) {
+                        self.roots.insert(id, root);
+                    }
+                }
                 false
             }
             Stmt::Expr { expr, .. } => {
@@ -478,6 +492,14 @@ impl Checker<'_> {
             }
         }
         want
+    }
+
+    /// The binding an initialiser that is just an immutable variable stands for (followed
+    /// through [`Checked::roots`]), looked up before a `let` binds its pattern.
+    fn immutable_root(&self, init: &Expr) -> Option<usize> {
+        let ExprKind::Path(source) = &init.kind else { return None };
+        let b = self.lookup(&source.to_string())?;
+        (!b.mutable).then(|| *self.roots.get(&b.id).unwrap_or(&b.id))
     }
 
     /// The binding a slice-valued `init` stands for, looked up before a `let` binds its

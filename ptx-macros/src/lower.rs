@@ -724,7 +724,12 @@ impl Lowerer<'_> {
         else {
             return false;
         };
-        self.proven.contains(&(i, s))
+        self.proven.contains(&(self.root(i), self.root(s)))
+    }
+
+    /// The binding `b` stands for ([`Checked::roots`]).
+    fn root(&self, b: usize) -> usize {
+        *self.checked.roots.get(&b).unwrap_or(&b)
     }
 
     /// The facts `index < slice.len()` that `cond` proves when it holds: comparisons of an
@@ -758,7 +763,7 @@ impl Lowerer<'_> {
         if self.checked.reads_mutable[var.id] || self.checked.comptime[var.id] {
             return None;
         }
-        Some((self.checked.binding[var.id]?, self.len_slice(len)?))
+        Some((self.root(self.checked.binding[var.id]?), self.root(self.len_slice(len)?)))
     }
 
     /// The slice binding of `x.len()`, or of `x.len()` cast (a truncating cast to a
@@ -1093,7 +1098,7 @@ impl Lowerer<'_> {
         // `for i in a..x.len()`: the head's `i < end` proves `x[i]` in range in the body.
         let unsigned = var_ty.scalar().is_some_and(|s| s.is_int() && !s.is_signed_int());
         let facts: Vec<(usize, usize)> = match (var_binding, self.len_slice(&range.end)) {
-            (Some(v), Some(s)) if unsigned && !range.inclusive => vec![(v, s)],
+            (Some(v), Some(s)) if unsigned && !range.inclusive => vec![(self.root(v), self.root(s))],
             _ => Vec::new(),
         };
         let start = self.value(&range.start);
