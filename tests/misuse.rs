@@ -61,3 +61,44 @@ fn an_endless_loop_is_reported_with_its_rust_line() {
     assert!(text.contains("wait_for") && text.contains("step budget of 10000"), "{text}");
     assert!(text.contains("tests/misuse.rs:10:"), "{text}");
 }
+
+/// Two kernels of one name in one module (in two blocks, as tests define them) are two
+/// kernels on one device: the module cache tells them apart by their source.
+#[test]
+fn same_named_kernels_in_two_blocks_are_two_kernels() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(2)?;
+    {
+        #[ptx_kernel]
+        fn set_value(out: &mut [u32]) {
+            out[0] = 1;
+        }
+        SetValue::new().launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+    }
+    {
+        #[ptx_kernel]
+        fn set_value(out: &mut [u32]) {
+            out[1] = 2;
+        }
+        SetValue::new().launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+    }
+    assert_eq!(out.to_vec()?, vec![1, 2]);
+    Ok(())
+}
+
+#[ptx_kernel]
+fn nan_sign(out: &mut [f32], #[comptime] f: f32) {
+    out[0] = 1.0f32.copysign(f);
+}
+
+/// Comptime floats are keyed by their bits: NaNs of either sign are two kernels.
+#[test]
+fn comptime_nans_of_either_sign_are_two_kernels() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(1)?;
+    NanSign::new(-f32::NAN).launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+    assert_eq!(out.to_vec()?, vec![-1.0]);
+    NanSign::new(f32::NAN).launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+    assert_eq!(out.to_vec()?, vec![1.0]);
+    Ok(())
+}

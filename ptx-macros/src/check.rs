@@ -569,6 +569,10 @@ impl Checker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Ty {
+        crate::deep(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr) -> Ty {
         let (reads_before, writes_before) = (self.mutable_reads, self.local_writes);
         let (ty, comptime) = self.expr_kind(e);
         self.reads_mutable[e.id] = self.mutable_reads != reads_before;

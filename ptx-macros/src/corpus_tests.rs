@@ -149,11 +149,9 @@ fn collect(items: Vec<syn::Item>, out: &mut Found) {
                 out.in_templates += template_uses(m.mac.tokens.clone());
             }
             syn::Item::Fn(f) => {
-                let nested = f.block.stmts.iter().filter_map(|s| match s {
-                    syn::Stmt::Item(i) => Some(i.clone()),
-                    _ => None,
-                });
-                collect(nested.collect(), out);
+                let mut nested = Vec::new();
+                block_items(&f.block, &mut nested);
+                collect(nested, out);
             }
             _ => {}
         }
@@ -161,6 +159,17 @@ fn collect(items: Vec<syn::Item>, out: &mut Found) {
             out.kernels.push(KernelUse { args, item: item.into_token_stream() });
         } else if attrs_of(&mut item).and_then(|a| take_attr(a, "ptx_device")).is_some() {
             out.devices.push(item.into_token_stream());
+        }
+    }
+}
+
+/// The items declared in `block`, in its nested blocks (`{ #[ptx_kernel] fn k .. }`) too.
+fn block_items(block: &syn::Block, out: &mut Vec<syn::Item>) {
+    for s in &block.stmts {
+        match s {
+            syn::Stmt::Item(i) => out.push(i.clone()),
+            syn::Stmt::Expr(syn::Expr::Block(b), _) => block_items(&b.block, out),
+            _ => {}
         }
     }
 }

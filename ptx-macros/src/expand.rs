@@ -54,12 +54,14 @@ pub fn camel_case(name: &str) -> String {
         .collect()
 }
 
-/// The generated items.
-/// `inlined` holds a path to each `#[ptx_device]` function the body inlined.
+/// The generated items. `inlined` holds a path to each `#[ptx_device]` function the body
+/// inlined; `definition` is a hash of the source the kernel is built from (part of its cache
+/// key).
 pub fn expand_kernel(
     kernel: &KernelFn,
     checked: &Checked,
     options: &Options,
+    definition: u64,
     inlined: &[syn::Path],
 ) -> TokenStream {
     let krate = &options.krate;
@@ -73,6 +75,7 @@ pub fn expand_kernel(
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
+    let mut field_keys = Vec::new();
     let mut declare = Vec::new();
     let mut launch_params = Vec::new();
     let mut launch_args = Vec::new();
@@ -85,6 +88,8 @@ pub fn expand_kernel(
                 let t = host_type(s);
                 fields.push(quote!(#n: #t));
                 field_names.push(n.clone());
+                // Floats by their bits: `{:?}` prints every NaN alike, whatever its sign.
+                field_keys.push(if s.is_float() { quote!(self.#n.to_bits()) } else { quote!(self.#n) });
                 declare.push(quote!(let #n: #t = self.#n;));
             }
             ParamKind::Scalar(s) => {
@@ -206,9 +211,12 @@ pub fn expand_kernel(
     } else {
         "The kernel with its `#[comptime]` parameters, in declaration order.".to_string()
     };
-    // The module path tells apart same-named kernels of different modules, which share a
-    // PTX entry name and would otherwise share a module-cache slot.
-    let cache_key = quote!(::std::format!("{}{:?}", ::core::module_path!(), (#(self.#field_names,)*)));
+    // The module path and a hash of the definition (the kernel's and its device functions'
+    // source) tell apart same-named kernels of different modules, or of different blocks of
+    // one module, which share a PTX entry name and would otherwise share a module-cache slot.
+    let definition = format!("{definition:016x}");
+    let cache_key =
+        quote!(::std::format!("{}#{}{:?}", ::core::module_path!(), #definition, (#(#field_keys,)*)));
     // The generated type is public API of the user's crate: give it a doc line when the
     // function had none, for crates that deny `missing_docs`.
     let default_doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {

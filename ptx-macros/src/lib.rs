@@ -32,12 +32,20 @@ pub fn ptx_kernel(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) 
     expand(attr.into(), item.into()).into()
 }
 
+/// Runs `f`, on a fresh stack segment when little of the current one is left: the stages
+/// recurse once per level of an expression, and a left-nested sum of thousands of terms is
+/// as deep as that (rustc, which parses it, grows its own stack the same way).
+fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(1024 * 1024, 32 * 1024 * 1024, f)
+}
+
 /// Marks a function that kernels can call: written in the kernel language, with scalar
 /// parameters and a scalar or tuple result, and inlined into each kernel that calls it.
 /// See the `ptx_dsl` crate docs.
 #[proc_macro_attribute]
 pub fn ptx_device(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    device::expand_device(attr.into(), item.into()).into()
+    let (attr, item) = (attr.into(), item.into());
+    stacker::grow(64 * 1024 * 1024, || device::expand_device(attr, item)).into()
 }
 
 /// Resumes a kernel's expansion once a `#[ptx_device]` function it calls has been fetched
@@ -57,8 +65,14 @@ fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_with(attr, item, &device::Devices::default())
 }
 
-/// [`expand`] with the device functions fetched so far.
+/// [`expand`] with the device functions fetched so far, on a stack of its own (syn's trees
+/// of a deep expression are built, printed and dropped recursively too).
 fn expand_with(attr: TokenStream, item: TokenStream, devices: &device::Devices) -> TokenStream {
+    stacker::grow(64 * 1024 * 1024, || expand_on_this_stack(attr, item, devices))
+}
+
+/// [`expand_with`]'s work.
+fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::Devices) -> TokenStream {
     let mut errors = errors::Errors::default();
     let options = match expand::parse_options(attr.clone()) {
         Ok(o) => o,
@@ -104,7 +118,26 @@ fn expand_with(attr: TokenStream, item: TokenStream, devices: &device::Devices) 
     if !errors.is_empty() {
         return errors.to_tokens();
     }
-    expand::expand_kernel(&parsed.kernel, &checked, &options, &parsed.inlined)
+    expand::expand_kernel(
+        &parsed.kernel,
+        &checked,
+        &options,
+        definition_hash(&item, devices),
+        &parsed.inlined,
+    )
+}
+
+/// A hash of a kernel's source and of the device functions it was expanded with: two
+/// kernels of one name and module (in two blocks) differ in it when their code does.
+fn definition_hash(item: &TokenStream, devices: &device::Devices) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    item.to_string().hash(&mut h);
+    for (key, d) in devices.iter() {
+        key.hash(&mut h);
+        d.item.to_token_stream().to_string().hash(&mut h);
+    }
+    h.finish()
 }
 
 #[cfg(test)]
@@ -144,6 +177,17 @@ mod tests {
         }
         let want = std::fs::read_to_string(path).unwrap_or_default();
         assert_eq!(pretty, want, "the expansion changed; review it and set UPDATE_SNAPSHOTS=1 to accept");
+    }
+
+    /// A sum of thousands of terms (left-nested, as Rust parses it) expands without
+    /// exhausting the stack, here on a test thread's 2 MiB: every stage recurses per level.
+    #[test]
+    fn deep_expressions_expand() {
+        let terms: Vec<String> = (0..5000).map(|k| format!("x[{}] * {k}.0", k % 7)).collect();
+        let source = format!("fn k(x: &[f32], out: &mut [f32]) {{ out[0] = {}; }}", terms.join(" + "));
+        let out = expand(TokenStream::new(), tokens(&source)).to_string();
+        assert!(!out.contains("compile_error"), "{}", &out[..out.len().min(500)]);
+        assert!(out.contains("build_with_sites"), "no kernel type generated");
     }
 
     #[test]

@@ -328,6 +328,10 @@ impl Lowerer<'_> {
     }
 
     fn expr(&mut self, e: &Expr, name: Option<&Ident>) -> Atom {
+        crate::deep(|| self.expr_at_depth(e, name))
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr, name: Option<&Ident>) -> Atom {
         if self.checked.comptime[e.id] {
             return Atom::Host(self.host(e));
         }

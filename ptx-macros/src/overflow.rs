@@ -79,6 +79,10 @@ impl Folder<'_> {
 
     /// The expression's value when it is an integer constant; reports an overflow inside.
     fn expr(&mut self, e: &Expr) -> Option<i128> {
+        crate::deep(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr) -> Option<i128> {
         match &e.kind {
             ExprKind::Lit(Lit::Int { value, .. }) => {
                 self.scalar(e)?;

@@ -613,7 +613,11 @@ impl<'e> Parser<'e> {
     }
 
     fn expr(&mut self, e: &syn::Expr) -> Expr {
-        let sp = Sp::of(e);
+        crate::deep(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &syn::Expr) -> Expr {
+        let sp = span_of(e);
         if let Some(attr) = expr_attrs(e).first() {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
             if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
@@ -1649,6 +1653,18 @@ fn split_format(format: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(pieces)
+}
+
+/// The range an expression covers. A binary expression's is its first operand's start to
+/// its last one's end, found down the left spine without printing the whole tree (which,
+/// for each node of a sum of thousands of terms, would take quadratic time).
+fn span_of(e: &syn::Expr) -> Sp {
+    let syn::Expr::Binary(b) = e else { return Sp::of(e) };
+    let mut first = &*b.left;
+    while let syn::Expr::Binary(inner) = first {
+        first = &inner.left;
+    }
+    Sp::of(first).to(Sp::of(&*b.right))
 }
 
 fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {

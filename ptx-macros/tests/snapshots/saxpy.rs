@@ -186,7 +186,9 @@ impl ::ptx_dsl::__private::Kernel for Saxpy {
         self.build_with_sites().0
     }
     fn cache_key(&self) -> ::std::string::String {
-        ::std::format!("{}{:?}", ::core::module_path!(), (self.unroll,))
+        ::std::format!(
+            "{}#{}{:?}", ::core::module_path!(), "236a669f364ec23c", (self.unroll,)
+        )
     }
     /// The slice accesses not proven in range by a dominating guard
     /// (`if i < x.len()`, `for i in 0..x.len()`).
