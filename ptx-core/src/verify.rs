@@ -418,13 +418,16 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
             return Err(invalid(Rule::ParamType, reason));
         }
     }
-    for s in &k.shared {
+    for (index, s) in k.shared.iter().enumerate() {
         if !s.align.is_power_of_two() {
             let reason = format!("shared alignment {} is not a power of two", s.align);
             return Err(invalid(Rule::SharedAlignment, reason));
         }
         if s.bytes == 0 && !s.dynamic {
-            let reason = "a shared array of 0 bytes (give it at least one element)".to_string();
+            let reason = format!(
+                "shared array {index} (counting from 0 in declaration order) has 0 bytes: give it at least \
+                 one element"
+            );
             return Err(invalid(Rule::SharedNonEmpty, reason));
         }
     }

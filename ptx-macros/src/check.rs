@@ -617,8 +617,17 @@ impl Checker<'_> {
                     (b.ty, b.comptime)
                 }
                 None => {
+                    let text = name.to_string();
+                    let constant = text.chars().any(|c| c.is_ascii_uppercase())
+                        && text.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
                     let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
                         format!("; `{name}` is a built-in: call it, `{name}()`")
+                    } else if constant {
+                        format!(
+                            "; a kernel sees its parameters and locals, not the items around it: pass \
+                             `{name}` as a `#[comptime]` parameter, or write a standard constant by its full \
+                             path (`std::f32::consts::PI`, `u32::MAX`)"
+                        )
                     } else {
                         String::new()
                     };
@@ -1025,6 +1034,9 @@ impl Checker<'_> {
         let Some(len) = len else { return (Ty::Slice { elem, mutable: true }, false) };
         let t = self.expr(len);
         self.expect(len.span, &Ty::Scalar(Scalar::Usize), &t, " (a shared array's length is a `usize`)");
+        if matches!(len.kind, ExprKind::Lit(Lit::Int { value: 0, .. })) {
+            self.errors.at(len.span, "a shared array needs at least one element");
+        }
         if !self.comptime[len.id] {
             self.errors.at(
                 len.span,

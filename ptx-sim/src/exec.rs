@@ -1057,8 +1057,9 @@ impl<'k> BlockRunner<'k> {
         if done > 0 {
             msg.push_str(&format!(
                 "; {done} thread(s) already exited and can never arrive. Every thread of \
-                 the block must reach each bar.sync (and every lane of a warp each shfl.sync); \
-                 move the early return after the barrier"
+                 the block must reach each bar.sync (and every lane of a warp each shfl.sync) \
+                 the same number of times: move an early return after the barrier, and keep \
+                 barriers out of loops whose trip count differs between threads"
             ));
         } else {
             msg.push_str("; the threads wait at different sync points and can never all meet");

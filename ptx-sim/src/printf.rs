@@ -15,13 +15,14 @@ pub(crate) trait Args {
 /// the formatter does not know is copied as written; an argument that cannot be read
 /// prints as `<?>`.
 pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
-    let mut out = String::new();
+    // Bytes, decoded as UTF-8 at the end: the format's text is UTF-8 (`ünï`), one byte each.
+    let mut out: Vec<u8> = Vec::new();
     let mut used = 0;
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
         if c != b'%' {
-            out.push(c as char);
+            out.push(c);
             i += 1;
             continue;
         }
@@ -62,7 +63,7 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
             _ => 64,
         };
         let Some(&conv) = fmt.get(i) else {
-            out.push_str(&String::from_utf8_lossy(&fmt[start..]));
+            out.extend_from_slice(&fmt[start..]);
             break;
         };
         i += 1;
@@ -105,7 +106,7 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
                 args.next(8).map(|v| float(f64::from_bits(v), conv, &flags, precision))
             }
             _ => {
-                out.push_str(&String::from_utf8_lossy(&fmt[start..i]));
+                out.extend_from_slice(&fmt[start..i]);
                 continue;
             }
         };
@@ -113,9 +114,9 @@ pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
             used += 1;
         }
         let text = text.unwrap_or_else(|| "<?>".to_string());
-        out.push_str(&pad_width(text, width, &flags, conv));
+        out.extend_from_slice(pad_width(text, width, &flags, conv).as_bytes());
     }
-    (out, used)
+    (String::from_utf8_lossy(&out).into_owned(), used)
 }
 
 /// The sign a number prints with: `-`, or for others `+` or a space as the flags ask.
@@ -294,6 +295,7 @@ mod tests {
         assert_eq!(format(b"%d %d", &mut List(vec![1, 2], vec![])).1, 2);
         assert_eq!(f("%d %d", vec![1]), "1 <?>");
         assert_eq!(f("%q", vec![]), "%q");
+        assert_eq!(f("ünïcode %d ✓", vec![3]), "ünïcode 3 ✓");
     }
 
     /// Values glibc's `printf` gives for the same formats.

@@ -7,6 +7,7 @@ fn k(x: &mut [f32], n: usize) {
     let flags = shared::<bool, 32>();
     let untyped = shared::<f32>();
     let sized = shared_dyn::<f32, 4>();
+    let empty = shared::<f32, 0>();
     x[0] = runtime_sized[0] + a[0];
 }
 
