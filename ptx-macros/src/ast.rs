@@ -200,6 +200,9 @@ pub struct KernelFn {
     pub name: Ident,
     /// Parameters in declaration order.
     pub params: Vec<Param>,
+    /// Parameters whose declaration was rejected (reported): still names in the body, of
+    /// a type that checks as anything, so that their uses report nothing more.
+    pub rejected: Vec<Ident>,
     /// The body.
     pub body: Block,
     /// How many expression ids were handed out (the size of the side tables).

@@ -102,6 +102,9 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         };
         c.bind(&p.name, ty, p.mutable, comptime);
     }
+    for name in &kernel.rejected {
+        c.bind(name, Ty::Error, true, false);
+    }
     let body_ty = c.block(&kernel.body);
     if let Err((a, _)) = c.infer.unify(&body_ty, &Ty::unit()) {
         let sp = kernel.body.tail.as_ref().map_or(kernel.body.span, |t| t.span);
@@ -135,6 +138,17 @@ fn is_slice_element(s: Scalar) -> bool {
 /// Rejects slice element types the parser accepts but the runtime cannot pass yet (the
 /// parser already rejects half-precision scalar parameters).
 fn check_param(p: &Param, errors: &mut Errors) {
+    // The PTX names of the hidden parameters: a slice's length and the fault record.
+    let name = p.name.to_string();
+    if name.ends_with("__len") || name == "fault__record" {
+        errors.at(
+            Sp::of(&p.name),
+            format!(
+                "`{name}` is the name of a parameter the kernel adds itself (`x__len` holds slice `x`'s \
+                 length, `fault__record` the first fault): rename it"
+            ),
+        );
+    }
     if let ParamKind::Slice { elem, .. } = p.kind {
         if !is_slice_element(elem) {
             let list: Vec<&str> =

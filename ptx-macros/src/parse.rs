@@ -36,10 +36,16 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
     let mut p = Parser::new(errors, devices, func.sig.ident.to_string());
     p.signature(&func);
     let attrs = p.item_attrs(&func.attrs);
-    let params = func.sig.inputs.iter().filter_map(|arg| p.param(arg)).collect();
+    let (mut params, mut rejected) = (Vec::new(), Vec::new());
+    for arg in &func.sig.inputs {
+        match p.param(arg) {
+            Some(param) => params.push(param),
+            None => rejected.extend(arg_name(arg)),
+        }
+    }
     let body = p.block(&func.block);
-    let kernel =
-        KernelFn { attrs, vis: func.vis.clone(), name: func.sig.ident.clone(), params, body, expr_count: 0 };
+    let name = func.sig.ident.clone();
+    let kernel = KernelFn { attrs, vis: func.vis.clone(), name, params, rejected, body, expr_count: 0 };
     Some(p.finish(kernel))
 }
 
@@ -75,6 +81,7 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
         vis: syn::Visibility::Inherited,
         name: func.sig.ident.clone(),
         params,
+        rejected: Vec::new(),
         body,
         expr_count: 0,
     };
@@ -1653,6 +1660,17 @@ fn split_format(format: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(pieces)
+}
+
+/// The name a parameter declares, if it is a plain one.
+fn arg_name(arg: &FnArg) -> Option<Ident> {
+    match arg {
+        FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(pi) => Some(pi.ident.clone()),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }
 }
 
 /// The range an expression covers. A binary expression's is its first operand's start to
