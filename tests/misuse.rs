@@ -102,3 +102,34 @@ fn comptime_nans_of_either_sign_are_two_kernels() -> ptx_dsl::runtime::Result<()
     assert_eq!(out.to_vec()?, vec![1.0]);
     Ok(())
 }
+
+/// Lanes leave the loop after different trip counts, so the later `warp_sum`s are reached
+/// by part of the warp: a checked kernel reports it (it read the missing lanes' values).
+#[ptx_kernel]
+fn partial_warp_sums(out: &mut [u32]) {
+    let lane = thread_idx().x;
+    let mut k = 0u32;
+    let mut acc = 0u32;
+    while k < lane % 3 + 1 {
+        acc += warp_sum(k + 1);
+        k += 1;
+    }
+    if (lane as usize) < out.len() {
+        out[lane as usize] = acc;
+    }
+}
+
+#[test]
+fn warp_operations_reached_by_part_of_a_warp_are_reported() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(32).unwrap();
+    let err = PartialWarpSums::new().launch(&dev, LaunchConfig::for_elements(32, 32), &mut out).unwrap_err();
+    let Error::KernelPanic { kernel, message, location } = &err else {
+        panic!("expected a KernelPanic, got {err:?}")
+    };
+    assert_eq!(kernel, "partial_warp_sums");
+    assert!(message.contains("`warp_sum` was reached by only some lanes of a warp"), "{err}");
+    let line =
+        include_str!("misuse.rs").lines().position(|l| l.contains("acc += warp_sum(k + 1);")).unwrap() + 1;
+    assert!(location.starts_with(&format!("{}:{line}:", file!())), "{err}");
+}

@@ -840,6 +840,14 @@ impl Intrinsic {
     pub fn is_shuffle(self) -> bool {
         matches!(self, Intrinsic::ShflXor | Intrinsic::ShflDown | Intrinsic::ShflUp | Intrinsic::ShflIdx)
     }
+
+    /// True for the operations every lane of the warp must reach together: shuffles,
+    /// votes, reductions and `sync_warp` (a checked kernel verifies it).
+    pub fn needs_whole_warp(self) -> bool {
+        self.is_shuffle()
+            || self.is_reduction()
+            || matches!(self, Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All | Intrinsic::SyncWarp)
+    }
 }
 
 /// The atomic read-modify-write operations.

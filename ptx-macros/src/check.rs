@@ -1063,9 +1063,7 @@ impl Checker<'_> {
     }
 
     fn intrinsic(&mut self, which: Intrinsic, args: &[Expr]) -> (Ty, bool) {
-        self.uses_warps |= which.is_shuffle()
-            || which.is_reduction()
-            || matches!(which, Intrinsic::Ballot | Intrinsic::Any | Intrinsic::All | Intrinsic::SyncWarp);
+        self.uses_warps |= which.needs_whole_warp();
         let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
         let u32_ty = Ty::Scalar(Scalar::U32);
         let bool_ty = Ty::Scalar(Scalar::Bool);

@@ -512,7 +512,10 @@ impl Lowerer<'_> {
                 let n = self.host(len);
                 self.bind(name, "__shared", quote!(#k.shared_array(#label, #s, (#n) as u64)))
             }
-            ExprKind::Intrinsic { which, func, args } => self.intrinsic(*which, func, args, name),
+            ExprKind::Intrinsic { which, func, args } => {
+                let site = self.site(e.span);
+                self.intrinsic(*which, func, args, name, site)
+            }
             ExprKind::Print { path, pieces, args } => {
                 // `gpu_print!()` names the user's import of the macro (and expands to `()`).
                 self.emit(quote!(let _ = #path!();));
@@ -557,7 +560,14 @@ impl Lowerer<'_> {
     }
 
     /// A call of a warp or block function.
-    fn intrinsic(&mut self, which: Intrinsic, func: &Ident, args: &[Expr], name: Option<&Ident>) -> Atom {
+    fn intrinsic(
+        &mut self,
+        which: Intrinsic,
+        func: &Ident,
+        args: &[Expr],
+        name: Option<&Ident>,
+        site: TokenStream,
+    ) -> Atom {
         let k = ctx();
         let p = self.private();
         if which.is_shuffle() || which.is_reduction() {
@@ -566,6 +576,12 @@ impl Lowerer<'_> {
             self.emit(quote!(let _ = #func;));
         }
         let values = self.operands(args);
+        if which.needs_whole_warp() {
+            let message = format!(
+                "`{func}` was reached by only some lanes of a warp: all 32 lanes must call it together"
+            );
+            self.emit(quote!(#k.whole_warp(#site, #message);));
+        }
         let call = match (which, values.as_slice()) {
             (Intrinsic::SyncThreads, _) => {
                 self.emit(quote!(#k.sync_threads();));

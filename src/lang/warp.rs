@@ -3,13 +3,16 @@
 //! `0xffffffff`), as CUDA's `__shfl_*_sync(0xffffffff, ..)` do: all 32 lanes of the warp
 //! must reach it together, as every thread of the block must reach a `sync_threads()` (the
 //! simulator stops with a barrier error where they do not; a GPU would hang or give
-//! undefined values).
+//! undefined values). Lanes that have returned do not hold a warp operation up; a checked
+//! kernel counts the lanes first ([`KernelCtx::whole_warp`]) and reports a missing one.
 
 use ptx_core::builder::{Reg, Val};
 use ptx_core::ir::{Instr, Operand, ShflMode, VoteMode};
 use ptx_core::{Bf16, PtxType, SpecialReg, F16, F64, S64, U16, U32, U64};
 
+use super::ops::Site;
 use super::{internal_error, KernelCtx, Scalar, Value};
+use ptx_core::fault::FaultKind;
 
 /// The number of threads in a warp on every CUDA GPU: `warp_size()`.
 pub const WARP_SIZE: u32 = 32;
@@ -207,6 +210,20 @@ impl KernelCtx {
             Reduce::Min => self.min(a, b),
             Reduce::Max => self.max(a, b),
         }
+    }
+
+    /// In a checked kernel, before a full-warp operation (`what`, Rust's words for the
+    /// mistake): a `vote.sync.ballot` of every lane over the full mask, which lanes that
+    /// have returned do not join (the PTX ISA waits only for non-exited members), and a
+    /// fault at `site` when some lane is missing, naming the operation and the line. A warp
+    /// operation a lane skipped would otherwise read that lane's stale value.
+    pub fn whole_warp(&mut self, site: Site, what: &'static str) {
+        if !self.checked {
+            return;
+        }
+        let present = self.vote(Vote::Ballot, Value::from(true));
+        let missing = self.ne(present, Value::from(u32::MAX));
+        self.fault_if(missing, site.fault(FaultKind::Panic, what), present, Value::from(0u32));
     }
 
     /// `ballot(p)`, `any(p)`, `all(p)` over the full warp.
