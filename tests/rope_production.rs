@@ -462,25 +462,13 @@ fn bad_arguments_are_errors_naming_them() {
     rope.apply_qk_in_place(Direction::Forward, &pd, &mut qkv, q, k).unwrap();
 }
 
-/// The sine and cosine a production kernel computes for one pair, written as plain Rust
-/// exactly as `src/rope/kernels.rs` writes them: every step is an exact f32 operation, so
-/// the kernel must give these bits.
-#[allow(clippy::approx_constant)] // 6.283185 is the fitted coefficient, one ulp below f32 TAU
+/// The sine and cosine a production kernel computes for one pair: its device function
+/// `scaled_sin_cos` run as plain Rust. Every step is an exact f32 operation, so the kernel
+/// must give these bits.
 fn kernel_sin_cos(pos: u32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
     let p = pos as f32;
     let p_rem = (pos as i64 - p as i64) as f32;
-    let whole = (p * hi).round_ties_even();
-    let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
-    let turn = if backward { -turn } else { turn };
-    let quarters = (4.0 * turn).round_ties_even();
-    let r = quarters.mul_add(-0.25, turn);
-    let z = r * r;
-    let s = r * z.mul_add(z.mul_add(z.mul_add(-75.24007, 81.58813), -41.34163), 6.283185);
-    let c = z.mul_add(z.mul_add(z.mul_add(z.mul_add(59.245964, -85.44374), 64.93932), -19.739208), 1.0);
-    let quarter = quarters as i32;
-    let (s, c) = if quarter & 1 == 0 { (s, c) } else { (c, s) };
-    let sin = s * if quarter & 2 == 0 { scale } else { -scale };
-    (sin, c * if (quarter + 1) & 2 == 0 { scale } else { -scale })
+    ptx_dsl::rope::kernels::scaled_sin_cos(p, p_rem, hi, lo, scale, backward)
 }
 
 #[test]

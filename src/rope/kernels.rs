@@ -49,9 +49,10 @@ use crate::{ptx_device, ptx_kernel};
 /// The sine and cosine of the angle of position `p + p_rem` at a rate of `hi + lo` turns
 /// per position, each times `scale`; the negated angle's when `backward` (the same rotation
 /// backwards). `p` is the position as an `f32` and `p_rem` what that lost (0 below 2^24).
+/// A device function of the kernels; called on the host, it gives the very bits they do.
 #[ptx_device]
 #[allow(clippy::approx_constant)] // 6.283185 is a fitted coefficient, not 2π
-fn scaled_sin_cos(p: f32, p_rem: f32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
+pub fn scaled_sin_cos(p: f32, p_rem: f32, hi: f32, lo: f32, scale: f32, backward: bool) -> (f32, f32) {
     let whole = (p * hi).round_ties_even();
     let turn = p.mul_add(hi, -whole) + p_rem.mul_add(hi, p * lo);
     let turn = if backward { -turn } else { turn };
