@@ -466,3 +466,30 @@ fn guards_in_the_kernel_prove_accesses_in_device_functions() {
     GuardedElements::new().launch(&dev, LaunchConfig::for_elements(3, 32), &a, &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), vec![4, 5, 6]);
 }
+
+#[allow(non_snake_case)]
+mod r#type {
+    use ptx_dsl::prelude::*;
+
+    /// `x + 1`.
+    #[ptx_device]
+    pub fn next(x: u32) -> u32 {
+        x.wrapping_add(1)
+    }
+
+    /// `x + 2`, through `next`: a callee found in a module with a raw name.
+    #[ptx_device]
+    pub fn after_next(x: u32) -> u32 {
+        next(next(x))
+    }
+}
+
+twin!(raw_module, raw_module_host, |i, a: &[u32], out: &mut [u32]| {
+    out[i] = r#type::after_next(a[i]);
+});
+
+#[test]
+fn device_functions_in_a_module_with_a_raw_name() {
+    let xs = u32_inputs("device_raw_module", 64);
+    check_twin("raw_module", &xs, 1, &|d, c, a, o| RawModule::new().launch(d, c, a, o), raw_module_host);
+}

@@ -52,7 +52,8 @@ impl Folder<'_> {
             match s {
                 Stmt::Let { pat, init, role, .. } => {
                     let value = self.expr(init);
-                    let value = if matches!(role, LetRole::Argument { .. }) { None } else { value };
+                    // rustc sees neither into a function's arguments nor out of its result.
+                    let value = if matches!(role, LetRole::Source) { value } else { None };
                     self.bind(pat, value);
                 }
                 Stmt::Expr { expr, .. } => {

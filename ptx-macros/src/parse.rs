@@ -61,9 +61,9 @@ pub fn not_a_function(item: TokenStream, e: &syn::Error, attribute: &str, form: 
 }
 
 /// Parses a `#[ptx_device]` function on its own (`key`: the path a kernel fetched it by, which
-/// places its own calls), as a kernel whose parameters are its
-/// scalar parameters and whose body is `let _: R = { body };` (so that the body is checked
-/// against the return type `R`), inlining the calls to the device functions in `devices`.
+/// places its own calls), as a kernel whose parameters are its parameters (scalars and
+/// slices) and whose body is `let _: R = { body };` (so that the body is checked against the
+/// return type `R`), inlining the calls to the device functions in `devices`.
 pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Devices) -> Parsed {
     let name = func.sig.ident.to_string();
     let mut p = Parser::new(errors, devices, name);
@@ -1084,9 +1084,10 @@ impl<'e> Parser<'e> {
     /// A call of `path(args)` as a `#[ptx_device]` function: `None` when the path cannot
     /// name one (a segment that starts with a capital letter names a type, a tuple struct
     /// or a variant). A function `devices` does not hold is recorded as unresolved; one it
-    /// holds is inlined as a block that binds the parameters to the arguments in order and
-    /// checks the body's value against the return type:
-    /// `{ let a: A = arg0; ..; let ret: R = { body }; ret }`.
+    /// holds is inlined as a block that evaluates the arguments in order (into temporaries
+    /// when there are several), binds the parameters to them and checks the body's value
+    /// against the return type:
+    /// `{ let t0 = arg0; let t1 = arg1; let a: A = t0; let b: B = t1; let ret: R = { body }; ret }`.
     fn device_call(&mut self, path: &syn::Path, args: Vec<Expr>, sp: Sp) -> Option<Expr> {
         if path.segments.iter().any(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
             return None;
@@ -1160,6 +1161,27 @@ impl<'e> Parser<'e> {
                 ),
             );
             return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        // Rust's borrow rules: a slice passed as a `&mut [T]` cannot be passed again.
+        let slice_arg = |(param, arg): (&Param, &Expr)| match (&param.kind, &arg.kind) {
+            (ParamKind::Slice { mutable, .. }, ExprKind::Path(n)) => {
+                Some((n.to_string(), *mutable, arg.span))
+            }
+            _ => None,
+        };
+        let slices: Vec<(String, bool, Sp)> = params.iter().zip(&args).filter_map(slice_arg).collect();
+        for (k, (n, mutable, sp)) in slices.iter().enumerate() {
+            if let Some((_, other_mutable, _)) = slices[..k].iter().find(|(m, ..)| m == n) {
+                if *mutable || *other_mutable {
+                    self.errors.at(
+                        *sp,
+                        format!(
+                            "`{n}` is passed to `{name}` twice, once as a `&mut` slice: Rust's borrow \
+                             rules forbid it (write through one parameter)"
+                        ),
+                    );
+                }
+            }
         }
         // With several parameters, every argument is evaluated into a temporary before any
         // parameter is bound: `f(b, a)` of `fn f(a, b)` must not see the new `a` in `a`.
@@ -1255,13 +1277,13 @@ impl<'e> Parser<'e> {
         let mut segments: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = module
             .iter()
             .filter(|s| !s.is_empty())
-            .map(|s| syn::PathSegment::from(Ident::new(s, span)))
+            .map(|s| syn::PathSegment::from(segment_ident(s, span)))
             .collect();
         segments.extend(rest.cloned());
         syn::Path { leading_colon, segments }
     }
 
-    /// The parameters (scalars, as kernel parameters) and return type of a `#[ptx_device]`
+    /// The parameters (scalars and slices, as kernel parameters) and return type of a `#[ptx_device]`
     /// function, with its mistakes reported.
     pub fn device_signature(&mut self, f: &ItemFn) -> (Vec<Param>, (TypeAnnot, Sp)) {
         let sig = &f.sig;
@@ -1660,6 +1682,14 @@ fn split_format(format: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(pieces)
+}
+
+/// A path segment's identifier from its text (`r#type` as the raw identifier it is).
+fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
+    match text.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, span),
+        None => Ident::new(text, span),
+    }
 }
 
 /// The name a parameter declares, if it is a plain one.

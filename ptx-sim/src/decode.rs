@@ -1261,7 +1261,7 @@ impl Decoder {
                 // `q = !(a cmp b) bop c`.
                 let [_, c, mods @ .., t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
-                let cmp = cmp_named(c).ok_or_else(|| unsup(self))?;
+                let cmp = cmp_named(c).filter(|_| cmp_fits(c, ty)).ok_or_else(|| unsup(self))?;
                 let (bop, ftz) = match mods {
                     [] => (None, false),
                     ["ftz"] => (None, true),
@@ -1592,6 +1592,10 @@ impl Decoder {
             _ => return Err(unsup(self)),
         };
         let cmp = cmp_named(c).ok_or_else(|| unsup(self))?;
+        // (A 16-bit float pair type is no `PtxType`: no unsigned comparison fits it either.)
+        if !cmp_fits(c, self.ty(stype).unwrap_or(PtxType::F32)) {
+            return Err(unsup(self));
+        }
         let o = &s.operands;
         self.expect_ops(s, 3)?;
         let d = self.dst(&o[0])?;
@@ -2185,4 +2189,10 @@ fn cmp_named(name: &str) -> Option<Cmp> {
         "hs" => Some(Cmp::Ge),
         _ => Cmp::ALL.into_iter().find(|x| x.name() == name),
     }
+}
+
+/// Whether comparison `name` may compare operands of type `ty`: the unsigned spellings
+/// (`lo ls hi hs`) only unsigned integers, as the PTX ISA gives them.
+fn cmp_fits(name: &str, ty: PtxType) -> bool {
+    !matches!(name, "lo" | "ls" | "hi" | "hs") || (ty.is_int() && !ty.is_signed())
 }

@@ -226,14 +226,14 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                         format!("`.extern .shared` array with a size (`{line}`)"),
                     ));
                 };
-                let mut def = parse_shared_decl(&format!("{open_ended}[0]"), lineno)?;
+                let mut def = parse_array_decl(&format!("{open_ended}[0]"), lineno)?;
                 def.bytes = 0;
                 dynamic.push(def);
                 i += 1;
             }
             ".shared" => {
                 let decl = declaration(&lines, &mut i, "a shared variable declaration")?;
-                statics.push(parse_shared_decl(decl.trim_end_matches(';').trim(), lineno)?);
+                statics.push(parse_array_decl(decl.trim_end_matches(';').trim(), lineno)?);
                 i += 1;
             }
             ".global" | ".const" | ".visible"
@@ -1016,7 +1016,7 @@ fn parse_body(
             if stmt.starts_with(".reg") {
                 regs.extend(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
-                shared.push(parse_shared_decl(stmt, lineno)?);
+                shared.push(parse_array_decl(stmt, lineno)?);
             } else if let Some(rest) = stmt.strip_prefix(".param") {
                 // A call's argument or result (`.param .b64 param0;` in a call sequence).
                 match param_name(rest) {
@@ -1034,10 +1034,10 @@ fn parse_body(
                         ))
                     }
                 }
-            } else if let Some(rest) = stmt.strip_prefix(".local") {
+            } else if stmt.starts_with(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
                 // a shared one, in the thread's own memory.
-                locals.push(parse_shared_decl(&format!(".local{rest}"), lineno)?);
+                locals.push(parse_array_decl(stmt, lineno)?);
             } else if stmt.starts_with('.') {
                 let d = stmt.split_whitespace().next().unwrap_or(stmt);
                 return Err(unsupported(lineno, format!("directive `{d}` in a kernel body")));
@@ -1249,7 +1249,7 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
 /// `.shared [.align A] .T name[N]` or `.shared [.align A] .T name` (one element): `N`
 /// elements of `.T`, aligned to `A` (to the element size without `.align`); the same with
 /// `.local` (errors name the state space the statement gives).
-fn parse_shared_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
+fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
     let space = toks.first().map_or("shared", |t| t.trim_start_matches('.'));
     let (align, ty, spec) = match toks.as_slice() {

@@ -185,6 +185,10 @@ fn hex_float(a: f64, precision: Option<usize>) -> String {
         digits = p;
     }
     let mut hex = if digits == 0 { String::new() } else { format!("{fraction:0digits$x}") };
+    // More digits than a double has: zeros, as C pads them.
+    if let Some(p) = precision.filter(|&p| p > 13) {
+        hex.push_str(&"0".repeat(p - 13));
+    }
     if precision.is_none() {
         hex.truncate(hex.trim_end_matches('0').len());
     }
@@ -309,5 +313,6 @@ mod tests {
             f("%a %.1a %.0a", vec![d(f64::from_bits(1)), d(1.96875), d(1.75)]),
             "0x0.0000000000001p-1022 0x2.0p+0 0x2p+0"
         );
+        assert_eq!(f("%.15a", vec![d(1.5)]), "0x1.800000000000000p+0");
     }
 }

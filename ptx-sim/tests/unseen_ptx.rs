@@ -185,3 +185,12 @@ fn errors_name_what_the_ptx_does() {
     let err = run(" mov.u64 %rd5, out;", "", 1).expect_err("a parameter's address");
     assert!(err.contains("the address of kernel parameter `out`"), "{err}");
 }
+
+#[test]
+fn unsigned_comparisons_only_of_unsigned_types() {
+    // The PTX ISA gives `lo ls hi hs` to unsigned integers alone; ptxas rejects the others.
+    for t in ["s32", "b32", "f32"] {
+        let body = format!(" setp.lo.{t} %p1, %r1, 2;");
+        assert!(run(&body, "", 1).is_err(), "setp.lo.{t}");
+    }
+}

@@ -12,9 +12,16 @@ fn overflows(x: &mut [u32], y: &mut [i32]) {
     y[3] = i32::MIN % -1;
 }
 
+/// 255, which rustc does not see through at a call.
+#[ptx_device]
+fn full() -> u8 {
+    255
+}
+
 /// None of these always overflows (or rustc does not see that it does).
 #[ptx_kernel]
 fn fine(x: &mut [u32], y: &mut [i32], n: u32, #[comptime] c: u8) {
+    x[4] = full().wrapping_add(0) as u32 + (full() + 1) as u32;
     let mut m = 4_000_000_000u32;
     m += 1;
     x[0] = m + n;

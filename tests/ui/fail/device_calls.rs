@@ -39,11 +39,17 @@ fn clear(x: &mut [f32]) {
     x[0] = 0.0;
 }
 
+#[ptx_device]
+fn copy_first(from: &[f32], to: &mut [f32]) {
+    to[0] = from[0];
+}
+
 #[ptx_kernel]
-fn slices(x: &[f32], y: &mut [u32], n: u32) {
+fn slices(x: &[f32], y: &mut [u32], n: u32, z: &mut [f32]) {
     let a = total(n);
     clear(x);
     let b = total(y);
+    copy_first(z, z);
 }
 
 fn main() {}
