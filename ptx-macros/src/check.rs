@@ -72,7 +72,6 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         uses_warps: false,
         next_binding: 0,
         param_count: kernel.params.len(),
-        slice_aliases: HashMap::new(),
         roots: HashMap::new(),
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
@@ -187,11 +186,8 @@ struct Checker<'e> {
     next_binding: usize,
     /// Bindings `0..param_count` are the parameters.
     param_count: usize,
-    /// Locals bound to a slice (`let a = x;`, a device function's slice parameter): the
-    /// binding they name, or `None` when that is not known (every slice parameter then
-    /// counts as one whose length may be read through them).
-    slice_aliases: HashMap<usize, Option<usize>>,
-    /// See [`Checked::roots`].
+    /// See [`Checked::roots`]: also how a slice alias (`let a = x;`, a device function's
+    /// slice parameter) finds the parameter whose length it reads.
     roots: HashMap<usize, usize>,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<Loop>,
@@ -428,10 +424,8 @@ impl Checker<'_> {
                 }
                 let comptime = self.comptime[init.id];
                 self.report_repeated_names(pat);
-                let aliased = self.slice_named_by(init);
                 let root = self.immutable_root(init);
                 self.bind_pat(pat, &t, comptime);
-                self.record_slice_alias(pat, init, &t, aliased);
                 if let (Some(root), Pat::Ident { name, mutable: false }) = (root, pat) {
                     if let Some(id) = self.binding_id(name) {
                         self.roots.insert(id, root);
@@ -513,34 +507,12 @@ impl Checker<'_> {
     fn immutable_root(&self, init: &Expr) -> Option<usize> {
         let ExprKind::Path(source) = &init.kind else { return None };
         let b = self.lookup(&source.to_string())?;
-        (!b.mutable).then(|| *self.roots.get(&b.id).unwrap_or(&b.id))
+        (!b.mutable).then(|| self.root(b.id))
     }
 
-    /// The binding a slice-valued `init` stands for, looked up before a `let` binds its
-    /// pattern (`let x = x;` names the outer `x`); `None` when not known.
-    fn slice_named_by(&self, init: &Expr) -> Option<usize> {
-        match &init.kind {
-            ExprKind::Path(source) => self.binding_id(source).and_then(|id| self.slice_root(id)),
-            _ => None,
-        }
-    }
-
-    /// Records `let name = init;` binding a slice as an alias of `aliased`.
-    fn record_slice_alias(&mut self, pat: &Pat, init: &Expr, ty: &Ty, aliased: Option<usize>) {
-        let Pat::Ident { name, .. } = pat else { return };
-        if !matches!(self.infer.resolve(ty), Ty::Slice { .. }) || matches!(init.kind, ExprKind::Shared { .. })
-        {
-            return;
-        }
-        if let Some(id) = self.binding_id(name) {
-            self.slice_aliases.insert(id, aliased);
-        }
-    }
-
-    /// The binding a slice binding stands for: itself, or what the alias names (`None`:
-    /// not known).
-    fn slice_root(&self, id: usize) -> Option<usize> {
-        self.slice_aliases.get(&id).copied().unwrap_or(Some(id))
+    /// The binding `id` stands for ([`Checked::roots`]): itself, or what its alias names.
+    fn root(&self, id: usize) -> usize {
+        *self.roots.get(&id).unwrap_or(&id)
     }
 
     fn bind_pat(&mut self, pat: &Pat, ty: &Ty, comptime: bool) {
@@ -820,10 +792,8 @@ impl Checker<'_> {
                         if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
                             self.expr(receiver);
                             self.binding[e.id] = self.binding_id(name);
-                            match self.binding[e.id].map(|id| self.slice_root(id)) {
-                                Some(Some(root)) => self.lengths_read.push(root),
-                                Some(None) => self.lengths_read.extend(0..self.param_count),
-                                None => {}
+                            if let Some(id) = self.binding[e.id] {
+                                self.lengths_read.push(self.root(id));
                             }
                             self.no_args(method, args);
                             return (Ty::Scalar(Scalar::Usize), false);
@@ -1185,10 +1155,7 @@ impl Checker<'_> {
         name: &syn::Ident,
         store: bool,
     ) -> Option<Scalar> {
-        let is_param = self
-            .binding_id(name)
-            .and_then(|id| self.slice_root(id))
-            .is_some_and(|root| root < self.param_count);
+        let is_param = self.binding_id(name).is_some_and(|id| self.root(id) < self.param_count);
         let elem = self.slice_of(name, store)?;
         if !is_param {
             let msg = format!(

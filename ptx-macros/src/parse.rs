@@ -557,29 +557,25 @@ impl<'e> Parser<'e> {
             }
             other => (other, None),
         };
-        let Some(init) = &local.init else {
-            self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
-            // Still bound (as mutable: the later assignments are what the user meant), so
-            // that its uses do not report again.
-            let pat = match self.pat(pat)? {
-                Pat::Ident { name, .. } => Pat::Ident { name, mutable: true },
-                other => other,
-            };
-            let init = self.expr_of(ExprKind::Error, Sp::of(local));
-            return Some(Stmt::Let {
-                pat,
-                ty,
-                init,
-                span: Sp::of(local),
-                text: source_text(local),
-                role: LetRole::Source,
-            });
+        let (pat, init) = match &local.init {
+            None => {
+                self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
+                // Still bound (as mutable: the later assignments are what the user meant), so
+                // that its uses do not report again.
+                let pat = match self.pat(pat)? {
+                    Pat::Ident { name, .. } => Pat::Ident { name, mutable: true },
+                    other => other,
+                };
+                (pat, self.expr_of(ExprKind::Error, Sp::of(local)))
+            }
+            Some(init) => {
+                if let Some((else_token, _)) = &init.diverge {
+                    self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
+                }
+                let pat = self.pat(pat)?;
+                (pat, self.expr(&init.expr))
+            }
         };
-        if let Some((else_token, _)) = &init.diverge {
-            self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
-        }
-        let pat = self.pat(pat)?;
-        let init = self.expr(&init.expr);
         Some(Stmt::Let {
             pat,
             ty,
