@@ -32,6 +32,10 @@ pub fn ptx_kernel(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) 
     expand(attr.into(), item.into()).into()
 }
 
+/// The stack an expansion runs on (syn's trees of a deep expression are built, printed and
+/// dropped recursively).
+const EXPANSION_STACK: usize = 64 * 1024 * 1024;
+
 /// Runs `f`, on a fresh stack segment when little of the current one is left: the stages
 /// recurse once per level of an expression, and a left-nested sum of thousands of terms is
 /// as deep as that (rustc, which parses it, grows its own stack the same way).
@@ -46,7 +50,7 @@ fn deep<R>(f: impl FnOnce() -> R) -> R {
 #[proc_macro_attribute]
 pub fn ptx_device(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let (attr, item) = (attr.into(), item.into());
-    stacker::grow(64 * 1024 * 1024, || device::expand_device(attr, item)).into()
+    stacker::grow(EXPANSION_STACK, || device::expand_device(attr, item)).into()
 }
 
 /// Resumes a kernel's expansion once a `#[ptx_device]` function it calls has been fetched
@@ -66,10 +70,10 @@ fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_with(attr, item, &device::Devices::default())
 }
 
-/// [`expand`] with the device functions fetched so far, on a stack of its own (syn's trees
-/// of a deep expression are built, printed and dropped recursively too).
+/// [`expand`] with the device functions fetched so far, on a stack of its own
+/// ([`EXPANSION_STACK`]).
 fn expand_with(attr: TokenStream, item: TokenStream, devices: &device::Devices) -> TokenStream {
-    stacker::grow(64 * 1024 * 1024, || expand_on_this_stack(attr, item, devices))
+    stacker::grow(EXPANSION_STACK, || expand_on_this_stack(attr, item, devices))
 }
 
 /// [`expand_with`]'s work.

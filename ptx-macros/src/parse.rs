@@ -153,13 +153,27 @@ const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
     "write",
 ];
 
+/// The functions that declare shared arrays.
+const SHARED_FUNCTIONS: [&str; 2] = ["shared", "shared_dyn"];
+
+/// The vector accesses: name, elements moved, whether it stores.
+const VECTOR_ACCESSES: [(&str, usize, bool); 6] = [
+    ("load2", 2, false),
+    ("load4", 4, false),
+    ("load8", 8, false),
+    ("store2", 2, true),
+    ("store4", 4, true),
+    ("store8", 8, true),
+];
+
 /// Why a `#[ptx_device]` function cannot be named `name`: a kernel's call of that name is
 /// a built-in or a macro of Rust's prelude, never the function.
 pub fn reserved_device_name(name: &str) -> Option<String> {
     let builtin = Builtin::ALL.iter().any(|b| b.name() == name)
         || Intrinsic::ALL.iter().any(|i| i.name() == name)
         || AtomicOp::ALL.iter().any(|o| o.name() == name)
-        || ["shared", "shared_dyn", "load2", "load4", "load8", "store2", "store4", "store8"].contains(&name);
+        || SHARED_FUNCTIONS.contains(&name)
+        || VECTOR_ACCESSES.iter().any(|(f, ..)| *f == name);
     if builtin {
         Some(format!("`{name}` is a GPU built-in: a kernel's `{name}(..)` calls the built-in, not this function; rename it"))
     } else if NOT_DEVICE_FUNCTIONS.contains(&name) {
@@ -992,22 +1006,13 @@ impl<'e> Parser<'e> {
         };
         if let (None, [only]) = (&p.qself, p.path.segments.iter().collect::<Vec<_>>().as_slice()) {
             let name = only.ident.to_string();
-            if name == "shared" || name == "shared_dyn" {
+            if SHARED_FUNCTIONS.contains(&name.as_str()) {
                 return self.shared(c, only, sp);
             }
             if let Some(op) = AtomicOp::ALL.into_iter().find(|o| o.name() == name) {
                 return self.atomic(c, op, &only.ident, sp);
             }
-            let vector = match name.as_str() {
-                "load2" => Some((2, false)),
-                "load4" => Some((4, false)),
-                "load8" => Some((8, false)),
-                "store2" => Some((2, true)),
-                "store4" => Some((4, true)),
-                "store8" => Some((8, true)),
-                _ => None,
-            };
-            if let Some((width, store)) = vector {
+            if let Some(&(_, width, store)) = VECTOR_ACCESSES.iter().find(|(f, ..)| *f == name) {
                 return self.vector(c, width, store, &only.ident, sp);
             }
         }
