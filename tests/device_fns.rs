@@ -446,6 +446,91 @@ fn a_device_functions_calls_are_resolved_in_its_module() {
     );
 }
 
+/// Device functions that call what only their own module sees: a private helper, a
+/// private submodule's function, their parent module's function and one by `self::`.
+mod shapes {
+    use ptx_dsl::prelude::*;
+
+    /// `x · 3`: private to this module.
+    #[ptx_device]
+    fn scale(x: u32) -> u32 {
+        x.wrapping_mul(3)
+    }
+
+    mod detail {
+        use ptx_dsl::prelude::*;
+
+        /// `x + 1000`: visible to `shapes` only.
+        #[ptx_device]
+        pub(super) fn offset(x: u32) -> u32 {
+            x.wrapping_add(1000)
+        }
+    }
+
+    /// Calls all four kinds.
+    #[ptx_device]
+    pub fn shape(x: u32) -> u32 {
+        scale(x) ^ detail::offset(x) ^ self::scale(x >> 3) ^ super::scale(x >> 5)
+    }
+}
+
+/// A kernel's module with functions of the names `shapes::shape` calls, which must not be
+/// the ones inlined for it: through the `use`, `shape`'s calls are still `shapes`'.
+mod elsewhere {
+    use super::shapes::shape;
+    use super::twin::*;
+    use ptx_dsl::prelude::*;
+
+    /// Not `shapes::scale`.
+    #[ptx_device]
+    fn scale(x: u32) -> u32 {
+        x.wrapping_add(1)
+    }
+
+    mod detail {
+        use ptx_dsl::prelude::*;
+
+        /// Not `shapes::detail::offset`.
+        #[ptx_device]
+        pub(super) fn offset(x: u32) -> u32 {
+            x.wrapping_sub(1)
+        }
+    }
+
+    twin!(imported_shape, imported_shape_host, |i, a: &[u32], out: &mut [u32]| {
+        out[2 * i] = shape(a[i]);
+        out[2 * i + 1] = scale(a[i]) ^ detail::offset(a[i]);
+    });
+
+    /// The kernel and its host twin, for the test below.
+    pub fn run(xs: &[u32]) {
+        check_twin(
+            "imported_shape",
+            xs,
+            2,
+            &|d, c, a, o| ImportedShape::new().launch(d, c, a, o),
+            imported_shape_host,
+        );
+    }
+}
+
+twin!(shape_by_path, shape_by_path_host, |i, a: &[u32], out: &mut [u32]| {
+    out[i] = shapes::shape(a[i]);
+});
+
+#[test]
+fn a_device_functions_calls_mean_what_its_module_means_however_the_kernel_names_it() {
+    let xs = u32_inputs("device_callee_privacy", 100);
+    elsewhere::run(&xs);
+    check_twin(
+        "shape_by_path",
+        &xs,
+        1,
+        &|d, c, a, o| ShapeByPath::new().launch(d, c, a, o),
+        shape_by_path_host,
+    );
+}
+
 /// Checked, with guards in the kernel: the device function's `x[i]` is proven by the
 /// kernel's `i < a.len()` (its parameters stand for the kernel's `a` and `i`), as the same
 /// access written inline would be.

@@ -10,8 +10,10 @@
 //! `[ok fn angle(..) {..}]` put in front of the path `{angle}` that fetched it.
 //! `ptx_kernel_resume!` parses the functions collected so far (each known by that path, so
 //! `m1::f` and `m2::f` are two) and expands the kernel again; once every call is known, the kernel
-//! expands as usual with each call inlined. A function that is not a device function
-//! stops the chain with rustc's error at the call (`cannot find macro`).
+//! expands as usual with each call inlined. A device function's own call of `g` is fetched
+//! as `angle::g`, through the hidden module beside `angle` ([`crate::device`]). A function
+//! that is not a device function stops the chain with rustc's error at the call (`cannot
+//! find macro`).
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;

@@ -4,6 +4,14 @@
 //! `macro_rules!` of the same name beside it, which hands the function's tokens to a
 //! kernel that asks for them ([`crate::chain`]). Rust's own name resolution finds that
 //! macro wherever it finds the function: a `use` of the function imports both.
+//!
+//! A device function's own calls must resolve where it is defined, not where the kernel
+//! is, and the kernel may know it only by an imported name. So the attribute also puts a
+//! hidden module of the function's name beside it (modules and functions live in separate
+//! namespaces, and a `use` of the name imports both) that re-exports everything its module
+//! sees: the kernel fetches `f`'s callee `g` as `f::g`, which is the `g` of `f`'s module
+//! wherever the kernel is. A callee by a longer path, `util::h`, is fetched through one
+//! more hidden module inside it that re-exports `util`'s items ([`callee_module_name`]).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -23,7 +31,7 @@ pub struct DeviceFn {
 
 /// The device functions known to an expansion, in the order they were fetched, each under
 /// the path that fetched it as written at the call ([`path_key`]): `m1::f` and `m2::f` are
-/// two functions.
+/// two functions. One function may be known under several paths (`f` and `f::g::f`).
 #[derive(Default)]
 pub struct Devices {
     fns: Vec<(String, DeviceFn)>,
@@ -46,6 +54,27 @@ impl Devices {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &DeviceFn)> {
         self.fns.iter().map(|(k, d)| (k.as_str(), d))
     }
+}
+
+/// What makes a device function itself whatever path reached it: its signature and body
+/// as text (recursion is a function met again while it is being inlined).
+pub fn identity(item: &ItemFn) -> String {
+    let (sig, block) = (&item.sig, &item.block);
+    quote!(#sig #block).to_string()
+}
+
+/// The hidden module, inside a device function's own hidden module, that re-exports the
+/// items of `module`, the module part of a callee's path as written in the function
+/// (`util` of `util::h`, `super` of `super::h`): `__ptx_mod_4util`. Each segment is written
+/// after its length, so that two module paths never share a name.
+pub fn callee_module_name(module: &[&syn::PathSegment], span: Span) -> syn::Ident {
+    let mut name = String::from("__ptx_mod_");
+    for segment in module {
+        let text = segment.ident.to_string();
+        let text = text.strip_prefix("r#").unwrap_or(&text);
+        name.push_str(&format!("{}{text}", text.len()));
+    }
+    syn::Ident::new(&name, span)
 }
 
 /// A call's path as the key of the function it fetches: its segments joined by `::`.
@@ -94,11 +123,17 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let unraw = unraw.strip_prefix("r#").unwrap_or(&unraw);
     let hidden = format_ident!("__ptx_device_{}", unraw, span = Span::call_site());
     let cfgs: Vec<&syn::Attribute> = func.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
-    // A `macro_rules!` can be re-exported no further than the crate.
-    let vis = match &func.vis {
-        syn::Visibility::Public(_) => quote!(pub(crate)),
-        other => quote!(#other),
-    };
+    // The callees' modules, each re-exported from the module it names as seen from here
+    // (two levels up: the helper module is inside the function's hidden module).
+    let callee_modules = parsed.callee_modules.iter().map(|module| {
+        let segments: Vec<&syn::PathSegment> = module.segments.iter().collect();
+        let name = callee_module_name(&segments, Span::call_site());
+        quote! {
+            pub(crate) mod #name {
+                pub(crate) use super::super::#module::*;
+            }
+        }
+    });
     let (sig, block) = (&func.sig, &func.block);
     // On the host, `#[unroll]` (a kernel-only loop attribute) is not an attribute rustc knows.
     let host = strip_unroll(quote!(#func));
@@ -112,10 +147,23 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
                 $($callback)*! { [#status #sig #block] $($rest)* }
             };
         }
+        // Crate-wide whatever the function's visibility, as a device function that calls a
+        // private helper needs: a kernel elsewhere inlines the helper through this macro.
+        // (The kernel names the functions it calls itself, so Rust still checks their
+        // privacy there; a `macro_rules!` can be re-exported no further than the crate.)
         #(#cfgs)*
         #[doc(hidden)]
         #[allow(unused_imports)]
-        #vis use #hidden as #name;
+        pub(crate) use #hidden as #name;
+        // What the function's calls name, as its module sees them (see the module docs).
+        // A glob re-export never exposes more than its items allow.
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(unused_imports, non_snake_case, clippy::module_inception)]
+        pub(crate) mod #name {
+            pub(crate) use super::*;
+            #(#callee_modules)*
+        }
     }
 }
 

@@ -103,8 +103,8 @@ fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::
     let mut own = errors::Errors::default();
     let mut seen = Vec::new();
     for (key, d) in devices.iter().filter(|(_, d)| !d.failed) {
-        // One function fetched by two paths (`f`, `self::f`) is checked once.
-        let source = d.item.to_token_stream().to_string();
+        // One function fetched by two paths (`f`, `f::g::f`) is checked once.
+        let source = device::identity(&d.item);
         if seen.contains(&source) {
             continue;
         }

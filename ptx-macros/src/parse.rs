@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
 use crate::ast::*;
-use crate::device::{path_key, Devices};
+use crate::device::{identity, path_key, Devices};
 use crate::errors::Errors;
 
 /// A parsed function with the calls it makes to functions `devices` does not hold yet
@@ -18,8 +18,12 @@ pub struct Parsed {
     pub kernel: KernelFn,
     /// The paths of the calls to functions not yet known, in source order.
     pub unresolved: Vec<syn::Path>,
-    /// A path to each device function inlined (the first call's).
+    /// A path to each device function the function itself calls (the first call's).
     pub inlined: Vec<syn::Path>,
+    /// The module parts of the function's own calls by relative paths of two or more
+    /// segments (`util` of `util::h(..)`), which a device function's hidden module
+    /// re-exports ([`crate::device`]).
+    pub callee_modules: Vec<syn::Path>,
 }
 
 /// Parses the function the attribute is on, inlining the calls to the `#[ptx_device]`
@@ -68,7 +72,11 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
     let name = func.sig.ident.to_string();
     let mut p = Parser::new(errors, devices, name);
     let (params, ret) = p.device_signature(func);
-    p.inlining.push(key.to_string());
+    p.inlining.push(Inlining {
+        key: key.to_string(),
+        identity: identity(func),
+        name: func.sig.ident.to_string(),
+    });
     let mut body = p.block(&func.block);
     body.function_body = true;
     let span = body.span;
@@ -96,14 +104,26 @@ struct Parser<'e> {
     devices: &'e Devices,
     /// The device functions being inlined, outermost first (a call of one of them again is
     /// recursion).
-    inlining: Vec<String>,
+    inlining: Vec<Inlining>,
     /// Calls of functions not in `devices`.
     unresolved: Vec<syn::Path>,
-    /// A path to each device function inlined.
+    /// A path to each device function the function itself calls.
     inlined: Vec<syn::Path>,
+    /// See [`Parsed::callee_modules`].
+    callee_modules: Vec<syn::Path>,
     /// Recursion found while inlining: reported with the function's errors however deep
     /// the cycle was found (an inlined function's own errors are not).
     cycles: Errors,
+}
+
+/// A device function being inlined.
+struct Inlining {
+    /// The path that fetched it ([`crate::device::path_key`]), which places its calls.
+    key: String,
+    /// What it is whatever the path ([`identity`]).
+    identity: String,
+    /// Its name, for messages.
+    name: String,
 }
 
 /// Names of macros every kernel sees (Rust's prelude and ptx-dsl's): a call of one of these
@@ -221,6 +241,7 @@ impl<'e> Parser<'e> {
             inlining: Vec::new(),
             unresolved: Vec::new(),
             inlined: Vec::new(),
+            callee_modules: Vec::new(),
             cycles: Errors::default(),
         }
     }
@@ -228,7 +249,12 @@ impl<'e> Parser<'e> {
     fn finish(self, mut kernel: KernelFn) -> Parsed {
         kernel.expr_count = self.next_id;
         self.errors.extend(self.cycles);
-        Parsed { kernel, unresolved: self.unresolved, inlined: self.inlined }
+        Parsed {
+            kernel,
+            unresolved: self.unresolved,
+            inlined: self.inlined,
+            callee_modules: self.callee_modules,
+        }
     }
 
     fn id(&mut self) -> usize {
@@ -1093,6 +1119,15 @@ impl<'e> Parser<'e> {
         if path.segments.iter().any(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
             return None;
         }
+        // A function that calls itself by its bare name is recursion whatever else is known
+        // (so it is found at the definition, not only in the kernels that call it).
+        let mut written = path.segments.iter().skip_while(|s| s.ident == "self");
+        if let (Some(only), None, Some(f)) = (written.next(), written.next(), self.inlining.last()) {
+            if only.arguments.is_none() && only.ident == f.name {
+                self.recursion(self.inlining.len() - 1, &only.ident);
+                return Some(self.expr_of(ExprKind::Error, sp));
+            }
+        }
         let path = &self.as_seen_from_kernel(path);
         let ident = &path.segments.last()?.ident;
         let name = ident.to_string();
@@ -1106,17 +1141,6 @@ impl<'e> Parser<'e> {
         if NOT_DEVICE_FUNCTIONS.contains(&name.as_str()) || (path.segments.len() > 1 && library) {
             return None;
         }
-        if let Some(first) = self.inlining.iter().position(|n| *n == key) {
-            let cycle = self.inlining[first..].join("` → `");
-            self.cycles.at(
-                Sp::of(ident),
-                format!(
-                    "recursion is not supported: `{cycle}` → `{key}` (device functions are inlined into \
-                     the kernels that call them, so none can call itself)"
-                ),
-            );
-            return Some(self.expr_of(ExprKind::Error, sp));
-        }
         let named = |paths: &[syn::Path]| paths.iter().any(|p| path_key(p) == key);
         let Some(device) = self.devices.get(&key) else {
             if !named(&self.unresolved) {
@@ -1124,7 +1148,15 @@ impl<'e> Parser<'e> {
             }
             return Some(self.expr_of(ExprKind::Error, sp));
         };
-        if !named(&self.inlined) {
+        // One function may be reached by several paths (`f`, then `f::g::f`).
+        let own = identity(&device.item);
+        if let Some(first) = self.inlining.iter().position(|f| f.identity == own) {
+            self.recursion(first, ident);
+            return Some(self.expr_of(ExprKind::Error, sp));
+        }
+        // The kernel names the functions it calls itself (their privacy is checked there);
+        // a device function's callees are its own business, as in Rust.
+        if self.inlining.is_empty() && !named(&self.inlined) {
             self.inlined.push(path.clone());
         }
         if device.failed {
@@ -1138,7 +1170,7 @@ impl<'e> Parser<'e> {
         // attribute or by the kernel's check of it on its own), not at each call.
         let outer = std::mem::take(&mut *self.errors);
         let (params, ret) = self.device_signature(&device.item);
-        self.inlining.push(key);
+        self.inlining.push(Inlining { key, identity: own, name: name.clone() });
         let mut body = self.block(&device.item.block);
         body.function_body = true;
         self.inlining.pop();
@@ -1246,42 +1278,54 @@ impl<'e> Parser<'e> {
         Some(self.expr_of(ExprKind::Block(block), sp))
     }
 
+    /// Reports recursion at the call `at`: the functions being inlined from the `first`-th
+    /// on call the one at `first` again.
+    fn recursion(&mut self, first: usize, at: &Ident) {
+        let mut names: Vec<&str> = self.inlining[first..].iter().map(|f| f.name.as_str()).collect();
+        names.push(&self.inlining[first].name);
+        let message = format!(
+            "recursion is not supported: `{}` (device functions are inlined into the kernels that call \
+             them, so none can call itself)",
+            names.join("` → `")
+        );
+        self.cycles.at(Sp::of(at), message);
+    }
+
     /// `path`, written in the device function being inlined, as a path from the kernel's
-    /// module. The path that reached the device function names its module, so `helper` or
-    /// `super::helper` written there is `m::helper` or `helper` here. Outside device
-    /// functions, for absolute paths, and where the module is not known (a device function
-    /// called by its name alone, through a `use`), the path as written.
-    fn as_seen_from_kernel(&self, path: &syn::Path) -> syn::Path {
+    /// module: through the hidden module named like that function ([`crate::device`]),
+    /// which sees what the function's module sees. Inside `f` (fetched as `m::f`), `g` is
+    /// `m::f::g` and `util::h` or `super::h` is `m::f::__ptx_mod_4util::h` or
+    /// `m::f::__ptx_mod_5super::h`. Outside device functions, and for absolute paths, the
+    /// path as written. Records the module parts of the outermost function's calls.
+    fn as_seen_from_kernel(&mut self, path: &syn::Path) -> syn::Path {
         let Some(outer) = self.inlining.last() else { return path.clone() };
-        let mut module: Vec<&str> = outer.split("::").filter(|s| *s != "self").collect();
-        module.pop();
         let absolute =
             path.leading_colon.is_some() || path.segments.first().is_some_and(|s| s.ident == "crate");
-        if module.is_empty() || absolute {
-            return path.clone();
-        }
-        let mut rest = path.segments.iter().peekable();
-        while let Some(segment) = rest.next_if(|s| s.ident == "super" || s.ident == "self") {
-            if segment.ident == "self" {
-                continue;
-            }
-            match module.last() {
-                None | Some(&"super") => module.push("super"),
-                Some(&"crate") | Some(&"") => return path.clone(),
-                Some(_) => {
-                    module.pop();
-                }
-            }
-        }
+        let segments: Vec<&syn::PathSegment> =
+            path.segments.iter().skip_while(|s| s.ident == "self").collect();
+        let Some((last, module)) = segments.split_last().filter(|_| !absolute) else { return path.clone() };
         let span = path.segments.first().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-        let leading_colon = (module.first() == Some(&"")).then(|| syn::Token![::](span));
-        let mut segments: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = module
-            .iter()
+        let leading_colon = outer.key.starts_with("::").then(|| syn::Token![::](span));
+        let mut seen: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = outer
+            .key
+            .split("::")
             .filter(|s| !s.is_empty())
             .map(|s| syn::PathSegment::from(segment_ident(s, span)))
             .collect();
-        segments.extend(rest.cloned());
-        syn::Path { leading_colon, segments }
+        if !module.is_empty() {
+            seen.push(syn::PathSegment::from(crate::device::callee_module_name(module, span)));
+            if self.inlining.len() == 1 {
+                let module = syn::Path {
+                    leading_colon: None,
+                    segments: module.iter().map(|s| (*s).clone()).collect(),
+                };
+                if !self.callee_modules.iter().any(|m| path_key(m) == path_key(&module)) {
+                    self.callee_modules.push(module);
+                }
+            }
+        }
+        seen.push((*last).clone());
+        syn::Path { leading_colon, segments: seen }
     }
 
     /// The parameters (scalars and slices, as kernel parameters) and return type of a `#[ptx_device]`
