@@ -894,6 +894,34 @@ fn aliasing_tuple_ifs_and_loaded_conditions_match_plain_rust() -> ptx_dsl::runti
     Ok(())
 }
 
+/// Slices bound through tuple patterns (nested, and shadowing the parameter they alias):
+/// their lengths are the parameters' lengths, and a guard on them proves the accesses.
+#[ptx_kernel]
+fn tuple_bound_slices(a: &[u32], out: &mut [u32]) {
+    let ((src, n), dst) = ((a, 3u32), out);
+    let (a, len) = (n, src.len());
+    let i = thread_idx().x as usize;
+    if i < src.len() && i < dst.len() {
+        dst[i] = src[i].wrapping_mul(a) ^ len as u32;
+    }
+}
+
+#[test]
+fn slices_bound_in_tuple_patterns_keep_their_lengths_and_guards() -> ptx_dsl::runtime::Result<()> {
+    assert_eq!(TupleBoundSlices::new().bounds_checks(), 0);
+    let dev = Device::sim();
+    let a: Vec<u32> = (0..37u32).map(|k| k.wrapping_mul(0x9E37_79B9) ^ k).collect();
+    let ad = dev.upload(&a)?;
+    let mut out = dev.upload(&[5u32; 40])?;
+    TupleBoundSlices::new().launch(&dev, LaunchConfig::for_elements(40, 64), &ad, &mut out)?;
+    let mut want = vec![5u32; 40];
+    for (w, x) in want.iter_mut().zip(&a) {
+        *w = x.wrapping_mul(3) ^ 37;
+    }
+    assert_eq!(out.to_vec()?, want);
+    Ok(())
+}
+
 /// More shapes: `mut` inside tuple patterns, a comptime `if` that returns, `if`s inside
 /// short-circuits, `else if` chains giving tuples, labelled `continue` in nested loops.
 #[ptx_kernel]

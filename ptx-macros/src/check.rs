@@ -53,6 +53,18 @@ struct Loop {
     unrolled: bool,
     /// Whether a `break` with a value (an error) leaves it: its value is then unknown, not `()`.
     valued: bool,
+    /// Whether any `break` leaves it: a `loop` that none leaves has type `!`, as in Rust.
+    broken: bool,
+}
+
+/// How a loop's body leaves it, which gives the loop's type.
+enum LoopExit {
+    /// By a `break` with a value (an error): its type is unknown.
+    Unknown,
+    /// By a plain `break`: `()`.
+    Broken,
+    /// Never (only by `return`, or not at all): `!`.
+    Never,
 }
 
 /// Checks the whole kernel; errors go to `errors`.
@@ -280,8 +292,8 @@ impl Checker<'_> {
             if !self.statement_like[id] {
                 self.errors.at(
                     sp,
-                    "this expression never has a value (it leaves with `return`, `break` or `continue`), \
-                     so it cannot be used as one: write it as a statement of its own",
+                    "this expression never has a value (it leaves with `return`, `break` or `continue`, or \
+                     loops forever), so it cannot be used as one: write it as a statement of its own",
                 );
             }
         }
@@ -424,9 +436,10 @@ impl Checker<'_> {
                 }
                 let comptime = self.comptime[init.id];
                 self.report_repeated_names(pat);
-                let root = self.immutable_root(init);
+                let mut aliases = Vec::new();
+                self.aliases(pat, init, &mut aliases);
                 self.bind_pat(pat, &t, comptime);
-                if let (Some(root), Pat::Ident { name, mutable: false }) = (root, pat) {
+                for (name, root) in aliases {
                     if let Some(id) = self.binding_id(name) {
                         self.roots.insert(id, root);
                     }
@@ -500,6 +513,21 @@ impl Checker<'_> {
             }
         }
         want
+    }
+
+    /// The names `pat` binds as aliases of immutable variables, with the binding each
+    /// stands for: `let a = x;`, and element by element `let (a, n) = (x, 1);`. Looked up
+    /// before the `let` binds its pattern (which may shadow `x`).
+    fn aliases<'p>(&self, pat: &'p Pat, init: &Expr, out: &mut Vec<(&'p syn::Ident, usize)>) {
+        match (pat, &init.kind) {
+            (Pat::Ident { name, mutable: false }, _) => {
+                out.extend(self.immutable_root(init).map(|r| (name, r)))
+            }
+            (Pat::Tuple(pats, _), ExprKind::Tuple(inits)) if pats.len() == inits.len() => {
+                pats.iter().zip(inits).for_each(|(p, i)| self.aliases(p, i, out));
+            }
+            _ => {}
+        }
     }
 
     /// The binding an initialiser that is just an immutable variable stands for (followed
@@ -789,7 +817,8 @@ impl Checker<'_> {
             ExprKind::MethodCall { receiver, method, args } => {
                 if let ExprKind::Path(name) = &receiver.kind {
                     if method == "len" {
-                        if let Some(Binding { ty: Ty::Slice { .. }, .. }) = self.lookup(&name.to_string()) {
+                        let ty = self.lookup(&name.to_string()).map(|b| self.infer.resolve(&b.ty));
+                        if let Some(Ty::Slice { .. }) = ty {
                             self.expr(receiver);
                             self.binding[e.id] = self.binding_id(name);
                             if let Some(id) = self.binding[e.id] {
@@ -894,10 +923,11 @@ impl Checker<'_> {
                 self.loop_body(label, false, body);
                 (Ty::unit(), false)
             }
-            ExprKind::Loop { label, body } => {
-                let valued = self.loop_body(label, false, body);
-                (if valued { Ty::Error } else { Ty::unit() }, false)
-            }
+            ExprKind::Loop { label, body } => match self.loop_body(label, false, body) {
+                LoopExit::Unknown => (Ty::Error, false),
+                LoopExit::Broken => (Ty::unit(), false),
+                LoopExit::Never => (Ty::Never, false),
+            },
             ExprKind::For { label, var, range, body, unroll } => {
                 let s = self.expr(&range.start);
                 let t = self.expr(&range.end);
@@ -932,6 +962,9 @@ impl Checker<'_> {
             }
             ExprKind::Break { label, value } => {
                 let target = self.jump_target(e.span, "break", label);
+                if let Some(t) = target {
+                    self.loops[t].broken = true;
+                }
                 if let Some(v) = value {
                     self.expr(v);
                     self.errors.at(v.span, "`break` with a value is not supported in kernels: assign to a `let mut` before the loop");
@@ -1073,8 +1106,13 @@ impl Checker<'_> {
     }
 
     /// Checks a loop's body; whether a `break` with a value leaves the loop.
-    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) -> bool {
-        self.loops.push(Loop { label: label.as_ref().map(|l| l.ident.to_string()), unrolled, valued: false });
+    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) -> LoopExit {
+        self.loops.push(Loop {
+            label: label.as_ref().map(|l| l.ident.to_string()),
+            unrolled,
+            valued: false,
+            broken: false,
+        });
         let t = self.block(body);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
@@ -1082,7 +1120,11 @@ impl Checker<'_> {
                 format!("a loop body has type `()`, but this gives `{}`: end it with `;`", self.show(&t));
             self.errors.at(sp, msg);
         }
-        self.loops.pop().is_some_and(|lp| lp.valued)
+        self.loops.pop().map_or(LoopExit::Unknown, |lp| match (lp.valued, lp.broken) {
+            (true, _) => LoopExit::Unknown,
+            (false, true) => LoopExit::Broken,
+            (false, false) => LoopExit::Never,
+        })
     }
 
     /// The loop (an index into `loops`) that a `break`/`continue` at `sp` leaves, with an error

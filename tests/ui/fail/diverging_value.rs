@@ -9,6 +9,8 @@ fn k(x: &mut [u32], n: u32) {
     for j in 0..n {
         x[(continue) as usize] = j;
     }
+    // A `loop` that no `break` leaves never ends: its type is `!`, as in Rust.
+    x[2] = loop {};
 }
 
 fn main() {}
