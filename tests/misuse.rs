@@ -133,3 +133,30 @@ fn warp_operations_reached_by_part_of_a_warp_are_reported() {
         include_str!("misuse.rs").lines().position(|l| l.contains("acc += warp_sum(k + 1);")).unwrap() + 1;
     assert!(location.starts_with(&format!("{}:{line}:", file!())), "{err}");
 }
+
+/// Unrolls `n` copies of a store: a runaway comptime count must not build for ever.
+#[ptx_kernel]
+fn unrolled_fill(out: &mut [u32], #[comptime] n: u32) {
+    let t = thread_idx().x as usize;
+    #[unroll]
+    for k in 0..n {
+        out[t] = out[t].wrapping_add(k); // the unrolled statement
+    }
+}
+
+#[test]
+fn an_unroll_over_a_runaway_count_is_an_error_naming_its_line() {
+    let device = Device::sim();
+    let mut out = device.upload(&[0u32; 32]).unwrap();
+    // A modest count unrolls and runs as the loop would.
+    UnrolledFill::new(5).launch(&device, LaunchConfig::linear(1, 32), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![10u32; 32]);
+    // Four thousand million iterations stop at the instruction limit: an error, quickly.
+    let err = UnrolledFill::new(u32::MAX).launch(&device, LaunchConfig::linear(1, 32), &mut out).unwrap_err();
+    let line =
+        include_str!("misuse.rs").lines().position(|l| l.ends_with("// the unrolled statement")).unwrap() + 1;
+    let text = err.to_string();
+    assert!(text.contains("unrolled_fill"), "{text}");
+    assert!(text.contains(&format!("tests/misuse.rs:{line}:")), "{text}");
+    assert!(text.contains("#[unroll]"), "{text}");
+}

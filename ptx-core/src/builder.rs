@@ -201,6 +201,11 @@ impl KernelBuilder {
         &self.ir
     }
 
+    /// How many instructions (labels included) the body has so far.
+    pub fn instruction_count(&self) -> usize {
+        self.ir.body.len()
+    }
+
     /// Ends the kernel: appends `ret` unless the body already ends in `ret` or an
     /// unconditional branch, and returns the IR (not yet verified).
     pub fn finish(mut self) -> KernelIr {

@@ -53,6 +53,8 @@ rules! {
     LabelPlacedOnce,
     /// The body ends in `ret` or an unconditional branch.
     EndsInRetOrBranch,
+    /// The body has at most [`MAX_INSTRUCTIONS`] instructions.
+    InstructionLimit,
     /// A register whose range the builder relied on is written exactly once.
     AssumptionWrittenOnce,
     /// Every register read is written on every path from the entry before it.
@@ -207,6 +209,8 @@ pub enum VerifyErrorKind {
     },
     /// The body does not end in `ret` or an unconditional branch.
     FallsOffEnd,
+    /// The body has more than [`MAX_INSTRUCTIONS`] instructions.
+    TooManyInstructions,
     /// A register whose proven range the builder relied on ([`KernelIr::assumptions`]) is
     /// written more than once (or never), so the range may not hold where it is read.
     AssumptionBroken {
@@ -267,6 +271,11 @@ impl fmt::Display for VerifyError {
             VerifyErrorKind::FallsOffEnd => {
                 f.write_str("the body does not end in `ret` or an unconditional branch")
             }
+            VerifyErrorKind::TooManyInstructions => write!(
+                f,
+                "the body has more than {MAX_INSTRUCTIONS} instructions (this one is the first over the \
+                 limit): an `#[unroll]` loop over a large count? Use a runtime loop"
+            ),
             VerifyErrorKind::AssumptionBroken { reg } => write!(
                 f,
                 "`{reg}` must be written exactly once: the code built after its definition relied on \
@@ -278,8 +287,22 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// The most instructions a kernel body may have: far above any real kernel, a bound on
+/// what an `#[unroll]` loop over a runaway count builds (it stops there,
+/// `ptx_dsl::lang::KernelCtx::within_instruction_limit`) before ptxas or the simulator
+/// would take it in.
+pub const MAX_INSTRUCTIONS: usize = 1 << 18;
+
 /// Checks `k`; `Ok(())` means the printer's output is valid PTX.
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
+    if k.body.len() > MAX_INSTRUCTIONS {
+        return Err(error_at(
+            k,
+            MAX_INSTRUCTIONS,
+            Rule::InstructionLimit,
+            VerifyErrorKind::TooManyInstructions,
+        ));
+    }
     check_names(k)?;
     check_no_byte_registers(k)?;
     let mut placed = vec![false; k.label_count as usize];

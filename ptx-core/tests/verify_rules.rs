@@ -262,6 +262,21 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
             };
             (vec![placed(2)], vec![placed(1)])
         }
+        Rule::InstructionLimit => {
+            // `finish` appends the `ret`: the bodies are the limit and one more.
+            let movs = |n: usize| {
+                kernel(|b| {
+                    let r = def(b, U32);
+                    for _ in 1..n {
+                        b.push(Instr::Mov { ty: U32, dst: r, src: imm(U32, 7) });
+                    }
+                })
+            };
+            (
+                vec![movs(ptx_core::verify::MAX_INSTRUCTIONS)],
+                vec![movs(ptx_core::verify::MAX_INSTRUCTIONS - 1)],
+            )
+        }
         Rule::EndsInRetOrBranch => {
             let ends_in_guarded_branch = kernel(|b| {
                 let l = b.label();
@@ -682,8 +697,13 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
 }
 
 /// The rules checked over the whole body rather than one instruction at a time.
-const WHOLE_BODY_RULES: [Rule; 4] =
-    [Rule::LabelPlacedOnce, Rule::AssumptionWrittenOnce, Rule::DefinedBeforeUse, Rule::BranchTargetPlaced];
+const WHOLE_BODY_RULES: [Rule; 5] = [
+    Rule::LabelPlacedOnce,
+    Rule::AssumptionWrittenOnce,
+    Rule::DefinedBeforeUse,
+    Rule::BranchTargetPlaced,
+    Rule::InstructionLimit,
+];
 
 #[test]
 fn every_rule_rejects_a_kernel_that_breaks_it_and_accepts_one_at_its_edge() {

@@ -1172,11 +1172,13 @@ impl Lowerer<'_> {
         let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
         let (stmts, tail) = self.block_parts(body);
         let tail = tail.map(|t| quote!(let _ = #t;));
+        let k = ctx();
+        // A runaway count stops at the instruction limit (the verifier's error at launch).
+        let stmts = quote!(if !#k.within_instruction_limit() { break; } #stmts);
         match &range.step {
             Some(st) => {
                 let (s, step) = (self.host(st), self.tmp("__step"));
                 let site = self.site(st.span);
-                let k = ctx();
                 // A zero step is a launch-time fault, as in a runtime loop, not a panic of
                 // `step_by` while the kernel is built.
                 self.emit(quote! {

@@ -61,6 +61,14 @@ impl KernelCtx {
         self.jump_if(is_zero, exit);
     }
 
+    /// Whether the body is still within [`ptx_core::verify::MAX_INSTRUCTIONS`]: an
+    /// `#[unroll]` loop stops unrolling once it is not, so that a runaway count ends in the
+    /// verifier's error (naming the loop's line) at launch rather than in a build that
+    /// does not end.
+    pub fn within_instruction_limit(&self) -> bool {
+        self.b.instruction_count() <= ptx_core::verify::MAX_INSTRUCTIONS
+    }
+
     /// Checks the comptime `step_by` amount of an `#[unroll]` loop: zero, which panics in
     /// Rust, is a fault at `site` (in a checked kernel) like [`Self::check_step`]'s, and the
     /// loop is skipped. Returns whether to unroll the loop.
