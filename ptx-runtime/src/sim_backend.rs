@@ -26,16 +26,16 @@ pub(crate) struct SimBackend {
 
 impl SimBackend {
     /// The options the environment asks for: `PTX_DSL_SIM_STEP_BUDGET` the step budget
-    /// (default [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_RACECHECK=global` race
+    /// (default [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_MAX_THREADS` the most
+    /// threads per launch (default [`ptx_sim::DEFAULT_MAX_THREADS`]), `PTX_DSL_SIM_RACECHECK=global` race
     /// checks of global memory, `PTX_DSL_SIM_APPROX=worst` the worst-case `.approx` model.
     pub(crate) fn env_options() -> ptx_sim::SimOptions {
         let var = |name: &str| std::env::var(name).ok().map(|s| s.trim().to_ascii_lowercase());
         let defaults = ptx_sim::SimOptions::default();
+        let count = |name: &str| var(name).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0);
         ptx_sim::SimOptions {
-            step_budget: var("PTX_DSL_SIM_STEP_BUDGET")
-                .and_then(|s| s.parse::<u64>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(defaults.step_budget),
+            step_budget: count("PTX_DSL_SIM_STEP_BUDGET").unwrap_or(defaults.step_budget),
+            max_threads: count("PTX_DSL_SIM_MAX_THREADS").unwrap_or(defaults.max_threads),
             global_race_check: var("PTX_DSL_SIM_RACECHECK").is_some_and(|s| s == "global"),
             approx: match var("PTX_DSL_SIM_APPROX").as_deref() {
                 Some("worst") => ptx_sim::Approx::WorstCase,

@@ -1389,6 +1389,19 @@ pub fn launch_with(
     let nblocks: u64 = geometry.grid.iter().map(|&d| d as u64).product();
     // The largest grid of the largest blocks has 2^73 threads.
     let threads = nblocks.saturating_mul(geometry.block.iter().map(|&d| d as u64).product::<u64>());
+    let exact_threads =
+        [geometry.grid, geometry.block].iter().flatten().map(|&d| d as u128).product::<u128>();
+    if exact_threads > options.max_threads as u128 {
+        return Err(bad(
+            kernel,
+            format!(
+                "grid {:?} of blocks {:?} is {exact_threads} threads, more than the simulator runs in one launch \
+                 ({}: `SimOptions::max_threads`, or `PTX_DSL_SIM_MAX_THREADS` for ptx-runtime's \
+                 `Device::sim()`): simulate a smaller problem, or run it on a GPU",
+                geometry.grid, geometry.block, options.max_threads
+            ),
+        ));
+    }
     let workers = worker_threads.max(1).min(nblocks.min(1 << 16) as usize);
     let has_sync =
         kernel.code.iter().any(|o| matches!(o, Op::Bar { .. } | Op::BarRed { .. }) || o.is_warp_collective());

@@ -82,5 +82,5 @@ pub use approx::{Approx, Bound};
 pub use error::{DataRace, SimError};
 pub use exec::{launch, launch_with, Geometry, LaunchStats};
 pub use memory::Memory;
-pub use options::{SimOptions, DEFAULT_STEP_BUDGET};
+pub use options::{SimOptions, DEFAULT_MAX_THREADS, DEFAULT_STEP_BUDGET};
 pub use program::{KernelCode, Module, ParamInfo};

@@ -1,5 +1,5 @@
-//! How a launch runs: the step budget, whether global memory is race-checked, and how the
-//! `.approx` instructions are modelled.
+//! How a launch runs: the step budget, the most threads a launch may have, whether global
+//! memory is race-checked, and how the `.approx` instructions are modelled.
 
 use crate::approx::Approx;
 
@@ -10,6 +10,11 @@ pub struct SimOptions {
     /// [`crate::SimError::StepBudget`] (checked at backward branches and barriers, so a
     /// thread may run a few instructions past it). Default [`DEFAULT_STEP_BUDGET`].
     pub step_budget: u64,
+    /// The most threads (grid × block) a launch may have: a larger one is
+    /// [`crate::SimError::BadParams`] before any block runs, rather than a simulation of
+    /// hours (the step budget bounds each thread, not the grid). Default
+    /// [`DEFAULT_MAX_THREADS`].
+    pub max_threads: u64,
     /// Check global memory for races between the threads of a block, as shared memory
     /// always is ([`crate::SimError::Race`]). Off by default: it records every global byte
     /// a block touches between two barriers, which slows the launch several times.
@@ -22,8 +27,17 @@ pub struct SimOptions {
 /// seconds of simulation; far more than any test kernel needs).
 pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
 
+/// The default most threads per launch: 2^32, a minute or so of simulating threads that do
+/// little, and far more than a test of a kernel needs.
+pub const DEFAULT_MAX_THREADS: u64 = 1 << 32;
+
 impl Default for SimOptions {
     fn default() -> SimOptions {
-        SimOptions { step_budget: DEFAULT_STEP_BUDGET, global_race_check: false, approx: Approx::Accurate }
+        SimOptions {
+            step_budget: DEFAULT_STEP_BUDGET,
+            max_threads: DEFAULT_MAX_THREADS,
+            global_race_check: false,
+            approx: Approx::Accurate,
+        }
     }
 }

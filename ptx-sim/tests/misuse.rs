@@ -47,16 +47,6 @@ fn module_variables_too_large_for_the_host_are_errors() {
 }
 
 #[test]
-fn the_largest_grid_of_the_largest_blocks_does_not_overflow_the_thread_count() {
-    // 2^73 threads; the first traps, so the launch ends at once.
-    let m = module("", "trap;\nret;");
-    let geometry =
-        Geometry { grid: [i32::MAX as u32, 65535, 65535], block: [1024, 1, 1], dynamic_shared_bytes: 0 };
-    let err = launch(m.kernel("k").unwrap(), &geometry, &[], &Memory::new(), 2).unwrap_err();
-    assert!(matches!(err, SimError::Trap { block: [0, 0, 0], .. }), "{err}");
-}
-
-#[test]
 fn the_step_budget_error_names_every_way_to_raise_it() {
     let m = module("", "L:\nbra.uni L;\nret;");
     let geometry = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0 };
@@ -67,4 +57,27 @@ fn the_step_budget_error_names_every_way_to_raise_it() {
     for way in ["SimOptions::step_budget", "Device::sim_with_step_budget", "PTX_DSL_SIM_STEP_BUDGET"] {
         assert!(text.contains(way), "{text}");
     }
+}
+
+#[test]
+fn a_grid_beyond_the_thread_limit_is_refused_before_it_runs() {
+    let m = module("", "ret;");
+    // CUDA's largest grid of the largest blocks: 2^31 − 1 × 65535 × 65535 blocks of 1024
+    // threads (about 2^73, counted without overflow), years of simulation; refused at once.
+    let huge =
+        Geometry { grid: [i32::MAX as u32, 65535, 65535], block: [1024, 1, 1], dynamic_shared_bytes: 0 };
+    let err = launch(m.kernel("k").unwrap(), &huge, &[], &Memory::new(), 1).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, SimError::BadParams { .. }), "{text}");
+    for way in ["SimOptions::max_threads", "PTX_DSL_SIM_MAX_THREADS", "9444444733164249676800 threads"] {
+        assert!(text.contains(way), "{text}");
+    }
+    // At the limit a launch runs: 64 threads with the limit set to 64, and 65 refused.
+    let options = ptx_sim::SimOptions { max_threads: 64, ..Default::default() };
+    let at = Geometry { grid: [2, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 0 };
+    ptx_sim::launch_with(m.kernel("k").unwrap(), &at, &[], &Memory::new(), 1, &options).unwrap();
+    let over = Geometry { grid: [5, 1, 1], block: [13, 1, 1], dynamic_shared_bytes: 0 };
+    let err =
+        ptx_sim::launch_with(m.kernel("k").unwrap(), &over, &[], &Memory::new(), 1, &options).unwrap_err();
+    assert!(matches!(err, SimError::BadParams { .. }), "{err}");
 }
