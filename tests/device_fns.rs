@@ -531,6 +531,66 @@ fn a_device_functions_calls_mean_what_its_module_means_however_the_kernel_names_
     );
 }
 
+/// Two modules with device functions of the same names and the same text, one module's
+/// calling the other's: two functions, not recursion.
+mod negate {
+    use ptx_dsl::prelude::*;
+
+    #[ptx_device]
+    fn op(x: u32) -> u32 {
+        !x
+    }
+
+    /// `!x`.
+    #[ptx_device]
+    pub fn apply(x: u32) -> u32 {
+        op(x)
+    }
+}
+
+mod doubled {
+    use ptx_dsl::prelude::*;
+
+    #[ptx_device]
+    fn op(x: u32) -> u32 {
+        super::negate::apply(x).wrapping_mul(2)
+    }
+
+    /// `!x · 2`, through a function of the same text as `negate::apply`.
+    #[ptx_device]
+    pub fn apply(x: u32) -> u32 {
+        op(x)
+    }
+}
+
+/// A leaf device function named like a crate the module uses (`half`): it shadows no path.
+mod crate_names {
+    use ptx_dsl::prelude::*;
+
+    /// `x / 2`.
+    #[ptx_device]
+    pub fn half(x: f32) -> f32 {
+        x * 0.5
+    }
+
+    /// The `half` crate's `f16`, in the module that defines `half()`.
+    pub fn one_as_f16_bits() -> u16 {
+        half::f16::from_f32(1.0).to_bits()
+    }
+}
+
+twin!(same_text, same_text_host, |i, a: &[u32], out: &mut [u32]| {
+    out[2 * i] = doubled::apply(a[i]);
+    out[2 * i + 1] = crate_names::half(a[i] as f32) as u32 ^ (b'a' as u32);
+});
+
+#[test]
+fn functions_of_the_same_text_in_two_modules_are_two_functions() {
+    assert_eq!(crate_names::one_as_f16_bits(), 0x3c00);
+    let xs = u32_inputs("device_same_text", 64);
+    check_twin("same_text", &xs, 2, &|d, c, a, o| SameText::new().launch(d, c, a, o), same_text_host);
+}
+
 /// Checked, with guards in the kernel: the device function's `x[i]` is proven by the
 /// kernel's `i < a.len()` (its parameters stand for the kernel's `a` and `i`), as the same
 /// access written inline would be.

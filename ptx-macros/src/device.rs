@@ -56,11 +56,19 @@ impl Devices {
     }
 }
 
-/// What makes a device function itself whatever path reached it: its signature and body
-/// as text (recursion is a function met again while it is being inlined).
+/// What makes a device function itself whatever path reached it: where it is defined (the
+/// position of its name, where spans carry positions) and its signature and body as text
+/// (recursion is a function met again while it is being inlined; two functions of the same
+/// text in two modules are two functions).
 pub fn identity(item: &ItemFn) -> String {
     let (sig, block) = (&item.sig, &item.block);
-    quote!(#sig #block).to_string()
+    let name = sig.ident.span();
+    let position = if proc_macro::is_available() {
+        format!("{}:{}:{} ", name.file(), name.start().line, name.start().column)
+    } else {
+        String::new()
+    };
+    format!("{position}{}", quote!(#sig #block))
 }
 
 /// The hidden module, inside a device function's own hidden module, that re-exports the
@@ -134,6 +142,20 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     });
+    // What the function's calls name, as its module sees them (see the module docs). A
+    // glob re-export never exposes more than its items allow. Only a function that calls
+    // device functions has one, so that a leaf's name shadows no crate or module.
+    let callees = (!parsed.unresolved.is_empty()).then(|| {
+        quote! {
+            #(#cfgs)*
+            #[doc(hidden)]
+            #[allow(unused_imports, non_snake_case, clippy::module_inception)]
+            pub(crate) mod #name {
+                pub(crate) use super::*;
+                #(#callee_modules)*
+            }
+        }
+    });
     let (sig, block) = (&func.sig, &func.block);
     // On the host, `#[unroll]` (a kernel-only loop attribute) is not an attribute rustc knows.
     let host = strip_unroll(quote!(#func));
@@ -155,15 +177,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(unused_imports)]
         pub(crate) use #hidden as #name;
-        // What the function's calls name, as its module sees them (see the module docs).
-        // A glob re-export never exposes more than its items allow.
-        #(#cfgs)*
-        #[doc(hidden)]
-        #[allow(unused_imports, non_snake_case, clippy::module_inception)]
-        pub(crate) mod #name {
-            pub(crate) use super::*;
-            #(#callee_modules)*
-        }
+        #callees
     }
 }
 

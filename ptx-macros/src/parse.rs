@@ -274,6 +274,7 @@ impl<'e> Parser<'e> {
 
     fn signature(&mut self, f: &ItemFn) {
         let sig = &f.sig;
+        self.require_ptx_name(&sig.ident, "kernel");
         if let Some(t) = &sig.constness {
             self.err(t, "a kernel cannot be a `const fn`: remove `const`");
         }
@@ -321,6 +322,18 @@ impl<'e> Parser<'e> {
         kept
     }
 
+    /// A name the PTX carries (the kernel's, a runtime parameter's) must be ASCII, as PTX
+    /// identifiers are.
+    fn require_ptx_name(&mut self, name: &Ident, what: &str) {
+        let text = name.to_string();
+        if !text.is_ascii() {
+            self.err(
+                name,
+                format!("a {what} name becomes a PTX identifier, which is ASCII: rename `{text}` (letters a-z, A-Z, digits and `_`)"),
+            );
+        }
+    }
+
     fn param(&mut self, arg: &FnArg) -> Option<Param> {
         let pt = match arg {
             FnArg::Receiver(r) => {
@@ -357,6 +370,9 @@ impl<'e> Parser<'e> {
             }
         };
         let kind = self.param_type(&pt.ty, comptime)?;
+        if !comptime {
+            self.require_ptx_name(&name, "parameter");
+        }
         if let Some(m) = &mutability {
             match kind {
                 ParamKind::Slice { .. } => self.err(
@@ -871,8 +887,13 @@ impl<'e> Parser<'e> {
                 Some(Lit::Float { digits: f.base10_digits().to_string(), suffix })
             }
             syn::Lit::Bool(b) => Some(Lit::Bool(b.value)),
+            // `b'a'` is a `u8`.
+            syn::Lit::Byte(b) => Some(Lit::Int { value: b.value().into(), suffix: Some(Scalar::U8) }),
             other => {
-                self.err(other, "only number and `true`/`false` literals are supported in kernels");
+                self.err(
+                    other,
+                    "only number, byte (`b'a'`) and `true`/`false` literals are supported in kernels",
+                );
                 None
             }
         }
