@@ -1792,8 +1792,12 @@ impl Decoder {
         let (ret, name, args) =
             crate::parse::call_operands(&s.text).ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
         if name != "vprintf" {
-            // Functions the module defines were inlined where they are called.
-            return Err(self.parse_err(format!("`call` of `{name}`, which this module does not define")));
+            // Functions the module defines and the simulator reads were inlined where they
+            // are called. The kernel is left out (its module's others load), with the
+            // function's own reason when the simulator could not read it.
+            return Err(self.unsupported(format!(
+                "`call` of `{name}`, which this module does not define (or the simulator cannot read)"
+            )));
         }
         let slot = |d: &Self, n: &str| {
             d.call_params.get(n).copied().ok_or_else(|| d.parse_err(format!("`{n}` is not a call parameter")))
@@ -1867,9 +1871,14 @@ impl Decoder {
             return Err(unsup(self));
         }
         if p[1] == "param" {
-            if p.len() != 3 {
-                return Err(unsup(self));
-            }
+            // `ld.param[.v2|.v4].type`: vectors (NVRTC passes a `float2` so) of call
+            // parameters only.
+            let lanes = match (p.len(), p.get(2).copied()) {
+                (3, _) => 1,
+                (4, Some("v2")) => 2,
+                (4, Some("v4")) if ty.bits() <= 32 => 4,
+                _ => return Err(unsup(self)),
+            };
             self.expect_ops(s, 2)?;
             let addr = if is_ld { &o[1] } else { &o[0] };
             let inner = addr
@@ -1887,17 +1896,30 @@ impl Decoder {
                 None => (inner, 0),
             };
             // A call sequence's own `.param`: a register of the decoder's per (name, offset)
-            // (a structure's fields at their offsets).
-            if let Some(slot) = self.call_param_slot(name, offset) {
-                if is_ld {
-                    let d = self.dst(&o[0])?;
-                    self.emit(Op::Mov { d, a: slot }, s);
-                    self.sign_extend_narrow(&o[0], d, ty, s)?;
-                } else {
-                    let a = self.src(&o[1], ty)?;
-                    self.emit(Op::Mov { d: slot, a }, s);
+            // (a structure's fields, a vector's lanes, at their offsets).
+            if self.call_params.contains_key(name) {
+                let group = if is_ld { &o[0] } else { &o[1] };
+                let toks: Vec<String> = self.group_tokens(group).into_iter().map(str::to_string).collect();
+                if toks.len() != lanes {
+                    return Err(self.parse_err(format!("`{}` needs {lanes} register(s)", s.opcode)));
+                }
+                for (k, tok) in toks.iter().enumerate() {
+                    let at = offset + k as u32 * (ty.bits() / 8);
+                    let slot =
+                        self.call_param_slot(name, at).ok_or_else(|| self.parse_err("call parameter"))?;
+                    if !is_ld {
+                        let a = self.src(tok, ty)?;
+                        self.emit(Op::Mov { d: slot, a }, s);
+                    } else if tok != "_" {
+                        let d = self.dst(tok)?;
+                        self.emit(Op::Mov { d, a: slot }, s);
+                        self.sign_extend_narrow(tok, d, ty, s)?;
+                    }
                 }
                 return Ok(());
+            }
+            if lanes != 1 {
+                return Err(self.unsupported(format!("`{}` of a kernel parameter", s.opcode)));
             }
             if !is_ld {
                 return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));

@@ -94,7 +94,9 @@ fn end_of_definition(lines: &[&str], mut i: usize) -> usize {
 /// The name in an `.entry` or `.func` header (the word before its parameter list).
 fn definition_name(lines: &[&str], i: usize) -> String {
     let header: String = lines[i..lines.len().min(i + 4)].join(" ");
-    let after = header.split_once(".entry").or_else(|| header.split_once(".func")).map_or("", |(_, r)| r);
+    // The first of the two: the lines joined may reach the next definition.
+    let at = [".entry", ".func"].iter().filter_map(|d| header.find(d).map(|k| k + d.len())).min();
+    let after = at.map_or("", |k| &header[k..]);
     // `.func (.param .b32 retval) name (...)`: skip a return list first.
     let after = after.trim_start();
     let after = if after.starts_with('(') { after.split_once(')').map_or("", |(_, r)| r) } else { after };
@@ -468,45 +470,51 @@ fn parse_entry(
     }
     let mut after = after.trim().to_string();
     // Find the opening brace, past the performance directives (`.maxntid 256, 1, 1`,
-    // `.reqntid`, `.minnctapersm 2`, ...): `.maxntid` and `.reqntid` limit the block shape
-    // a launch may use, the others only guide the compiler.
+    // `.reqntid`, `.minnctapersm 2`, ...; several may share a line): `.maxntid` and
+    // `.reqntid` limit the block shape a launch may use, the others only guide the compiler.
     let mut block_limit = BlockLimit::None;
     loop {
+        after = after.trim().to_string();
         if after.is_empty() {
             let Some(l) = lines.get(*i) else {
                 return Err(parse_err(start, "kernel body `{` missing"));
             };
-            after = l.trim().to_string();
+            after = l.to_string();
             *i += 1;
             continue;
         }
+        if after.starts_with('{') {
+            break;
+        }
         let directive = after.split_whitespace().next().unwrap_or("").to_string();
+        let (args, rest) = directive_arguments(&directive, &after[directive.len()..]);
         match directive.as_str() {
             ".maxntid" | ".reqntid" => {
-                let dims: Vec<u32> = after[directive.len()..]
+                let malformed = || parse_err(*i, format!("malformed `{directive}{args}`"));
+                let dims: Vec<u32> = args
                     .split(',')
-                    .map(|d| d.trim().trim_end_matches(';').parse::<u32>())
+                    .map(|d| d.trim().trim_end_matches(';').trim().parse::<u32>())
                     .collect::<Result<_, _>>()
-                    .map_err(|_| parse_err(*i, format!("malformed `{after}`")))?;
+                    .map_err(|_| malformed())?;
                 if dims.is_empty() || dims.len() > 3 {
-                    return Err(parse_err(*i, format!("malformed `{after}`")));
+                    return Err(malformed());
                 }
                 let mut d = [1u32; 3];
                 d[..dims.len()].copy_from_slice(&dims);
                 block_limit =
                     if directive == ".maxntid" { BlockLimit::Max(d) } else { BlockLimit::Exactly(d) };
-                after.clear();
             }
             ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster"
-            | ".noreturn" | ".pragma" => after.clear(),
+            | ".noreturn" | ".pragma" => {}
             _ => break,
         }
+        after = rest.to_string();
     }
-    if after != "{" {
+    let Some(first) = after.strip_prefix('{') else {
         return Err(parse_err(*i, format!("expected `{{` to open the body of `{name}`, found `{after}`")));
-    }
+    };
 
-    let body = parse_body(lines, i, files, &name, start)?;
+    let body = parse_body(lines, i, files, &name, start, (first, *i))?;
     let body = inline_calls(body, funcs, &mut 0, &mut Vec::new())?;
     let Body { regs, shared, locals, call_params, items } = body;
     // The module's `.shared` variables the kernel names, then its own (which shadow them).
@@ -534,13 +542,48 @@ fn names(items: &[BodyItem], name: &str) -> bool {
     })
 }
 
-/// A device function (`.func`): its result and parameter names, and its body, inlined at
+/// A performance directive's arguments in `text` (what follows the directive's name on its
+/// line), and the text after them: up to the next directive or the body's `{`, or for
+/// `.pragma` up to its `;`.
+fn directive_arguments<'t>(directive: &str, text: &'t str) -> (&'t str, &'t str) {
+    if directive == ".pragma" {
+        return text.split_once(';').unwrap_or((text, ""));
+    }
+    let bytes = text.as_bytes();
+    let end = (0..bytes.len())
+        .find(|&k| {
+            bytes[k] == b'{'
+                || (bytes[k] == b'.'
+                    && (k == 0 || bytes[k - 1].is_ascii_whitespace())
+                    && bytes.get(k + 1).is_some_and(u8::is_ascii_alphabetic))
+        })
+        .unwrap_or(bytes.len());
+    text.split_at(end)
+}
+
+/// A device function (`.func`): its results and parameters, and its body, inlined at
 /// every call.
 pub(crate) struct FuncDef {
     name: String,
-    ret: Option<String>,
-    params: Vec<String>,
+    ret: Vec<FuncParam>,
+    params: Vec<FuncParam>,
     body: Body,
+}
+
+/// A device function's parameter or result.
+enum FuncParam {
+    /// `.param .T name` (or a byte array): the call passes a call-sequence `.param` of its
+    /// own, which the inlined body reads or writes under the parameter's name.
+    Param(String),
+    /// `.reg .T name`: the call passes a register or an immediate (`call (%r3), f, (%r1, 41);`),
+    /// copied in (and, for a result, out) by a `mov` of type `ty` (`.b32`) to a register
+    /// of the body's own.
+    Reg {
+        /// The register's name as declared (`a` or `%a`).
+        name: String,
+        /// Its type as written (`.b32`).
+        ty: String,
+    },
 }
 
 /// The name a `.param` declaration (after `.param`) declares: a scalar `.T name`, or a byte
@@ -573,9 +616,6 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
         at += 1;
     }
     let (head, after) = header.split_once('{').unwrap_or((&header, ""));
-    if !after.trim().is_empty() {
-        return Err(unsupported(start, "a function body starting on its header's line"));
-    }
     let name = definition_name(lines, i);
     let head = head.split_once(".func").map_or("", |(_, r)| r).trim();
     // The result list, when there is one, comes before the name.
@@ -584,27 +624,41 @@ fn parse_function(lines: &[&str], i: usize, files: &[(u32, String)]) -> Result<F
         None => ("", head),
     };
     let params_list = rest.split_once('(').and_then(|(_, r)| r.rsplit_once(')')).map_or("", |(p, _)| p);
-    let names = |list: &str| -> Result<Vec<String>, SimError> {
-        list.split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(|p| match p.strip_prefix(".param").and_then(param_name) {
-                Some(n) => Ok(n.to_string()),
-                None => Err(unsupported(
-                    start,
-                    format!("function parameter `{p}` (`.param .bN name` or `.param .align A .b8 name[N]`)"),
-                )),
-            })
-            .collect()
+    let names = |list: &str| -> Result<Vec<FuncParam>, SimError> {
+        list.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| func_param(p, start)).collect()
     };
     let ret = names(ret_list)?;
-    if ret.len() > 1 {
-        return Err(unsupported(start, format!("function `{name}` with {} results", ret.len())));
-    }
     let params = names(params_list)?;
     let mut next = at;
-    let body = parse_body(lines, &mut next, files, &name, start)?;
-    Ok(FuncDef { name, ret: ret.into_iter().next(), params, body })
+    let mut body = parse_body(lines, &mut next, files, &name, start, (after, at))?;
+    // `.reg` parameters and results are registers of the body.
+    for p in ret.iter().chain(&params) {
+        if let FuncParam::Reg { name, ty } = p {
+            let t = PtxType::from_ptx_name(ty.trim_start_matches('.'))
+                .ok_or_else(|| unsupported(start, format!("function parameter type `{ty}`")))?;
+            body.regs.push(reg_spec(name, t, start)?);
+        }
+    }
+    Ok(FuncDef { name, ret, params, body })
+}
+
+/// One parameter or result of a `.func` header, `decl` as written, on line `line`.
+fn func_param(decl: &str, line: usize) -> Result<FuncParam, SimError> {
+    if let Some(n) = decl.strip_prefix(".param").and_then(param_name) {
+        return Ok(FuncParam::Param(n.to_string()));
+    }
+    let words: Vec<&str> = decl.split_whitespace().collect();
+    match words.as_slice() {
+        [".reg", ty, name] if ty.starts_with('.') => {
+            Ok(FuncParam::Reg { name: name.to_string(), ty: ty.to_string() })
+        }
+        _ => Err(unsupported(
+            line,
+            format!(
+                "function parameter `{decl}` (`.param .bN name`, `.param .align A .b8 name[N]` or `.reg .T name`)"
+            ),
+        )),
+    }
 }
 
 /// The operands of `call[.uni] [(ret),] target[, (args)]` in a statement's text: the result
@@ -798,10 +852,17 @@ fn inline_calls(
                 ),
             ));
         }
-        if args.len() != f.params.len() || ret.is_some() != f.ret.is_some() {
+        let rets: Vec<&str> = ret.map_or_else(Vec::new, |r| r.split(',').map(str::trim).collect());
+        if args.len() != f.params.len() || rets.len() != f.ret.len() {
             return Err(parse_err(
                 st.line,
-                format!("`{target}` called with {} arguments, it takes {}", args.len(), f.params.len()),
+                format!(
+                    "`{target}` called with {} argument(s) and {} result(s), it takes {} and gives {}",
+                    args.len(),
+                    rets.len(),
+                    f.params.len(),
+                    f.ret.len()
+                ),
             ));
         }
         // The callee's own body renamed apart with a fresh tag (its parameters become the
@@ -813,11 +874,10 @@ fn inline_calls(
         let prefixes: std::collections::HashSet<String> =
             own.regs.iter().filter(|r| !r.prefix.starts_with('=')).map(|r| r.prefix.clone()).collect();
         let mut names = std::collections::HashMap::new();
-        for (p, a) in f.params.iter().zip(&args) {
-            names.insert(p.clone(), a.to_string());
-        }
-        if let (Some(r), Some(to)) = (&f.ret, ret) {
-            names.insert(r.clone(), to.to_string());
+        for (p, a) in f.params.iter().zip(&args).chain(f.ret.iter().zip(&rets)) {
+            if let FuncParam::Param(n) = p {
+                names.insert(n.clone(), a.to_string());
+            }
         }
         for it in &own.items {
             if let BodyItem::Label(l, _) = it {
@@ -837,7 +897,14 @@ fn inline_calls(
             }
         }
         let end = format!("$__return_{tag}");
-        let mut items = Vec::with_capacity(own.items.len());
+        let mut items = Vec::with_capacity(own.items.len() + f.params.len());
+        // `.reg` arguments are copied into the body's registers (passed by value).
+        for (p, a) in f.params.iter().zip(&args) {
+            if let FuncParam::Reg { name, ty } = p {
+                let to = rename(name, &prefixes, &tag, &names, false);
+                items.push(BodyItem::Instr(parse_stmt(&format!("mov{ty} {to}, {a}"), st.line)?));
+            }
+        }
         for it in &own.items {
             items.push(match it {
                 BodyItem::Label(l, n) => BodyItem::Label(format!("{l}_{tag}"), *n),
@@ -892,6 +959,16 @@ fn inline_calls(
         }
         out.extend(callee.items);
         out.push(BodyItem::Label(end, st.line));
+        // `.reg` results are copied out, under the call's guard.
+        for (r, to) in f.ret.iter().zip(&rets) {
+            if let FuncParam::Reg { name, ty } = r {
+                let from = rename(name, &prefixes, &tag, &names, false);
+                let mut copy = parse_stmt(&format!("mov{ty} {to}, {from}"), st.line)?;
+                copy.guard = st.guard.clone();
+                copy.source = st.source.clone();
+                out.push(BodyItem::Instr(copy));
+            }
+        }
         regs.extend(callee.regs);
         shared.extend(callee.shared);
         locals.extend(callee.locals);
@@ -909,13 +986,15 @@ struct Body {
     items: Vec<BodyItem>,
 }
 
-/// Parses a body from the line after its `{` to its closing `}` (`*i` is left after it).
+/// Parses a body from its `{` to its closing `}`: the text `first` after the `{` on its line
+/// (`first_line`), then the lines from `*i` (which is left after the `}`).
 fn parse_body(
     lines: &[&str],
     i: &mut usize,
     files: &[(u32, String)],
     name: &str,
     start: usize,
+    (first, first_line): (&str, usize),
 ) -> Result<Body, SimError> {
     let mut source: Option<String> = None;
     let mut regs: Vec<RegDecl> = Vec::new();
@@ -928,7 +1007,9 @@ fn parse_body(
     // `zya…_t1`) in the statements it holds; inner scopes shadow outer ones.
     let mut scopes: Vec<Scope> = Vec::new();
     let mut scope_count = 0usize;
-    let mut reader = BodyLines { lines, i, pending: std::collections::VecDeque::new() };
+    // The body may start on the line of its `{` (`first`, on line `first_line`).
+    let pending = split_body_line(first.trim()).into_iter().map(|p| (p, first_line)).collect();
+    let mut reader = BodyLines { lines, i, pending };
     loop {
         let Some((piece, lineno)) = reader.next() else {
             return Err(parse_err(start, format!("kernel `{name}` is missing its closing `}}`")));

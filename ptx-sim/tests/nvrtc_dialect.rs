@@ -486,6 +486,28 @@ fn guarded_calls_and_guarded_returns_in_device_functions() {
     assert_eq!(download(&mem, out, 5, 4), [0, 77, 1, 1000, 1000]);
 }
 
+/// NVRTC's call sequence for a `float2` argument and a `float4` result: vector
+/// `st.param`/`ld.param` of call parameters, lane by lane at their offsets.
+#[test]
+fn vector_call_parameters_as_nvrtc_writes_them() {
+    let m = Module::parse(include_str!("data/vector_params.ptx")).unwrap();
+    let mem = Memory::new();
+    let input: Vec<f32> = (0..9).map(|t| 0.75 * t as f32 - 2.0).collect();
+    let bits: Vec<u64> = input.iter().map(|x| x.to_bits() as u64).collect();
+    let inp = upload(&mem, &bits, 4);
+    let out = upload(&mem, &[0; 32], 4);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [8, 1, 1]), &[out, inp], &mem, 1).unwrap();
+    let got: Vec<f32> = download(&mem, out, 32, 4).iter().map(|&b| f32::from_bits(b as u32)).collect();
+    // `f(make_float2(in[t], in[t + 1]), {t, in[t], 2.5 t}, 3 t)` as the .cu file computes it.
+    let want: Vec<f32> = (0..8)
+        .flat_map(|t| {
+            let (x, y) = (input[t], input[t + 1]);
+            [x + t as f32, y * input[t], (2.5 * t as f64) as f32, (3 * t) as f32]
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
 /// Every module of the NVRTC corpus (`tests/corpus`, the main build) parses with every
 /// kernel it declares loaded, none left out as unsupported. (`tests/nvrtc_corpus.rs` in
 /// the workspace root runs all three builds against host references.)

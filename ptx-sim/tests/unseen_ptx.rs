@@ -17,7 +17,10 @@ fn run(body: &str, decl: &str, threads: u32) -> Result<Vec<u32>, String> {
     let mem = Memory::new();
     let out = mem.alloc(4 * threads as usize);
     let g = Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 };
-    launch(m.kernel("k").unwrap(), &g, &[out], &mem, 1).map_err(|e| e.to_string())?;
+    let Some(k) = m.kernel("k") else {
+        return Err(m.unsupported("k").map_or_else(|| "kernel `k` missing".to_string(), |e| e.to_string()));
+    };
+    launch(k, &g, &[out], &mem, 1).map_err(|e| e.to_string())?;
     let mut b = vec![0u8; 4 * threads as usize];
     mem.read(out, &mut b).unwrap();
     Ok(b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
@@ -193,4 +196,56 @@ fn unsigned_comparisons_only_of_unsigned_types() {
         let body = format!(" setp.lo.{t} %p1, %r1, 2;");
         assert!(run(&body, "", 1).is_err(), "setp.lo.{t}");
     }
+}
+
+/// From the fifth adversarial round (2026-12-06, later): device functions with `.reg`
+/// parameters and results (passed by value: the callee's change to its parameter stays
+/// its own), several results, immediate arguments, and bodies on their header's line.
+#[test]
+fn register_parameters_several_results_and_one_line_bodies() {
+    let decl = ".func (.reg .b32 rv) addr(.reg .b32 a, .reg .b32 b)\n{ add.u32 rv, a, b; add.u32 a, a, 100; ret; }\n\
+        .func (.reg .b32 %q, .reg .b32 %m) divmod(.reg .b32 %n, .reg .b32 %d) { div.u32 %q, %n, %d; rem.u32 %m, %n, %d; ret; }\n\
+        .func nothing() { ret; }\n";
+    let body = " call (%r3), addr, (%r1, %r1);\n call (%r4, %r5), divmod, (17, 5);\n call.uni nothing, ();\n \
+        add.u32 %r6, %r3, %r1; mad.lo.u32 %r6, %r4, 1000, %r6; mad.lo.u32 %r6, %r5, 100000, %r6;\n st.global.u32 [%rd3], %r6;";
+    // 2t + t (the argument unchanged) + 3 · 1000 + 2 · 100000.
+    let want: Vec<u32> = (0..4).map(|t| 3 * t + 203_000).collect();
+    assert_eq!(run(body, decl, 4), Ok(want));
+}
+
+/// Performance directives on the header's line, several to a line, and the body opening
+/// there too.
+#[test]
+fn directives_and_the_body_on_the_header_line() {
+    let ptx = format!(
+        "{HDR}.visible .entry k(.param .u64 out) .maxntid 64, 1, 1 .minnctapersm 2 .maxnreg 32 {{ .reg .b64 %rd<2>;\n \
+         ld.param.u64 %rd1, [out]; st.global.u32 [%rd1], 7; ret; }}\n\
+         .visible .entry r(.param .u64 out) .reqntid 1, 1, 1\n{{ ret; }}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    let mem = Memory::new();
+    let out = mem.alloc(4);
+    let g = |n| Geometry { grid: [1, 1, 1], block: [n, 1, 1], dynamic_shared_bytes: 0 };
+    launch(m.kernel("k").unwrap(), &g(1), &[out], &mem, 1).unwrap();
+    let mut b = [0u8; 4];
+    mem.read(out, &mut b).unwrap();
+    assert_eq!(u32::from_le_bytes(b), 7);
+    // The limits are the directives': 65 threads exceed `.maxntid 64`, 2 `.reqntid 1`.
+    assert!(launch(m.kernel("k").unwrap(), &g(65), &[out], &mem, 1).is_err());
+    assert!(launch(m.kernel("r").unwrap(), &g(2), &[out], &mem, 1).is_err());
+}
+
+/// A function the simulator cannot read leaves out only the kernels that call it, each
+/// with the function's reason; the module's other kernels load.
+#[test]
+fn an_unreadable_function_leaves_out_only_its_callers_with_its_reason() {
+    let ptx = format!(
+        "{HDR}.func bad(.param .b32 x)\n{{\n .reg .b32 %a1<2>;\n ret;\n}}\n\
+         .visible .entry caller(.param .u64 out)\n{{\n .param .b32 p;\n st.param.b32 [p+0], 1;\n call.uni bad, (p);\n ret;\n}}\n\
+         .visible .entry fine(.param .u64 out)\n{{\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    assert!(m.kernel("fine").is_some());
+    let why = m.unsupported("caller").expect("caller is left out").to_string();
+    assert!(why.contains("%a1"), "{why}");
 }
