@@ -88,7 +88,7 @@ struct Decoder {
     /// The module's variables, by name: their index.
     data: HashMap<String, usize>,
     /// The registers that hold the addresses of the variables the kernel uses.
-    data_slots: Vec<(usize, R)>,
+    data_slots: Vec<(usize, u64, R)>,
     /// A register for each call-sequence `.param`, by name.
     call_params: HashMap<String, R>,
     params: Vec<(String, PtxType)>,
@@ -286,12 +286,17 @@ impl Decoder {
     /// The register holding the address of module variable `name` (allocated on first use;
     /// the launch fills it in).
     fn variable(&mut self, name: &str) -> Option<R> {
+        self.variable_at(name, 0)
+    }
+
+    /// [`Self::variable`] for the address `offset` bytes into it (`tbl+8` as an operand).
+    fn variable_at(&mut self, name: &str, offset: u64) -> Option<R> {
         let index = *self.data.get(name)?;
-        if let Some(&(_, r)) = self.data_slots.iter().find(|(i, _)| *i == index) {
+        if let Some(&(.., r)) = self.data_slots.iter().find(|(i, o, _)| *i == index && *o == offset) {
             return Some(r);
         }
         let r = self.scratch();
-        self.data_slots.push((index, r));
+        self.data_slots.push((index, offset, r));
         Some(r)
     }
 
@@ -521,6 +526,18 @@ impl Decoder {
         }
         if let Some(r) = self.variable(tok) {
             return Ok(r);
+        }
+        // `name+8`: an address into a module variable or a shared or local array.
+        if let Some((name, offset)) = tok.split_once('+') {
+            if let Ok(offset) = offset.trim().parse::<u64>() {
+                let name = name.trim();
+                if let Some(&base) = self.shared.get(name).or_else(|| self.locals.get(name)) {
+                    return Ok(self.konst((base as u64).wrapping_add(offset)));
+                }
+                if let Some(r) = self.variable_at(name, offset) {
+                    return Ok(r);
+                }
+            }
         }
         let v = self.imm(tok, ty)?;
         Ok(self.konst(v))

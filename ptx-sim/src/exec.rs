@@ -1379,8 +1379,8 @@ pub fn launch_with(
     }
     if !kernel.data_slots.is_empty() {
         let addrs = kernel.data.addresses(memory)?;
-        for &(index, r) in &kernel.data_slots {
-            template[r as usize] = addrs[index];
+        for &(index, offset, r) in &kernel.data_slots {
+            template[r as usize] = addrs[index].wrapping_add(offset);
         }
     }
     let shared_bytes = kernel.static_shared as usize + geometry.dynamic_shared_bytes as usize;

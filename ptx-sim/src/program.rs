@@ -914,7 +914,8 @@ pub struct KernelCode {
     /// The module's `.global`/`.const` variables, and the register holding each one's
     /// address (filled in at launch).
     pub(crate) data: std::sync::Arc<ModuleData>,
-    pub(crate) data_slots: Vec<(usize, R)>,
+    /// Each variable by index, an offset into it, and the register its address fills.
+    pub(crate) data_slots: Vec<(usize, u64, R)>,
     /// The block shape the kernel declares it needs (`.maxntid`, `.reqntid`).
     pub(crate) block_limit: BlockLimit,
     pub(crate) code: Vec<Op>,

@@ -249,3 +249,16 @@ fn an_unreadable_function_leaves_out_only_its_callers_with_its_reason() {
     let why = m.unsupported("caller").expect("caller is left out").to_string();
     assert!(why.contains("%a1"), "{why}");
 }
+
+/// `tbl+8`, an address into a module variable as an operand (ptxas accepts it), and the
+/// same into a shared array.
+#[test]
+fn addresses_with_offsets_as_operands() {
+    let decl = ".const .align 4 .u32 tbl[4] = {10, 20, 30, 40};";
+    let body = " mov.u64 %rd5, tbl+8; ld.const.u32 %r2, [%rd5]; ld.const.u32 %r3, [tbl+12];\n \
+        add.u32 %r4, %r2, %r3; st.global.u32 [%rd3], %r4;";
+    assert_eq!(run(body, decl, 2), Ok(vec![70, 70]));
+    let body = " .shared .align 4 .b8 sh[16];\n mov.u32 %r5, sh+4; st.shared.u32 [%r5], 5; bar.sync 0;\n \
+        ld.shared.u32 %r6, [sh+4]; st.global.u32 [%rd3], %r6;";
+    assert_eq!(run(body, "", 1), Ok(vec![5]));
+}
