@@ -1,6 +1,15 @@
 //! `printf` on the simulator: the CUDA runtime's `vprintf(format, args)` takes the format
 //! string and a buffer of the arguments, each at its natural alignment (`float`s promoted to
-//! `double`, as C's varargs do); this formats them as C's `printf` does.
+//! `double`, `char`s and `short`s to `int`, as C's varargs do); this formats them as glibc's
+//! `printf` does.
+//!
+//! A conversion is `%[flags][width][.precision][length]conversion`: the conversions
+//! `d i u o x X c s p f F e E g G a A %`, the flags `- + space # 0`, a width and a precision
+//! written as digits or as `*` (an `int` argument read before the value: a negative width
+//! left-justifies, a negative precision is as if omitted), and the length modifiers
+//! `hh h l ll L z t j` (those of `c`, `s` and `p` are read past). A specification the
+//! formatter does not know (an unknown conversion, a width beyond `int`, one cut off by the
+//! end of the format) is copied as written and reads no argument.
 
 /// An argument source: the next `size`-byte argument (at its alignment), or `None` when
 /// the buffer cannot be read; and a string at an address, for `%s`.
@@ -11,161 +20,384 @@ pub(crate) trait Args {
     fn string(&mut self, addr: u64) -> Option<Vec<u8>>;
 }
 
-/// Formats `fmt` with `args`: the text and the number of arguments consumed. A conversion
-/// the formatter does not know is copied as written; an argument that cannot be read
-/// prints as `<?>`.
+/// Formats `fmt` with `args`: the text and the number of arguments consumed (`*` widths
+/// and precisions included). A specification the formatter does not know is copied as
+/// written; an argument that cannot be read prints as `<?>`.
 pub(crate) fn format(fmt: &[u8], args: &mut dyn Args) -> (String, u32) {
-    // Bytes, decoded as UTF-8 at the end: the format's text is UTF-8 (`ünï`), one byte each.
+    // Bytes, decoded as UTF-8 at the end: the format's text is UTF-8 (`ünï`), and `%c` and
+    // `%s` print bytes, as C's do.
     let mut out: Vec<u8> = Vec::new();
     let mut used = 0;
     let mut i = 0;
     while i < fmt.len() {
-        let c = fmt[i];
-        if c != b'%' {
-            out.push(c);
+        if fmt[i] != b'%' {
+            out.push(fmt[i]);
             i += 1;
             continue;
         }
-        let start = i;
-        i += 1;
-        let mut flags = String::new();
-        while i < fmt.len() && b"-+ #0".contains(&fmt[i]) {
-            flags.push(fmt[i] as char);
-            i += 1;
-        }
-        let number = |i: &mut usize| {
-            let s = *i;
-            while *i < fmt.len() && fmt[*i].is_ascii_digit() {
-                *i += 1;
+        let len = match Spec::parse(&fmt[i + 1..]) {
+            Ok((spec, len)) => {
+                used += spec.print(args, &mut out);
+                len
             }
-            std::str::from_utf8(&fmt[s..*i]).ok().and_then(|t| t.parse::<usize>().ok())
-        };
-        let width = number(&mut i);
-        let precision = if i < fmt.len() && fmt[i] == b'.' {
-            i += 1;
-            Some(number(&mut i).unwrap_or(0))
-        } else {
-            None
-        };
-        let (mut long, mut short) = (0, 0);
-        while i < fmt.len() && b"hlzjt".contains(&fmt[i]) {
-            if fmt[i] == b'h' {
-                short += 1;
-            } else {
-                long += 1;
-            }
-            i += 1;
-        }
-        // `%hd` and `%hhd`: the promoted `int` printed as a `short` or a `char`.
-        let narrow_bits = match (long, short) {
-            (0, 1) => 16,
-            (0, 2..) => 8,
-            _ => 64,
-        };
-        let Some(&conv) = fmt.get(i) else {
-            out.extend_from_slice(&fmt[start..]);
-            break;
-        };
-        i += 1;
-        let int_size = if long > 0 { 8 } else { 4 };
-        let text = match conv {
-            b'%' => Some("%".to_string()),
-            b'd' | b'i' => args.next(int_size).map(|v| {
-                let v = if int_size == 4 { v as u32 as i32 as i64 } else { v as i64 };
-                let v = if narrow_bits < 64 { v << (64 - narrow_bits) >> (64 - narrow_bits) } else { v };
-                signed(v, &flags, precision)
-            }),
-            b'u' | b'x' | b'X' | b'o' => args.next(int_size).map(|v| {
-                let v = if int_size == 4 { v & 0xffff_ffff } else { v };
-                let v = if narrow_bits < 64 { v & ((1 << narrow_bits) - 1) } else { v };
-                let digits = match conv {
-                    b'u' => v.to_string(),
-                    b'x' => format!("{v:x}"),
-                    b'X' => format!("{v:X}"),
-                    _ => format!("{v:o}"),
-                };
-                let digits = pad_precision(digits, precision);
-                match (flags.contains('#'), conv) {
-                    (true, b'x') if v != 0 => format!("0x{digits}"),
-                    (true, b'X') if v != 0 => format!("0X{digits}"),
-                    _ => digits,
-                }
-            }),
-            b'c' => args.next(4).map(|v| (v as u8 as char).to_string()),
-            b'p' => args.next(8).map(|v| format!("0x{v:x}")),
-            b's' => args.next(8).map(|p| {
-                let s = args
-                    .string(p)
-                    .map_or_else(|| "<?>".to_string(), |b| String::from_utf8_lossy(&b).into_owned());
-                match precision {
-                    Some(n) => s.chars().take(n).collect(),
-                    None => s,
-                }
-            }),
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                args.next(8).map(|v| float(f64::from_bits(v), conv, &flags, precision))
-            }
-            _ => {
-                out.extend_from_slice(&fmt[start..i]);
-                continue;
+            Err(len) => {
+                out.extend_from_slice(&fmt[i..=i + len]);
+                len
             }
         };
-        if conv != b'%' {
-            used += 1;
-        }
-        let text = text.unwrap_or_else(|| "<?>".to_string());
-        out.extend_from_slice(pad_width(text, width, &flags, conv).as_bytes());
+        i += 1 + len;
     }
     (String::from_utf8_lossy(&out).into_owned(), used)
 }
 
+/// The conversions the formatter knows.
+const CONVERSIONS: &[u8] = b"diuoxXcspfFeEgGaA%";
+
+/// The flags of a conversion specification.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flags {
+    /// `-`: justify on the left.
+    left: bool,
+    /// `+`: a `+` before non-negative numbers.
+    plus: bool,
+    /// ` `: a space before non-negative numbers (`+` wins).
+    space: bool,
+    /// `#`: the alternate form (`0x`, a leading octal `0`, a decimal point kept).
+    alt: bool,
+    /// `0`: pad numbers with zeros after their sign and prefix.
+    zero: bool,
+}
+
+impl Flags {
+    /// Sets the flag `c` stands for; false when it is no flag.
+    fn set(&mut self, c: u8) -> bool {
+        let flag = match c {
+            b'-' => &mut self.left,
+            b'+' => &mut self.plus,
+            b' ' => &mut self.space,
+            b'#' => &mut self.alt,
+            b'0' => &mut self.zero,
+            _ => return false,
+        };
+        *flag = true;
+        true
+    }
+}
+
+/// A width or precision as written: digits, or `*` for the next `int` argument.
+#[derive(Clone, Copy, Debug)]
+enum Count {
+    Given(usize),
+    Star,
+}
+
+/// One conversion specification, as written after its `%`.
+#[derive(Debug)]
+struct Spec {
+    flags: Flags,
+    width: Option<Count>,
+    precision: Option<Count>,
+    /// The bits of an integer argument as the length modifier names them: 8 (`hh`) and 16
+    /// (`h`), promoted to `int` and printed narrowed; 32 (none: `int`); 64 (the others).
+    bits: u32,
+    /// The conversion character.
+    conv: u8,
+}
+
+impl Spec {
+    /// Parses the specification at the start of `text` (what follows a `%`): it and the
+    /// bytes it spans, or `Err` with the bytes to copy as written when it is not one the
+    /// formatter knows.
+    fn parse(text: &[u8]) -> Result<(Spec, usize), usize> {
+        let mut i = 0;
+        let mut flags = Flags::default();
+        while text.get(i).is_some_and(|&c| flags.set(c)) {
+            i += 1;
+        }
+        let width = count(text, &mut i).ok_or(i)?;
+        let precision = if text.get(i) == Some(&b'.') {
+            i += 1;
+            Some(count(text, &mut i).ok_or(i)?.unwrap_or(Count::Given(0)))
+        } else {
+            None
+        };
+        let bits = length(text, &mut i);
+        match text.get(i) {
+            Some(&conv) if CONVERSIONS.contains(&conv) => {
+                Ok((Spec { flags, width, precision, bits, conv }, i + 1))
+            }
+            Some(_) => Err(i + 1),
+            None => Err(i),
+        }
+    }
+
+    /// Prints the conversion to `out`, reading its arguments from `args`: the number read.
+    fn print(&self, args: &mut dyn Args, out: &mut Vec<u8>) -> u32 {
+        // glibc prints `%%` as `%` whatever its flags and width.
+        if self.conv == b'%' {
+            out.push(b'%');
+            return 0;
+        }
+        let mut used = 0;
+        let width = resolve(self.width, args, &mut used);
+        let precision = resolve(self.precision, args, &mut used);
+        used += 1;
+        let value = args.next(self.arg_size());
+        let (Some(width), Some(precision), Some(value)) = (width, precision, value) else {
+            out.extend_from_slice(b"<?>");
+            return used;
+        };
+        let width = width.unwrap_or(0);
+        let left = self.flags.left || width < 0;
+        let precision = precision.and_then(|p| usize::try_from(p).ok());
+        let mut field = self.field(value, precision, args);
+        if self.conv.is_ascii_uppercase() {
+            field.prefix.make_ascii_uppercase();
+            field.body.make_ascii_uppercase();
+        }
+        field.pad(width.unsigned_abs() as usize, left, self.flags.zero, out);
+        used
+    }
+
+    /// The bytes of the value's argument: 8 for pointers, doubles and 64-bit integers, else
+    /// 4 (an `int`, or a `char` or `short` promoted to one).
+    fn arg_size(&self) -> u64 {
+        match self.conv {
+            b'c' => 4,
+            b'd' | b'i' | b'u' | b'o' | b'x' | b'X' if self.bits < 64 => 4,
+            _ => 8,
+        }
+    }
+
+    /// The value's text before padding, for a precision that is `None` when omitted.
+    fn field(&self, v: u64, precision: Option<usize>, args: &mut dyn Args) -> Field {
+        match self.conv {
+            b'd' | b'i' => {
+                let shift = 64 - self.bits;
+                let v = ((v << shift) as i64) >> shift;
+                let body = digits(v.unsigned_abs(), self.conv, precision);
+                Field::number(sign(v < 0, self.flags), body, precision)
+            }
+            b'u' | b'o' | b'x' | b'X' => {
+                let v = v & (u64::MAX >> (64 - self.bits));
+                let mut body = digits(v, self.conv, precision);
+                if self.flags.alt && self.conv == b'o' && !body.starts_with('0') {
+                    body.insert(0, '0');
+                }
+                let prefix =
+                    if self.flags.alt && v != 0 && matches!(self.conv, b'x' | b'X') { "0x" } else { "" };
+                Field::number(prefix, body, precision)
+            }
+            // glibc prints a null pointer as `(nil)`, others as `%#lx` with the sign flags.
+            b'p' if v == 0 => Field::text(b"(nil)".to_vec()),
+            b'p' => {
+                let prefix = format!("{}0x", sign(false, self.flags));
+                Field::number(&prefix, digits(v, b'x', precision), precision)
+            }
+            b'c' => Field::text(vec![v as u8]),
+            b's' => Field::text(string(v, precision, args)),
+            _ => float(f64::from_bits(v), self.conv, self.flags, precision),
+        }
+    }
+}
+
+/// Reads a width or precision at `*i`: `Some(None)` when there is none, `None` when its
+/// digits overflow an `int` (as C's may not).
+fn count(text: &[u8], i: &mut usize) -> Option<Option<Count>> {
+    if text.get(*i) == Some(&b'*') {
+        *i += 1;
+        return Some(Some(Count::Star));
+    }
+    let start = *i;
+    while text.get(*i).is_some_and(u8::is_ascii_digit) {
+        *i += 1;
+    }
+    if start == *i {
+        return Some(None);
+    }
+    let n =
+        text[start..*i].iter().try_fold(0i32, |n, d| n.checked_mul(10)?.checked_add(i32::from(d - b'0')))?;
+    Some(Some(Count::Given(n as usize)))
+}
+
+/// Reads the length modifier at `*i`: the bits of the integer argument it names
+/// ([`Spec::bits`]).
+fn length(text: &[u8], i: &mut usize) -> u32 {
+    let (bits, len) = match text.get(*i..).unwrap_or_default() {
+        [b'h', b'h', ..] => (8, 2),
+        [b'h', ..] => (16, 1),
+        [b'l', b'l', ..] => (64, 2),
+        [b'l' | b'L' | b'z' | b't' | b'j', ..] => (64, 1),
+        _ => (32, 0),
+    };
+    *i += len;
+    bits
+}
+
+/// The value of a width or precision: its digits, or for `*` the next `int` argument
+/// (counted in `used`); `Some(None)` when there is none, `None` when the argument cannot
+/// be read.
+fn resolve(count: Option<Count>, args: &mut dyn Args, used: &mut u32) -> Option<Option<i64>> {
+    match count {
+        None => Some(None),
+        Some(Count::Given(n)) => Some(Some(n as i64)),
+        Some(Count::Star) => {
+            *used += 1;
+            args.next(4).map(|v| Some(i64::from(v as u32 as i32)))
+        }
+    }
+}
+
+/// A converted value before padding to its width.
+#[derive(Debug)]
+struct Field {
+    /// The sign and radix prefix (`-`, `+0x`): zero padding goes after it.
+    prefix: String,
+    /// The digits or text.
+    body: Vec<u8>,
+    /// Whether the `0` flag pads it (numbers, but not integers with a precision, nor
+    /// infinities and NaNs).
+    zeros: bool,
+}
+
+impl Field {
+    /// Text, padded with spaces only.
+    fn text(body: Vec<u8>) -> Field {
+        Field { prefix: String::new(), body, zeros: false }
+    }
+
+    /// An integer's prefix and digits: the `0` flag pads it only when no precision is given.
+    fn number(prefix: &str, body: String, precision: Option<usize>) -> Field {
+        Field { prefix: prefix.to_string(), body: body.into_bytes(), zeros: precision.is_none() }
+    }
+
+    /// Writes the field to `out`, at least `width` bytes: spaces after it when `left`, zeros
+    /// between prefix and body with the `0` flag where it applies, else spaces before it.
+    fn pad(self, width: usize, left: bool, zero: bool, out: &mut Vec<u8>) {
+        let fill = width.saturating_sub(self.prefix.len() + self.body.len());
+        let (spaces_before, zeros, spaces_after) = match (left, zero && self.zeros) {
+            (true, _) => (0, 0, fill),
+            (false, true) => (0, fill, 0),
+            (false, false) => (fill, 0, 0),
+        };
+        out.extend(std::iter::repeat_n(b' ', spaces_before));
+        out.extend_from_slice(self.prefix.as_bytes());
+        out.extend(std::iter::repeat_n(b'0', zeros));
+        out.extend_from_slice(&self.body);
+        out.extend(std::iter::repeat_n(b' ', spaces_after));
+    }
+}
+
 /// The sign a number prints with: `-`, or for others `+` or a space as the flags ask.
-fn sign(negative: bool, flags: &str) -> &'static str {
+fn sign(negative: bool, flags: Flags) -> &'static str {
     if negative {
         "-"
-    } else if flags.contains('+') {
+    } else if flags.plus {
         "+"
-    } else if flags.contains(' ') {
+    } else if flags.space {
         " "
     } else {
         ""
     }
 }
 
-/// A signed decimal with the `+`/space flags and a minimum number of digits.
-fn signed(v: i64, flags: &str, precision: Option<usize>) -> String {
-    let digits = pad_precision(v.unsigned_abs().to_string(), precision);
-    format!("{}{digits}", sign(v < 0, flags))
-}
-
-/// At least `precision` digits, with leading zeros.
-fn pad_precision(digits: String, precision: Option<usize>) -> String {
+/// An integer's digits in the radix of `conv` (lower case), at least `precision` of them:
+/// none for 0 at precision 0, as C prints `%.0d` of 0.
+fn digits(v: u64, conv: u8, precision: Option<usize>) -> String {
+    let s = match conv {
+        b'o' => format!("{v:o}"),
+        b'x' | b'X' => format!("{v:x}"),
+        _ => v.to_string(),
+    };
     match precision {
-        Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
-        _ => digits,
+        Some(0) if v == 0 => String::new(),
+        Some(p) => format!("{s:0>p$}"),
+        None => s,
     }
 }
 
-/// Pads to `width`: on the right with `-`, with zeros after the sign with `0` (numbers
-/// only), else with spaces on the left.
-fn pad_width(text: String, width: Option<usize>, flags: &str, conv: u8) -> String {
-    let Some(w) = width.filter(|&w| w > text.chars().count()) else { return text };
-    let fill = w - text.chars().count();
-    if flags.contains('-') {
-        format!("{text}{}", " ".repeat(fill))
-    } else if flags.contains('0') && !matches!(conv, b's' | b'c' | b'%') {
-        let split = text.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
-        format!("{}{}{}", &text[..split], "0".repeat(fill), &text[split..])
+/// The `%s` text of the string at `addr`, at most `precision` bytes: `(null)` for a null
+/// pointer (nothing when the precision is below its length, as glibc prints it), `<?>`
+/// when it cannot be read.
+fn string(addr: u64, precision: Option<usize>, args: &mut dyn Args) -> Vec<u8> {
+    const NULL: &[u8] = b"(null)";
+    let mut s = match addr {
+        0 if precision.is_some_and(|p| p < NULL.len()) => Vec::new(),
+        0 => NULL.to_vec(),
+        _ => args.string(addr).unwrap_or_else(|| b"<?>".to_vec()),
+    };
+    s.truncate(precision.unwrap_or(usize::MAX));
+    s
+}
+
+/// `%f`, `%e`, `%g`, `%a` (lower case; the caller raises upper-case ones) of `v`: the sign,
+/// and `0x` for `%a`, as the prefix; `inf` and `nan` (with their sign) unpadded by zeros.
+fn float(v: f64, conv: u8, flags: Flags, precision: Option<usize>) -> Field {
+    let sign = sign(v.is_sign_negative(), flags);
+    let a = v.abs();
+    if !a.is_finite() {
+        let body = if a.is_nan() { "nan" } else { "inf" };
+        return Field { prefix: sign.to_string(), body: body.into(), zeros: false };
+    }
+    let (alt, p) = (flags.alt, precision.unwrap_or(6));
+    let (radix, body) = match conv.to_ascii_lowercase() {
+        b'f' => ("", fixed(a, p, alt)),
+        b'e' => ("", exponent(a, p, alt)),
+        b'g' => ("", general(a, p, alt)),
+        _ => ("0x", hex_float(a, precision, alt)),
+    };
+    Field { prefix: format!("{sign}{radix}"), body: body.into_bytes(), zeros: true }
+}
+
+/// `%f` of a finite `a >= 0`: `p` digits after the point, and the point even with none
+/// when `alt` (`%#.0f`).
+fn fixed(a: f64, p: usize, alt: bool) -> String {
+    let mut s = format!("{a:.p$}");
+    if alt && p == 0 {
+        s.push('.');
+    }
+    s
+}
+
+/// `a` (finite, `>= 0`) in scientific notation with `p` digits after the point, correctly
+/// rounded: the mantissa's digits (`1.25`) and the decimal exponent.
+fn scientific(a: f64, p: usize) -> (String, i32) {
+    let s = format!("{a:.p$e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    (mantissa.to_string(), exp.parse().unwrap_or(0))
+}
+
+/// `%e` of a finite `a >= 0`: `d.ddde±XX` with `p` digits after the point, and the point
+/// even with none when `alt`.
+fn exponent(a: f64, p: usize, alt: bool) -> String {
+    let (mantissa, e) = scientific(a, p);
+    let point = if alt && p == 0 { "." } else { "" };
+    format!("{mantissa}{point}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+/// `%g` of a finite `a >= 0` with `p` significant digits (0 counts as 1): `%e` if the
+/// exponent `%e` would print is below -4 or at least `p`, else `%f`; trailing zeros (and a
+/// bare point) removed unless `alt`.
+fn general(a: f64, p: usize, alt: bool) -> String {
+    let p = p.max(1);
+    let x = scientific(a, p - 1).1;
+    let s = if x < -4 || x >= p as i32 {
+        exponent(a, p - 1, alt)
     } else {
-        format!("{}{text}", " ".repeat(fill))
+        fixed(a, (p as i32 - 1 - x) as usize, alt)
+    };
+    if alt {
+        s
+    } else {
+        trim_zeros(&s)
     }
 }
 
-/// `%f`, `%e`, `%g`, `%a` (and upper case) as C prints them.
-/// C's `%a` of a finite `a >= 0`: `0x1.8p+1` (normal), `0x0.0000000000001p-1022`
-/// (subnormal), `0x0p+0`; the fraction's trailing zeros dropped, or rounded to nearest even
-/// at `precision` hex digits.
-fn hex_float(a: f64, precision: Option<usize>) -> String {
+/// C's `%a` of a finite `a >= 0`, after its `0x`: `1.8p+1` (normal),
+/// `0.0000000000001p-1022` (subnormal), `0p+0`; the fraction's trailing zeros dropped, or
+/// rounded to nearest even at `precision` hex digits; the point kept with no digits after
+/// it when `alt`.
+fn hex_float(a: f64, precision: Option<usize>, alt: bool) -> String {
     let bits = a.to_bits();
     let (mut lead, mut fraction, exp) = match (bits >> 52, bits & ((1 << 52) - 1)) {
         (0, 0) => (0u64, 0u64, 0i64),
@@ -192,58 +424,9 @@ fn hex_float(a: f64, precision: Option<usize>) -> String {
     if precision.is_none() {
         hex.truncate(hex.trim_end_matches('0').len());
     }
-    let point = if hex.is_empty() { "" } else { "." };
+    let point = if hex.is_empty() && !alt { "" } else { "." };
     let sign = if exp < 0 { '-' } else { '+' };
-    format!("0x{lead}{point}{hex}p{sign}{}", exp.abs())
-}
-
-fn float(v: f64, conv: u8, flags: &str, precision: Option<usize>) -> String {
-    let upper = conv.is_ascii_uppercase();
-    let p = precision.unwrap_or(6);
-    let sign = sign(v.is_sign_negative(), flags);
-    let a = v.abs();
-    let body = if a.is_nan() {
-        "nan".to_string()
-    } else if a.is_infinite() {
-        "inf".to_string()
-    } else {
-        match conv.to_ascii_lowercase() {
-            b'f' => format!("{a:.p$}"),
-            b'e' => exponent(a, p),
-            b'a' => hex_float(a, precision),
-            _ => {
-                // %g: %e if the exponent is below -4 or at least the precision, else %f,
-                // with trailing zeros removed.
-                let p = p.max(1);
-                let x = if a == 0.0 { 0 } else { a.log10().floor() as i32 };
-                let x = if a != 0.0 && format!("{:.*e}", p - 1, a).contains("e") {
-                    format!("{:.*e}", p - 1, a).split('e').nth(1).and_then(|e| e.parse().ok()).unwrap_or(x)
-                } else {
-                    x
-                };
-                let s = if x < -4 || x >= p as i32 {
-                    exponent(a, p - 1)
-                } else {
-                    format!("{a:.*}", (p as i32 - 1 - x).max(0) as usize)
-                };
-                if flags.contains('#') {
-                    s
-                } else {
-                    trim_zeros(&s)
-                }
-            }
-        }
-    };
-    let body = if upper { body.to_ascii_uppercase() } else { body };
-    format!("{sign}{body}")
-}
-
-/// `d.ddde±XX` with `p` digits after the point.
-fn exponent(a: f64, p: usize) -> String {
-    let s = format!("{a:.p$e}");
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let e: i32 = exp.parse().unwrap_or(0);
-    format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    format!("{lead}{point}{hex}p{sign}{}", exp.abs())
 }
 
 /// Removes trailing zeros after a decimal point (and the point), keeping any exponent.
@@ -259,9 +442,18 @@ fn trim_zeros(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::CStr;
 
-    /// Arguments from a list of (size, bits) and strings by address.
-    struct List(Vec<u64>, Vec<(u64, &'static str)>);
+    /// The strings `%s` arguments point to: the `i`th at address [`str_addr`]`(i)`.
+    const STRINGS: [&CStr; 5] = [c"hello", c"", c"\xc3\xbcn\xc3\xafcode \xe2\x9c\x93", c"a b\tc", c"x"];
+
+    /// The simulated address of `STRINGS[i]`.
+    fn str_addr(i: usize) -> u64 {
+        0x1000 + 0x100 * i as u64
+    }
+
+    /// Arguments from a list of bits, and [`STRINGS`] by address.
+    struct List(Vec<u64>);
 
     impl Args for List {
         fn next(&mut self, _size: u64) -> Option<u64> {
@@ -272,33 +464,44 @@ mod tests {
             }
         }
         fn string(&mut self, addr: u64) -> Option<Vec<u8>> {
-            self.1.iter().find(|(a, _)| *a == addr).map(|(_, s)| s.as_bytes().to_vec())
+            (0..STRINGS.len()).find(|&i| str_addr(i) == addr).map(|i| STRINGS[i].to_bytes().to_vec())
         }
     }
 
+    /// `fmt` formatted with `args`: the text and the number of arguments read.
+    fn counted(fmt: &str, args: Vec<u64>) -> (String, u32) {
+        format(fmt.as_bytes(), &mut List(args))
+    }
+
+    /// `fmt` formatted with `args`.
     fn f(fmt: &str, args: Vec<u64>) -> String {
-        format(fmt.as_bytes(), &mut List(args, vec![(0x1000, "hello")])).0
+        counted(fmt, args).0
+    }
+
+    /// An `int` argument's bits.
+    fn int(v: i32) -> u64 {
+        v as u32 as u64
+    }
+
+    /// A `double` argument's bits.
+    fn d(v: f64) -> u64 {
+        v.to_bits()
     }
 
     #[test]
     fn formats_as_c_printf_does() {
-        assert_eq!(f("%d %i %u", vec![(-5i32) as u32 as u64, 7, 0xffff_ffff]), "-5 7 4294967295");
-        assert_eq!(
-            f("[%5d|%-5d|%05d|%+d]", vec![42, 42, (-42i32) as u32 as u64, 3]),
-            "[   42|42   |-0042|+3]"
-        );
+        assert_eq!(f("%d %i %u", vec![int(-5), 7, 0xffff_ffff]), "-5 7 4294967295");
+        assert_eq!(f("[%5d|%-5d|%05d|%+d]", vec![42, 42, int(-42), 3]), "[   42|42   |-0042|+3]");
         assert_eq!(f("%x %X %#x %o %.3d", vec![255, 255, 255, 8, 7]), "ff FF 0xff 10 007");
         assert_eq!(f("%ld %llu", vec![(-1i64) as u64, u64::MAX]), "-1 18446744073709551615");
-        assert_eq!(f("%c%s%%", vec![b'>' as u64, 0x1000]), ">hello%");
-        assert_eq!(f("%.2s|%8s", vec![0x1000, 0x1000]), "he|   hello");
-        let d = |v: f64| v.to_bits();
+        assert_eq!(f("%c%s%%", vec![b'>' as u64, str_addr(0)]), ">hello%");
+        assert_eq!(f("%.2s|%8s", vec![str_addr(0), str_addr(0)]), "he|   hello");
         assert_eq!(f("%f %.2f %8.3f", vec![d(1.5), d(-2.345), d(4.56789)]), "1.500000 -2.35    4.568");
         assert_eq!(f("%e %E", vec![d(12345.678), d(0.00012)]), "1.234568e+04 1.200000E-04");
         assert_eq!(f("%g %g %g %g", vec![d(100000.0), d(1e6), d(0.0001), d(0.5)]), "100000 1e+06 0.0001 0.5");
         assert_eq!(f("%f %f", vec![d(f64::INFINITY), d(f64::NAN)]), "inf nan");
-        assert_eq!(format(b"%d %d", &mut List(vec![1, 2], vec![])).1, 2);
+        assert_eq!(counted("%d %d", vec![1, 2]).1, 2);
         assert_eq!(f("%d %d", vec![1]), "1 <?>");
-        assert_eq!(f("%q", vec![]), "%q");
         assert_eq!(f("ünïcode %d ✓", vec![3]), "ünïcode 3 ✓");
     }
 
@@ -306,7 +509,6 @@ mod tests {
     #[test]
     fn short_lengths_and_hex_floats_as_glibc_prints_them() {
         assert_eq!(f("%hd %hhd %hu %hhx", vec![0x3ff8_0000, 0x1ff, 0x1_0005, 0x1234]), "0 -1 5 34");
-        let d = |v: f64| v.to_bits();
         let got = f("%a %a %a %A %a", vec![d(1.0), d(-3.0), d(0.1), d(255.5), d(0.0)]);
         assert_eq!(got, "0x1p+0 -0x1.8p+1 0x1.999999999999ap-4 0X1.FFP+7 0x0p+0");
         assert_eq!(
@@ -314,5 +516,140 @@ mod tests {
             "0x0.0000000000001p-1022 0x2.0p+0 0x2p+0"
         );
         assert_eq!(f("%.15a", vec![d(1.5)]), "0x1.800000000000000p+0");
+    }
+
+    /// `*` widths and precisions read an `int` argument each, before the value: a negative
+    /// width left-justifies, a negative precision is as if omitted; later conversions read
+    /// the arguments after them (the review's cases, with glibc's output).
+    #[test]
+    fn star_widths_and_precisions_read_their_arguments() {
+        assert_eq!(counted("A[%*d|%d]\n", vec![5, 42, 7]), ("A[   42|7]\n".into(), 3));
+        assert_eq!(
+            counted("B[%-*.*f|%d]\n", vec![8, 2, d(std::f64::consts::PI), 9]),
+            ("B[3.14    |9]\n".into(), 4)
+        );
+        assert_eq!(
+            f("[%*d] [%-*d] [%.*d] [%.*f]", vec![int(-5), 1, int(-5), 2, int(-3), 7, int(-1), d(1.5)]),
+            "[1    ] [2    ] [7] [1.500000]"
+        );
+        assert_eq!(
+            f("[%0*.*x] [%*s] [%.*s]", vec![6, 3, 0xab, 4, str_addr(4), 2, str_addr(0)]),
+            "[   0ab] [   x] [he]"
+        );
+        // A width argument that cannot be read: the conversion prints `<?>`.
+        assert_eq!(counted("%*d", vec![]), ("<?>".into(), 2));
+    }
+
+    /// The flags as glibc applies them (the review's cases and their neighbours).
+    #[test]
+    fn flags_as_glibc_applies_them() {
+        assert_eq!(
+            f("[%#o] [%#06x] [%08.3d] [%05f] [%#.0f]", vec![8, 255, 7, d(f64::INFINITY), d(1.0)]),
+            "[010] [0x00ff] [     007] [  inf] [1.]"
+        );
+        assert_eq!(
+            f("[%#X] [%#08X] [%#-8o] [%+u] [% x]", vec![255, 255, 8, 5, 5]),
+            "[0XFF] [0X0000FF] [010     ] [5] [5]"
+        );
+        assert_eq!(
+            f("[% +d] [%+ d] [%-0 5d] [%00-5d] [% d]", vec![5, 5, 5, 5, 5]),
+            "[+5] [+5] [ 5   ] [5    ] [ 5]"
+        );
+        assert_eq!(
+            f("[%.0d] [%#.0o] [%#x] [%#o] [%5.0d] [%+.0d] [% .0d]", vec![0; 7]),
+            "[] [0] [0] [0] [     ] [+] [ ]"
+        );
+        let floats = vec![d(1.0), d(1.0), d(1.0), d(1.0), d(123456.0), d(0.0), d(0.0)];
+        assert_eq!(
+            f("[%#.0f] [%#.0e] [%#g] [%#.0a] [%#g] [%g] [%#.3g]", floats),
+            "[1.] [1.e+00] [1.00000] [0x1.p+0] [123456.] [0] [0.00]"
+        );
+        let floats =
+            vec![d(1.0), d(3.0), d(-1.5), d(f64::NEG_INFINITY), d(f64::NAN), d(-f64::NAN), d(f64::INFINITY)];
+        assert_eq!(
+            f("[%010a] [%-+10.2e] [%08.3f] [%05f] [%-05f] [%+f] [%F]", floats),
+            "[0x00001p+0] [+3.00e+00 ] [-001.500] [ -inf] [nan  ] [-nan] [INF]"
+        );
+        assert_eq!(
+            f("[%+.0e] [%.0g] [%#.0g] [%-08.2f]", vec![d(1.0), d(95.0), d(0.0), d(-0.0)]),
+            "[+1e+00] [1e+02] [0.] [-0.00   ]"
+        );
+    }
+
+    /// `%c`, `%s`, `%p` and `%%` with widths, precisions and flags; `%c` and `%s` print
+    /// bytes, and precisions count bytes.
+    #[test]
+    fn characters_strings_and_pointers_as_glibc_prints_them() {
+        assert_eq!(
+            f("[%5c] [%-3c] [%05c] [%c%c]", vec![b'x' as u64, b'y' as u64, b'z' as u64, 0xc3, 0xa9]),
+            "[    x] [y  ] [    z] [é]"
+        );
+        assert_eq!(
+            f("[%.3s] [%05s] [%-7s|]", vec![str_addr(2), str_addr(0), str_addr(4)]),
+            "[ün] [hello] [x      |]"
+        );
+        assert_eq!(f("[%s] [%.3s] [%.6s] [%10s]", vec![0; 4]), "[(null)] [] [(null)] [    (null)]");
+        assert_eq!(
+            f("[%p] [%10p] [%-10p] [%.3p] [%010p] [%+p]", vec![0; 6]),
+            "[(nil)] [     (nil)] [(nil)     ] [(nil)] [     (nil)] [(nil)]"
+        );
+        assert_eq!(
+            f("[%p] [%10p] [%.8p] [%010p] [%+p] [% p] [%-10p]", vec![255; 7]),
+            "[0xff] [      0xff] [0x000000ff] [0x000000ff] [+0xff] [ 0xff] [0xff      ]"
+        );
+        assert_eq!(counted("[%5%] [%-5%] [%05%]", vec![]), ("[%] [%] [%]".into(), 0));
+    }
+
+    /// The length modifiers: `%hhu`, `%hd` narrow the promoted `int`; `l`, `ll`, `z`, `t`, `j`
+    /// and `L` read 64 bits; `%Lf` (a `double` on the device) prints as `%f`.
+    #[test]
+    fn length_modifiers_pick_the_argument_size() {
+        let v = vec![256 + 255, int(-1), 40000, u64::MAX, (-2i64) as u64, (-3i64) as u64, (-4i64) as u64, 5];
+        assert_eq!(
+            f("[%hhu] [%hhx] [%hd] [%zd] [%jd] [%td] [%lld] [%Ld]", v),
+            "[255] [ff] [-25536] [-1] [-2] [-3] [-4] [5]"
+        );
+        assert_eq!(
+            f("[%Lf] [%lf] [%lc] [%ls]", vec![d(1.5), d(2.5), b'b' as u64, str_addr(4)]),
+            "[1.500000] [2.500000] [b] [x]"
+        );
+    }
+
+    /// A specification the formatter does not know is copied as written and reads no
+    /// argument, the rest of the format going on as before.
+    #[test]
+    fn unknown_specifications_are_copied_as_written() {
+        assert_eq!(counted("%q|%5y|%*y|%d", vec![7]), ("%q|%5y|%*y|7".into(), 1));
+        assert_eq!(counted("%lhd %n %1$d", vec![]), ("%lhd %n %1$d".into(), 0));
+        assert_eq!(counted("end %5", vec![]), ("end %5".into(), 0));
+        assert_eq!(counted("end %", vec![]), ("end %".into(), 0));
+        assert_eq!(counted("%.-1d", vec![]), ("%.-1d".into(), 0));
+        // A width or precision beyond `int` (glibc fails with EOVERFLOW).
+        assert_eq!(
+            counted("%99999999999d|%.3000000000f|%d", vec![4]),
+            ("%99999999999d|%.3000000000f|4".into(), 1)
+        );
+    }
+
+    /// Random format strings over the specification alphabet and random arguments (some
+    /// missing): the formatter never panics and reads at most one argument per `%`.
+    #[test]
+    fn any_format_string_formats_without_panicking() {
+        const ALPHABET: &[u8] = b"%%%%-+ #0159.*hlLzjtqdiuoxXcspfFeEgGaAnyq|";
+        let mut rng = ptx_tools::rng::Rng::fresh("any_format_string_formats_without_panicking");
+        for _ in 0..20_000 {
+            let len = rng.next() % 16;
+            let fmt: Vec<u8> =
+                (0..len).map(|_| ALPHABET[(rng.next() % ALPHABET.len() as u64) as usize]).collect();
+            // Small values for `*` widths and precisions, so no case asks for gigabytes.
+            let args: Vec<u64> =
+                (0..rng.next() % 6).map(|_| rng.next() >> (rng.next() % 64)).map(|v| v % 512).collect();
+            let (_, used) = format(&fmt, &mut List(args));
+            assert!(
+                used as usize <= fmt.iter().filter(|&&c| c == b'%').count() * 3,
+                "{}",
+                String::from_utf8_lossy(&fmt)
+            );
+        }
     }
 }
