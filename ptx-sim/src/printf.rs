@@ -87,15 +87,20 @@ impl Flags {
 /// A width or precision as written: digits, or `*` for the next `int` argument.
 #[derive(Clone, Copy, Debug)]
 enum Count {
+    /// Written as digits.
     Given(usize),
+    /// `*`: the next `int` argument.
     Star,
 }
 
 /// One conversion specification, as written after its `%`.
 #[derive(Debug)]
 struct Spec {
+    /// The flags, in any order and repeated as written.
     flags: Flags,
+    /// The minimum width, if any.
     width: Option<Count>,
+    /// The precision, if any (a bare `.` is 0).
     precision: Option<Count>,
     /// The bits of an integer argument as the length modifier names them: 8 (`hh`) and 16
     /// (`h`), promoted to `int` and printed narrowed; 32 (none: `int`); 64 (the others).
@@ -311,7 +316,7 @@ fn digits(v: u64, conv: u8, precision: Option<usize>) -> String {
     };
     match precision {
         Some(0) if v == 0 => String::new(),
-        Some(p) => format!("{s:0>p$}"),
+        Some(p) => "0".repeat(p.saturating_sub(s.len())) + &s,
         None => s,
     }
 }
@@ -349,10 +354,22 @@ fn float(v: f64, conv: u8, flags: Flags, precision: Option<usize>) -> Field {
     Field { prefix: format!("{sign}{radix}"), body: body.into_bytes(), zeros: true }
 }
 
+/// Digits after the point past which every double's decimal expansion is zeros: 2^-1074,
+/// the smallest, has 1074, and none has more than 767 significant digits.
+const EXACT_DIGITS: usize = 1074;
+
+/// For `p` digits after the point: the precision to ask `format!` for (which takes only
+/// precisions below 2^16), and the zeros that follow its digits.
+fn exact(p: usize) -> (usize, String) {
+    let q = p.min(EXACT_DIGITS);
+    (q, "0".repeat(p - q))
+}
+
 /// `%f` of a finite `a >= 0`: `p` digits after the point, and the point even with none
 /// when `alt` (`%#.0f`).
 fn fixed(a: f64, p: usize, alt: bool) -> String {
-    let mut s = format!("{a:.p$}");
+    let (q, zeros) = exact(p);
+    let mut s = format!("{a:.q$}{zeros}");
     if alt && p == 0 {
         s.push('.');
     }
@@ -362,9 +379,10 @@ fn fixed(a: f64, p: usize, alt: bool) -> String {
 /// `a` (finite, `>= 0`) in scientific notation with `p` digits after the point, correctly
 /// rounded: the mantissa's digits (`1.25`) and the decimal exponent.
 fn scientific(a: f64, p: usize) -> (String, i32) {
-    let s = format!("{a:.p$e}");
+    let (q, zeros) = exact(p);
+    let s = format!("{a:.q$e}");
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    (mantissa.to_string(), exp.parse().unwrap_or(0))
+    (format!("{mantissa}{zeros}"), exp.parse().unwrap_or(0))
 }
 
 /// `%e` of a finite `a >= 0`: `d.ddde±XX` with `p` digits after the point, and the point
@@ -381,10 +399,10 @@ fn exponent(a: f64, p: usize, alt: bool) -> String {
 fn general(a: f64, p: usize, alt: bool) -> String {
     let p = p.max(1);
     let x = scientific(a, p - 1).1;
-    let s = if x < -4 || x >= p as i32 {
+    let s = if x < -4 || i64::from(x) >= p as i64 {
         exponent(a, p - 1, alt)
     } else {
-        fixed(a, (p as i32 - 1 - x) as usize, alt)
+        fixed(a, (p as i64 - 1 - i64::from(x)) as usize, alt)
     };
     if alt {
         s
@@ -625,6 +643,11 @@ mod tests {
         assert_eq!(counted("end %5", vec![]), ("end %5".into(), 0));
         assert_eq!(counted("end %", vec![]), ("end %".into(), 0));
         assert_eq!(counted("%.-1d", vec![]), ("%.-1d".into(), 0));
+        // Precisions past what `format!` takes (2^16) and past a double's exact digits.
+        let long =
+            f("%.70000f|%.70000e|%#.70000g|%.70000d|%.70000a", vec![d(0.5), d(1.0), d(1.0), 7, d(1.0)]);
+        let zeros = "0".repeat(69999);
+        assert_eq!(long, format!("0.5{zeros}|1.{zeros}0e+00|1.{zeros}|{zeros}7|0x1.{zeros}0p+0"));
         // A width or precision beyond `int` (glibc fails with EOVERFLOW).
         assert_eq!(
             counted("%99999999999d|%.3000000000f|%d", vec![4]),
@@ -633,7 +656,7 @@ mod tests {
     }
 
     /// Random format strings over the specification alphabet and random arguments (some
-    /// missing): the formatter never panics and reads at most one argument per `%`.
+    /// missing): the formatter never panics and reads at most three arguments per `%`.
     #[test]
     fn any_format_string_formats_without_panicking() {
         const ALPHABET: &[u8] = b"%%%%-+ #0159.*hlLzjtqdiuoxXcspfFeEgGaAnyq|";
@@ -668,11 +691,15 @@ mod tests {
         /// A conversion's value as C passes it.
         #[derive(Clone, Copy, Debug)]
         enum Arg {
+            /// An `int` (or a `char` or `short` promoted to one).
             Int(i32),
+            /// A `long` or `long long` (and `size_t`, `ptrdiff_t`, `intmax_t`).
             Long(i64),
+            /// A `double`.
             Double(f64),
             /// A string of [`STRINGS`], or a null pointer.
             Str(Option<usize>),
+            /// A `void *`.
             Ptr(u64),
         }
 
@@ -691,7 +718,7 @@ mod tests {
 
         /// glibc's `snprintf(fmt, stars..., value)`: the bytes it prints.
         fn glibc(fmt: &CString, stars: &[i32], value: Option<Arg>) -> Vec<u8> {
-            let mut buf = vec![0u8; 1 << 14];
+            let mut buf = vec![0u8; 1 << 17];
             macro_rules! call {
                 ($($a:expr),*) => {
                     // SAFETY: the arguments are those `fmt`'s one conversion reads, of the
@@ -818,7 +845,7 @@ mod tests {
                 0 | 1 => {}
                 2 => text.push('.'),
                 3 => {
-                    let most = if rng.next() % 8 == 0 { 1100 } else { 30 };
+                    let most = [30, 30, 30, 30, 30, 30, 30, 1100, 70_000][(rng.next() % 9) as usize];
                     text += &format!(".{}", rng.next() % most);
                 }
                 _ if star => {
