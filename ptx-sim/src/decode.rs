@@ -23,8 +23,10 @@ use ptx_core::softfloat::Rnd;
 
 mod async_copy;
 mod cache;
+mod operand;
 
 use cache::CacheQualifier;
+use operand::{vector_type, Literal, Slot};
 
 /// A `.reg .T %prefix<N>` declaration.
 #[derive(Clone, Debug)]
@@ -397,56 +399,54 @@ impl Decoder {
         self.singles.get(&format!("={tok}")).copied()
     }
 
-    fn dst(&self, tok: &str) -> Result<R, SimError> {
+    /// The destination register `tok`, which must fit `slot` ([`Self::check_register`]).
+    fn dst(&self, tok: &str, slot: impl Into<Slot>) -> Result<R, SimError> {
         if tok.contains('|') {
             return Err(self.unsupported(format!("predicate pair destination `{tok}`")));
         }
+        self.check_register(tok, slot.into())?;
         Ok(self.reg(tok)?.0)
     }
 
-    /// `d, a, b, ..`: the destination register and the sources, each read as its type
-    /// (after checking the operand count).
-    fn dst_srcs<const N: usize>(&mut self, s: &Stmt, tys: [PtxType; N]) -> Result<(R, [R; N]), SimError> {
+    /// `d, a, b, ..`: the destination register and the sources, each checked against and
+    /// read as its slot (after checking the operand count).
+    fn dst_srcs<const N: usize>(
+        &mut self,
+        s: &Stmt,
+        dst: impl Into<Slot>,
+        srcs: [impl Into<Slot>; N],
+    ) -> Result<(R, [R; N]), SimError> {
         self.expect_ops(s, N + 1)?;
-        let d = self.dst(&s.operands[0])?;
-        let mut srcs = [0; N];
-        for (i, ty) in tys.into_iter().enumerate() {
-            srcs[i] = self.src(&s.operands[i + 1], ty)?;
+        let d = self.dst(&s.operands[0], dst)?;
+        let mut regs = [0; N];
+        for (i, slot) in srcs.into_iter().enumerate() {
+            regs[i] = self.src(&s.operands[i + 1], slot)?;
         }
-        Ok((d, srcs))
+        Ok((d, regs))
     }
 
     /// A `d|p` destination (`d` alone where the `|p` is optional): the register `d` (`None`
-    /// for the sink `_`) and the predicate `p`.
-    fn pair_dst(&self, tok: &str) -> Result<(Option<R>, Option<R>), SimError> {
+    /// for the sink `_`), which must fit `slot`, and the predicate `p`.
+    fn pair_dst(&self, tok: &str, slot: impl Into<Slot>) -> Result<(Option<R>, Option<R>), SimError> {
         let (d, p) = match tok.split_once('|') {
             Some((d, p)) => (d.trim(), Some(self.pred(p.trim())?)),
             None => (tok, None),
         };
-        let d = if d == "_" { None } else { Some(self.reg(d)?.0) };
+        let d = if d == "_" { None } else { Some(self.dst(d, slot)?) };
         Ok((d, p))
     }
 
-    /// Checks that register operand `tok` (immediates and names pass) may stand for an
-    /// instruction of type `ty` by PTX's operand type rules: any type with a bit type of its
-    /// size, `.uN` with `.sN`, a float only with itself, a predicate only with itself.
-    fn check_operand(&self, tok: &str, ty: PtxType) -> Result<(), SimError> {
+    /// Checks that register operand `tok` (immediates and names pass) fits `slot` by the
+    /// operand type rules of [`Slot::takes_register`]; the error names the register, its
+    /// type and the registers the slot takes.
+    fn check_register(&self, tok: &str, slot: Slot) -> Result<(), SimError> {
         let Ok((_, reg)) = self.reg(tok) else { return Ok(()) };
-        if !ty.accepts_register(reg) {
-            return Err(
-                self.parse_err(format!("`{tok}` is a {reg} register, which a {ty} instruction cannot use"))
-            );
-        }
-        Ok(())
-    }
-
-    /// An error when `tok` is a register narrower than the type `ty` it holds (a 64-bit
-    /// result into a 32-bit register): PTX lets a register be wider than an instruction's
-    /// type (the value is extended or truncated), never narrower.
-    fn fits_register(&self, tok: &str, ty: PtxType) -> Result<(), SimError> {
-        let Ok((_, reg)) = self.reg(tok) else { return Ok(()) };
-        if reg != PtxType::Pred && reg.bits() < ty.bits() {
-            return Err(self.parse_err(format!("`{tok}` is a {reg} register, too narrow for a {ty} value")));
+        if !slot.takes_register(reg) {
+            return Err(self.parse_err(format!(
+                "`{tok}` is a {reg} register; this {} operand takes {} registers",
+                slot.name(),
+                slot.register_names()
+            )));
         }
         Ok(())
     }
@@ -501,23 +501,21 @@ impl Decoder {
         })
     }
 
-    /// A source operand of type `ty` whose register, if it is one, [`Self::check_operand`]
-    /// accepts for that type.
-    fn checked_src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
-        self.check_operand(tok, ty)?;
-        self.src(tok, ty)
-    }
-
-    /// A source operand of type `ty`: register, shared-array name, or immediate.
-    fn src(&mut self, tok: &str, ty: PtxType) -> Result<R, SimError> {
+    /// A source operand of `slot`: a register that fits it ([`Self::check_register`]), a
+    /// shared-array or variable name, or an immediate of a kind it takes
+    /// ([`Slot::takes_literal`]), read as its type.
+    fn src(&mut self, tok: &str, slot: impl Into<Slot>) -> Result<R, SimError> {
+        let slot = slot.into();
         if tok.starts_with('%') {
             if SpecialReg::ALL.iter().any(|s| s.ptx_name() == tok) || Counter::ALL.iter().any(|c| c.1 == tok)
             {
                 return Err(self.unsupported(format!("special register `{tok}` outside `mov`")));
             }
+            self.check_register(tok, slot)?;
             return Ok(self.reg(tok)?.0);
         }
         if let Some((r, _)) = self.bare_reg(tok) {
+            self.check_register(tok, slot)?;
             return Ok(r);
         }
         if let Some(off) = self.shared.get(tok).or_else(|| self.locals.get(tok)) {
@@ -539,8 +537,25 @@ impl Decoder {
                 }
             }
         }
-        let v = self.imm(tok, ty)?;
+        let lit = Literal::of(tok);
+        if !slot.takes_literal(lit) {
+            return Err(self.parse_err(format!(
+                "`{tok}` is {} immediate, which this {} operand cannot take",
+                lit.name(),
+                slot.name()
+            )));
+        }
+        let v = self.imm(tok, slot.ty())?;
         Ok(self.konst(v))
+    }
+
+    /// A `bfe`/`bfi` bit position or length: a `.u32` operand, an immediate one 0..=255
+    /// (ptxas: "value out of range").
+    fn bit_field(&mut self, tok: &str) -> Result<R, SimError> {
+        if int_literal(tok).is_some_and(|v| !(0..=255).contains(&v)) {
+            return Err(self.parse_err(format!("bit-field immediate `{tok}` is not in 0..=255")));
+        }
+        self.src(tok, PtxType::U32)
     }
 
     /// `[base+off]`: the base register (or constant slot of a shared array) and offset.
@@ -579,11 +594,9 @@ impl Decoder {
             }
             None => (inner, 0),
         };
-        if base.starts_with('%') {
+        if base.starts_with('%') || self.bare_reg(base).is_some() {
+            self.check_register(base, Slot::Address)?;
             return Ok((self.reg(base)?.0, off));
-        }
-        if let Some((r, _)) = self.bare_reg(base) {
-            return Ok((r, off));
         }
         if let Some(r) = self.variable(base) {
             if !matches!(space, MemSpace::Global | MemSpace::Generic) {
@@ -610,18 +623,35 @@ impl Decoder {
         Err(self.parse_err(format!("unknown address base `{base}`")))
     }
 
-    /// The destinations of a load: the registers of a `{%a, %b}` group (a `_` lane is read
-    /// and dropped), or the one register `tok`.
-    fn load_targets(&mut self, tok: &str) -> Result<Vec<R>, SimError> {
+    /// The registers of operand `tok` of `slot`, destinations (`dst`) or sources: the one
+    /// register (or immediate source) `tok`, or the elements of a `{%a, %b}` group, whose
+    /// registers' common type ([`vector_type`]) must fit the slot (a `_` destination is read
+    /// and dropped; an immediate source must be of a kind the slot takes).
+    fn group(&mut self, tok: &str, slot: Slot, dst: bool) -> Result<Vec<R>, SimError> {
+        if !tok.starts_with('{') {
+            return Ok(vec![if dst { self.dst(tok, slot)? } else { self.src(tok, slot)? }]);
+        }
         let toks: Vec<String> = self.group_tokens(tok).into_iter().map(str::to_string).collect();
-        toks.iter().map(|t| if t == "_" { Ok(self.scratch()) } else { Ok(self.reg(t)?.0) }).collect()
-    }
-
-    /// The sources of a store of type `ty`: the registers or immediates of a `{%a, 0}` group,
-    /// or the one register or immediate `tok` (`st.global.u32 [%rd1], 0;`).
-    fn store_sources(&mut self, tok: &str, ty: PtxType) -> Result<Vec<R>, SimError> {
-        let toks: Vec<String> = self.group_tokens(tok).into_iter().map(str::to_string).collect();
-        toks.iter().map(|t| self.src(t, ty)).collect()
+        let types: Vec<PtxType> = toks.iter().filter_map(|t| self.reg(t).ok()).map(|(_, ty)| ty).collect();
+        if !types.is_empty() {
+            let common = vector_type(&types)
+                .ok_or_else(|| self.parse_err(format!("the registers of `{tok}` differ in size or type")))?;
+            if !slot.takes_register(common) {
+                return Err(self.parse_err(format!(
+                    "`{tok}` holds {common} registers; this {} operand takes {} registers",
+                    slot.name(),
+                    slot.register_names()
+                )));
+            }
+        }
+        toks.iter()
+            .map(|t| match self.reg(t) {
+                Ok((r, _)) => Ok(r),
+                Err(_) if dst && t == "_" => Ok(self.scratch()),
+                Err(e) if dst => Err(e),
+                Err(_) => self.src(t, slot),
+            })
+            .collect()
     }
 
     /// The register names of a `{%a, %b}` group, or the one register `tok`.
@@ -706,7 +736,7 @@ impl Decoder {
                 if o[0].starts_with('{') || o[1].starts_with('{') {
                     return self.mov_vector(s, ty);
                 }
-                let d = self.dst(&o[0])?;
+                let d = self.dst(&o[0], ty)?;
                 if let Some(&(which, _, bits)) = Counter::ALL.iter().find(|c| c.1 == o[1]) {
                     if ty.bits() != bits {
                         return Err(self.unsupported(format!("`{}` of the {bits}-bit `{}`", s.opcode, o[1])));
@@ -721,8 +751,6 @@ impl Decoder {
                     // `mov.u64 %rd, k_param_0`: the address of a `__grid_constant__` parameter.
                     return Err(self.unsupported(format!("the address of kernel parameter `{}`", o[1])));
                 } else {
-                    self.check_operand(&o[0], ty)?;
-                    self.check_operand(&o[1], ty)?;
                     let a = self.src(&o[1], ty)?;
                     self.emit(Op::Mov { d, a }, s);
                 }
@@ -741,9 +769,7 @@ impl Decoder {
                     ["cvta", "to", "shared", "u64"] => (false, SHARED_WINDOW),
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], PtxType::U64)?;
+                let (d, [a]) = self.dst_srcs(s, PtxType::U64, [PtxType::U64])?;
                 let w = self.konst(window);
                 let mask = width_mask(64);
                 let op = if to_generic { Op::Add { d, a, b: w, mask } } else { Op::Sub { d, a, b: w, mask } };
@@ -757,9 +783,7 @@ impl Decoder {
                     _ => return Err(unsup(self)),
                 };
                 let ty = self.ty(t)?;
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let mut a = self.src(&o[1], ty)?;
+                let (d, [mut a]) = self.dst_srcs(s, ty, [ty])?;
                 if ftz {
                     a = self.flushed(a, s);
                 }
@@ -807,9 +831,7 @@ impl Decoder {
                     ("rsqrt", "approx", true) => FUn::RsqrtApproxF64,
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let mut a = self.src(&o[1], ty)?;
+                let (d, [mut a]) = self.dst_srcs(s, ty, [ty])?;
                 // (The f64 approximations flush their own subnormals.)
                 let ftz32 = ftz && !f64;
                 if ftz32 {
@@ -825,7 +847,8 @@ impl Decoder {
                     }
                     _ => return Err(unsup(self)),
                 };
-                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32, PtxType::B32, PtxType::U32])?;
+                let (d, [a, b, c]) =
+                    self.dst_srcs(s, PtxType::B32, [PtxType::B32, PtxType::B32, PtxType::U32])?;
                 self.emit(Op::Shf { left, clamp, d, a, b, c }, s);
             }
             "prmt" => {
@@ -839,15 +862,15 @@ impl Decoder {
                     ["prmt", "b32", "rc16"] => PrmtMode::Rc16,
                     _ => return Err(unsup(self)),
                 };
-                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32; 3])?;
+                let (d, [a, b, c]) = self.dst_srcs(s, PtxType::B32, [PtxType::B32; 3])?;
                 self.emit(Op::Prmt { mode, d, a, b, c }, s);
             }
             "fns" => {
                 if p != ["fns", "b32"] {
                     return Err(unsup(self));
                 }
-                let (d, [mask, base, offset]) =
-                    self.dst_srcs(s, [PtxType::B32, PtxType::U32, PtxType::S32])?;
+                // (ptxas reads `base` and `offset` as `.b32`: an f32 register passes.)
+                let (d, [mask, base, offset]) = self.dst_srcs(s, PtxType::B32, [PtxType::B32; 3])?;
                 self.emit(Op::Fns { d, mask, base, offset }, s);
             }
             "dp4a" | "dp2a" => {
@@ -865,7 +888,8 @@ impl Decoder {
                 let (Some(a_signed), Some(b_signed)) = (signed(at), signed(bt)) else {
                     return Err(unsup(self));
                 };
-                let (d, [a, b, c]) = self.dst_srcs(s, [PtxType::B32; 3])?;
+                // Integer operands (`.u32` takes the registers `.s32` does; an f32 one not).
+                let (d, [a, b, c]) = self.dst_srcs(s, PtxType::U32, [PtxType::U32; 3])?;
                 self.emit(Op::Dot { pairs, high, a_signed, b_signed, d, a, b, c }, s);
             }
             "cvt" if p.len() == 4 && p[2] == "tf32" && p[3] == "f32" => {
@@ -875,7 +899,7 @@ impl Decoder {
                     "rz" => crate::bits::Tf32Round::Zero,
                     _ => return Err(unsup(self)),
                 };
-                let (d, [a]) = self.dst_srcs(s, [PtxType::F32])?;
+                let (d, [a]) = self.dst_srcs(s, Slot::Packed { wide: false }, [PtxType::F32])?;
                 self.emit(Op::Tf32 { mode, d, a }, s);
             }
             "sad" => {
@@ -884,7 +908,7 @@ impl Decoder {
                 if !ty.is_int() || ty.bits() < 16 {
                     return Err(unsup(self));
                 }
-                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
+                let (d, [a, b, c]) = self.dst_srcs(s, ty, [ty; 3])?;
                 self.emit(Op::Sad { signed: ty.is_signed(), bits: ty.bits() as u8, d, a, b, c }, s);
             }
             "lop3" => {
@@ -894,7 +918,7 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 5)?;
-                let d = self.dst(&o[0])?;
+                let d = self.dst(&o[0], PtxType::B32)?;
                 let a = self.src(&o[1], PtxType::B32)?;
                 let b = self.src(&o[2], PtxType::B32)?;
                 let c = self.src(&o[3], PtxType::B32)?;
@@ -915,8 +939,10 @@ impl Decoder {
                     ("szext", "s32" | "u32") => BitOp2::Szext { signed: t == "s32" },
                     _ => return Err(unsup(self)),
                 };
-                let ty = self.ty(t)?;
-                let (d, [a, b]) = self.dst_srcs(s, [ty, PtxType::U32])?;
+                // (`bmsk`'s operands are positions and widths: ptxas gives its `.b32`
+                // destination no f32 register either.)
+                let ty = if op == BitOp2::Bmsk { PtxType::U32 } else { self.ty(t)? };
+                let (d, [a, b]) = self.dst_srcs(s, ty, [ty, PtxType::U32])?;
                 self.emit(Op::Mask { op, clamp, d, a, b }, s);
             }
             "slct" => self.slct(s, p)?,
@@ -927,7 +953,7 @@ impl Decoder {
                 if !matches!(ty, PtxType::B16 | PtxType::B32 | PtxType::B64) {
                     return Err(unsup(self));
                 }
-                let (d, [a]) = self.dst_srcs(s, [ty])?;
+                let (d, [a]) = self.dst_srcs(s, ty, [ty])?;
                 let zero = self.konst(0);
                 self.emit(Op::SetpU { cmp: Cmp::Eq, d, a, b: zero }, s);
             }
@@ -945,11 +971,11 @@ impl Decoder {
                 }
                 let signed = ty.is_signed();
                 if p[0] == "mul24" {
-                    let (d, [a, b]) = self.dst_srcs(s, [ty; 2])?;
+                    let (d, [a, b]) = self.dst_srcs(s, ty, [ty; 2])?;
                     self.emit(Op::Mul24 { hi, signed, d, a, b }, s);
                     return Ok(());
                 }
-                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
+                let (d, [a, b, c]) = self.dst_srcs(s, ty, [ty; 3])?;
                 let product = self.scratch();
                 self.emit(Op::Mul24 { hi, signed, d: product, a, b }, s);
                 let op = if sat {
@@ -964,7 +990,7 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 1)?;
-                let d = self.dst(&o[0])?;
+                let d = self.dst(&o[0], PtxType::B32)?;
                 self.emit(Op::ActiveMask { d }, s);
             }
             "match" => {
@@ -979,7 +1005,8 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 3)?;
-                let (d, equal) = self.pair_dst(&o[0])?;
+                // (ptxas gives the `.b32` destination and mask no f32 register.)
+                let (d, equal) = self.pair_dst(&o[0], PtxType::U32)?;
                 if equal.is_some() && !all {
                     return Err(self.parse_err("`match.any` has no predicate destination"));
                 }
@@ -988,7 +1015,7 @@ impl Decoder {
                     None => self.scratch(),
                 };
                 let a = self.src(&o[1], ty)?;
-                let mask = self.src(&o[2], PtxType::B32)?;
+                let mask = self.src(&o[2], PtxType::U32)?;
                 self.emit(Op::Match { all, d, equal, a, mask }, s);
             }
             "redux" => {
@@ -1002,7 +1029,8 @@ impl Decoder {
                     ("xor", "b32") => (ReduxOp::Xor, false),
                     _ => return Err(unsup(self)),
                 };
-                let (d, [a, mask]) = self.dst_srcs(s, [PtxType::B32; 2])?;
+                // (ptxas gives none of the `.b32` operands an f32 register.)
+                let (d, [a, mask]) = self.dst_srcs(s, PtxType::U32, [PtxType::U32; 2])?;
                 self.emit(Op::Redux { op, signed, d, a, mask }, s);
             }
             "elect" => {
@@ -1010,9 +1038,9 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 2)?;
-                let (d, pred) = self.pair_dst(&o[0])?;
+                let (d, pred) = self.pair_dst(&o[0], PtxType::U32)?;
                 let p = pred.ok_or_else(|| self.parse_err("`elect.sync` needs a `d|p` destination"))?;
-                let mask = self.src(&o[1], PtxType::B32)?;
+                let mask = self.src(&o[1], PtxType::U32)?;
                 self.emit(Op::Elect { d, p, mask }, s);
             }
             "bfe" | "bfi" => {
@@ -1027,18 +1055,18 @@ impl Decoder {
                         return Err(unsup(self));
                     }
                     self.expect_ops(s, 4)?;
-                    let d = self.dst(&o[0])?;
+                    let d = self.dst(&o[0], ty)?;
                     let a = self.src(&o[1], ty)?;
-                    let pos = self.src(&o[2], PtxType::U32)?;
-                    let len = self.src(&o[3], PtxType::U32)?;
+                    let pos = self.bit_field(&o[2])?;
+                    let len = self.bit_field(&o[3])?;
                     self.emit(Op::Bfe { wide, signed: ty.is_signed(), d, a, pos, len }, s);
                 } else {
                     self.expect_ops(s, 5)?;
-                    let d = self.dst(&o[0])?;
+                    let d = self.dst(&o[0], ty)?;
                     let a = self.src(&o[1], ty)?;
                     let b = self.src(&o[2], ty)?;
-                    let pos = self.src(&o[3], PtxType::U32)?;
-                    let len = self.src(&o[4], PtxType::U32)?;
+                    let pos = self.bit_field(&o[3])?;
+                    let len = self.bit_field(&o[4])?;
                     self.emit(Op::Bfi { wide, d, a, b, pos, len }, s);
                 }
             }
@@ -1049,10 +1077,7 @@ impl Decoder {
                 if !ty.is_arith_float() {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
+                let (d, [a, b]) = self.dst_srcs(s, ty, [ty; 2])?;
                 let sign = if ty == PtxType::F64 { 1u64 << 63 } else { 1 << 31 };
                 let (sign_mask, magnitude_mask) =
                     (self.konst(sign), self.konst(width_mask(ty.bits()) & !sign));
@@ -1080,9 +1105,9 @@ impl Decoder {
                 if !typed_ok {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
+                // A count or position is a `.u32`; `brev` gives its own type.
+                let dty = if matches!(op, BitOp::Brev) { ty } else { PtxType::U32 };
+                let (d, [a]) = self.dst_srcs(s, dty, [ty])?;
                 self.emit(Op::Bits { op, wide: ty.bits() == 64, d, a }, s);
             }
             "vote" => {
@@ -1094,7 +1119,8 @@ impl Decoder {
                     _ => return Err(unsup(self)),
                 };
                 self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
+                let dty = if kind == VoteKind::Ballot { PtxType::B32 } else { PtxType::Pred };
+                let d = self.dst(&o[0], dty)?;
                 let (negate, pred) = match o[1].strip_prefix('!') {
                     Some(r) => (true, r),
                     None => (false, o[1].as_str()),
@@ -1113,12 +1139,8 @@ impl Decoder {
                 if !matches!(ty, PtxType::U32 | PtxType::S32 | PtxType::U16 | PtxType::S16) {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
-                let b = self.src(&o[2], ty)?;
                 let wide = if ty.bits() == 32 { PtxType::U64 } else { PtxType::U32 };
-                let c = self.src(&o[3], wide)?;
+                let (d, [a, b, c]) = self.dst_srcs(s, wide, [ty, ty, wide])?;
                 let product = self.scratch();
                 let op = if ty == PtxType::U32 {
                     Op::MulWideU32 { d: product, a, b }
@@ -1140,7 +1162,7 @@ impl Decoder {
                 if !ty.is_int() {
                     return Err(unsup(self));
                 }
-                let (d, [a, b, c]) = self.dst_srcs(s, [ty; 3])?;
+                let (d, [a, b, c]) = self.dst_srcs(s, ty, [ty; 3])?;
                 let mask = width_mask(ty.bits());
                 if !hi {
                     self.emit(Op::Mad { d, a, b, c, mask }, s);
@@ -1170,11 +1192,7 @@ impl Decoder {
                     (["ftz", "sat"], false) => (true, true),
                     _ => return Err(unsup(self)),
                 };
-                self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
-                let mut a = self.src(&o[1], ty)?;
-                let mut b = self.src(&o[2], ty)?;
-                let mut c = self.src(&o[3], ty)?;
+                let (d, [mut a, mut b, mut c]) = self.dst_srcs(s, ty, [ty; 3])?;
                 if ftz {
                     (a, b, c) = (self.flushed(a, s), self.flushed(b, s), self.flushed(c, s));
                 }
@@ -1198,10 +1216,13 @@ impl Decoder {
                 let half = if p[p.len() - 2] == "f16x2" { PtxType::F16 } else { PtxType::Bf16 };
                 let relu = p[2] == "relu";
                 self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
+                let d = self.dst(&o[0], Slot::Packed { wide: true })?;
+                // (ptxas widens the f32 sources of `.f16x2` alone.)
+                let from =
+                    if half == PtxType::F16 { Slot::Wide(PtxType::F32) } else { Slot::Exact(PtxType::F32) };
                 let mut halves = [0; 2];
                 for (slot, src) in halves.iter_mut().zip(&o[1..3]) {
-                    let mut a = self.src(src, PtxType::F32)?;
+                    let mut a = self.src(src, from)?;
                     if relu {
                         // A negative value becomes +0 (NaN stays NaN, as `.relu` defines).
                         let (zero, clamped) = (self.konst(0), self.scratch());
@@ -1246,10 +1267,8 @@ impl Decoder {
                     eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
                 }
                 self.expect_ops(s, 2)?;
-                self.fits_register(&o[0], dst)?;
-                self.fits_register(&o[1], src)?;
-                let d = self.dst(&o[0])?;
-                let mut a = self.src(&o[1], src)?;
+                let d = self.dst(&o[0], Slot::Wide(dst))?;
+                let mut a = self.src(&o[1], Slot::Wide(src))?;
                 if ftz && src == PtxType::F32 {
                     a = self.flushed(a, s);
                 }
@@ -1290,10 +1309,8 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, if bop.is_some() { 4 } else { 3 })?;
-                let (d, q) = self.pair_dst(&o[0])?;
+                let (d, q) = self.pair_dst(&o[0], PtxType::Pred)?;
                 let d = d.ok_or_else(|| self.parse_err("`setp` needs a destination predicate"))?;
-                let first = o[0].split('|').next().unwrap_or_default().trim();
-                self.pred(first)?;
                 let mut a = self.src(&o[1], ty)?;
                 let mut b = self.src(&o[2], ty)?;
                 if ftz {
@@ -1323,7 +1340,7 @@ impl Decoder {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 4)?;
-                let d = self.dst(&o[0])?;
+                let d = self.dst(&o[0], ty)?;
                 let a = self.src(&o[1], ty)?;
                 let b = self.src(&o[2], ty)?;
                 let pr = self.pred(&o[3])?;
@@ -1360,9 +1377,7 @@ impl Decoder {
                 if !matches!(ty, PtxType::F32 | PtxType::F64) {
                     return Err(unsup(self));
                 }
-                self.expect_ops(s, 2)?;
-                let d = self.dst(&o[0])?;
-                let a = self.src(&o[1], ty)?;
+                let (d, [a]) = self.dst_srcs(s, PtxType::Pred, [ty])?;
                 self.emit(Op::Testp { class, double: ty == PtxType::F64, d, a }, s);
             }
             // Cache hints: `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`, and `discard`, which
@@ -1377,7 +1392,8 @@ impl Decoder {
                 let [_, space] = p else { return Err(unsup(self)) };
                 self.expect_ops(s, 2)?;
                 let d = self.pred(&o[0])?;
-                let a = self.src(&o[1], PtxType::U64)?;
+                // (ptxas takes a 32-bit address register too.)
+                let a = self.src(&o[1], Slot::Wide(PtxType::U32))?;
                 let top = self.scratch();
                 let high = self.konst(0xffff_0000_0000_0000);
                 self.emit(Op::And { d: top, a, b: high }, s);
@@ -1424,7 +1440,8 @@ impl Decoder {
                     _ => return Err(unsup(self)),
                 };
                 self.expect_ops(s, 3)?;
-                let d = self.dst(&o[0])?;
+                let dty = if kind == BarReduce::Popc { PtxType::U32 } else { PtxType::Pred };
+                let d = self.dst(&o[0], dty)?;
                 let id: u32 = o[1].parse().ok().filter(|v| *v < 16).ok_or_else(|| {
                     self.unsupported(format!("barrier operand `{}` (an immediate 0..15 is needed)", o[1]))
                 })?;
@@ -1522,10 +1539,12 @@ impl Decoder {
                 }
                 let first = if is_red { 0 } else { 1 };
                 self.expect_ops(s, first + if cas { 3 } else { 2 })?;
-                let d = if is_red { self.scratch() } else { self.dst(&o[0])? };
+                // `add.noftz` of 16-bit floats: `.f16`/`.bf16` values, or a pair in a `.b32`.
+                let slot = half.map_or(Slot::Exact(ty), half_slot);
+                let d = if is_red { self.scratch() } else { self.dst(&o[0], slot)? };
                 let (base, off) = self.address(&o[first], space)?;
-                let a = self.src(&o[first + 1], ty)?;
-                let b = if cas { self.src(&o[first + 2], ty)? } else { a };
+                let a = self.src(&o[first + 1], slot)?;
+                let b = if cas { self.src(&o[first + 2], slot)? } else { a };
                 self.emit(Op::Atom { space, kind, d, base, off, a, b }, s);
             }
             "shfl" => {
@@ -1539,11 +1558,12 @@ impl Decoder {
                 };
                 self.expect_ops(s, 5)?;
                 // `d|p`: `p` says whether the source lane was valid.
-                let (d, valid) = self.pair_dst(&o[0])?;
+                let (d, valid) = self.pair_dst(&o[0], PtxType::B32)?;
                 let d = d.ok_or_else(|| self.parse_err("`shfl.sync` needs a destination register"))?;
+                // (ptxas reads the lane and clamp as `.b32`, the member mask as `.u32`.)
                 let src = self.src(&o[1], PtxType::B32)?;
-                let lane = self.src(&o[2], PtxType::U32)?;
-                let clamp = self.src(&o[3], PtxType::U32)?;
+                let lane = self.src(&o[2], PtxType::B32)?;
+                let clamp = self.src(&o[3], PtxType::B32)?;
                 let mask = self.src(&o[4], PtxType::U32)?;
                 self.emit(Op::Shfl { mode, d, valid, src, lane, clamp, mask }, s);
             }
@@ -1613,9 +1633,6 @@ impl Decoder {
         if !cmp_fits(c, self.ty(stype).unwrap_or(PtxType::F32)) {
             return Err(unsup(self));
         }
-        let o = &s.operands;
-        self.expect_ops(s, 3)?;
-        let d = self.dst(&o[0])?;
         if let ("f16" | "f16x2" | "bf16" | "bf16x2", dt) = (stype, dtype) {
             let (bf16, pair) = (stype.starts_with("bf"), stype.ends_with("x2"));
             let float = match dt {
@@ -1625,8 +1642,9 @@ impl Decoder {
                 _ => return Err(unsup(self)),
             };
             let form = HalfForm { bf16, pair, ftz, sat: false, relu: false, nan: false };
-            let ty = if pair { PtxType::B32 } else { PtxType::B16 };
-            let (a, b) = (self.src(&o[1], ty)?, self.src(&o[2], ty)?);
+            let half = half_slot(stype);
+            let dst = if float { half } else { Slot::Exact(self.ty(dt)?) };
+            let (d, [a, b]) = self.dst_srcs(s, dst, [half; 2])?;
             self.emit(Op::SetHalf { cmp, form, float, d, a, b }, s);
             return Ok(());
         }
@@ -1636,8 +1654,7 @@ impl Decoder {
             PtxType::U32 | PtxType::S32 => 0xffff_ffff,
             _ => return Err(unsup(self)),
         };
-        let mut a = self.src(&o[1], sty)?;
-        let mut b = self.src(&o[2], sty)?;
+        let (d, [mut a, mut b]) = self.dst_srcs(s, dty, [sty; 2])?;
         if ftz && sty == PtxType::F32 {
             (a, b) = (self.flushed(a, s), self.flushed(b, s));
         }
@@ -1670,7 +1687,7 @@ impl Decoder {
         if ty.bits() < 16 || matches!(ty, PtxType::F16 | PtxType::Bf16) {
             return Err(unsup(self));
         }
-        let (d, [a, b, mut c]) = self.dst_srcs(s, [ty, ty, cty])?;
+        let (d, [a, b, mut c]) = self.dst_srcs(s, ty, [ty, ty, cty])?;
         if ftz {
             c = self.flushed(c, s);
         }
@@ -1710,7 +1727,7 @@ impl Decoder {
         }
         let o = &s.operands;
         self.expect_ops(s, if half.is_some() { 4 } else { 3 })?;
-        let d = self.dst(&o[0])?;
+        let d = self.dst(&o[0], ty)?;
         let mut a = self.src(&o[1], ty)?;
         let mut b = self.src(&o[2], ty)?;
         if let Some(hi) = half {
@@ -1770,7 +1787,7 @@ impl Decoder {
             }
         }
         let o = &s.operands;
-        let ty = if pair { PtxType::B32 } else { PtxType::B16 };
+        let ty = half_slot(t);
         let unary = matches!(op, HalfOp::Neg | HalfOp::Abs) && !setp;
         self.expect_ops(
             s,
@@ -1783,7 +1800,7 @@ impl Decoder {
             },
         )?;
         if let Some(cmp) = cmp {
-            let (d, hi) = self.pair_dst(&o[0])?;
+            let (d, hi) = self.pair_dst(&o[0], PtxType::Pred)?;
             let d = d.ok_or_else(|| self.parse_err("`setp` needs a destination predicate"))?;
             if hi.is_some() != pair {
                 return Err(self.parse_err(format!("`{}` writes {} predicate(s)", s.opcode, 1 + pair as u8)));
@@ -1793,7 +1810,7 @@ impl Decoder {
             self.emit(Op::SetpHalf { cmp, form, d, hi, a, b }, s);
             return Ok(());
         }
-        let d = self.dst(&o[0])?;
+        let d = self.dst(&o[0], ty)?;
         let a = self.src(&o[1], ty)?;
         let b = if unary { a } else { self.src(&o[2], ty)? };
         let c = if op == HalfOp::Fma { self.src(&o[3], ty)? } else { a };
@@ -1833,8 +1850,7 @@ impl Decoder {
     fn mov_vector(&mut self, s: &Stmt, ty: PtxType) -> Result<(), SimError> {
         let o = &s.operands;
         let (packing, group) = if o[1].starts_with('{') { (true, &o[1]) } else { (false, &o[0]) };
-        let parts: Vec<String> = self.group_tokens(group).into_iter().map(str::to_string).collect();
-        let count = parts.len() as u32;
+        let count = self.group_tokens(group).len() as u32;
         if !(count == 2 || count == 4) || ty.bits() % count != 0 || ty.is_float() {
             return Err(self.unsupported(format!("`{}` with {count} elements", s.opcode)));
         }
@@ -1844,13 +1860,13 @@ impl Decoder {
             .find(|t| t.bits() == width && t.class() == ptx_core::types::TypeClass::Bits)
             .unwrap_or(PtxType::B16);
         let mask = self.konst(width_mask(width));
+        let elements = self.group(group, Slot::Exact(part_ty), !packing)?;
         if packing {
-            let d = self.dst(&o[0])?;
+            let d = self.dst(&o[0], ty)?;
             let acc = self.scratch();
             let zero = self.konst(0);
             self.emit(Op::Mov { d: acc, a: zero }, s);
-            for (k, part) in parts.iter().enumerate() {
-                let v = self.src(part, part_ty)?;
+            for (k, v) in elements.into_iter().enumerate() {
                 let (low, shifted) = (self.scratch(), self.scratch());
                 self.emit(Op::And { d: low, a: v, b: mask }, s);
                 let by = self.konst(k as u64 * width as u64);
@@ -1862,11 +1878,8 @@ impl Decoder {
             let src = self.src(&o[1], ty)?;
             let whole = self.scratch();
             self.emit(Op::Mov { d: whole, a: src }, s);
-            for (k, part) in parts.iter().enumerate() {
-                if part == "_" {
-                    continue;
-                }
-                let d = self.dst(part)?;
+            // (A `_` element's part goes to a scratch register.)
+            for (k, d) in elements.into_iter().enumerate() {
                 let by = self.konst(k as u64 * width as u64);
                 let shifted = self.scratch();
                 self.emit(Op::IntBin { op: BinaryOp::Shr, ty: PtxType::B64, d: shifted, a: whole, b: by }, s);
@@ -1925,10 +1938,10 @@ impl Decoder {
                     let slot =
                         self.call_param_slot(name, at).ok_or_else(|| self.parse_err("call parameter"))?;
                     if !is_ld {
-                        let a = self.src(tok, ty)?;
+                        let a = self.src(tok, Slot::Wide(ty))?;
                         self.emit(Op::Mov { d: slot, a }, s);
                     } else if tok != "_" {
-                        let d = self.dst(tok)?;
+                        let d = self.dst(tok, Slot::Wide(ty))?;
                         self.emit(Op::Mov { d, a: slot }, s);
                         self.sign_extend_narrow(tok, d, ty, s)?;
                     }
@@ -1944,7 +1957,7 @@ impl Decoder {
             if offset != 0 {
                 return Err(self.unsupported(format!("a kernel parameter read at an offset (`{addr}`)")));
             }
-            let d = self.dst(&o[0])?;
+            let d = self.dst(&o[0], Slot::Wide(ty))?;
             let idx = self
                 .params
                 .iter()
@@ -2012,29 +2025,14 @@ impl Decoder {
             self.cache_policy_operand(&o[2])?;
         }
         let (regs_tok, addr_tok) = if is_ld { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
-        let regs = if is_ld { self.load_targets(regs_tok)? } else { self.store_sources(regs_tok, ty)? };
+        // A value travels in a register at least as wide (a byte in a 16-, 32- or 64-bit
+        // one: zero- or sign-extended to it when loaded, its low bits when stored).
+        let slot = if n == 1 { Slot::Wide(ty) } else { Slot::Lane(ty) };
+        let regs = self.group(regs_tok, slot, is_ld)?;
         if regs.len() != n {
             return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
         }
         let (base, off) = self.address(addr_tok, space)?;
-        for tok in self.group_tokens(regs_tok).into_iter().filter(|t| *t != "_") {
-            self.fits_register(tok, ty)?;
-        }
-        // A byte travels in a 16-, 32- or 64-bit integer register (zero- or sign-extended to
-        // it when loaded, its low byte when stored).
-        if ty.is_memory_only() {
-            for tok in self.group_tokens(regs_tok) {
-                // A stored immediate passes (`imm` checked that it fits the type).
-                let Ok((_, rty)) = self.reg(tok) else { continue };
-                let wide_int = rty.bits() == 64 && !rty.is_float() && rty != PtxType::Pred;
-                if !rty.holds_bytes() && !wide_int {
-                    return Err(self.parse_err(format!(
-                        "`{}` needs 16-, 32- or 64-bit integer registers, `{tok}` is {rty}",
-                        s.opcode
-                    )));
-                }
-            }
-        }
         let size = ty.bytes() as u8;
         let mut r4 = [regs[0]; 4];
         r4[..n].copy_from_slice(&regs);
@@ -2061,19 +2059,14 @@ impl Decoder {
         let ty = self.ty(p[p.len() - 1])?;
         let mods = &p[1..p.len() - 1];
         self.expect_ops(s, 3)?;
-        let d = self.dst(&o[0])?;
-        let shift = matches!(p[0], "shl" | "shr");
-        if !mods.contains(&"wide") {
-            // The shift amount is a `.u32` of any instruction type.
-            for tok in if shift { &o[..2] } else { &o[..3] } {
-                self.check_operand(tok, ty)?;
-            }
-        } else if let Some(wide) = PtxType::EVERY.into_iter().find(|w| {
+        // `mul.wide.u32 d, a, b`: a 64-bit `d` from 32-bit sources.
+        let wide = PtxType::EVERY.into_iter().find(|w| {
             w.bits() == 2 * ty.bits() && w.is_int() == ty.is_int() && w.is_signed() == ty.is_signed()
-        }) {
-            // `mul.wide.u32 d, a, b`: a 64-bit `d` from 32-bit sources.
-            self.fits_register(&o[0], wide)?;
-        }
+        });
+        let d = match wide {
+            Some(w) if mods.contains(&"wide") => self.dst(&o[0], w)?,
+            _ => self.dst(&o[0], ty)?,
+        };
         if ty.is_arith_float() {
             let f64 = ty == PtxType::F64;
             let mut a = self.src(&o[1], ty)?;
@@ -2205,6 +2198,16 @@ fn hex_digits(h: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(h, 16).ok()
+}
+
+/// The slot of a 16-bit float operand of type `name` (`f16 bf16 f16x2 bf16x2`): an `.f16`
+/// or `.bf16` value, or a pair packed in a `.b32`.
+fn half_slot(name: &str) -> Slot {
+    match name {
+        "f16" => Slot::Exact(PtxType::F16),
+        "bf16" => Slot::Exact(PtxType::Bf16),
+        _ => Slot::Packed { wide: false },
+    }
 }
 
 /// Whether the PTX ISA defines integer `neg`/`abs`/`not` of type `ty`: `neg` and `abs` of

@@ -235,7 +235,8 @@ fn forms_ptx_does_not_define_are_unsupported() {
         "\tcvt.u32.s16 %r1, %sh1;",
         "\tcvt.rzi.u32.f32 %r1, %f2;",
         "\tcvt.rn.f32.u32 %f1, %r2;",
-        "\tfma.rn.relu.f16x2 %r1, %r2, %r3, %r4;",
+        // (A pair of halves is held in a `.b32` register: ptxas takes no `.u32` one.)
+        "\t{ .reg .b32 %b<4>; fma.rn.relu.f16x2 %b0, %b1, %b2, %b3; }",
     ] {
         assert!(Module::parse(&mini(body)).is_ok(), "{body:?}");
     }

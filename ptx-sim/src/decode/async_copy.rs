@@ -72,7 +72,7 @@ impl Decoder {
                             self.emit(Op::Selp { d, a: none, b: all, p }, s);
                             d
                         }
-                        _ => self.checked_src(&o[3], PtxType::U32)?,
+                        _ => self.src(&o[3], PtxType::U32)?,
                     },
                 };
                 self.emit(Op::CpAsync { dst, doff, src, soff, size: size as u8, src_size }, s);

@@ -40,9 +40,10 @@ impl Decoder {
     }
 
     /// Checks the cache-policy operand `tok` of a `.L2::cache_hint` access: a `.b64`
-    /// register or immediate. Nothing runs for it.
+    /// register or immediate (ptxas takes no `.f64` register, so it is checked as `.u64`).
+    /// Nothing runs for it.
     pub(super) fn cache_policy_operand(&mut self, tok: &str) -> Result<(), SimError> {
-        self.checked_src(tok, PtxType::B64).map(drop)
+        self.src(tok, PtxType::U64).map(drop)
     }
 
     /// `createpolicy.fractional`, `.range` and `.cvt`: the destination gets an opaque
@@ -55,7 +56,7 @@ impl Decoder {
             return Err(unsup(self));
         }
         if p[1..] == ["cvt", "L2", "b64"] {
-            let (d, [a]) = self.dst_srcs(s, [PtxType::B64])?;
+            let (d, [a]) = self.dst_srcs(s, PtxType::U64, [PtxType::U64])?;
             self.emit(Op::Mov { d, a }, s);
             return Ok(());
         }
@@ -85,18 +86,19 @@ impl Decoder {
                 }
                 _ => return Err(self.parse_err(format!("`{}` takes 1 or 2 operand(s)", s.opcode))),
             },
-            // `d, [a], primary-size, total-size`: a global range, sizes as `.b32`.
+            // `d, [a], primary-size, total-size`: a global range, sizes as `.b32` (ptxas
+            // takes no f32 register for them: checked as `.u32`).
             "range" => {
                 self.expect_ops(s, 4)?;
                 self.address(&o[1], MemSpace::Global)?;
                 for tok in &o[2..] {
-                    self.checked_src(tok, PtxType::B32)?;
+                    self.src(tok, PtxType::U32)?;
                 }
                 1.0f32.to_bits()
             }
             _ => return Err(unsup(self)),
         };
-        let d = self.dst(&o[0])?;
+        let d = self.dst(&o[0], PtxType::U64)?;
         let policy = self.konst((fraction as u64) << 32 | (secondary as u64) << 4 | primary as u64);
         self.emit(Op::Mov { d, a: policy }, s);
         Ok(())
