@@ -573,12 +573,14 @@ impl Decoder {
         let (base, off) = match split {
             Some(i) => {
                 let (b, o) = inner.split_at(i);
-                // `+n`, `-n`, and `+-n` (what ptxas accepts and our printer writes).
-                let (neg, digits) = match (o.starts_with('-'), o[1..].trim()) {
-                    (false, d) if d.starts_with('-') => (true, d[1..].trim_start()),
-                    (neg, d) => (neg, d),
-                };
                 let malformed = || self.parse_err(format!("malformed address offset in `{tok}`"));
+                // `+n` and `+-n` (what ptxas accepts and our printer writes; `-n` alone is
+                // ptxas's syntax error).
+                let digits = o.strip_prefix('+').ok_or_else(malformed)?.trim();
+                let (neg, digits) = match digits.strip_prefix('-') {
+                    Some(d) => (true, d.trim_start()),
+                    None => (false, digits),
+                };
                 let v: i64 = match digits.strip_prefix("0x") {
                     Some(h) => hex_digits(h).and_then(|v| i64::try_from(v).ok()).ok_or_else(malformed)?,
                     None if digits.bytes().all(|c| c.is_ascii_digit()) => {

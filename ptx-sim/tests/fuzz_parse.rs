@@ -108,12 +108,14 @@ fn mini(body: &str) -> String {
 fn negative_offsets_parse_in_every_spelling_ptxas_takes() {
     for body in [
         "\tld.global.u32 %r1, [%rd1+-4];",
-        "\tld.global.u32 %r1, [%rd1-4];",
+        "\tld.global.u32 %r1, [%rd1 + -4];",
         "\tld.global.u32 %r1, [%rd1+0x10];",
     ] {
         assert!(Module::parse(&mini(body)).is_ok(), "{body:?}");
     }
+    // (`[%rd1-4]` is ptxas's "Parsing error near '-'".)
     for body in [
+        "\tld.global.u32 %r1, [%rd1-4];",
         "\tld.global.u32 %r1, [%rd1++4];",
         "\tld.global.u32 %r1, [%rd1--4];",
         "\tld.global.u32 %r1, [%rd1+0x+4];",
