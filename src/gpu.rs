@@ -167,7 +167,7 @@ mod sealed {
 }
 
 macro_rules! scalar_traits {
-    (ints: $($int:ty),*; narrow: $($narrow:ty),*; floats: $($float:ty),*) => {
+    (ints: $($int:ty),*; narrow: $($narrow:ty),*; floats: $($float:ty => $sum:path),*) => {
         $(
             impl sealed::Sealed for $int {}
             impl WarpValue for $int {}
@@ -190,7 +190,7 @@ macro_rules! scalar_traits {
             impl WarpValue for $float {}
             impl AtomicValue for $float {
                 fn atomic_sum(self, other: Self) -> Self {
-                    self + other
+                    $sum(self, other)
                 }
                 fn same_bits(self, other: Self) -> bool {
                     self.to_bits() == other.to_bits()
@@ -200,7 +200,16 @@ macro_rules! scalar_traits {
     };
 }
 
-scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16; floats: f32, f64);
+scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16;
+    floats: f32 => flushed_f32_sum, f64 => std::ops::Add::add);
+
+/// `a + b` as the GPU's `f32` atomic addition computes it (`atom.add.f32`, which the PTX ISA
+/// defines so): one IEEE addition, rounded to nearest even, with subnormal inputs and a
+/// subnormal result flushed to zero of the same sign.
+fn flushed_f32_sum(a: f32, b: f32) -> f32 {
+    let flush = |x: f32| if x.is_subnormal() { 0.0f32.copysign(x) } else { x };
+    flush(flush(a) + flush(b))
+}
 
 /// The `value` of lane `lane_id() ^ (lane_mask % 32)` (`shfl.sync.bfly`, CUDA's
 /// `__shfl_xor_sync(0xffffffff, ..)`): the butterfly of a warp reduction. All 32 lanes of the
@@ -294,8 +303,10 @@ pub fn block_max<T: WarpValue>(value: T) -> T {
 }
 
 /// Adds `value` to `*element` atomically (wrapping for integers; `f32`/`f64` round as one
-/// IEEE addition) and returns the old value: `atomic_add(&mut hist[bin], 1)`. The element
-/// is one of a `&mut [T]` parameter or of a shared array.
+/// IEEE addition, and for `f32` subnormal inputs and results are flushed to zero of the
+/// same sign, as the GPU's `atom.add.f32` does) and returns the old value:
+/// `atomic_add(&mut hist[bin], 1)`. The element is one of a `&mut [T]` parameter or of a
+/// shared array.
 pub fn atomic_add<T: AtomicValue>(element: &mut T, value: T) -> T {
     let old = *element;
     *element = old.atomic_sum(value);

@@ -34,7 +34,7 @@ fn run_catalog(device: &Device, cat: &Catalog, input: &[u64], scalars: &[Scalar]
     let mut scratch = device.zeroed::<u64>((SCRATCH_PER_THREAD * THREADS / 8) as usize).unwrap();
     let mut args = vec![KernelArg::from(&input), KernelArg::from(&mut output), KernelArg::from(&mut scratch)];
     args.extend(scalars.iter().map(|s| KernelArg::from(*s)));
-    device.launch(cat, LaunchConfig::new((1, 1, 1), (THREADS, 1, 1)), &mut args).unwrap();
+    unsafe { device.launch(cat, LaunchConfig::new((1, 1, 1), (THREADS, 1, 1)), &mut args) }.unwrap();
     drop(args);
     output.to_vec().unwrap().iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -182,9 +182,14 @@ fn accurate_math_on_gpu_equals_the_simulator_bit_for_bit() {
     for device in [&gpu, &sim] {
         let xd = device.upload(&x).unwrap();
         let mut od = device.zeroed::<f32>(3 * n).unwrap();
-        device
-            .launch(&Math, LaunchConfig::linear((n / 256) as u32, 256), &mut [(&xd).into(), (&mut od).into()])
-            .unwrap();
+        unsafe {
+            device.launch(
+                &Math,
+                LaunchConfig::linear((n / 256) as u32, 256),
+                &mut [(&xd).into(), (&mut od).into()],
+            )
+        }
+        .unwrap();
         results.push(od.to_vec().unwrap());
     }
     for (i, (g, s)) in results[0].iter().zip(&results[1]).enumerate() {
@@ -391,7 +396,8 @@ fn saturated_zeros_have_the_simulators_sign_on_the_gpu() {
         let (ad, bd) = (device.upload(&a).unwrap(), device.upload(&b).unwrap());
         let mut out = device.zeroed::<f32>(8 * a.len()).unwrap();
         let config = LaunchConfig::for_elements(a.len(), 256);
-        module.launch("sat_forms", config, &mut [(&ad).into(), (&bd).into(), (&mut out).into()]).unwrap();
+        unsafe { module.launch("sat_forms", config, &mut [(&ad).into(), (&bd).into(), (&mut out).into()]) }
+            .unwrap();
         results.push(out.to_vec().unwrap());
     }
     let forms = [

@@ -437,6 +437,97 @@ fn warp_and_block_reductions_give_every_thread_the_total() -> ptx_dsl::runtime::
     Ok(())
 }
 
+/// `min`/`max` reductions over values some or all of which are NaN: Rust's fold ignores a
+/// NaN operand, so a block of NaNs gives NaN (not an infinity no thread had), in the warp
+/// and the block forms alike.
+#[ptx_kernel]
+fn nan_reductions(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    let v = x[t];
+    let (a, b, c, d) = (block_min(v), block_max(v), warp_min(v), warp_max(v));
+    let o = 4 * t;
+    out[o] = a;
+    out[o + 1] = b;
+    out[o + 2] = c;
+    out[o + 3] = d;
+}
+
+#[test]
+fn min_and_max_reductions_of_nans_are_nan_as_rusts_fold_gives() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    // Two warps: all NaN; then one value among NaNs in the second warp.
+    for x in
+        [vec![f32::NAN; 64], (0..64).map(|i| if i == 40 { -2.5 } else { f32::NAN }).collect::<Vec<f32>>()]
+    {
+        let xd = dev.upload(&x)?;
+        let mut out = DeviceBuffer::<f32>::zeroed(&dev, 4 * 64)?;
+        NanReductions::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out)?;
+        let out = out.to_vec()?;
+        let fold = |v: &[f32], f: fn(f32, f32) -> f32| v.iter().copied().fold(f32::NAN, f);
+        for t in 0..64 {
+            let w = &x[t / 32 * 32..t / 32 * 32 + 32];
+            let want = [fold(&x, f32::min), fold(&x, f32::max), fold(w, f32::min), fold(w, f32::max)];
+            for (got, want) in out[4 * t..4 * t + 4].iter().zip(want) {
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "thread {t}: {got} vs {want}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `atomic_add` on `f32`, in global and shared memory, with subnormal values: the GPU's
+/// `atom.add.f32` flushes subnormal inputs and results, and the host's `atomic_add` (what
+/// the body means as plain Rust) does the same.
+#[ptx_kernel]
+fn float_atomic_adds(x: &mut [f32], v: &[f32], old: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    if t < x.len() && t < v.len() && 3 * t + 2 < old.len() {
+        let s = shared::<f32, 32>();
+        s[t] = x[t];
+        old[3 * t] = atomic_add(&mut x[t], v[t]);
+        old[3 * t + 1] = atomic_add(&mut s[t], v[t]);
+        old[3 * t + 2] = s[t];
+    }
+}
+
+#[test]
+fn float_atomic_adds_flush_subnormals_on_the_gpu_and_the_host_alike() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let tiny = f32::from_bits(1); // the smallest subnormal
+    let pairs = [
+        (0.0f32, 1e-40f32),
+        (1e-40, 0.0),
+        (1e-38, -1.1e-38),
+        (-0.0, tiny),
+        (1.5, 2.25),
+        (f32::MIN_POSITIVE, -tiny),
+        (-1e-39, -0.0),
+        (3.0e38, 3.0e38),
+    ];
+    let mut x: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let v: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+    let (mut xd, vd) = (dev.upload(&x)?, dev.upload(&v)?);
+    let mut old = DeviceBuffer::<f32>::zeroed(&dev, 3 * x.len())?;
+    FloatAtomicAdds::new().launch(&dev, LaunchConfig::linear(1, 32), &mut xd, &vd, &mut old)?;
+    let (got_x, got_old) = (xd.to_vec()?, old.to_vec()?);
+    for t in 0..x.len() {
+        let before = x[t];
+        let returned = atomic_add(&mut x[t], v[t]);
+        assert_eq!(returned.to_bits(), before.to_bits(), "pair {t}");
+        // The old values, global and shared, and the sums, global and shared.
+        assert_eq!(got_old[3 * t].to_bits(), before.to_bits(), "pair {t}");
+        assert_eq!(got_old[3 * t + 1].to_bits(), before.to_bits(), "pair {t}");
+        assert_eq!(got_x[t].to_bits(), x[t].to_bits(), "pair {t}: {} vs {}", got_x[t], x[t]);
+        assert_eq!(got_old[3 * t + 2].to_bits(), x[t].to_bits(), "pair {t}");
+    }
+    assert_eq!(x[0].to_bits(), 0, "0 + 1e-40 flushes to +0");
+    assert_eq!(x[4], 3.75);
+    Ok(())
+}
+
 /// Reverses each block's elements through the launch-sized dynamic shared memory.
 #[ptx_kernel]
 fn dynamic_reverse(x: &[f64], out: &mut [f64]) {

@@ -45,7 +45,7 @@ fn load(device: &Device, name: &str) -> PtxModule {
 
 /// Runs kernel `name` of corpus file `file`.
 fn launch(module: &PtxModule, name: &str, cfg: LaunchConfig, args: &mut [KernelArg<'_>]) {
-    module.launch(name, cfg, args).unwrap_or_else(|e| panic!("{name}: {e}"));
+    unsafe { module.launch(name, cfg, args) }.unwrap_or_else(|e| panic!("{name}: {e}"));
 }
 
 /// The files the simulator cannot run yet, and the construct it names for each.
@@ -279,7 +279,8 @@ fn printf_prints_in_grid_and_thread_order() {
     each_build(|| {
         let device = Device::sim();
         let module = load(&device, "printf_kernel");
-        let report = module.launch("hello", LaunchConfig::linear(2, 3), &mut [42i32.into()]).unwrap();
+        let report =
+            unsafe { module.launch("hello", LaunchConfig::linear(2, 3), &mut [42i32.into()]) }.unwrap();
         let want: String =
             (0..2).flat_map(|b| (0..3).map(move |t| format!("thread {t} of block {b}: v = 42\n"))).collect();
         assert_eq!(report.printed, want);
@@ -287,7 +288,7 @@ fn printf_prints_in_grid_and_thread_order() {
         // Every conversion of C's printf, floats promoted to double as varargs do.
         let module = load(&device, "printf_types");
         let args = &mut [1.5f32.into(), 12345.678f64.into(), (-9_000_000_000i64).into()];
-        let report = module.launch("print_types", LaunchConfig::linear(1, 4), args).unwrap();
+        let report = unsafe { module.launch("print_types", LaunchConfig::linear(1, 4), args) }.unwrap();
         assert_eq!(report.printed, "-7|3000000000|-9000000000|1.500000|1.235e+04|str|Z|0xff|  1.5|12345.7\n");
     });
 }
@@ -360,13 +361,14 @@ fn launch_bounds_limit_the_block() {
             &mut [(&mut x).into(), 1.5f32.into(), 300i32.into()],
         );
         assert_eq!(x.to_vec().unwrap(), vec![3.0f32; 300]);
-        let err = module
-            .launch(
+        let err = unsafe {
+            module.launch(
                 "scale_bounded",
                 LaunchConfig::linear(1, 512),
                 &mut [(&mut x).into(), 1.5f32.into(), 300i32.into()],
             )
-            .unwrap_err();
+        }
+        .unwrap_err();
         assert!(err.to_string().contains(".maxntid"), "{err}");
     });
 }
@@ -1207,9 +1209,10 @@ fn recursive_device_functions_run_to_the_recursion_limit_and_trap_beyond() {
         let mut deep = device.zeroed::<u32>(1).unwrap();
         launch(&module, "deep", LaunchConfig::linear(1, 1), &mut [63u32.into(), (&mut deep).into()]);
         assert_eq!(deep.to_vec().unwrap(), [chain(63)]);
-        let err = module
-            .launch("deep", LaunchConfig::linear(1, 1), &mut [200u32.into(), (&mut deep).into()])
-            .unwrap_err();
+        let err = unsafe {
+            module.launch("deep", LaunchConfig::linear(1, 1), &mut [200u32.into(), (&mut deep).into()])
+        }
+        .unwrap_err();
         let text = err.to_string();
         assert!(
             text.contains("kernel `deep` trapped") && text.contains("recursion deeper than 64 levels"),
@@ -1220,14 +1223,15 @@ fn recursive_device_functions_run_to_the_recursion_limit_and_trap_beyond() {
         bad[70] = 0xdead;
         let bd = device.upload(&bad).unwrap();
         let mut out = device.zeroed::<u32>(3 * n).unwrap();
-        let err = module
-            .launch(
+        let err = unsafe {
+            module.launch(
                 "recursion",
                 LaunchConfig::for_elements(n, 64),
                 &mut [(&bd).into(), (&mut out).into(), (n as i32).into()],
             )
-            .unwrap_err()
-            .to_string();
+        }
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("kernel `recursion` trapped: block (1, 0, 0) thread (6, 0, 0) executed `trap`"),
             "{err}"
@@ -1253,10 +1257,11 @@ fn device_debug_information_is_read_and_names_the_source_line() {
         assert_eq!(y.to_vec().unwrap(), want);
         // A fault names the CUDA C line of the store.
         let mut short = device.zeroed::<f32>(n - 1).unwrap();
-        let err = module
-            .launch("debug_info", cfg, &mut [(&xd).into(), (&mut short).into(), (n as i32).into()])
-            .unwrap_err()
-            .to_string();
+        let err = unsafe {
+            module.launch("debug_info", cfg, &mut [(&xd).into(), (&mut short).into(), (n as i32).into()])
+        }
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("debug_info.cu:8:9"), "{err}");
     });
 }

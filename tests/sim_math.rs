@@ -98,7 +98,8 @@ fn run<T: MemTy, H: DeviceScalar>(x: &[H], routines: &'static [(&'static str, Ro
     let mut args = vec![KernelArg::from(&xd)];
     args.extend(outs.iter_mut().map(KernelArg::from));
     args.push(KernelArg::from(x.len() as u32));
-    device.launch(&MathKernel(routines), LaunchConfig::for_elements(x.len(), 256), &mut args).unwrap();
+    unsafe { device.launch(&MathKernel(routines), LaunchConfig::for_elements(x.len(), 256), &mut args) }
+        .unwrap();
     drop(args);
     outs.iter().map(|o| o.to_vec().unwrap()).collect()
 }
@@ -270,9 +271,14 @@ fn f16_data_lives_in_u16_buffers() {
     let x: [u16; 5] = [0x3c00, 0x3800, 0xc200, 0x7bff, 0x0001];
     let xd = device.upload(&x).unwrap();
     let mut od = device.zeroed::<u16>(x.len()).unwrap();
-    device
-        .launch(&DoubleHalf, LaunchConfig::linear(1, x.len() as u32), &mut [(&xd).into(), (&mut od).into()])
-        .unwrap();
+    unsafe {
+        device.launch(
+            &DoubleHalf,
+            LaunchConfig::linear(1, x.len() as u32),
+            &mut [(&xd).into(), (&mut od).into()],
+        )
+    }
+    .unwrap();
     assert_eq!(od.to_vec().unwrap(), [0x4000, 0x3c00, 0xc600, 0x7c00, 0x0002]);
 }
 

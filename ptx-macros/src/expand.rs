@@ -150,14 +150,18 @@ pub fn expand_kernel(
             /// this call on the simulator, by the next synchronising call (`synchronize`,
             /// `to_vec`) on CUDA, so that a launch never waits for the kernel.
         };
+        // Sound: the arguments are the kernel's parameters, each slice followed by its own
+        // length, and every access is checked against those lengths.
         let call = quote! {
             let #kernel_copy = *self;
-            #device.launch_checked(
-                self,
-                #config,
-                &mut [#(#launch_args),*],
-                ::std::boxed::Box::new(move || #kernel_copy.build_with_sites().1),
-            )
+            unsafe {
+                #device.launch_checked(
+                    self,
+                    #config,
+                    &mut [#(#launch_args),*],
+                    ::std::boxed::Box::new(move || #kernel_copy.build_with_sites().1),
+                )
+            }
         };
         (docs, quote!(), quote!(clippy::too_many_arguments), call)
     } else {
@@ -170,8 +174,8 @@ pub fn expand_kernel(
             #[doc = #safety]
         };
         // The section is there; clippy does not read docs written by a proc macro.
-        let lints = quote!(clippy::missing_safety_doc, clippy::too_many_arguments);
-        let call = quote!(#device.launch(self, #config, &mut [#(#launch_args),*]));
+        let lints = quote!(clippy::missing_safety_doc, clippy::too_many_arguments, unused_unsafe);
+        let call = quote!(unsafe { #device.launch(self, #config, &mut [#(#launch_args),*]) });
         (docs, quote!(unsafe), lints, call)
     };
     // Full-warp operations name all 32 lanes: a partial warp would leave them undefined.

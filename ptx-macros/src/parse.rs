@@ -575,6 +575,14 @@ impl<'e> Parser<'e> {
             return self.expr_of(ExprKind::Error, sp);
         };
         let args: Vec<Expr> = items.map(|a| self.expr(&a)).collect();
+        if format.value().contains('\0') {
+            self.err(
+                &format,
+                "a `gpu_print!` format cannot contain a NUL (`\\0`): the GPU's `printf` would stop there, \
+                 losing the rest of the text and the values",
+            );
+            return self.expr_of(ExprKind::Error, sp);
+        }
         let pieces = match split_format(&format.value()) {
             Ok(pieces) => pieces,
             Err(what) => {

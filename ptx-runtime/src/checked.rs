@@ -43,7 +43,13 @@ impl Device {
     /// Launches a checked kernel: `args` are its declared parameters, the fault record is
     /// appended as the last one. `sites` describes the kernel's fault sites (called only
     /// when one faulted). See the [module docs](self) for when the error surfaces.
-    pub fn launch_checked<K: Kernel + ?Sized>(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Device::launch_on`]: a checked kernel's accesses stay inside its slices
+    /// only when each length argument is its slice's true length, which the typed `launch`
+    /// that `#[ptx_kernel]` generates (the caller of this function) guarantees.
+    pub unsafe fn launch_checked<K: Kernel + ?Sized>(
         &self,
         kernel: &K,
         cfg: LaunchConfig,
@@ -54,7 +60,8 @@ impl Device {
         let launched = {
             let mut all: Vec<KernelArg<'_>> = args.iter_mut().map(KernelArg::reborrow).collect();
             all.push(KernelArg::buffer_mut(&mut record));
-            self.launch(kernel, cfg, &mut all)
+            // SAFETY: the caller's guarantee, passed on; the record is a buffer of its own.
+            unsafe { self.launch(kernel, cfg, &mut all) }
         };
         let check = PendingCheck { kernel: kernel.name().to_string(), record, sites };
         if self.is_synchronous() {

@@ -389,13 +389,18 @@ impl Device {
     }
 
     /// Launches `kernel` on the default stream; see [`Device::launch_on`].
-    pub fn launch<K: Kernel + ?Sized>(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Device::launch_on`].
+    pub unsafe fn launch<K: Kernel + ?Sized>(
         &self,
         kernel: &K,
         cfg: LaunchConfig,
         args: &mut [KernelArg<'_>],
     ) -> Result<LaunchReport> {
-        self.launch_on(&self.default_stream(), kernel, cfg, args)
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.launch_on(&self.default_stream(), kernel, cfg, args) }
     }
 
     /// Launches `kernel` over `cfg` with `args` on `stream`.
@@ -413,7 +418,16 @@ impl Device {
     /// On the simulator the grid has run when this returns (a memory fault is
     /// [`Error::SimFault`]); on CUDA the launch is queued, and errors of the running kernel
     /// surface at the next synchronizing call as [`Error::Driver`].
-    pub fn launch_on<K: Kernel + ?Sized>(
+    ///
+    /// # Safety
+    ///
+    /// The runtime checks the arguments' kinds and types against the kernel's parameters,
+    /// not what the kernel does with them: the caller guarantees that every memory access
+    /// the kernel makes for every thread of `cfg` stays inside the buffers passed (and any
+    /// length it is given is true). On the simulator an access outside every buffer is an
+    /// `Err`; on a GPU it is undefined behaviour. Kernels written with `#[ptx_kernel]`
+    /// have a typed `launch` that passes their slices' lengths itself: use it instead.
+    pub unsafe fn launch_on<K: Kernel + ?Sized>(
         &self,
         stream: &Stream,
         kernel: &K,
@@ -559,13 +573,18 @@ impl Stream {
     }
 
     /// Launches `kernel` on this stream (same as [`Device::launch_on`]).
-    pub fn launch<K: Kernel + ?Sized>(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Device::launch_on`].
+    pub unsafe fn launch<K: Kernel + ?Sized>(
         &self,
         kernel: &K,
         cfg: LaunchConfig,
         args: &mut [KernelArg<'_>],
     ) -> Result<LaunchReport> {
-        self.device.launch_on(self, kernel, cfg, args)
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.device.launch_on(self, kernel, cfg, args) }
     }
 }
 

@@ -41,7 +41,8 @@
 //! # fn main() -> ptx_runtime::Result<()> {
 //! let device = Device::sim();
 //! let mut data = device.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
-//! device.launch(&Double, LaunchConfig::linear(1, 4), &mut [KernelArg::from(&mut data)])?;
+//! // SAFETY: four threads, each touching its own element of the 4-element buffer.
+//! unsafe { device.launch(&Double, LaunchConfig::linear(1, 4), &mut [KernelArg::from(&mut data)]) }?;
 //! assert_eq!(data.to_vec()?, [2.0, 4.0, 6.0, 8.0]);
 //! # Ok(())
 //! # }

@@ -78,9 +78,15 @@ impl PtxModule {
     /// and `args` against the `.entry` signature ([`Error::ArgumentMismatch`]): as many
     /// arguments as parameters; a 64-bit integer parameter takes a buffer of this device or
     /// a 64-bit integer scalar; a 32-bit one a 32-bit integer scalar (signed or not: PTX
-    /// writes `int` as `.u32`); a float one a float of its width. What the kernel does with
-    /// a pointer cannot be checked: the buffers must be as large as the kernel expects.
-    pub fn launch(
+    /// writes `int` as `.u32`); a float one a float of its width.
+    ///
+    /// # Safety
+    ///
+    /// What the kernel does with a pointer cannot be checked: the caller guarantees that
+    /// every access the kernel makes for every thread of `cfg` stays inside the buffers
+    /// passed. On the simulator an access outside every buffer is an `Err`; on a GPU it is
+    /// undefined behaviour.
+    pub unsafe fn launch(
         &self,
         kernel: &str,
         cfg: LaunchConfig,

@@ -42,13 +42,14 @@ fn saxpy_on_gpu_equals_simulator_bit_for_bit() {
     for device in [&gpu, &sim] {
         let xb = device.upload(&x).unwrap();
         let mut yb = device.upload(&y).unwrap();
-        let report = device
-            .launch(
+        let report = unsafe {
+            device.launch(
                 &Saxpy,
                 LaunchConfig::for_elements(n, 256),
                 &mut [a.into(), (&xb).into(), (&mut yb).into(), (n as u32).into()],
             )
-            .unwrap();
+        }
+        .unwrap();
         if device.kind() == DeviceKind::Cuda {
             assert_eq!(report.threads, None);
         }
@@ -69,13 +70,14 @@ fn integer_kernels_on_gpu_equal_simulator() {
     let mut outs = Vec::new();
     for device in [&gpu, &sim] {
         let mut out = device.zeroed::<u32>(n as usize).unwrap();
-        device
-            .launch(
+        unsafe {
+            device.launch(
                 &Hash,
                 LaunchConfig::for_elements(n as usize, 128),
                 &mut [(&mut out).into(), 99u32.into(), n.into()],
             )
-            .unwrap();
+        }
+        .unwrap();
         outs.push(out.to_vec().unwrap());
     }
     assert_eq!(outs[0], outs[1]);
@@ -84,7 +86,7 @@ fn integer_kernels_on_gpu_equal_simulator() {
     let (width, height, depth) = (301u32, 77u32, 5u32);
     let mut out = gpu.zeroed::<u32>((width * height * depth) as usize).unwrap();
     let cfg = LaunchConfig::new((width.div_ceil(16), height.div_ceil(8), depth), (16, 8, 1));
-    gpu.launch(&Coords, cfg, &mut [(&mut out).into(), width.into(), height.into()]).unwrap();
+    unsafe { gpu.launch(&Coords, cfg, &mut [(&mut out).into(), width.into(), height.into()]) }.unwrap();
     assert_eq!(out.to_vec().unwrap(), coords_ref(width, height, depth));
 }
 
@@ -117,15 +119,16 @@ fn gpu_module_cache_and_checks() {
     let fill = Fill { value: 3, builds: &builds };
     let mut out = device.zeroed::<u32>(32).unwrap();
     for _ in 0..3 {
-        device.launch(&fill, LaunchConfig::linear(1, 32), &mut [(&mut out).into()]).unwrap();
+        unsafe { device.launch(&fill, LaunchConfig::linear(1, 32), &mut [(&mut out).into()]) }.unwrap();
     }
     assert_eq!(builds.load(Ordering::SeqCst), 1);
     assert_eq!(device.cache_stats().hits, 2);
     assert_eq!(out.to_vec().unwrap(), vec![3; 32]);
 
-    let err = device.launch(&fill, LaunchConfig::linear(1, 2048), &mut [(&mut out).into()]).unwrap_err();
+    let err =
+        unsafe { device.launch(&fill, LaunchConfig::linear(1, 2048), &mut [(&mut out).into()]) }.unwrap_err();
     assert!(matches!(err, Error::BadLaunchConfig { .. }), "{err:?}");
-    let err = device.launch(&fill, LaunchConfig::linear(1, 32), &mut [1u32.into()]).unwrap_err();
+    let err = unsafe { device.launch(&fill, LaunchConfig::linear(1, 32), &mut [1u32.into()]) }.unwrap_err();
     assert!(matches!(err, Error::ArgumentMismatch { .. }), "{err:?}");
 }
 
@@ -136,23 +139,25 @@ fn gpu_streams() {
     let stream = device.new_stream().unwrap();
     let n = 4096u32;
     let mut out = device.zeroed::<u32>(n as usize).unwrap();
-    stream
-        .launch(
+    unsafe {
+        stream.launch(
             &Hash,
             LaunchConfig::for_elements(n as usize, 256),
             &mut [(&mut out).into(), 1u32.into(), n.into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     stream.synchronize().unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(1, n));
     // Without an explicit synchronize: the download waits for the write (cudarc's events).
-    stream
-        .launch(
+    unsafe {
+        stream.launch(
             &Hash,
             LaunchConfig::for_elements(n as usize, 256),
             &mut [(&mut out).into(), 2u32.into(), n.into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(2, n));
 }
 
@@ -168,13 +173,14 @@ fn gpu_threads_drops_and_dropped_streams() {
             let device = &device;
             s.spawn(move || {
                 let mut out = device.zeroed::<u32>(n as usize).unwrap();
-                device
-                    .launch(
+                unsafe {
+                    device.launch(
                         &Hash,
                         LaunchConfig::for_elements(n as usize, 256),
                         &mut [(&mut out).into(), seed.into(), n.into()],
                     )
-                    .unwrap();
+                }
+                .unwrap();
                 assert_eq!(out.to_vec().unwrap(), hash_ref(seed, n));
             });
         }
@@ -192,13 +198,14 @@ fn gpu_threads_drops_and_dropped_streams() {
     for seed in [7u32, 8] {
         {
             let stream = device.new_stream().unwrap();
-            stream
-                .launch(
+            unsafe {
+                stream.launch(
                     &Hash,
                     LaunchConfig::for_elements(big as usize, 256),
                     &mut [(&mut out).into(), seed.into(), big.into()],
                 )
-                .unwrap();
+            }
+            .unwrap();
         }
         assert_eq!(out.to_vec().unwrap(), hash_ref(seed, big), "seed {seed}");
     }
@@ -221,9 +228,14 @@ fn raw_ptx_modules_run_on_the_gpu_as_on_the_simulator() {
         assert_eq!(module.kernel_names().count(), 2);
         let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
         let cfg = LaunchConfig::for_elements(n, 256);
-        module
-            .launch("saxpy", cfg, &mut [0.75f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()])
-            .unwrap();
+        unsafe {
+            module.launch(
+                "saxpy",
+                cfg,
+                &mut [0.75f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()],
+            )
+        }
+        .unwrap();
         results.push(yd.to_vec().unwrap());
     }
     assert_eq!(results[0], results[1]);

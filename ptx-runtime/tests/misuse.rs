@@ -29,7 +29,7 @@ fn the_step_budget_error_of_a_device_made_with_one_names_how_to_raise_it() {
     let ptx =
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry spin()\n{\nL:\nbra.uni L;\nret;\n}\n";
     let module = device.load_ptx(ptx).unwrap();
-    let text = module.launch("spin", LaunchConfig::linear(1, 1), &mut []).unwrap_err().to_string();
+    let text = unsafe { module.launch("spin", LaunchConfig::linear(1, 1), &mut []) }.unwrap_err().to_string();
     assert!(text.contains("`spin`") && text.contains("step budget of 5000"), "{text}");
     assert!(text.contains("Device::sim_with_step_budget"), "{text}");
 }

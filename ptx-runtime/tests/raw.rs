@@ -22,13 +22,14 @@ fn nvrtc_saxpy_runs_on_the_simulator_bit_for_bit() {
     let n = 3000;
     let (x, y) = (random_f32(11, n), random_f32(12, n));
     let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
-    let report = module
-        .launch(
+    let report = unsafe {
+        module.launch(
             "saxpy",
             LaunchConfig::for_elements(n, 128),
             &mut [1.5f32.into(), (&xd).into(), (&mut yd).into(), (n as i32).into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(report.threads, Some(24 * 128));
     // nvcc contracts `a * x[i] + y[i]` into one fma.
     let got = yd.to_vec().unwrap();
@@ -47,9 +48,10 @@ fn every_kernel_of_a_module_launches_by_name() {
     let (x, y) = (random_f32(1, n), random_f32(2, n));
     let (xd, mut yd) = (device.upload(&x).unwrap(), device.upload(&y).unwrap());
     let cfg = LaunchConfig::for_elements(n, 64);
-    module
-        .launch("saxpy", cfg, &mut [2.0f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()])
-        .unwrap();
+    unsafe {
+        module.launch("saxpy", cfg, &mut [2.0f32.into(), (&xd).into(), (&mut yd).into(), (n as u32).into()])
+    }
+    .unwrap();
     assert_eq!(yd.to_vec().unwrap(), saxpy_ref(2.0, &x, &y));
 }
 
@@ -59,10 +61,10 @@ fn arguments_are_checked_against_the_entry_signature() {
     let module = device.load_ptx(NVRTC_SAXPY).unwrap();
     let (xd, mut yd) = (device.upload(&[1.0f32; 8]).unwrap(), device.zeroed::<f32>(8).unwrap());
     let cfg = LaunchConfig::linear(1, 8);
-    let err = module.launch("saxpi", cfg, &mut []).unwrap_err();
+    let err = unsafe { module.launch("saxpi", cfg, &mut []) }.unwrap_err();
     assert!(matches!(&err, Error::InvalidArgument { argument, .. } if argument == "kernel"), "{err}");
     assert!(err.to_string().contains("it has saxpy"), "{err}");
-    let run = |args: &mut [KernelArg<'_>]| module.launch("saxpy", cfg, args).unwrap_err();
+    let run = |args: &mut [KernelArg<'_>]| unsafe { module.launch("saxpy", cfg, args) }.unwrap_err();
     match run(&mut [1.0f32.into(), (&xd).into()]) {
         Error::ArgumentMismatch { index: 2, expected, .. } => {
             assert!(expected.starts_with("4 arguments"), "{expected}")
@@ -91,7 +93,9 @@ fn arguments_are_checked_against_the_entry_signature() {
     ));
     // A bad geometry.
     let zero = LaunchConfig::linear(0, 8);
-    let err = module.launch("saxpy", zero, &mut [1.0f32.into(), (&xd).into(), (&mut yd).into(), 8u32.into()]);
+    let err = unsafe {
+        module.launch("saxpy", zero, &mut [1.0f32.into(), (&xd).into(), (&mut yd).into(), 8u32.into()])
+    };
     assert!(matches!(err, Err(Error::BadLaunchConfig { .. })));
 }
 
@@ -144,7 +148,7 @@ $L__BB1_1:
     let mut flag = device.zeroed::<u32>(1).unwrap();
     for (kernel, args) in [("spin", vec![KernelArg::from(&mut flag)]), ("barrier_loop", vec![])] {
         let mut args = args;
-        let err = module.launch(kernel, LaunchConfig::linear(1, 32), &mut args).unwrap_err();
+        let err = unsafe { module.launch(kernel, LaunchConfig::linear(1, 32), &mut args) }.unwrap_err();
         let text = err.to_string();
         assert!(text.contains(kernel) && text.contains("step budget of 100000"), "{text}");
         assert!(text.contains("thread (0, 0, 0)"), "{text}");
@@ -170,15 +174,18 @@ fn one_unsupported_kernel_leaves_the_others_loadable() {
     let module = device.load_ptx(&format!("{NVRTC_SAXPY}{extra}")).unwrap();
     assert_eq!(module.kernel_names().collect::<Vec<_>>(), ["saxpy", "fetch"]);
     let (x, mut y) = (device.upload(&[1.0f32; 4]).unwrap(), device.upload(&[1.0f32; 4]).unwrap());
-    module
-        .launch(
+    unsafe {
+        module.launch(
             "saxpy",
             LaunchConfig::linear(1, 4),
             &mut [2.0f32.into(), (&x).into(), (&mut y).into(), 4i32.into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(y.to_vec().unwrap(), [3.0; 4]);
-    let err = module.launch("fetch", LaunchConfig::linear(1, 1), &mut [(&x).into()]).unwrap_err().to_string();
+    let err = unsafe { module.launch("fetch", LaunchConfig::linear(1, 1), &mut [(&x).into()]) }
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("does not support") && err.contains("tex.2d"), "{err}");
     let line = format!("{NVRTC_SAXPY}{extra}").lines().position(|l| l.contains("tex.2d")).unwrap() + 1;
     assert!(err.contains(&format!("line {line}")), "{err}");

@@ -20,9 +20,10 @@ fn saxpy_matches_the_rust_reference_bit_for_bit() {
     let mut yb = device.upload(&y).unwrap();
     let cfg = LaunchConfig::for_elements(n, 128);
     assert_eq!(cfg.grid, (8, 1, 1));
-    let report = device
-        .launch(&Saxpy, cfg, &mut [a.into(), (&xb).into(), (&mut yb).into(), (n as u32).into()])
-        .unwrap();
+    let report = unsafe {
+        device.launch(&Saxpy, cfg, &mut [a.into(), (&xb).into(), (&mut yb).into(), (n as u32).into()])
+    }
+    .unwrap();
     let got = yb.to_vec().unwrap();
     let want = saxpy_ref(a, &x, &y);
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -45,8 +46,8 @@ fn bounds_check_leaves_elements_past_n_alone() {
     let y = random_f32(4, len);
     let xb = DeviceBuffer::from_slice(&device, &x).unwrap();
     let mut yb = DeviceBuffer::from_slice(&device, &y).unwrap();
-    device
-        .launch(
+    unsafe {
+        device.launch(
             &Saxpy,
             LaunchConfig::for_elements(n as usize, 128),
             &mut [
@@ -56,7 +57,8 @@ fn bounds_check_leaves_elements_past_n_alone() {
                 n.into(),
             ],
         )
-        .unwrap();
+    }
+    .unwrap();
     let got = yb.to_vec().unwrap();
     let want = saxpy_ref(-0.5, &x[..n as usize], &y[..n as usize]);
     assert_eq!(&got[..n as usize], &want[..]);
@@ -70,7 +72,9 @@ fn multi_block_three_dimensional_grid() {
     let mut out = device.zeroed::<u32>((width * height * depth) as usize).unwrap();
     // Blocks of 8x4 threads; the grid over-covers x and y, so the bounds checks matter.
     let cfg = LaunchConfig::new((width.div_ceil(8), height.div_ceil(4), depth), (8, 4, 1));
-    let report = device.launch(&Coords, cfg, &mut [(&mut out).into(), width.into(), height.into()]).unwrap();
+    let report =
+        unsafe { device.launch(&Coords, cfg, &mut [(&mut out).into(), width.into(), height.into()]) }
+            .unwrap();
     assert_eq!(out.to_vec().unwrap(), coords_ref(width, height, depth));
     assert_eq!(report.threads, Some(cfg.total_threads()));
 }
@@ -80,13 +84,14 @@ fn integer_kernel_matches_reference() {
     let device = Device::sim();
     let n = 5000u32;
     let mut out = device.zeroed::<u32>(n as usize).unwrap();
-    device
-        .launch(
+    unsafe {
+        device.launch(
             &Hash,
             LaunchConfig::for_elements(n as usize, 256),
             &mut [(&mut out).into(), 77u32.into(), n.into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(77, n));
 }
 
@@ -106,9 +111,10 @@ fn bad_launch_configs_are_rejected_before_building() {
         LaunchConfig::linear(1, 32).with_shared_mem(48 * 1024 + 1), // too much shared memory
     ];
     for cfg in bad {
-        let err = device
-            .launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), 4u32.into()])
-            .unwrap_err();
+        let err = unsafe {
+            device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), 4u32.into()])
+        }
+        .unwrap_err();
         match &err {
             Error::BadLaunchConfig { reason } => assert!(!reason.is_empty()),
             other => panic!("{cfg:?}: expected BadLaunchConfig, got {other:?}"),
@@ -130,13 +136,14 @@ fn wrong_argument_count_and_types_are_rejected() {
     let mut y = device.upload(&[1.0f32; 4]).unwrap();
     let cfg = LaunchConfig::linear(1, 4);
 
-    let err = device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into()]).unwrap_err();
+    let err = unsafe { device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into()]) }
+        .unwrap_err();
     assert!(matches!(err, Error::ArgumentMismatch { index: 3, .. }), "{err:?}");
 
     // a u32 where the f32 `a` is expected
-    let err = device
-        .launch(&Saxpy, cfg, &mut [2u32.into(), (&x).into(), (&mut y).into(), 4u32.into()])
-        .unwrap_err();
+    let err =
+        unsafe { device.launch(&Saxpy, cfg, &mut [2u32.into(), (&x).into(), (&mut y).into(), 4u32.into()]) }
+            .unwrap_err();
     match &err {
         Error::ArgumentMismatch { kernel, index, expected, found } => {
             assert_eq!((kernel.as_str(), *index), ("saxpy", 0));
@@ -147,22 +154,25 @@ fn wrong_argument_count_and_types_are_rejected() {
     }
 
     // a scalar where a buffer is expected
-    let err = device
-        .launch(&Saxpy, cfg, &mut [2.0f32.into(), 0u64.into(), (&mut y).into(), 4u32.into()])
-        .unwrap_err();
+    let err = unsafe {
+        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), 0u64.into(), (&mut y).into(), 4u32.into()])
+    }
+    .unwrap_err();
     assert!(matches!(err, Error::ArgumentMismatch { index: 1, .. }), "{err:?}");
 
     // a buffer where a scalar is expected
     let n_buf = device.upload(&[4u32]).unwrap();
-    let err = device
-        .launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), (&n_buf).into()])
-        .unwrap_err();
+    let err = unsafe {
+        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), (&n_buf).into()])
+    }
+    .unwrap_err();
     assert!(matches!(err, Error::ArgumentMismatch { index: 3, .. }), "{err:?}");
 
     // an i64 for the u32 `n`
-    let err = device
-        .launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), Scalar::I64(4).into()])
-        .unwrap_err();
+    let err = unsafe {
+        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), Scalar::I64(4).into()])
+    }
+    .unwrap_err();
     assert!(matches!(err, Error::ArgumentMismatch { index: 3, .. }), "{err:?}");
     assert_eq!(y.to_vec().unwrap(), [1.0; 4], "nothing ran");
 }
@@ -175,24 +185,27 @@ fn buffers_of_another_device_are_rejected() {
     assert_eq!(device, device.clone());
     let x = other.upload(&[1.0f32; 4]).unwrap();
     let mut y = device.upload(&[1.0f32; 4]).unwrap();
-    let err = device
-        .launch(
+    let err = unsafe {
+        device.launch(
             &Saxpy,
             LaunchConfig::linear(1, 4),
             &mut [2.0f32.into(), (&x).into(), (&mut y).into(), 4u32.into()],
         )
-        .unwrap_err();
+    }
+    .unwrap_err();
     assert!(matches!(err, Error::WrongDevice { .. }), "{err:?}");
     let err = y.copy_from_buffer(&x).unwrap_err();
     assert!(matches!(err, Error::WrongDevice { .. }), "{err:?}");
     let stream = other.new_stream().unwrap();
     let mut z = device.upload(&[0u32; 4]).unwrap();
-    let err = device.launch_on(
-        &stream,
-        &Hash,
-        LaunchConfig::linear(1, 4),
-        &mut [(&mut z).into(), 1u32.into(), 4u32.into()],
-    );
+    let err = unsafe {
+        device.launch_on(
+            &stream,
+            &Hash,
+            LaunchConfig::linear(1, 4),
+            &mut [(&mut z).into(), 1u32.into(), 4u32.into()],
+        )
+    };
     assert!(matches!(err, Err(Error::WrongDevice { .. })), "{err:?}");
 }
 
@@ -240,7 +253,8 @@ fn empty_launch_with_bounds_check_does_nothing() {
     let mut y = device.upload::<f32>(&[]).unwrap();
     let cfg = LaunchConfig::for_elements(0, 64);
     assert_eq!(cfg.grid, (1, 1, 1));
-    device.launch(&Saxpy, cfg, &mut [1.0f32.into(), (&x).into(), (&mut y).into(), 0u32.into()]).unwrap();
+    unsafe { device.launch(&Saxpy, cfg, &mut [1.0f32.into(), (&x).into(), (&mut y).into(), 0u32.into()]) }
+        .unwrap();
 }
 
 #[test]
@@ -248,11 +262,13 @@ fn out_of_bounds_store_is_a_sim_fault() {
     let device = Device::sim();
     let mut out = device.zeroed::<u32>(16).unwrap();
     // In bounds first.
-    device.launch(&Unchecked, LaunchConfig::linear(1, 16), &mut [(&mut out).into(), 0u32.into()]).unwrap();
+    unsafe { device.launch(&Unchecked, LaunchConfig::linear(1, 16), &mut [(&mut out).into(), 0u32.into()]) }
+        .unwrap();
     assert_eq!(out.to_vec().unwrap(), [1; 16]);
-    let err = device
-        .launch(&Unchecked, LaunchConfig::linear(1, 16), &mut [(&mut out).into(), 1_000_000u32.into()])
-        .unwrap_err();
+    let err = unsafe {
+        device.launch(&Unchecked, LaunchConfig::linear(1, 16), &mut [(&mut out).into(), 1_000_000u32.into()])
+    }
+    .unwrap_err();
     match &err {
         Error::SimFault { kernel, block, address, instruction, .. } => {
             assert_eq!(kernel, "unchecked_store");
@@ -271,8 +287,8 @@ fn module_cache_builds_each_kernel_once() {
     let builds = AtomicUsize::new(0);
     let mut out = device.zeroed::<u32>(8).unwrap();
     let fill7 = Fill { value: 7, builds: &builds };
-    let r1 = device.launch(&fill7, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]).unwrap();
-    let r2 = device.launch(&fill7, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]).unwrap();
+    let r1 = unsafe { device.launch(&fill7, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]) }.unwrap();
+    let r2 = unsafe { device.launch(&fill7, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]) }.unwrap();
     assert!(!r1.cache_hit);
     assert!(r2.cache_hit);
     assert_eq!(builds.load(Ordering::SeqCst), 1, "the second launch costs no build");
@@ -282,12 +298,12 @@ fn module_cache_builds_each_kernel_once() {
 
     // Another comptime value is another module.
     let fill9 = Fill { value: 9, builds: &builds };
-    device.launch(&fill9, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]).unwrap();
+    unsafe { device.launch(&fill9, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]) }.unwrap();
     assert_eq!(builds.load(Ordering::SeqCst), 2);
     assert_eq!(out.to_vec().unwrap(), [9; 8]);
     // Used again through a `dyn Kernel`.
     let dynamic: &dyn ptx_core::Kernel = &fill7;
-    device.launch(dynamic, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]).unwrap();
+    unsafe { device.launch(dynamic, LaunchConfig::linear(1, 8), &mut [(&mut out).into()]) }.unwrap();
     assert_eq!(builds.load(Ordering::SeqCst), 2);
     assert_eq!(device.cache_stats().hits, 2);
 
@@ -309,7 +325,7 @@ fn invalid_kernel_is_reported_and_not_cached() {
     let device = Device::sim();
     let mut out = device.zeroed::<u32>(1).unwrap();
     for _ in 0..2 {
-        let err = device.launch(&Broken, LaunchConfig::linear(1, 1), &mut []).unwrap_err();
+        let err = unsafe { device.launch(&Broken, LaunchConfig::linear(1, 1), &mut []) }.unwrap_err();
         assert!(matches!(err, Error::InvalidKernel(_)), "{err:?}");
     }
     assert_eq!(device.cache_stats().builds, 2);
@@ -324,19 +340,25 @@ fn streams_order_launches() {
     assert!(stream.device().same_as(&device));
     let n = 64u32;
     let mut out = device.zeroed::<u32>(n as usize).unwrap();
-    stream
-        .launch(&Hash, LaunchConfig::for_elements(64, 32), &mut [(&mut out).into(), 5u32.into(), n.into()])
-        .unwrap();
+    unsafe {
+        stream.launch(
+            &Hash,
+            LaunchConfig::for_elements(64, 32),
+            &mut [(&mut out).into(), 5u32.into(), n.into()],
+        )
+    }
+    .unwrap();
     stream.synchronize().unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(5, n));
-    device
-        .launch_on(
+    unsafe {
+        device.launch_on(
             &device.default_stream(),
             &Hash,
             LaunchConfig::for_elements(64, 32),
             &mut [(&mut out).into(), 6u32.into(), n.into()],
         )
-        .unwrap();
+    }
+    .unwrap();
     device.synchronize().unwrap();
     assert_eq!(out.to_vec().unwrap(), hash_ref(6, n));
 }
@@ -379,13 +401,14 @@ fn handles_are_send_and_sync() {
             let device = &device;
             s.spawn(move || {
                 let mut out = device.zeroed::<u32>(100).unwrap();
-                device
-                    .launch(
+                unsafe {
+                    device.launch(
                         &Hash,
                         LaunchConfig::for_elements(100, 32),
                         &mut [(&mut out).into(), seed.into(), 100u32.into()],
                     )
-                    .unwrap();
+                }
+                .unwrap();
                 assert_eq!(out.to_vec().unwrap(), hash_ref(seed, 100));
             });
         }
@@ -434,7 +457,7 @@ fn a_slow_build_does_not_block_other_kernels() {
         let slow = &slow;
         let worker = s.spawn(move || {
             let mut out = device.zeroed::<u32>(4).unwrap();
-            device.launch(slow, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]).unwrap();
+            unsafe { device.launch(slow, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]) }.unwrap();
             out.to_vec().unwrap()
         });
         entered_rx.recv().unwrap();
@@ -442,7 +465,7 @@ fn a_slow_build_does_not_block_other_kernels() {
         let builds = AtomicUsize::new(0);
         let mut out = device.zeroed::<u32>(4).unwrap();
         let fill = Fill { value: 2, builds: &builds };
-        device.launch(&fill, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]).unwrap();
+        unsafe { device.launch(&fill, LaunchConfig::linear(1, 4), &mut [(&mut out).into()]) }.unwrap();
         assert_eq!(out.to_vec().unwrap(), [2; 4]);
         proceed_tx.send(()).unwrap();
         assert_eq!(worker.join().unwrap(), [5; 4]);
@@ -459,7 +482,8 @@ fn a_read_only_buffer_for_a_written_pointer_and_a_buffer_of_the_wrong_type_are_r
     let cfg = LaunchConfig::linear(1, 4);
     // Saxpy stores through `y`: passing it read-only is refused, and `y` is left alone.
     let err =
-        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&y).into(), 4u32.into()]).unwrap_err();
+        unsafe { device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&y).into(), 4u32.into()]) }
+            .unwrap_err();
     match &err {
         Error::ArgumentMismatch { index: 2, expected, found, .. } => {
             assert!(expected.contains("mutable buffer") && expected.contains("`y`"), "{expected}");
@@ -471,9 +495,10 @@ fn a_read_only_buffer_for_a_written_pointer_and_a_buffer_of_the_wrong_type_are_r
     // A u32 buffer where the kernel loads f32 values.
     let words = device.upload(&[1u32; 4]).unwrap();
     let mut y = y;
-    let err = device
-        .launch(&Saxpy, cfg, &mut [2.0f32.into(), (&words).into(), (&mut y).into(), 4u32.into()])
-        .unwrap_err();
+    let err = unsafe {
+        device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&words).into(), (&mut y).into(), 4u32.into()])
+    }
+    .unwrap_err();
     match &err {
         Error::ArgumentMismatch { index: 1, expected, found, .. } => {
             assert!(expected.contains("buffer of f32"), "{expected}");
@@ -490,7 +515,7 @@ fn time_measures_the_work_and_passes_its_result_and_errors_on() {
     let (x, mut y) = (device.upload(&random_f32(3, n)).unwrap(), device.zeroed::<f32>(n).unwrap());
     let cfg = LaunchConfig::for_elements(n, 256);
     let (elapsed, report) = device
-        .time(|| {
+        .time(|| unsafe {
             device.launch(&Saxpy, cfg, &mut [2.0f32.into(), (&x).into(), (&mut y).into(), (n as u32).into()])
         })
         .unwrap();

@@ -251,16 +251,17 @@ fn identity(how: Reduce, ty: Scalar) -> Value {
                     Reduce::Min => <$host>::MAX,
                     Reduce::Max => <$host>::MIN,
                 }),)*
+                // -0.0: the sum of -0.0 values is -0.0 whatever the block size. NaN for
+                // `min`/`max`: Rust's (and PTX's) ignore a NaN operand, so NaN leaves every
+                // value unchanged, and a block of NaNs gives NaN as the host's fold does (an
+                // infinity would give a value no thread had).
                 Scalar::F32 => Value::from(match how {
-                    // -0.0: the sum of -0.0 values is -0.0 whatever the block size.
                     Reduce::Sum => -0.0f32,
-                    Reduce::Min => f32::INFINITY,
-                    Reduce::Max => f32::NEG_INFINITY,
+                    Reduce::Min | Reduce::Max => f32::NAN,
                 }),
                 Scalar::F64 => Value::from(match how {
                     Reduce::Sum => -0.0f64,
-                    Reduce::Min => f64::INFINITY,
-                    Reduce::Max => f64::NEG_INFINITY,
+                    Reduce::Min | Reduce::Max => f64::NAN,
                 }),
                 _ => internal_error("a reduction of a type the checker rejects"),
             }

@@ -30,20 +30,22 @@ impl Saxpy {
         let x_len = x.len() as u64;
         let y_len = y.len() as u64;
         let kernel = *self;
-        device
-            .launch_checked(
-                self,
-                config,
-                &mut [
-                    ::ptx_dsl::__private::KernelArg::scalar(a),
-                    ::ptx_dsl::__private::KernelArg::buffer(x),
-                    ::ptx_dsl::__private::KernelArg::scalar(x_len),
-                    ::ptx_dsl::__private::KernelArg::buffer_mut(y),
-                    ::ptx_dsl::__private::KernelArg::scalar(y_len),
-                    ::ptx_dsl::__private::KernelArg::scalar(n),
-                ],
-                ::std::boxed::Box::new(move || kernel.build_with_sites().1),
-            )
+        unsafe {
+            device
+                .launch_checked(
+                    self,
+                    config,
+                    &mut [
+                        ::ptx_dsl::__private::KernelArg::scalar(a),
+                        ::ptx_dsl::__private::KernelArg::buffer(x),
+                        ::ptx_dsl::__private::KernelArg::scalar(x_len),
+                        ::ptx_dsl::__private::KernelArg::buffer_mut(y),
+                        ::ptx_dsl::__private::KernelArg::scalar(y_len),
+                        ::ptx_dsl::__private::KernelArg::scalar(n),
+                    ],
+                    ::std::boxed::Box::new(move || kernel.build_with_sites().1),
+                )
+        }
     }
     /// Builds the kernel's IR, with the table of the places where it can fault.
     #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
