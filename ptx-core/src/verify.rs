@@ -462,9 +462,14 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
     let total =
         k.shared.iter().fold(0u64, |end, s| end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes));
     if total > MAX_STATIC_SHARED_BYTES {
+        let sizes: Vec<String> =
+            k.shared.iter().filter(|s| !s.dynamic).map(|s| s.bytes.to_string()).collect();
         let reason = format!(
             "the kernel's shared arrays take {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} bytes \
-             (48 KiB) of static shared memory a kernel may declare"
+             (48 KiB) of static shared memory a kernel may declare (arrays of {} bytes in declaration \
+             order, with their alignment; a block reduction such as `block_sum` adds a scratch array of \
+             its own); a larger array needs dynamic shared memory (`shared_dyn`, sized by the launch)",
+            sizes.join(", ")
         );
         return Err(invalid(Rule::SharedLimit, reason));
     }
