@@ -2055,6 +2055,16 @@ impl Decoder {
         Ok(())
     }
 
+    /// A `.pred` source of `and`/`or`/`xor`: a predicate, or one negated (`!%p2`, which
+    /// the PTX ISA allows there), read through a `not` into a register of its own.
+    fn pred_source(&mut self, tok: &str, s: &Stmt) -> Result<R, SimError> {
+        let Some(negated) = tok.strip_prefix('!') else { return self.src(tok, PtxType::Pred) };
+        let a = self.src(negated.trim_start(), PtxType::Pred)?;
+        let d = self.scratch();
+        self.emit(Op::IntUnary { op: UnaryOp::Not, ty: PtxType::Pred, d, a }, s);
+        Ok(d)
+    }
+
     fn binary(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let o = &s.operands;
@@ -2176,8 +2186,11 @@ impl Decoder {
         if !ok {
             return Err(unsup(self));
         }
-        let a = self.src(&o[1], ty)?;
-        let b = self.src(&o[2], if op.is_shift() { PtxType::U32 } else { ty })?;
+        let (a, b) = if ty == PtxType::Pred {
+            (self.pred_source(&o[1], s)?, self.pred_source(&o[2], s)?)
+        } else {
+            (self.src(&o[1], ty)?, self.src(&o[2], if op.is_shift() { PtxType::U32 } else { ty })?)
+        };
         let mask = width_mask(ty.bits());
         let op = match op {
             BinaryOp::Add => Op::Add { d, a, b, mask },

@@ -262,3 +262,14 @@ fn addresses_with_offsets_as_operands() {
         ld.shared.u32 %r6, [sh+4]; st.global.u32 [%rd3], %r6;";
     assert_eq!(run(body, "", 1), Ok(vec![5]));
 }
+
+/// A negated predicate as a source of `and`/`or`/`xor.pred` (ptxas accepts `!%p2` there).
+#[test]
+fn negated_predicate_sources_of_logic_operations() {
+    let body = " setp.ne.u32 %p1, %r1, 0; setp.lt.u32 %p2, %r1, 2;\n \
+        and.pred %p3, %p1, !%p2; or.pred %p4, !%p1, %p2; xor.pred %p5, !%p1, !%p2;\n \
+        selp.u32 %r2, 1, 0, %p3; selp.u32 %r3, 2, 0, %p4; selp.u32 %r4, 4, 0, %p5;\n \
+        add.u32 %r5, %r2, %r3; add.u32 %r5, %r5, %r4; st.global.u32 [%rd3], %r5;";
+    // t = 0: p1 0, p2 1 → and 0, or 1, xor 1 → 6; t = 1: 1, 1 → 0, 1, 0 → 2; t = 2: 1, 0 → 1, 0, 1 → 5.
+    assert_eq!(run(body, "", 3), Ok(vec![6, 2, 5]));
+}
