@@ -446,7 +446,7 @@ impl Device {
             cfg.validate_with_static_shared(&self.inner.limits, entry.static_shared)?;
         }
         check_args(kernel.name(), &entry.params, args)?;
-        self.check_owned(kernel.name(), args)?;
+        self.check_owned(kernel.name(), entry.params.iter().map(|p| p.name.as_str()), args)?;
         match (&self.inner.backend, &entry.loaded, &stream.inner) {
             (Backend::Sim(sim), Loaded::Sim(module), StreamInner::Sim { .. }) => {
                 let stats = sim.launch(module, &entry.entry, &cfg, &sim_params(args))?;
@@ -480,14 +480,21 @@ impl Device {
 }
 
 impl Device {
-    /// Checks that every buffer in `args` belongs to this device ([`Error::WrongDevice`]).
-    pub(crate) fn check_owned(&self, kernel: &str, args: &[KernelArg<'_>]) -> Result<()> {
-        for (index, arg) in args.iter().enumerate() {
+    /// Checks that every buffer in `args` belongs to this device ([`Error::WrongDevice`],
+    /// naming the argument's index and its parameter's name from `names`, the kernel's
+    /// parameters that `args` were checked against).
+    pub(crate) fn check_owned<'p>(
+        &self,
+        kernel: &str,
+        names: impl Iterator<Item = &'p str>,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        for (index, (name, arg)) in names.zip(args).enumerate() {
             if let Some(buf) = arg.erased_buffer() {
                 if !buf.owner().same_as(self) {
                     return Err(Error::WrongDevice {
                         what: format!(
-                            "argument {index} of kernel `{kernel}` ({}) lives on {}, but the launch is on {}",
+                            "argument {index} (`{name}`) of kernel `{kernel}` ({}) lives on {}, but the launch is on {}",
                             arg.describe(),
                             buf.owner(),
                             self

@@ -102,7 +102,8 @@ impl PtxModule {
         };
         cfg.validate(&self.device.limits())?;
         check_raw_args(kernel, &self.entries[index].params, args)?;
-        self.device.check_owned(kernel, args)?;
+        let names = self.entries[index].params.iter().map(|p| p.name.as_str());
+        self.device.check_owned(kernel, names, args)?;
         let report = |threads, instructions, printed| LaunchReport {
             kernel: kernel.to_string(),
             cache_hit: true,

@@ -87,10 +87,12 @@ fn arguments_are_checked_against_the_entry_signature() {
     }
     // A buffer of another device.
     let other = Device::sim().upload(&[1.0f32; 8]).unwrap();
-    assert!(matches!(
-        run(&mut [1.0f32.into(), (&other).into(), (&mut yd).into(), 8u32.into()]),
-        Error::WrongDevice { .. }
-    ));
+    match run(&mut [1.0f32.into(), (&other).into(), (&mut yd).into(), 8u32.into()]) {
+        err @ Error::WrongDevice { .. } => {
+            assert!(err.to_string().contains("argument 1 (`saxpy_param_1`)"), "{err}")
+        }
+        other => panic!("{other}"),
+    }
     // A bad geometry.
     let zero = LaunchConfig::linear(0, 8);
     let err = unsafe {
