@@ -404,12 +404,25 @@ fn bad_arguments_are_errors_naming_them() {
     assert_eq!(config(|c| c.rotary_dim = 66), Err("rotary_dim".to_string()));
     assert_eq!(config(|c| c.rotary_dim = 0), Err("rotary_dim".to_string()));
     assert_eq!(config(|c| c.head_dim = 0), Err("head_dim".to_string()));
-    assert!(config(|c| c.theta = f64::NAN).is_err());
-    assert!(config(|c| c.scaling = Scaling::Linear { factor: 0.0 }).is_err());
+    for theta in [f64::NAN, 0.0, -1.0, 1.0, f64::INFINITY] {
+        let named = Rope::new(RopeConfig { theta, ..RopeConfig::new(64) }).map(|_| ()).map_err(argument_of);
+        assert_eq!(named, Err("theta".to_string()), "{theta}");
+    }
+    assert_eq!(config(|c| c.scaling = Scaling::Linear { factor: 0.0 }), Err("scaling.factor".to_string()));
+    let yarn = |c: &mut RopeConfig| {
+        c.scaling = Scaling::Yarn {
+            factor: 4.0,
+            original_max_position: 4096,
+            beta_fast: 1.0,
+            beta_slow: 32.0,
+            attention_factor: None,
+        }
+    };
+    assert_eq!(config(yarn), Err("scaling.beta_fast".to_string()));
     // Parameters that are valid by themselves but give rates or a factor f32 cannot hold.
-    assert_eq!(config(|c| c.scaling = Scaling::Linear { factor: 1e-300 }), Err("scaling".to_string()));
-    // A YaRN attention factor that is ∞ or 0 in f32.
-    for attention_factor in [1e300, 1e-300] {
+    assert_eq!(config(|c| c.scaling = Scaling::Linear { factor: 1e-300 }), Err("scaling.factor".to_string()));
+    // A YaRN attention factor that is ∞, 0 or subnormal in f32.
+    for attention_factor in [1e300, 1e-300, 1e-40] {
         let mut c = RopeConfig::new(64);
         c.scaling = Scaling::Yarn {
             factor: 4.0,
@@ -420,7 +433,7 @@ fn bad_arguments_are_errors_naming_them() {
         };
         assert_eq!(
             Rope::new(c).map(|_| ()).map_err(argument_of),
-            Err("scaling".to_string()),
+            Err("scaling.attention_factor".to_string()),
             "{attention_factor}"
         );
     }
@@ -460,6 +473,74 @@ fn bad_arguments_are_errors_naming_them() {
     assert_eq!(argument_of(err), "k");
     let k = TensorView { offset: 16, ..k };
     rope.apply_qk_in_place(Direction::Forward, &pd, &mut qkv, q, k).unwrap();
+}
+
+/// The largest error of a forward pass of `config` (f32, 16 tokens of 2 heads) against the
+/// float64 reference at positions below 2^24, as a multiple of `m·max|x|`.
+fn worst_error(config: RopeConfig, rng: &mut Rng) -> f64 {
+    let device = Device::sim();
+    let (tokens, heads, hd) = (16u32, 2u32, config.head_dim);
+    let rope = Rope::new(config).unwrap().on(&device).unwrap();
+    let x: Vec<f32> = (0..(tokens * heads * hd) as usize).map(|_| rng.signed_f32()).collect();
+    let pos = positions(rng, tokens as usize, 1 << 24);
+    let view = TensorView::contiguous(tokens, heads, hd);
+    let mut out = device.zeroed::<f32>(x.len()).unwrap();
+    let (pd, xd) = (device.upload(&pos).unwrap(), device.upload(&x).unwrap());
+    rope.apply(Direction::Forward, &pd, &xd, view, &mut out, view).unwrap();
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let want = reference_rope(
+        &x64,
+        &pos,
+        tokens as usize,
+        heads as usize,
+        hd as usize,
+        (heads * hd) as usize,
+        config.rotary_dim as usize,
+        ref_layout(config.layout),
+        config.theta,
+        ref_scaling(config.scaling),
+        false,
+    );
+    let scale = config.scaling.attention_factor() * x64.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let got = out.to_vec().unwrap();
+    got.iter().zip(&want).map(|(g, w)| (*g as f64 - w).abs() / scale).fold(0.0, f64::max)
+}
+
+#[test]
+fn rates_above_one_radian_per_position_are_refused() {
+    // ACCURACY is derived for rates up to 1/2π turns (1 radian) per position, pair 0's
+    // without scaling; a factor below 1 raises the rates above that, and the error with
+    // them (a linear factor of 0.001 errs by 4.2e-6 at positions below 2^20): refused.
+    let mut rng = Rng::fresh("production_rope_rate_limit");
+    let linear = |factor| RopeConfig { scaling: Scaling::Linear { factor }, ..RopeConfig::new(64) };
+    let llama3 = |factor| RopeConfig {
+        theta: 500_000.0,
+        scaling: Scaling::Llama3 {
+            factor,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original_max_position: 8192,
+        },
+        ..RopeConfig::new(64)
+    };
+    for config in [linear(0.999), linear(0.5), linear(0.001), llama3(1e-4)] {
+        match Rope::new(config).unwrap_err() {
+            Error::InvalidArgument { argument, reason } => {
+                assert_eq!(argument, "scaling.factor", "{reason}");
+                assert!(reason.contains("turns") && reason.contains("0.159155"), "{reason}");
+            }
+            other => panic!("{:?}: {other}", config.scaling),
+        }
+    }
+    // At the limit (pair 0 of a linear factor 1), below it with a factor below 1 (Llama 3's
+    // 0.5 on its low-frequency pairs), and with every rate 0 in f32 (a linear factor of
+    // 1e50: the true angles stay below 1e-35 radians, so not rotating is right): within
+    // ACCURACY against float64.
+    for config in [linear(1.0), llama3(0.5), linear(1e50)] {
+        let worst = worst_error(config, &mut rng);
+        assert!(worst <= ACCURACY, "{:?}: {worst:e}", config.scaling);
+    }
+    assert!(Rope::new(linear(1e50)).unwrap().turn_table().iter().all(|&r| r == 0.0));
 }
 
 /// The sine and cosine a production kernel computes for one pair: its device function

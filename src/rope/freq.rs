@@ -7,6 +7,8 @@
 
 use std::f64::consts::PI;
 
+use ptx_runtime::{Error, Result};
+
 /// How RoPE frequencies are scaled, as configured in HF `rope_scaling`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scaling {
@@ -54,23 +56,46 @@ pub enum Scaling {
     },
 }
 
-/// Err unless `value` is finite and > 0 (or >= 1 when `at_least_one`).
-fn check_factor(what: &str, value: f64, at_least_one: bool) -> Result<(), String> {
+/// An [`Error::InvalidArgument`] naming `argument` (`theta`, `rotary_dim`, or a scaling
+/// parameter as `scaling.<field>`).
+fn invalid(argument: &str, reason: String) -> Error {
+    Error::InvalidArgument { argument: argument.into(), reason }
+}
+
+/// Err naming `scaling.<field>` unless `value` is finite and > 0 (or >= 1 when
+/// `at_least_one`); `kind` is the variant, for the message.
+fn check_factor(kind: &str, field: &str, value: f64, at_least_one: bool) -> Result<()> {
     let ok = value.is_finite() && if at_least_one { value >= 1.0 } else { value > 0.0 };
     if ok {
         Ok(())
     } else {
         let bound = if at_least_one { ">= 1" } else { "> 0" };
-        Err(format!("rope scaling: {what} must be finite and {bound}, not {value}"))
+        Err(invalid(&format!("scaling.{field}"), format!("{kind}: must be finite and {bound}, not {value}")))
     }
 }
 
-/// Err unless the original context length is positive.
-fn check_original(kind: &str, original_max_position: u32) -> Result<(), String> {
+/// Err naming `scaling.original_max_position` unless it is positive.
+fn check_original(kind: &str, original_max_position: u32) -> Result<()> {
     if original_max_position == 0 {
-        Err(format!("rope scaling: {kind} original_max_position must be > 0, not 0"))
+        Err(invalid("scaling.original_max_position", format!("{kind}: must be > 0, not 0")))
     } else {
         Ok(())
+    }
+}
+
+/// Err naming `scaling.attention_factor` unless it is positive and a normal f32 (the kernels
+/// multiply by it in f32: a subnormal one loses the relative accuracy the bound assumes, and
+/// 0, ∞ or NaN would erase the output).
+fn check_attention_factor(value: f64) -> Result<()> {
+    if value > 0.0 && (value as f32).is_normal() {
+        Ok(())
+    } else {
+        let reason = format!(
+            "yarn: must be positive and a normal f32 ({:e} to {:e}), not {value:e}",
+            f32::MIN_POSITIVE,
+            f32::MAX
+        );
+        Err(invalid("scaling.attention_factor", reason))
     }
 }
 
@@ -107,41 +132,39 @@ impl Scaling {
     }
 
     /// Checks the parameters: factors finite and > 0 (>= 1 for dynamic NTK and YaRN),
-    /// original_max_position > 0, beta_fast > beta_slow > 0 for YaRN, high_freq_factor > low_freq_factor > 0
-    /// for Llama3, attention_factor finite and > 0 if given. Err is a one-line message naming the field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// original_max_position > 0, beta_fast > beta_slow > 0 for YaRN, high_freq_factor >
+    /// low_freq_factor > 0 for Llama3, attention_factor, if given, positive and a normal f32.
+    /// Err is an [`Error::InvalidArgument`] naming the field as `scaling.<field>` (e.g.
+    /// `scaling.beta_fast`), with a one-line reason.
+    pub fn validate(&self) -> Result<()> {
         match *self {
             Scaling::None => Ok(()),
-            Scaling::Linear { factor } => check_factor("linear factor", factor, false),
+            Scaling::Linear { factor } => check_factor("linear", "factor", factor, false),
             Scaling::DynamicNtk { factor, original_max_position, .. } => {
-                check_factor("dynamic factor", factor, true)?;
+                check_factor("dynamic", "factor", factor, true)?;
                 check_original("dynamic", original_max_position)
             }
             Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => {
-                check_factor("yarn factor", factor, true)?;
+                check_factor("yarn", "factor", factor, true)?;
                 check_original("yarn", original_max_position)?;
-                check_factor("yarn beta_slow", beta_slow, false)?;
-                check_factor("yarn beta_fast", beta_fast, false)?;
+                check_factor("yarn", "beta_slow", beta_slow, false)?;
+                check_factor("yarn", "beta_fast", beta_fast, false)?;
                 if beta_fast <= beta_slow {
-                    return Err(format!(
-                        "rope scaling: yarn beta_fast must be > beta_slow, not {beta_fast} <= {beta_slow}"
-                    ));
+                    let reason = format!("yarn: must be > beta_slow, not {beta_fast} <= {beta_slow}");
+                    return Err(invalid("scaling.beta_fast", reason));
                 }
-                match attention_factor {
-                    Some(a) => check_factor("yarn attention_factor", a, false),
-                    None => Ok(()),
-                }
+                attention_factor.map_or(Ok(()), check_attention_factor)
             }
             Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => {
-                check_factor("llama3 factor", factor, false)?;
+                check_factor("llama3", "factor", factor, false)?;
                 check_original("llama3", original_max_position)?;
-                check_factor("llama3 low_freq_factor", low_freq_factor, false)?;
-                check_factor("llama3 high_freq_factor", high_freq_factor, false)?;
+                check_factor("llama3", "low_freq_factor", low_freq_factor, false)?;
+                check_factor("llama3", "high_freq_factor", high_freq_factor, false)?;
                 if high_freq_factor <= low_freq_factor {
-                    return Err(format!(
-                        "rope scaling: llama3 high_freq_factor must be > low_freq_factor, \
-                         not {high_freq_factor} <= {low_freq_factor}"
-                    ));
+                    let reason = format!(
+                        "llama3: must be > low_freq_factor, not {high_freq_factor} <= {low_freq_factor}"
+                    );
+                    return Err(invalid("scaling.high_freq_factor", reason));
                 }
                 Ok(())
             }
@@ -156,14 +179,15 @@ fn plain(base: f64, d: u32) -> Vec<f64> {
 
 /// Per-pair inverse frequencies (radians per position), length rotary_dim / 2, in f64, for base `theta` and
 /// the scaling. Pair i uses exponent 2i / rotary_dim (HF's convention: dim = rotary_dim, i.e. for partial
-/// rotary the rotary dimension, not head_dim). Requires rotary_dim even and >= 2, theta finite and > 1 —
-/// returns Err(String) naming the argument otherwise, plus whatever Scaling::validate says.
-pub fn inverse_frequencies(theta: f64, rotary_dim: u32, scaling: &Scaling) -> Result<Vec<f64>, String> {
+/// rotary the rotary dimension, not head_dim). Requires rotary_dim even and >= 2 and theta finite and > 1
+/// ([`Error::InvalidArgument`] naming `rotary_dim` or `theta` otherwise), and the checks of
+/// [`Scaling::validate`].
+pub fn inverse_frequencies(theta: f64, rotary_dim: u32, scaling: &Scaling) -> Result<Vec<f64>> {
     if rotary_dim < 2 || rotary_dim % 2 != 0 {
-        return Err(format!("rope: rotary_dim must be even and >= 2, not {rotary_dim}"));
+        return Err(invalid("rotary_dim", format!("must be even and >= 2, not {rotary_dim}")));
     }
     if !(theta.is_finite() && theta > 1.0) {
-        return Err(format!("rope: theta must be finite and > 1, not {theta}"));
+        return Err(invalid("theta", format!("must be finite and > 1, not {theta}")));
     }
     scaling.validate()?;
     let d = f64::from(rotary_dim);
@@ -372,29 +396,44 @@ mod tests {
         };
         let dynamic =
             |factor, original_max_position| Scaling::DynamicNtk { factor, original_max_position, seq_len: 1 };
-        let cases: Vec<(f64, u32, Scaling, &str)> = vec![
-            (1e4, 8, Scaling::Linear { factor: 0.0 }, "linear factor"),
-            (1e4, 8, Scaling::Linear { factor: -1.0 }, "linear factor must be finite and > 0, not -1"),
-            (1e4, 8, Scaling::Linear { factor: f64::NAN }, "linear factor"),
-            (1e4, 7, Scaling::None, "rotary_dim"),
-            (1e4, 0, Scaling::None, "rotary_dim"),
-            (1.0, 8, Scaling::None, "theta"),
-            (f64::INFINITY, 8, Scaling::None, "theta"),
-            (1e4, 8, dynamic(0.5, 2048), "dynamic factor"),
-            (1e4, 8, dynamic(2.0, 0), "original_max_position"),
-            (1e4, 8, Scaling::yarn(0.5, 4096), "yarn factor"),
-            (1e4, 8, Scaling::yarn(2.0, 0), "original_max_position"),
-            (1e4, 8, yarn(1.0, 32.0, None), "beta_fast must be > beta_slow"),
-            (1e4, 8, yarn(32.0, 0.0, None), "beta_slow"),
-            (1e4, 8, yarn(32.0, 1.0, Some(0.0)), "attention_factor"),
-            (1e4, 8, yarn(32.0, 1.0, Some(f64::NAN)), "attention_factor"),
-            (1e4, 8, llama(8.0, 4.0, 1.0), "high_freq_factor must be > low_freq_factor"),
-            (1e4, 8, llama(8.0, 0.0, 4.0), "low_freq_factor"),
-            (1e4, 8, llama(f64::NAN, 1.0, 4.0), "llama3 factor"),
+        // (theta, rotary_dim, scaling, the argument named, a piece of the reason)
+        let cases: Vec<(f64, u32, Scaling, &str, &str)> = vec![
+            (1e4, 8, Scaling::Linear { factor: 0.0 }, "scaling.factor", "linear"),
+            (1e4, 8, Scaling::Linear { factor: -1.0 }, "scaling.factor", "must be finite and > 0, not -1"),
+            (1e4, 8, Scaling::Linear { factor: f64::NAN }, "scaling.factor", "NaN"),
+            (1e4, 7, Scaling::None, "rotary_dim", "7"),
+            (1e4, 0, Scaling::None, "rotary_dim", "0"),
+            (1.0, 8, Scaling::None, "theta", "> 1, not 1"),
+            (f64::INFINITY, 8, Scaling::None, "theta", "inf"),
+            (1e4, 8, dynamic(0.5, 2048), "scaling.factor", "dynamic"),
+            (1e4, 8, dynamic(2.0, 0), "scaling.original_max_position", "dynamic"),
+            (1e4, 8, Scaling::yarn(0.5, 4096), "scaling.factor", ">= 1"),
+            (1e4, 8, Scaling::yarn(2.0, 0), "scaling.original_max_position", "yarn"),
+            (1e4, 8, yarn(1.0, 32.0, None), "scaling.beta_fast", "must be > beta_slow, not 1 <= 32"),
+            (1e4, 8, yarn(32.0, 0.0, None), "scaling.beta_slow", "> 0"),
+            (1e4, 8, yarn(32.0, 1.0, Some(0.0)), "scaling.attention_factor", "normal f32"),
+            (1e4, 8, yarn(32.0, 1.0, Some(-1.0)), "scaling.attention_factor", "not -1"),
+            (1e4, 8, yarn(32.0, 1.0, Some(f64::NAN)), "scaling.attention_factor", "NaN"),
+            // Positive in f64, but subnormal, 0 or ∞ as the f32 the kernels multiply by.
+            (1e4, 8, yarn(32.0, 1.0, Some(1e-40)), "scaling.attention_factor", "1e-40"),
+            (1e4, 8, yarn(32.0, 1.0, Some(1e-300)), "scaling.attention_factor", "normal f32"),
+            (1e4, 8, yarn(32.0, 1.0, Some(1e39)), "scaling.attention_factor", "normal f32"),
+            (1e4, 8, llama(8.0, 4.0, 1.0), "scaling.high_freq_factor", "must be > low_freq_factor"),
+            (1e4, 8, llama(8.0, 0.0, 4.0), "scaling.low_freq_factor", "llama3"),
+            (1e4, 8, llama(f64::NAN, 1.0, 4.0), "scaling.factor", "llama3"),
         ];
-        for (theta, dim, scaling, field) in cases {
-            let err = inverse_frequencies(theta, dim, &scaling).unwrap_err();
-            assert!(err.contains(field) && !err.contains('\n'), "{scaling:?}: {err}");
+        for (theta, dim, scaling, field, reason_part) in cases {
+            match inverse_frequencies(theta, dim, &scaling).unwrap_err() {
+                Error::InvalidArgument { argument, reason } => {
+                    assert_eq!(argument, field, "{scaling:?}: {reason}");
+                    assert!(reason.contains(reason_part) && !reason.contains('\n'), "{scaling:?}: {reason}");
+                }
+                other => panic!("{scaling:?}: {other}"),
+            }
+        }
+        // The smallest and largest normal f32 are accepted.
+        for a in [f32::MIN_POSITIVE as f64, f32::MAX as f64] {
+            assert!(yarn(32.0, 1.0, Some(a)).validate().is_ok(), "{a:e}");
         }
         assert!(Scaling::llama3().validate().is_ok() && Scaling::yarn(4.0, 4096).validate().is_ok());
     }

@@ -33,8 +33,9 @@
 //! instruction), so the simulator computes the same bits as a GPU.
 //!
 //! The bound ([`super::ACCURACY`]), for `pos < 2^24` (`p` exact, `p_rem = 0`) and rates
-//! `g <= 1/2π` (inverse frequencies up to 1 rad per position, as `θ^(−2i/d)` and every
-//! scaling but a linear factor below 1 give): `hi + lo` misses `g` by `2^-48·g`, `pos` times that is below 1e-8 turns;
+//! `g <= 1/2π` (inverse frequencies up to 1 rad per position, as `θ^(−2i/d)` gives and
+//! [`super::Rope::new`] requires: [`super::MAX_TURNS_PER_POSITION`]; a scaling factor below 1
+//! could give more): `hi + lo` misses `g` by `2^-48·g`, `pos` times that is below 1e-8 turns;
 //! `p·hi − whole` (below 0.63) and the sum `turn` (below 0.8) round by at most 2^-25 each,
 //! `p·lo` (below 0.16) by 2^-27: 7.7e-8 turns, 4.8e-7 rad in all. An output `x0·cos − x1·sin`
 //! moves by at most `√2·max|x|` per radian (6.8e-7), the polynomials add 2e-7, the factor `m`

@@ -59,6 +59,13 @@ use kernels::{
 /// measured (`tests/rope_production.rs`, the `rope` example) are 3.5e-7 to 3.9e-7.
 pub const ACCURACY: f64 = 1.2e-6;
 
+/// The largest rate a pair may rotate at, in turns per position: 1/2π, one radian per
+/// position, the rate of pair 0 without scaling (`θ^0`). The kernels' angle reduction and
+/// [`ACCURACY`] are derived for rates up to this ([`kernels`]). Only a scaling factor below
+/// 1 gives more (a linear one, or Llama 3's on its low-frequency pairs), which no HF model
+/// configures: [`Rope::new`] refuses it.
+pub const MAX_TURNS_PER_POSITION: f64 = 1.0 / std::f64::consts::TAU;
+
 /// The most tokens one launch takes: the kernels' token index `block · tokens_per_block + y`
 /// (at most 256 tokens per block) stays below 2^32 and the grid below its x limit of 2^31 − 1
 /// blocks.
@@ -237,6 +244,27 @@ fn invalid(argument: &str, reason: String) -> Error {
     Error::InvalidArgument { argument: argument.into(), reason }
 }
 
+/// Err naming `scaling.factor` unless every pair's rate, as the kernels read it (`hi`), is at
+/// most [`MAX_TURNS_PER_POSITION`] in f32 (NaN and ∞ fail too). A rate that underflows to 0
+/// is accepted: its true angle stays below 2^32 · 2^-149 · 2π ≈ 2e-35 radians at every
+/// position, far inside [`ACCURACY`], so not rotating is the right result.
+fn check_rates(turns: &[f32], inverse_frequencies: &[f64]) -> Result<()> {
+    let limit = MAX_TURNS_PER_POSITION as f32;
+    match turns.chunks(2).position(|rate| !(rate[0] <= limit)) {
+        None => Ok(()),
+        Some(pair) => {
+            let inv = inverse_frequencies[pair];
+            let reason = format!(
+                "makes pair {pair} rotate {:e} turns ({inv:e} radians) per position, more than the \
+                 {MAX_TURNS_PER_POSITION:.6} turns (1 radian) the kernels' angle reduction is accurate \
+                 for (a factor below 1 raises the rates above θ's)",
+                inv / std::f64::consts::TAU
+            );
+            Err(invalid("scaling.factor", reason))
+        }
+    }
+}
+
 /// A RoPE configuration with its frequency table computed (in f64, then split into f32
 /// turn rates, [`freq::turn_table`]). [`Rope::on`] binds it to a device.
 #[derive(Clone, Debug, PartialEq)]
@@ -247,33 +275,19 @@ pub struct Rope {
 }
 
 impl Rope {
-    /// Validates the configuration (shape, θ, scaling parameters: [`Error::InvalidArgument`]
-    /// naming the field) and computes the frequency table.
+    /// Validates the configuration and computes the frequency table. A mistake is an
+    /// [`Error::InvalidArgument`] naming the field: `head_dim`, `rotary_dim`, `theta`, or a
+    /// scaling parameter as `scaling.<field>` (`scaling.factor`, `scaling.beta_fast`, ...;
+    /// [`Scaling::validate`]). `scaling.factor` is also refused when it makes a pair rotate
+    /// faster than [`MAX_TURNS_PER_POSITION`], where [`ACCURACY`] no longer holds.
     pub fn new(config: RopeConfig) -> Result<Rope> {
         config.validate()?;
-        let inv = freq::inverse_frequencies(config.theta, config.rotary_dim, &config.scaling)
-            .map_err(|reason| invalid("rope config", reason))?;
-        let attention_factor = config.scaling.attention_factor() as f32;
-        // Parameters that pass their own checks can still give rates or a factor that f32
-        // cannot hold (a linear factor of 1e-300 makes the rates overflow to ∞, a YaRN
-        // attention factor of 1e300 is ∞ in f32): the kernels would write NaN or 0.
-        if !(attention_factor.is_finite() && attention_factor > 0.0) {
-            let reason = format!(
-                "the attention factor {} is not a positive finite f32",
-                config.scaling.attention_factor()
-            );
-            return Err(invalid("scaling", reason));
-        }
+        let inv = freq::inverse_frequencies(config.theta, config.rotary_dim, &config.scaling)?;
         let turns = freq::turn_table(&inv);
-        if let Some(pair) = turns.chunks(2).position(|rate| rate.iter().any(|r| !r.is_finite())) {
-            let reason = format!(
-                "pair {pair}'s rotation rate {:e} turns per position is not a finite f32 \
-                 (check θ and the scaling factor)",
-                inv[pair] / std::f64::consts::TAU
-            );
-            return Err(invalid("scaling", reason));
-        }
-        Ok(Rope { config, turns, attention_factor })
+        check_rates(&turns, &inv)?;
+        // `Scaling::validate` checked an explicit attention factor to be a normal f32; the
+        // default is in 1..=72.
+        Ok(Rope { config, turns, attention_factor: config.scaling.attention_factor() as f32 })
     }
 
     /// The configuration.
