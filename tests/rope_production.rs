@@ -543,6 +543,48 @@ fn rates_above_one_radian_per_position_are_refused() {
     assert!(Rope::new(linear(1e50)).unwrap().turn_table().iter().all(|&r| r == 0.0));
 }
 
+#[test]
+fn in_place_q_and_k_overlap_only_where_they_share_an_element() {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("production_rope_in_place_views");
+    let rope = Rope::new(RopeConfig::new(8)).unwrap().on(&device).unwrap();
+    let pd = device.upload(&[3u32, 70_000, 1, 12]).unwrap();
+    let data: Vec<f32> = (0..128).map(|_| rng.signed_f32()).collect();
+    let q = TensorView::contiguous(4, 2, 8);
+    let reason = |k: TensorView| {
+        let mut x = device.upload(&data).unwrap();
+        match rope.apply_qk_in_place(Direction::Forward, &pd, &mut x, q, k).unwrap_err() {
+            Error::InvalidArgument { argument, reason } if argument == "k" => reason,
+            other => panic!("{k:?}: {other}"),
+        }
+    };
+    // q is elements 0..64 of the buffer; k stacked after it (elements 64..128, with q's
+    // stride or its own) is disjoint, and one launch equals two.
+    for k in [TensorView { offset: 64, ..q }, TensorView { offset: 64, ..TensorView::contiguous(4, 1, 8) }] {
+        let mut fused = device.upload(&data).unwrap();
+        rope.apply_qk_in_place(Direction::Forward, &pd, &mut fused, q, k).unwrap();
+        let mut separate = device.upload(&data).unwrap();
+        rope.apply_in_place(Direction::Forward, &pd, &mut separate, q).unwrap();
+        rope.apply_in_place(Direction::Forward, &pd, &mut separate, k).unwrap();
+        assert_eq!(bits(&fused), bits(&separate), "{k:?}");
+        assert_ne!(f32_bits(&fused.to_vec().unwrap()), f32_bits(&data), "rotated");
+    }
+    // One element too early: k's first row overlaps q's last.
+    let r = reason(TensorView { offset: 56, ..q });
+    assert!(r.contains("elements 56..72 (token 0) overlap q's 48..64 (token 3)"), "{r}");
+    // Rows of one head interleaved with q's: disjoint at offset 8, overlapping at 9.
+    let (q1, k1) = (TensorView { heads: 1, ..q }, TensorView { heads: 1, offset: 8, ..q });
+    let mut x = device.upload(&data).unwrap();
+    rope.apply_qk_in_place(Direction::Forward, &pd, &mut x, q1, k1).unwrap();
+    let mut x = device.upload(&data).unwrap();
+    let err = rope.apply_qk_in_place(Direction::Forward, &pd, &mut x, q1, TensorView { offset: 9, ..k1 });
+    let r = err.unwrap_err().to_string();
+    assert!(r.contains("elements 9..17 (token 0) overlap q's 16..24 (token 1)"), "{r}");
+    // Different strides whose ranges interleave are refused.
+    let k = TensorView { tokens: 4, heads: 1, offset: 16, stride: 32 };
+    assert!(reason(k).contains("different strides must lie in separate ranges"), "{}", reason(k));
+}
+
 /// The sine and cosine a production kernel computes for one pair: its device function
 /// `scaled_sin_cos` run as plain Rust. Every step is an exact f32 operation, so the kernel
 /// must give these bits.

@@ -459,9 +459,11 @@ impl DeviceRope {
         self.in_place(direction, positions, x, ("x", view), None)
     }
 
-    /// Rotates q and k, two views of the one buffer `x` (as in a fused qkv projection), in
-    /// place and in one launch. The views must have the same tokens and stride and must not
-    /// overlap.
+    /// Rotates q and k, two views of the one buffer `x` (as in a fused qkv projection, or q
+    /// and k stacked in one allocation), in place and in one launch. The views must have the
+    /// same tokens and must not share an element ([`Error::InvalidArgument`] naming `k`, with
+    /// the overlapping element ranges); views with different strides must lie in separate
+    /// ranges of `x`.
     pub fn apply_qk_in_place<T: RopeStorage>(
         &self,
         direction: Direction,
@@ -590,22 +592,61 @@ fn check_heads(argument: &str, out: TensorView, input: TensorView) -> Result<()>
 }
 
 /// In-place q and k views of one buffer must not share an element (it would be rotated
-/// twice): with one stride, their spans within a row must be disjoint and inside the row.
+/// twice). Each view is the rows `offset + t·stride + [0, heads·head_dim)`, `t < tokens`;
+/// with one stride (a view of one token has any) the check is exact ([`overlapping_rows`]),
+/// with two the views must lie in separate ranges of the buffer.
 fn check_disjoint(q: TensorView, k: TensorView, head_dim: u32) -> Result<()> {
-    let span = |v: TensorView| (v.offset, v.offset + v.heads as usize * head_dim as usize);
-    let ((q0, q1), (k0, k1)) = (span(q), span(k));
-    let rows = q.tokens > 1;
-    if rows && q.stride != k.stride {
-        let reason = format!("stride {} differs from q's {} in the same buffer", k.stride, q.stride);
-        return Err(invalid("k", reason));
+    let rows = |v: TensorView| (v.tokens > 1).then_some(v.stride);
+    let stride = match (rows(q), rows(k)) {
+        (Some(a), Some(b)) if a != b => return check_separate(q, k, head_dim),
+        (a, b) => a.or(b).unwrap_or(0),
+    };
+    match overlapping_rows(q, k, head_dim, stride) {
+        None => Ok(()),
+        Some((qt, kt)) => {
+            let span = |v: TensorView, t: u32| {
+                let start = v.offset + t as usize * v.stride;
+                format!("{start}..{} (token {t})", start + v.heads as usize * head_dim as usize)
+            };
+            let reason = format!("elements {} overlap q's {} in the one buffer", span(k, kt), span(q, qt));
+            Err(invalid("k", reason))
+        }
     }
-    let stride = if rows { q.stride } else { usize::MAX };
-    let fits = q1.max(k1) - q0.min(k0) <= stride;
-    if !(fits && (q1 <= k0 || k1 <= q0)) {
-        let reason = format!("elements {k0}..{k1} of each row overlap q's {q0}..{q1}");
-        return Err(invalid("k", reason));
+}
+
+/// The first token of q and of k whose rows share an element, for views of `stride` (both
+/// inside the buffer, so no sum below overflows an `i128`). Row `i` of q and row `j` of k
+/// overlap when `−k_row < (k.offset − q.offset) + (j − i)·stride < q_row`: the smallest
+/// `t = j − i` above the lower end is the only candidate to test.
+fn overlapping_rows(q: TensorView, k: TensorView, head_dim: u32, stride: usize) -> Option<(u32, u32)> {
+    let row = |v: TensorView| v.heads as i128 * head_dim as i128;
+    let d = k.offset as i128 - q.offset as i128;
+    let (low, high) = (-row(k) - d, row(q) - d);
+    let (t_min, t_max) = (1 - q.tokens as i128, k.tokens as i128 - 1);
+    let s = stride as i128;
+    // Stride 0: both views are one token, t is 0.
+    let t = if s == 0 { 0 } else { low.div_euclid(s) + 1 }.max(t_min);
+    let hit = t <= t_max && t * s > low && t * s < high;
+    // i = max(0, −t), j = i + t: both in range since t_min <= t <= t_max.
+    hit.then(|| {
+        let i = (-t).max(0);
+        (i as u32, (i + t) as u32)
+    })
+}
+
+/// Views of one buffer with different strides must not interleave: one must end before the
+/// other starts.
+fn check_separate(q: TensorView, k: TensorView, head_dim: u32) -> Result<()> {
+    let (q_end, k_end) = (q.extent(head_dim), k.extent(head_dim));
+    if q_end <= k.offset || k_end <= q.offset {
+        return Ok(());
     }
-    Ok(())
+    let reason = format!(
+        "stride {} differs from q's {}, and its elements {}..{k_end} interleave with q's {}..{q_end}: \
+         views of one buffer with different strides must lie in separate ranges",
+        k.stride, q.stride, k.offset, q.offset
+    );
+    Err(invalid("k", reason))
 }
 
 /// The arguments of an out-of-place launch, validated.
