@@ -585,6 +585,38 @@ fn in_place_q_and_k_overlap_only_where_they_share_an_element() {
     assert!(reason(k).contains("different strides must lie in separate ranges"), "{}", reason(k));
 }
 
+#[test]
+fn buffers_of_another_device_are_named_by_their_argument() {
+    let (device, other) = (Device::sim(), Device::sim());
+    let rope = Rope::new(RopeConfig::new(8)).unwrap().on(&device).unwrap();
+    let v = TensorView::contiguous(2, 1, 8);
+    let (here, there) = (device.upload(&[0.5f32; 16]).unwrap(), other.upload(&[0.5f32; 16]).unwrap());
+    let (pos_here, pos_there) = (device.upload(&[1u32, 2]).unwrap(), other.upload(&[1u32, 2]).unwrap());
+    let (mut out_here, mut out_there) = (device.zeroed::<f32>(16).unwrap(), other.zeroed::<f32>(16).unwrap());
+    let named = |r: Result<ptx_dsl::runtime::LaunchReport, Error>, argument: &str| match r {
+        Err(e @ Error::WrongDevice { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(&format!("`{argument}` lives on")), "{text}");
+        }
+        other => panic!("{argument}: {other:?}"),
+    };
+    let fwd = Direction::Forward;
+    named(rope.apply(fwd, &pos_there, &here, v, &mut out_here, v), "positions");
+    named(rope.apply(fwd, &pos_here, &there, v, &mut out_here, v), "x");
+    named(rope.apply(fwd, &pos_here, &here, v, &mut out_there, v), "out");
+    let (mut k_out_here, mut k_out_there) =
+        (device.zeroed::<f32>(16).unwrap(), other.zeroed::<f32>(16).unwrap());
+    let qk = |k, q_out: &mut DeviceBuffer<f32>, k_out: &mut DeviceBuffer<f32>| {
+        rope.apply_qk(fwd, &pos_here, (&here, v), (k, v), (q_out, v), (k_out, v))
+    };
+    named(qk(&there, &mut out_here, &mut k_out_here), "k");
+    named(qk(&here, &mut out_there, &mut k_out_here), "q_out");
+    named(qk(&here, &mut out_here, &mut k_out_there), "k_out");
+    let mut x_there = other.upload(&[0.5f32; 16]).unwrap();
+    named(rope.apply_in_place(fwd, &pos_here, &mut x_there, v), "x");
+    assert!(rope.apply(fwd, &pos_here, &here, v, &mut out_here, v).is_ok());
+}
+
 /// The sine and cosine a production kernel computes for one pair: its device function
 /// `scaled_sin_cos` run as plain Rust. Every step is an exact f32 operation, so the kernel
 /// must give these bits.

@@ -392,7 +392,9 @@ impl Rope {
     }
 }
 
-/// A [`Rope`] whose table lives on a device: launches the kernels there.
+/// A [`Rope`] whose table lives on a device: launches the kernels there. Each launch first
+/// checks its arguments ([`Error::InvalidArgument`] naming the argument) and that every
+/// buffer lives on that device ([`Error::WrongDevice`] naming the argument).
 pub struct DeviceRope {
     rope: Rope,
     device: Device,
@@ -507,6 +509,17 @@ impl DeviceRope {
         Ok((self.rope.launch_config(tokens, vectorised), vectorised))
     }
 
+    /// Every buffer must live on this RoPE's device: [`Error::WrongDevice`] naming the
+    /// argument as the RoPE API calls it (the launch would name the kernel's parameter).
+    fn check_devices(&self, buffers: &[(&str, &Device)]) -> Result<()> {
+        match buffers.iter().find(|(_, device)| !device.same_as(&self.device)) {
+            None => Ok(()),
+            Some((argument, device)) => Err(Error::WrongDevice {
+                what: format!("`{argument}` lives on {device}, but this RoPE runs on {}", self.device),
+            }),
+        }
+    }
+
     fn out_of_place<T: RopeStorage>(
         &self,
         direction: Direction,
@@ -536,6 +549,13 @@ impl DeviceRope {
                 TensorView { heads: 0, offset: 0, ..q.dst_view },
             ),
         };
+        self.check_devices(&[
+            ("positions", positions.device()),
+            (src_name, q.src.device()),
+            ("k", k_src.device()),
+            (dst_name, q.dst.device()),
+            ("k_out", k_out.device()),
+        ])?;
         let (cfg, vectorised) = self.common::<T>(positions, &views)?;
         let args = OutOfPlaceArgs {
             q: (q.src, q.src_view),
@@ -569,6 +589,7 @@ impl DeviceRope {
             }
             None => TensorView { heads: 0, ..q_view },
         };
+        self.check_devices(&[("positions", positions.device()), ("x", x.device())])?;
         let (cfg, vectorised) = self.common::<T>(positions, &views)?;
         let args = InPlaceArgs {
             x,
