@@ -74,6 +74,41 @@ fn sizes_are_checked_before_launch() {
 }
 
 #[test]
+fn theta_and_the_grid_limits_are_checked_before_launch() {
+    let device = Device::sim();
+    let argument = |r: Result<ptx_dsl::runtime::LaunchReport, Error>| match r {
+        Err(Error::InvalidArgument { argument, reason }) => (argument, reason),
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    };
+    let x = device.upload(&[0.5f32; 32]).unwrap();
+    let mut out = device.zeroed::<f32>(32).unwrap();
+    let positions = device.upload(&[1u32, 2]).unwrap();
+    // θ = 0, 1, negative or NaN would make every angle NaN (or 0): refused, named.
+    for theta in [0.0, 1.0, -10_000.0, f32::NAN, f32::INFINITY] {
+        let (name, reason) = argument(BatchedRope::new(2, 8, theta).apply(&device, &x, &mut out, &positions));
+        assert_eq!(name, "theta", "{theta}: {reason}");
+        let backward = BatchedRopeBackward::new(2, 8, theta).apply(&device, &x, &mut out, &positions);
+        assert_eq!(argument(backward).0, "theta");
+    }
+    // One block row per sequence: at most 65535 (the grid's y limit), at least 1.
+    let rope = BatchedRope::new(1, 2, 10_000.0);
+    for n in [65_536usize, 0] {
+        let (xs, mut outs) = (device.zeroed::<f32>(2 * n).unwrap(), device.zeroed::<f32>(2 * n).unwrap());
+        let (name, reason) = argument(rope.apply(&device, &xs, &mut outs, &device.zeroed::<u32>(n).unwrap()));
+        assert_eq!(name, "positions");
+        assert!(reason.contains(&format!("holds {n} positions")) && reason.contains("65535"), "{reason}");
+    }
+    let (xs, mut outs) =
+        (device.zeroed::<f32>(2 * 65_535).unwrap(), device.zeroed::<f32>(2 * 65_535).unwrap());
+    rope.apply(&device, &xs, &mut outs, &device.zeroed::<u32>(65_535).unwrap()).unwrap();
+    // A shape whose elements the seed's u32 index cannot reach.
+    let wide = BatchedRope::new(1 << 30, 2048, 10_000.0);
+    let (name, reason) = argument(wide.apply(&device, &x, &mut out, &positions));
+    assert_eq!(name, "x");
+    assert!(reason.contains("u32"), "{reason}");
+}
+
+#[test]
 fn the_geometry_is_the_seeds() {
     let cfg = launch_config(32, 128, 7);
     assert_eq!((cfg.grid, cfg.block), ((32, 7, 1), (64, 1, 1)));

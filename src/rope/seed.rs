@@ -76,10 +76,12 @@ pub fn launch_config(num_heads: u32, head_dim: u32, batch: u32) -> LaunchConfig 
     LaunchConfig::new((num_heads, batch, 1), (head_dim / 2, 1, 1))
 }
 
-/// Checks the shape and the buffer sizes of a seed-kernel launch, returning its geometry.
+/// The seed's grid y limit: one block row per sequence.
+const MAX_SEQUENCES: usize = 65_535;
+
+/// Checks the shape, θ and the buffer sizes of a seed-kernel launch, returning its geometry.
 fn checked_config(
-    num_heads: u32,
-    head_dim: u32,
+    (num_heads, head_dim, theta): (u32, u32, f32),
     x: usize,
     out: usize,
     positions: usize,
@@ -89,14 +91,32 @@ fn checked_config(
     if head_dim == 0 || head_dim % 2 != 0 || head_dim > 2048 {
         return Err(invalid("head_dim", format!("must be even and in 2..=2048, not {head_dim}")));
     }
-    if num_heads == 0 {
-        return Err(invalid("num_heads", "must be at least 1".into()));
+    if num_heads == 0 || num_heads > i32::MAX as u32 {
+        return Err(invalid("num_heads", format!("must be in 1..=2^31 - 1 (the grid's x), not {num_heads}")));
     }
-    let batch = u32::try_from(positions)
-        .map_err(|_| invalid("positions", format!("{positions} sequences exceed the grid's y limit")))?;
-    let expected = positions * num_heads as usize * head_dim as usize;
+    // log2 θ must be finite and positive: θ = 0, 1, negative or NaN makes every angle NaN or 0.
+    if !(theta.is_finite() && theta > 1.0) {
+        return Err(invalid("theta", format!("must be finite and > 1, not {theta}")));
+    }
+    if positions == 0 || positions > MAX_SEQUENCES {
+        let reason = format!(
+            "holds {positions} positions, one per sequence: the seed launches one block row per sequence, \
+             1 to {MAX_SEQUENCES} (the grid's y limit)"
+        );
+        return Err(invalid("positions", reason));
+    }
+    // At most 65535 · (2^31 − 1) · 2048 < 2^59: no overflow.
+    let expected = positions as u64 * num_heads as u64 * head_dim as u64;
+    // The kernel's index `(seq · num_heads + head) · head_dim + 2p` is a u32, as in the seed.
+    if expected > 1 << 32 {
+        let reason = format!(
+            "{positions} sequences x {num_heads} heads x {head_dim} are {expected} values; the seed's u32 \
+             element index covers at most 2^32"
+        );
+        return Err(invalid("x", reason));
+    }
     for (argument, found) in [("x", x), ("out", out)] {
-        if found != expected {
+        if found as u64 != expected {
             return Err(invalid(
                 argument,
                 format!(
@@ -106,7 +126,7 @@ fn checked_config(
             ));
         }
     }
-    Ok(launch_config(num_heads, head_dim, batch))
+    Ok(launch_config(num_heads, head_dim, positions as u32))
 }
 
 /// The checked `apply` and the f64 `reference` of a seed kernel type (`backward` says which
@@ -115,9 +135,9 @@ macro_rules! seed_kernel_api {
     ($kernel:ident, $backward:literal) => {
         impl $kernel {
             /// Runs the kernel on `device`: `x` and `out` hold `[positions.len(), num_heads,
-            /// head_dim]` f32 values, `positions` one position per sequence. The shape and the
-            /// sizes are checked before launching ([`Error::InvalidArgument`] naming the
-            /// argument).
+            /// head_dim]` f32 values, `positions` one position per sequence (1 to 65535, the
+            /// grid's y limit). The shape, θ (finite and > 1) and the sizes are checked before
+            /// launching ([`Error::InvalidArgument`] naming the argument).
             pub fn apply(
                 &self,
                 device: &Device,
@@ -125,7 +145,8 @@ macro_rules! seed_kernel_api {
                 out: &mut DeviceBuffer<f32>,
                 positions: &DeviceBuffer<u32>,
             ) -> Result<LaunchReport> {
-                let cfg = checked_config(self.num_heads, self.head_dim, x.len(), out.len(), positions.len())?;
+                let shape = (self.num_heads, self.head_dim, self.theta);
+                let cfg = checked_config(shape, x.len(), out.len(), positions.len())?;
                 self.launch(device, cfg, x, out, positions)
             }
 
