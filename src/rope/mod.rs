@@ -250,12 +250,12 @@ fn invalid(argument: &str, reason: String) -> Error {
 /// position, far inside [`ACCURACY`], so not rotating is the right result.
 fn check_rates(turns: &[f32], inverse_frequencies: &[f64]) -> Result<()> {
     let limit = MAX_TURNS_PER_POSITION as f32;
-    match turns.chunks(2).position(|rate| !(rate[0] <= limit)) {
+    match turns.chunks(2).position(|rate| rate[0].is_nan() || rate[0] > limit) {
         None => Ok(()),
         Some(pair) => {
             let inv = inverse_frequencies[pair];
             let reason = format!(
-                "makes pair {pair} rotate {:e} turns ({inv:e} radians) per position, more than the \
+                "makes pair {pair} rotate {:.6} turns ({inv:.6} radians) per position, more than the \
                  {MAX_TURNS_PER_POSITION:.6} turns (1 radian) the kernels' angle reduction is accurate \
                  for (a factor below 1 raises the rates above θ's)",
                 inv / std::f64::consts::TAU
