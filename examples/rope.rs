@@ -34,9 +34,10 @@ struct Args {
     /// Where to run: a CUDA GPU when there is one (auto), the GPU, or the CPU simulator.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,
-    /// Pair layout: interleaved (GPT-J, pairs 2i, 2i+1) or half (NeoX/Llama/HF, pairs i, i+rotary_dim/2).
-    #[arg(long, value_enum, default_value_t = LayoutArg::Half)]
-    layout: LayoutArg,
+    /// Pair layout: interleaved (GPT-J, pairs 2i, 2i+1) or half (NeoX/Llama/HF, pairs i, i+rotary_dim/2)
+    /// [default: half; interleaved with --seed-port].
+    #[arg(long, value_enum)]
+    layout: Option<LayoutArg>,
     /// Storage type of q and k (the math is f32).
     #[arg(long, value_enum, default_value_t = DtypeArg::F32)]
     dtype: DtypeArg,
@@ -46,9 +47,9 @@ struct Args {
     /// Query heads per token.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
     heads: u32,
-    /// Key heads per token, rotated in the same launch (0: q only).
-    #[arg(long, default_value_t = 8)]
-    kv_heads: u32,
+    /// Key heads per token, rotated in the same launch (0: q only) [default: 8; 0 with --seed-port].
+    #[arg(long)]
+    kv_heads: Option<u32>,
     /// Elements per head.
     #[arg(long, default_value_t = 128)]
     head_dim: u32,
@@ -68,10 +69,12 @@ struct Args {
     /// Seed of the random inputs, decimal or 0x hex as printed [default: fresh each run].
     #[arg(long, value_parser = parse_seed)]
     seed: Option<u64>,
-    /// Run the seed port (rope::seed: interleaved, f32, full rotary, q only) instead.
+    /// Run the seed port (rope::seed: interleaved, f32, full rotary, q only) instead; it implies
+    /// --layout interleaved and --kv-heads 0.
     #[arg(long)]
     seed_port: bool,
-    /// Write x.npy, positions.npy, forward.npy, backward.npy (float32) and params.json here.
+    /// Write x.npy, positions.npy, forward.npy, backward.npy (float32) and params.json here
+    /// (the directory is created, and checked to be writable, before the run).
     #[arg(long)]
     save: Option<PathBuf>,
     /// Write each kernel's PTX for the selected device's target here.
@@ -144,6 +147,17 @@ impl Args {
         self.rotary_dim.unwrap_or(self.head_dim)
     }
 
+    /// `--layout`, or its default: interleaved for the seed port, half-split otherwise.
+    fn layout(&self) -> LayoutArg {
+        let default = if self.seed_port { LayoutArg::Interleaved } else { LayoutArg::Half };
+        self.layout.unwrap_or(default)
+    }
+
+    /// `--kv-heads`, or its default: 0 for the seed port (q only), 8 otherwise.
+    fn kv_heads(&self) -> u32 {
+        self.kv_heads.unwrap_or(if self.seed_port { 0 } else { 8 })
+    }
+
     fn scaling(&self) -> Scaling {
         const ORIGINAL: u32 = 4096;
         match self.scaling.kind {
@@ -161,7 +175,7 @@ impl Args {
         RopeConfig {
             head_dim: self.head_dim,
             rotary_dim: self.rotary_dim(),
-            layout: match self.layout {
+            layout: match self.layout() {
                 LayoutArg::Interleaved => Layout::Interleaved,
                 LayoutArg::Half => Layout::HalfSplit,
             },
@@ -178,7 +192,7 @@ impl Args {
     /// The seed port runs one configuration: refuse flags that ask for another.
     fn check_seed_port(&self) -> Result<(), String> {
         let mut conflicts = Vec::new();
-        if self.layout != LayoutArg::Interleaved {
+        if self.layout() != LayoutArg::Interleaved {
             conflicts.push("--layout interleaved");
         }
         if self.dtype != DtypeArg::F32 {
@@ -190,7 +204,7 @@ impl Args {
         if self.scaling.kind != ScalingKind::None {
             conflicts.push("--scaling none");
         }
-        if self.kv_heads != 0 {
+        if self.kv_heads() != 0 {
             conflicts.push("--kv-heads 0");
         }
         if conflicts.is_empty() {
@@ -274,6 +288,9 @@ fn run(args: &Args) -> Result<bool, String> {
     if args.seed_port {
         args.check_seed_port()?;
     }
+    if let Some(dir) = &args.save {
+        prepare_save_dir(dir)?;
+    }
     let device = open_device(args.device)?;
     let target = device.target();
     let seed = args.seed.unwrap_or_else(|| {
@@ -312,7 +329,7 @@ fn run(args: &Args) -> Result<bool, String> {
     let q_len = elements(tokens, args.heads, args.head_dim, "--heads")?;
     let mut x = host_vec::<f32>("q", q_len)?;
     x.extend((0..q_len).map(|_| rng.signed_unit()));
-    let k_len = elements(tokens, args.kv_heads, args.head_dim, "--kv-heads")?;
+    let k_len = elements(tokens, args.kv_heads(), args.head_dim, "--kv-heads")?;
     let mut k = host_vec::<f32>("k", k_len)?;
     k.extend((0..k_len).map(|_| rng.signed_unit()));
 
@@ -344,7 +361,7 @@ fn run(args: &Args) -> Result<bool, String> {
         }
     }
     if let Some(dir) = &args.save {
-        save(dir, args, seed, &positions, &outcome)?;
+        save(dir, args, &device, seed, &positions, &outcome)?;
         println!(
             "saved         x.npy positions.npy forward.npy backward.npy params.json in {}",
             dir.display()
@@ -372,10 +389,10 @@ fn print_header(args: &Args) {
             "RoPE: {} tokens, {} q heads + {} kv heads, head_dim {} (rotary {}), {} pairs, {}, theta {}, scaling {}",
             args.tokens,
             args.heads,
-            args.kv_heads,
+            args.kv_heads(),
             args.head_dim,
             args.rotary_dim(),
-            if args.layout == LayoutArg::Half { "half-split" } else { "interleaved" },
+            if args.layout() == LayoutArg::Half { "half-split" } else { "interleaved" },
             args.config().dtype.name(),
             args.theta,
             args.scaling.text
@@ -452,8 +469,16 @@ fn timed<R>(device: &Device, mut f: impl FnMut() -> Result<R, Error>) -> Result<
     Ok((start.elapsed(), r))
 }
 
+/// The largest `|a − b|`; NaN when any difference is NaN (`f64::max` would drop it, and a
+/// NaN output would show as error 0), ∞ when one is infinite: either fails every bound.
 fn max_abs_diff(a: &[f32], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (*x as f64 - y).abs()).fold(0.0, f64::max)
+    a.iter().zip(b).map(|(x, y)| (*x as f64 - y).abs()).fold(0.0, |worst, d| {
+        if d > worst || d.is_nan() {
+            d
+        } else {
+            worst
+        }
+    })
 }
 
 fn run_seed_port(args: &Args, device: &Device, x: &[f32], positions: &[u32]) -> Result<Outcome, String> {
@@ -565,7 +590,7 @@ fn run_production(
     let rope = rope.clone().on(device).map_err(err)?;
     let views = (
         TensorView::contiguous(args.tokens, args.heads, args.head_dim),
-        TensorView::contiguous(args.tokens, args.kv_heads, args.head_dim),
+        TensorView::contiguous(args.tokens, args.kv_heads(), args.head_dim),
     );
     let pd = device.upload(positions).map_err(err)?;
     let x = Tensors::upload(device, config.dtype, q, k).map_err(err)?;
@@ -626,7 +651,7 @@ fn run_production(
     let (xq64, xk64) = (wide(&xq), wide(&xk));
     for (what, got_q, got_k, backward) in [("forward", &yq, &yk, false), ("backward", &gq, &gk, true)] {
         let want =
-            [reference(&xq64, args.heads, backward), reference(&xk64, args.kv_heads, backward)].concat();
+            [reference(&xq64, args.heads, backward), reference(&xk64, args.kv_heads(), backward)].concat();
         let bound = accuracy * m * max_x;
         line(what, check(&joined(got_q, got_k), &want, bound), bound);
     }
@@ -636,7 +661,7 @@ fn run_production(
     // 2√2·u·m²·M, and the final storage rounding.
     let want = [
         reference(&reference(&xq64, args.heads, false), args.heads, true),
-        reference(&reference(&xk64, args.kv_heads, false), args.kv_heads, true),
+        reference(&reference(&xk64, args.kv_heads(), false), args.kv_heads(), true),
     ]
     .concat();
     let bound = ((1.0 + 2f64.sqrt()) * accuracy + 2.0 * 2f64.sqrt() * storage) * m * m.max(1.0) * max_x;
@@ -655,12 +680,63 @@ fn run_production(
     })
 }
 
+/// `--save DIR`, before anything runs: creates the directory and checks that a file can be
+/// written there, so that a bad path is an error at once rather than after the run.
+fn prepare_save_dir(dir: &Path) -> Result<(), String> {
+    let io = |e: std::io::Error| format!("--save {}: {e}", dir.display());
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--save {}: exists and is not a directory", dir.display()));
+    }
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let probe = dir.join(format!(".rope-save-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe)).map_err(io)
+}
+
+/// The scaling's parameters as the run resolved them (defaults filled in, YaRN's attention
+/// factor computed), under their `Scaling` field names.
+fn scaling_params(scaling: Scaling) -> serde_json::Value {
+    use serde_json::json;
+    match scaling {
+        Scaling::None => json!({ "kind": "none" }),
+        Scaling::Linear { factor } => json!({ "kind": "linear", "factor": factor }),
+        Scaling::DynamicNtk { factor, original_max_position, seq_len } => json!({
+            "kind": "dynamic_ntk",
+            "factor": factor,
+            "original_max_position": original_max_position,
+            "seq_len": seq_len,
+        }),
+        Scaling::Yarn { factor, original_max_position, beta_fast, beta_slow, attention_factor } => json!({
+            "kind": "yarn",
+            "factor": factor,
+            "original_max_position": original_max_position,
+            "beta_fast": beta_fast,
+            "beta_slow": beta_slow,
+            "attention_factor": scaling.attention_factor(),
+            "attention_factor_is_default": attention_factor.is_none(),
+        }),
+        Scaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position } => json!({
+            "kind": "llama3",
+            "factor": factor,
+            "low_freq_factor": low_freq_factor,
+            "high_freq_factor": high_freq_factor,
+            "original_max_position": original_max_position,
+        }),
+    }
+}
+
 /// `--save`: the inputs and outputs as float32 `.npy` (f16/bf16 values widen exactly) and
-/// every parameter in `params.json` under its flag's name.
-fn save(dir: &Path, args: &Args, seed: u64, positions: &[u32], o: &Outcome) -> Result<(), String> {
+/// every parameter in `params.json`: each flag under its name (as resolved), the scaling's
+/// resolved parameters and the device that ran.
+fn save(
+    dir: &Path,
+    args: &Args,
+    device: &Device,
+    seed: u64,
+    positions: &[u32],
+    o: &Outcome,
+) -> Result<(), String> {
     use npyz::WriterBuilder;
     let io = |e: std::io::Error| format!("--save {}: {e}", dir.display());
-    std::fs::create_dir_all(dir).map_err(io)?;
     let shape = [args.tokens as u64, args.heads as u64, args.head_dim as u64];
     fn write<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], data: &[T]) -> std::io::Result<()> {
         let file = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -674,15 +750,18 @@ fn save(dir: &Path, args: &Args, seed: u64, positions: &[u32], o: &Outcome) -> R
     write(&dir.join("backward.npy"), &shape, &o.backward).map_err(io)?;
     let params = serde_json::json!({
         "device": format!("{:?}", args.device).to_lowercase(),
-        "layout": if args.seed_port { "interleaved".to_string() } else { format!("{:?}", args.layout).to_lowercase() },
+        "device_kind": device.kind().to_string(),
+        "device_name": device.name(),
+        "layout": format!("{:?}", args.layout()).to_lowercase(),
         "dtype": format!("{:?}", args.dtype).to_lowercase(),
         "tokens": args.tokens,
         "heads": args.heads,
-        "kv_heads": args.kv_heads,
+        "kv_heads": args.kv_heads(),
         "head_dim": args.head_dim,
         "rotary_dim": args.rotary_dim(),
         "theta": args.theta,
         "scaling": args.scaling.text,
+        "scaling_params": scaling_params(args.scaling()),
         "max_pos": args.max_pos,
         "seed": format!("{seed:#x}"),
         "seed_port": args.seed_port,
@@ -690,4 +769,73 @@ fn save(dir: &Path, args: &Args, seed: u64, positions: &[u32], o: &Outcome) -> R
     });
     let text = serde_json::to_string_pretty(&params).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("params.json"), text + "\n").map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(flags: &[&str]) -> Args {
+        Args::try_parse_from(std::iter::once("rope").chain(flags.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn a_nan_or_infinite_output_is_an_error_that_fails_the_bound() {
+        let want = [0.5f64, -0.25, 1.0];
+        assert_eq!(max_abs_diff(&[0.5, -0.5, 1.0], &want), 0.25);
+        // `f64::max` would drop the NaN and report 0.25 (or 0): the NaN must show.
+        assert!(max_abs_diff(&[f32::NAN, -0.5, 1.0], &want).is_nan());
+        assert!(max_abs_diff(&[0.5, -0.5, f32::NAN], &want).is_nan());
+        assert_eq!(max_abs_diff(&[0.5, f32::INFINITY, 1.0], &want), f64::INFINITY);
+    }
+
+    #[test]
+    fn seed_port_implies_its_layout_and_no_k_heads() {
+        let seed = parse(&["--seed-port"]);
+        assert_eq!((seed.layout(), seed.kv_heads()), (LayoutArg::Interleaved, 0));
+        assert_eq!(seed.check_seed_port(), Ok(()));
+        let production = parse(&[]);
+        assert_eq!((production.layout(), production.kv_heads()), (LayoutArg::Half, 8));
+        // Values given explicitly that the seed port cannot run stay an error.
+        let err =
+            parse(&["--seed-port", "--layout", "half", "--kv-heads", "2"]).check_seed_port().unwrap_err();
+        assert!(err.contains("--layout interleaved") && err.contains("--kv-heads 0"), "{err}");
+        assert_eq!(
+            parse(&["--seed-port", "--layout", "interleaved", "--kv-heads", "0"]).check_seed_port(),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn the_save_directory_is_checked_up_front() {
+        let base = std::env::temp_dir().join(format!("rope-example-save-{}", std::process::id()));
+        let dir = base.join("new").join("dir");
+        prepare_save_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the write check leaves nothing behind");
+        let file = base.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let err = prepare_save_dir(&file).unwrap_err();
+        assert!(err.contains("not a directory") && !err.contains('\n'), "{err}");
+        assert!(prepare_save_dir(&file.join("below")).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn params_hold_the_resolved_scaling() {
+        let yarn = scaling_params(parse(&["--scaling", "yarn:4"]).scaling());
+        assert_eq!(yarn["kind"], "yarn");
+        assert_eq!(yarn["original_max_position"], 4096);
+        assert_eq!((yarn["beta_fast"].as_f64(), yarn["beta_slow"].as_f64()), (Some(32.0), Some(1.0)));
+        assert_eq!(yarn["attention_factor"].as_f64(), Some(0.1 * 4f64.ln() + 1.0));
+        assert_eq!(yarn["attention_factor_is_default"], true);
+        let ntk = scaling_params(parse(&["--scaling", "ntk:2", "--max-pos", "9000"]).scaling());
+        assert_eq!(
+            (ntk["seq_len"].as_u64(), ntk["original_max_position"].as_u64()),
+            (Some(9000), Some(4096))
+        );
+        let llama = scaling_params(parse(&["--scaling", "llama3"]).scaling());
+        assert_eq!(llama["high_freq_factor"].as_f64(), Some(4.0));
+        assert_eq!(llama["original_max_position"], 8192);
+    }
 }
