@@ -16,8 +16,8 @@ use crate::literal::{float_literal, float_literal_bits, int_literal};
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
-    BarReduce, BitOp, BitOp2, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp, KernelCode,
-    MemSpace, Op, ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
+    BarReduce, BarSite, BitOp, BitOp2, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp,
+    KernelCode, MemSpace, Op, ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
 };
 use ptx_core::softfloat::Rnd;
 
@@ -1433,42 +1433,8 @@ impl Decoder {
             "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]) => {
                 self.expect_ops(s, 0)?
             }
-            "bar" | "barrier" if p.get(1) == Some(&"red") => {
-                // `bar.red.popc.u32 d, id, {!}p` / `bar.red.{and,or}.pred d, id, {!}p`.
-                let kind = match p {
-                    [_, "red", "popc", "u32"] => BarReduce::Popc,
-                    [_, "red", "and", "pred"] => BarReduce::And,
-                    [_, "red", "or", "pred"] => BarReduce::Or,
-                    _ => return Err(unsup(self)),
-                };
-                self.expect_ops(s, 3)?;
-                let dty = if kind == BarReduce::Popc { PtxType::U32 } else { PtxType::Pred };
-                let d = self.dst(&o[0], dty)?;
-                let id: u32 = o[1].parse().ok().filter(|v| *v < 16).ok_or_else(|| {
-                    self.unsupported(format!("barrier operand `{}` (an immediate 0..15 is needed)", o[1]))
-                })?;
-                let (negate, pred) = match o[2].strip_prefix('!') {
-                    Some(r) => (true, r),
-                    None => (false, o[2].as_str()),
-                };
-                let a = self.pred(pred)?;
-                self.emit(Op::BarRed { id, kind, d, a, negate }, s);
-            }
+            "bar" | "barrier" => self.barrier(s, p)?,
             "set" => self.set(s, p)?,
-            "bar" | "barrier" => {
-                // `bar.sync`, and its spellings `bar.cta.sync`, `barrier{.cta}.sync{.aligned}`.
-                let q: Vec<&str> = p[1..].iter().copied().filter(|q| *q != "cta").collect();
-                if !(q == ["sync"] || p[0] == "barrier" && q == ["sync", "aligned"]) {
-                    return Err(unsup(self));
-                }
-                if o.len() != 1 {
-                    return Err(self.unsupported(format!("`{}` with a thread count", s.opcode)));
-                }
-                let id: u32 = o[0].parse().ok().filter(|v| *v < 16).ok_or_else(|| {
-                    self.unsupported(format!("barrier operand `{}` (an immediate 0..15 is needed)", o[0]))
-                })?;
-                self.emit(Op::Bar { id }, s);
-            }
             "atom" | "red" => {
                 // `red` is `atom` without the old value. Memory-order and scope qualifiers
                 // (`.relaxed`, `.gpu`, ...) change nothing for one simulated thread.
@@ -1817,6 +1783,55 @@ impl Decoder {
         let b = if unary { a } else { self.src(&o[2], ty)? };
         let c = if op == HalfOp::Fma { self.src(&o[3], ty)? } else { a };
         self.emit(Op::Half { op, form, d, a, b, c }, s);
+        Ok(())
+    }
+
+    /// A CTA barrier: `bar{.cta}.sync a` and `barrier{.cta}.sync{.aligned} a`, or
+    /// `bar{.cta}.red.popc.u32 d, a, {!}p` / `.red.{and,or}.pred` (`barrier` with
+    /// `.aligned` anywhere among the modifiers, as ptxas takes it). `bar` is aligned (the
+    /// PTX ISA: `bar.sync` is `barrier.sync.aligned`, `bar.red` is `barrier.red.aligned`);
+    /// `barrier` only with `.aligned`. A thread count (`bar.sync a, b`) is unsupported.
+    fn barrier(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let aligned_mods = p.iter().filter(|q| **q == "aligned").count();
+        if aligned_mods > usize::from(p[0] == "barrier") {
+            return Err(unsup(self));
+        }
+        let q: Vec<&str> = p[1..].iter().copied().filter(|q| !matches!(*q, "cta" | "aligned")).collect();
+        let o = &s.operands;
+        let at = |d: &Decoder, op: &String| -> Result<BarSite, SimError> {
+            let id = op.parse().ok().filter(|v| *v < 16).ok_or_else(|| {
+                d.unsupported(format!("barrier operand `{op}` (an immediate 0..15 is needed)"))
+            })?;
+            Ok(BarSite { id, aligned: p[0] == "bar" || aligned_mods == 1, line: s.line as u32 })
+        };
+        if q == ["sync"] {
+            if o.len() != 1 {
+                return Err(self.unsupported(format!("`{}` with a thread count", s.opcode)));
+            }
+            let at = at(self, &o[0])?;
+            self.emit(Op::Bar { at }, s);
+            return Ok(());
+        }
+        let kind = match q[..] {
+            ["red", "popc", "u32"] => BarReduce::Popc,
+            ["red", "and", "pred"] => BarReduce::And,
+            ["red", "or", "pred"] => BarReduce::Or,
+            _ => return Err(unsup(self)),
+        };
+        if o.len() == 4 {
+            return Err(self.unsupported(format!("`{}` with a thread count", s.opcode)));
+        }
+        self.expect_ops(s, 3)?;
+        let dty = if kind == BarReduce::Popc { PtxType::U32 } else { PtxType::Pred };
+        let d = self.dst(&o[0], dty)?;
+        let at = at(self, &o[1])?;
+        let (negate, pred) = match o[2].strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, o[2].as_str()),
+        };
+        let a = self.pred(pred)?;
+        self.emit(Op::BarRed { at, kind, d, a, negate }, s);
         Ok(())
     }
 

@@ -48,8 +48,10 @@ pub enum SimError {
         message: String,
     },
     /// Threads of a block can never all meet: some wait at `bar.sync` (or `shfl.sync`)
-    /// while others exited or wait at a different barrier. Real hardware would hang or
-    /// behave undefinedly; the simulator stops the launch instead.
+    /// while others exited or wait at a different barrier; or they all wait at one aligned
+    /// barrier (`bar.sync`, `bar.red`, `barrier.sync.aligned`) but reached it through
+    /// different instructions, which the PTX ISA leaves undefined. Real hardware would hang
+    /// or behave undefinedly; the simulator stops the launch instead.
     Barrier {
         /// The kernel's name.
         kernel: String,
@@ -194,7 +196,7 @@ impl fmt::Display for SimError {
                 write!(f, "bad launch of kernel `{kernel}`: {message}")
             }
             SimError::Barrier { kernel, message } => {
-                write!(f, "barrier deadlock in kernel `{kernel}`: {message}")
+                write!(f, "barrier misuse in kernel `{kernel}`: {message}")
             }
             SimError::StepBudget { kernel, block, thread, budget, instruction } => {
                 write!(

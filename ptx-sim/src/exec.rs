@@ -972,10 +972,7 @@ impl<'k> BlockRunner<'k> {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
                     Ok(Stop::Barrier) => {
-                        let id = match code[self.pcs[t] as usize - 1] {
-                            Op::Bar { id } | Op::BarRed { id, .. } => id,
-                            _ => 0,
-                        };
+                        let id = code[self.pcs[t] as usize - 1].bar_site().map_or(0, |at| at.id);
                         self.status[t] = Status::Bar(id)
                     }
                     Err(trap) => return Err(self.fault(ctaid, t, trap)),
@@ -999,6 +996,7 @@ impl<'k> BlockRunner<'k> {
                 _ => None,
             });
             if done == 0 && self.status.iter().all(|s| Some(*s) == first_bar.map(Status::Bar)) {
+                self.check_same_barrier(ctaid, nt)?;
                 self.reduce_at_barrier(nt, ns);
                 self.status.fill(Status::Ready);
                 self.race.barrier();
@@ -1008,22 +1006,78 @@ impl<'k> BlockRunner<'k> {
         }
     }
 
-    /// Where every thread of the block waits at a `bar.red`, its reduction of their
-    /// predicates into each thread's destination.
+    /// The barrier op thread `t` waits at (its pc is past it).
+    fn waiting_at(&self, t: usize) -> Op {
+        self.k.code[self.pcs[t] as usize - 1]
+    }
+
+    /// Where every thread of the block waits at one barrier: an error unless they may pass
+    /// it together ([`Op::shares_barrier`]), naming each instruction they wait at (its PTX
+    /// line and source position), how many threads wait there, and the first of them.
+    fn check_same_barrier(&self, ctaid: [u32; 3], nt: usize) -> Result<(), SimError> {
+        let first = self.waiting_at(0);
+        if (1..nt).all(|t| first.shares_barrier(&self.waiting_at(t))) {
+            return Ok(());
+        }
+        let mut lines: Vec<u32> = Vec::new();
+        let mut parts = Vec::new();
+        for t in 0..nt {
+            let at = self.pcs[t] as usize - 1;
+            let Some(site) = self.k.code[at].bar_site() else { continue };
+            if lines.contains(&site.line) {
+                continue;
+            }
+            lines.push(site.line);
+            let waiting = (0..nt)
+                .filter(|&u| self.waiting_at(u).bar_site().is_some_and(|s| s.line == site.line))
+                .count();
+            let tid = split3(t as u64, self.geo.block);
+            let source = self.k.sources[at].as_ref().map_or(String::new(), |s| format!(", {s}"));
+            parts.push(format!(
+                "{waiting} thread(s) (first: thread ({}, {}, {})) at `{}` (PTX line {}{source})",
+                tid[0], tid[1], tid[2], self.k.text[at], site.line
+            ));
+        }
+        let id = first.bar_site().map_or(0, |s| s.id);
+        let why = if (0..nt).any(|t| self.waiting_at(t).bar_site().is_some_and(|s| s.aligned)) {
+            "`bar.sync` (`sync_threads()`, `__syncthreads()`), `bar.red` and `barrier.sync.aligned` are \
+             aligned barriers: the PTX ISA requires every thread of the block to execute the same one \
+             and leaves it undefined otherwise; call the barrier once, where every thread reaches \
+             it (after the `if`, not in both of its arms)"
+        } else {
+            "the PTX ISA calls `barrier.red` intermixed with `barrier.sync` (or with another \
+             reduction) on one barrier unpredictable; use one form for every thread"
+        };
+        Err(self.barrier_error(
+            ctaid,
+            format!(
+                "the threads reach barrier {id} through different instructions: {}. {why}",
+                parts.join(" and ")
+            ),
+        ))
+    }
+
+    /// Where every thread of the block waits at a `bar.red`, the reduction of their
+    /// predicates (each negated as its own instruction says) into each one's destination.
     fn reduce_at_barrier(&mut self, nt: usize, ns: usize) {
-        let Some(Op::BarRed { kind, d, a, negate, .. }) =
-            self.pcs.first().and_then(|&pc| self.k.code.get(pc as usize - 1)).copied()
-        else {
+        let Op::BarRed { kind, .. } = self.waiting_at(0) else {
             return;
         };
-        let count = (0..nt).filter(|t| (self.regs[t * ns + a as usize] != 0) != negate).count() as u64;
+        let mut count = 0u64;
+        for t in 0..nt {
+            if let Op::BarRed { a, negate, .. } = self.waiting_at(t) {
+                count += ((self.regs[t * ns + a as usize] != 0) != negate) as u64;
+            }
+        }
         let value = match kind {
             BarReduce::Popc => count,
             BarReduce::And => (count == nt as u64) as u64,
             BarReduce::Or => (count > 0) as u64,
         };
         for t in 0..nt {
-            self.regs[t * ns + d as usize] = value;
+            if let Op::BarRed { d, .. } = self.waiting_at(t) {
+                self.regs[t * ns + d as usize] = value;
+            }
         }
     }
 

@@ -310,13 +310,15 @@ pub(crate) enum Op {
         base: R,
         off: i32,
     },
+    /// `bar.sync` / `barrier.sync{.aligned}`: every thread of the block waits at barrier
+    /// `at.id`.
     Bar {
-        id: u32,
+        at: BarSite,
     },
     /// `bar.red.{popc,and,or}`: a barrier that also reduces the predicate `a` (negated with
     /// `negate`) over the block's threads into `d` (a count, or a predicate).
     BarRed {
-        id: u32,
+        at: BarSite,
         kind: BarReduce,
         d: R,
         a: R,
@@ -571,6 +573,29 @@ pub(crate) enum Op {
 }
 
 impl Op {
+    /// The barrier a `bar.sync` or `bar.red` waits at; `None` for any other op.
+    pub(crate) fn bar_site(&self) -> Option<BarSite> {
+        match self {
+            Op::Bar { at } | Op::BarRed { at, .. } => Some(*at),
+            _ => None,
+        }
+    }
+
+    /// Whether threads waiting at barrier ops `self` and `other` may pass one barrier
+    /// together: the same instruction, or two non-aligned ones of one form (`barrier.sync`
+    /// with `barrier.sync`, `barrier.red` with `barrier.red` of the same reduction). The
+    /// PTX ISA leaves the rest undefined: an aligned barrier that threads reach through
+    /// different instructions, and `barrier.red` intermixed with `barrier.sync`.
+    pub(crate) fn shares_barrier(&self, other: &Op) -> bool {
+        match (self, other) {
+            (Op::Bar { at: x }, Op::Bar { at: y }) => x.line == y.line || !x.aligned && !y.aligned,
+            (Op::BarRed { at: x, kind: k, .. }, Op::BarRed { at: y, kind: l, .. }) => {
+                x.line == y.line || !x.aligned && !y.aligned && k == l
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the op is a warp collective: its lanes wait for each other there (the
     /// block runner performs it).
     pub(crate) fn is_warp_collective(&self) -> bool {
@@ -810,6 +835,20 @@ impl Counter {
         (Counter::TotalSmemSize, "%total_smem_size", 32),
         (Counter::AggrSmemSize, "%aggr_smem_size", 32),
     ];
+}
+
+/// A CTA barrier instruction (`bar.sync`, `bar.red` and their `barrier` spellings): the
+/// barrier it waits at, whether it is aligned, and the PTX line that identifies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BarSite {
+    /// The barrier, 0..15.
+    pub id: u32,
+    /// `.aligned` (`bar.sync` and `bar.red` always are): the PTX ISA requires every thread
+    /// of the block to execute this very instruction, not another one at the same barrier.
+    pub aligned: bool,
+    /// The instruction's 1-based PTX line: one instruction however many times it is
+    /// inlined, since the body of a device function is one instruction on a GPU too.
+    pub line: u32,
 }
 
 /// The reductions of `bar.red`.

@@ -214,8 +214,9 @@ fn shuffles_with_divergent_lanes() {
 
 /// `shfl.sync` waits only for the lanes of its `membermask`: two halves of a warp shuffle
 /// independently with disjoint masks at different instructions, one half before a
-/// `bar.sync` and the other after it (valid on sm_70+). This used to be reported as a
-/// deadlock, because every live lane of the warp had to wait at one shuffle.
+/// `barrier.sync` and the other after another one (valid on sm_70+; not with `bar.sync`,
+/// which is aligned: every thread must execute the same one). This used to be reported as
+/// a deadlock, because every live lane of the warp had to wait at one shuffle.
 #[test]
 fn shuffles_wait_only_for_their_member_mask() {
     use common::{download, geo, run};
@@ -243,10 +244,10 @@ fn shuffles_wait_only_for_their_member_mask() {
 \tsetp.ge.u32 %p1, %r2, 16;
 \t@%p1 bra $L1;
 \tshfl.sync.bfly.b32 %r4, %r3, 1, 31, 65535;
-\tbar.sync 0;
+\tbarrier.sync 0;
 \tbra $L2;
 $L1:
-\tbar.sync 0;
+\tbarrier.sync 0;
 \tshfl.sync.idx.b32 %r4, %r3, 21, 31, 4294901760;
 $L2:
 \tst.global.u32 [%rd4], %r4;
@@ -268,7 +269,7 @@ $L2:
     let full = ptx
         .replace("65535;", "4294967295;")
         .replace("4294901760;", "4294967295;")
-        .replace("\tbar.sync 0;\n", "");
+        .replace("\tbarrier.sync 0;\n", "");
     let m = Module::parse(&full).unwrap();
     let e = run(&m, "halves", geo([1, 1, 1], [32, 1, 1]), &[ob], &mem).unwrap_err();
     assert!(matches!(e, ptx_sim::SimError::Barrier { .. }), "{e}");
