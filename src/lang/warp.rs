@@ -171,9 +171,9 @@ impl KernelCtx {
     /// `block_sum(v)` and its siblings: every thread of the block gets the combination of
     /// all the block's values. Each warp reduces its own, lane 0 of each writes the result to
     /// a 32-element shared scratch array, and after a barrier every warp reduces the
-    /// scratch (so every thread has the total without a broadcast); a second barrier lets
-    /// the next reduction reuse its scratch safely. Warps are the block's threads in
-    /// linear order, 32 at a time.
+    /// written part of the scratch (so every thread has the total without a broadcast); a
+    /// second barrier lets the next reduction reuse its scratch safely. Warps are the
+    /// block's threads in linear order, 32 at a time.
     pub fn block_reduce(&mut self, how: Reduce, value: Value) -> Value {
         let scratch = self.shared_array("block reduction scratch", value.ty, 32);
         let warp_total = self.warp_reduce(how, value);
@@ -186,7 +186,11 @@ impl KernelCtx {
         let warps = self.add(threads, Value::from(31u32));
         let warps = self.shr(warps, Value::from(5u32));
         let written = self.lt(lane, warps);
-        let partial = self.load_in_bounds(&scratch, lane);
+        // Lanes past the last warp's slot read that slot instead, and take the identity: the
+        // scratch beyond it was never written, and reading it is undefined on a GPU.
+        let last = self.sub(warps, Value::from(1u32));
+        let slot = self.min(lane, last);
+        let partial = self.load_in_bounds(&scratch, slot);
         let identity = identity(how, value.ty);
         let partial = self.select(written, partial, identity);
         let total = self.warp_reduce(how, partial);
