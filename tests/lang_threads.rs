@@ -629,17 +629,31 @@ fn the_simulator_reports_a_shared_memory_race_at_its_rust_line() -> ptx_dsl::run
     SyncedNeighbour::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out)?;
     let want: Vec<f32> = (0..64).map(|i| ((i + 1) % 64) as f32).collect();
     assert_eq!(out.to_vec()?, want);
+    let line =
+        include_str!("lang_threads.rs").lines().position(|l| l.contains("fn racy_neighbour")).unwrap() + 4;
+    // Thread 0 runs first and reads slot 1 before thread 1 stores it: a read of a shared
+    // byte no thread has written yet, at the line of `out[t] = tile[(t + 1) % 64]`.
     let err = RacyNeighbour::new().launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
     let text = err.to_string();
+    assert!(
+        text.contains("uninitialised shared memory in kernel `racy_neighbour`")
+            && text.contains("thread (0, 0, 0) read shared byte 4"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("tests/lang_threads.rs:{}:", line + 1)), "line {}: {text}", line + 1);
+    // Without that check, thread 1's store is the access that races with thread 0's load,
+    // at the line of `tile[t] = x[t]`.
+    let races_only =
+        Device::sim_with_options(SimOptions { uninit_shared_check: false, ..SimOptions::default() });
+    let (xd, mut out) = (races_only.upload(&x)?, DeviceBuffer::<f32>::zeroed(&races_only, 64)?);
+    let err =
+        RacyNeighbour::new().launch(&races_only, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
+    let text = err.to_string();
     assert!(text.contains("shared-memory race in kernel `racy_neighbour`"), "{text}");
-    // Thread 0 ran first and read slot 1 before thread 1 stored it: thread 1's store is the
-    // conflicting access, at the line of `tile[t] = x[t]`.
     assert!(
         text.contains("thread (1, 0, 0) stored to shared byte 4, which thread (0, 0, 0) had accessed"),
         "{text}"
     );
-    let line =
-        include_str!("lang_threads.rs").lines().position(|l| l.contains("fn racy_neighbour")).unwrap() + 4;
     assert!(text.contains(&format!("tests/lang_threads.rs:{line}:")), "line {line}: {text}");
     Ok(())
 }
@@ -733,7 +747,15 @@ fn sync_warp_orders_a_warps_shared_accesses_and_its_absence_is_a_race() -> ptx_d
         ptx.lines().map(str::trim).filter(|l| l.starts_with("fence") || l.starts_with("membar")).collect();
     // One fence per scope, in source order: block, device, system.
     assert_eq!(fences, ["membar.cta;", "membar.gl;", "membar.sys;"]);
+    // Without `sync_warp()`, lane 0 reads lane 1's slot before lane 1 stores it (lanes run
+    // in order): a read of a never-written byte, and, without that check, a race.
     let err = WarpExchange::new(false).launch(&dev, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
+    assert!(err.to_string().contains("uninitialised shared memory in kernel `warp_exchange`"), "{err}");
+    let races_only =
+        Device::sim_with_options(SimOptions { uninit_shared_check: false, ..SimOptions::default() });
+    let (xd, mut out) = (races_only.upload(&x)?, DeviceBuffer::<u32>::zeroed(&races_only, 64)?);
+    let err =
+        WarpExchange::new(false).launch(&races_only, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
     assert!(err.to_string().contains("shared-memory race in kernel `warp_exchange`"), "{err}");
     common::assert_assembles("warp_exchange", &WarpExchange::new(true));
     Ok(())

@@ -37,6 +37,7 @@ impl SimBackend {
             step_budget: count("PTX_DSL_SIM_STEP_BUDGET").unwrap_or(defaults.step_budget),
             max_threads: count("PTX_DSL_SIM_MAX_THREADS").unwrap_or(defaults.max_threads),
             global_race_check: var("PTX_DSL_SIM_RACECHECK").is_some_and(|s| s == "global"),
+            uninit_shared_check: defaults.uninit_shared_check,
             approx: match var("PTX_DSL_SIM_APPROX").as_deref() {
                 Some("worst") => ptx_sim::Approx::WorstCase,
                 _ => defaults.approx,

@@ -79,6 +79,24 @@ pub enum SimError {
     /// atomics: on a GPU the result would depend on the threads' timing. The launch stops at
     /// the second access.
     Race(Box<DataRace>),
+    /// A thread loaded (or updated atomically) a shared byte that no thread of its block has
+    /// written since the block started: on a GPU its value is undefined (whatever an earlier
+    /// block left there), though the simulator's shared memory starts zeroed. The launch
+    /// stops at that access ([`crate::SimOptions::uninit_shared_check`] turns the check off).
+    UninitializedShared {
+        /// The kernel's name.
+        kernel: String,
+        /// The block's index (x, y, z).
+        block: [u32; 3],
+        /// The thread's index in its block (x, y, z).
+        thread: [u32; 3],
+        /// The first such byte's offset in the block's shared memory.
+        offset: u64,
+        /// The instruction's PTX text.
+        instruction: String,
+        /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
+        source: Option<String>,
+    },
     /// A thread executed `trap` (CUDA's `__trap()`), or called a device function deeper
     /// than the simulator's recursion limit: the launch stops, as a GPU's kernel aborts.
     Trap {
@@ -180,6 +198,26 @@ impl fmt::Display for SimError {
                     write!(f, " ({s})")?;
                 }
                 write!(f, "; separate the accesses with a barrier (`sync_threads()`), or use atomics")
+            }
+            SimError::UninitializedShared { kernel, block, thread, offset, instruction, source } => {
+                write!(
+                    f,
+                    "read of uninitialised shared memory in kernel `{kernel}`: block ({}, {}, {}) \
+                     thread ({}, {}, {}) read shared byte {offset}, which no thread of the block \
+                     has written since the block started, at `{instruction}`",
+                    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+                )?;
+                if let Some(s) = source {
+                    write!(f, " ({s})")?;
+                }
+                write!(
+                    f,
+                    "; its value is undefined on a GPU (whatever an earlier block left there, or \
+                     another thread's store that no barrier orders before this read; the \
+                     simulator's zeroed shared memory would hide the bug): store to it first, with \
+                     `sync_threads()` between other threads' stores and this read \
+                     (`SimOptions::uninit_shared_check` turns this check off)"
+                )
             }
             SimError::Trap { kernel, block, thread, instruction, source } => {
                 write!(

@@ -4,7 +4,8 @@
 //! file. A block runs its threads one after another, each until it exits or reaches a sync
 //! point: `bar.sync` (block-wide) or `shfl.sync` (warp-wide: lane = linear thread index %
 //! 32). When every live lane of a shuffle's `membermask` waits at that same `shfl.sync` the
-//! exchange happens; when every thread of the block waits at `bar.sync` they all continue. A state where
+//! exchange happens; when every thread of the block waits at `bar.sync` they all continue
+//! (at one instruction, when the barrier is aligned: [`Op::shares_barrier`]). A state where
 //! neither can ever happen (some threads exited or wait elsewhere) is
 //! [`SimError::Barrier`], not a hang. Kernels without sync points run each thread to
 //! completion in one reused register file.
@@ -21,7 +22,7 @@ use ptx_core::ir::{BinaryOp, Cmp, Imm, ShflMode, SpecialReg};
 use crate::approx::{self, Approx, ApproxOp};
 use crate::async_copy::{AsyncCopies, Copy};
 use crate::options::SimOptions;
-use crate::race::{rewrites, Conflict, Kind, RaceTracker};
+use crate::race::{rewrites, Conflict, Hazard, Kind, RaceTracker};
 use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
@@ -81,8 +82,25 @@ enum Cause {
     Budget,
     /// A data race.
     Race(Conflict),
+    /// A load or atomic of a never-written shared byte at this offset.
+    Unwritten(u64),
     /// A `trap` instruction.
     Trapped,
+}
+
+impl From<Conflict> for Cause {
+    fn from(conflict: Conflict) -> Cause {
+        Cause::Race(conflict)
+    }
+}
+
+impl From<Hazard> for Cause {
+    fn from(hazard: Hazard) -> Cause {
+        match hazard {
+            Hazard::Race(conflict) => Cause::Race(conflict),
+            Hazard::Unwritten(offset) => Cause::Unwritten(offset),
+        }
+    }
 }
 
 struct Env {
@@ -253,7 +271,7 @@ fn resolve(space: MemSpace, addr: u64) -> Place {
 
 /// A `.local` or generic load of `cnt` values of `size` bytes at `addr` into `d` by thread
 /// `thread`: `Err(None)` when the address is out of bounds, `Err(Some(_))` for a race
-/// (shared memory, and global memory when checked).
+/// (shared memory, and global memory when checked) or a never-written shared byte.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -269,13 +287,13 @@ fn load_elsewhere(
     local: &[u8],
     race: &mut RaceTracker,
     thread: u32,
-) -> Result<(), Option<Conflict>> {
+) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let n = cnt as usize;
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
-            race.touch_global(Kind::Load, thread, a, total)?;
+            race.touch_global(Kind::Load, thread, a, total).map_err(|c| Some(c.into()))?;
             d[..n].iter().enumerate().for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size))
         }
         Place::Shared(a) => {
@@ -314,7 +332,7 @@ fn store_elsewhere(
     local: &mut [u8],
     race: &mut RaceTracker,
     thread: u32,
-) -> Result<(), Option<Conflict>> {
+) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
     match resolve(space, addr) {
@@ -322,7 +340,8 @@ fn store_elsewhere(
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
             if race.checks_global() {
                 let held = values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
-                race.touch_global(Kind::Store(rewrites(size, held)), thread, a, total)?;
+                race.touch_global(Kind::Store(rewrites(size, held)), thread, a, total)
+                    .map_err(|c| Some(c.into()))?;
             }
             values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
         }
@@ -360,7 +379,7 @@ fn land(
         }
     }
     let held = (0..size).map(|i| (shared[c.dst + i] as u64, bytes[i] as u64));
-    race.store(thread, c.dst, size, rewrites(1, held)).map_err(Cause::Race)?;
+    race.store(thread, c.dst, size, rewrites(1, held)).map_err(Cause::from)?;
     shared[c.dst..c.dst + size].copy_from_slice(&bytes[..size]);
     Ok(())
 }
@@ -401,10 +420,10 @@ fn run_thread(
     }
     macro_rules! race {
         ($check:expr) => {
-            if let Err(conflict) = $check {
+            if let Err(hazard) = $check {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
-                return Err(Trap { pc: pc - 1, cause: Cause::Race(conflict) });
+                return Err(Trap { pc: pc - 1, cause: Cause::from(hazard) });
             }
         };
     }
@@ -626,7 +645,7 @@ fn run_thread(
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),
-                        Err(Some(conflict)) => race!(Err::<(), _>(conflict)),
+                        Err(Some(hazard)) => race!(Err::<(), _>(hazard)),
                     },
                 }
             }
@@ -673,7 +692,7 @@ fn run_thread(
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),
-                        Err(Some(conflict)) => race!(Err::<(), _>(conflict)),
+                        Err(Some(hazard)) => race!(Err::<(), _>(hazard)),
                     },
                 }
             }
@@ -863,6 +882,9 @@ impl<'k> BlockRunner<'k> {
             Cause::Fault(address) => {
                 SimError::Fault { kernel, block: ctaid, thread, address, instruction, source }
             }
+            Cause::Unwritten(offset) => {
+                SimError::UninitializedShared { kernel, block: ctaid, thread, offset, instruction, source }
+            }
             Cause::Trapped => SimError::Trap { kernel, block: ctaid, thread, instruction, source },
         }
     }
@@ -884,7 +906,7 @@ impl<'k> BlockRunner<'k> {
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
-        self.race.reset(self.shared_bytes, nt, self.options.global_race_check);
+        self.race.reset(self.shared_bytes, nt, &self.options);
         let lb = k.local_bytes as usize;
         self.local.clear();
         self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
@@ -1386,8 +1408,9 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
 /// Errors: [`SimError::BadParams`] for a wrong parameter count, a value wider than its
 /// type, or an invalid geometry; [`SimError::Fault`] for an out-of-bounds or misaligned
 /// access; [`SimError::Barrier`] for threads that can never meet at a sync point;
-/// [`SimError::Race`] for a data race in shared memory; [`SimError::StepBudget`] for a
-/// thread that runs too long. On an error, memory holds whatever the blocks had written
+/// [`SimError::Race`] for a data race in shared memory; [`SimError::UninitializedShared`] for
+/// a read of shared memory no thread of the block has written; [`SimError::StepBudget`] for
+/// a thread that runs too long. On an error, memory holds whatever the blocks had written
 /// so far.
 pub fn launch(
     kernel: &KernelCode,
@@ -1399,8 +1422,8 @@ pub fn launch(
     launch_with(kernel, geometry, params, memory, worker_threads, &SimOptions::default())
 }
 
-/// [`launch`] with `options`: the step budget, race checks of global memory, and the model
-/// of `.approx` instructions.
+/// [`launch`] with `options`: the step budget, race checks of global memory, the check of
+/// reads of never-written shared memory, and the model of `.approx` instructions.
 pub fn launch_with(
     kernel: &KernelCode,
     geometry: &Geometry,

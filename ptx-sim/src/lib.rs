@@ -18,12 +18,15 @@
 //!   be aligned; shared memory is per block and bounds-checked too; a bad access stops the
 //!   launch with [`SimError::Fault`] naming block, thread, address and instruction;
 //! - the threads of a block meet at `bar.sync`, the lanes of a warp at `shfl.sync` and
-//!   `vote.sync`; threads that can never meet are [`SimError::Barrier`], not a hang, and a
-//!   thread that runs past the step budget ([`SimOptions::step_budget`]) is
-//!   [`SimError::StepBudget`];
+//!   `vote.sync`; threads that can never meet are [`SimError::Barrier`], not a hang, and so
+//!   are threads that meet at an aligned barrier (`bar.sync`, `bar.red`) through different
+//!   instructions (undefined in the PTX ISA); a thread that runs past the step budget
+//!   ([`SimOptions::step_budget`]) is [`SimError::StepBudget`];
 //! - two threads of a block touching one shared byte between barriers, one of them
 //!   storing, is [`SimError::Race`] (global memory too with
-//!   [`SimOptions::global_race_check`]);
+//!   [`SimOptions::global_race_check`]), and a load or atomic of a shared byte that no
+//!   thread of the block has written is [`SimError::UninitializedShared`] (shared memory
+//!   starts zeroed here, undefined on a GPU; [`SimOptions::uninit_shared_check`]);
 //! - each thread has its own `.local` memory, generic addresses reach local, shared and
 //!   global memory, module `.global`/`.const` variables persist per [`Memory`],
 //!   `cp.async` copies land at the `cp.async.wait_group` that covers them, and

@@ -1,5 +1,6 @@
 //! How a launch runs: the step budget, the most threads a launch may have, whether global
-//! memory is race-checked, and how the `.approx` instructions are modelled.
+//! memory is race-checked and reads of never-written shared memory refused, and how the
+//! `.approx` instructions are modelled.
 
 use crate::approx::Approx;
 
@@ -19,6 +20,12 @@ pub struct SimOptions {
     /// always is ([`crate::SimError::Race`]). Off by default: it records every global byte
     /// a block touches between two barriers, which slows the launch several times.
     pub global_race_check: bool,
+    /// Refuse a load or atomic of a shared byte that no thread of the block has written
+    /// since the block started ([`crate::SimError::UninitializedShared`]): the simulator
+    /// zero-fills shared memory, a GPU leaves there what an earlier block did. On by
+    /// default; it reads the records the shared-memory race check keeps anyway, so it
+    /// costs next to nothing.
+    pub uninit_shared_check: bool,
     /// How `.approx` instructions compute.
     pub approx: Approx,
 }
@@ -37,6 +44,7 @@ impl Default for SimOptions {
             step_budget: DEFAULT_STEP_BUDGET,
             max_threads: DEFAULT_MAX_THREADS,
             global_race_check: false,
+            uninit_shared_check: true,
             approx: Approx::Accurate,
         }
     }

@@ -16,6 +16,11 @@
 //! atomics, not with their stores: whichever of the stores lands last, the byte ends with
 //! that value.
 //!
+//! The same records find loads and atomics of shared bytes that no thread of the block has
+//! stored to since the block started (when the launch checks for them,
+//! [`crate::SimOptions::uninit_shared_check`]): a byte whose last store is of no epoch was
+//! never written, and its value on a GPU is whatever was there before.
+//!
 //! Shared memory is always checked (a record per byte of the block's shared memory, by
 //! whichever address reaches it: `.shared` or generic). Global memory is checked when the
 //! launch asks for it ([`crate::SimOptions::global_race_check`]): records per byte touched,
@@ -23,6 +28,8 @@
 //! with each other by barriers, and the checker does not look across them).
 
 use std::collections::HashMap;
+
+use crate::options::SimOptions;
 
 /// A conflicting access: the other thread (`None`: several threads loaded the byte), the
 /// byte (its offset in the block's shared memory, or its global address with `global`),
@@ -33,6 +40,22 @@ pub(crate) struct Conflict {
     pub offset: u64,
     pub stored: bool,
     pub global: bool,
+}
+
+/// Why the checker refuses an access of shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hazard {
+    /// A data race.
+    Race(Conflict),
+    /// A load or atomic of this shared byte (its offset), which no thread of the block has
+    /// written.
+    Unwritten(u64),
+}
+
+impl From<Conflict> for Hazard {
+    fn from(conflict: Conflict) -> Hazard {
+        Hazard::Race(conflict)
+    }
 }
 
 /// A thread index that stands for "more than one thread loaded it".
@@ -80,12 +103,16 @@ pub(crate) struct RaceTracker {
     /// Global memory's records by address, when the launch checks global memory.
     global: Option<HashMap<u64, Records>>,
     warp_syncs: Vec<u32>,
+    /// Whether loads and atomics of never-written shared bytes are refused.
+    unwritten: bool,
 }
 
 impl RaceTracker {
     /// Starts a block of `threads` threads with `bytes` bytes of shared memory, checking
-    /// global memory too with `global`.
-    pub(crate) fn reset(&mut self, bytes: usize, threads: usize, global: bool) {
+    /// global memory too and never-written shared bytes as `options` say.
+    pub(crate) fn reset(&mut self, bytes: usize, threads: usize, options: &SimOptions) {
+        let global = options.global_race_check;
+        self.unwritten = options.uninit_shared_check;
         self.epoch = 1;
         self.shared.clear();
         self.shared.resize(bytes, Records::default());
@@ -137,31 +164,30 @@ impl RaceTracker {
 
     /// Thread `thread` stores shared bytes `at..at + len`, those in `rewrites` (bit `i`
     /// for byte `at + i`) with the value they hold.
-    pub(crate) fn store(
-        &mut self,
-        thread: u32,
-        at: usize,
-        len: usize,
-        rewrites: u32,
-    ) -> Result<(), Conflict> {
+    pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize, rewrites: u32) -> Result<(), Hazard> {
         self.touch(Kind::Store(rewrites), thread, at, len)
     }
 
     /// Thread `thread` loads shared bytes `at..at + len`.
-    pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+    pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
         self.touch(Kind::Load, thread, at, len)
     }
 
     /// Thread `thread` updates shared bytes `at..at + len` atomically: a conflict with other
     /// threads' plain stores, not with their loads or atomics.
-    pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+    pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
         self.touch(Kind::Atomic, thread, at, len)
     }
 
-    /// One access of `kind` to shared bytes `at..at + len`.
-    pub(crate) fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Conflict> {
+    /// One access of `kind` to shared bytes `at..at + len`: a load or an atomic of a byte
+    /// never stored to is [`Hazard::Unwritten`] when the block checks for it.
+    pub(crate) fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
         let mine = self.access(thread);
+        let reads = !matches!(kind, Kind::Store(_));
         for (i, b) in (at..(at + len).min(self.shared.len())).enumerate() {
+            if reads && self.unwritten && self.shared[b].stored.epoch == 0 {
+                return Err(Hazard::Unwritten(b as u64));
+            }
             let conflict =
                 |other| Conflict { other, offset: b as u64, stored: kind != Kind::Load, global: false };
             self.shared[b] = self.step(kind, i, thread, mine, self.shared[b]).map_err(conflict)?;
@@ -258,36 +284,42 @@ pub(crate) fn rewrites(size: u64, values: impl Iterator<Item = (u64, u64)>) -> u
 mod tests {
     use super::*;
 
+    /// Options that check races only (in global memory too with `global`), not loads of
+    /// never-written bytes.
+    fn races_only(global: bool) -> SimOptions {
+        SimOptions { global_race_check: global, uninit_shared_check: false, ..SimOptions::default() }
+    }
+
     #[test]
     fn conflicts_are_between_threads_within_an_epoch() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64, false);
+        r.reset(16, 64, &races_only(false));
         r.store(0, 0, 4, 0).unwrap();
         r.load(0, 0, 4).unwrap();
         r.store(0, 0, 4, 0).expect("a thread's own accesses never conflict");
         assert_eq!(
             r.load(1, 2, 4),
-            Err(Conflict { other: Some(0), offset: 2, stored: false, global: false })
+            Err(Hazard::Race(Conflict { other: Some(0), offset: 2, stored: false, global: false }))
         );
         r.load(1, 8, 4).unwrap();
         r.load(2, 8, 4).expect("loads never conflict with loads");
         assert_eq!(
             r.store(3, 9, 1, 0),
-            Err(Conflict { other: None, offset: 9, stored: true, global: false })
+            Err(Hazard::Race(Conflict { other: None, offset: 9, stored: true, global: false }))
         );
         r.barrier();
         r.store(3, 9, 1, 0).expect("a barrier separates them");
         r.load(1, 0, 4).expect("the store to 0..4 was in the previous epoch");
         assert_eq!(
             r.store(2, 0, 1, 0),
-            Err(Conflict { other: Some(1), offset: 0, stored: true, global: false })
+            Err(Hazard::Race(Conflict { other: Some(1), offset: 0, stored: true, global: false }))
         );
     }
 
     #[test]
     fn a_warp_sync_orders_the_accesses_of_its_warp_only() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64, false);
+        r.reset(16, 64, &races_only(false));
         r.store(3, 0, 4, 0).unwrap();
         r.store(40, 8, 4, 0).unwrap();
         for t in 0..64 {
@@ -296,7 +328,7 @@ mod tests {
         r.load(5, 0, 4).expect("thread 3 stored before the warp sync both passed");
         assert_eq!(
             r.load(7, 8, 4),
-            Err(Conflict { other: Some(40), offset: 8, stored: false, global: false }),
+            Err(Hazard::Race(Conflict { other: Some(40), offset: 8, stored: false, global: false })),
             "another warp"
         );
         r.store(6, 0, 4, 0).expect_err("thread 5 loaded it after the sync");
@@ -305,7 +337,7 @@ mod tests {
     #[test]
     fn atomics_conflict_with_plain_stores_only() {
         let mut r = RaceTracker::default();
-        r.reset(16, 64, false);
+        r.reset(16, 64, &races_only(false));
         r.atomic(1, 0, 4).unwrap();
         r.atomic(2, 0, 4).expect("atomics of several threads on one word are fine");
         r.load(3, 0, 4).expect("a plain load beside atomics (a CAS loop's first read)");
@@ -313,12 +345,12 @@ mod tests {
         // A store conflicts with the load (thread 3, checked first) and the atomics.
         assert_eq!(
             r.store(7, 0, 4, 0),
-            Err(Conflict { other: Some(3), offset: 0, stored: true, global: false })
+            Err(Hazard::Race(Conflict { other: Some(3), offset: 0, stored: true, global: false }))
         );
         r.store(4, 8, 4, 0).unwrap();
         assert_eq!(
             r.atomic(5, 8, 4),
-            Err(Conflict { other: Some(4), offset: 8, stored: true, global: false })
+            Err(Hazard::Race(Conflict { other: Some(4), offset: 8, stored: true, global: false }))
         );
         r.barrier();
         r.load(3, 0, 4).expect("after a barrier");
@@ -330,18 +362,18 @@ mod tests {
         assert_eq!(rewrites(4, [(0x1122_3344, 0x1122_3399)].into_iter()), 0b1110);
         assert_eq!(rewrites(2, [(0xaaaa, 0xaaaa), (0x00ff, 0x01ff)].into_iter()), 0b0111);
         let mut r = RaceTracker::default();
-        r.reset(16, 64, false);
+        r.reset(16, 64, &races_only(false));
         r.store(0, 0, 4, 0).unwrap();
         r.store(1, 0, 4, 0b1111).expect("the value thread 0 stored, again");
         assert_eq!(
             r.store(2, 0, 4, 0b0111),
-            Err(Conflict { other: Some(1), offset: 3, stored: true, global: false }),
+            Err(Hazard::Race(Conflict { other: Some(1), offset: 3, stored: true, global: false })),
             "byte 3 differs"
         );
         r.load(3, 8, 4).unwrap();
         assert_eq!(
             r.store(4, 8, 4, 0b1111),
-            Err(Conflict { other: Some(3), offset: 8, stored: true, global: false }),
+            Err(Hazard::Race(Conflict { other: Some(3), offset: 8, stored: true, global: false })),
             "a rewrite is exempt from other threads' stores only"
         );
         r.atomic(5, 12, 4).unwrap();
@@ -351,10 +383,10 @@ mod tests {
     #[test]
     fn global_memory_is_checked_only_when_asked() {
         let mut r = RaceTracker::default();
-        r.reset(0, 64, false);
+        r.reset(0, 64, &races_only(false));
         r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
         r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("not checked");
-        r.reset(0, 64, true);
+        r.reset(0, 64, &races_only(true));
         r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
         r.touch_global(Kind::Load, 1, 0x1002, 4).expect("its own store");
         assert_eq!(
@@ -365,7 +397,27 @@ mod tests {
         r.touch_global(Kind::Atomic, 4, 0x2000, 4).expect("atomics with atomics");
         r.barrier();
         r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("a barrier separates them");
-        r.reset(0, 64, true);
+        r.reset(0, 64, &races_only(true));
         r.touch_global(Kind::Load, 5, 0x1000, 4).expect("a new block starts afresh");
+    }
+
+    #[test]
+    fn loads_and_atomics_of_never_written_bytes_are_refused_when_checked() {
+        let mut r = RaceTracker::default();
+        r.reset(16, 64, &SimOptions::default());
+        assert_eq!(r.load(0, 0, 4), Err(Hazard::Unwritten(0)));
+        assert_eq!(r.atomic(1, 4, 4), Err(Hazard::Unwritten(4)));
+        r.store(2, 0, 2, 0).unwrap();
+        assert_eq!(r.load(2, 0, 4), Err(Hazard::Unwritten(2)), "the first byte not stored to");
+        r.store(3, 2, 2, 0).unwrap();
+        r.barrier();
+        r.load(5, 0, 4).expect("two threads wrote it, before the barrier");
+        r.atomic(6, 0, 4).expect("an atomic of written bytes");
+        r.store(7, 8, 8, 0).unwrap();
+        r.atomic(7, 8, 8).expect("its own store");
+        r.reset(16, 64, &SimOptions::default());
+        assert_eq!(r.load(5, 0, 4), Err(Hazard::Unwritten(0)), "a new block starts unwritten");
+        r.reset(16, 64, &races_only(false));
+        r.load(5, 0, 4).expect("not checked");
     }
 }

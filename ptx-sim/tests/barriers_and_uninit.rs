@@ -1,12 +1,13 @@
 //! What a GPU leaves undefined and the simulator reports instead of running: threads that
 //! meet at an aligned barrier (`bar.sync`, `bar.red`, `barrier.sync.aligned`) through
-//! different instructions. Every module here is also assembled with ptxas when it is
-//! installed.
+//! different instructions, and loads or atomics of shared bytes that no thread of the block
+//! has written (the simulator's shared memory starts zeroed, a GPU's does not). Every
+//! module here is also assembled with ptxas when it is installed.
 
 mod common;
 
-use common::{download, geo};
-use ptx_sim::{launch, Memory, Module, SimError};
+use common::{download, upload};
+use ptx_sim::{launch_with, Geometry, Memory, Module, SimError, SimOptions};
 
 /// A kernel `k(out)` with `decls` at module scope: `%rd1` holds `out` as a global address,
 /// `%r1` the thread's `%tid.x`, `%rd2` the address of `out[%tid.x]` (32-bit elements), then
@@ -28,11 +29,19 @@ fn lines_of(text: &str, needle: &str) -> Vec<usize> {
 
 /// Runs kernel `k` of `text` on one block of `threads` threads; `out[tid]` on success.
 fn run(text: &str, threads: u32) -> Result<Vec<u64>, SimError> {
+    let geometry = Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 };
+    run_with(text, &geometry, &SimOptions::default())
+}
+
+/// Runs kernel `k` of `text` over `geometry` with `options`, `out` holding `7 + i` at
+/// element `i` (one per thread of a block) before; `out` after, on success.
+fn run_with(text: &str, geometry: &Geometry, options: &SimOptions) -> Result<Vec<u64>, SimError> {
     let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let mem = Memory::new();
-    let out = mem.alloc(threads as usize * 4);
-    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [threads, 1, 1]), &[out], &mem, 1)?;
-    Ok(download(&mem, out, threads as usize, 4))
+    let n = geometry.block[0] as usize;
+    let out = upload(&mem, &(7..7 + n as u64).collect::<Vec<_>>(), 4);
+    launch_with(m.kernel("k").unwrap(), geometry, &[out], &mem, 1, options)?;
+    Ok(download(&mem, out, n, 4))
 }
 
 /// Threads below 16 run `low`, the others `high` (each a few statements), then `after`.
@@ -194,9 +203,167 @@ fn a_barrier_in_a_device_function_is_one_instruction_for_every_call() {
 #[test]
 fn ptxas_accepts_every_module() {
     let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("ptxas_accepts_every_module") else { return };
-    for text in barrier_modules() {
+    for text in barrier_modules().into_iter().chain(uninit_modules().into_iter().map(|(_, text)| text)) {
         if let Err(e) = ptx_tools::ptxas::assemble(&ptxas, &text, "sm_80") {
             panic!("ptxas rejects:\n{text}\n{e}");
         }
     }
+}
+
+/// A 16-bin shared histogram of `tid % 16`, `init` run first (each thread below 16 zeroing
+/// its bin, or nothing), `update` the atomic that counts (on `[%rd6]` with `%r3`, the bin's
+/// address and 1); threads below 16 then write their bin to `out`.
+fn histogram(init: &str, update: &str) -> String {
+    let body = format!(
+        "\tmov.u64 %rd4, bins;\n\tand.b32 %r2, %r1, 15;\n\tmul.wide.u32 %rd5, %r2, 4;\n\
+         \tadd.s64 %rd6, %rd4, %rd5;\n\tmov.u32 %r3, 1;\n\tsetp.lt.u32 %p1, %r1, 16;\n{init}\n\
+         \tbar.sync 0;\n{update}\n\tbar.sync 0;\n\t@%p1 ld.shared.u32 %r4, [%rd6];\n\
+         \t@%p1 st.global.u32 [%rd2], %r4;"
+    );
+    module(".shared .align 4 .b8 bins[64];", &body)
+}
+
+/// The zeroing of [`histogram`]'s bins.
+const ZERO_BINS: &str = "\tmov.u32 %r5, 0;\n\t@%p1 st.shared.u32 [%rd6], %r5;";
+
+/// The modules of the uninitialised-shared-memory tests, by name.
+fn uninit_modules() -> Vec<(&'static str, String)> {
+    let dynamic = ".extern .shared .align 4 .b8 dyn[];";
+    let shared = ".shared .align 4 .b8 s[16];";
+    vec![
+        ("histogram", histogram("", "\tatom.shared.add.u32 %r6, [%rd6], %r3;")),
+        ("red histogram", histogram("", "\tred.shared.add.u32 [%rd6], %r3;")),
+        ("initialised histogram", histogram(ZERO_BINS, "\tatom.shared.add.u32 %r6, [%rd6], %r3;")),
+        // Thread 0 writes the first word of the dynamic array, every thread reads its own.
+        (
+            "dynamic",
+            module(
+                dynamic,
+                "\tmov.u64 %rd4, dyn;\n\tadd.s64 %rd5, %rd4, %rd3;\n\tsetp.eq.u32 %p1, %r1, 0;\n\
+                 \t@%p1 st.shared.u32 [%rd4], %r1;\n\tbar.sync 0;\n\tld.shared.u32 %r2, [%rd5];\n\
+                 \tst.global.u32 [%rd2], %r2;",
+            ),
+        ),
+        // One byte written, a word read: byte 1 was never written.
+        (
+            "partial",
+            module(
+                shared,
+                "\tmov.u16 %rs1, 9;\n\tst.shared.u8 [s], %rs1;\n\tld.shared.u32 %r2, [s];\n\
+                 \tst.global.u32 [%rd2], %r2;",
+            )
+            .replace("\t.reg .pred", "\t.reg .b16 %rs<2>;\n\t.reg .pred"),
+        ),
+        // Through a generic address into the shared window.
+        (
+            "generic",
+            module(
+                shared,
+                "\tmov.u64 %rd4, s;\n\tcvta.shared.u64 %rd5, %rd4;\n\tld.u32 %r2, [%rd5+8];\n\
+                 \tst.global.u32 [%rd2], %r2;",
+            ),
+        ),
+        // Thread 0 of block 0 only writes the word every thread then reads.
+        (
+            "first block",
+            module(
+                shared,
+                "\tmov.u32 %r2, %ctaid.x;\n\tor.b32 %r3, %r2, %r1;\n\tsetp.eq.u32 %p1, %r3, 0;\n\
+                 \t@%p1 st.shared.u32 [s], %r1;\n\tbar.sync 0;\n\tld.shared.u32 %r4, [s];\n\
+                 \tst.global.u32 [%rd2], %r4;",
+            ),
+        ),
+        // `cp.async` of each thread's `out` word to its shared slot, read after the wait (or,
+        // `early`, before it).
+        (
+            "cp.async",
+            module(
+                ".shared .align 4 .b8 slots[256];",
+                "\tmov.u64 %rd4, slots;\n\tadd.s64 %rd5, %rd4, %rd3;\n\
+                 \tcp.async.ca.shared.global [%rd5], [%rd2], 4;\n\tcp.async.commit_group;\n\
+                 \tcp.async.wait_group 0;\n\tld.shared.u32 %r2, [%rd5];\n\tadd.u32 %r2, %r2, 100;\n\
+                 \tst.global.u32 [%rd2], %r2;",
+            ),
+        ),
+    ]
+}
+
+/// [`uninit_modules`]'s module `name`.
+fn uninit_module(name: &str) -> String {
+    uninit_modules()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| text)
+        .expect("a module of the list")
+}
+
+/// The error of kernel `text` on `blocks` blocks of 64 threads, which must be
+/// [`SimError::UninitializedShared`]: block, thread, offset and instruction.
+fn uninit_error(text: &str, blocks: u32) -> ([u32; 3], [u32; 3], u64, String, String) {
+    let geometry = Geometry { grid: [blocks, 1, 1], block: [64, 1, 1], dynamic_shared_bytes: 256 };
+    let err = run_with(text, &geometry, &SimOptions::default()).unwrap_err();
+    let message = err.to_string();
+    let SimError::UninitializedShared { block, thread, offset, instruction, .. } = err else {
+        panic!("not an uninitialised read: {message}\n{text}")
+    };
+    (block, thread, offset, instruction, message)
+}
+
+/// A histogram whose bins no thread zeroed: the first atomic on a bin is an error naming
+/// the thread, the byte, the instruction, and that the value is undefined on a GPU; with
+/// the bins zeroed first it counts.
+#[test]
+fn atomics_on_never_written_shared_bytes_are_errors() {
+    for (name, op) in [("histogram", "atom.shared.add.u32"), ("red histogram", "red.shared.add.u32")] {
+        let (block, thread, offset, instruction, message) = uninit_error(&uninit_module(name), 1);
+        assert_eq!((block, thread, offset), ([0; 3], [0; 3], 0), "{message}");
+        assert!(instruction.starts_with(op), "{message}");
+        for want in [
+            "thread (0, 0, 0) read shared byte 0",
+            "no thread of the block has written",
+            "undefined on a GPU",
+        ] {
+            assert!(message.contains(want), "`{want}` not in: {message}");
+        }
+    }
+    let counts = run(&uninit_module("initialised histogram"), 64).unwrap();
+    assert_eq!(counts[..16], [4; 16]);
+}
+
+/// Plain loads of never-written bytes, in dynamic and static shared memory, by a `.shared`
+/// or a generic address, a word of which only one byte was written, and a word written in
+/// another block only: each an error naming the first byte not written.
+#[test]
+fn loads_of_never_written_shared_bytes_are_errors() {
+    // Thread 0 wrote word 0 of the dynamic array; thread 1 reads word 1.
+    let (_, thread, offset, instruction, _) = uninit_error(&uninit_module("dynamic"), 1);
+    assert_eq!((thread, offset), ([1, 0, 0], 4));
+    assert!(instruction.starts_with("ld.shared.u32"), "{instruction}");
+    let (_, thread, offset, _, _) = uninit_error(&uninit_module("partial"), 1);
+    assert_eq!((thread, offset), ([0, 0, 0], 1), "the byte after the one stored");
+    let (_, _, offset, instruction, _) = uninit_error(&uninit_module("generic"), 1);
+    assert_eq!(offset, 8);
+    assert!(instruction.starts_with("ld.u32"), "{instruction}");
+    // Block 0 runs; block 1 starts with nothing written, whatever block 0 left.
+    let (block, thread, offset, _, _) = uninit_error(&uninit_module("first block"), 2);
+    assert_eq!((block, thread, offset), ([1, 0, 0], [0, 0, 0], 0));
+}
+
+/// Bytes `cp.async` copied count as written once the copy lands (at its wait); a read
+/// before the wait reads bytes not yet written. With the check off
+/// (`SimOptions::uninit_shared_check`), never-written bytes read as the simulator's zeros.
+#[test]
+fn copies_count_as_writes_and_the_check_can_be_turned_off() {
+    let text = uninit_module("cp.async");
+    let want: Vec<u64> = (107..171).collect();
+    assert_eq!(run(&text, 64).unwrap(), want);
+    let early = text
+        .replace("\tcp.async.wait_group 0;\n", "")
+        .replace("[%rd2], %r2;", "[%rd2], %r2;\n\tcp.async.wait_all;");
+    let (_, thread, offset, _, _) = uninit_error(&early, 1);
+    assert_eq!((thread, offset), ([0, 0, 0], 0));
+    let off = SimOptions { uninit_shared_check: false, ..SimOptions::default() };
+    let geometry = Geometry { grid: [1, 1, 1], block: [64, 1, 1], dynamic_shared_bytes: 0 };
+    let counts = run_with(&uninit_module("histogram"), &geometry, &off).unwrap();
+    assert_eq!(counts[..16], [4; 16], "zeros, as the simulator fills shared memory");
 }

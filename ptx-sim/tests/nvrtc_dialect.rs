@@ -7,7 +7,7 @@
 mod common;
 
 use common::{download, geo, upload};
-use ptx_sim::{launch, Memory, Module};
+use ptx_sim::{launch, launch_with, Memory, Module, SimOptions};
 
 fn module_text(body: &str, regs: &str) -> String {
     format!(
@@ -448,17 +448,22 @@ fn generic_accesses_into_shared_memory_are_race_checked() {
              \tadd.s64 \t%rd9, %rd2, %rd5;\n\tst.global.u32 \t[%rd9], %r4;\n\tret;\n}}\n"
         )
     };
-    let run = |barrier: &str| {
+    let run = |barrier: &str, uninit_shared_check: bool| {
         let m = Module::parse(&text(barrier)).unwrap();
         let mem = Memory::new();
         let out = upload(&mem, &[0; 32], 4);
-        launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[out], &mem, 1)
+        let options = SimOptions { uninit_shared_check, ..SimOptions::default() };
+        launch_with(m.kernel("k").unwrap(), &geo([1, 1, 1], [32, 1, 1]), &[out], &mem, 1, &options)
             .map(|_| download(&mem, out, 32, 4))
     };
     let want: Vec<u64> = (0..32).map(|t| (t + 1) % 32).collect();
-    assert_eq!(run("\tbar.sync \t0;\n").unwrap(), want);
-    let err = run("").unwrap_err().to_string();
-    // Thread 0 loaded slot 1 before thread 1 stored it (threads run in order between barriers).
+    assert_eq!(run("\tbar.sync \t0;\n", true).unwrap(), want);
+    // Thread 0 loads slot 1 before thread 1 stores it (threads run in order between
+    // barriers): a read of a byte no thread has written yet, then, with that check off, a
+    // race with thread 1's store.
+    let err = run("", true).unwrap_err().to_string();
+    assert!(err.contains("uninitialised shared memory") && err.contains("read shared byte 4"), "{err}");
+    let err = run("", false).unwrap_err().to_string();
     assert!(
         err.contains("shared-memory race") && err.contains("thread (1, 0, 0) stored to shared byte 4"),
         "{err}"
