@@ -160,3 +160,74 @@ fn an_unroll_over_a_runaway_count_is_an_error_naming_its_line() {
     assert!(text.contains(&format!("tests/misuse.rs:{line}:")), "{text}");
     assert!(text.contains("#[unroll]"), "{text}");
 }
+
+/// Counts `x[t] % 16` in a shared histogram; only with `init` are the bins zeroed first.
+#[ptx_kernel]
+fn shared_histogram(x: &[u32], counts: &mut [u32], #[comptime] init: bool) {
+    let bins = shared::<u32, 16>();
+    let t = thread_idx().x as usize;
+    if init {
+        if t < 16 {
+            bins[t] = 0;
+        }
+        sync_threads();
+    }
+    atomic_add(&mut bins[(x[t] % 16) as usize], 1); // the histogram's update
+    sync_threads();
+    if t < 16 {
+        counts[t] = bins[t];
+    }
+}
+
+#[test]
+fn a_shared_histogram_never_zeroed_is_reported_at_its_update() -> ptx_dsl::runtime::Result<()> {
+    let device = Device::sim();
+    let x = device.upload(&(0..64u32).collect::<Vec<_>>())?;
+    let mut counts = device.zeroed::<u32>(16)?;
+    SharedHistogram::new(true).launch(&device, LaunchConfig::linear(1, 64), &x, &mut counts)?;
+    assert_eq!(counts.to_vec()?, vec![4; 16]);
+    // On a GPU the bins would start with whatever an earlier block left in shared memory.
+    let err = SharedHistogram::new(false)
+        .launch(&device, LaunchConfig::linear(1, 64), &x, &mut counts)
+        .unwrap_err();
+    let text = err.to_string();
+    let line =
+        include_str!("misuse.rs").lines().position(|l| l.ends_with("// the histogram's update")).unwrap() + 1;
+    for want in [
+        "uninitialised shared memory in kernel `shared_histogram`".to_string(),
+        "thread (0, 0, 0) read shared byte 0".to_string(),
+        "undefined on a GPU".to_string(),
+        format!("tests/misuse.rs:{line}:"),
+    ] {
+        assert!(text.contains(&want), "`{want}` not in: {text}");
+    }
+    Ok(())
+}
+
+/// A block sum in each arm of a branch: two barriers, which the threads of the two arms
+/// reach apart.
+#[ptx_kernel]
+fn sums_in_both_arms(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    let mut s = 0.0f32;
+    if t < 32 {
+        s = block_sum(x[t]); // the first arm's sum
+    } else {
+        s = block_sum(2.0 * x[t]); // the second arm's sum
+    }
+    out[t] = s;
+}
+
+#[test]
+fn block_sums_in_both_arms_of_a_branch_are_reported_at_both_lines() {
+    let device = Device::sim();
+    let x = device.upload(&[1.0f32; 64]).unwrap();
+    let mut out = device.zeroed::<f32>(64).unwrap();
+    let err = SumsInBothArms::new().launch(&device, LaunchConfig::linear(1, 64), &x, &mut out).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("through different instructions"), "{text}");
+    for arm in ["// the first arm's sum", "// the second arm's sum"] {
+        let line = include_str!("misuse.rs").lines().position(|l| l.ends_with(arm)).unwrap() + 1;
+        assert!(text.contains(&format!("tests/misuse.rs:{line}:")), "line {line}: {text}");
+    }
+}
