@@ -162,13 +162,15 @@ fn reductions() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Each of [`reductions`]: the one of non-aligned `barrier.red`s of one reduction runs,
+/// the others are barrier errors.
 #[test]
 fn reductions_through_different_instructions() {
     for (what, text) in reductions() {
         let result = run(&text, 64);
         match what {
-            // 16 of the 32 low threads count odd ones, 48 high ones count even ones: each
-            // predicate as its own instruction negates it.
+            // The 16 low threads count the odd ones (8 of them), the 48 high ones the even
+            // ones (24): each predicate as its own instruction negates it.
             "barrier.red" => assert_eq!(result.unwrap(), vec![8 + 24; 64], "{what}"),
             _ => {
                 let err = result.unwrap_err();
