@@ -56,6 +56,24 @@ impl Devices {
     }
 }
 
+/// The function pointer type of the device function `devices` holds under `path`
+/// (`fn(f32, &[u32]) -> f32`, its lifetimes elided), or `_` when it holds none.
+pub fn pointer_type(path: &syn::Path, devices: &Devices) -> TokenStream {
+    let Some(device) = devices.get(&path_key(path)) else { return quote!(_) };
+    let inputs = device.item.sig.inputs.iter().filter_map(|arg| match arg {
+        syn::FnArg::Typed(pt) => {
+            let mut ty = (*pt.ty).clone();
+            if let syn::Type::Reference(r) = &mut ty {
+                r.lifetime = None;
+            }
+            Some(ty)
+        }
+        syn::FnArg::Receiver(_) => None,
+    });
+    let output = &device.item.sig.output;
+    quote!(fn(#(#inputs),*) #output)
+}
+
 /// What makes a device function itself whatever path reached it: where it is defined (the
 /// position of its name, where spans carry positions) and its signature and body as text
 /// (recursion is a function met again while it is being inlined; two functions of the same

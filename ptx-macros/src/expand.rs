@@ -55,14 +55,14 @@ pub fn camel_case(name: &str) -> String {
 }
 
 /// The generated items. `inlined` holds a path to each `#[ptx_device]` function the body
-/// inlined; `definition` is a hash of the source the kernel is built from (part of its cache
+/// calls with the function pointer type of its signature; `definition` is a hash of the source the kernel is built from (part of its cache
 /// key).
 pub fn expand_kernel(
     kernel: &KernelFn,
     checked: &Checked,
     options: &Options,
     definition: u64,
-    inlined: &[syn::Path],
+    inlined: &[(syn::Path, TokenStream)],
 ) -> TokenStream {
     let krate = &options.krate;
     let p = quote!(#krate::__private);
@@ -229,7 +229,12 @@ pub fn expand_kernel(
     });
     // The host functions of the device functions the body inlined count as used, as they
     // are when the body runs as plain Rust.
-    let uses = (!inlined.is_empty()).then(|| quote!(const _: () = { #(let _ = #inlined;)* };));
+    // Each is also the function Rust calls there: a value of another signature shadowing
+    // the device function (a plain `fn` of the name in a block) is a type error here.
+    let uses = (!inlined.is_empty()).then(|| {
+        let (paths, types): (Vec<_>, Vec<_>) = inlined.iter().cloned().unzip();
+        quote!(const _: () = { #(let _: #types = #paths;)* };)
+    });
     quote! {
         #uses
         #(#attrs)*

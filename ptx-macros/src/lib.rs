@@ -128,7 +128,11 @@ fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::
         &checked,
         &options,
         definition_hash(&item, devices),
-        &parsed.inlined,
+        &parsed
+            .inlined
+            .iter()
+            .map(|path| (path.clone(), device::pointer_type(path, devices)))
+            .collect::<Vec<_>>(),
     )
 }
 
