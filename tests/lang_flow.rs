@@ -894,6 +894,49 @@ fn aliasing_tuple_ifs_and_loaded_conditions_match_plain_rust() -> ptx_dsl::runti
     Ok(())
 }
 
+/// Constants and statics of the surrounding code, by name and by path: a shared array's
+/// length, a scale, an unrolled loop's count, and casts from the item's own type.
+const TILE: usize = 64;
+/// See [`TILE`].
+const SCALE: f32 = 2.5;
+/// See [`TILE`].
+static OFFSET: u32 = 7;
+
+mod tuning {
+    /// See [`super::TILE`].
+    pub const STEPS: u32 = 3;
+    /// A float constant cast to an integer: Rust's saturating `as`.
+    pub const BIG: f64 = 1e12;
+}
+
+#[ptx_kernel]
+fn item_constants(x: &mut [f32], y: &mut [u32]) {
+    let tile = shared::<f32, TILE>();
+    let i = thread_idx().x as usize;
+    if i < x.len() && i < TILE && i < y.len() {
+        tile[i] = x[i] * SCALE;
+        x[i] = tile[i];
+        let mut acc = OFFSET;
+        #[unroll]
+        for s in 0..tuning::STEPS {
+            acc += s;
+        }
+        y[i] = acc + TILE as u32 + (tuning::BIG as u32 - u32::MAX);
+    }
+}
+
+#[test]
+fn constants_of_the_surrounding_code_are_read_as_rust_reads_them() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[1.0f32; 64])?;
+    let mut y = dev.upload(&[0u32; 64])?;
+    ItemConstants::new().launch(&dev, LaunchConfig::linear(1, 64), &mut x, &mut y)?;
+    assert_eq!(x.to_vec()?, vec![SCALE; 64]);
+    let want = OFFSET + (0..tuning::STEPS).sum::<u32>() + TILE as u32 + (tuning::BIG as u32 - u32::MAX);
+    assert_eq!(y.to_vec()?, vec![want; 64]);
+    Ok(())
+}
+
 /// Slices bound through tuple patterns (nested, and shadowing the parameter they alias):
 /// their lengths are the parameters' lengths, and a guard on them proves the accesses.
 #[ptx_kernel]

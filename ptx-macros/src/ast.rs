@@ -489,6 +489,10 @@ pub enum ExprKind {
         /// The path as the user wrote it (it is emitted as host Rust).
         path: syn::Path,
     },
+    /// A constant (or static) of the code around the kernel named by a path, `config::TILE`
+    /// (one named by a bare `TILE` is a [`ExprKind::Path`] the checker finds no local for):
+    /// read while the kernel is built, of the type its use gives it.
+    ItemConst(syn::Path),
     /// `-x`, `!x`.
     Unary(UnOp, Box<Expr>),
     /// `a op b`.

@@ -37,6 +37,9 @@ pub struct Checked {
     /// Whether the body uses a full-warp operation (shuffles, votes, warp or block
     /// reductions, `sync_warp`), which needs whole warps: the launch checks the block size.
     pub uses_warps: bool,
+    /// Whether an expression reads a constant of the code around the kernel
+    /// ([`ExprKind::ItemConst`], or a bare constant name no local has), by expression id.
+    pub item_const: Vec<bool>,
 }
 
 /// A name in scope.
@@ -96,6 +99,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         diverging: Vec::new(),
         statement_like: vec![false; n],
         literal_operands: Vec::new(),
+        item_consts: Vec::new(),
+        in_device: Vec::new(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -226,10 +231,30 @@ struct Checker<'e> {
     warp_values: Vec<(usize, Intrinsic, Sp)>,
     /// The `shared::<T, N>()` that is the initialiser of the `let` being checked.
     shared_init: Option<usize>,
+    /// Constants of the surrounding code read by the kernel: (expr, its type, span, name,
+    /// whether it is cast with `as`), whose types their uses must settle — but for one that
+    /// is cast, which the host casts from the item's own type.
+    item_consts: Vec<(usize, Ty, Sp, String, bool)>,
+    /// The device functions whose inlined bodies are being checked, innermost last.
+    in_device: Vec<String>,
 }
 
 impl Checker<'_> {
     fn finish(mut self) -> Checked {
+        // A constant's type is its item's, which the kernel does not see: its uses must say it
+        // (a default `i32` would only be a guess).
+        for (_, ty, sp, name, cast) in &self.item_consts {
+            if let (Ty::Var(_), false) = (self.infer.resolve(ty), cast) {
+                self.errors.at(
+                    *sp,
+                    format!(
+                        "the type of `{name}` is not known here: a kernel reads the constant while it is \
+                         built and takes its type from its use; annotate it (`let n: usize = {name};`) or \
+                         use it with a typed value"
+                    ),
+                );
+            }
+        }
         self.infer.apply_defaults();
         let types: Vec<Ty> = self.types.iter().map(|t| self.infer.resolve(t)).collect();
         for &(id, value, negated, sp) in &self.int_lits {
@@ -332,6 +357,10 @@ impl Checker<'_> {
                 }
             }
         }
+        let mut item_const = vec![false; types.len()];
+        for (id, ..) in &self.item_consts {
+            item_const[*id] = true;
+        }
         Checked {
             types,
             comptime: self.comptime,
@@ -341,6 +370,7 @@ impl Checker<'_> {
             lengths_read: self.lengths_read,
             uses_warps: self.uses_warps,
             roots: self.roots,
+            item_const,
         }
     }
 
@@ -351,6 +381,25 @@ impl Checker<'_> {
             scope.insert(name.to_string(), Binding { id, ty, mutable, comptime });
         }
         id
+    }
+
+    /// A constant of the code around the kernel, `name`: comptime, of the type its use
+    /// gives it (checked by rustc against the item where the kernel is built). A device
+    /// function cannot read one: kernels elsewhere inline it, where the name may mean
+    /// another constant or none.
+    fn item_const(&mut self, e: &Expr, name: &str) -> (Ty, bool) {
+        if let Some(function) = self.in_device.last() {
+            let msg = format!(
+                "the device function `{function}` cannot read `{name}`, a constant of the code around it: \
+                 kernels in other modules inline its body, where the name may mean something else; pass \
+                 it as a parameter (a kernel may read it and pass it on)"
+            );
+            self.errors.at(e.span, msg);
+            return (Ty::Error, false);
+        }
+        let ty = self.infer.fresh(VarKind::Any);
+        self.item_consts.push((e.id, ty.clone(), e.span, name.to_string(), false));
+        (ty, true)
     }
 
     /// The binding id of `name`, if it is in scope.
@@ -413,7 +462,17 @@ impl Checker<'_> {
                 if let (ExprKind::Shared { .. }, Pat::Ident { mutable: false, .. }) = (&init.kind, pat) {
                     self.shared_init = Some(init.id);
                 }
+                // A device function's body is the initialiser of its result's `let`.
+                let device = match role {
+                    LetRole::Result { function } => Some(function.clone()),
+                    _ => None,
+                };
+                let inside = device.is_some();
+                self.in_device.extend(device);
                 let mut t = self.expr(init);
+                if inside {
+                    self.in_device.pop();
+                }
                 if let LetRole::Argument { function, param, slice: Some((elem, mutable)) } = role {
                     t = self.slice_argument(init, &t, *elem, *mutable, function, param);
                 }
@@ -630,18 +689,12 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(b.id);
                     (b.ty, b.comptime)
                 }
+                None if crate::parse::is_constant_name(&name.to_string()) => {
+                    self.item_const(e, &name.to_string())
+                }
                 None => {
-                    let text = name.to_string();
-                    let constant = text.chars().any(|c| c.is_ascii_uppercase())
-                        && text.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
                     let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
                         format!("; `{name}` is a built-in: call it, `{name}()`")
-                    } else if constant {
-                        format!(
-                            "; a kernel sees its parameters and locals, not the items around it: pass \
-                             `{name}` as a `#[comptime]` parameter, or write a standard constant by its full \
-                             path (`std::f32::consts::PI`, `u32::MAX`)"
-                        )
                     } else {
                         String::new()
                     };
@@ -649,6 +702,10 @@ impl Checker<'_> {
                     (Ty::Error, false)
                 }
             },
+            ExprKind::ItemConst(path) => {
+                let text = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                self.item_const(e, &text)
+            }
             ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
@@ -677,6 +734,9 @@ impl Checker<'_> {
             }
             ExprKind::Cast(inner, to) => {
                 let t = self.expr(inner);
+                if let Some(c) = self.item_consts.iter_mut().find(|c| c.0 == inner.id) {
+                    c.4 = true;
+                }
                 // As in rustc, an unsuffixed literal cast to a type of its own kind has that
                 // type: `4_000_000_000 as i64` is an `i64`, `1e-50 as f32` rounds once, and
                 // `300 as u8` is out of range.

@@ -337,7 +337,7 @@ impl Lowerer<'_> {
         }
         let k = ctx();
         match &e.kind {
-            ExprKind::Lit(_) | ExprKind::Const { .. } => Atom::Host(self.host(e)),
+            ExprKind::Lit(_) | ExprKind::Const { .. } | ExprKind::ItemConst(_) => Atom::Host(self.host(e)),
             ExprKind::Path(n) => Atom::Rt(quote!(#n)),
             ExprKind::Unary(op, inner) => {
                 let v = self.value(inner);
@@ -1224,11 +1224,28 @@ impl Lowerer<'_> {
         self.bind(name, if m == "sin_cos" { "__sin_cos" } else { "__t" }, call)
     }
 
+    /// `{ let c: T = PATH; c }`: the constant `path` as the kernel's type `ty` for it.
+    fn item_const(&mut self, path: TokenStream, ty: &Ty) -> TokenStream {
+        let t = match ty {
+            Ty::Scalar(s) => {
+                let t = host_type(*s);
+                quote!(#t)
+            }
+            _ => quote!(_),
+        };
+        let c = self.tmp("__const");
+        quote!({ let #c: #t = #path; #c })
+    }
+
     /// A comptime expression as host Rust.
     fn host(&mut self, e: &Expr) -> TokenStream {
         let ty = self.ty(e);
         match &e.kind {
             ExprKind::Lit(lit) => literal(lit, &ty, e.span),
+            // A constant of the code around the kernel, read as the type its use gave it
+            // (rustc checks the item against it, at the name).
+            ExprKind::Path(n) if self.checked.item_const[e.id] => self.item_const(quote!(#n), &ty),
+            ExprKind::ItemConst(path) => self.item_const(quote!(#path), &ty),
             ExprKind::Path(n) => quote!(#n),
             ExprKind::Const { ty: s, path } => {
                 let name = path.segments.last().map(|s| s.ident.clone());

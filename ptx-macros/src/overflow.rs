@@ -101,6 +101,8 @@ impl Folder<'_> {
                 self.scalar(e)?;
                 self.lookup(&name.to_string())
             }
+            // Its value is the item's, which the kernel does not see.
+            ExprKind::ItemConst(_) => None,
             ExprKind::Unary(op, x) => {
                 let v = self.expr(x)?;
                 let ty = self.scalar(e)?;

@@ -928,6 +928,10 @@ impl<'e> Parser<'e> {
             if let Some(ty) = self.constant_type(&p.path) {
                 return self.expr_of(ExprKind::Const { ty, path: p.path.clone() }, sp);
             }
+            let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            if is_constant_name(&last) && p.path.segments.iter().all(|s| s.arguments.is_none()) {
+                return self.expr_of(ExprKind::ItemConst(p.path.clone()), sp);
+            }
         }
         self.err(
             p,
@@ -1764,6 +1768,13 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
         Some(raw) => Ident::new_raw(raw, span),
         None => Ident::new(text, span),
     }
+}
+
+/// Whether `name` is written as Rust writes constants and statics: upper-case letters,
+/// digits and `_`, with a letter.
+pub fn is_constant_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// The name a parameter declares, if it is a plain one.
