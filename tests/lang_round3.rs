@@ -700,3 +700,28 @@ fn comptime_parameters_of_every_type_fold_into_long_unrolled_loops() -> ptx_dsl:
     }
     Ok(())
 }
+
+// Bits of floats, wrapping shifts by method, and `is_empty` (a fifth review round: idioms a
+// user reached for and found missing).
+twin!(bits_and_shifts, bits_and_shifts_host, |i, a: &[u32], out: &mut [u32]| {
+    let f = f32::from_bits(a[i]);
+    let key = if f.to_bits() & 0x8000_0000 != 0 { !a[i] } else { a[i] | 0x8000_0000 };
+    out[4 * i] = key;
+    out[4 * i + 1] = a[i].wrapping_shl(a[i] & 63) ^ a[i].wrapping_shr(a[i] >> 26);
+    // (A NaN result's payload is the GPU's canonical one, documented: not compared.)
+    let d = if f.is_nan() { 0 } else { (f as f64 * 3.0).to_bits() };
+    out[4 * i + 2] = (d >> 32) as u32 ^ f64::from_bits(d ^ 1).to_bits() as u32;
+    out[4 * i + 3] = u32::from(a.is_empty()) + (a.len() as u32).wrapping_shl(1);
+});
+
+#[test]
+fn float_bits_method_shifts_and_is_empty_match_plain_rust() {
+    let xs = u32_inputs("bits_and_shifts", 200);
+    check_twin(
+        "bits_and_shifts",
+        &xs,
+        4,
+        &|d, c, a, o| BitsAndShifts::new().launch(d, c, a, o),
+        bits_and_shifts_host,
+    );
+}

@@ -853,6 +853,14 @@ impl Checker<'_> {
                 }
                 (Ty::Scalar(*ty), self.comptime[args[0].id])
             }
+            ExprKind::TypeCall { ty, func, args }
+                if func == "from_bits" && ty.is_float() && args.len() == 1 =>
+            {
+                let bits = if *ty == Scalar::F32 { Scalar::U32 } else { Scalar::U64 };
+                let t = self.expr(&args[0]);
+                self.expect(args[0].span, &Ty::Scalar(bits), &t, &format!(" (`{}::from_bits`)", ty.name()));
+                (Ty::Scalar(*ty), self.comptime[args[0].id])
+            }
             ExprKind::TypeCall { ty, func, args } if method_signature(*ty, &func.to_string()).is_none() => {
                 for a in args {
                     self.expr(a);
@@ -876,15 +884,19 @@ impl Checker<'_> {
             }
             ExprKind::MethodCall { receiver, method, args } => {
                 if let ExprKind::Path(name) = &receiver.kind {
-                    if method == "len" {
+                    if method == "len" || method == "is_empty" {
                         let ty = self.lookup(&name.to_string()).map(|b| self.infer.resolve(&b.ty));
                         if let Some(Ty::Slice { .. }) = ty {
                             self.expr(receiver);
-                            self.binding[e.id] = self.binding_id(name);
-                            if let Some(id) = self.binding[e.id] {
+                            let id = self.binding_id(name);
+                            if let Some(id) = id {
                                 self.lengths_read.push(self.root(id));
                             }
                             self.no_args(method, args);
+                            if method == "is_empty" {
+                                return (Ty::Scalar(Scalar::Bool), false);
+                            }
+                            self.binding[e.id] = id;
                             return (Ty::Scalar(Scalar::Usize), false);
                         }
                     }
@@ -1589,9 +1601,11 @@ struct Signature {
 const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 powf powi tanh \
      cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
      mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
-     is_infinite is_sign_negative is_sign_positive, and fast_sin fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
+     is_infinite is_sign_negative is_sign_positive to_bits (and `f32::from_bits`), and fast_sin fast_cos fast_exp2 \
+     fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
-    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg count_ones leading_zeros trailing_zeros";
+    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg \
+     wrapping_shl wrapping_shr count_ones leading_zeros trailing_zeros";
 
 /// The list of `scalar`'s methods that an error about an unknown one shows.
 fn methods_help(scalar: Scalar) -> &'static str {
@@ -1626,6 +1640,9 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),
+            "to_bits" => {
+                sig(vec![], Ret::Scalar(if recv == Scalar::F32 { Scalar::U32 } else { Scalar::U64 }), false)
+            }
             _ => None,
         }
     } else if recv.is_half() {
@@ -1643,7 +1660,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "abs" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
             "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
             "count_ones" | "leading_zeros" | "trailing_zeros" => sig(vec![], Ret::Scalar(Scalar::U32), false),
-            "pow" => sig(vec![Some(Scalar::U32)], Ret::SelfTy, false),
+            "pow" | "wrapping_shl" | "wrapping_shr" => sig(vec![Some(Scalar::U32)], Ret::SelfTy, false),
             _ => None,
         }
     } else {

@@ -461,6 +461,10 @@ impl Lowerer<'_> {
                     let s = self.value(receiver);
                     return self.bind(name, "__len", quote!(#s.len()));
                 }
+                if method == "is_empty" && matches!(self.ty(receiver), Ty::Slice { .. }) {
+                    let (s, p) = (self.value(receiver), self.private());
+                    return self.bind(name, "__empty", quote!(#k.eq(#s.len(), #p::Value::from(0usize))));
+                }
                 self.method(receiver, method, args, name)
             }
             ExprKind::If { cond, then, els } => self.if_expr(e, cond, then, els.as_deref(), name),
@@ -1207,6 +1211,9 @@ impl Lowerer<'_> {
             ("wrapping_sub", _) => quote!(#k.sub(#recv, #(#vs),*)),
             ("wrapping_mul", _) => quote!(#k.mul(#recv, #(#vs),*)),
             ("wrapping_neg", _) => quote!(#k.neg(#recv)),
+            // The language's shifts mask the amount to the width, as these do.
+            ("wrapping_shl", _) => quote!(#k.shl(#recv, #(#vs),*)),
+            ("wrapping_shr", _) => quote!(#k.shr(#recv, #(#vs),*)),
             ("pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
             ("clamp", _) => {
                 let site = self.site(Sp::of(method));

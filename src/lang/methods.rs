@@ -447,6 +447,26 @@ impl KernelCtx {
         self.cast(total, Scalar::U32)
     }
 
+    /// `x.to_bits()`: the bits of an `f32` as a `u32`, of an `f64` as a `u64` (the register's
+    /// bits, unchanged: NaN payloads included).
+    pub fn to_bits(&mut self, x: Value) -> Value {
+        match x.ty() {
+            Scalar::F32 => Value::of(self.b.bitcast::<U32, F32>(x.typed::<F32>()), Scalar::U32),
+            Scalar::F64 => Value::of(self.b.bitcast::<U64, F64>(x.typed::<F64>()), Scalar::U64),
+            other => internal_error(&format!("to_bits of a {}", other.name())),
+        }
+    }
+
+    /// `f32::from_bits(x)` for a `u32`, `f64::from_bits(x)` for a `u64`: the float with those
+    /// bits.
+    pub fn from_bits(&mut self, x: Value) -> Value {
+        match x.ty() {
+            Scalar::U32 => Value::of(self.b.bitcast::<F32, U32>(x.typed::<U32>()), Scalar::F32),
+            Scalar::U64 => Value::of(self.b.bitcast::<F64, U64>(x.typed::<U64>()), Scalar::F64),
+            other => internal_error(&format!("from_bits of a {}", other.name())),
+        }
+    }
+
     /// `x.count_ones()`, a `u32`.
     pub fn count_ones(&mut self, x: Value) -> Value {
         let (v, width) = self.bits_of(x);
