@@ -104,6 +104,12 @@ impl Infer {
     pub fn unify(&mut self, a: &Ty, b: &Ty) -> Result<Ty, (Ty, Ty)> {
         let (a, b) = (self.resolve(a), self.resolve(b));
         match (&a, &b) {
+            // A variable meeting an error takes it, so that it is not defaulted (`i32`) into
+            // errors that only follow from the first one.
+            (Ty::Error, Ty::Var(x)) | (Ty::Var(x), Ty::Error) => {
+                self.vars[*x] = VarState::Bound(Ty::Error);
+                Ok(Ty::Error)
+            }
             (Ty::Error, _) | (_, Ty::Error) => Ok(Ty::Error),
             (Ty::Never, other) | (other, Ty::Never) => Ok(other.clone()),
             (Ty::Var(x), Ty::Var(y)) if x == y => Ok(a.clone()),
