@@ -83,8 +83,11 @@ pub trait Kernel {
     /// Builds, verifies and prints the kernel for `target`.
     ///
     /// # Panics
-    /// If the kernel fails verification (a builder logic error such as a branch to a label
-    /// never placed); use [`Kernel::try_ptx_for`] to get the error instead.
+    /// If the kernel fails verification: a builder logic error (a branch to a label never
+    /// placed), or comptime values that make the kernel invalid (a `#[ptx_kernel]` whose
+    /// comptime length gives a shared array of 0 bytes or more than 48 KiB, an `#[unroll]`
+    /// past the instruction limit). Use [`Kernel::try_ptx_for`] to get the error instead;
+    /// a launch returns it as an `Err`.
     fn ptx_for(&self, target: Target) -> String {
         match self.try_ptx_for(target) {
             Ok(ptx) => ptx,
