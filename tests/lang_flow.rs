@@ -925,6 +925,28 @@ fn item_constants(x: &mut [f32], y: &mut [u32]) {
     }
 }
 
+/// `const` items of the kernel's own body: comptime bindings (a shared length, a sum).
+#[ptx_kernel]
+fn body_constants(x: &mut [u32], #[comptime] n: u32) {
+    const BLOCK: usize = 32;
+    const TWICE: u32 = 2 * 21;
+    let tile = shared::<u32, BLOCK>();
+    let i = thread_idx().x as usize;
+    if i < x.len() && i < BLOCK {
+        tile[i] = x[i] + TWICE + n;
+        x[i] = tile[i];
+    }
+}
+
+#[test]
+fn const_items_of_a_kernels_body_are_comptime() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[1u32; 32])?;
+    BodyConstants::new(5).launch(&dev, LaunchConfig::linear(1, 32), &mut x)?;
+    assert_eq!(x.to_vec()?, vec![1 + 42 + 5; 32]);
+    Ok(())
+}
+
 #[test]
 fn constants_of_the_surrounding_code_are_read_as_rust_reads_them() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();

@@ -284,6 +284,9 @@ pub enum LetRole {
         /// The device function.
         function: String,
     },
+    /// A `const` item of the body (`const TILE: usize = 16;`): a binding whose value must be
+    /// known when the kernel is built.
+    Const,
 }
 
 /// A type annotation on a `let`: a scalar or a tuple of them.

@@ -484,6 +484,7 @@ impl Checker<'_> {
                     }
                     let context = match role {
                         LetRole::Source => " (the `let`'s annotation and its value)".to_string(),
+                        LetRole::Const => " (the `const`'s type and its value)".to_string(),
                         LetRole::Argument { function, param, .. } => {
                             format!(" (argument `{param}` of `{function}`)")
                         }
@@ -494,6 +495,14 @@ impl Checker<'_> {
                     t = self.expect(*sp, &want, &t, &context);
                 }
                 let comptime = self.comptime[init.id];
+                if matches!(role, LetRole::Const) && !comptime && !contains_error(&t) {
+                    self.errors.at(
+                        init.span,
+                        "a `const`'s value must be known when the kernel is built: literals, `#[comptime]` \
+                         parameters and constants, and operations on them (use `let` for a value computed \
+                         on the GPU)",
+                    );
+                }
                 self.report_repeated_names(pat);
                 let mut aliases = Vec::new();
                 self.aliases(pat, init, &mut aliases);

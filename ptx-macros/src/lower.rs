@@ -223,10 +223,13 @@ impl Lowerer<'_> {
         };
         self.note(start, s.text());
         match s {
-            Stmt::Let { pat, init, .. } => {
+            Stmt::Let { pat, init, role, .. } => {
                 let ty = self.ty(init);
                 if let Pat::Ident { name, mutable: false } = pat {
                     if self.checked.comptime[init.id] {
+                        // A `const` is named as constants are, which rustc's lint for
+                        // variables would flag in the generated `let`.
+                        let lint = matches!(role, LetRole::Const).then(|| quote!(#[allow(non_snake_case)]));
                         let host = match self.expr(init, None) {
                             Atom::Host(h) => h,
                             Atom::Rt(r) => r,
@@ -239,7 +242,7 @@ impl Lowerer<'_> {
                             }
                             _ => quote!(),
                         };
-                        self.emit(quote!(let #name #annot = #host;));
+                        self.emit(quote!(#lint let #name #annot = #host;));
                         return;
                     }
                     if !self.checked.reads_mutable[init.id] {

@@ -53,7 +53,7 @@ impl Folder<'_> {
                 Stmt::Let { pat, init, role, .. } => {
                     let value = self.expr(init);
                     // rustc sees neither into a function's arguments nor out of its result.
-                    let value = if matches!(role, LetRole::Source) { value } else { None };
+                    let value = if matches!(role, LetRole::Source | LetRole::Const) { value } else { None };
                     self.bind(pat, value);
                 }
                 Stmt::Expr { expr, .. } => {

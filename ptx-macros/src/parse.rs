@@ -536,11 +536,12 @@ impl<'e> Parser<'e> {
                 let expr = self.expr(e);
                 Some(Stmt::Expr { expr, text: source_text(s) })
             }
+            syn::Stmt::Item(syn::Item::Const(c)) if c.generics.params.is_empty() => self.const_item(c),
             syn::Stmt::Item(item) => {
                 self.err(
                     item,
-                    "items (fn, const, struct, use, ...) cannot be declared inside a kernel: pass values as \
-                     parameters, or as `#[comptime]` parameters when they are known when the kernel is built",
+                    "items (fn, struct, use, ...) cannot be declared inside a kernel (`const` can): pass values \
+                     as parameters, or as `#[comptime]` parameters when they are known when the kernel is built",
                 );
                 None
             }
@@ -647,6 +648,27 @@ impl<'e> Parser<'e> {
             span: Sp::of(local),
             text: source_text(local),
             role: LetRole::Source,
+        })
+    }
+
+    /// `const NAME: T = value;` in the body: an immutable binding of type `T` whose value the
+    /// checker requires to be known when the kernel is built.
+    fn const_item(&mut self, c: &syn::ItemConst) -> Option<Stmt> {
+        for a in &c.attrs {
+            self.err(a, "attributes on a `const` in a kernel are not supported");
+        }
+        let annot = self.type_annot(&c.ty).map(|t| (t, Sp::of(&c.ty)));
+        let name = match &*c.ident.to_string() {
+            "_" => Pat::Wild,
+            _ => Pat::Ident { name: c.ident.clone(), mutable: false },
+        };
+        Some(Stmt::Let {
+            pat: name,
+            ty: annot,
+            init: self.expr(&c.expr),
+            span: Sp::of(c),
+            text: source_text(c),
+            role: LetRole::Const,
         })
     }
 
