@@ -725,3 +725,80 @@ fn float_bits_method_shifts_and_is_empty_match_plain_rust() {
         bits_and_shifts_host,
     );
 }
+
+// Reversed ranges, runtime and unrolled, with steps, inclusive ends and edges near the
+// type's limits (a fifth review round: `(0..n).rev()` was refused).
+twin!(reversed_ranges, reversed_ranges_host, |i, a: &[u32], out: &mut [u32]| {
+    let n = a[i] % 37;
+    let mut acc = 0u32;
+    let mut order = 0u32;
+    for k in (0..n).rev() {
+        acc = acc.wrapping_mul(31).wrapping_add(k);
+        order += 1;
+    }
+    for k in (n / 3..=n).rev().step_by((a[i] % 5 + 1) as usize) {
+        acc = acc.wrapping_mul(7) ^ k;
+    }
+    let top = (a[i] >> 28) as u8;
+    for k in (250u8..=255).rev().step_by(top as usize + 1) {
+        acc ^= (k as u32) << (top % 8);
+    }
+    for k in (n..n).rev() {
+        acc += k + 1000;
+    }
+    let mut lo = n / 2;
+    for k in (lo..n).rev() {
+        lo += k; // the range's start was read before the loop
+    }
+    acc ^= lo;
+    let mut early = 0u32;
+    for k in (0..n).rev() {
+        if k % 11 == 10 {
+            continue;
+        }
+        early += k;
+        if early > 200 {
+            break;
+        }
+    }
+    out[3 * i] = acc;
+    out[3 * i + 1] = order;
+    out[3 * i + 2] = early;
+});
+
+#[test]
+fn reversed_ranges_match_plain_rust() {
+    let xs = u32_inputs("reversed_ranges", 300);
+    check_twin(
+        "reversed_ranges",
+        &xs,
+        3,
+        &|d, c, a, o| ReversedRanges::new().launch(d, c, a, o),
+        reversed_ranges_host,
+    );
+}
+
+/// The unrolled form: host iteration of `(0..4).rev().step_by(3)` (3, then 0).
+#[ptx_kernel]
+fn unrolled_reversed(out: &mut [u32]) {
+    let mut acc = 0u32;
+    let mut order = 0u32;
+    #[unroll]
+    for k in (0..4u32).rev().step_by(3) {
+        acc = acc * 10 + k;
+        order += 1;
+    }
+    if !out.is_empty() {
+        out[0] = acc * 10 + order;
+    }
+}
+
+#[test]
+fn unrolled_reversed_ranges_iterate_as_rust_does() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = dev.upload(&[0u32])?;
+    UnrolledReversed::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    // 3 then 0: acc = 30, two iterations.
+    assert_eq!(out.to_vec()?, vec![302]);
+    Ok(())
+}

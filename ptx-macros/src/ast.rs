@@ -475,6 +475,8 @@ pub struct RangeSpec {
     pub inclusive: bool,
     /// The `step_by` argument.
     pub step: Option<Box<Expr>>,
+    /// `(a..b).rev()`: from the last value down (then `step_by` steps down).
+    pub reversed: bool,
 }
 
 /// The expression kinds of the language.

@@ -1128,7 +1128,9 @@ impl Lowerer<'_> {
             (Some(v), Some(s)) if unsigned && !range.inclusive => vec![(self.root(v), self.root(s))],
             _ => Vec::new(),
         };
-        let start = self.value(&range.start);
+        // Both snapshots: the body may assign the variables they read (a reversed loop
+        // compares with `start` at each step).
+        let start = self.bound_value(&range.start);
         let end_v = self.bound_value(&range.end);
         let (i, end, step) = (self.tmp("__i"), self.tmp("__end"), self.tmp("__step"));
         let (head, next, exit) = (self.tmp("__for_head"), self.tmp("__for_next"), self.tmp("__for_exit"));
@@ -1149,6 +1151,10 @@ impl Lowerer<'_> {
             }
         }
         let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
+        if range.reversed {
+            self.reversed_for(label, var, (&start, &i, &end, &step), (&next, &exit), range, body, facts);
+            return;
+        }
         let inclusive = range.inclusive;
         let (in_range, done, stepped) = (self.tmp("__in_range"), self.tmp("__done"), self.tmp("__stepped"));
         // A `step_by` amount is a `usize`, cast to the variable's type where it is added.
@@ -1172,10 +1178,60 @@ impl Lowerer<'_> {
         });
     }
 
+    /// The rest of [`Self::runtime_for`] for `(start..end).rev()`: one test that the range
+    /// is not empty, then from its last value down, `i - start < step` ending the loop (so
+    /// no step goes below `start`, the range's first value as `first`).
+    #[allow(clippy::too_many_arguments)]
+    fn reversed_for(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        var: Option<&Ident>,
+        (first, i, end, step): (&TokenStream, &Ident, &Ident, &Ident),
+        (next, exit): (&Ident, &Ident),
+        range: &RangeSpec,
+        body: &Block,
+        facts: Vec<(usize, usize)>,
+    ) {
+        let k = ctx();
+        let s = self.scalar(self.ty(&range.start).scalar().unwrap_or(Scalar::I32));
+        let (start, nonempty, top) = (self.tmp("__start"), self.tmp("__nonempty"), self.tmp("__top"));
+        let (body_label, done, stepped) = (self.tmp("__for_body"), self.tmp("__done"), self.tmp("__stepped"));
+        let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
+        let p = self.private();
+        // The last value: `end` itself, or `end - 1` (which cannot wrap: `start < end`).
+        let last = if range.inclusive {
+            quote!(let #top = #end;)
+        } else {
+            quote!(let #top = #k.cast(#p::Value::from(1u8), #s); let #top = #k.sub(#end, #top);)
+        };
+        self.emit(quote! {
+            let #start = #first;
+            let #nonempty = #k.#cmp(#start, #end);
+            #k.jump_unless(#nonempty, #exit);
+            #last
+            #k.assign(#i, #top);
+            let #body_label = #k.label();
+            #k.place(#body_label);
+        });
+        let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
+        self.loop_body(label, body, (next, exit), binding, facts);
+        self.emit(quote! {
+            #k.place(#next);
+            let #done = #k.range_done_before(#i, #start, #step);
+            #k.jump_if(#done, #exit);
+            let #stepped = #k.cast(#step, #s);
+            let #stepped = #k.sub(#i, #stepped);
+            #k.assign(#i, #stepped);
+            #k.jump(#body_label);
+            #k.place(#exit);
+        });
+    }
+
     fn unrolled_for(&mut self, var: Option<&Ident>, range: &RangeSpec, body: &Block) {
         let start = self.host(&range.start);
         let end = self.host(&range.end);
         let dots = if range.inclusive { quote!(..=) } else { quote!(..) };
+        let rev = range.reversed.then(|| quote!(.rev()));
         let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
         let (stmts, tail) = self.block_parts(body);
         let tail = tail.map(|t| quote!(let _ = #t;));
@@ -1191,11 +1247,11 @@ impl Lowerer<'_> {
                 self.emit(quote! {
                     let #step: usize = #s;
                     if #k.unrolled_step_ok(#step, #site) {
-                        for #v in (#start #dots #end).step_by(#step) { #stmts #tail }
+                        for #v in (#start #dots #end) #rev .step_by(#step) { #stmts #tail }
                     }
                 });
             }
-            None => self.emit(quote!(for #v in (#start #dots #end) { #stmts #tail })),
+            None => self.emit(quote!(for #v in (#start #dots #end) #rev { #stmts #tail })),
         }
     }
 

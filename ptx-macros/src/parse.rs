@@ -1700,7 +1700,9 @@ impl<'e> Parser<'e> {
     }
 
     fn range(&mut self, e: &syn::Expr) -> Option<RangeSpec> {
-        const HINT: &str = "a `for` loop iterates over a range: `a..b`, `a..=b` or `(a..b).step_by(s)`";
+        const HINT: &str =
+            "a `for` loop iterates over a range: `a..b`, `a..=b`, `(a..b).step_by(s)`, `(a..b).rev()` or \
+             `(a..b).rev().step_by(s)`";
         match e {
             syn::Expr::Paren(p) => self.range(&p.expr),
             syn::Expr::Group(g) => self.range(&g.expr),
@@ -1714,10 +1716,20 @@ impl<'e> Parser<'e> {
                     end: Box::new(self.expr(end)),
                     inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
                     step: None,
+                    reversed: false,
                 })
             }
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")) => {
                 self.grid_stride(c)
+            }
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                let mut spec = self.range(&m.receiver)?;
+                if spec.step.is_some() || spec.reversed {
+                    // `(a..b).step_by(s).rev()` starts from the forward steps' last value.
+                    self.err(&m.method, "`rev` goes before `step_by`, once: `(a..b).rev().step_by(s)`");
+                }
+                spec.reversed = true;
+                Some(spec)
             }
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 let mut spec = self.range(&m.receiver)?;
@@ -1753,7 +1765,7 @@ impl Parser<'_> {
         };
         let start = part(Intrinsic::GridStrideStart);
         let step = part(Intrinsic::GridStrideStep);
-        Some(RangeSpec { start, end: Box::new(end), inclusive: false, step: Some(step) })
+        Some(RangeSpec { start, end: Box::new(end), inclusive: false, step: Some(step), reversed: false })
     }
 }
 

@@ -82,6 +82,19 @@ impl KernelCtx {
         false
     }
 
+    /// Whether a reversed `for` loop, `(start..end).rev()` stepping down by `step`, is done
+    /// after the iteration with variable `i`: `i - start < step`, computed without overflow
+    /// as Rust's iterators do. When it is not done, `i - step` is at least `start`.
+    pub fn range_done_before(&mut self, i: Value, start: Value, step: Value) -> Value {
+        let left = self.sub(i, start);
+        let left = self.cast(left, i.ty().unsigned());
+        let step_ty = step.ty().unsigned();
+        let wide = if step_ty.bits() > left.ty().bits() { step_ty } else { left.ty() };
+        let left = self.cast(left, wide);
+        let step = self.cast(step, wide);
+        self.lt(left, step)
+    }
+
     /// Whether a `for` loop over `..end` (or `..=end` when `inclusive`) stepping by `step`
     /// (of the loop variable's type, or `step_by`'s `usize`) is done after the iteration
     /// with variable `i`, computed without overflow as Rust's range iterators do:

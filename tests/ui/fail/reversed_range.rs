@@ -2,7 +2,11 @@ use ptx_dsl::prelude::*;
 
 #[ptx_kernel]
 fn k(y: &mut [u32]) {
-    for i in (0..10u32).rev() {
+    // `.rev()` is fine; after `step_by` it would start from the forward steps' last value.
+    for i in (0..10u32).rev().step_by(3) {
+        y[0] += i;
+    }
+    for i in (0..10u32).step_by(3).rev() {
         y[0] += i;
     }
 }
