@@ -107,19 +107,19 @@ pub(crate) fn permute_bytes(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
     })
 }
 
-/// One step of a carry chain on 32-bit (`wide` false) or 64-bit values: `a + b + carry`
-/// or `a - (b + borrow)`, with the carry (borrow) out of the top bit.
-pub(crate) fn carry_step(sub: bool, wide: bool, a: u64, b: u64, flag: u64) -> (u64, u64) {
+/// One step of a carry chain on 32-bit (`wide` false) or 64-bit values, as the hardware's
+/// adder computes it: `a + b + carry_in`, or for a subtraction `a + !b + carry_in`, with the
+/// carry out of the top bit. So a subtraction's flag is 1 when it did *not* borrow, and
+/// `subc` subtracts `1 - CF`: a `sub.cc`/`subc` chain computes `a - b` as the PTX ISA's
+/// borrow words say, and a chain that mixes them with `addc` (as NVRTC's `__int128`
+/// division does) reads the flag as the GPU sets it. `carry_in` is the flag for `addc` and
+/// `subc`, 0 for `add.cc` and 1 for `sub.cc`.
+pub(crate) fn carry_step(sub: bool, wide: bool, a: u64, b: u64, carry_in: u64) -> (u64, u64) {
     let bits = if wide { 64 } else { 32 };
     let mask = if wide { u64::MAX } else { 0xffff_ffff };
-    let (a, b, flag) = ((a & mask) as u128, (b & mask) as u128, (flag & 1) as u128);
-    if sub {
-        let taken = b + flag;
-        ((a.wrapping_sub(taken) as u64) & mask, (a < taken) as u64)
-    } else {
-        let sum = a + b + flag;
-        (sum as u64 & mask, (sum >> bits) as u64)
-    }
+    let b = if sub { !b } else { b };
+    let sum = (a & mask) as u128 + (b & mask) as u128 + (carry_in & 1) as u128;
+    (sum as u64 & mask, (sum >> bits) as u64)
 }
 
 /// `sad`: `c + |a - b|` on `bits`-bit values (16, 32 or 64; signed or not), wrapping to the
@@ -374,7 +374,8 @@ mod tests {
         let word = |v: u128, i: u32| (v >> (32 * i)) as u64 & 0xffff_ffff;
         for (x, y) in cases {
             for sub in [false, true] {
-                let mut flag = 0;
+                // `add.cc` carries in 0, `sub.cc` 1 (`a + !b + 1`).
+                let mut flag = u64::from(sub);
                 let mut got = 0u128;
                 for i in 0..3 {
                     let (w, f) = carry_step(sub, false, word(x, i), word(y, i), flag);
@@ -384,13 +385,15 @@ mod tests {
                 let mask = (1u128 << 96) - 1;
                 let want = if sub { x.wrapping_sub(y) & mask } else { (x + y) & mask };
                 assert_eq!(got, want, "{x:#x} {} {y:#x}", if sub { '-' } else { '+' });
-                let out = if sub { x < y } else { x + y > mask };
+                // A subtraction's flag is the adder's carry: 1 when it did not borrow.
+                let out = if sub { x >= y } else { x + y > mask };
                 assert_eq!(flag == 1, out, "carry out of {x:#x} and {y:#x}");
             }
         }
-        // 64-bit words.
+        // 64-bit words: `subc` with the flag clear subtracts one more (a borrow in).
         assert_eq!(carry_step(false, true, u64::MAX, 1, 0), (0, 1));
-        assert_eq!(carry_step(true, true, 0, 0, 1), (u64::MAX, 1));
-        assert_eq!(carry_step(true, true, 5, 3, 1), (1, 0));
+        assert_eq!(carry_step(true, true, 0, 0, 0), (u64::MAX, 0));
+        assert_eq!(carry_step(true, true, 5, 3, 1), (2, 1));
+        assert_eq!(carry_step(true, true, 5, 3, 0), (1, 1));
     }
 }

@@ -739,7 +739,9 @@ fn run_thread(
             Op::Shf { left, clamp, d, a, b, c } => r!(d) = funnel_shift(left, clamp, r!(a), r!(b), r!(c)),
             Op::Prmt { mode, d, a, b, c } => r!(d) = permute_bytes(mode, r!(a), r!(b), r!(c)),
             Op::Carry { sub, wide, carry_in, carry_out, d, a, b, cc } => {
-                let (v, flag) = carry_step(sub, wide, r!(a), r!(b), if carry_in { r!(cc) } else { 0 });
+                // Without a carry in, an addition adds 0 and a subtraction 1 (`a + !b + 1`).
+                let first = if sub { 1 } else { 0 };
+                let (v, flag) = carry_step(sub, wide, r!(a), r!(b), if carry_in { r!(cc) } else { first });
                 r!(d) = v;
                 if carry_out {
                     r!(cc) = flag;

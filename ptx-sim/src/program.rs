@@ -415,8 +415,9 @@ pub(crate) enum Op {
         c: R,
     },
     /// `add.cc`, `addc`, `sub.cc`, `subc` (and the addition of `mad.cc`/`madc`): `a + b`
-    /// (plus the carry flag `cc` with `carry_in`) or `a - b` (minus the borrow flag), writing
-    /// the carry (borrow) out to `cc` with `carry_out`.
+    /// (plus the carry flag `cc` with `carry_in`) or `a - b` (as `a + !b` plus 1, or plus the
+    /// flag with `carry_in`), writing the carry out to `cc` with `carry_out`
+    /// ([`crate::bits::carry_step`]: a subtraction's flag is 1 when it did not borrow).
     Carry {
         sub: bool,
         wide: bool,

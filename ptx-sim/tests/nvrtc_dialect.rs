@@ -513,6 +513,31 @@ fn vector_call_parameters_as_nvrtc_writes_them() {
     assert_eq!(got, want);
 }
 
+/// NVRTC's inline `unsigned __int128` division mixes `sub.cc`/`subc` with `addc`, which
+/// reads the flag a subtraction leaves as the GPU's adder sets it (1 when it did not
+/// borrow): quotients against Rust's `u128` division.
+#[test]
+fn int128_division_as_nvrtc_expands_it() {
+    let m = Module::parse(include_str!("data/int128_division.ptx")).unwrap();
+    let mut rng = ptx_tools::rng::Rng::fresh("int128_division");
+    let mut cases: Vec<(u128, u128)> =
+        vec![(5, 3), (u128::MAX, u64::MAX as u128), (1 << 100, 7), (u128::MAX, 1), (3, 5)];
+    while cases.len() < 40 {
+        let x = (rng.next() as u128) << 64 | rng.next() as u128;
+        let y = ((rng.next() as u128) << 64 | rng.next() as u128) >> (rng.next() % 128);
+        cases.push((x, y.max(1)));
+    }
+    for (x, y) in cases {
+        let mem = Memory::new();
+        let words = [x as u64, (x >> 64) as u64, y as u64, (y >> 64) as u64];
+        let a = upload(&mem, &words, 8);
+        let o = upload(&mem, &[0, 0], 8);
+        launch(m.kernel("udiv").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[a, o], &mem, 1).unwrap();
+        let q = download(&mem, o, 2, 8);
+        assert_eq!((q[1] as u128) << 64 | q[0] as u128, x / y, "{x} / {y}");
+    }
+}
+
 /// Every module of the NVRTC corpus (`tests/corpus`, the main build) parses with every
 /// kernel it declares loaded, none left out as unsupported. (`tests/nvrtc_corpus.rs` in
 /// the workspace root runs all three builds against host references.)

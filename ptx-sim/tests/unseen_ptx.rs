@@ -273,3 +273,17 @@ fn negated_predicate_sources_of_logic_operations() {
     // t = 0: p1 0, p2 1 → and 0, or 1, xor 1 → 6; t = 1: 1, 1 → 0, 1, 0 → 2; t = 2: 1, 0 → 1, 0, 1 → 5.
     assert_eq!(run(body, "", 3), Ok(vec![6, 2, 5]));
 }
+
+/// The carry flag a subtraction leaves is the GPU adder's carry out (1 when it did not
+/// borrow), and `subc` subtracts `1 - CF`: chains mixing additions and subtractions read it
+/// so (NVRTC's `__int128` division does; a GPU gives `add.cc 0,0; subc 0,0` = 0xffffffff).
+#[test]
+fn the_carry_flag_of_a_subtraction_is_the_adders() {
+    let body = " add.cc.u32 %r2, 0, 0; subc.u32 %r3, 0, 0;\n \
+        sub.cc.u32 %r4, 5, 3; addc.u32 %r5, 0, 0;\n sub.cc.u32 %r6, 3, 5; addc.u32 %r7, 0, 0;\n \
+        sub.cc.u32 %r8, 0, 1; subc.u32 %r9, 7, 2;\n \
+        xor.b32 %r10, %r3, %r5; shl.b32 %r11, %r7, 1; or.b32 %r10, %r10, %r11; add.u32 %r10, %r10, %r9;\n \
+        st.global.u32 [%rd3], %r10;";
+    // 0xffffffff ^ 1 = 0xfffffffe; | 0 (3 - 5 borrows: flag 0); + (7 - 2 - 1) = 4: 0x00000002.
+    assert_eq!(run(body, "", 1), Ok(vec![0xffff_fffe_u32.wrapping_add(4)]));
+}
