@@ -30,8 +30,9 @@ impl Device {
     /// Loads a module of PTX text: every `.entry` in it becomes a kernel of the returned
     /// [`PtxModule`]. On CUDA the driver JIT-compiles it ([`Error::PtxRejected`] with its
     /// log); on the simulator it is parsed ([`Error::Simulator`] naming the line and the
-    /// construct). A declaration this crate cannot check arguments against (a struct passed
-    /// by value) is an [`Error::InvalidArgument`] naming the line.
+    /// construct). A kernel whose parameters this crate cannot check arguments against (a
+    /// struct passed by value, a `bool`'s `.u8`) stays in the module: launching it is an
+    /// [`Error::InvalidArgument`] naming the line, and the module's other kernels launch.
     pub fn load_ptx(&self, ptx: &str) -> Result<PtxModule> {
         let entries = signature::entries(ptx)
             .map_err(|reason| Error::InvalidArgument { argument: "ptx".into(), reason })?;
@@ -101,6 +102,12 @@ impl PtxModule {
             });
         };
         cfg.validate(&self.device.limits())?;
+        if let Some(why) = &self.entries[index].unsupported {
+            return Err(Error::InvalidArgument {
+                argument: "kernel".into(),
+                reason: format!("`{kernel}` cannot be launched through this API: {why}"),
+            });
+        }
         check_raw_args(kernel, &self.entries[index].params, args)?;
         let names = self.entries[index].params.iter().map(|p| p.name.as_str());
         self.device.check_owned(kernel, names, args)?;

@@ -384,6 +384,23 @@ impl Decoder {
         if let Some(&(r, ty)) = self.singles.get(body) {
             return Ok((r, ty));
         }
+        // Special registers of the PTX ISA the simulator does not model (a cooperative
+        // launch's `%envreg`, the driver's shared-memory reservations, performance counters):
+        // an unsupported construct, not an undeclared register.
+        const UNMODELLED: [&str; 7] = [
+            "envreg",
+            "reserved_smem_offset",
+            "dynamic_smem_size",
+            "total_smem_size",
+            "aggr_smem_size",
+            "current_graph_exec",
+            "pm",
+        ];
+        if UNMODELLED.iter().any(|u| body.starts_with(u))
+            && !self.regs.contains_key(body.trim_end_matches(|c: char| c.is_ascii_digit()))
+        {
+            return Err(self.unsupported(format!("special register `{tok}`")));
+        }
         let split = body.find(|c: char| c.is_ascii_digit()).unwrap_or(body.len());
         let (prefix, num) = body.split_at(split);
         let idx: u32 = num.parse().map_err(|_| self.parse_err(format!("malformed register `{tok}`")))?;
@@ -1835,13 +1852,20 @@ impl Decoder {
         Ok(())
     }
 
-    /// `call[.uni] (ret), vprintf, (fmt, args);`: the one function the simulator knows.
+    /// `call[.uni] (ret), vprintf, (fmt, args);` and `call.uni __assertfail, (..);`: the
+    /// runtime functions the simulator knows.
     fn call(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         if !(p == ["call"] || p == ["call", "uni"]) {
             return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
         }
         let (ret, name, args) =
             crate::parse::call_operands(&s.text).ok_or_else(|| self.parse_err("unclosed `(` in `call`"))?;
+        if name == "__assertfail" {
+            // A failed `assert` (CUDA's runtime prints its message, then traps): a trap,
+            // whose error names this call.
+            self.emit(Op::Trap, s);
+            return Ok(());
+        }
         if name != "vprintf" {
             // Functions the module defines and the simulator reads were inlined where they
             // are called. The kernel is left out (its module's others load), with the
@@ -1971,23 +1995,27 @@ impl Decoder {
             if !is_ld {
                 return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
             }
-            if offset != 0 {
-                return Err(self.unsupported(format!("a kernel parameter read at an offset (`{addr}`)")));
-            }
             let d = self.dst(&o[0], Slot::Wide(ty))?;
             let idx = self
                 .params
                 .iter()
                 .position(|(n, _)| n == name)
                 .ok_or_else(|| self.parse_err(format!("unknown parameter `{name}`")))?;
-            let slot = self.param_base + idx as u32;
+            let mut slot = self.param_base + idx as u32;
             let pty = self.params[idx].1;
-            if ty.bits() > pty.bits() {
+            if u64::from(offset) * 8 + u64::from(ty.bits()) > u64::from(pty.bits()) {
                 return Err(
                     self.parse_err(format!("`{}` reads beyond parameter `{name}` of type {pty}", s.opcode))
                 );
             }
-            if ty.bits() < pty.bits() {
+            // A part of a wider parameter at a byte offset (`[seed+4]`: a `.u64`'s high word).
+            if offset != 0 {
+                let (shifted, by) = (self.scratch(), self.konst(u64::from(offset) * 8));
+                self.emit(Op::IntBin { op: BinaryOp::Shr, ty: PtxType::U64, d: shifted, a: slot, b: by }, s);
+                slot = shifted;
+            }
+            // Bits above the parameter's are zero in its slot: only a part below its top is masked.
+            if ty.bits() + offset * 8 < pty.bits() {
                 let m = self.konst(width_mask(ty.bits()));
                 self.emit(Op::And { d, a: slot, b: m }, s);
             } else {

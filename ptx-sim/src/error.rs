@@ -197,7 +197,7 @@ impl fmt::Display for SimError {
                 if let Some(s) = source {
                     write!(f, " ({s})")?;
                 }
-                write!(f, "; separate the accesses with a barrier (`sync_threads()`), or use atomics")
+                write!(f, "; separate the accesses with a barrier (`sync_threads()`, or `sync_warp()` within a warp; CUDA C's `__syncthreads()`, `__syncwarp()`), or use atomics")
             }
             SimError::UninitializedShared { kernel, block, thread, offset, instruction, source } => {
                 write!(

@@ -103,6 +103,17 @@ fn definition_name(lines: &[&str], i: usize) -> String {
     after.split(|c: char| c == '(' || c.is_whitespace()).find(|w| !w.is_empty()).unwrap_or("?").to_string()
 }
 
+/// The name an `.extern .func [(.param .T ret)] name(...);` declaration declares.
+fn extern_function_name(decl: &str) -> Option<&str> {
+    let rest = decl.split_once(".func")?.1.trim_start();
+    let rest = match rest.strip_prefix('(') {
+        Some(r) => r.split_once(')')?.1.trim_start(),
+        None => rest,
+    };
+    let name = rest.split(|c: char| c == '(' || c == ';' || c.is_whitespace()).next()?;
+    is_ident(name).then_some(name)
+}
+
 /// The module-level declaration starting at line `*i`, joined over the lines up to its `;`
 /// (`*i` is left on that last line); `what` names it in the error when the `;` is missing.
 fn declaration(lines: &[&str], i: &mut usize, what: &str) -> Result<String, SimError> {
@@ -210,13 +221,12 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 i += 1;
             }
             ".extern" if line.split_whitespace().nth(1) == Some(".func") => {
-                // Only the CUDA runtime's `vprintf` (what `printf` compiles to) is known: its
-                // calls print. The declaration may span lines, up to its `;`.
+                // The CUDA runtime's functions: `vprintf` (what `printf` compiles to) prints and
+                // `__assertfail` (a failed `assert`) traps; a call of another (`malloc`) leaves
+                // out the kernel making it. The declaration may span lines, up to its `;`.
                 let decl = declaration(&lines, &mut i, "an `.extern .func` declaration")?;
-                let name =
-                    decl.split('(').nth(1).and_then(|r| r.split(')').nth(1)).map(str::trim).unwrap_or("");
-                if name != "vprintf" {
-                    return Err(unsupported(lineno, format!("external function `{name}` (only `vprintf`)")));
+                if extern_function_name(&decl).is_none() {
+                    return Err(parse_err(lineno, format!("malformed `.extern .func` declaration `{decl}`")));
                 }
                 i += 1;
             }
@@ -254,7 +264,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             ".visible" | ".weak" | ".func" | ".entry" if line.contains(".func") => {
                 i = end_of_definition(&lines, i);
             }
-            ".visible" | ".entry" => {
+            // `.weak .entry`: an explicitly instantiated template kernel (NVRTC).
+            ".visible" | ".entry" | ".weak" if line.contains(".entry") || first != ".weak" => {
                 let name = definition_name(&lines, i);
                 if kernels.iter().any(|x: &KernelCode| x.name == name)
                     || left_out.iter().any(|(n, _)| *n == name)
@@ -442,7 +453,7 @@ fn parse_entry(
     let mut name = None;
     for w in hw.by_ref() {
         match w {
-            ".visible" => {}
+            ".visible" | ".weak" => {}
             ".entry" => {
                 name = hw.next();
                 break;

@@ -25,8 +25,13 @@ pub struct PtxParam {
 pub struct PtxEntry {
     /// The `.entry` name, as a launch names it.
     pub name: String,
-    /// Its parameters, in order.
+    /// Its parameters, in order (empty when [`PtxEntry::unsupported`] says why they are not
+    /// known).
     pub params: Vec<PtxParam>,
+    /// Why its parameters cannot be checked (a structure passed by value, a `.u8`
+    /// parameter), naming the line: the module's other kernels still load, and launching
+    /// this one is an error saying so.
+    pub unsupported: Option<String>,
 }
 
 /// The 1-based line of byte offset `at` in `text`.
@@ -57,17 +62,25 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
             return Err(format!("line {line}: `{name}` is not a kernel name"));
         }
         let mut params = Vec::new();
+        let mut unsupported = None;
         let mut at = open + 1;
         for piece in text[open + 1..close].split(',') {
             let decl = piece.trim();
             // The declaration's own line, for the message.
             let decl_line = line_of(&text, at + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0));
             at += piece.len() + 1;
-            if !decl.is_empty() {
-                params.push(param(decl).map_err(|e| format!("line {decl_line}, kernel `{name}`: {e}"))?);
+            if decl.is_empty() || unsupported.is_some() {
+                continue;
+            }
+            match param(decl) {
+                Ok(p) => params.push(p),
+                Err(e) => unsupported = Some(format!("line {decl_line}, kernel `{name}`: {e}")),
             }
         }
-        found.push(PtxEntry { name: name.to_string(), params });
+        if unsupported.is_some() {
+            params.clear();
+        }
+        found.push(PtxEntry { name: name.to_string(), params, unsupported });
         from = close;
     }
     Ok(found)
@@ -132,21 +145,31 @@ mod tests {
         let types: Vec<PtxType> = e[0].params.iter().map(|p| p.ty).collect();
         assert_eq!(types, [PtxType::U64, PtxType::U64, PtxType::F32, PtxType::U32]);
         assert_eq!(e[0].params[3].name, "vec_add_param_3");
-        assert_eq!(e[1], PtxEntry { name: "empty".into(), params: vec![] });
+        assert_eq!(e[1], PtxEntry { name: "empty".into(), params: vec![], unsupported: None });
     }
 
     #[test]
     fn malformed_or_unsupported_declarations_name_their_line() {
-        let bad = [
+        // A parameter that cannot be checked marks its kernel, not the module.
+        let unchecked = [
             (".entry k(.param .u64)", "has no name"),
             (".entry k(.param .u64 .u32 a)", "exactly one type"),
             (".entry k(.param .align 8 .b8 s[16])", "byte arrays"),
             (".entry k(.param .pred p)", ".pred parameters"),
             (".entry k(.reg .u32 a)", "not a `.param`"),
-            ("\n\n.entry k .param", "line 3"),
-            (".entry (.param .u32 a)", "not a kernel name"),
         ];
-        for (ptx, want) in bad {
+        for (ptx, want) in unchecked {
+            let e = entries(&format!("{ptx}\n.entry fine(.param .u32 b)")).unwrap();
+            let why = e[0].unsupported.as_deref().unwrap_or_default();
+            assert!(why.contains(want) && e[0].params.is_empty(), "{ptx:?}: {why}");
+            assert_eq!(
+                (e[1].name.as_str(), e[1].unsupported.as_deref(), e[1].params.len()),
+                ("fine", None, 1)
+            );
+        }
+        for (ptx, want) in
+            [("\n\n.entry k .param", "line 3"), (".entry (.param .u32 a)", "not a kernel name")]
+        {
             let err = entries(ptx).unwrap_err();
             assert!(err.contains(want), "{ptx:?}: {err}");
         }

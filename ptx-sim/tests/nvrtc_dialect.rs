@@ -423,7 +423,7 @@ fn misused_forms_are_errors_naming_the_construct() {
         ("\tadd.sat.bf16 \t%r1, %r2, %r3;", "add.sat.bf16"),
         ("\tredux.sync.add.f32 \t%r1, %r2, -1;", "redux.sync.add.f32"),
         ("\tprmt.b32.xyz \t%r1, %r2, %r3, %r4;", "prmt.b32.xyz"),
-        ("\tld.param.u32 \t%r1, [k_param_0+4];", "a kernel parameter read at an offset"),
+        ("\tld.param.u32 \t%r1, [k_param_0+6];", "reads beyond parameter `k_param_0`"),
         ("\tset.lt.f64.f32 \t%r1, 0f00000000, 0f3F800000;", "set.lt.f64.f32"),
         ("\tbar.red.popc.u32 \t%r1, 16, %p1;", "barrier operand `16`"),
     ] {

@@ -287,3 +287,43 @@ fn the_carry_flag_of_a_subtraction_is_the_adders() {
     // 0xffffffff ^ 1 = 0xfffffffe; | 0 (3 - 5 borrows: flag 0); + (7 - 2 - 1) = 4: 0x00000002.
     assert_eq!(run(body, "", 1), Ok(vec![0xffff_fffe_u32.wrapping_add(4)]));
 }
+
+/// NVRTC's forms of a sixth round: the high word of a 64-bit kernel parameter read at an
+/// offset (`[seed+4]`), a `.weak .entry` (an explicitly instantiated template kernel), and
+/// `assert` (an `__assertfail` declared over several lines, called on failure: a trap).
+#[test]
+fn parameter_words_weak_entries_and_assert() {
+    let ptx = format!(
+        "{HDR}.extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0,\n\t.param .b32 __assertfail_param_1\n)\n;\n\
+         .weak .entry seed_hi(.param .u64 out, .param .u64 seed)\n{{\n .reg .b32 %r<4>; .reg .b64 %rd<3>;\n \
+         ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [seed+4]; ld.param.u16 %r2, [seed+2];\n \
+         add.u32 %r3, %r1, %r2; st.global.u32 [%rd1], %r3; ret;\n}}\n\
+         .visible .entry asserts(.param .u64 out)\n{{\n .param .b64 p0; .param .b32 p1;\n st.param.b64 [p0], 0; st.param.b32 [p1], 7;\n \
+         call.uni __assertfail, (p0, p1);\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    let mem = Memory::new();
+    let out = mem.alloc(4);
+    let g = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0 };
+    launch(m.kernel("seed_hi").unwrap(), &g, &[out, 0x1234_5678_9abc_def0], &mem, 1).unwrap();
+    let mut b = [0u8; 4];
+    mem.read(out, &mut b).unwrap();
+    assert_eq!(u32::from_le_bytes(b), 0x1234_5678 + 0x9abc);
+    let err = launch(m.kernel("asserts").unwrap(), &g, &[out], &mem, 1).unwrap_err();
+    assert!(matches!(err, ptx_sim::SimError::Trap { .. }), "{err}");
+    assert!(err.to_string().contains("__assertfail"), "{err}");
+}
+
+/// Special registers the simulator does not model (`%envreg2`, which a cooperative
+/// launch's grid sync reads) leave out only the kernel that reads them, named as such.
+#[test]
+fn unmodelled_special_registers_leave_out_only_their_kernel() {
+    let ptx = format!(
+        "{HDR}.visible .entry grid_sync(.param .u64 out)\n{{\n .reg .b32 %r<2>;\n mov.u32 %r1, %envreg2;\n ret;\n}}\n\
+         .visible .entry fine(.param .u64 out)\n{{\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    assert!(m.kernel("fine").is_some());
+    let why = m.unsupported("grid_sync").expect("left out").to_string();
+    assert!(why.contains("special register `%envreg2`"), "{why}");
+}
