@@ -103,6 +103,14 @@ fn definition_name(lines: &[&str], i: usize) -> String {
     after.split(|c: char| c == '(' || c.is_whitespace()).find(|w| !w.is_empty()).unwrap_or("?").to_string()
 }
 
+/// The name a module variable's declaration declares (`tbl` of `.global .u64 tbl[2] = ..`).
+fn data_decl_name(decl: &str) -> Option<&str> {
+    let head = decl.split('=').next()?.trim().trim_end_matches(';');
+    let spec = head.split_whitespace().last()?;
+    let name = spec.split('[').next()?;
+    is_ident(name).then_some(name)
+}
+
 /// The name an `.extern .func [(.param .T ret)] name(...);` declaration declares.
 fn extern_function_name(decl: &str) -> Option<&str> {
     let rest = decl.split_once(".func")?.1.trim_start();
@@ -147,6 +155,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     // simulator cannot read, with why.
     let mut funcs: Vec<FuncDef> = Vec::new();
     let mut bad_funcs: Vec<(String, SimError)> = Vec::new();
+    // Variables the simulator cannot lay out, with why.
+    let mut bad_data: Vec<(String, SimError)> = Vec::new();
     // The source file table first: with device debug information (`-G`) compilers write it
     // after the kernels whose `.loc`s name it.
     for line in &lines {
@@ -253,7 +263,17 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     && !line.contains(".entry") =>
             {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
-                let def = parse_data_decl(&decl, lineno)?;
+                let def = match parse_data_decl(&decl, lineno) {
+                    Ok(def) => def,
+                    // A variable the simulator cannot lay out (a table of function addresses)
+                    // leaves out the kernels that name it, not the module.
+                    Err(e @ SimError::Unsupported { .. }) => {
+                        bad_data.extend(data_decl_name(&decl).map(|n| (n.to_string(), e)));
+                        i += 1;
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if data.iter().any(|d| d.name == def.name) {
                     return Err(parse_err(lineno, format!("variable `{}` is declared twice", def.name)));
                 }
@@ -271,6 +291,17 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     || left_out.iter().any(|(n, _)| *n == name)
                 {
                     return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
+                }
+                let end = end_of_definition(&lines, i);
+                let names_bad = |v: &str| {
+                    lines[i..end].iter().any(|l| {
+                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == v)
+                    })
+                };
+                if let Some((_, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {
+                    left_out.push((name, why.clone()));
+                    i = end;
+                    continue;
                 }
                 match parse_entry(&lines, &mut i, &files, (&statics, &dynamic), &data, &funcs) {
                     Ok(k) => kernels.push(k),

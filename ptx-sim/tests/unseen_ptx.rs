@@ -327,3 +327,19 @@ fn unmodelled_special_registers_leave_out_only_their_kernel() {
     let why = m.unsupported("grid_sync").expect("left out").to_string();
     assert!(why.contains("special register `%envreg2`"), "{why}");
 }
+
+/// A `__device__` table of function addresses (which the simulator cannot lay out) leaves
+/// out only the kernels that name it.
+#[test]
+fn a_table_of_function_addresses_leaves_out_only_its_kernels() {
+    let ptx = format!(
+        "{HDR}.func (.param .b32 r) sq(.param .b32 x)\n{{\n .reg .b32 %r<3>;\n ld.param.b32 %r1, [x];\n mul.lo.s32 %r2, %r1, %r1;\n st.param.b32 [r], %r2;\n ret;\n}}\n\
+         .global .align 8 .u64 table[1] = {{sq}};\n\
+         .visible .entry uses_table(.param .u64 out)\n{{\n .reg .b64 %rd<3>;\n mov.u64 %rd1, table;\n ld.param.u64 %rd2, [out];\n st.global.u64 [%rd2], %rd1;\n ret;\n}}\n\
+         .visible .entry fine(.param .u64 out)\n{{\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    assert!(m.kernel("fine").is_some());
+    let why = m.unsupported("uses_table").expect("left out").to_string();
+    assert!(why.contains("`sq`") && why.contains("table"), "{why}");
+}
