@@ -265,9 +265,11 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
                 let def = match parse_data_decl(&decl, lineno) {
                     Ok(def) => def,
-                    // A variable the simulator cannot lay out (a table of function addresses)
-                    // leaves out the kernels that name it, not the module.
-                    Err(e @ SimError::Unsupported { .. }) => {
+                    // A variable whose initial values the simulator cannot lay out (a table of
+                    // function addresses) leaves out the kernels that name it, not the module;
+                    // one that is invalid as declared (past 2^64 bytes) stops the module.
+                    Err(e @ SimError::Unsupported { .. }) if matches!(&e, SimError::Unsupported { what, .. } if what.starts_with("initial value")) =>
+                    {
                         bad_data.extend(data_decl_name(&decl).map(|n| (n.to_string(), e)));
                         i += 1;
                         continue;
