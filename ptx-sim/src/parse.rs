@@ -268,7 +268,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     // A variable whose initial values the simulator cannot lay out (a table of
                     // function addresses) leaves out the kernels that name it, not the module;
                     // one that is invalid as declared (past 2^64 bytes) stops the module.
-                    Err(e @ SimError::Unsupported { .. }) if matches!(&e, SimError::Unsupported { what, .. } if what.starts_with("initial value")) =>
+                    Err(e @ SimError::Unsupported { .. }) if matches!(&e, SimError::Unsupported { what, .. } if what.starts_with("the address")) =>
                     {
                         bad_data.extend(data_decl_name(&decl).map(|n| (n.to_string(), e)));
                         i += 1;
@@ -414,10 +414,15 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
     let mut bytes = vec![0u8; values.len() * size];
     for (k, v) in values.iter().enumerate() {
         let bits = data_value(v, ty).ok_or_else(|| {
+            // A symbol's address (`sq`, `generic(x)`, `x+8`): valid PTX the simulator does not
+            // lay out; anything else is a malformed value.
+            let symbol = v.trim_start_matches("generic(").split(['+', ')']).next().is_some_and(is_ident);
+            let what = if symbol { "the address" } else { "initial value" };
             unsupported(
                 line,
                 format!(
-                    "initial value `{v}` of `{name}` (integer and float literals and 0f/0d bit patterns are)"
+                    "{what} `{v}` as an initial value of `{name}` (integer and float literals and 0f/0d bit \
+                     patterns are supported)"
                 ),
             )
         })?;
