@@ -86,13 +86,19 @@ impl KernelCtx {
     /// after the iteration with variable `i`: `i - start < step`, computed without overflow
     /// as Rust's iterators do. When it is not done, `i - step` is at least `start`.
     pub fn range_done_before(&mut self, i: Value, start: Value, step: Value) -> Value {
-        let left = self.sub(i, start);
-        let left = self.cast(left, i.ty().unsigned());
+        let (left, step) = self.distance_and_step(i, start, step);
+        self.lt(left, step)
+    }
+
+    /// `high - low` (a loop variable's distance to a bound, `high >= low`) and `step`, both
+    /// as the wider of their unsigned types: `step_by` takes a `usize`, which may exceed
+    /// every value of a narrower loop variable (then one step ends the loop).
+    fn distance_and_step(&mut self, high: Value, low: Value, step: Value) -> (Value, Value) {
+        let left = self.sub(high, low);
+        let left = self.cast(left, high.ty().unsigned());
         let step_ty = step.ty().unsigned();
         let wide = if step_ty.bits() > left.ty().bits() { step_ty } else { left.ty() };
-        let left = self.cast(left, wide);
-        let step = self.cast(step, wide);
-        self.lt(left, step)
+        (self.cast(left, wide), self.cast(step, wide))
     }
 
     /// Whether a `for` loop over `..end` (or `..=end` when `inclusive`) stepping by `step`
@@ -105,14 +111,7 @@ impl KernelCtx {
             // `i < end` held, so `i + 1` cannot overflow: the loop head's test decides.
             return Value::from(false);
         }
-        let left = self.sub(end, i);
-        let left = self.cast(left, i.ty().unsigned());
-        // Compared in the wider of the two unsigned types: `step_by` takes a `usize`, which
-        // may exceed every value of a narrower loop variable (then one step ends the loop).
-        let step_ty = step.ty().unsigned();
-        let wide = if step_ty.bits() > left.ty().bits() { step_ty } else { left.ty() };
-        let left = self.cast(left, wide);
-        let step = self.cast(step, wide);
+        let (left, step) = self.distance_and_step(end, i, step);
         if inclusive {
             self.lt(left, step)
         } else {
