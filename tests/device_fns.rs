@@ -591,6 +591,55 @@ fn functions_of_the_same_text_in_two_modules_are_two_functions() {
     check_twin("same_text", &xs, 2, &|d, c, a, o| SameText::new().launch(d, c, a, o), same_text_host);
 }
 
+/// One `macro_rules!` stamping out a device function `g` in two nested modules, each
+/// calling its parent's `g`: three functions of one text and position between them, and
+/// no recursion (`stamped::a::b::g` is `crate g`'s result plus 2).
+macro_rules! parent_plus_one {
+    () => {
+        /// `super::g(x) + 1`.
+        #[ptx_device]
+        pub fn g(x: u32) -> u32 {
+            super::g(x).wrapping_add(1)
+        }
+    };
+}
+
+mod stamped {
+    use ptx_dsl::prelude::*;
+
+    /// `x · 2`.
+    #[ptx_device]
+    pub fn g(x: u32) -> u32 {
+        x.wrapping_mul(2)
+    }
+
+    pub mod a {
+        use ptx_dsl::prelude::*;
+        parent_plus_one!();
+
+        pub mod b {
+            use ptx_dsl::prelude::*;
+            parent_plus_one!();
+        }
+    }
+}
+
+twin!(stamped_chain, stamped_chain_host, |i, a: &[u32], out: &mut [u32]| {
+    out[i] = stamped::a::b::g(a[i]);
+});
+
+#[test]
+fn device_functions_stamped_out_by_a_macro_are_not_taken_for_recursion() {
+    let xs = u32_inputs("device_stamped", 64);
+    check_twin(
+        "stamped_chain",
+        &xs,
+        1,
+        &|d, c, a, o| StampedChain::new().launch(d, c, a, o),
+        stamped_chain_host,
+    );
+}
+
 /// Checked, with guards in the kernel: the device function's `x[i]` is proven by the
 /// kernel's `i < a.len()` (its parameters stand for the kernel's `a` and `i`), as the same
 /// access written inline would be.

@@ -86,6 +86,37 @@ fn same_named_kernels_in_two_blocks_are_two_kernels() -> ptx_dsl::runtime::Resul
     Ok(())
 }
 
+#[test]
+fn kernels_of_one_text_reading_two_constants_are_two_kernels() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1)?;
+    let mut got = Vec::new();
+    {
+        const TILE: u32 = 1;
+        #[ptx_kernel]
+        fn read_tile(out: &mut [u32]) {
+            if global_idx().x == 0 {
+                out[0] = TILE;
+            }
+        }
+        ReadTile::new().launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+        got.push(out.to_vec()?[0]);
+    }
+    {
+        const TILE: u32 = 2;
+        #[ptx_kernel]
+        fn read_tile(out: &mut [u32]) {
+            if global_idx().x == 0 {
+                out[0] = TILE;
+            }
+        }
+        ReadTile::new().launch(&dev, LaunchConfig::for_elements(1, 32), &mut out)?;
+        got.push(out.to_vec()?[0]);
+    }
+    assert_eq!(got, vec![1, 2]);
+    Ok(())
+}
+
 #[ptx_kernel]
 fn nan_sign(out: &mut [f32], #[comptime] f: f32) {
     out[0] = 1.0f32.copysign(f);

@@ -40,6 +40,10 @@ pub struct Checked {
     /// Whether an expression reads a constant of the code around the kernel
     /// ([`ExprKind::ItemConst`], or a bare constant name no local has), by expression id.
     pub item_const: Vec<bool>,
+    /// The paths of those constants, each once (`TILE`, `config::TILE`, with the spans of
+    /// their first use): their values are part of the kernel's cache key, as two kernels
+    /// of one text may read two `TILE`s.
+    pub item_const_paths: Vec<proc_macro2::TokenStream>,
 }
 
 /// A name in scope.
@@ -101,6 +105,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         literal_operands: Vec::new(),
         item_consts: Vec::new(),
         in_device: Vec::new(),
+        item_const_tokens: HashMap::new(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -237,6 +242,8 @@ struct Checker<'e> {
     item_consts: Vec<(usize, Ty, Sp, String, bool)>,
     /// The device functions whose inlined bodies are being checked, innermost last.
     in_device: Vec<String>,
+    /// Each constant's path as written, by expression id (for the cache key).
+    item_const_tokens: HashMap<usize, proc_macro2::TokenStream>,
 }
 
 impl Checker<'_> {
@@ -358,8 +365,14 @@ impl Checker<'_> {
             }
         }
         let mut item_const = vec![false; types.len()];
-        for (id, ..) in &self.item_consts {
+        let mut item_const_paths = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (id, _, _, name, _) in &self.item_consts {
             item_const[*id] = true;
+            if !seen.contains(&name.as_str()) {
+                seen.push(name);
+                item_const_paths.extend(self.item_const_tokens.get(id).cloned());
+            }
         }
         Checked {
             types,
@@ -371,6 +384,7 @@ impl Checker<'_> {
             uses_warps: self.uses_warps,
             roots: self.roots,
             item_const,
+            item_const_paths,
         }
     }
 
@@ -699,6 +713,7 @@ impl Checker<'_> {
                     (b.ty, b.comptime)
                 }
                 None if crate::parse::is_constant_name(&name.to_string()) => {
+                    self.item_const_tokens.insert(e.id, quote::quote!(#name));
                     self.item_const(e, &name.to_string())
                 }
                 None => {
@@ -713,6 +728,7 @@ impl Checker<'_> {
             },
             ExprKind::ItemConst(path) => {
                 let text = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                self.item_const_tokens.insert(e.id, quote::quote!(#path));
                 self.item_const(e, &text)
             }
             ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),

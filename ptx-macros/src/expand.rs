@@ -219,8 +219,15 @@ pub fn expand_kernel(
     // source) tell apart same-named kernels of different modules, or of different blocks of
     // one module, which share a PTX entry name and would otherwise share a module-cache slot.
     let definition = format!("{definition:016x}");
-    let cache_key =
-        quote!(::std::format!("{}#{}{:?}", ::core::module_path!(), #definition, (#(#field_keys,)*)));
+    // The constants it reads too: one text in two blocks may read two `TILE`s.
+    let constants = &checked.item_const_paths;
+    let cache_key = quote!(::std::format!(
+        "{}#{}{:?}{:?}",
+        ::core::module_path!(),
+        #definition,
+        (#(#field_keys,)*),
+        (#(#constants,)*)
+    ));
     // The generated type is public API of the user's crate: give it a doc line when the
     // function had none, for crates that deny `missing_docs`.
     let default_doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {

@@ -116,6 +116,10 @@ struct Parser<'e> {
     cycles: Errors,
 }
 
+/// How many times a device function of one identity may be inlined inside itself before
+/// it is recursion ([`Parser::device_call`]).
+const SAME_FUNCTION_DEPTH: usize = 4;
+
 /// A device function being inlined.
 struct Inlining {
     /// The path that fetched it ([`crate::device::path_key`]), which places its calls.
@@ -1203,11 +1207,17 @@ impl<'e> Parser<'e> {
             }
             return Some(self.expr_of(ExprKind::Error, sp));
         };
-        // One function may be reached by several paths (`f`, then `f::g::f`).
+        // One function may be reached by several paths (`f`, then `f::g::f`); and two may
+        // share a text and a position (one `macro_rules!` expanded in two modules, each
+        // calling `super::g`), so a function met again is recursion only once it has come
+        // back `SAME_FUNCTION_DEPTH` times (a chain of distinct ones ends sooner).
         let own = identity(&device.item);
-        if let Some(first) = self.inlining.iter().position(|f| f.identity == own) {
-            self.recursion(first, ident);
-            return Some(self.expr_of(ExprKind::Error, sp));
+        let mut again = self.inlining.iter().enumerate().filter(|(_, f)| f.identity == own);
+        if let Some((first, _)) = again.next() {
+            if again.count() + 1 >= SAME_FUNCTION_DEPTH {
+                self.recursion(first, ident);
+                return Some(self.expr_of(ExprKind::Error, sp));
+            }
         }
         // The kernel names the functions it calls itself (their privacy is checked there);
         // a device function's callees are its own business, as in Rust.
@@ -1336,7 +1346,13 @@ impl<'e> Parser<'e> {
     /// Reports recursion at the call `at`: the functions being inlined from the `first`-th
     /// on call the one at `first` again.
     fn recursion(&mut self, first: usize, at: &Ident) {
-        let mut names: Vec<&str> = self.inlining[first..].iter().map(|f| f.name.as_str()).collect();
+        // One turn of the cycle: up to the function's next appearance.
+        let own = &self.inlining[first].identity;
+        let turn = self.inlining[first + 1..]
+            .iter()
+            .position(|f| f.identity == *own)
+            .map_or(self.inlining.len(), |k| first + 1 + k);
+        let mut names: Vec<&str> = self.inlining[first..turn].iter().map(|f| f.name.as_str()).collect();
         names.push(&self.inlining[first].name);
         let message = format!(
             "recursion is not supported: `{}` (device functions are inlined into the kernels that call \
