@@ -255,9 +255,10 @@ impl Checker<'_> {
                 self.errors.at(
                     *sp,
                     format!(
-                        "the type of `{name}` is not known here: a kernel reads the constant while it is \
-                         built and takes its type from its use; annotate it (`let n: usize = {name};`) or \
-                         use it with a typed value"
+                        "the type of `{name}` is not known here: a kernel reads a constant of the code \
+                         around it while it is built and takes its type from its use, which does not say \
+                         it; write its type with a cast (`{name} as usize`, `{name} as f32`, ...: a cast \
+                         reads the item's own type) or bind it with one (`let n: u32 = {name};`)"
                     ),
                 );
             }
@@ -1545,6 +1546,9 @@ impl Checker<'_> {
         let scalar = match resolved {
             Ty::Scalar(s) => s,
             Ty::Error => return (Ty::Error, false),
+            // A constant of the surrounding code whose type nothing gave: reported once, at
+            // the end of the check.
+            Ty::Var(_) if self.item_consts.iter().any(|c| c.0 == receiver.id) => return (Ty::Error, false),
             Ty::Var(_) => {
                 let kind =
                     if self.infer.var_kind(&rt) == Some(VarKind::Float) { "{float}" } else { "{integer}" };
