@@ -1739,6 +1739,14 @@ impl<'e> Parser<'e> {
                 self.grid_stride(c)
             }
             syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                if matches!(&*m.receiver, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")))
+                {
+                    self.err(
+                        &m.method,
+                        "`grid_stride(n)` cannot be reversed: each thread's indices go up by the grid's size",
+                    );
+                    return None;
+                }
                 let mut spec = self.range(&m.receiver)?;
                 if spec.step.is_some() || spec.reversed {
                     // `(a..b).step_by(s).rev()` starts from the forward steps' last value.

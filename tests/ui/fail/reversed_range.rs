@@ -9,6 +9,9 @@ fn k(y: &mut [u32]) {
     for i in (0..10u32).step_by(3).rev() {
         y[0] += i;
     }
+    for i in grid_stride(y.len()).rev() {
+        y[i] = 1;
+    }
 }
 
 fn main() {}
