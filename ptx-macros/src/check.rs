@@ -105,7 +105,6 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         literal_operands: Vec::new(),
         item_consts: Vec::new(),
         in_device: Vec::new(),
-        item_const_tokens: HashMap::new(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -236,24 +235,37 @@ struct Checker<'e> {
     warp_values: Vec<(usize, Intrinsic, Sp)>,
     /// The `shared::<T, N>()` that is the initialiser of the `let` being checked.
     shared_init: Option<usize>,
-    /// Constants of the surrounding code read by the kernel: (expr, its type, span, name,
-    /// whether it is cast with `as`), whose types their uses must settle — but for one that
-    /// is cast, which the host casts from the item's own type.
-    item_consts: Vec<(usize, Ty, Sp, String, bool)>,
+    /// Constants of the surrounding code read by the kernel, whose types their uses must
+    /// settle.
+    item_consts: Vec<ItemConstUse>,
     /// The device functions whose inlined bodies are being checked, innermost last.
     in_device: Vec<String>,
-    /// Each constant's path as written, by expression id (for the cache key).
-    item_const_tokens: HashMap<usize, proc_macro2::TokenStream>,
+}
+
+/// A read of a constant of the code around the kernel.
+struct ItemConstUse {
+    /// The expression.
+    expr: usize,
+    /// Its type, as its use settles it.
+    ty: Ty,
+    span: Sp,
+    /// The path as text, for messages (`config::TILE`).
+    name: String,
+    /// The path as written, with its spans (the cache key reads the value through it).
+    path: proc_macro2::TokenStream,
+    /// Whether it is cast with `as`: its type is then the item's own, which the host cast
+    /// reads, and its use need not settle it.
+    cast: bool,
 }
 
 impl Checker<'_> {
     fn finish(mut self) -> Checked {
         // A constant's type is its item's, which the kernel does not see: its uses must say it
         // (a default `i32` would only be a guess).
-        for (_, ty, sp, name, cast) in &self.item_consts {
+        for ItemConstUse { ty, span, name, cast, .. } in &self.item_consts {
             if let (Ty::Var(_), false) = (self.infer.resolve(ty), cast) {
                 self.errors.at(
-                    *sp,
+                    *span,
                     format!(
                         "the type of `{name}` is not known here: a kernel reads a constant of the code \
                          around it while it is built and takes its type from its use, which does not say \
@@ -367,12 +379,10 @@ impl Checker<'_> {
         }
         let mut item_const = vec![false; types.len()];
         let mut item_const_paths = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for (id, _, _, name, _) in &self.item_consts {
-            item_const[*id] = true;
-            if !seen.contains(&name.as_str()) {
-                seen.push(name);
-                item_const_paths.extend(self.item_const_tokens.get(id).cloned());
+        for (k, c) in self.item_consts.iter().enumerate() {
+            item_const[c.expr] = true;
+            if !self.item_consts[..k].iter().any(|earlier| earlier.name == c.name) {
+                item_const_paths.push(c.path.clone());
             }
         }
         Checked {
@@ -398,11 +408,11 @@ impl Checker<'_> {
         id
     }
 
-    /// A constant of the code around the kernel, `name`: comptime, of the type its use
-    /// gives it (checked by rustc against the item where the kernel is built). A device
-    /// function cannot read one: kernels elsewhere inline it, where the name may mean
-    /// another constant or none.
-    fn item_const(&mut self, e: &Expr, name: &str) -> (Ty, bool) {
+    /// A constant of the code around the kernel, `path` (`name` as text): comptime, of the
+    /// type its use gives it (checked by rustc against the item where the kernel is built).
+    /// A device function cannot read one: kernels elsewhere inline it, where the name may
+    /// mean another constant or none.
+    fn item_const(&mut self, e: &Expr, name: String, path: proc_macro2::TokenStream) -> (Ty, bool) {
         if let Some(function) = self.in_device.last() {
             let msg = format!(
                 "the device function `{function}` cannot read `{name}`, a constant of the code around it: \
@@ -413,7 +423,14 @@ impl Checker<'_> {
             return (Ty::Error, false);
         }
         let ty = self.infer.fresh(VarKind::Any);
-        self.item_consts.push((e.id, ty.clone(), e.span, name.to_string(), false));
+        self.item_consts.push(ItemConstUse {
+            expr: e.id,
+            ty: ty.clone(),
+            span: e.span,
+            name,
+            path,
+            cast: false,
+        });
         (ty, true)
     }
 
@@ -714,8 +731,7 @@ impl Checker<'_> {
                     (b.ty, b.comptime)
                 }
                 None if crate::parse::is_constant_name(&name.to_string()) => {
-                    self.item_const_tokens.insert(e.id, quote::quote!(#name));
-                    self.item_const(e, &name.to_string())
+                    self.item_const(e, name.to_string(), quote::quote!(#name))
                 }
                 None => {
                     let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
@@ -729,8 +745,7 @@ impl Checker<'_> {
             },
             ExprKind::ItemConst(path) => {
                 let text = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
-                self.item_const_tokens.insert(e.id, quote::quote!(#path));
-                self.item_const(e, &text)
+                self.item_const(e, text, quote::quote!(#path))
             }
             ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
@@ -760,8 +775,8 @@ impl Checker<'_> {
             }
             ExprKind::Cast(inner, to) => {
                 let t = self.expr(inner);
-                if let Some(c) = self.item_consts.iter_mut().find(|c| c.0 == inner.id) {
-                    c.4 = true;
+                if let Some(c) = self.item_consts.iter_mut().find(|c| c.expr == inner.id) {
+                    c.cast = true;
                 }
                 // As in rustc, an unsuffixed literal cast to a type of its own kind has that
                 // type: `4_000_000_000 as i64` is an `i64`, `1e-50 as f32` rounds once, and
@@ -1548,7 +1563,9 @@ impl Checker<'_> {
             Ty::Error => return (Ty::Error, false),
             // A constant of the surrounding code whose type nothing gave: reported once, at
             // the end of the check.
-            Ty::Var(_) if self.item_consts.iter().any(|c| c.0 == receiver.id) => return (Ty::Error, false),
+            Ty::Var(_) if self.item_consts.iter().any(|c| c.expr == receiver.id) => {
+                return (Ty::Error, false)
+            }
             Ty::Var(_) => {
                 let kind =
                     if self.infer.var_kind(&rt) == Some(VarKind::Float) { "{float}" } else { "{integer}" };
