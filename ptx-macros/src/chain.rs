@@ -57,7 +57,7 @@ pub fn parse_resume(input: TokenStream) -> syn::Result<Resume> {
             }
             _ => return Err(malformed(span)),
         };
-        devices.push(path_key(&key), DeviceFn { item, failed });
+        devices.push(path_key(&key), DeviceFn::new(item, failed));
     }
     let attr = match tokens.next() {
         Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => g.stream(),

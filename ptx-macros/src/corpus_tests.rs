@@ -112,7 +112,7 @@ fn expand_chained(kernel: &KernelUse, devices: &[(syn::ItemFn, bool)]) -> TokenS
         };
         let key = path_key(path);
         assert!(known.get(&key).is_none(), "the chain fetched `{key}` twice");
-        known.push(key, DeviceFn { item: item.clone(), failed: *failed });
+        known.push(key, DeviceFn::new(item.clone(), *failed));
     }
 }
 

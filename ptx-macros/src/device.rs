@@ -27,6 +27,16 @@ pub struct DeviceFn {
     /// Whether its attribute found mistakes in it (reported there; a kernel calling it
     /// only says that it cannot inline it).
     pub failed: bool,
+    /// What makes it itself whatever path reached it ([`identity`]), computed once.
+    pub identity: String,
+}
+
+impl DeviceFn {
+    /// The function `item`, and whether its attribute found mistakes in it.
+    pub fn new(item: ItemFn, failed: bool) -> DeviceFn {
+        let identity = identity(&item);
+        DeviceFn { item, failed, identity }
+    }
 }
 
 /// The device functions known to an expansion, in the order they were fetched, each under

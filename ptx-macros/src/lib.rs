@@ -104,11 +104,10 @@ fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::
     let mut seen = Vec::new();
     for (key, d) in devices.iter().filter(|(_, d)| !d.failed) {
         // One function fetched by two paths (`f`, `f::g::f`) is checked once.
-        let source = device::identity(&d.item);
-        if seen.contains(&source) {
+        if seen.contains(&&d.identity) {
             continue;
         }
-        seen.push(source);
+        seen.push(&d.identity);
         let parsed = parse::parse_device(&d.item, key, &mut own, devices);
         check::check(&parsed.kernel, &mut own);
     }

@@ -1211,7 +1211,7 @@ impl<'e> Parser<'e> {
         // share a text and a position (one `macro_rules!` expanded in two modules, each
         // calling `super::g`), so a function met again is recursion only once it has come
         // back `SAME_FUNCTION_DEPTH` times (a chain of distinct ones ends sooner).
-        let own = identity(&device.item);
+        let own = device.identity.clone();
         let mut again = self.inlining.iter().enumerate().filter(|(_, f)| f.identity == own);
         if let Some((first, _)) = again.next() {
             if again.count() + 1 >= SAME_FUNCTION_DEPTH {
