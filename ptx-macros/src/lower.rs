@@ -1133,9 +1133,9 @@ impl Lowerer<'_> {
         let start = self.bound_value(&range.start);
         let end_v = self.bound_value(&range.end);
         let (i, end, step) = (self.tmp("__i"), self.tmp("__end"), self.tmp("__step"));
-        let (head, next, exit) = (self.tmp("__for_head"), self.tmp("__for_next"), self.tmp("__for_exit"));
+        let (next, exit) = (self.tmp("__for_next"), self.tmp("__for_exit"));
         self.emit(quote!(let #i = #k.var(#start); let #end = #end_v;));
-        self.emit(quote!(let #head = #k.label(); let #next = #k.label(); let #exit = #k.label();));
+        self.emit(quote!(let #next = #k.label(); let #exit = #k.label();));
         let scalar = var_ty.scalar().unwrap_or(Scalar::I32);
         let s = self.scalar(scalar);
         match &range.step {
@@ -1150,11 +1150,13 @@ impl Lowerer<'_> {
                 self.emit(quote!(let #step = #one;));
             }
         }
-        let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
         if range.reversed {
             self.reversed_for(label, var, (&start, &i, &end, &step), (&next, &exit), range, body, facts);
             return;
         }
+        let cmp = if range.inclusive { quote!(le) } else { quote!(lt) };
+        let head = self.tmp("__for_head");
+        self.emit(quote!(let #head = #k.label();));
         let inclusive = range.inclusive;
         let (in_range, done, stepped) = (self.tmp("__in_range"), self.tmp("__done"), self.tmp("__stepped"));
         // A `step_by` amount is a `usize`, cast to the variable's type where it is added.

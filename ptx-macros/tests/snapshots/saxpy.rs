@@ -96,13 +96,13 @@ impl Saxpy {
         );
         let __i4 = __k.var(::ptx_dsl::__private::Value::from(0u32));
         let __end5 = ::ptx_dsl::__private::Value::from(unroll);
-        let __for_head7 = __k.label();
-        let __for_next8 = __k.label();
-        let __for_exit9 = __k.label();
+        let __for_next7 = __k.label();
+        let __for_exit8 = __k.label();
         let __step6 = ::ptx_dsl::__private::Value::from(1u32);
-        __k.place(__for_head7);
+        let __for_head9 = __k.label();
+        __k.place(__for_head9);
         let __in_range10 = __k.lt(__i4, __end5);
-        __k.jump_unless(__in_range10, __for_exit9);
+        __k.jump_unless(__in_range10, __for_exit8);
         {
             let k = __i4;
             __k.note(
@@ -116,13 +116,13 @@ impl Saxpy {
             let __t13 = __k.add(acc, ::ptx_dsl::__private::Value::from(1.0f32));
             __k.assign(acc, __t13);
         }
-        __k.place(__for_next8);
+        __k.place(__for_next7);
         let __done11 = __k.range_done_after(__i4, __end5, __step6, false);
-        __k.jump_if(__done11, __for_exit9);
+        __k.jump_if(__done11, __for_exit8);
         let __stepped12 = __k.add(__i4, __step6);
         __k.assign(__i4, __stepped12);
-        __k.jump(__for_head7);
-        __k.place(__for_exit9);
+        __k.jump(__for_head9);
+        __k.place(__for_exit8);
         __k.note(
             ::ptx_dsl::__private::Site::at(
                 ::core::file!(),
