@@ -1968,16 +1968,16 @@ impl Decoder {
             };
             // A call sequence's own `.param`: a register of the decoder's per (name, offset)
             // (a structure's fields, a vector's lanes, at their offsets).
-            if self.call_params.contains_key(name) {
+            let width = ty.bits() / 8;
+            let slots: Option<Vec<R>> =
+                (0..lanes as u32).map(|k| self.call_param_slot(name, offset + k * width)).collect();
+            if let Some(slots) = slots {
                 let group = if is_ld { &o[0] } else { &o[1] };
                 let toks: Vec<String> = self.group_tokens(group).into_iter().map(str::to_string).collect();
                 if toks.len() != lanes {
                     return Err(self.parse_err(format!("`{}` needs {lanes} register(s)", s.opcode)));
                 }
-                for (k, tok) in toks.iter().enumerate() {
-                    let at = offset + k as u32 * (ty.bits() / 8);
-                    let slot =
-                        self.call_param_slot(name, at).ok_or_else(|| self.parse_err("call parameter"))?;
+                for (slot, tok) in slots.into_iter().zip(&toks) {
                     if !is_ld {
                         let a = self.src(tok, Slot::Wide(ty))?;
                         self.emit(Op::Mov { d: slot, a }, s);

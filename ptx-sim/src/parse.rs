@@ -103,14 +103,6 @@ fn definition_name(lines: &[&str], i: usize) -> String {
     after.split(|c: char| c == '(' || c.is_whitespace()).find(|w| !w.is_empty()).unwrap_or("?").to_string()
 }
 
-/// The name a module variable's declaration declares (`tbl` of `.global .u64 tbl[2] = ..`).
-fn data_decl_name(decl: &str) -> Option<&str> {
-    let head = decl.split('=').next()?.trim().trim_end_matches(';');
-    let spec = head.split_whitespace().last()?;
-    let name = spec.split('[').next()?;
-    is_ident(name).then_some(name)
-}
-
 /// The name an `.extern .func [(.param .T ret)] name(...);` declaration declares.
 fn extern_function_name(decl: &str) -> Option<&str> {
     let rest = decl.split_once(".func")?.1.trim_start();
@@ -263,18 +255,14 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     && !line.contains(".entry") =>
             {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
-                let def = match parse_data_decl(&decl, lineno) {
-                    Ok(def) => def,
-                    // A variable whose initial values the simulator cannot lay out (a table of
-                    // function addresses) leaves out the kernels that name it, not the module;
-                    // one that is invalid as declared (past 2^64 bytes) stops the module.
-                    Err(e @ SimError::Unsupported { .. }) if matches!(&e, SimError::Unsupported { what, .. } if what.starts_with("the address")) =>
-                    {
-                        bad_data.extend(data_decl_name(&decl).map(|n| (n.to_string(), e)));
+                let def = match parse_data_decl(&decl, lineno)? {
+                    DataDecl::Laid(def) => def,
+                    // It leaves out the kernels that name it, not the module.
+                    DataDecl::Unlaid { name, why } => {
+                        bad_data.push((name, why));
                         i += 1;
                         continue;
                     }
-                    Err(e) => return Err(e),
                 };
                 if data.iter().any(|d| d.name == def.name) {
                     return Err(parse_err(lineno, format!("variable `{}` is declared twice", def.name)));
@@ -363,9 +351,19 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     Ok(Parsed { kernels, unsupported: left_out })
 }
 
+/// A module variable's declaration as the simulator takes it.
+enum DataDecl {
+    /// Laid out in memory.
+    Laid(DataDef),
+    /// Valid PTX whose initial values name a symbol's address (`{sq}`, `generic(x)`), which
+    /// the simulator does not lay out: why, for the kernels that name the variable.
+    Unlaid { name: String, why: SimError },
+}
+
 /// `[.visible] (.global|.const) [.align A] .type name[N] [= value | = {values}];`: the
-/// variable's bytes as initialised (zero without an initialiser).
-fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
+/// variable's bytes as initialised (zero without an initialiser). A variable invalid as
+/// declared (a malformed value, past 2^64 bytes) is an error.
+fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     let decl = decl.trim().trim_end_matches(';').trim();
     let (head, init) = match decl.split_once('=') {
         Some((h, i)) => (h.trim(), Some(i.trim())),
@@ -413,24 +411,25 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDef, SimError> {
     };
     let mut bytes = vec![0u8; values.len() * size];
     for (k, v) in values.iter().enumerate() {
-        let bits = data_value(v, ty).ok_or_else(|| {
+        let Some(bits) = data_value(v, ty) else {
             // A symbol's address (`sq`, `generic(x)`, `x+8`): valid PTX the simulator does not
             // lay out; anything else is a malformed value.
             let symbol = v.trim_start_matches("generic(").split(['+', ')']).next().is_some_and(is_ident);
             let what = if symbol { "the address" } else { "initial value" };
-            unsupported(
+            let why = unsupported(
                 line,
                 format!(
                     "{what} `{v}` as an initial value of `{name}` (integer and float literals and 0f/0d bit \
                      patterns are supported)"
                 ),
-            )
-        })?;
+            );
+            return if symbol { Ok(DataDecl::Unlaid { name: name.to_string(), why }) } else { Err(why) };
+        };
         bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
     }
     // Without `.align` a variable is aligned to its element size.
     let align = if align == 0 { size as u32 } else { align };
-    Ok(DataDef { name: name.to_string(), align, bytes: total, init: bytes })
+    Ok(DataDecl::Laid(DataDef { name: name.to_string(), align, bytes: total, init: bytes }))
 }
 
 /// The element type of a variable or array declaration (`.f32`, `.u64`, ...): `.b8` (bytes:
