@@ -1,7 +1,9 @@
 //! Integer arithmetic on constants that always overflows, reported as rustc reports it
 //! (its deny-by-default `arithmetic_overflow` lint): `255u8 + 1`, `i32::MAX + 1`,
 //! `-i32::MIN`, `i32::MIN / -1`, also through immutable locals bound to such constants
-//! (`let a = 255u8; a + 1`). Runs after type checking, on the final types. Values the
+//! (`let a = 255u8; a + 1`, `let (a, b) = (255u8, 1); a + b`); and, as rustc does whatever
+//! the left operand, shift amounts outside the width and zero divisors that are such
+//! constants (`let s = 32; x << s`). Runs after type checking, on the final types. Values the
 //! kernel is built with (`#[comptime]` parameters) and a device function's parameters are
 //! not constants here, as rustc does not see through either.
 
@@ -51,10 +53,13 @@ impl Folder<'_> {
         for s in &b.stmts {
             match s {
                 Stmt::Let { pat, init, role, .. } => {
-                    let value = self.expr(init);
+                    let mut values = Vec::new();
+                    self.let_values(pat, init, &mut values);
                     // rustc sees neither into a function's arguments nor out of its result.
-                    let value = if matches!(role, LetRole::Source | LetRole::Const) { value } else { None };
-                    self.bind(pat, value);
+                    let keep = matches!(role, LetRole::Source | LetRole::Const);
+                    for (pat, value) in values {
+                        self.bind(pat, value.filter(|_| keep));
+                    }
                 }
                 Stmt::Expr { expr, .. } => {
                     self.expr(expr);
@@ -64,6 +69,23 @@ impl Folder<'_> {
         let value = b.tail.as_ref().and_then(|t| self.expr(t));
         self.scopes.pop();
         value
+    }
+
+    /// The value each part of `pat` takes from `init`, element by element where both are
+    /// tuples (`let (a, b) = (255u8, 1);`, which rustc sees through), all computed before
+    /// any is bound (`let (a, b) = (1, a);` reads the outer `a`).
+    fn let_values<'p>(&mut self, pat: &'p Pat, init: &Expr, values: &mut Vec<(&'p Pat, Option<i128>)>) {
+        match (pat, &init.kind) {
+            (Pat::Tuple(pats, _), ExprKind::Tuple(elems)) if pats.len() == elems.len() => {
+                for (p, e) in pats.iter().zip(elems) {
+                    self.let_values(p, e, values);
+                }
+            }
+            _ => {
+                let value = self.expr(init);
+                values.push((pat, value));
+            }
+        }
     }
 
     fn exprs<'e>(&mut self, es: impl IntoIterator<Item = &'e Expr>) {
@@ -116,22 +138,22 @@ impl Folder<'_> {
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.expr(a), self.expr(b));
-                let (va, vb, ty) = (va?, vb?, self.scalar(e)?);
+                let ty = self.scalar(e)?;
+                if vb.is_some_and(|v| self.always_fails(*op, ty, v, b)) {
+                    return None;
+                }
+                let (va, vb) = (va?, vb?);
                 let (lo, _) = ty.int_range();
                 let shown = || format!("compute `{va}_{0} {1} {vb}_{0}`", ty.name(), op.symbol());
                 match op {
                     BinOp::Add => self.in_range(e, ty, va + vb, shown),
                     BinOp::Sub => self.in_range(e, ty, va - vb, shown),
                     BinOp::Mul => va.checked_mul(vb).and_then(|v| self.in_range(e, ty, v, shown)),
-                    // A zero divisor is reported by the checker.
-                    BinOp::Div | BinOp::Rem if vb == 0 => None,
                     BinOp::Div | BinOp::Rem if ty.is_signed_int() && va == lo && vb == -1 => {
                         self.in_range(e, ty, -lo, shown).map(|_| 0)
                     }
                     BinOp::Div => Some(va / vb),
                     BinOp::Rem => Some(va % vb),
-                    // An amount outside the width is reported by the checker.
-                    BinOp::Shl | BinOp::Shr if !(0..i128::from(ty.bits())).contains(&vb) => None,
                     BinOp::Shl => Some(wrap(va << vb, ty)),
                     BinOp::Shr => Some(va >> vb),
                     BinOp::BitAnd => Some(va & vb),
@@ -146,9 +168,18 @@ impl Folder<'_> {
                 to.is_int().then(|| wrap(v, *to))
             }
             ExprKind::Block(b) => self.block(b),
-            ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
+            ExprKind::Assign(place, value) => {
                 self.place(place);
                 self.expr(value);
+                None
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                self.place(place);
+                // Only a divisor's value matters whatever the target's type (an integer,
+                // as the divisor is); a shift amount's limit is the target's width.
+                if let (Some(v), Some(ty), false) = (self.expr(value), self.scalar(value), op.is_shift()) {
+                    self.always_fails(*op, ty, v, value);
+                }
                 None
             }
             ExprKind::Index { index, .. } => {
@@ -235,6 +266,40 @@ impl Folder<'_> {
             | ExprKind::Return
             | ExprKind::Error => None,
         }
+    }
+
+    /// Whether `op` with the constant right operand `rhs` (of value `value`) always fails
+    /// whatever its left operand, on `ty`: a shift amount outside the width, a zero divisor.
+    /// rustc rejects both (`arithmetic_overflow`, `unconditional_panic`); one that is not a
+    /// literal is reported here (`let s = 32; x << s`), a literal one by the checker.
+    fn always_fails(&mut self, op: BinOp, ty: Scalar, value: i128, rhs: &Expr) -> bool {
+        let message = match op {
+            BinOp::Shl | BinOp::Shr if !(0..i128::from(ty.bits())).contains(&value) => format!(
+                "this shift always overflows: the amount {value} is outside 0..{} for `{}` (Rust rejects it)",
+                ty.bits(),
+                ty.name()
+            ),
+            BinOp::Div if value == 0 => {
+                format!(
+                    "this operation always panics: attempt to divide `{}` by zero (Rust rejects it)",
+                    ty.name()
+                )
+            }
+            BinOp::Rem if value == 0 => format!(
+                "this operation always panics: attempt to calculate the remainder of `{}` with a divisor of \
+                 zero (Rust rejects it)",
+                ty.name()
+            ),
+            _ => return false,
+        };
+        let literal = match &rhs.kind {
+            ExprKind::Unary(UnOp::Neg, inner) => &inner.kind,
+            other => other,
+        };
+        if !matches!(literal, ExprKind::Lit(_)) {
+            self.errors.at(rhs.span, message);
+        }
+        true
     }
 
     /// `value` when it fits `ty`; else the overflow of the operation `what` is reported.
