@@ -40,6 +40,9 @@ pub struct Checked {
     /// Whether an expression reads a constant of the code around the kernel
     /// ([`ExprKind::ItemConst`], or a bare constant name no local has), by expression id.
     pub item_const: Vec<bool>,
+    /// The type of the target of each compound shift (`t <<= amount`), by the amount's
+    /// expression id: an amount that is a constant must be below the target's width.
+    pub shift_targets: HashMap<usize, Scalar>,
     /// The paths of those constants, each once (`TILE`, `config::TILE`, with the spans of
     /// their first use): their values are part of the kernel's cache key, as two kernels
     /// of one text may read two `TILE`s.
@@ -103,6 +106,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         diverging: Vec::new(),
         statement_like: vec![false; n],
         literal_operands: Vec::new(),
+        shift_targets: Vec::new(),
         item_consts: Vec::new(),
         in_device: Vec::new(),
     };
@@ -230,6 +234,8 @@ struct Checker<'e> {
     /// literal, whether negated, span), rejected where rustc rejects them as always
     /// overflowing or panicking (`x << 40` on `u32`, `x / 0`).
     literal_operands: Vec<(Ty, BinOp, u128, bool, Sp)>,
+    /// The amount's expression id and the target's type of each compound shift.
+    shift_targets: Vec<(usize, Ty)>,
     /// Values of shuffles and reductions: (value expr, function, span), checked once their
     /// type is known.
     warp_values: Vec<(usize, Intrinsic, Sp)>,
@@ -385,8 +391,14 @@ impl Checker<'_> {
                 item_const_paths.push(c.path.clone());
             }
         }
+        let shift_targets = self
+            .shift_targets
+            .iter()
+            .filter_map(|(id, ty)| Some((*id, self.infer.resolve(ty).scalar()?)))
+            .collect();
         Checked {
             types,
+            shift_targets,
             comptime: self.comptime,
             reads_mutable: self.reads_mutable,
             writes_local: self.writes_local,
@@ -766,6 +778,7 @@ impl Checker<'_> {
                 self.literal_operand(&target, *op, rhs);
                 if op.is_shift() {
                     self.shift_amount(rhs, &t);
+                    self.shift_targets.push((rhs.id, target.clone()));
                 } else {
                     let unified =
                         self.expect(rhs.span, &target, &t, &format!(" (both sides of `{}=`)", op.symbol()));

@@ -11,16 +11,24 @@ use crate::ast::*;
 use crate::check::Checked;
 use crate::errors::Errors;
 use crate::types::Ty;
+use std::collections::HashMap;
 
 /// Reports each operation on integer constants whose result is outside its type.
 pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
-    let mut folder = Folder { types: &checked.types, errors, scopes: vec![Vec::new()] };
+    let mut folder = Folder {
+        types: &checked.types,
+        shift_targets: &checked.shift_targets,
+        errors,
+        scopes: vec![Vec::new()],
+    };
     folder.block(&kernel.body);
 }
 
 /// Walks the body with the constant value of each immutable local in scope.
 struct Folder<'a> {
     types: &'a [Ty],
+    /// [`Checked::shift_targets`].
+    shift_targets: &'a HashMap<usize, Scalar>,
     errors: &'a mut Errors,
     /// Locals by name, innermost scope last: the constant value, or `None` when not one.
     scopes: Vec<Vec<(String, Option<i128>)>>,
@@ -175,9 +183,14 @@ impl Folder<'_> {
             }
             ExprKind::CompoundAssign(op, place, value) => {
                 self.place(place);
-                // Only a divisor's value matters whatever the target's type (an integer,
-                // as the divisor is); a shift amount's limit is the target's width.
-                if let (Some(v), Some(ty), false) = (self.expr(value), self.scalar(value), op.is_shift()) {
+                // A divisor has the target's type; a shift amount's limit is the target's
+                // width, whatever the amount's own type.
+                let target = if op.is_shift() {
+                    self.shift_targets.get(&value.id).copied()
+                } else {
+                    self.scalar(value)
+                };
+                if let (Some(v), Some(ty)) = (self.expr(value), target) {
                     self.always_fails(*op, ty, v, value);
                 }
                 None

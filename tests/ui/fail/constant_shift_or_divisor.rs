@@ -17,6 +17,12 @@ fn k(x: &mut [u32], b: &mut [u8], n: u32) {
     let (p, q) = (7u32, 1u32);
     let (p, q) = (q, p);
     x[4] = p - q;
+    // A compound shift's limit is its target's width, whatever the amount's type.
+    let w = 8u64;
+    b[2] <<= w;
+    let mut m = n;
+    m >>= s;
+    x[5] = m;
 }
 
 /// None of these always fails: amounts inside the width, non-zero or mutable divisors.
@@ -32,6 +38,11 @@ fn fine(x: &mut [u32], n: u32) {
     let (p, q) = (1u32, 7u32);
     let (p, q) = (q, p);
     x[3] = p - q;
+    let mut m = n;
+    m <<= 7u64;
+    let w = 7u8;
+    x[4] = m >> w;
+    x[5] <<= 31i64;
 }
 
 fn main() {}
