@@ -1185,7 +1185,8 @@ impl<'k> BlockRunner<'k> {
             let mut at_pc = 0u32;
             for u in lo..hi {
                 if waiting >> (u - lo) & 1 == 1
-                    && self.k.code[self.pcs[u] as usize].meets(&self.k.code[pc as usize])
+                    && (self.pcs[u] == pc
+                        || self.k.code[self.pcs[u] as usize].meets(&self.k.code[pc as usize]))
                 {
                     at_pc |= 1 << (u - lo);
                 }

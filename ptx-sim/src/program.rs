@@ -502,7 +502,7 @@ pub(crate) enum Op {
         d: R,
     },
     /// `activemask.b32`: the lanes of the warp that reached this instruction together (a
-    /// warp collective with no member mask).
+    /// warp collective with no member mask; lanes at another `activemask` are not with them).
     ActiveMask {
         d: R,
     },
@@ -622,9 +622,11 @@ impl Op {
             (Op::Vote { kind: a, .. }, Op::Vote { kind: b, .. }) => a == b,
             (Op::Match { all: a, .. }, Op::Match { all: b, .. }) => a == b,
             (Op::Redux { op: a, signed: x, .. }, Op::Redux { op: b, signed: y, .. }) => a == b && x == y,
-            (Op::WarpSync { .. }, Op::WarpSync { .. })
-            | (Op::ActiveMask { .. }, Op::ActiveMask { .. })
-            | (Op::Elect { .. }, Op::Elect { .. }) => true,
+            (Op::WarpSync { .. }, Op::WarpSync { .. }) | (Op::Elect { .. }, Op::Elect { .. }) => true,
+            // `activemask` synchronises nothing: lanes at another `activemask` (the other arm
+            // of a branch) run apart from these, so only lanes at the same instruction (the
+            // caller compares program counters) share a mask.
+            (Op::ActiveMask { .. }, _) => false,
             _ => false,
         }
     }
