@@ -385,10 +385,14 @@ impl Decoder {
             return Ok((r, ty));
         }
         // Special registers of the PTX ISA the simulator does not model (a cooperative
-        // launch's `%envreg`, the driver's shared-memory reservations, performance counters):
-        // an unsupported construct, not an undeclared register.
-        const UNMODELLED: [&str; 7] = [
+        // launch's `%envreg`, the driver's shared-memory reservations, performance counters,
+        // the sm_90 cluster registers `%clusterid`, `%cluster_ctarank`, ..): an unsupported
+        // construct, not an undeclared or malformed register.
+        const UNMODELLED: [&str; 10] = [
             "envreg",
+            "cluster",
+            "nclusterid",
+            "is_explicit_cluster",
             "reserved_smem_offset",
             "dynamic_smem_size",
             "total_smem_size",

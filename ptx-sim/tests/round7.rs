@@ -38,3 +38,28 @@ fn activemask_in_each_arm_of_a_branch_is_that_arms_lanes() {
     let want: Vec<u32> = (0..32).map(|t| if t % 2 == 1 { 0xaaaa_aaaa } else { 0x5555_5555 }).collect();
     assert_eq!(run(body, 32), Ok(want));
 }
+
+#[test]
+fn cluster_special_registers_leave_out_only_their_kernel() {
+    // sm_90's cluster registers were "malformed register" parse errors that took the whole
+    // module down; like `%envreg`, each is an unsupported construct of its kernel.
+    for reg in [
+        "%clusterid.x",
+        "%nclusterid.y",
+        "%cluster_ctaid.z",
+        "%cluster_nctaid.x",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%is_explicit_cluster",
+    ] {
+        let ptx = format!(
+            "{HDR}.visible .entry uses(.param .u64 out)\n{{\n .reg .b32 %r<2>; .reg .pred %p<2>;\n \
+             mov.u32 %r1, {reg};\n ret;\n}}\n\
+             .visible .entry other(.param .u64 out)\n{{\n ret;\n}}\n"
+        );
+        let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{reg}: {e}"));
+        assert!(m.kernel("other").is_some(), "{reg}");
+        let e = m.unsupported("uses").map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains(reg) && e.contains("line 7"), "{reg}: {e}");
+    }
+}
