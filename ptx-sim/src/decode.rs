@@ -1230,14 +1230,15 @@ impl Decoder {
             "cvt"
                 if matches!(
                     p,
-                    ["cvt", "rn", "f16x2" | "bf16x2", "f32"]
-                        | ["cvt", "rn", "relu", "f16x2" | "bf16x2", "f32"]
+                    ["cvt", "rn" | "rz", "f16x2" | "bf16x2", "f32"]
+                        | ["cvt", "rn" | "rz", "relu", "f16x2" | "bf16x2", "f32"]
                 ) =>
             {
-                // `cvt.rn{.relu}.f16x2.f32 d, a, b`: `a` rounded into the high half, `b` into
-                // the low one.
+                // `cvt.{rn,rz}{.relu}.f16x2.f32 d, a, b`: `a` rounded into the high half, `b`
+                // into the low one.
                 let half = if p[p.len() - 2] == "f16x2" { PtxType::F16 } else { PtxType::Bf16 };
                 let relu = p[2] == "relu";
+                let round = Some(if p[1] == "rz" { CvtRound::Rz } else { CvtRound::Rn });
                 self.expect_ops(s, 3)?;
                 let d = self.dst(&o[0], Slot::Packed { wide: true })?;
                 // (ptxas widens the f32 sources of `.f16x2` alone.)
@@ -1256,7 +1257,6 @@ impl Decoder {
                         a = clamped;
                     }
                     *slot = self.scratch();
-                    let round = Some(CvtRound::Rn);
                     self.emit(Op::Cvt { d: *slot, a, dst: half, src: PtxType::F32, round, sat: false }, s);
                 }
                 let (high, sixteen) = (self.scratch(), self.konst(16));
@@ -1276,13 +1276,23 @@ impl Decoder {
                 let mut sat = false;
                 // `.ftz`: a subnormal f32 source or result is a zero of its sign.
                 let mut ftz = false;
+                // `.relu` (`cvt.rn.relu.f16.f32`, `.bf16`): a negative value becomes +0, NaN
+                // stays NaN.
+                let mut relu = false;
+                let relu_form = src == PtxType::F32 && matches!(dst, PtxType::F16 | PtxType::Bf16);
                 for m in &p[1..p.len() - 2] {
                     match (*m, parse_cvt_round(m)) {
                         (_, Some(r)) if round.is_none() => round = Some(r),
                         ("sat", _) if !sat => sat = true,
                         ("ftz", _) if !ftz && (src == PtxType::F32 || dst == PtxType::F32) => ftz = true,
+                        ("relu", _) if !relu && relu_form => relu = true,
                         _ => return Err(self.unsupported(format!("modifier `.{m}` of `{}`", s.opcode))),
                     }
+                }
+                if relu && (!matches!(round, Some(CvtRound::Rn | CvtRound::Rz)) || sat || ftz) {
+                    return Err(
+                        self.unsupported(format!("`{}` (`.relu` goes with `.rn` or `.rz` alone)", s.opcode))
+                    );
                 }
                 // `cvt{.ftz}{.sat}.f32.f32` (and f64): the value itself, flushed or clamped.
                 let float_same = dst == src && dst.is_arith_float() && round.is_none();
@@ -1294,6 +1304,11 @@ impl Decoder {
                 let mut a = self.src(&o[1], Slot::Wide(src))?;
                 if ftz && src == PtxType::F32 {
                     a = self.flushed(a, s);
+                }
+                if relu {
+                    let (zero, clamped) = (self.konst(0), self.scratch());
+                    self.emit(Op::FMinMax { max: true, nan: true, f64: false, d: clamped, a, b: zero }, s);
+                    a = clamped;
                 }
                 let op = if float_same && sat {
                     // `cvt.sat.f32.f32`: a clamp to [0, 1].

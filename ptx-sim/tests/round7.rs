@@ -63,3 +63,21 @@ fn cluster_special_registers_leave_out_only_their_kernel() {
         assert!(e.contains(reg) && e.contains("line 7"), "{reg}: {e}");
     }
 }
+
+#[test]
+fn scalar_relu_and_round_to_zero_half_conversions() {
+    // `cvt.rn.relu.f16.f32` / `.bf16` (sm_80) and `cvt.rz{.relu}.f16x2.f32` were refused;
+    // `.relu` makes a negative value +0 and keeps NaN a NaN.
+    let body = " .reg .f32 %f<4>; .reg .b16 %h<4>;\n \
+                mov.b32 %f1, 0fbfc00000; cvt.rn.relu.f16.f32 %h1, %f1; cvt.u32.u16 %r2, %h1; st.global.u32 [%rd1], %r2;\n \
+                mov.b32 %f2, 0f3fc00000; cvt.rn.relu.bf16.f32 %h2, %f2; cvt.u32.u16 %r3, %h2; st.global.u32 [%rd1+4], %r3;\n \
+                mov.b32 %f3, 0f7fc00000; cvt.rz.relu.f16.f32 %h3, %f3; cvt.u32.u16 %r4, %h3; st.global.u32 [%rd1+8], %r4;\n \
+                mov.b32 %f1, 0f3f800fff; mov.b32 %f2, 0fc77ff000; cvt.rz.f16x2.f32 %r5, %f1, %f2; st.global.u32 [%rd1+12], %r5;\n \
+                cvt.rz.relu.bf16x2.f32 %r6, %f1, %f2; st.global.u32 [%rd1+16], %r6;\n \
+                mov.b32 %f1, 0f3f80ffff; cvt.rn.relu.f16.f32 %h1, %f1; cvt.u32.u16 %r7, %h1; st.global.u32 [%rd1+20], %r7;";
+    let got = run(body, 6);
+    // -1.5 -> +0; 1.5 in bf16 0x3fc0; NaN -> canonical 0x7fff; 1.00049 toward zero 0x3c00
+    // beside -65520 toward zero (-65504, 0xfbff); bf16 1.00049 -> 0x3f80 beside +0;
+    // 1.0078 to nearest f16: 0x3c08.
+    assert_eq!(got, Ok(vec![0, 0x3fc0, 0x7fff, 0x3c00_fbff, 0x3f80_0000, 0x3c08]));
+}
