@@ -1469,6 +1469,13 @@ impl Decoder {
             "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]) => {
                 self.expect_ops(s, 0)?
             }
+            // Programmatic dependent launch (sm_90): `griddepcontrol.wait` waits for the grids
+            // this one depends on, `.launch_dependents` lets the next start early. Launches
+            // here run one after another, each to its end, so the first has nothing to wait
+            // for and the second nothing to start.
+            "griddepcontrol" if matches!(p, ["griddepcontrol", "wait" | "launch_dependents"]) => {
+                self.expect_ops(s, 0)?
+            }
             "bar" | "barrier" => self.barrier(s, p)?,
             "set" => self.set(s, p)?,
             "atom" | "red" => {

@@ -81,3 +81,13 @@ fn scalar_relu_and_round_to_zero_half_conversions() {
     // 1.0078 to nearest f16: 0x3c08.
     assert_eq!(got, Ok(vec![0, 0x3fc0, 0x7fff, 0x3c00_fbff, 0x3f80_0000, 0x3c08]));
 }
+
+#[test]
+fn programmatic_dependent_launch_controls_run() {
+    // sm_90 kernels built for programmatic dependent launch (CUTLASS, Triton's `launch_pdl`)
+    // begin with `griddepcontrol.wait` and may signal `griddepcontrol.launch_dependents`;
+    // launches here run one after another, so both have nothing to do. They were refused.
+    let body = " griddepcontrol.wait;\n add.u32 %r2, %r1, 1;\n griddepcontrol.launch_dependents;\n \
+                st.global.u32 [%rd3], %r2;";
+    assert_eq!(run(body, 4), Ok(vec![1, 2, 3, 4]));
+}
