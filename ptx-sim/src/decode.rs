@@ -1489,6 +1489,20 @@ impl Decoder {
                         !matches!(*q, "relaxed" | "acquire" | "release" | "acq_rel" | "gpu" | "cta" | "sys")
                     })
                     .collect();
+                // sm_90's vector form (`red.global.add.v4.f32`, `atom.global.v2.f16x2.add.noftz`):
+                // each element its own atomic, one after another; the qualifier may come
+                // before or after the operation.
+                let lanes = match q.iter().position(|m| matches!(*m, "v2" | "v4" | "v8")) {
+                    Some(i) => q.remove(i)[1..].parse::<usize>().unwrap_or(1),
+                    None => 1,
+                };
+                if lanes > 1 && q.get(1) == Some(&"global") && q.len() >= 4 && q[2] != "add" && q[3] == "add"
+                {
+                    q.swap(2, 3);
+                    if q.get(4) == Some(&"noftz") && q.len() == 5 {
+                        q.swap(3, 4);
+                    }
+                }
                 // Without a state space, the address is generic (its window decides).
                 if !matches!(q.get(1), Some(&("global" | "shared"))) {
                     q.insert(1, "generic");
@@ -1547,6 +1561,21 @@ impl Decoder {
                 let cas = *op == "cas";
                 if is_red && cas {
                     return Err(unsup(self));
+                }
+                if lanes > 1 {
+                    // The ISA's vector atomics: `.add` of `.f32` (`.v2`, `.v4`) and `.add.noftz`
+                    // of `.f16`/`.bf16` (`.v2`, `.v4`, `.v8`) and of their pairs (`.v2`, `.v4`),
+                    // in global memory.
+                    let fits = match (half, kind) {
+                        (None, AtomKind::AddF32) => lanes <= 4,
+                        (Some("f16" | "bf16"), _) => true,
+                        (Some(_), _) => lanes <= 4,
+                        _ => false,
+                    };
+                    if space != MemSpace::Global || !fits {
+                        return Err(unsup(self));
+                    }
+                    return self.vector_atom(s, is_red, lanes, half, ty, kind);
                 }
                 let first = if is_red { 0 } else { 1 };
                 self.expect_ops(s, first + if cas { 3 } else { 2 })?;
@@ -1834,6 +1863,40 @@ impl Decoder {
     /// `.aligned` anywhere among the modifiers, as ptxas takes it). `bar` is aligned (the
     /// PTX ISA: `bar.sync` is `barrier.sync.aligned`, `bar.red` is `barrier.red.aligned`);
     /// `barrier` only with `.aligned`. A thread count (`bar.sync a, b`) is unsupported.
+    /// A vector `atom`/`red` of `lanes` elements of `ty` (`half` for the 16-bit floats):
+    /// element `i` updated atomically at the address plus `i` elements, old values (for
+    /// `atom`) into the destination group.
+    fn vector_atom(
+        &mut self,
+        s: &Stmt,
+        is_red: bool,
+        lanes: usize,
+        half: Option<&str>,
+        ty: PtxType,
+        kind: AtomKind,
+    ) -> Result<(), SimError> {
+        let o = &s.operands;
+        let first = usize::from(!is_red);
+        self.expect_ops(s, first + 2)?;
+        let slot = half.map_or(Slot::Exact(ty), half_slot);
+        let (base, off) = self.address(&o[first], MemSpace::Global)?;
+        let srcs = self.group(&o[first + 1], slot, false)?;
+        let dsts = if is_red {
+            (0..lanes).map(|_| self.scratch()).collect()
+        } else {
+            self.group(&o[0], slot, true)?
+        };
+        if srcs.len() != lanes || dsts.len() != lanes {
+            return Err(self.parse_err(format!("`{}` takes groups of {lanes} elements", s.opcode)));
+        }
+        let size = (ty.bits() / 8) as i32;
+        for (i, (d, a)) in dsts.into_iter().zip(srcs).enumerate() {
+            let off = off + size * i as i32;
+            self.emit(Op::Atom { space: MemSpace::Global, kind, d, base, off, a, b: a }, s);
+        }
+        Ok(())
+    }
+
     fn barrier(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let aligned_mods = p.iter().filter(|q| **q == "aligned").count();

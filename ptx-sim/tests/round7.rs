@@ -91,3 +91,38 @@ fn programmatic_dependent_launch_controls_run() {
                 st.global.u32 [%rd3], %r2;";
     assert_eq!(run(body, 4), Ok(vec![1, 2, 3, 4]));
 }
+
+#[test]
+fn vector_atomics_of_sm_90() {
+    // `red.global.add.v4.f32`, `atom.global.v2.f32.add` and the 16-bit float vectors
+    // (PTX 8.1, sm_90): each element added atomically. They were refused.
+    let body = " .reg .f32 %f<8>; .reg .b16 %h<8>;\n \
+                mov.f32 %f1, 0f3f800000; st.global.v4.f32 [%rd1], {%f1, %f1, %f1, %f1};\n \
+                mov.f32 %f2, 0f40000000; mov.f32 %f3, 0f40400000;\n \
+                red.global.add.v4.f32 [%rd1], {%f2, %f3, %f2, %f3};\n \
+                st.global.v2.f32 [%rd1+16], {%f1, %f1};\n \
+                atom.global.v2.f32.add {%f6, %f7}, [%rd1+16], {%f2, %f3};\n \
+                st.global.v2.f32 [%rd1+24], {%f6, %f7};\n \
+                mov.b32 %r2, 0x3c003c00; st.global.v2.u32 [%rd1+32], {%r2, %r2};\n \
+                red.global.v2.f16x2.add.noftz [%rd1+32], {%r2, %r2};\n \
+                mov.b16 %h1, 0x3f80; mov.b16 %h2, 0x4000; st.global.v4.b16 [%rd1+40], {%h1, %h1, %h1, %h1};\n \
+                atom.global.add.noftz.v4.bf16 {%h3, %h4, %h5, %h6}, [%rd1+40], {%h1, %h2, %h1, %h2};";
+    let ptx = format!(
+        ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n \
+         .reg .b32 %r<4>; .reg .b64 %rd<4>;\n ld.param.u64 %rd1, [out];\n{body}\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    let k = m.kernel("k").unwrap_or_else(|| panic!("{:?}", m.unsupported("k").map(|e| e.to_string())));
+    let mem = Memory::new();
+    let out = mem.alloc(48);
+    let g = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0 };
+    launch(k, &g, &[out], &mem, 1).unwrap();
+    let mut b = [0u8; 48];
+    mem.read(out, &mut b).unwrap();
+    let words: Vec<u32> = b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let (one, three, four) = (1f32.to_bits(), 3f32.to_bits(), 4f32.to_bits());
+    assert_eq!(
+        words,
+        [three, four, three, four, three, four, one, one, 0x4000_4000, 0x4000_4000, 0x4040_4000, 0x4040_4000]
+    );
+}
