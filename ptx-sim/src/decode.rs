@@ -761,7 +761,9 @@ impl Decoder {
                 }
                 let d = self.dst(&o[0], ty)?;
                 if let Some(&(which, _, bits)) = Counter::ALL.iter().find(|c| c.1 == o[1]) {
-                    if ty.bits() != bits {
+                    // (ptxas also takes `mov.u32` of `%gridid`, 32 bits wide before PTX 3.0:
+                    // its low word, 0 here too.)
+                    if ty.bits() != bits && !(which == Counter::GridId && ty.bits() == 32) {
                         return Err(self.unsupported(format!("`{}` of the {bits}-bit `{}`", s.opcode, o[1])));
                     }
                     self.emit(Op::Counter { which, d }, s);

@@ -126,3 +126,10 @@ fn vector_atomics_of_sm_90() {
         [three, four, three, four, three, four, one, one, 0x4000_4000, 0x4000_4000, 0x4040_4000, 0x4040_4000]
     );
 }
+
+#[test]
+fn gridid_read_into_32_bits() {
+    // ptxas takes `mov.u32 %r, %gridid` (32 bits wide before PTX 3.0); the simulator
+    // refused it as a 64-bit register in a 32-bit move.
+    assert_eq!(run(" mov.u32 %r2, 7; mov.u32 %r2, %gridid; st.global.u32 [%rd3], %r2;", 2), Ok(vec![0, 0]));
+}
