@@ -834,6 +834,11 @@ impl Decoder {
                     [op, mode, "ftz", t] => (op, mode, t, true),
                     _ => return Err(unsup(self)),
                 };
+                if matches!(*t, "f16" | "bf16" | "f16x2" | "bf16x2") {
+                    // `ex2.approx.f16x2`, `tanh.approx.bf16`, ..: named as the instruction, not
+                    // as a type (16-bit float arithmetic itself runs).
+                    return Err(self.unsupported(format!("`{}` (16-bit float approximations)", s.opcode)));
+                }
                 let ty = self.ty(t)?;
                 if !ty.is_arith_float() {
                     return Err(unsup(self));

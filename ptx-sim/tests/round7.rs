@@ -133,3 +133,13 @@ fn gridid_read_into_32_bits() {
     // refused it as a 64-bit register in a 32-bit move.
     assert_eq!(run(" mov.u32 %r2, 7; mov.u32 %r2, %gridid; st.global.u32 [%rd3], %r2;", 2), Ok(vec![0, 0]));
 }
+
+#[test]
+fn half_approximations_are_refused_by_instruction() {
+    // `tanh.approx.f16x2` was refused as "type `.f16x2`", as if packed halves did not run.
+    for op in ["tanh.approx.f16x2 %r2, %r1;", "ex2.approx.f16x2 %r2, %r1;", "tanh.approx.bf16x2 %r2, %r1;"] {
+        let e = run(&format!(" {op}\n st.global.u32 [%rd3], %r2;"), 1).unwrap_err();
+        let name = op.split(' ').next().unwrap();
+        assert!(e.contains(&format!("`{name}`")) && e.contains("line 10"), "{e}");
+    }
+}
