@@ -1212,6 +1212,16 @@ impl<'k> BlockRunner<'k> {
                 ready |= 1 << (t - lo);
             }
         }
+        // `activemask` goes last: while another collective of the warp can complete, its lanes
+        // go on and may reach this `activemask` too (on a GPU the warp reconverges after a
+        // branch before it reads the mask), so it reports only the lanes that reached it by
+        // the time nothing else in the warp can move.
+        let at_mask = (lo..hi)
+            .filter(|&t| matches!(self.k.code[self.pcs[t] as usize], Op::ActiveMask { .. }))
+            .fold(0u32, |m, t| m | 1 << (t - lo));
+        if ready & !at_mask != 0 {
+            ready &= !at_mask;
+        }
         if ready == 0 {
             return Ok(false);
         }

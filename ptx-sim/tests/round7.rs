@@ -143,3 +143,16 @@ fn half_approximations_are_refused_by_instruction() {
         assert!(e.contains(&format!("`{name}`")) && e.contains("line 10"), "{e}");
     }
 }
+
+#[test]
+fn activemask_after_a_branch_sees_the_reconverged_warp() {
+    // The low half shuffles twice in its arm, the high half once; after the branch the warp
+    // is whole again (`cg::coalesced_threads().size()` is 32 on a GPU). The high half reached
+    // `activemask` while the low half still waited at its second shuffle, and got 0xffff0000.
+    let body = " setp.lt.u32 %p1, %r1, 16; @!%p1 bra HIGH;\n \
+                shfl.sync.bfly.b32 %r4, %r1, 1, 0x1f, 0x0000ffff;\n \
+                shfl.sync.bfly.b32 %r4, %r4, 2, 0x1f, 0x0000ffff;\n bra.uni JOIN;\nHIGH:\n \
+                shfl.sync.bfly.b32 %r4, %r1, 1, 0x1f, 0xffff0000;\nJOIN:\n \
+                activemask.b32 %r3;\n st.global.u32 [%rd3], %r3;";
+    assert_eq!(run(body, 32), Ok(vec![u32::MAX; 32]));
+}
