@@ -240,6 +240,7 @@ pub(crate) fn decode_kernel(
         data: Default::default(),
         data_slots: d.data_slots,
         block_limit: Default::default(),
+        cluster: None,
         code: d.code,
         text: d.text,
         sources: d.sources,

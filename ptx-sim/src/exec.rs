@@ -1396,6 +1396,17 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
         }
         _ => {}
     }
+    if let Some(c) = kernel.cluster {
+        if (0..3).any(|i| g.grid[i] % c[i] != 0) {
+            return Err(bad(
+                kernel,
+                format!(
+                    "grid {:?} is not made of whole clusters: the kernel declares `.reqnctapercluster {:?}`",
+                    g.grid, c
+                ),
+            ));
+        }
+    }
     let shared = kernel.static_shared as u64 + g.dynamic_shared_bytes as u64;
     if shared > MAX_SHARED_PER_BLOCK {
         return Err(bad(

@@ -521,6 +521,7 @@ fn parse_entry(
     // `.reqntid`, `.minnctapersm 2`, ...; several may share a line): `.maxntid` and
     // `.reqntid` limit the block shape a launch may use, the others only guide the compiler.
     let mut block_limit = BlockLimit::None;
+    let mut cluster = None;
     loop {
         after = after.trim().to_string();
         if after.is_empty() {
@@ -537,7 +538,7 @@ fn parse_entry(
         let directive = after.split_whitespace().next().unwrap_or("").to_string();
         let (args, rest) = directive_arguments(&directive, &after[directive.len()..]);
         match directive.as_str() {
-            ".maxntid" | ".reqntid" => {
+            ".maxntid" | ".reqntid" | ".reqnctapercluster" => {
                 let malformed = || parse_err(*i, format!("malformed `{directive}{args}`"));
                 let dims: Vec<u32> = args
                     .split(',')
@@ -549,11 +550,15 @@ fn parse_entry(
                 }
                 let mut d = [1u32; 3];
                 d[..dims.len()].copy_from_slice(&dims);
-                block_limit =
-                    if directive == ".maxntid" { BlockLimit::Max(d) } else { BlockLimit::Exactly(d) };
+                match directive.as_str() {
+                    ".maxntid" => block_limit = BlockLimit::Max(d),
+                    ".reqntid" => block_limit = BlockLimit::Exactly(d),
+                    _ if d.contains(&0) => return Err(malformed()),
+                    _ => cluster = Some(d),
+                }
             }
-            ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster"
-            | ".noreturn" | ".pragma" => {}
+            ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".explicitcluster" | ".noreturn"
+            | ".pragma" => {}
             _ => break,
         }
         after = rest.to_string();
@@ -576,6 +581,7 @@ fn parse_entry(
         start,
     )?;
     kernel.block_limit = block_limit;
+    kernel.cluster = cluster;
     Ok(kernel)
 }
 

@@ -960,6 +960,10 @@ pub struct KernelCode {
     pub(crate) data_slots: Vec<(usize, u64, R)>,
     /// The block shape the kernel declares it needs (`.maxntid`, `.reqntid`).
     pub(crate) block_limit: BlockLimit,
+    /// `.reqnctapercluster x, y, z` (sm_90): the blocks of a cluster; the grid must be made
+    /// of whole clusters. (A kernel that reads no cluster register and uses no cluster
+    /// memory runs block by block as on a GPU.)
+    pub(crate) cluster: Option<[u32; 3]>,
     pub(crate) code: Vec<Op>,
     /// The PTX text of each op (for fault messages).
     pub(crate) text: Vec<String>,

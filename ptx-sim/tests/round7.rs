@@ -156,3 +156,25 @@ fn activemask_after_a_branch_sees_the_reconverged_warp() {
                 activemask.b32 %r3;\n st.global.u32 [%rd3], %r3;";
     assert_eq!(run(body, 32), Ok(vec![u32::MAX; 32]));
 }
+
+#[test]
+fn a_grid_of_partial_clusters_is_a_bad_launch() {
+    // `__cluster_dims__(2, 1, 1)` (`.reqnctapercluster 2, 1, 1`): CUDA refuses a grid that is
+    // not made of whole clusters; the simulator ran three blocks.
+    let ptx = format!(
+        "{HDR}.visible .entry k(.param .u64 out)\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{{\n \
+         .reg .b32 %r<4>; .reg .b64 %rd<4>;\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %ctaid.x;\n \
+         mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], 7;\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap();
+    let k = m.kernel("k").unwrap();
+    let mem = Memory::new();
+    let out = mem.alloc(16);
+    let launch_grid = |x: u32| {
+        let g = Geometry { grid: [x, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0 };
+        launch(k, &g, &[out], &mem, 1).map(|_| ()).map_err(|e| e.to_string())
+    };
+    let e = launch_grid(3).unwrap_err();
+    assert!(e.contains(".reqnctapercluster") && e.contains("[3, 1, 1]"), "{e}");
+    assert_eq!(launch_grid(4), Ok(()));
+}
