@@ -1221,6 +1221,25 @@ impl<'k> BlockRunner<'k> {
             .fold(0u32, |m, t| m | 1 << (t - lo));
         if ready & !at_mask != 0 {
             ready &= !at_mask;
+        } else if ready != 0 {
+            // Only `activemask` lanes can move: lanes at one that lanes at another can still
+            // reach (and not the other way round: those are behind, e.g. still in a loop the
+            // first left) wait for them, as the GPU reconverges the warp before they go on.
+            let mut pcs: Vec<u32> =
+                (lo..hi).filter(|&t| ready >> (t - lo) & 1 == 1).map(|t| self.pcs[t]).collect();
+            pcs.sort_unstable();
+            pcs.dedup();
+            if pcs.len() > 1 {
+                let code = &self.k.code;
+                for t in lo..hi {
+                    let p = self.pcs[t];
+                    if ready >> (t - lo) & 1 == 1
+                        && pcs.iter().any(|&q| q != p && reaches(code, q, p) && !reaches(code, p, q))
+                    {
+                        ready &= !(1 << (t - lo));
+                    }
+                }
+            }
         }
         if ready == 0 {
             return Ok(false);
@@ -1358,6 +1377,30 @@ impl<'k> BlockRunner<'k> {
 
 fn bad(kernel: &KernelCode, message: String) -> SimError {
     SimError::BadParams { kernel: kernel.name.clone(), message }
+}
+
+/// Whether control can flow from op `from` to op `to` (other than by being there already).
+fn reaches(code: &[Op], from: u32, to: u32) -> bool {
+    let mut seen = vec![false; code.len()];
+    let mut todo = vec![from as usize];
+    while let Some(pc) = todo.pop() {
+        let next: [Option<u32>; 2] = match code[pc] {
+            Op::Bra { t } => [Some(t), None],
+            Op::BraIf { t, .. } | Op::BraIfNot { t, .. } => [Some(pc as u32 + 1), Some(t)],
+            Op::Ret | Op::Trap => [None, None],
+            _ => [Some(pc as u32 + 1), None],
+        };
+        for n in next.into_iter().flatten() {
+            if n == to {
+                return true;
+            }
+            if (n as usize) < code.len() && !seen[n as usize] {
+                seen[n as usize] = true;
+                todo.push(n as usize);
+            }
+        }
+    }
+    false
 }
 
 /// The most shared memory (static plus dynamic) any current GPU gives one block: 227 KiB

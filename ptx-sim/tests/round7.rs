@@ -178,3 +178,20 @@ fn a_grid_of_partial_clusters_is_a_bad_launch() {
     assert!(e.contains(".reqnctapercluster") && e.contains("[3, 1, 1]"), "{e}");
     assert_eq!(launch_grid(4), Ok(()));
 }
+
+#[test]
+fn activemask_waits_for_lanes_still_in_a_loop() {
+    // Lanes 0-7 run the loop twice (i = tid, tid + 32 < 40); the others leave it and reach the
+    // `activemask` of an `if`/`else` after it, where on a GPU they wait for lanes 0-7 to
+    // reconverge. The simulator gave them the masks of lanes 8-31 only (0x55555500 with the
+    // low lanes missing).
+    let body = " mov.u32 %r5, %r1; mov.u32 %r6, 0;\nLOOP:\n activemask.b32 %r3; popc.b32 %r4, %r3; \
+                add.u32 %r6, %r6, %r4;\n add.u32 %r5, %r5, 32; setp.lt.u32 %p1, %r5, 40; @%p1 bra LOOP;\n \
+                and.b32 %r7, %r1, 1; setp.eq.u32 %p2, %r7, 1; @%p2 bra ODD;\n activemask.b32 %r8; \
+                bra.uni OUT;\nODD:\n activemask.b32 %r8;\nOUT:\n and.b32 %r8, %r8, 0xffffff00; \
+                or.b32 %r8, %r8, %r6; st.global.u32 [%rd3], %r8;";
+    let want: Vec<u32> = (0..32)
+        .map(|t| (if t % 2 == 1 { 0xaaaa_aa00 } else { 0x5555_5500 }) | if t < 8 { 40 } else { 32 })
+        .collect();
+    assert_eq!(run(body, 32), Ok(want));
+}
