@@ -925,6 +925,28 @@ fn item_constants(x: &mut [f32], y: &mut [u32]) {
     }
 }
 
+/// A loop bound that is a constant of the surrounding code, with nothing but the loop
+/// variable's use as an index to say its type: Rust's indexing makes it a `usize`.
+const LANES: usize = 4;
+
+#[ptx_kernel]
+fn constant_loop_bound(x: &mut [f32]) {
+    for i in 0..LANES {
+        x[i] = i as f32 * 0.5;
+    }
+    let last = 5;
+    x[last] = x.len() as f32;
+}
+
+#[test]
+fn a_constant_loop_bound_takes_its_type_from_indexing() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[-1.0f32; 8])?;
+    ConstantLoopBound::new().launch(&dev, LaunchConfig::linear(1, 1), &mut x)?;
+    assert_eq!(x.to_vec()?, [0.0, 0.5, 1.0, 1.5, -1.0, 8.0, -1.0, -1.0]);
+    Ok(())
+}
+
 /// `const` items of the kernel's own body: comptime bindings (a shared length, a sum).
 #[ptx_kernel]
 fn body_constants(x: &mut [u32], #[comptime] n: u32) {

@@ -107,6 +107,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         statement_like: vec![false; n],
         literal_operands: Vec::new(),
         shift_targets: Vec::new(),
+        index_types: Vec::new(),
         item_consts: Vec::new(),
         in_device: Vec::new(),
     };
@@ -236,6 +237,9 @@ struct Checker<'e> {
     literal_operands: Vec<(Ty, BinOp, u128, bool, Sp)>,
     /// The amount's expression id and the target's type of each compound shift.
     shift_targets: Vec<(usize, Ty)>,
+    /// The type of each slice index: one that nothing else decides is `usize`, as Rust's
+    /// indexing makes it (`for i in 0..N { x[i] }` reads the constant `N` as a `usize`).
+    index_types: Vec<Ty>,
     /// Values of shuffles and reductions: (value expr, function, span), checked once their
     /// type is known.
     warp_values: Vec<(usize, Intrinsic, Sp)>,
@@ -266,6 +270,11 @@ struct ItemConstUse {
 
 impl Checker<'_> {
     fn finish(mut self) -> Checked {
+        for t in &self.index_types {
+            if self.infer.var_kind(t) == Some(VarKind::Int) {
+                let _ = self.infer.unify(t, &Ty::Scalar(Scalar::Usize));
+            }
+        }
         // A constant's type is its item's, which the kernel does not see: its uses must say it
         // (a default `i32` would only be a guess).
         for ItemConstUse { ty, span, name, cast, .. } in &self.item_consts {
@@ -826,6 +835,7 @@ impl Checker<'_> {
                 self.binding[e.id] = self.binding_id(slice);
                 let elem = self.slice_of(slice, false);
                 let t = self.expr(index);
+                self.index_types.push(t.clone());
                 if !self.is_int_like(&t) {
                     let msg = format!(
                         "a slice index must be an integer, found `{}`: convert it with `as u32`",
@@ -1390,6 +1400,7 @@ impl Checker<'_> {
             Place::Index { slice, index } => {
                 let elem = self.slice_of(slice, true);
                 let t = self.expr(index);
+                self.index_types.push(t.clone());
                 if !self.is_int_like(&t) {
                     let msg = format!("a slice index must be an integer, found `{}`", self.show(&t));
                     self.errors.at(index.span, msg);
