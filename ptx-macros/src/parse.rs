@@ -810,9 +810,7 @@ impl<'e> Parser<'e> {
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    // The body is left unread: its `break 'label` would be a second error.
                     self.err(l, "labeled blocks are not supported in kernels; label a loop instead");
-                    return self.expr_of(ExprKind::Error, sp);
                 }
                 ExprKind::Block(self.block(&b.block))
             }
