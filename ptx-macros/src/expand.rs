@@ -23,22 +23,66 @@ impl Default for Options {
     }
 }
 
-/// Parses the attribute's arguments.
+/// Parses the attribute's arguments. Each mistake is an error at the option that has it,
+/// saying which forms the attribute takes (syn's own errors, such as "expected `,`", say
+/// neither what is wrong nor what to write).
 pub fn parse_options(attr: TokenStream) -> syn::Result<Options> {
+    const FORMS: &str = "`#[ptx_kernel]` takes `unchecked` and `crate = path`";
     let mut options = Options::default();
+    let (mut unchecked, mut krate) = (false, false);
+    // Whether the error is one of the closure's own, which say what to write.
+    let mut ours = false;
     let parser = syn::meta::parser(|meta| {
+        let takes_value = meta.input.peek(syn::Token![=]);
+        let ends = meta.input.is_empty() || meta.input.peek(syn::Token![,]);
         if meta.path.is_ident("unchecked") {
+            if !ends {
+                ours = true;
+                return Err(meta.error("`unchecked` takes no value: write `#[ptx_kernel(unchecked)]`"));
+            }
+            if std::mem::replace(&mut unchecked, true) {
+                ours = true;
+                return Err(meta.error("`unchecked` is given twice: write it once"));
+            }
             options.unchecked = true;
             Ok(())
         } else if meta.path.is_ident("crate") {
-            let path: syn::Path = meta.value()?.parse()?;
+            if !takes_value {
+                ours = true;
+                return Err(meta.error(
+                    "`crate` takes the path of the `ptx_dsl` crate as this crate names it: `crate = my_ptx_dsl`",
+                ));
+            }
+            if std::mem::replace(&mut krate, true) {
+                ours = true;
+                return Err(meta.error("`crate` is given twice: write it once"));
+            }
+            let value = meta.value()?;
+            if value.peek(syn::LitStr) {
+                ours = true;
+                let text: syn::LitStr = value.parse()?;
+                return Err(syn::Error::new(
+                    text.span(),
+                    format!("the crate is a path, not a string: write `crate = {}`", text.value()),
+                ));
+            }
+            let path: syn::Path = value.parse()?;
             options.krate = quote!(#path);
             Ok(())
         } else {
-            Err(meta.error("unknown option: `#[ptx_kernel]` takes `unchecked` and `crate = path`"))
+            ours = true;
+            Err(meta.error(format!("unknown option: {FORMS}")))
         }
     });
-    syn::parse::Parser::parse2(parser, attr)?;
+    let parsed = syn::parse::Parser::parse2(parser, attr);
+    parsed.map_err(|e| {
+        // syn's message about the syntax gets what the attribute takes.
+        if ours {
+            e
+        } else {
+            syn::Error::new(e.span(), format!("{e}: {FORMS}"))
+        }
+    })?;
     Ok(options)
 }
 
