@@ -295,11 +295,14 @@ impl<'e> Parser<'e> {
         if let Some(abi) = &sig.abi {
             self.err(abi, "a kernel cannot have an `extern` ABI: remove it (the PTX entry is generated)");
         }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        // A `where` clause is not among `Generics`' tokens: it has its own span and error.
+        if !sig.generics.params.is_empty() {
             self.err(
                 &sig.generics,
                 "kernels cannot be generic: use `#[comptime]` parameters for values known when the kernel is built",
             );
+        } else if let Some(w) = &sig.generics.where_clause {
+            self.err(w, "a kernel cannot have a `where` clause (kernels are not generic): remove it");
         }
         if let Some(v) = &sig.variadic {
             self.err(v, "kernels cannot be variadic");
@@ -1417,8 +1420,13 @@ impl<'e> Parser<'e> {
             self.err(abi, format!("a `#[ptx_device]` function cannot have an `extern` ABI {inlined}"));
         }
         let lifetimes_only = sig.generics.params.iter().all(|g| matches!(g, syn::GenericParam::Lifetime(_)));
-        if !lifetimes_only || sig.generics.where_clause.is_some() {
+        if !lifetimes_only {
             self.err(&sig.generics, "`#[ptx_device]` functions cannot be generic: write one per type");
+        } else if let Some(w) = &sig.generics.where_clause {
+            self.err(
+                w,
+                "a `#[ptx_device]` function cannot have a `where` clause (it is not generic): remove it",
+            );
         }
         if let Some(v) = &sig.variadic {
             self.err(v, "`#[ptx_device]` functions cannot be variadic");
