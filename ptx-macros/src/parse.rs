@@ -352,8 +352,8 @@ impl<'e> Parser<'e> {
         let mut comptime = false;
         for a in &pt.attrs {
             if a.path().is_ident("comptime") {
-                if let Err(e) = a.meta.require_path_only() {
-                    self.errors.push(e);
+                if a.meta.require_path_only().is_err() {
+                    self.err(a, "`#[comptime]` takes no arguments");
                 }
                 comptime = true;
             } else {
@@ -553,6 +553,9 @@ impl<'e> Parser<'e> {
                 None
             }
             syn::Stmt::Macro(m) if m.mac.path.is_ident("gpu_print") => {
+                if let Some(a) = m.attrs.first() {
+                    self.err(a, "attributes on `gpu_print!` are not supported in kernels");
+                }
                 let sp = Sp::of(&m.mac);
                 let expr = self.print(&m.mac, sp);
                 Some(Stmt::Expr { expr, text: source_text(s) })
@@ -703,17 +706,8 @@ impl<'e> Parser<'e> {
 
     // ----- expressions ------------------------------------------------------------------
 
-    fn unsupported(&mut self, e: &syn::Expr, what: &str) -> Expr {
-        self.err(e, what);
-        self.expr_of(ExprKind::Error, Sp::of(e))
-    }
-
-    fn expr(&mut self, e: &syn::Expr) -> Expr {
-        crate::deep(|| self.expr_at_depth(e))
-    }
-
-    fn expr_at_depth(&mut self, e: &syn::Expr) -> Expr {
-        let sp = span_of(e);
+    /// Reports the attributes on `e` but a `for` loop's `#[unroll]`.
+    fn expr_attributes(&mut self, e: &syn::Expr) {
         if let Some(attr) = expr_attrs(e).first() {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
             if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
@@ -725,6 +719,20 @@ impl<'e> Parser<'e> {
                 self.err(attr, msg);
             }
         }
+    }
+
+    fn unsupported(&mut self, e: &syn::Expr, what: &str) -> Expr {
+        self.err(e, what);
+        self.expr_of(ExprKind::Error, Sp::of(e))
+    }
+
+    fn expr(&mut self, e: &syn::Expr) -> Expr {
+        crate::deep(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &syn::Expr) -> Expr {
+        let sp = span_of(e);
+        self.expr_attributes(e);
         let kind = match e {
             syn::Expr::Lit(l) => match self.lit(&l.lit) {
                 Some(lit) => ExprKind::Lit(lit),
@@ -1051,6 +1059,8 @@ impl<'e> Parser<'e> {
     }
 
     fn place(&mut self, e: &syn::Expr) -> Option<Place> {
+        // Not parsed as an expression: its attributes are looked at here.
+        self.expr_attributes(e);
         match e {
             syn::Expr::Paren(p) => self.place(&p.expr),
             syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
@@ -1075,6 +1085,7 @@ impl<'e> Parser<'e> {
     }
 
     fn slice_name(&mut self, e: &syn::Expr) -> Option<Ident> {
+        self.expr_attributes(e);
         match e {
             syn::Expr::Paren(p) => self.slice_name(&p.expr),
             syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
@@ -1668,8 +1679,8 @@ impl<'e> Parser<'e> {
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Option<ExprKind> {
         let unroll = f.attrs.iter().any(|a| a.path().is_ident("unroll"));
         for a in f.attrs.iter().filter(|a| a.path().is_ident("unroll")) {
-            if let Err(e) = a.meta.require_path_only() {
-                self.errors.push(e);
+            if a.meta.require_path_only().is_err() {
+                self.err(a, "`#[unroll]` takes no arguments: it unrolls every iteration of a comptime range");
             }
         }
         let mut mutable_var = None;
@@ -1866,19 +1877,23 @@ fn span_of(e: &syn::Expr) -> Sp {
     Sp::of(first).to(Sp::of(&*b.right))
 }
 
+/// The outer attributes of an expression, of every kind: an expression statement's are
+/// on its leftmost operand (`#[unroll] y[1] = 2;` puts them on `y[1]`), so none may be
+/// missed.
 fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
-    match e {
-        syn::Expr::ForLoop(f) => &f.attrs,
-        syn::Expr::While(w) => &w.attrs,
-        syn::Expr::Loop(l) => &l.attrs,
-        syn::Expr::If(i) => &i.attrs,
-        syn::Expr::Block(b) => &b.attrs,
-        syn::Expr::Binary(b) => &b.attrs,
-        syn::Expr::Assign(a) => &a.attrs,
-        syn::Expr::Call(c) => &c.attrs,
-        syn::Expr::MethodCall(m) => &m.attrs,
-        _ => &[],
+    macro_rules! attrs {
+        ($($kind:ident),*) => {
+            match e {
+                $(syn::Expr::$kind(x) => &x.attrs,)*
+                _ => &[],
+            }
+        };
     }
+    attrs!(
+        Array, Assign, Async, Await, Binary, Block, Break, Call, Cast, Closure, Const, Continue, Field,
+        ForLoop, Group, If, Index, Infer, Let, Lit, Loop, Macro, Match, MethodCall, Paren, Path, Range,
+        RawAddr, Reference, Repeat, Return, Struct, Try, TryBlock, Tuple, Unary, Unsafe, While, Yield
+    )
 }
 
 /// A statement as compact Rust text (for the comment above its instructions in the PTX):
