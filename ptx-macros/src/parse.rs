@@ -114,6 +114,9 @@ struct Parser<'e> {
     /// Recursion found while inlining: reported with the function's errors however deep
     /// the cycle was found (an inlined function's own errors are not).
     cycles: Errors,
+    /// The labels of the rejected labeled blocks around the expression being parsed: a
+    /// `break` to one is part of that error, not an undeclared label of its own.
+    rejected_labels: Vec<String>,
 }
 
 /// How many times a device function of one identity may be inlined inside itself before
@@ -247,6 +250,7 @@ impl<'e> Parser<'e> {
             inlined: Vec::new(),
             callee_modules: Vec::new(),
             cycles: Errors::default(),
+            rejected_labels: Vec::new(),
         }
     }
 
@@ -706,6 +710,12 @@ impl<'e> Parser<'e> {
 
     // ----- expressions ------------------------------------------------------------------
 
+    /// Whether a `break` or `continue` with `label` leaves a labeled block that was rejected
+    /// (reported at the label already).
+    fn leaves_rejected_block(&self, label: &Option<syn::Lifetime>) -> bool {
+        label.as_ref().is_some_and(|l| self.rejected_labels.contains(&l.ident.to_string()))
+    }
+
     /// Reports the attributes on `e` but a `for` loop's `#[unroll]`.
     fn expr_attributes(&mut self, e: &syn::Expr) {
         if let Some(attr) = expr_attrs(e).first() {
@@ -822,8 +832,13 @@ impl<'e> Parser<'e> {
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
                     self.err(l, "labeled blocks are not supported in kernels; label a loop instead");
+                    self.rejected_labels.push(l.name.ident.to_string());
                 }
-                ExprKind::Block(self.block(&b.block))
+                let block = self.block(&b.block);
+                if b.label.is_some() {
+                    self.rejected_labels.pop();
+                }
+                ExprKind::Block(block)
             }
             syn::Expr::While(w) => {
                 let cond = match &*w.cond {
@@ -843,6 +858,13 @@ impl<'e> Parser<'e> {
                 Some(kind) => kind,
                 None => ExprKind::Error,
             },
+            syn::Expr::Break(b) if self.leaves_rejected_block(&b.label) => {
+                if let Some(v) = &b.expr {
+                    self.expr(v);
+                }
+                ExprKind::Error
+            }
+            syn::Expr::Continue(c) if self.leaves_rejected_block(&c.label) => ExprKind::Error,
             syn::Expr::Break(b) => ExprKind::Break {
                 label: b.label.clone(),
                 value: b.expr.as_ref().map(|v| Box::new(self.expr(v))),
