@@ -44,7 +44,7 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
     for arg in &func.sig.inputs {
         match p.param(arg) {
             Some(param) => params.push(param),
-            None => rejected.extend(arg_name(arg)),
+            None => rejected.extend(arg_names(arg)),
         }
     }
     let body = p.block(&func.block);
@@ -629,7 +629,7 @@ impl<'e> Parser<'e> {
         for a in &local.attrs {
             self.err(a, "attributes on `let` are not supported in kernels");
         }
-        let (pat, ty) = match &local.pat {
+        let (pat, mut ty) = match &local.pat {
             syn::Pat::Type(pt) => {
                 let annot = self.type_annot(&pt.ty).map(|t| (t, Sp::of(&pt.ty)));
                 (&*pt.pat, annot)
@@ -641,18 +641,31 @@ impl<'e> Parser<'e> {
                 self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
                 // Still bound (as mutable: the later assignments are what the user meant), so
                 // that its uses do not report again.
-                let pat = match self.pat(pat)? {
-                    Pat::Ident { name, .. } => Pat::Ident { name, mutable: true },
-                    other => other,
-                };
-                (pat, self.expr_of(ExprKind::Error, Sp::of(local)))
+                match self.pat(pat) {
+                    Some(Pat::Ident { name, .. }) => {
+                        (Pat::Ident { name, mutable: true }, self.expr_of(ExprKind::Error, Sp::of(local)))
+                    }
+                    Some(other) => (other, self.expr_of(ExprKind::Error, Sp::of(local))),
+                    None => {
+                        ty = None;
+                        self.rejected_pat(pat)
+                    }
+                }
             }
             Some(init) => {
                 if let Some((else_token, _)) = &init.diverge {
                     self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
                 }
-                let pat = self.pat(pat)?;
-                (pat, self.expr(&init.expr))
+                let parsed = self.pat(pat);
+                let value = self.expr(&init.expr);
+                match parsed {
+                    Some(parsed) => (parsed, value),
+                    None => {
+                        // The annotation is the rejected pattern's, not the names'.
+                        ty = None;
+                        self.rejected_pat(pat)
+                    }
+                }
             }
         };
         Some(Stmt::Let {
@@ -706,6 +719,17 @@ impl<'e> Parser<'e> {
                 None
             }
         }
+    }
+
+    /// A rejected pattern (reported) as the binding of its names, each mutable, to a value
+    /// that checks as any type: their uses and assignments report nothing more.
+    fn rejected_pat(&mut self, p: &syn::Pat) -> (Pat, Expr) {
+        let mut names = Vec::new();
+        pat_names(p, &mut names);
+        let sp = Sp::of(p);
+        let values = names.iter().map(|_| self.expr_of(ExprKind::Error, sp)).collect();
+        let pats = names.into_iter().map(|name| Pat::Ident { name, mutable: true }).collect();
+        (Pat::Tuple(pats, sp), self.expr_of(ExprKind::Tuple(values), sp))
     }
 
     // ----- expressions ------------------------------------------------------------------
@@ -1717,17 +1741,15 @@ impl<'e> Parser<'e> {
             syn::Pat::Wild(_) => None,
             other => {
                 self.err(other, "a `for` loop binds one name (`for i in ..`) or `_`");
-                rejected = self.pat(other).map(|p| (p, Sp::of(other)));
+                rejected = Some(self.rejected_pat(other));
                 None
             }
         };
         let range = self.range(&f.expr);
         let mut body = self.block(&f.body);
-        if let Some((pat, sp)) = rejected {
-            // The names of a rejected pattern are still bound in the body (to a value that
-            // checks as any type), so that their uses report nothing more.
-            let init = self.expr_of(ExprKind::Error, sp);
-            let text = String::new();
+        if let Some((pat, init)) = rejected {
+            // The names of a rejected pattern are still bound in the body.
+            let (sp, text) = (init.span, String::new());
             body.stmts.insert(0, Stmt::Let { pat, ty: None, init, span: sp, text, role: LetRole::Source });
         }
         if let Some(pi) = mutable_var {
@@ -1876,14 +1898,34 @@ pub fn is_constant_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// The name a parameter declares, if it is a plain one.
-fn arg_name(arg: &FnArg) -> Option<Ident> {
-    match arg {
-        FnArg::Typed(pt) => match &*pt.pat {
-            syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-            _ => None,
-        },
-        FnArg::Receiver(_) => None,
+/// The names a parameter binds, whatever its pattern.
+fn arg_names(arg: &FnArg) -> Vec<Ident> {
+    let mut names = Vec::new();
+    if let FnArg::Typed(pt) = arg {
+        pat_names(&pt.pat, &mut names);
+    }
+    names
+}
+
+/// Appends the names `p` binds: those of a rejected pattern stay bound (to a value that
+/// checks as any type), so that their uses report nothing more.
+fn pat_names(p: &syn::Pat, out: &mut Vec<Ident>) {
+    match p {
+        syn::Pat::Ident(pi) => {
+            out.push(pi.ident.clone());
+            if let Some((_, sub)) = &pi.subpat {
+                pat_names(sub, out);
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().take(1).for_each(|c| pat_names(c, out)),
+        syn::Pat::Paren(pp) => pat_names(&pp.pat, out),
+        syn::Pat::Reference(r) => pat_names(&r.pat, out),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|e| pat_names(e, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pat_names(&f.pat, out)),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
+        syn::Pat::Type(t) => pat_names(&t.pat, out),
+        _ => {}
     }
 }
 
