@@ -151,7 +151,8 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     if parsed.unresolved.is_empty() && errors.is_empty() {
         check::check(&parsed.kernel, &mut errors);
     }
-    let status = if errors.is_empty() { format_ident!("ok") } else { format_ident!("failed") };
+    let failed = !errors.is_empty();
+    let status = if failed { format_ident!("failed") } else { format_ident!("ok") };
     let errors = errors.to_tokens();
 
     let name = &func.sig.ident;
@@ -185,8 +186,22 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     });
     let (sig, block) = (&func.sig, &func.block);
-    // On the host, `#[unroll]` (a kernel-only loop attribute) is not an attribute rustc knows.
-    let host = strip_unroll(quote!(#func));
+    // On the host, `#[unroll]` (a kernel-only loop attribute) is not an attribute rustc knows,
+    // nor is a misplaced `#[comptime]` (reported above).
+    let host = if failed {
+        // The mistakes are reported above: the body, which rustc would report again (a
+        // mismatched type twice), gives way to one that compiles, and the function's callers
+        // still find it.
+        let (attrs, vis) = (&func.attrs, &func.vis);
+        quote! {
+            #(#attrs)*
+            #[allow(unused_variables, unused_mut, unreachable_code)]
+            #vis #sig { ::core::unreachable!() }
+        }
+    } else {
+        quote!(#func)
+    };
+    let host = strip_kernel_attributes(host);
     quote! {
         #errors
         #host
@@ -209,8 +224,9 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// `tokens` without the `#[unroll]` attributes of its loops (the host function's copy).
-fn strip_unroll(tokens: TokenStream) -> TokenStream {
+/// `tokens` without the attributes only kernels know, `#[unroll]` and `#[comptime]`, with or
+/// without arguments (the host function's copy).
+fn strip_kernel_attributes(tokens: TokenStream) -> TokenStream {
     use proc_macro2::{Delimiter, Group, TokenTree};
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
@@ -220,7 +236,7 @@ fn strip_unroll(tokens: TokenStream) -> TokenStream {
             let inner: Vec<TokenTree> = g.stream().into_iter().collect();
             if p.as_char() == '#'
                 && g.delimiter() == Delimiter::Bracket
-                && matches!(inner.as_slice(), [TokenTree::Ident(id)] if id == "unroll")
+                && matches!(inner.as_slice(), [TokenTree::Ident(id), ..] if id == "unroll" || id == "comptime")
             {
                 i += 2;
                 continue;
@@ -228,7 +244,7 @@ fn strip_unroll(tokens: TokenStream) -> TokenStream {
         }
         out.push(match &trees[i] {
             TokenTree::Group(g) => {
-                let mut new = Group::new(g.delimiter(), strip_unroll(g.stream()));
+                let mut new = Group::new(g.delimiter(), strip_kernel_attributes(g.stream()));
                 new.set_span(g.span());
                 TokenTree::Group(new)
             }
