@@ -38,7 +38,7 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
         }
     };
     let mut p = Parser::new(errors, devices, func.sig.ident.to_string());
-    p.signature(&func);
+    let returns = p.signature(&func);
     let attrs = p.item_attrs(&func.attrs);
     let (mut params, mut rejected) = (Vec::new(), Vec::new());
     for arg in &func.sig.inputs {
@@ -47,7 +47,14 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
             None => rejected.extend(arg_names(arg)),
         }
     }
-    let body = p.block(&func.block);
+    let mut body = p.block(&func.block);
+    if returns {
+        // The value the body ends in is the rejected return type's, reported with it: it is
+        // checked as a statement, not reported again as a value a kernel cannot give.
+        if let Some(tail) = body.tail.take() {
+            body.stmts.push(Stmt::Expr { expr: *tail, text: std::mem::take(&mut body.tail_text) });
+        }
+    }
     let name = func.sig.ident.clone();
     let kernel = KernelFn { attrs, vis: func.vis.clone(), name, params, rejected, body, expr_count: 0 };
     Some(p.finish(kernel))
@@ -280,7 +287,8 @@ impl<'e> Parser<'e> {
 
     // ----- the function -----------------------------------------------------------------
 
-    fn signature(&mut self, f: &ItemFn) {
+    /// Checks a kernel's signature; whether it has a return type (reported).
+    fn signature(&mut self, f: &ItemFn) -> bool {
         let sig = &f.sig;
         self.require_ptx_name(&sig.ident, "kernel");
         if let Some(t) = &sig.constness {
@@ -317,8 +325,10 @@ impl<'e> Parser<'e> {
                     ty,
                     "kernels return nothing: remove the return type and write results into a `&mut [T]` parameter",
                 );
+                return true;
             }
         }
+        false
     }
 
     fn item_attrs(&mut self, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
