@@ -460,6 +460,20 @@ impl Checker<'_> {
         self.lookup(&name.to_string()).map(|b| b.id)
     }
 
+    /// Reports a call of the built-in function `name` where a variable of that name is in
+    /// scope: Rust would call the variable, which is not a function.
+    fn shadowed_function(&mut self, name: &str, sp: Sp) {
+        if self.lookup(name).is_some() {
+            self.errors.at(
+                sp,
+                format!(
+                    "`{name}` is a variable here, which hides the built-in function `{name}()` as it would \
+                     in Rust: rename the variable"
+                ),
+            );
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<&Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
@@ -845,7 +859,10 @@ impl Checker<'_> {
                 }
                 (elem.map_or(Ty::Error, Ty::Scalar), false)
             }
-            ExprKind::Builtin(_) => (Ty::Dim3, false),
+            ExprKind::Builtin(b) => {
+                self.shadowed_function(b.name(), e.span);
+                (Ty::Dim3, false)
+            }
             ExprKind::Field(inner, member) => {
                 let t = self.expr(inner);
                 let comptime = self.comptime[inner.id];
@@ -1117,7 +1134,10 @@ impl Checker<'_> {
             ExprKind::Return => (Ty::Never, false),
             ExprKind::Error => (Ty::Error, false),
             ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
-            ExprKind::Intrinsic { which, args, .. } => self.intrinsic(*which, args),
+            ExprKind::Intrinsic { which, func, args } => {
+                self.shadowed_function(&func.to_string(), e.span);
+                self.intrinsic(*which, args)
+            }
             ExprKind::Print { args, .. } => {
                 for a in args {
                     let t = self.expr(a);
@@ -1178,6 +1198,9 @@ impl Checker<'_> {
     /// `shared::<elem, len>()`: the initialiser of a `let`, with a length known when the
     /// kernel is built; it has the type of a `&mut [elem]`.
     fn shared(&mut self, e: &Expr, elem: Scalar, len: Option<&Expr>) -> (Ty, bool) {
+        /// The static shared memory a kernel may declare (ptx-core's verifier checks all the
+        /// arrays together when the kernel is built; one literal length is checked here).
+        const STATIC_SHARED_BYTES: u128 = 48 * 1024;
         if self.shared_init != Some(e.id) {
             self.errors.at(
                 e.span,
@@ -1187,8 +1210,24 @@ impl Checker<'_> {
         let Some(len) = len else { return (Ty::Slice { elem, mutable: true }, false) };
         let t = self.expr(len);
         self.expect(len.span, &Ty::Scalar(Scalar::Usize), &t, " (a shared array's length is a `usize`)");
-        if matches!(len.kind, ExprKind::Lit(Lit::Int { value: 0, .. })) {
-            self.errors.at(len.span, "a shared array needs at least one element");
+        match len.kind {
+            ExprKind::Lit(Lit::Int { value: 0, .. }) => {
+                self.errors.at(len.span, "a shared array needs at least one element")
+            }
+            ExprKind::Lit(Lit::Int { value, .. })
+                if value.saturating_mul(u128::from(elem.bits() / 8)) > STATIC_SHARED_BYTES =>
+            {
+                self.errors.at(
+                    len.span,
+                    format!(
+                        "this shared array of {value} `{}` is larger than the 48 KiB ({STATIC_SHARED_BYTES} bytes) of \
+                         static shared memory a kernel may declare; a larger array needs dynamic shared memory \
+                         (`shared_dyn`, sized by the launch)",
+                        elem.name()
+                    ),
+                )
+            }
+            _ => {}
         }
         if !self.comptime[len.id] {
             self.errors.at(

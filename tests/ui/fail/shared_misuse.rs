@@ -8,6 +8,8 @@ fn k(x: &mut [f32], n: usize) {
     let untyped = shared::<f32>();
     let sized = shared_dyn::<f32, 4>();
     let empty = shared::<f32, 0>();
+    let huge = shared::<f32, 12_289>();
+    let most = shared::<u8, 49_152>();
     x[0] = runtime_sized[0] + a[0];
 }
 
