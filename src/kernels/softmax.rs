@@ -21,13 +21,16 @@ pub fn softmax_rows_f32(x: &[f32], out: &mut [f32], cols: usize) {
         if v > m {
             s = s * (m - v).exp() + 1.0;
             m = v;
-        } else {
+        } else if v != f32::NEG_INFINITY {
+            // A -inf adds exp(-inf) = 0, skipped so that it is not exp(-inf - -inf) = NaN
+            // while `m` is still -inf; a NaN makes `s` NaN.
             s += (v - m).exp();
         }
     }
     let row_max = block_max(m);
-    // This thread's sum relative to the row's maximum (nothing if it saw no columns).
-    let scaled = if m == f32::NEG_INFINITY { 0.0 } else { s * (m - row_max).exp() };
+    // This thread's sum relative to the row's maximum. With `m` still -inf the thread read
+    // no columns, only -inf (`s` is 0) or NaN too (`s` is NaN, which must reach the total).
+    let scaled = if m == f32::NEG_INFINITY { s } else { s * (m - row_max).exp() };
     let total = block_sum(scaled);
     for j in (t..cols).step_by(step) {
         out[row + j] = (x[row + j] - row_max).exp() / total;

@@ -1,0 +1,44 @@
+//! The kernel library (`ptx_dsl::kernels`) probed as users of `torch.softmax`,
+//! `F.rms_norm`, `F.layer_norm` and `torch.sum` would probe it: special values in one
+//! element of a row, degenerate parameters, and the sign of zero sums. Each test here
+//! failed before the fix it came with.
+
+use ptx_dsl::kernels;
+use ptx_dsl::runtime::{Device, DeviceBuffer};
+
+fn softmax(dev: &Device, x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let xd = dev.upload(x).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(dev, rows * cols).unwrap();
+    kernels::softmax_rows(dev, &xd, rows, cols, &mut out).unwrap();
+    out.to_vec().unwrap()
+}
+
+/// One NaN anywhere in a row makes the whole row NaN, as in PyTorch (and as the doc says),
+/// also when it is the only column a thread of the block reads (any NaN of a row of at most
+/// 256 columns, or any whose thread reads nothing else but -inf): that thread's
+/// running maximum stays -inf, and its NaN partial sum was dropped as "no columns".
+#[test]
+fn a_nan_anywhere_in_a_softmax_row_makes_the_row_nan() {
+    let dev = Device::sim();
+    for cols in [1usize, 2, 10, 255, 256, 257, 600, 1025] {
+        for pos in [0, cols / 2, cols - 1] {
+            // Values -1 .. 1 and NaN at `pos`; a second row without NaN stays finite.
+            let mut x: Vec<f32> = (0..2 * cols).map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0).collect();
+            x[pos] = f32::NAN;
+            if pos + 256 < cols {
+                x[pos + 256] = f32::NEG_INFINITY;
+            }
+            let out = softmax(&dev, &x, 2, cols);
+            let nans = out[..cols].iter().filter(|v| v.is_nan()).count();
+            assert_eq!(nans, cols, "NaN at {pos} of {cols}: {nans} NaN outputs");
+            assert!(out[cols..].iter().all(|v| v.is_finite()), "row 1 of {cols} has no NaN");
+        }
+    }
+    // A -inf column alone in its thread still contributes exp(-inf) = 0, not NaN, and a row
+    // of -inf only is NaN (0/0), as torch gives.
+    let mut x = vec![f32::NEG_INFINITY; 300];
+    x[7] = 1.0;
+    let out = softmax(&dev, &x, 1, 300);
+    assert!(out.iter().enumerate().all(|(j, &v)| v == if j == 7 { 1.0 } else { 0.0 }), "{out:?}");
+    assert!(softmax(&dev, &[f32::NEG_INFINITY; 5], 1, 5).iter().all(|v| v.is_nan()));
+}
