@@ -4,7 +4,7 @@
 //! failed before the fix it came with.
 
 use ptx_dsl::kernels;
-use ptx_dsl::runtime::{Device, DeviceBuffer};
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error};
 
 fn softmax(dev: &Device, x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let xd = dev.upload(x).unwrap();
@@ -41,4 +41,34 @@ fn a_nan_anywhere_in_a_softmax_row_makes_the_row_nan() {
     let out = softmax(&dev, &x, 1, 300);
     assert!(out.iter().enumerate().all(|(j, &v)| v == if j == 7 { 1.0 } else { 0.0 }), "{out:?}");
     assert!(softmax(&dev, &[f32::NEG_INFINITY; 5], 1, 5).iter().all(|v| v.is_nan()));
+}
+
+/// `eps` guards the norms' denominator: a negative one shrinks it (RMSNorm of 1, 2, 3, 4
+/// with `eps = -1` was 0.39, 0.78, ..: the row divided by sqrt(7.5 - 1)) and NaN or infinity
+/// make every output NaN or 0. torch computes them silently; here they are bad arguments.
+#[test]
+fn a_negative_or_non_finite_eps_is_an_error_naming_eps() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+    let w = dev.upload(&[1.0f32; 4])?;
+    let b = dev.upload(&[0.5f32; 4])?;
+    let empty = dev.upload::<f32>(&[])?;
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, 4)?;
+    let mut empty_out = DeviceBuffer::<f32>::zeroed(&dev, 0)?;
+    let is_eps = |r: ptx_dsl::runtime::Result<()>| matches!(r, Err(Error::InvalidArgument { argument, .. }) if argument == "eps");
+    for eps in [-1.0f32, -1e-30, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        assert!(is_eps(kernels::rms_norm(&dev, &x, &w, eps, 1, 4, &mut out)), "rms_norm eps {eps}");
+        assert!(is_eps(kernels::layer_norm(&dev, &x, &w, &b, eps, 1, 4, &mut out)), "layer_norm eps {eps}");
+        // An empty matrix launches nothing, but the argument is as wrong.
+        assert!(
+            is_eps(kernels::rms_norm(&dev, &empty, &empty, eps, 0, 0, &mut empty_out)),
+            "empty, eps {eps}"
+        );
+    }
+    // 0 (and -0.0) are valid: a zero row then gives 0/0 = NaN, as in torch.
+    for eps in [0.0f32, -0.0] {
+        kernels::rms_norm(&dev, &x, &w, eps, 1, 4, &mut out)?;
+        kernels::layer_norm(&dev, &x, &w, &b, eps, 1, 4, &mut out)?;
+    }
+    Ok(())
 }

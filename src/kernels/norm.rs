@@ -4,7 +4,7 @@
 
 use ptx_runtime::{Device, DeviceBuffer, LaunchConfig, Result};
 
-use super::{expect_len, grid_dim, matrix_shapes, BLOCK};
+use super::{expect_len, grid_dim, invalid, matrix_shapes, BLOCK};
 use crate::prelude::*;
 
 /// RMSNorm of row `block_idx().x` of a row-major `[rows, cols]` matrix.
@@ -48,6 +48,17 @@ pub fn layer_norm_f32(x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32], 
     }
 }
 
+/// Checks that `eps` is finite and not negative: a negative one shrinks (or, below
+/// `-var`, NaNs) the denominator instead of guarding it, and NaN or infinity make every
+/// output NaN or 0, none of which a caller means.
+fn check_eps(eps: f32) -> Result<()> {
+    if eps >= 0.0 && eps.is_finite() {
+        Ok(())
+    } else {
+        Err(invalid("eps", format!("{eps} is not a finite value >= 0 (the norms add it to the mean square)")))
+    }
+}
+
 /// Checks a `[rows, cols]` input and output and a `[cols]` parameter vector; the grid.
 fn row_shapes(
     x: usize,
@@ -68,6 +79,9 @@ fn row_shapes(
 
 /// RMSNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
 /// `out[r][j] = x[r][j] / sqrt(mean_j(x[r][j]²) + eps) · weight[j]` (Llama's, T5's).
+/// `eps` must be finite and `>= 0` ([`Error::InvalidArgument`] naming it otherwise).
+///
+/// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument
 pub fn rms_norm(
     device: &Device,
     x: &DeviceBuffer<f32>,
@@ -77,6 +91,7 @@ pub fn rms_norm(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    check_eps(eps)?;
     let Some(config) = row_shapes(x.len(), out.len(), &[("weight", weight.len())], rows, cols)? else {
         return Ok(());
     };
@@ -87,7 +102,10 @@ pub fn rms_norm(
 
 /// LayerNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
 /// `out[r][j] = (x[r][j] - mean_r) / sqrt(var_r + eps) · weight[j] + bias[j]`, the biased
-/// variance as `torch.nn.LayerNorm` takes it.
+/// variance as `torch.nn.LayerNorm` takes it. `eps` must be finite and `>= 0`
+/// ([`Error::InvalidArgument`] naming it otherwise).
+///
+/// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument
 #[allow(clippy::too_many_arguments)]
 pub fn layer_norm(
     device: &Device,
@@ -99,6 +117,7 @@ pub fn layer_norm(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    check_eps(eps)?;
     let params = [("weight", weight.len()), ("bias", bias.len())];
     let Some(config) = row_shapes(x.len(), out.len(), &params, rows, cols)? else {
         return Ok(());
