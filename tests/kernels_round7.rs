@@ -72,3 +72,23 @@ fn a_negative_or_non_finite_eps_is_an_error_naming_eps() -> ptx_dsl::runtime::Re
     }
     Ok(())
 }
+
+/// IEEE addition of -0.0s is -0.0 (and Rust's `iter().sum()` gives it), but the partial
+/// sums started from +0.0, so `sum` of -0.0s was +0.0, for `f32` and `f64`. An empty
+/// buffer still sums to +0.0, as `torch.sum` of an empty tensor.
+#[test]
+fn a_sum_of_negative_zeros_is_negative_zero() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    // One element, one block, and more than one block of partials.
+    for n in [1usize, 300, 70_001] {
+        let x = dev.upload(&vec![-0.0f32; n])?;
+        assert_eq!(kernels::sum(&dev, &x)?.to_bits(), (-0.0f32).to_bits(), "f32, {n} elements");
+        let y = dev.upload(&vec![-0.0f64; n])?;
+        assert_eq!(kernels::sum(&dev, &y)?.to_bits(), (-0.0f64).to_bits(), "f64, {n} elements");
+    }
+    let mixed = dev.upload(&[-0.0f32, 0.0, -0.0])?;
+    assert_eq!(kernels::sum(&dev, &mixed)?.to_bits(), 0, "-0 + +0 is +0");
+    assert_eq!(kernels::sum(&dev, &dev.upload::<f32>(&[])?)?.to_bits(), 0, "empty: +0.0");
+    assert_eq!(kernels::sum(&dev, &dev.upload::<f64>(&[])?)?.to_bits(), 0, "empty: +0.0");
+    Ok(())
+}

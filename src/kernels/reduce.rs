@@ -19,7 +19,8 @@ macro_rules! reduction_kernels {
         /// Per-block partial sums of `x` (a grid-stride share per thread, then the block).
         #[ptx_kernel(crate = crate, unchecked)]
         pub fn $sum(x: &[$t], partials: &mut [$t]) {
-            let mut acc: $t = 0.0;
+            // -0.0 is the identity of IEEE addition (+0.0 would turn a sum of -0.0s into +0.0).
+            let mut acc: $t = -0.0;
             for i in grid_stride(x.len()) {
                 acc += x[i];
             }
@@ -117,10 +118,14 @@ fn reduce<T: Reduction>(device: &Device, x: &DeviceBuffer<T>, pass: Pass<T>) -> 
     Ok(value[0])
 }
 
-/// The sum of every element of `x` (0 for an empty buffer), in a fixed order: each of up
-/// to 262144 threads adds a strided share in sequence, then a tree over blocks. The error
-/// is at most about `(x.len() / 262144 + 20) · ε · Σ|x|` (ε the type's unit roundoff).
+/// The sum of every element of `x` (+0.0 for an empty buffer, as `torch.sum`; -0.0 when
+/// every element is -0.0, as IEEE addition gives), in a fixed order: each of up to 262144
+/// threads adds a strided share in sequence, then a tree over blocks. The error is at most
+/// about `(x.len() / 262144 + 20) · ε · Σ|x|` (ε the type's unit roundoff).
 pub fn sum<T: Reduction>(device: &Device, x: &DeviceBuffer<T>) -> Result<T> {
+    if x.is_empty() {
+        return Ok(T::default());
+    }
     reduce(device, x, T::sum_pass)
 }
 
