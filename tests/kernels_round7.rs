@@ -92,3 +92,51 @@ fn a_sum_of_negative_zeros_is_negative_zero() -> ptx_dsl::runtime::Result<()> {
     assert_eq!(kernels::sum(&dev, &dev.upload::<f64>(&[])?)?.to_bits(), 0, "empty: +0.0");
     Ok(())
 }
+
+/// A grid has at most 65535 blocks in `y`, one per 32 rows of tiles, and `transpose`
+/// refused a matrix of more than 2,097,120 rows (`[2_100_000, 1]`, 8 MB: "rows needs more
+/// than the 65535 tiles"); `x.T` of a tall matrix is an ordinary request. The blocks now
+/// stride over the rows of tiles.
+#[test]
+fn transpose_of_a_matrix_taller_than_a_grid() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let (rows, cols) = (65535 * 32 + 33, 2);
+    let x: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, rows * cols)?;
+    kernels::transpose(&dev, &xd, rows, cols, &mut out)?;
+    let got = out.to_vec()?;
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(got[c * rows + r], x[r * cols + c], "[{r}][{c}]");
+        }
+    }
+    Ok(())
+}
+
+/// The kernel itself with a grid of fewer rows of blocks than rows of tiles (what the helper
+/// launches past 65535 of them, here small): every tile is moved once, none overwritten
+/// before all of its threads read it (the simulator's race check would stop the launch).
+#[test]
+fn transpose_blocks_stride_over_the_rows_of_tiles() -> ptx_dsl::runtime::Result<()> {
+    use ptx_dsl::runtime::LaunchConfig;
+    let dev = Device::sim();
+    let (rows, cols) = (5 * 32 + 7, 33u32);
+    let n = (rows * cols) as usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let xd = dev.upload(&x)?;
+    let mut out = DeviceBuffer::<f32>::zeroed(&dev, n)?;
+    let config = LaunchConfig::new((2, 2, 1), (32, 8, 1));
+    // SAFETY: the shapes are those `transpose` checks: `x` and `out` hold rows · cols.
+    unsafe {
+        kernels::TransposeF32::new().launch(&dev, config, &xd, &mut out, rows, cols, rows.div_ceil(32))
+    }?;
+    let got = out.to_vec()?;
+    let (rows, cols) = (rows as usize, cols as usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(got[c * rows + r], x[r * cols + c], "[{r}][{c}]");
+        }
+    }
+    Ok(())
+}
