@@ -140,3 +140,86 @@ fn transpose_blocks_stride_over_the_rows_of_tiles() -> ptx_dsl::runtime::Result<
     }
     Ok(())
 }
+
+/// The unit roundoff of f32.
+const U32: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// The documented softmax bound, relative `(R + cols/256 + 24)·2^-24` plus `2^-149`
+/// absolute, on rows spanning more than f32's normal range (exp(-110) is subnormal): the
+/// relative bound alone failed by 10^5 on the subnormal results, which the docs did not say.
+#[test]
+fn softmax_meets_its_documented_bound_into_the_subnormals() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = ptx_tools::rng::Rng::fresh("softmax_meets_its_documented_bound_into_the_subnormals");
+    for (rows, cols, range) in
+        [(4usize, 700usize, 110.0f64), (8, 33, 104.0), (2, 300, 200.0), (1, 1025, 60.0)]
+    {
+        let x: Vec<f32> = (0..rows * cols).map(|_| (-rng.unit() * range) as f32).collect();
+        let got = softmax(&dev, &x, rows, cols);
+        for r in 0..rows {
+            let row = &x[r * cols..(r + 1) * cols];
+            let hi = row.iter().map(|&v| v as f64).fold(f64::NEG_INFINITY, f64::max);
+            let lo = row.iter().map(|&v| v as f64).fold(f64::INFINITY, f64::min);
+            let exps: Vec<f64> = row.iter().map(|&v| (v as f64 - hi).exp()).collect();
+            let total: f64 = exps.iter().sum();
+            let bound = ((hi - lo) + cols as f64 / 256.0 + 24.0) * U32;
+            for j in 0..cols {
+                let want = exps[j] / total;
+                let err = (got[r * cols + j] as f64 - want).abs();
+                assert!(
+                    err <= bound * want + 2f64.powi(-149),
+                    "{rows}x{cols} [{r}][{j}]: {} vs {want}",
+                    got[r * cols + j]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// LayerNorm's documented bound, `(cols/256 + 24)·2^-24·(|w|·(|x - mean| + 2|mean|)·rstd +
+/// |b|)`, on rows whose mean is 10^4 to 10^7 times their spread (the docs pointed to the
+/// tests for it), and RMSNorm's documented edges: rows whose squares overflow give 0, rows
+/// whose squares all underflow with `eps = 0` give ±inf.
+#[test]
+fn the_norms_meet_their_documented_bounds_and_edges() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut rng = ptx_tools::rng::Rng::fresh("the_norms_meet_their_documented_bounds_and_edges");
+    for (rows, cols, mean, spread) in
+        [(2usize, 1024usize, 1e6f64, 1.0f64), (1, 4097, 1e4, 1.0), (3, 33, 3e4, 1e-2), (2, 256, 1e7, 1.0)]
+    {
+        let x: Vec<f32> =
+            (0..rows * cols).map(|_| (mean + (rng.unit() * 2.0 - 1.0) * spread) as f32).collect();
+        let w: Vec<f32> = (0..cols).map(|_| (rng.unit() * 4.0 - 2.0) as f32).collect();
+        let b: Vec<f32> = (0..cols).map(|_| (rng.unit() * 2.0 - 1.0) as f32).collect();
+        let (xd, wd, bd) = (dev.upload(&x)?, dev.upload(&w)?, dev.upload(&b)?);
+        let mut out = DeviceBuffer::<f32>::zeroed(&dev, rows * cols)?;
+        let eps = 1e-5f32;
+        kernels::layer_norm(&dev, &xd, &wd, &bd, eps, rows, cols, &mut out)?;
+        let got = out.to_vec()?;
+        for r in 0..rows {
+            let row: Vec<f64> = x[r * cols..(r + 1) * cols].iter().map(|&v| v as f64).collect();
+            let m = row.iter().sum::<f64>() / cols as f64;
+            let var = row.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / cols as f64;
+            let rstd = 1.0 / (var + eps as f64).sqrt();
+            for j in 0..cols {
+                let (wj, bj) = (w[j] as f64, b[j] as f64);
+                let want = (row[j] - m) * rstd * wj + bj;
+                let bound = (cols as f64 / 256.0 + 24.0)
+                    * U32
+                    * (wj.abs() * ((row[j] - m).abs() + 2.0 * m.abs()) * rstd + bj.abs());
+                let g = got[r * cols + j] as f64;
+                assert!((g - want).abs() <= bound, "mean {mean} [{r}][{j}]: {g} vs {want}");
+            }
+        }
+    }
+    let rms = |x: &[f32], eps: f32| -> ptx_dsl::runtime::Result<Vec<f32>> {
+        let (xd, wd) = (dev.upload(x)?, dev.upload(&vec![1.0f32; x.len()])?);
+        let mut out = DeviceBuffer::<f32>::zeroed(&dev, x.len())?;
+        kernels::rms_norm(&dev, &xd, &wd, eps, 1, x.len(), &mut out)?;
+        out.to_vec()
+    };
+    assert_eq!(rms(&[1e20, 2e20, -3e20], 1e-5)?, [0.0, 0.0, -0.0], "Σx² overflows: the scale is 0");
+    assert_eq!(rms(&[1e-25, -2e-25], 0.0)?, [f32::INFINITY, f32::NEG_INFINITY], "x² underflows to 0");
+    Ok(())
+}

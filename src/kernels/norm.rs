@@ -79,6 +79,11 @@ fn row_shapes(
 
 /// RMSNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
 /// `out[r][j] = x[r][j] / sqrt(mean_j(x[r][j]²) + eps) · weight[j]` (Llama's, T5's).
+/// Relative error against float64 within about `(cols/256 + 24) · 2^-24` while the row's
+/// sum of squares is finite in f32 (`|x|` below about `1.8e19 / √cols`) and
+/// `mean(x²) + eps` is at least `2^-126`; past the first the scale overflows to 0 (outputs
+/// 0, NaN for an infinite `x`), past the second the squares lose bits to underflow (with
+/// `eps = 0` and every `x²` below `2^-149`, outputs ±inf), as the f32 arithmetic gives.
 /// `eps` must be finite and `>= 0` ([`Error::InvalidArgument`] naming it otherwise).
 ///
 /// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument
@@ -102,7 +107,10 @@ pub fn rms_norm(
 
 /// LayerNorm of each row of the row-major `[rows, cols]` matrix `x` into `out`:
 /// `out[r][j] = (x[r][j] - mean_r) / sqrt(var_r + eps) · weight[j] + bias[j]`, the biased
-/// variance as `torch.nn.LayerNorm` takes it. `eps` must be finite and `>= 0`
+/// variance as `torch.nn.LayerNorm` takes it. Error against float64 within about
+/// `(cols/256 + 24) · 2^-24 · (|w|·(|x - mean| + 2|mean|) / sqrt(var + eps) + |b|)`: the
+/// mean's f32 rounding counts against the row's spread, so a row whose mean is `2^k` times
+/// its standard deviation loses about `k` bits (as any f32 mean does). `eps` must be finite and `>= 0`
 /// ([`Error::InvalidArgument`] naming it otherwise).
 ///
 /// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument

@@ -121,7 +121,7 @@ fn reduce<T: Reduction>(device: &Device, x: &DeviceBuffer<T>, pass: Pass<T>) -> 
 /// The sum of every element of `x` (+0.0 for an empty buffer, as `torch.sum`; -0.0 when
 /// every element is -0.0, as IEEE addition gives), in a fixed order: each of up to 262144
 /// threads adds a strided share in sequence, then a tree over blocks. The error is at most
-/// about `(x.len() / 262144 + 20) · ε · Σ|x|` (ε the type's unit roundoff).
+/// about `(x.len() / 262144 + 30) · ε · Σ|x|` (ε the type's unit roundoff).
 pub fn sum<T: Reduction>(device: &Device, x: &DeviceBuffer<T>) -> Result<T> {
     if x.is_empty() {
         return Ok(T::default());

@@ -39,9 +39,10 @@ pub fn softmax_rows_f32(x: &[f32], out: &mut [f32], cols: usize) {
 
 /// The softmax of each row of the row-major `[rows, cols]` matrix `x` into `out` (same
 /// shape), as `torch.softmax(x, dim=-1)`: stable for any magnitude. A row with NaN, or
-/// with `+inf`, gives NaN, as in PyTorch. Relative error against float64 within about
-/// `(R + cols/256 + 24) · 2^-24`, `R` the row's range `max - min` (the error `exp`
-/// inherits from `x - max`).
+/// with `+inf`, gives NaN, as in PyTorch; so does a row of `-inf` only (0/0). Error against
+/// float64 within about `(R + cols/256 + 24) · 2^-24` relative, `R` the row's range
+/// `max - min` (the error `exp` inherits from `x - max`), plus `2^-149` absolute: results
+/// below f32's normal range (`2^-126`) are subnormal, with fewer bits.
 pub fn softmax_rows(
     device: &Device,
     x: &DeviceBuffer<f32>,
