@@ -223,3 +223,24 @@ fn the_norms_meet_their_documented_bounds_and_edges() -> ptx_dsl::runtime::Resul
     assert_eq!(rms(&[1e-25, -2e-25], 0.0)?, [f32::INFINITY, f32::NEG_INFINITY], "x² underflows to 0");
     Ok(())
 }
+
+/// A prefix of -0.0s is -0.0 (IEEE addition, NumPy's and CUDA torch's `cumsum`), but the
+/// block scan padded with +0.0 and started each warp's offset at +0.0, so `prefix_sum` of
+/// `[-0.0, -0.0]` was `[+0.0, +0.0]`; across blocks too.
+#[test]
+fn a_prefix_of_negative_zeros_is_negative_zero() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    for n in [1usize, 2, 33, 256, 300, 70_001] {
+        let mut x = vec![-0.0f32; n];
+        x[n - 1] = if n > 1 { 1.0 } else { -0.0 };
+        let xd = dev.upload(&x)?;
+        let mut out = DeviceBuffer::<f32>::zeroed(&dev, n)?;
+        kernels::prefix_sum(&dev, &xd, &mut out)?;
+        let got = out.to_vec()?;
+        for (i, v) in got.iter().enumerate().take(n - 1) {
+            assert_eq!(v.to_bits(), (-0.0f32).to_bits(), "{n} elements: out[{i}] = {v:?}");
+        }
+        assert_eq!(got[n - 1], if n > 1 { 1.0 } else { -0.0 });
+    }
+    Ok(())
+}

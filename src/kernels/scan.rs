@@ -55,7 +55,9 @@ macro_rules! scan_kernels {
 }
 
 scan_kernels!(u32, 0u32, scan_blocks_u32, add_offsets_u32);
-scan_kernels!(f32, 0.0f32, scan_blocks_f32, add_offsets_f32);
+// -0.0 is the identity of IEEE addition: with +0.0 as the padding and the start of the
+// warps' offsets, a prefix of -0.0s came out +0.0.
+scan_kernels!(f32, -0.0f32, scan_blocks_f32, add_offsets_f32);
 
 /// The element types [`prefix_sum`] scans: `u32` (wrapping) and `f32`.
 pub trait Scan: DeviceScalar + Copy {
@@ -118,7 +120,8 @@ macro_rules! scan_impl {
 scan_impl!(u32, ScanBlocksU32, AddOffsetsU32);
 scan_impl!(f32, ScanBlocksF32, AddOffsetsF32);
 
-/// `out[i] = x[0] + .. + x[i]` (inclusive; `u32` wraps). `out` has `x`'s length. An `f32`
+/// `out[i] = x[0] + .. + x[i]` (inclusive; `u32` wraps; an `f32` prefix of -0.0s is -0.0,
+/// as `torch.cumsum` on a GPU and NumPy give). `out` has `x`'s length. An `f32`
 /// prefix is formed by a tree of at most 14 additions per 256-fold level, so its error is
 /// at most about `14 · levels · 2^-24 · Σ_{j≤i} |x[j]|`, `levels = ⌈log_256 len⌉`.
 pub fn prefix_sum<T: Scan>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
