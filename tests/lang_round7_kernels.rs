@@ -1279,3 +1279,51 @@ fn mixed_constructs() -> ptx_dsl::runtime::Result<()> {
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------
+// A device function unrolled over its parameter: each call passes a comptime length.
+// (Refused at the definition before: its own check took its parameters as runtime values.)
+
+#[ptx_device]
+fn dot_n(a: &[f32], b: &[f32], base: usize, n: usize) -> f32 {
+    let mut s = 0.0f32;
+    #[unroll]
+    for e in 0..n {
+        s = a[base + e].mul_add(b[e], s);
+    }
+    s
+}
+
+#[ptx_kernel]
+fn small_matvec(m: &[f32], v: &[f32], out: &mut [f32], #[comptime] cols: u32) {
+    let r = global_idx().x as usize;
+    if r < out.len() {
+        // The same function unrolled twice, for 4 and for `cols`.
+        out[r] = dot_n(m, v, r * cols as usize, cols as usize) - dot_n(m, v, r * cols as usize, 4);
+    }
+}
+
+#[test]
+fn device_function_unrolled_over_a_comptime_argument() -> ptx_dsl::runtime::Result<()> {
+    let mut rng = Rng::fresh("device_function_unrolled_over_a_comptime_argument");
+    let dev = Device::sim();
+    for cols in [4usize, 7, 16] {
+        let rows = 45;
+        let m: Vec<f32> = (0..rows * cols).map(|_| rng.signed_f32()).collect();
+        let v: Vec<f32> = (0..cols).map(|_| rng.signed_f32()).collect();
+        let (dm, dv) = (dev.upload(&m)?, dev.upload(&v)?);
+        let mut out = dev.zeroed::<f32>(rows)?;
+        let kernel = SmallMatvec::new(cols as u32);
+        let fmas = kernel.ptx().lines().filter(|l| l.trim_start().starts_with("fma.rn.f32")).count();
+        assert_eq!(fmas, cols + 4, "cols {cols}: both loops unrolled");
+        kernel.launch(&dev, LaunchConfig::for_elements(rows, 32), &dm, &dv, &mut out)?;
+        // The host runs the same function: the same fma chains, bit for bit.
+        let want: Vec<f32> =
+            (0..rows).map(|r| dot_n(&m, &v, r * cols, cols) - dot_n(&m, &v, r * cols, 4)).collect();
+        assert_eq!(
+            out.to_vec()?.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}

@@ -79,6 +79,19 @@ enum LoopExit {
 
 /// Checks the whole kernel; errors go to `errors`.
 pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
+    check_with(kernel, errors, false)
+}
+
+/// Checks a device function on its own ([`crate::parse::parse_device`]'s form of it). Its
+/// immutable scalar parameters count as comptime here: a call may pass comptime values, and
+/// what needs one (an `#[unroll]` range over a parameter) is checked again where a kernel
+/// inlines the function, with its arguments as they are. (A shared array's length or a
+/// `const` made from a parameter is rustc's error in the function's host copy.)
+pub fn check_device(kernel: &KernelFn, errors: &mut Errors) -> Checked {
+    check_with(kernel, errors, true)
+}
+
+fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
     let n = kernel.expr_count;
     let mut c = Checker {
         errors,
@@ -110,6 +123,8 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         index_types: Vec::new(),
         item_consts: Vec::new(),
         in_device: Vec::new(),
+        device,
+        kernel_name: kernel.name.to_string(),
     };
     for (k, p) in kernel.params.iter().enumerate() {
         if kernel.params[..k].iter().any(|q| q.name == p.name) {
@@ -121,7 +136,7 @@ pub fn check(kernel: &KernelFn, errors: &mut Errors) -> Checked {
         }
         check_param(p, c.errors);
         let (ty, comptime) = match p.kind {
-            ParamKind::Scalar(s) => (Ty::Scalar(s), false),
+            ParamKind::Scalar(s) => (Ty::Scalar(s), device && !p.mutable),
             ParamKind::Comptime(s) => (Ty::Scalar(s), true),
             ParamKind::Slice { elem, mutable } => (Ty::Slice { elem, mutable }, false),
         };
@@ -250,6 +265,10 @@ struct Checker<'e> {
     item_consts: Vec<ItemConstUse>,
     /// The device functions whose inlined bodies are being checked, innermost last.
     in_device: Vec<String>,
+    /// Whether this is a device function checked on its own ([`check_device`]).
+    device: bool,
+    /// The kernel's name (the device function's, checked on its own).
+    kernel_name: String,
 }
 
 /// A read of a constant of the code around the kernel.
@@ -417,6 +436,34 @@ impl Checker<'_> {
             roots: self.roots,
             item_const,
             item_const_paths,
+        }
+    }
+
+    /// Why an `#[unroll]` range that is not comptime is refused, and what to do. In a device
+    /// function's own body (checked on its own, [`check_device`]) immutable parameters are
+    /// comptime; in a device function inlined into a kernel (or into another device function
+    /// checked on its own) the range depends on an argument of the call, which is not.
+    fn unroll_refusal(&self) -> String {
+        let head = "`#[unroll]` needs a range known when the kernel is built";
+        match self.in_device.last() {
+            Some(_) if self.device && self.in_device.len() == 1 => format!(
+                "{head}: make its bounds (and step) literals or parameters that are not `mut` (a kernel's call \
+                 then passes comptime values for them), or remove `#[unroll]`"
+            ),
+            Some(function) => {
+                let caller = if self.device {
+                    format!("`{}` calls it", self.kernel_name)
+                } else {
+                    format!("kernel `{}` inlines it", self.kernel_name)
+                };
+                format!(
+                    "{head}, but in `{function}` as {caller}, it depends on an argument that is not: pass \
+                     `{function}` a literal, a `#[comptime]` parameter or a constant there, or remove `#[unroll]`"
+                )
+            }
+            None => format!(
+                "{head}: make its bounds (and step) literals or `#[comptime]` parameters, or remove `#[unroll]`"
+            ),
         }
     }
 
@@ -1099,11 +1146,8 @@ impl Checker<'_> {
                     }
                 }
                 if *unroll && !known {
-                    self.errors.at(
-                        range.start.span.to(range.end.span),
-                        "`#[unroll]` needs a range known when the kernel is built: make its bounds (and step) \
-                         literals or `#[comptime]` parameters, or remove `#[unroll]`",
-                    );
+                    let msg = self.unroll_refusal();
+                    self.errors.at(range.start.span.to(range.end.span), msg);
                 }
                 self.scopes.push(HashMap::new());
                 if let Some(v) = var {
@@ -1416,7 +1460,7 @@ impl Checker<'_> {
                     Some(b) => {
                         let hint = match b.ty {
                             Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
-                            _ if b.id < self.param_count && !b.comptime => {
+                            _ if b.id < self.param_count && (!b.comptime || self.device) => {
                                 format!("; it is a parameter: declare it `mut {name}` in the parameter list")
                             }
                             _ if b.id < self.param_count => {

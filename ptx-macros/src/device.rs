@@ -149,7 +149,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     // that calls it, where all of them are known).
     let parsed = parse::parse_device(&func, &func.sig.ident.to_string(), &mut errors, &Devices::default());
     if parsed.unresolved.is_empty() && errors.is_empty() {
-        check::check(&parsed.kernel, &mut errors);
+        check::check_device(&parsed.kernel, &mut errors);
     }
     let failed = !errors.is_empty();
     let status = if failed { format_ident!("failed") } else { format_ident!("ok") };

@@ -109,7 +109,7 @@ fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::
         }
         seen.push(&d.identity);
         let parsed = parse::parse_device(&d.item, key, &mut own, devices);
-        check::check(&parsed.kernel, &mut own);
+        check::check_device(&parsed.kernel, &mut own);
     }
     if !own.is_empty() {
         errors.extend(own);
