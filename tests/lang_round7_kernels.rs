@@ -1327,3 +1327,37 @@ fn device_function_unrolled_over_a_comptime_argument() -> ptx_dsl::runtime::Resu
     }
     Ok(())
 }
+
+/// A barrier in a loop whose trip count differs between threads: a deadlock, whose error
+/// names the Rust line of the barrier the threads wait at (it named only the PTX before).
+#[ptx_kernel]
+fn barrier_in_ragged_loop(x: &[f32], out: &mut [f32]) {
+    let tile = shared::<f32, 64>();
+    let t = thread_idx().x as usize;
+    let mut acc = 0.0f32;
+    for k in 0..(t % 3) {
+        tile[t] = x[t] + k as f32;
+        sync_threads();
+        acc += tile[63 - t];
+        sync_threads();
+    }
+    out[t] = acc;
+}
+
+#[test]
+fn deadlock_names_the_barrier_line() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32; 64])?;
+    let mut out = dev.zeroed::<f32>(64)?;
+    let err = BarrierInRaggedLoop::new().launch(&dev, LaunchConfig::linear(1, 64), &x, &mut out).unwrap_err();
+    let text = err.to_string();
+    println!("{text}");
+    let line = include_str!("lang_round7_kernels.rs")
+        .lines()
+        .position(|l| l.contains("tile[t] = x[t] + k as f32;"))
+        .expect("the kernel's line")
+        + 2;
+    assert!(text.contains("barrier_in_ragged_loop"), "{text}");
+    assert!(text.contains(&format!("lang_round7_kernels.rs:{line}:")), "line {line}: {text}");
+    Ok(())
+}

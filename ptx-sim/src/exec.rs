@@ -1126,8 +1126,10 @@ impl<'k> BlockRunner<'k> {
                 })
                 .count();
             let tid = split3(t as u64, self.geo.block);
+            // The Rust (or CUDA C) line of the barrier or collective, where `.loc` gives one.
+            let source = self.k.sources[at].as_ref().map_or(String::new(), |s| format!(" ({s})"));
             parts.push(format!(
-                "{waiting} thread(s) wait at `{}` (first: thread ({}, {}, {}))",
+                "{waiting} thread(s) wait at `{}`{source} (first: thread ({}, {}, {}))",
                 self.k.text[at], tid[0], tid[1], tid[2]
             ));
         }
