@@ -650,11 +650,16 @@ fn the_simulator_reports_a_shared_memory_race_at_its_rust_line() -> ptx_dsl::run
         RacyNeighbour::new().launch(&races_only, LaunchConfig::linear(1, 64), &xd, &mut out).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("shared-memory race in kernel `racy_neighbour`"), "{text}");
+    // The message names both accesses: the store (`tile[t] = x[t]`) and thread 0's
+    // earlier load (the line after).
     assert!(
-        text.contains("thread (1, 0, 0) stored to shared byte 4, which thread (0, 0, 0) had accessed"),
+        text.contains("thread (1, 0, 0) stored to shared byte 4 at `")
+            && text.contains("which thread (0, 0, 0) had loaded at `")
+            && text.contains(" ld.shared.f32 "),
         "{text}"
     );
     assert!(text.contains(&format!("tests/lang_threads.rs:{line}:")), "line {line}: {text}");
+    assert!(text.contains(&format!("tests/lang_threads.rs:{}:", line + 1)), "line {}: {text}", line + 1);
     Ok(())
 }
 
@@ -709,7 +714,9 @@ fn global_memory_races_are_found_when_the_device_checks_for_them() -> ptx_dsl::r
     // A plain read-modify-write of one word by every thread: a race on `total`.
     let err = launch(&checking, true, true).unwrap_err().to_string();
     assert!(
-        err.contains("global-memory race") && err.contains("which thread (0, 0, 0) had accessed"),
+        err.contains("global-memory race")
+            && err.contains("which thread (0, 0, 0) had stored to at `")
+            && err.contains(" st.global.u32 "),
         "{err}"
     );
     // A device that does not check global memory runs the racy kernel (the default).

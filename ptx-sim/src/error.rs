@@ -149,6 +149,34 @@ pub struct DataRace {
     pub instruction: String,
     /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
     pub source: Option<String>,
+    /// What the earlier access it conflicts with did to the byte.
+    pub other_access: AccessKind,
+    /// The earlier access's PTX text (the last one's, when several threads loaded the byte).
+    pub other_instruction: String,
+    /// Its source position, when the PTX has `.loc` directives.
+    pub other_source: Option<String>,
+}
+
+/// What an access did to a byte, in a [`DataRace`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// A plain store.
+    Store,
+    /// A plain load.
+    Load,
+    /// An atomic read-modify-write.
+    Atomic,
+}
+
+impl AccessKind {
+    /// The access as a verb of the race's message: `stored to`, `loaded`, `updated atomically`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            AccessKind::Store => "stored to",
+            AccessKind::Load => "loaded",
+            AccessKind::Atomic => "updated atomically",
+        }
+    }
 }
 
 impl fmt::Display for SimError {
@@ -176,12 +204,36 @@ impl fmt::Display for SimError {
                 }
             }
             SimError::Race(race) => {
-                let DataRace { kernel, block, thread, other, offset, stored, global, instruction, source } =
-                    &**race;
+                let DataRace {
+                    kernel,
+                    block,
+                    thread,
+                    other,
+                    offset,
+                    stored,
+                    global,
+                    instruction,
+                    source,
+                    other_access,
+                    other_instruction,
+                    other_source,
+                } = &**race;
                 let access = if *stored { "stored to" } else { "loaded" };
+                let located = |text: &str, source: &Option<String>| match source {
+                    Some(s) => format!("`{text}` ({s})"),
+                    None => format!("`{text}`"),
+                };
+                let (here, at_other) =
+                    (located(instruction, source), located(other_instruction, other_source));
                 let earlier = match other {
-                    Some(o) => format!("thread ({}, {}, {}) had accessed", o[0], o[1], o[2]),
-                    None => "several threads had loaded".to_string(),
+                    Some(o) => format!(
+                        "thread ({}, {}, {}) had {} at {at_other}",
+                        o[0],
+                        o[1],
+                        o[2],
+                        other_access.verb()
+                    ),
+                    None => format!("several threads had loaded (the last at {at_other})"),
                 };
                 let (memory, byte) = if *global {
                     ("global", format!("global address {offset:#x}"))
@@ -191,12 +243,9 @@ impl fmt::Display for SimError {
                 write!(
                     f,
                     "{memory}-memory race in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {access} \
-                     {byte}, which {earlier} since the last barrier, at `{instruction}`",
+                     {byte} at {here}, which {earlier} since the last barrier",
                     block[0], block[1], block[2], thread[0], thread[1], thread[2]
                 )?;
-                if let Some(s) = source {
-                    write!(f, " ({s})")?;
-                }
                 write!(f, "; separate the accesses with a barrier (`sync_threads()`, or `sync_warp()` within a warp; CUDA C's `__syncthreads()`, `__syncwarp()`), or use atomics")
             }
             SimError::UninitializedShared { kernel, block, thread, offset, instruction, source } => {

@@ -287,18 +287,19 @@ fn load_elsewhere(
     local: &[u8],
     race: &mut RaceTracker,
     thread: u32,
+    pc: u32,
 ) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let n = cnt as usize;
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
-            race.touch_global(Kind::Load, thread, a, total).map_err(|c| Some(c.into()))?;
+            race.touch_global(Kind::Load, thread, pc, a, total).map_err(|c| Some(c.into()))?;
             d[..n].iter().enumerate().for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size))
         }
         Place::Shared(a) => {
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
-            race.load(thread, at, total as usize)?;
+            race.load(thread, pc, at, total as usize)?;
             d[..n]
                 .iter()
                 .enumerate()
@@ -332,6 +333,7 @@ fn store_elsewhere(
     local: &mut [u8],
     race: &mut RaceTracker,
     thread: u32,
+    pc: u32,
 ) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
@@ -340,7 +342,7 @@ fn store_elsewhere(
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
             if race.checks_global() {
                 let held = values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
-                race.touch_global(Kind::Store(rewrites(size, held)), thread, a, total)
+                race.touch_global(Kind::Store(rewrites(size, held)), thread, pc, a, total)
                     .map_err(|c| Some(c.into()))?;
             }
             values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
@@ -349,7 +351,7 @@ fn store_elsewhere(
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
             let held =
                 values.clone().enumerate().map(|(i, v)| (sh_load(shared, at + i * size as usize, size), v));
-            race.store(thread, at, total as usize, rewrites(size, held))?;
+            race.store(thread, pc, at, total as usize, rewrites(size, held))?;
             values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
         }
         Place::Local(a) => {
@@ -368,18 +370,19 @@ fn land(
     race: &mut RaceTracker,
     g: &mut GlobalView<'_>,
     thread: u32,
+    pc: u32,
 ) -> Result<(), Cause> {
     let (size, read) = (c.size as usize, c.src_size as u64);
     let mut bytes = [0u8; 16];
     if read > 0 {
         let (a, o) = g.resolve(c.src, read, 1).ok_or(Cause::Fault(c.src))?;
-        race.touch_global(Kind::Load, thread, c.src, read).map_err(Cause::Race)?;
+        race.touch_global(Kind::Load, thread, pc, c.src, read).map_err(Cause::Race)?;
         for (i, b) in bytes[..read as usize].iter_mut().enumerate() {
             *b = a.load(o + i as u64, 1) as u8;
         }
     }
     let held = (0..size).map(|i| (shared[c.dst + i] as u64, bytes[i] as u64));
-    race.store(thread, c.dst, size, rewrites(1, held)).map_err(Cause::from)?;
+    race.store(thread, pc, c.dst, size, rewrites(1, held)).map_err(Cause::from)?;
     shared[c.dst..c.dst + size].copy_from_slice(&bytes[..size]);
     Ok(())
 }
@@ -432,7 +435,7 @@ fn run_thread(
     macro_rules! global_race {
         ($kind:expr, $addr:expr, $len:expr) => {
             if race.checks_global() {
-                race!(race.touch_global($kind, env.linear, $addr, $len));
+                race!(race.touch_global($kind, env.linear, (pc - 1) as u32, $addr, $len));
             }
         };
     }
@@ -446,7 +449,9 @@ fn run_thread(
     // Lands the copies `cp.async.wait_group` waits for, or stops the thread.
     macro_rules! wait_copies {
         ($groups:expr) => {
-            if let Err(cause) = copies.wait($groups, |c| land(c, shared, race, g, env.linear)) {
+            if let Err(cause) =
+                copies.wait($groups, |c| land(c, shared, race, g, env.linear, (pc - 1) as u32))
+            {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Err(Trap { pc: pc - 1, cause });
@@ -632,7 +637,7 @@ fn run_thread(
                     },
                     MemSpace::Shared => match shared_at(shared.len(), addr, total, total) {
                         Some(at) => {
-                            race!(race.load(env.linear, at, total as usize));
+                            race!(race.load(env.linear, (pc - 1) as u32, at, total as usize));
                             for (i, dr) in d.iter().take(cnt as usize).enumerate() {
                                 r!(*dr) = sh_load(shared, at + i * size as usize, size);
                             }
@@ -641,7 +646,18 @@ fn run_thread(
                     },
                     // Local and generic accesses are rarer: kept out of the hot loop.
                     _ => match load_elsewhere(
-                        space, addr, size, cnt, &d, regs, g, shared, local, race, env.linear,
+                        space,
+                        addr,
+                        size,
+                        cnt,
+                        &d,
+                        regs,
+                        g,
+                        shared,
+                        local,
+                        race,
+                        env.linear,
+                        (pc - 1) as u32,
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),
@@ -680,7 +696,13 @@ fn run_thread(
                                 .take(cnt as usize)
                                 .enumerate()
                                 .map(|(i, sr)| (sh_load(shared, at + i * size as usize, size), r!(*sr)));
-                            race!(race.store(env.linear, at, total as usize, rewrites(size, held)));
+                            race!(race.store(
+                                env.linear,
+                                (pc - 1) as u32,
+                                at,
+                                total as usize,
+                                rewrites(size, held)
+                            ));
                             for (i, sr) in s.iter().take(cnt as usize).enumerate() {
                                 sh_store(shared, at + i * size as usize, size, r!(*sr));
                             }
@@ -688,7 +710,18 @@ fn run_thread(
                         None => trap!(addr),
                     },
                     _ => match store_elsewhere(
-                        space, addr, size, cnt, &s, regs, g, shared, local, race, env.linear,
+                        space,
+                        addr,
+                        size,
+                        cnt,
+                        &s,
+                        regs,
+                        g,
+                        shared,
+                        local,
+                        race,
+                        env.linear,
+                        (pc - 1) as u32,
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),
@@ -715,7 +748,7 @@ fn run_thread(
                     },
                     Place::Shared(at) => match shared_at(shared.len(), at, size, size) {
                         Some(at) => {
-                            race!(race.atomic(env.linear, at, size as usize));
+                            race!(race.atomic(env.linear, (pc - 1) as u32, at, size as usize));
                             let old = sh_load(shared, at, size);
                             sh_store(shared, at, size, kind.apply(old, x, y));
                             r!(d) = old;
@@ -869,6 +902,9 @@ impl<'k> BlockRunner<'k> {
                 global: conflict.global,
                 instruction,
                 source,
+                other_access: conflict.earlier.kind,
+                other_instruction: self.k.text.get(conflict.earlier.pc as usize).cloned().unwrap_or_default(),
+                other_source: self.k.sources.get(conflict.earlier.pc as usize).cloned().flatten(),
             })),
             Cause::Budget => SimError::StepBudget {
                 kernel,

@@ -82,7 +82,7 @@ mod race;
 pub mod signature;
 
 pub use approx::{Approx, Bound};
-pub use error::{DataRace, SimError};
+pub use error::{AccessKind, DataRace, SimError};
 pub use exec::{launch, launch_with, Geometry, LaunchStats};
 pub use memory::Memory;
 pub use options::{SimOptions, DEFAULT_MAX_THREADS, DEFAULT_STEP_BUDGET};

@@ -29,17 +29,27 @@
 
 use std::collections::HashMap;
 
+use crate::error::AccessKind;
 use crate::options::SimOptions;
 
 /// A conflicting access: the other thread (`None`: several threads loaded the byte), the
 /// byte (its offset in the block's shared memory, or its global address with `global`),
-/// and whether the access was a store.
+/// whether the access was a store, and the earlier access it conflicts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Conflict {
     pub other: Option<u32>,
     pub offset: u64,
     pub stored: bool,
     pub global: bool,
+    pub earlier: Earlier,
+}
+
+/// The earlier access of a conflict: what it did and the op that did it (the last of them,
+/// when several threads loaded the byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Earlier {
+    pub kind: AccessKind,
+    pub pc: u32,
 }
 
 /// Why the checker refuses an access of shared memory.
@@ -76,14 +86,16 @@ pub(crate) enum Kind {
     Atomic,
 }
 
-/// Who accessed a byte in an epoch: the thread (or `SEVERAL`), its warp (or `MIXED`), and
-/// the most warp syncs any of them had passed when it accessed it.
+/// Who accessed a byte in an epoch: the thread (or `SEVERAL`), its warp (or `MIXED`), the
+/// most warp syncs any of them had passed when it accessed it, and the op of the (last)
+/// access, for the message of a race.
 #[derive(Clone, Copy, Debug, Default)]
 struct Access {
     epoch: u32,
     thread: u32,
     warp: u32,
     syncs: u32,
+    pc: u32,
 }
 
 /// What the current epoch knows of one byte: its last store, its loads and its atomics.
@@ -157,62 +169,83 @@ impl RaceTracker {
         (!ordered).then_some(record.thread)
     }
 
-    fn access(&self, thread: u32) -> Access {
+    fn access(&self, thread: u32, pc: u32) -> Access {
         let syncs = self.warp_syncs.get(thread as usize).copied().unwrap_or(0);
-        Access { epoch: self.epoch, thread, warp: thread / 32, syncs }
+        Access { epoch: self.epoch, thread, warp: thread / 32, syncs, pc }
     }
 
-    /// Thread `thread` stores shared bytes `at..at + len`, those in `rewrites` (bit `i`
-    /// for byte `at + i`) with the value they hold.
-    pub(crate) fn store(&mut self, thread: u32, at: usize, len: usize, rewrites: u32) -> Result<(), Hazard> {
-        self.touch(Kind::Store(rewrites), thread, at, len)
+    /// Thread `thread` stores shared bytes `at..at + len` at op `pc`, those in `rewrites`
+    /// (bit `i` for byte `at + i`) with the value they hold.
+    pub(crate) fn store(
+        &mut self,
+        thread: u32,
+        pc: u32,
+        at: usize,
+        len: usize,
+        rewrites: u32,
+    ) -> Result<(), Hazard> {
+        self.touch(Kind::Store(rewrites), thread, pc, at, len)
     }
 
-    /// Thread `thread` loads shared bytes `at..at + len`.
-    pub(crate) fn load(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
-        self.touch(Kind::Load, thread, at, len)
+    /// Thread `thread` loads shared bytes `at..at + len` at op `pc`.
+    pub(crate) fn load(&mut self, thread: u32, pc: u32, at: usize, len: usize) -> Result<(), Hazard> {
+        self.touch(Kind::Load, thread, pc, at, len)
     }
 
-    /// Thread `thread` updates shared bytes `at..at + len` atomically: a conflict with other
-    /// threads' plain stores, not with their loads or atomics.
-    pub(crate) fn atomic(&mut self, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
-        self.touch(Kind::Atomic, thread, at, len)
+    /// Thread `thread` updates shared bytes `at..at + len` atomically at op `pc`: a conflict
+    /// with other threads' plain stores, not with their loads or atomics.
+    pub(crate) fn atomic(&mut self, thread: u32, pc: u32, at: usize, len: usize) -> Result<(), Hazard> {
+        self.touch(Kind::Atomic, thread, pc, at, len)
     }
 
-    /// One access of `kind` to shared bytes `at..at + len`: a load or an atomic of a byte
-    /// never stored to is [`Hazard::Unwritten`] when the block checks for it.
-    pub(crate) fn touch(&mut self, kind: Kind, thread: u32, at: usize, len: usize) -> Result<(), Hazard> {
-        let mine = self.access(thread);
+    /// One access of `kind` to shared bytes `at..at + len` at op `pc`: a load or an atomic of
+    /// a byte never stored to is [`Hazard::Unwritten`] when the block checks for it.
+    pub(crate) fn touch(
+        &mut self,
+        kind: Kind,
+        thread: u32,
+        pc: u32,
+        at: usize,
+        len: usize,
+    ) -> Result<(), Hazard> {
+        let mine = self.access(thread, pc);
         let reads = !matches!(kind, Kind::Store(_));
         for (i, b) in (at..(at + len).min(self.shared.len())).enumerate() {
             if reads && self.unwritten && self.shared[b].stored.epoch == 0 {
                 return Err(Hazard::Unwritten(b as u64));
             }
-            let conflict =
-                |other| Conflict { other, offset: b as u64, stored: kind != Kind::Load, global: false };
+            let conflict = |(other, earlier)| Conflict {
+                other,
+                offset: b as u64,
+                stored: kind != Kind::Load,
+                global: false,
+                earlier,
+            };
             self.shared[b] = self.step(kind, i, thread, mine, self.shared[b]).map_err(conflict)?;
         }
         Ok(())
     }
 
-    /// One access of `kind` to global bytes `addr..addr + len` (nothing when global memory
-    /// is not checked).
+    /// One access of `kind` to global bytes `addr..addr + len` at op `pc` (nothing when
+    /// global memory is not checked).
     pub(crate) fn touch_global(
         &mut self,
         kind: Kind,
         thread: u32,
+        pc: u32,
         addr: u64,
         len: u64,
     ) -> Result<(), Conflict> {
         let Some(mut map) = self.global.take() else { return Ok(()) };
-        let mine = self.access(thread);
+        let mine = self.access(thread, pc);
         let mut result = Ok(());
         for (i, b) in (addr..addr + len).enumerate() {
             let records = map.entry(b).or_default();
             match self.step(kind, i, thread, mine, *records) {
                 Ok(r) => *records = r,
-                Err(other) => {
-                    result = Err(Conflict { other, offset: b, stored: kind != Kind::Load, global: true });
+                Err((other, earlier)) => {
+                    result =
+                        Err(Conflict { other, offset: b, stored: kind != Kind::Load, global: true, earlier });
                     break;
                 }
             }
@@ -222,8 +255,9 @@ impl RaceTracker {
     }
 
     /// The byte's records after an access of `kind` (byte `i` of it) by `thread` (`mine`),
-    /// or the other thread (`None`: several) when it conflicts with one of them: stores with
-    /// everything (rewrites with loads and atomics), loads and atomics with stores.
+    /// or, when it conflicts with one of them, the other thread (`None`: several) and its
+    /// access: stores conflict with everything (rewrites with loads and atomics), loads and
+    /// atomics with stores.
     fn step(
         &self,
         kind: Kind,
@@ -231,15 +265,19 @@ impl RaceTracker {
         thread: u32,
         mine: Access,
         r: Records,
-    ) -> Result<Records, Option<u32>> {
-        let against: &[Access] = match kind {
-            Kind::Store(rewrites) if rewrites >> i & 1 == 1 => &[r.loaded, r.atomic],
-            Kind::Store(_) => &[r.stored, r.loaded, r.atomic],
-            Kind::Load | Kind::Atomic => &[r.stored],
+    ) -> Result<Records, (Option<u32>, Earlier)> {
+        let against: &[(Access, AccessKind)] = match kind {
+            Kind::Store(rewrites) if rewrites >> i & 1 == 1 => {
+                &[(r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
+            }
+            Kind::Store(_) => {
+                &[(r.stored, AccessKind::Store), (r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
+            }
+            Kind::Load | Kind::Atomic => &[(r.stored, AccessKind::Store)],
         };
-        for &record in against {
+        for &(record, kind) in against {
             if let Some(other) = self.unordered(record, thread) {
-                return Err((other != SEVERAL).then_some(other));
+                return Err(((other != SEVERAL).then_some(other), Earlier { kind, pc: record.pc }));
             }
         }
         Ok(match kind {
@@ -260,6 +298,7 @@ impl RaceTracker {
             thread: SEVERAL,
             warp: if before.warp == mine.warp { mine.warp } else { MIXED },
             syncs: before.syncs.max(mine.syncs),
+            pc: mine.pc,
         }
     }
 }
@@ -284,6 +323,11 @@ pub(crate) fn rewrites(size: u64, values: impl Iterator<Item = (u64, u64)>) -> u
 mod tests {
     use super::*;
 
+    /// The earlier access of a conflict.
+    fn earlier(kind: AccessKind, pc: u32) -> Earlier {
+        Earlier { kind, pc }
+    }
+
     /// Options that check races only (in global memory too with `global`), not loads of
     /// never-written bytes.
     fn races_only(global: bool) -> SimOptions {
@@ -294,25 +338,43 @@ mod tests {
     fn conflicts_are_between_threads_within_an_epoch() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &races_only(false));
-        r.store(0, 0, 4, 0).unwrap();
-        r.load(0, 0, 4).unwrap();
-        r.store(0, 0, 4, 0).expect("a thread's own accesses never conflict");
+        r.store(0, 100, 0, 4, 0).unwrap();
+        r.load(0, 100, 0, 4).unwrap();
+        r.store(0, 100, 0, 4, 0).expect("a thread's own accesses never conflict");
         assert_eq!(
-            r.load(1, 2, 4),
-            Err(Hazard::Race(Conflict { other: Some(0), offset: 2, stored: false, global: false }))
+            r.load(1, 101, 2, 4),
+            Err(Hazard::Race(Conflict {
+                other: Some(0),
+                offset: 2,
+                stored: false,
+                global: false,
+                earlier: earlier(AccessKind::Store, 100)
+            }))
         );
-        r.load(1, 8, 4).unwrap();
-        r.load(2, 8, 4).expect("loads never conflict with loads");
+        r.load(1, 101, 8, 4).unwrap();
+        r.load(2, 102, 8, 4).expect("loads never conflict with loads");
         assert_eq!(
-            r.store(3, 9, 1, 0),
-            Err(Hazard::Race(Conflict { other: None, offset: 9, stored: true, global: false }))
+            r.store(3, 103, 9, 1, 0),
+            Err(Hazard::Race(Conflict {
+                other: None,
+                offset: 9,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Load, 102)
+            }))
         );
         r.barrier();
-        r.store(3, 9, 1, 0).expect("a barrier separates them");
-        r.load(1, 0, 4).expect("the store to 0..4 was in the previous epoch");
+        r.store(3, 103, 9, 1, 0).expect("a barrier separates them");
+        r.load(1, 101, 0, 4).expect("the store to 0..4 was in the previous epoch");
         assert_eq!(
-            r.store(2, 0, 1, 0),
-            Err(Hazard::Race(Conflict { other: Some(1), offset: 0, stored: true, global: false }))
+            r.store(2, 102, 0, 1, 0),
+            Err(Hazard::Race(Conflict {
+                other: Some(1),
+                offset: 0,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Load, 101)
+            }))
         );
     }
 
@@ -320,40 +382,58 @@ mod tests {
     fn a_warp_sync_orders_the_accesses_of_its_warp_only() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &races_only(false));
-        r.store(3, 0, 4, 0).unwrap();
-        r.store(40, 8, 4, 0).unwrap();
+        r.store(3, 103, 0, 4, 0).unwrap();
+        r.store(40, 140, 8, 4, 0).unwrap();
         for t in 0..64 {
             r.warp_sync(t);
         }
-        r.load(5, 0, 4).expect("thread 3 stored before the warp sync both passed");
+        r.load(5, 105, 0, 4).expect("thread 3 stored before the warp sync both passed");
         assert_eq!(
-            r.load(7, 8, 4),
-            Err(Hazard::Race(Conflict { other: Some(40), offset: 8, stored: false, global: false })),
+            r.load(7, 107, 8, 4),
+            Err(Hazard::Race(Conflict {
+                other: Some(40),
+                offset: 8,
+                stored: false,
+                global: false,
+                earlier: earlier(AccessKind::Store, 140)
+            })),
             "another warp"
         );
-        r.store(6, 0, 4, 0).expect_err("thread 5 loaded it after the sync");
+        r.store(6, 106, 0, 4, 0).expect_err("thread 5 loaded it after the sync");
     }
 
     #[test]
     fn atomics_conflict_with_plain_stores_only() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &races_only(false));
-        r.atomic(1, 0, 4).unwrap();
-        r.atomic(2, 0, 4).expect("atomics of several threads on one word are fine");
-        r.load(3, 0, 4).expect("a plain load beside atomics (a CAS loop's first read)");
-        r.atomic(6, 0, 4).expect("an atomic after another thread's plain load");
+        r.atomic(1, 101, 0, 4).unwrap();
+        r.atomic(2, 102, 0, 4).expect("atomics of several threads on one word are fine");
+        r.load(3, 103, 0, 4).expect("a plain load beside atomics (a CAS loop's first read)");
+        r.atomic(6, 106, 0, 4).expect("an atomic after another thread's plain load");
         // A store conflicts with the load (thread 3, checked first) and the atomics.
         assert_eq!(
-            r.store(7, 0, 4, 0),
-            Err(Hazard::Race(Conflict { other: Some(3), offset: 0, stored: true, global: false }))
+            r.store(7, 107, 0, 4, 0),
+            Err(Hazard::Race(Conflict {
+                other: Some(3),
+                offset: 0,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Load, 103)
+            }))
         );
-        r.store(4, 8, 4, 0).unwrap();
+        r.store(4, 104, 8, 4, 0).unwrap();
         assert_eq!(
-            r.atomic(5, 8, 4),
-            Err(Hazard::Race(Conflict { other: Some(4), offset: 8, stored: true, global: false }))
+            r.atomic(5, 105, 8, 4),
+            Err(Hazard::Race(Conflict {
+                other: Some(4),
+                offset: 8,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Store, 104)
+            }))
         );
         r.barrier();
-        r.load(3, 0, 4).expect("after a barrier");
+        r.load(3, 103, 0, 4).expect("after a barrier");
     }
 
     #[test]
@@ -363,61 +443,79 @@ mod tests {
         assert_eq!(rewrites(2, [(0xaaaa, 0xaaaa), (0x00ff, 0x01ff)].into_iter()), 0b0111);
         let mut r = RaceTracker::default();
         r.reset(16, 64, &races_only(false));
-        r.store(0, 0, 4, 0).unwrap();
-        r.store(1, 0, 4, 0b1111).expect("the value thread 0 stored, again");
+        r.store(0, 100, 0, 4, 0).unwrap();
+        r.store(1, 101, 0, 4, 0b1111).expect("the value thread 0 stored, again");
         assert_eq!(
-            r.store(2, 0, 4, 0b0111),
-            Err(Hazard::Race(Conflict { other: Some(1), offset: 3, stored: true, global: false })),
+            r.store(2, 102, 0, 4, 0b0111),
+            Err(Hazard::Race(Conflict {
+                other: Some(1),
+                offset: 3,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Store, 101)
+            })),
             "byte 3 differs"
         );
-        r.load(3, 8, 4).unwrap();
+        r.load(3, 103, 8, 4).unwrap();
         assert_eq!(
-            r.store(4, 8, 4, 0b1111),
-            Err(Hazard::Race(Conflict { other: Some(3), offset: 8, stored: true, global: false })),
+            r.store(4, 104, 8, 4, 0b1111),
+            Err(Hazard::Race(Conflict {
+                other: Some(3),
+                offset: 8,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Load, 103)
+            })),
             "a rewrite is exempt from other threads' stores only"
         );
-        r.atomic(5, 12, 4).unwrap();
-        r.store(6, 12, 4, 0b1111).expect_err("an atomic");
+        r.atomic(5, 105, 12, 4).unwrap();
+        r.store(6, 106, 12, 4, 0b1111).expect_err("an atomic");
     }
 
     #[test]
     fn global_memory_is_checked_only_when_asked() {
         let mut r = RaceTracker::default();
         r.reset(0, 64, &races_only(false));
-        r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
-        r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("not checked");
+        r.touch_global(Kind::Store(0), 1, 101, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Store(0), 2, 102, 0x1000, 4).expect("not checked");
         r.reset(0, 64, &races_only(true));
-        r.touch_global(Kind::Store(0), 1, 0x1000, 4).unwrap();
-        r.touch_global(Kind::Load, 1, 0x1002, 4).expect("its own store");
+        r.touch_global(Kind::Store(0), 1, 101, 0x1000, 4).unwrap();
+        r.touch_global(Kind::Load, 1, 101, 0x1002, 4).expect("its own store");
         assert_eq!(
-            r.touch_global(Kind::Load, 2, 0x1003, 1),
-            Err(Conflict { other: Some(1), offset: 0x1003, stored: false, global: true })
+            r.touch_global(Kind::Load, 2, 102, 0x1003, 1),
+            Err(Conflict {
+                other: Some(1),
+                offset: 0x1003,
+                stored: false,
+                global: true,
+                earlier: earlier(AccessKind::Store, 101)
+            })
         );
-        r.touch_global(Kind::Atomic, 3, 0x2000, 4).unwrap();
-        r.touch_global(Kind::Atomic, 4, 0x2000, 4).expect("atomics with atomics");
+        r.touch_global(Kind::Atomic, 3, 103, 0x2000, 4).unwrap();
+        r.touch_global(Kind::Atomic, 4, 104, 0x2000, 4).expect("atomics with atomics");
         r.barrier();
-        r.touch_global(Kind::Store(0), 2, 0x1000, 4).expect("a barrier separates them");
+        r.touch_global(Kind::Store(0), 2, 102, 0x1000, 4).expect("a barrier separates them");
         r.reset(0, 64, &races_only(true));
-        r.touch_global(Kind::Load, 5, 0x1000, 4).expect("a new block starts afresh");
+        r.touch_global(Kind::Load, 5, 105, 0x1000, 4).expect("a new block starts afresh");
     }
 
     #[test]
     fn loads_and_atomics_of_never_written_bytes_are_refused_when_checked() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &SimOptions::default());
-        assert_eq!(r.load(0, 0, 4), Err(Hazard::Unwritten(0)));
-        assert_eq!(r.atomic(1, 4, 4), Err(Hazard::Unwritten(4)));
-        r.store(2, 0, 2, 0).unwrap();
-        assert_eq!(r.load(2, 0, 4), Err(Hazard::Unwritten(2)), "the first byte not stored to");
-        r.store(3, 2, 2, 0).unwrap();
+        assert_eq!(r.load(0, 100, 0, 4), Err(Hazard::Unwritten(0)));
+        assert_eq!(r.atomic(1, 101, 4, 4), Err(Hazard::Unwritten(4)));
+        r.store(2, 102, 0, 2, 0).unwrap();
+        assert_eq!(r.load(2, 102, 0, 4), Err(Hazard::Unwritten(2)), "the first byte not stored to");
+        r.store(3, 103, 2, 2, 0).unwrap();
         r.barrier();
-        r.load(5, 0, 4).expect("two threads wrote it, before the barrier");
-        r.atomic(6, 0, 4).expect("an atomic of written bytes");
-        r.store(7, 8, 8, 0).unwrap();
-        r.atomic(7, 8, 8).expect("its own store");
+        r.load(5, 105, 0, 4).expect("two threads wrote it, before the barrier");
+        r.atomic(6, 106, 0, 4).expect("an atomic of written bytes");
+        r.store(7, 107, 8, 8, 0).unwrap();
+        r.atomic(7, 107, 8, 8).expect("its own store");
         r.reset(16, 64, &SimOptions::default());
-        assert_eq!(r.load(5, 0, 4), Err(Hazard::Unwritten(0)), "a new block starts unwritten");
+        assert_eq!(r.load(5, 105, 0, 4), Err(Hazard::Unwritten(0)), "a new block starts unwritten");
         r.reset(16, 64, &races_only(false));
-        r.load(5, 0, 4).expect("not checked");
+        r.load(5, 105, 0, 4).expect("not checked");
     }
 }
