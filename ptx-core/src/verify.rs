@@ -462,11 +462,21 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
     let total =
         k.shared.iter().fold(0u64, |end, s| end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes));
     if total > MAX_STATIC_SHARED_BYTES {
+        // An array of `u32::MAX` bytes is one the builder's caller saturated (its true size
+        // does not fit 32 bits).
+        let size_text = |bytes: u64| {
+            if bytes >= u64::from(u32::MAX) {
+                "4 GiB or more".to_string()
+            } else {
+                format!("{bytes} bytes")
+            }
+        };
         let sizes: Vec<String> =
-            k.shared.iter().filter(|s| !s.dynamic).map(|s| s.bytes.to_string()).collect();
+            k.shared.iter().filter(|s| !s.dynamic).map(|s| size_text(u64::from(s.bytes))).collect();
+        let taken = size_text(total);
         let reason = format!(
-            "the kernel's shared arrays take {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} bytes \
-             (48 KiB) of static shared memory a kernel may declare (arrays of {} bytes in declaration \
+            "the kernel's shared arrays take {taken}, more than the {MAX_STATIC_SHARED_BYTES} bytes \
+             (48 KiB) of static shared memory a kernel may declare (arrays of {} in declaration \
              order, with their alignment; a block reduction such as `block_sum` adds a scratch array of \
              its own); a larger array needs dynamic shared memory (`shared_dyn`, sized by the launch)",
             sizes.join(", ")

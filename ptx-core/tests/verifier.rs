@@ -353,6 +353,8 @@ fn static_shared_memory_is_at_most_48_kib_and_never_empty() {
         (&[48 * 1024 + 4][..], "49156 bytes"),
         (&[1, 48 * 1024 - 3][..], "49153 bytes"),
         (&[0][..], "0 bytes"),
+        // A size its caller saturated at `u32::MAX` (its true size does not fit 32 bits).
+        (&[u32::MAX][..], "take 4 GiB or more, more than"),
     ] {
         match kind_of(&build(sizes)) {
             VerifyErrorKind::InvalidForm { reason } => assert!(reason.contains(want), "{sizes:?}: {reason}"),
