@@ -1,0 +1,394 @@
+//! Real OpenAI Triton output (Triton 3.9, `tests/data/triton/*.ptx`, written by
+//! `kernels.py` beside them for sm_80 and sm_90 without a GPU) run on the simulator as
+//! Triton launches it: one block per program, `num_warps`·32 threads, the metadata's
+//! shared bytes as dynamic shared memory, and the two trailing scratch pointers null.
+//! References are computed here in Rust; the tests need neither Python nor Triton.
+//!
+//! Launches run with [`Approx::WorstCase`] (each `.approx` instruction off by the most the
+//! PTX ISA allows) so tolerances that pass hold on any GPU; buffers are exactly as large as
+//! the data, so a lane a mask should stop faults.
+
+mod common;
+
+use common::{download, upload};
+use ptx_sim::{launch_with, Approx, Geometry, Memory, Module, SimOptions};
+use ptx_tools::rng::Rng;
+
+/// The relative rounding error of one f32 operation.
+const EPS: f64 = 1.0 / 16_777_216.0;
+
+struct Triton {
+    module: Module,
+    name: String,
+    warps: u32,
+    shared: u32,
+}
+
+fn meta(head: &str, key: &str) -> u32 {
+    let at = head.find(&format!(" {key}=")).unwrap_or_else(|| panic!("no {key} in {head}")) + key.len() + 2;
+    head[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+}
+
+fn text(file: &str) -> String {
+    let path = format!("{}/tests/data/triton/{file}.ptx", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn load(file: &str) -> Triton {
+    let text = text(file);
+    let head = text.lines().next().unwrap();
+    let name = head.split(": ").nth(1).and_then(|s| s.split(' ').next()).unwrap().to_string();
+    let module = Module::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    Triton { module, name, warps: meta(head, "num_warps"), shared: meta(head, "shared") }
+}
+
+impl Triton {
+    fn try_run(&self, grid: [u32; 3], args: &[u64], mem: &Memory, race_check: bool) -> Result<(), String> {
+        let k = self.module.kernel(&self.name).unwrap();
+        let params = k.params();
+        assert_eq!(params.len(), args.len() + 2, "{}: the scratch pointers follow the arguments", self.name);
+        let all: Vec<u64> = args.iter().copied().chain([0, 0]).collect();
+        let geometry = Geometry { grid, block: [self.warps * 32, 1, 1], dynamic_shared_bytes: self.shared };
+        let options =
+            SimOptions { global_race_check: race_check, approx: Approx::WorstCase, ..SimOptions::default() };
+        launch_with(k, &geometry, &all, mem, 2, &options).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn run(&self, grid: [u32; 3], args: &[u64], mem: &Memory) {
+        self.try_run(grid, args, mem, true).unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+}
+
+fn put_f32(mem: &Memory, v: &[f32]) -> u64 {
+    upload(mem, &v.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), 4)
+}
+
+fn get_f32(mem: &Memory, addr: u64, n: usize) -> Vec<f32> {
+    download(mem, addr, n, 4).into_iter().map(|b| f32::from_bits(b as u32)).collect()
+}
+
+fn put_i32(mem: &Memory, v: &[i32]) -> u64 {
+    upload(mem, &v.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>(), 4)
+}
+
+fn get_i32(mem: &Memory, addr: u64, n: usize) -> Vec<i32> {
+    download(mem, addr, n, 4).into_iter().map(|b| b as u32 as i32).collect()
+}
+
+fn put_f16(mem: &Memory, v: &[u16]) -> u64 {
+    upload(mem, &v.iter().map(|&x| x as u64).collect::<Vec<_>>(), 2)
+}
+
+fn get_f16(mem: &Memory, addr: u64, n: usize) -> Vec<f64> {
+    download(mem, addr, n, 2).into_iter().map(|b| f16_value(b as u16)).collect()
+}
+
+fn uniform(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f32> {
+    (0..n).map(|_| (lo + (hi - lo) * rng.unit()) as f32).collect()
+}
+
+/// The f16 nearest `x` (ties to even), as bits; `x` finite and below 65520 in magnitude.
+fn f16_bits(x: f64) -> u16 {
+    let (sign, a) = (if x.is_sign_negative() { 0x8000 } else { 0 }, x.abs());
+    let e = if a < 2f64.powi(-14) { -14 } else { ((a.to_bits() >> 52) as i32) - 1023 };
+    let m = (a / 2f64.powi(e - 10)).round_ties_even() as u16;
+    sign | if a < 2f64.powi(-14) { m } else { (((e + 15) as u16) << 10) + m - 1024 }
+}
+
+fn f16_value(h: u16) -> f64 {
+    let (e, m) = ((h >> 10) & 0x1f, (h & 0x3ff) as f64);
+    let v = if e == 0 { m * 2f64.powi(-24) } else { (1024.0 + m) * 2f64.powi(e as i32 - 25) };
+    if h & 0x8000 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Asserts `|got - want| <= tol(want)` elementwise.
+fn assert_close<G: Copy + Into<f64>>(what: &str, got: &[G], want: &[f64], tol: impl Fn(f64) -> f64) {
+    assert_eq!(got.len(), want.len());
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let g: f64 = g.into();
+        let err = (g - w).abs();
+        assert!(err <= tol(w), "{what}[{i}]: got {g:e}, want {w:e} (error {err:e} > {:e})", tol(w));
+    }
+}
+
+/// The bound on an f32 result rounded to f16: half an f16 ulp (2^-11 relative, 2^-25
+/// among subnormals) plus `rel` of f32 error before the rounding.
+fn f16_tol(rel: f64) -> impl Fn(f64) -> f64 {
+    move |w| w.abs() * (2f64.powi(-11) + rel) + 2f64.powi(-25)
+}
+
+#[test]
+fn softmax_f16_rows_in_two_dimensional_blocks() {
+    let mut rng = Rng::fresh("triton_real softmax_f16");
+    for sm in ["sm80", "sm90"] {
+        let t = load(&format!("softmax_f16_{sm}"));
+        let (rows, cols) = (1 + rng.next() as usize % 23, 1 + rng.next() as usize % 128);
+        let x: Vec<u16> = (0..rows * cols).map(|_| f16_bits(8.0 * rng.unit() - 4.0)).collect();
+        let mem = Memory::new();
+        let (px, po) = (put_f16(&mem, &x), mem.alloc(2 * rows * cols));
+        t.run([rows.div_ceil(4) as u32, 1, 1], &[px, po, rows as u64, cols as u64], &mem);
+        let mut want = vec![];
+        for r in 0..rows {
+            let row: Vec<f64> = x[r * cols..(r + 1) * cols].iter().map(|&h| f16_value(h)).collect();
+            let m = row.iter().cloned().fold(f64::MIN, f64::max);
+            let s: f64 = row.iter().map(|v| (v - m).exp()).sum();
+            want.extend(row.iter().map(|v| (v - m).exp() / s));
+        }
+        // f32: exp by ex2.approx (2 ulp after the scaling product), a sum of at most 128
+        // terms, div.full (2 ulp): well within 300 EPS.
+        assert_close(sm, &get_f16(&mem, po, rows * cols), &want, f16_tol(300.0 * EPS));
+    }
+}
+
+#[test]
+fn vec_add_for_sm90() {
+    let mut rng = Rng::fresh("triton_real vec_add_sm90");
+    let t = load("vec_add_sm90");
+    let n = 1 + rng.next() as usize % 5000;
+    let mem = Memory::new();
+    let (x, y) = (uniform(&mut rng, n, -100.0, 100.0), uniform(&mut rng, n, -100.0, 100.0));
+    let (px, py, po) = (put_f32(&mem, &x), put_f32(&mem, &y), mem.alloc(4 * n));
+    t.run([n.div_ceil(1024) as u32, 1, 1], &[px, py, po, n as u64], &mem);
+    let got = get_f32(&mem, po, n);
+    for i in 0..n {
+        assert_eq!(got[i].to_bits(), (x[i] + y[i]).to_bits(), "[{i}]");
+    }
+}
+
+#[test]
+fn float_cumsum_and_a_max_scan() {
+    let mut rng = Rng::fresh("triton_real scans");
+    let t = load("scans_sm80");
+    let n = 1 + rng.next() as usize % 256;
+    let x = uniform(&mut rng, n, -10.0, 10.0);
+    let mem = Memory::new();
+    let (px, ps, pm) = (put_f32(&mem, &x), mem.alloc(4 * n), mem.alloc(4 * n));
+    t.run([1, 1, 1], &[px, ps, pm, n as u64], &mem);
+    let (sums, maxes) = (get_f32(&mem, ps, n), get_f32(&mem, pm, n));
+    let (mut s, mut abs, mut m) = (0f64, 0f64, f32::MIN);
+    for i in 0..n {
+        s += x[i] as f64;
+        abs += x[i].abs() as f64;
+        m = m.max(x[i]);
+        // Any order of i + 1 f32 additions: (i + 1) EPS of Σ|x|.
+        assert!((sums[i] as f64 - s).abs() <= (i + 1) as f64 * EPS * abs, "cumsum[{i}]: {} vs {s}", sums[i]);
+        assert_eq!(maxes[i], m, "cummax[{i}]");
+    }
+}
+
+#[test]
+fn integer_atomics_on_global_words() {
+    let mut rng = Rng::fresh("triton_real int_atomics");
+    let t = load("int_atomics_sm80");
+    let n = 1 + rng.next() as usize % 2000;
+    let x: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let mem = Memory::new();
+    let init = [0, 0, 0, 0, 0, 0, 0, 0, i32::MIN, i32::MAX, 0, 0, -1];
+    let (px, po) = (put_i32(&mem, &x), put_i32(&mem, &init));
+    t.run([n.div_ceil(256) as u32, 1, 1], &[px, po, n as u64], &mem);
+    let mut want = init;
+    for &v in &x {
+        want[(v & 7) as usize] += 1;
+        want[8] = want[8].max(v);
+        want[9] = want[9].min(v);
+        want[10] ^= v;
+        want[11] |= v;
+        want[12] &= v;
+    }
+    assert_eq!(get_i32(&mem, po, 13), want);
+}
+
+#[test]
+fn float_min_max_and_half_atomic_adds() {
+    let mut rng = Rng::fresh("triton_real float_atomics");
+    for sm in ["sm80", "sm90"] {
+        let t = load(&format!("float_atomics_{sm}"));
+        let n = 1 + rng.next() as usize % 1000;
+        // Small integers, so that the f16 sums are exact in any order.
+        let x: Vec<f32> = (0..n).map(|_| (rng.next() % 9) as f32 - 4.0).collect();
+        let x: Vec<f32> = x.iter().enumerate().map(|(i, &v)| if i % 5 == 1 { v + 0.5 } else { v }).collect();
+        let mem = Memory::new();
+        let (px, po, ph) =
+            (put_f32(&mem, &x), put_f32(&mem, &[f32::INFINITY, f32::NEG_INFINITY]), put_f16(&mem, &[0; 4]));
+        t.run([n.div_ceil(128) as u32, 1, 1], &[px, po, ph, n as u64], &mem);
+        let mm = get_f32(&mem, po, 2);
+        assert_eq!(mm[0], x.iter().cloned().fold(f32::INFINITY, f32::min), "{sm} min");
+        assert_eq!(mm[1], x.iter().cloned().fold(f32::NEG_INFINITY, f32::max), "{sm} max");
+        let mut want = [0f64; 4];
+        for (i, &v) in x.iter().enumerate() {
+            want[i & 3] += v as f64;
+        }
+        assert_eq!(get_f16(&mem, ph, 4), want, "{sm} f16 sums");
+    }
+}
+
+#[test]
+fn spin_lock_through_atomic_cas_and_exchange() {
+    let t = load("cas_counter_sm80");
+    let programs = 37;
+    let mem = Memory::new();
+    let (lock, count, order) = (put_i32(&mem, &[0]), put_i32(&mem, &[0]), put_i32(&mem, &vec![-1; programs]));
+    // The lanes of a program read the counter that its lane 0 then writes: a race the
+    // check would report, though the warp's load precedes its store.
+    t.try_run([programs as u32, 1, 1], &[lock, count, order], &mem, false).unwrap();
+    assert_eq!(get_i32(&mem, count, 1), [programs as i32]);
+    let mut seen = get_i32(&mem, order, programs);
+    seen.sort();
+    assert_eq!(seen, (0..programs as i32).collect::<Vec<_>>());
+}
+
+/// Triton's Philox 4x32-10 on counter (offset, 0, 0, 0) and key (seed, 0), `seed` below 2^31.
+fn philox(seed: u32, offset: u32) -> [u32; 4] {
+    let (mut c, mut k) = ([offset, 0, 0, 0], [seed, 0]);
+    let hi = |a: u32, b: u32| ((a as u64 * b as u64) >> 32) as u32;
+    for _ in 0..10 {
+        let (c0, c2) = (c[0], c[2]);
+        c = [
+            hi(0xCD9E_8D57, c2) ^ c[1] ^ k[0],
+            0xCD9E_8D57u32.wrapping_mul(c2),
+            hi(0xD251_1F53, c0) ^ c[3] ^ k[1],
+            0xD251_1F53u32.wrapping_mul(c0),
+        ];
+        k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+    }
+    c
+}
+
+/// Triton's `uint_to_uniform_float`: the word as an i32 folded onto [0, 2^31), scaled in f32.
+fn uniform_float(w: u32) -> f32 {
+    let x = w as i32;
+    (if x < 0 { !x } else { x }) as f32 * 4.656_612_7e-10
+}
+
+#[test]
+fn randn_randint_and_rand() {
+    let mut rng = Rng::fresh("triton_real rand_fns");
+    let t = load("rand_fns_sm80");
+    let n = 1 + rng.next() as usize % 1500;
+    let seed = (rng.next() >> 33) as u32;
+    let mem = Memory::new();
+    let po = mem.alloc(12 * n);
+    t.run([n.div_ceil(128) as u32, 1, 1], &[po, n as u64, seed as u64], &mem);
+    let got = get_f32(&mem, po, 3 * n);
+    for i in 0..n {
+        let c = philox(seed, i as u32);
+        assert_eq!(got[3 * i + 1].to_bits(), c[0], "randint[{i}]");
+        assert_eq!(got[3 * i + 2], uniform_float(c[0]), "rand[{i}]");
+        // Box-Muller in f32: u1 floored at 1e-7, r = sqrt(-2 ln u1) (sqrt.approx, libdevice
+        // log), cos(2π u2) with 2π u2 rounded (|θ| EPS absolute).
+        let (u1, u2) = (uniform_float(c[0]).max(1.0e-7) as f64, uniform_float(c[1]) as f64);
+        let (r, th) = ((-2.0 * u1.ln()).sqrt(), (std::f32::consts::TAU * u2 as f32) as f64);
+        let want = r * th.cos();
+        let tol = r * (16.0 * EPS + 2.0 * th * EPS) + 16.0 * EPS * want.abs();
+        assert!((got[3 * i] as f64 - want).abs() <= tol, "randn[{i}]: got {}, want {want}", got[3 * i]);
+    }
+}
+
+#[test]
+fn masked_loads_take_their_other_values() {
+    let mut rng = Rng::fresh("triton_real masked_other");
+    let t = load("masked_other_sm80");
+    let n = rng.next() as usize % 129;
+    let x = uniform(&mut rng, n.max(1), -5.0, 5.0);
+    let mem = Memory::new();
+    let (px, po) = (put_f32(&mem, &x[..n.max(1)]), mem.alloc(4 * 128));
+    t.run([1, 1, 1], &[px, po, n as u64], &mem);
+    let got = get_f32(&mem, po, 128);
+    for i in 0..128 {
+        // Lanes past n read 2.5 and the integer -7 (sign -1).
+        let (v, bits) = if i < n { (x[i], x[i].to_bits() as i32) } else { (2.5, -7) };
+        assert_eq!(got[i], v.mul_add(2.0, (bits >> 31) as f32), "[{i}] n = {n}");
+    }
+}
+
+#[test]
+fn interleave_join_and_split() {
+    let mut rng = Rng::fresh("triton_real join_split");
+    let t = load("join_split_sm80");
+    let (x, y) = (uniform(&mut rng, 64, -5.0, 5.0), uniform(&mut rng, 64, -5.0, 5.0));
+    let mem = Memory::new();
+    let (px, py, po, ps) = (put_f32(&mem, &x), put_f32(&mem, &y), mem.alloc(4 * 128), mem.alloc(4 * 64));
+    t.run([1, 1, 1], &[px, py, po, ps], &mem);
+    let want: Vec<f32> = x.iter().zip(&y).flat_map(|(&a, &b)| [a, b]).collect();
+    assert_eq!(get_f32(&mem, po, 128), want);
+    assert_eq!(get_f32(&mem, ps, 64), y.iter().zip(&x).map(|(&b, &a)| b - a).collect::<Vec<_>>());
+}
+
+#[test]
+fn bitonic_sort_and_flip() {
+    let mut rng = Rng::fresh("triton_real sort_flip");
+    let t = load("sort_flip_sm80");
+    // Some repeated values and both zeros.
+    let mut x = uniform(&mut rng, 128, -50.0, 50.0);
+    for i in 0..8 {
+        x[(rng.next() % 128) as usize] = if i % 2 == 0 { 0.0 } else { 1.5 };
+    }
+    let mem = Memory::new();
+    let (px, ps, pf) = (put_f32(&mem, &x), mem.alloc(4 * 128), mem.alloc(4 * 128));
+    t.run([1, 1, 1], &[px, ps, pf], &mem);
+    let mut sorted = x.clone();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(get_f32(&mem, ps, 128), sorted);
+    assert_eq!(get_f32(&mem, pf, 128), x.iter().rev().cloned().collect::<Vec<_>>());
+}
+
+#[test]
+fn gather_and_histogram() {
+    let mut rng = Rng::fresh("triton_real gather_hist");
+    let t = load("gather_hist_sm80");
+    let x = uniform(&mut rng, 128, -5.0, 5.0);
+    let idx: Vec<i32> = (0..128).map(|_| (rng.next() % 128) as i32).collect();
+    let mem = Memory::new();
+    let (px, pi, pg, ph) = (put_f32(&mem, &x), put_i32(&mem, &idx), mem.alloc(4 * 128), mem.alloc(4 * 16));
+    t.run([1, 1, 1], &[px, pi, pg, ph], &mem);
+    assert_eq!(get_f32(&mem, pg, 128), idx.iter().map(|&i| x[i as usize]).collect::<Vec<_>>());
+    let mut hist = vec![0; 16];
+    for &i in &idx {
+        hist[(i % 16) as usize] += 1;
+    }
+    assert_eq!(get_i32(&mem, ph, 16), hist);
+}
+
+#[test]
+fn minimum_maximum_and_nan() {
+    let mut rng = Rng::fresh("triton_real nan_minmax");
+    let t = load("nan_minmax_sm80");
+    let mut x = uniform(&mut rng, 64, -5.0, 5.0);
+    let mut y = uniform(&mut rng, 64, -5.0, 5.0);
+    for i in 0..6 {
+        x[(rng.next() % 64) as usize] = f32::NAN;
+        y[(rng.next() % 64) as usize] = if i == 0 { f32::NAN } else { 0.0 };
+    }
+    let mem = Memory::new();
+    let (px, py, po, pr) = (put_f32(&mem, &x), put_f32(&mem, &y), mem.alloc(4 * 256), mem.alloc(12));
+    t.run([1, 1, 1], &[px, py, po, pr], &mem);
+    let got = get_f32(&mem, po, 256);
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    for i in 0..64 {
+        let (a, b) = (x[i], y[i]);
+        let nan = if a.is_nan() || b.is_nan() { f32::NAN } else { 0.0 };
+        // max.f32 / min.f32 give the number of a NaN and a number; max.NaN / min.NaN the NaN.
+        let want = [
+            a.max(b),
+            a.min(b),
+            if nan.is_nan() { nan } else { a.max(b) },
+            if nan.is_nan() { nan } else { a.min(b) },
+        ];
+        for j in 0..4 {
+            assert!(
+                same(got[4 * i + j], want[j]),
+                "[{i}][{j}] of {a}, {b}: got {}, want {}",
+                got[4 * i + j],
+                want[j]
+            );
+        }
+    }
+    // tl.max and tl.min reduce with max.f32 and min.f32: the NaNs drop out, even where
+    // the source turns them into the canonical NaN first.
+    let (mx, mn) = (x.iter().cloned().fold(f32::NAN, f32::max), y.iter().cloned().fold(f32::NAN, f32::min));
+    assert_eq!(get_f32(&mem, pr, 3), [mx, mn, mx]);
+}
