@@ -382,6 +382,7 @@ fn land(
         }
     }
     let held = (0..size).map(|i| (shared[c.dst + i] as u64, bytes[i] as u64));
+    race.set_site(None);
     race.store(thread, pc, c.dst, size, rewrites(1, held)).map_err(Cause::from)?;
     shared[c.dst..c.dst + size].copy_from_slice(&bytes[..size]);
     Ok(())
@@ -609,6 +610,7 @@ fn run_thread(
             }
             Op::StG32 { s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
+                race.set_site(Some((pc, n)));
                 match g.resolve(addr, 4, 4) {
                     Some((a, o)) => {
                         global_race!(
@@ -667,6 +669,7 @@ fn run_thread(
             }
             Op::St { space, size, n: cnt, s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
+                race.set_site(Some((pc, n)));
                 let size = size as u64;
                 let total = size * cnt as u64;
                 match space {
@@ -963,6 +966,7 @@ impl<'k> BlockRunner<'k> {
                     self.local.fill(0);
                 }
                 let local = &mut self.local[..];
+                self.race.resume(0);
                 if let Err(trap) = run_thread(
                     code,
                     &mut self.regs,
@@ -1005,6 +1009,7 @@ impl<'k> BlockRunner<'k> {
                 // barriers it passed.
                 let before = count;
                 let limit = self.options.step_budget.saturating_sub(self.spent[t]);
+                self.race.resume(self.spent[t]);
                 let result = run_thread(
                     code,
                     regs,

@@ -16,6 +16,14 @@
 //! atomics, not with their stores: whichever of the stores lands last, the byte ends with
 //! that value.
 //!
+//! Nor do the stores of the lanes of one warp by one instruction conflict with each other,
+//! whatever values they store: a warp-wide store to one address is a single instruction on
+//! the GPU, of which one lane's value lands (which one is not specified; here the last
+//! lane's). Triton's cross-warp reductions store that way, every lane its own rounding of
+//! the warp's partial sum. The checker knows one instruction by its site: the store's pc and
+//! the thread's count of instructions run in the block, which lanes that have not diverged
+//! share; lanes that reach one store on different paths are still checked as a race.
+//!
 //! The same records find loads and atomics of shared bytes that no thread of the block has
 //! stored to since the block started (when the launch checks for them,
 //! [`crate::SimOptions::uninit_shared_check`]): a byte whose last store is of no epoch was
@@ -98,13 +106,18 @@ struct Access {
     pc: u32,
 }
 
-/// What the current epoch knows of one byte: its last store, its loads and its atomics.
+/// What the current epoch knows of one byte: its last store (and the site of its
+/// instruction, [`RaceTracker::set_site`]), its loads and its atomics.
 #[derive(Clone, Copy, Debug, Default)]
 struct Records {
     stored: Access,
     loaded: Access,
     atomic: Access,
+    site: u64,
 }
+
+/// The site of a store that is no instruction of a thread's (an async copy landing).
+const NO_SITE: u64 = 0;
 
 /// Per-byte records for one block, stamped with the epoch they were made in, and how many
 /// `bar.warp.sync`s each thread has passed in the current epoch.
@@ -117,6 +130,10 @@ pub(crate) struct RaceTracker {
     warp_syncs: Vec<u32>,
     /// Whether loads and atomics of never-written shared bytes are refused.
     unwritten: bool,
+    /// The instructions the running thread had run in the block when it last stopped.
+    steps: u64,
+    /// The site of the store being checked ([`RaceTracker::set_site`]).
+    site: u64,
 }
 
 impl RaceTracker {
@@ -134,6 +151,18 @@ impl RaceTracker {
         }
         self.warp_syncs.clear();
         self.warp_syncs.resize(threads, 0);
+    }
+
+    /// A thread starts (or resumes) having run `steps` instructions in the block.
+    pub(crate) fn resume(&mut self, steps: u64) {
+        self.steps = steps;
+    }
+
+    /// The stores checked next are by the instruction at `pc`, the `n`th the running thread
+    /// has run since it resumed: lanes of one warp that run it with the same count are one
+    /// warp-wide store. `None`: stores of no instruction of the thread's.
+    pub(crate) fn set_site(&mut self, at: Option<(usize, u64)>) {
+        self.site = at.map_or(NO_SITE, |(pc, n)| ((self.steps + n) << 24) ^ pc as u64 ^ 1 << 63);
     }
 
     /// Every thread of the block passed a barrier: a new epoch.
@@ -266,8 +295,10 @@ impl RaceTracker {
         mine: Access,
         r: Records,
     ) -> Result<Records, (Option<u32>, Earlier)> {
+        // The lanes of one warp storing by one instruction (see the module's docs).
+        let one_store = r.stored.warp == mine.warp && self.site != NO_SITE && r.site == self.site;
         let against: &[(Access, AccessKind)] = match kind {
-            Kind::Store(rewrites) if rewrites >> i & 1 == 1 => {
+            Kind::Store(rewrites) if rewrites >> i & 1 == 1 || one_store => {
                 &[(r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
             }
             Kind::Store(_) => {
@@ -281,7 +312,7 @@ impl RaceTracker {
             }
         }
         Ok(match kind {
-            Kind::Store(_) => Records { stored: mine, ..r },
+            Kind::Store(_) => Records { stored: mine, site: self.site, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
             Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), ..r },
         })
@@ -332,6 +363,46 @@ mod tests {
     /// never-written bytes.
     fn races_only(global: bool) -> SimOptions {
         SimOptions { global_race_check: global, uninit_shared_check: false, ..SimOptions::default() }
+    }
+
+    #[test]
+    fn lanes_of_a_warp_storing_by_one_instruction_do_not_conflict() {
+        let mut r = RaceTracker::default();
+        r.reset(16, 64, &races_only(true));
+        // A race with the store of thread `other` by the op at `pc`.
+        let race = |other, offset, pc| {
+            Err(Hazard::Race(Conflict {
+                other: Some(other),
+                offset,
+                stored: true,
+                global: false,
+                earlier: earlier(AccessKind::Store, pc),
+            }))
+        };
+        // Lanes 0..32 run the store at pc 7 as their 5th instruction: one warp-wide store.
+        for t in 0..32 {
+            r.resume(0);
+            r.set_site(Some((7, 5)));
+            r.store(t, 7, 0, 8, 0).expect("one store of the warp");
+            r.touch_global(Kind::Store(0), t, 7, 64, 4).expect("one store of the warp, to global memory");
+        }
+        // Lane 32 runs it too, in another warp.
+        r.set_site(Some((7, 5)));
+        assert_eq!(r.store(32, 7, 0, 8, 0), race(31, 0, 7));
+        // A lane that reaches the store after more instructions (a divergent path), or
+        // another store of the same count: not the same instruction.
+        r.resume(2);
+        r.set_site(Some((7, 3)));
+        r.store(0, 7, 8, 4, 0).unwrap();
+        r.set_site(Some((7, 5)));
+        assert_eq!(r.store(1, 7, 8, 4, 0), race(0, 8, 7));
+        r.set_site(Some((9, 5)));
+        assert_eq!(r.store(2, 9, 8, 4, 0), race(0, 8, 7));
+        // It is still a race with loads, and an async copy's landing is no instruction.
+        r.load(3, 11, 0, 4).unwrap_err();
+        r.set_site(None);
+        r.store(4, 12, 12, 4, 0).unwrap();
+        assert_eq!(r.store(5, 12, 12, 4, 0), race(4, 12, 12));
     }
 
     #[test]

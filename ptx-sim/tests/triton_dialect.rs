@@ -668,8 +668,9 @@ fn cache_policies_and_hints_are_accepted_and_checked() {
 
 /// Triton's reductions end with every lane of a warp storing the warp's result to one
 /// shared word before a barrier. Stores of the value memory already holds leave the same
-/// memory in any order, so they are no race; stores of different values still are, in
-/// shared and in global memory.
+/// memory in any order, so they are no race; nor are one instruction's stores of different
+/// values by the lanes of one warp (one lane's value lands, as on the GPU); stores by
+/// different warps still are, in shared and in global memory.
 #[test]
 fn lanes_storing_one_value_to_one_word_are_no_race() {
     // Word `warp` of shared memory gets `v`; thread 0 copies both words out after the
@@ -686,9 +687,14 @@ fn lanes_storing_one_value_to_one_word_are_no_race() {
     // One value per warp: 5 and 15.
     let same = triton_style(&body("mad.lo.s32 \t%r3, %r2, 10, 5;"));
     assert_eq!(run_style(&same, &[0; 4]).unwrap(), [5, 15, 5, 15]);
-    // One value per lane: the shared store is a race, and so is the global one (the shared
-    // word moved to a register's copy so that only the global store differs).
-    let differ = triton_style(&body("mov.u32 \t%r3, %r1;"));
+    // One value per lane, one word per warp: each word holds a value of a lane of its warp
+    // (the simulator's is the last lane's).
+    let per_warp = triton_style(&body("mov.u32 \t%r3, %r1;"));
+    let got = run_style(&per_warp, &[0; 4]).unwrap();
+    assert!(got[0] < 32 && (32..64).contains(&got[1]) && got[2..] == got[..2], "{got:?}");
+    // Both warps to word 0: the shared store is a race, and so is the global one (the
+    // shared word moved to a register's copy so that only the global store differs).
+    let differ = per_warp.replace("shr.u32 \t%r2, %r1, 5;", "shr.u32 \t%r2, %r1, 31;");
     let err = run_style(&differ, &[0; 4]).unwrap_err();
     assert!(err.contains("race") && err.contains("st.shared.b32"), "{err}");
     let global_only = differ.replace("st.shared.b32 \t[%r6], %r3;", "st.shared.b32 \t[%r6], %r2;");

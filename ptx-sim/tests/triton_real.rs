@@ -145,6 +145,42 @@ fn softmax_f16_rows_in_two_dimensional_blocks() {
 }
 
 #[test]
+fn layer_norm_f16_two_rows_per_program() {
+    let mut rng = Rng::fresh("triton_real layer_norm_f16");
+    for sm in ["sm80", "sm90"] {
+        let t = load(&format!("layer_norm_f16_{sm}"));
+        let (rows, cols) = (1 + rng.next() as usize % 9, 2 + rng.next() as usize % 255);
+        let f16s =
+            |rng: &mut Rng, n: usize| (0..n).map(|_| f16_bits(4.0 * rng.unit() - 2.0)).collect::<Vec<_>>();
+        let (x, w, b) = (f16s(&mut rng, rows * cols), f16s(&mut rng, cols), f16s(&mut rng, cols));
+        let eps = 1e-5f32;
+        let mem = Memory::new();
+        let (px, pw, pb, po) =
+            (put_f16(&mem, &x), put_f16(&mem, &w), put_f16(&mem, &b), mem.alloc(2 * rows * cols));
+        let args = [px, pw, pb, po, rows as u64, cols as u64, eps.to_bits() as u64];
+        t.run([rows.div_ceil(2) as u32, 1, 1], &args, &mem);
+        let got = get_f16(&mem, po, rows * cols);
+        for r in 0..rows {
+            let row: Vec<f64> = x[r * cols..(r + 1) * cols].iter().map(|&h| f16_value(h)).collect();
+            let mean = row.iter().sum::<f64>() / cols as f64;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / cols as f64;
+            let rstd = 1.0 / (var + eps as f64).sqrt();
+            let mean_abs = row.iter().map(|v| v.abs()).sum::<f64>() / cols as f64;
+            for c in 0..cols {
+                let (wc, bc) = (f16_value(w[c]), f16_value(b[c]));
+                let term = (row[c] - mean) * rstd * wc;
+                // The mean's sum (up to 256 terms, 256 EPS of Σ|x|), rsqrt.approx (2^-22.9),
+                // div.full and the products: 600 EPS of the terms, then the f16 rounding.
+                let tol = f16_tol(0.0)(term + bc)
+                    + 600.0 * EPS * (term.abs() + bc.abs() + rstd * wc.abs() * mean_abs);
+                let g = got[r * cols + c];
+                assert!((g - (term + bc)).abs() <= tol, "{sm}[{r},{c}]: got {g}, want {}", term + bc);
+            }
+        }
+    }
+}
+
+#[test]
 fn vec_add_for_sm90() {
     let mut rng = Rng::fresh("triton_real vec_add_sm90");
     let t = load("vec_add_sm90");
