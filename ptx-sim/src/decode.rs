@@ -2034,7 +2034,9 @@ impl Decoder {
         if p.len() < 2 {
             return Err(unsup(self));
         }
-        let ty = self.ty(p[p.len() - 1])?;
+        // `.b8` moves a byte as `.u8` does: zero-extended into a wider register by `ld`,
+        // the register's low byte by `st` (Triton's int8/uint8 loads and stores).
+        let ty = if p[p.len() - 1] == "b8" { PtxType::U8 } else { self.ty(p[p.len() - 1])? };
         if ty == PtxType::Pred {
             return Err(unsup(self));
         }

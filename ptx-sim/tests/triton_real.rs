@@ -428,3 +428,38 @@ fn minimum_maximum_and_nan() {
     let (mx, mn) = (x.iter().cloned().fold(f32::NAN, f32::max), y.iter().cloned().fold(f32::NAN, f32::min));
     assert_eq!(get_f32(&mem, pr, 3), [mx, mn, mx]);
 }
+
+#[test]
+fn int8_uint8_and_int64_conversions() {
+    let mut rng = Rng::fresh("triton_real convert");
+    let t = load("convert_sm80");
+    let n = 1 + rng.next() as usize % 700;
+    // Small values, values past i16/u16 and past i32, NaN, infinities and -0.5.
+    let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.5, 1e5, -1e5, 3e9, -3e9, 70000.0, 255.9];
+    let x: Vec<f32> = (0..n)
+        .map(|i| match i % 4 {
+            0 => special[rng.next() as usize % special.len()],
+            1 => (600.0 * rng.unit() - 300.0) as f32,
+            _ => (8e9 * rng.unit() - 4e9) as f32,
+        })
+        .collect();
+    let mem = Memory::new();
+    let px = put_f32(&mem, &x);
+    let (pi8, pu8, pi64, pf) = (mem.alloc(n), mem.alloc(n), mem.alloc(8 * n), mem.alloc(4 * n));
+    t.run([n.div_ceil(128) as u32, 1, 1], &[px, pi8, pu8, pi64, pf, n as u64], &mem);
+    let (i8s, u8s, i64s, fs) = (
+        download(&mem, pi8, n, 1),
+        download(&mem, pu8, n, 1),
+        download(&mem, pi64, n, 8),
+        get_f32(&mem, pf, n),
+    );
+    for i in 0..n {
+        // cvt.rzi to s16/u16/s32/s64 saturates (NaN to 0), as Rust's `as` does; `st.b8`
+        // keeps the low byte, `ld.b8` zero-extends it.
+        let (a, b) = ((x[i] as i16) as i8, (x[i] as u16) as u8);
+        let c = (x[i] as i64).wrapping_mul(3_000_000_000).wrapping_add(i as i64);
+        let f = (a as f32 + b as f32) + (x[i] as i32) as u32 as f32;
+        let got = (i8s[i] as u8 as i8, u8s[i] as u8, i64s[i] as i64, fs[i].to_bits());
+        assert_eq!(got, (a, b, c, f.to_bits()), "x[{i}] = {:e}", x[i]);
+    }
+}
