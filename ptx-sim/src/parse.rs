@@ -1309,9 +1309,19 @@ impl Scope {
                 Some(s) => {
                     self.prefixes.insert(s.split('<').next().unwrap_or(s).to_string());
                 }
-                None => {
-                    self.names.insert(spec.to_string(), format!("{}_{spec}", self.tag));
-                }
+                // `h<2>` without `%` (Triton's inline assembly) declares `h0` and `h1`: each
+                // renamed, and `h` where the declaration names it.
+                None => match bare_range(spec) {
+                    Some((name, count)) => {
+                        self.names.insert(name.to_string(), format!("{}_{name}", self.tag));
+                        for i in 0..count.min(MAX_BARE_RANGE) {
+                            self.names.insert(format!("{name}{i}"), format!("{}_{name}{i}", self.tag));
+                        }
+                    }
+                    None => {
+                        self.names.insert(spec.to_string(), format!("{}_{spec}", self.tag));
+                    }
+                },
             }
         }
     }
@@ -1349,7 +1359,39 @@ fn parse_reg_decl(stmt: &str, line: usize) -> Result<Vec<RegDecl>, SimError> {
         .filter(|t| !t.is_memory_only())
         .ok_or_else(|| unsupported(line, format!("register type `{ty}`")))?;
     let specs = toks[2..].join(" ");
-    specs.split(',').map(|spec| reg_spec(spec.trim(), ty, line)).collect()
+    let mut decls = Vec::new();
+    for spec in specs.split(',').map(str::trim) {
+        match bare_range(spec) {
+            // `name<N>` without `%`: registers `name0` .. `name{N-1}`, each one without `%`.
+            Some((name, count)) => {
+                if count > MAX_BARE_RANGE {
+                    return Err(unsupported(
+                        line,
+                        format!("register declaration `{spec}` (more than {MAX_BARE_RANGE} registers without `%`)"),
+                    ));
+                }
+                decls.extend((0..count).map(|i| RegDecl {
+                    prefix: format!("={name}{i}"),
+                    ty,
+                    count: 1,
+                    single: true,
+                    line,
+                }));
+            }
+            None => decls.push(reg_spec(spec, ty, line)?),
+        }
+    }
+    Ok(decls)
+}
+
+/// The most registers one `name<N>` declaration without `%` may declare.
+const MAX_BARE_RANGE: u32 = 1 << 16;
+
+/// `name<N>` without `%`: the name and N.
+fn bare_range(spec: &str) -> Option<(&str, u32)> {
+    let (name, n) = spec.strip_suffix('>')?.split_once('<')?;
+    (is_ident(name) && !name.starts_with('%')).then_some(())?;
+    Some((name, n.trim().parse().ok()?))
 }
 
 /// One register spec of a `.reg` declaration.

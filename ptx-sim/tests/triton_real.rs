@@ -463,3 +463,62 @@ fn int8_uint8_and_int64_conversions() {
         assert_eq!(got, (a, b, c, f.to_bits()), "x[{i}] = {:e}", x[i]);
     }
 }
+
+/// `x` rounded to fp8 with `mant` mantissa bits and the f16 exponent range (e5m2:
+/// `mant` 2) or bias 7 (e4m3: `mant` 3), to nearest even, saturated to the largest finite
+/// value `max`; NaN stays NaN.
+fn fp8_round(x: f32, mant: i32, min_exp: i32, max: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    let a = (x as f64).abs();
+    let e = if a == 0.0 { min_exp } else { (a.log2().floor() as i32).max(min_exp) };
+    let q = 2f64.powi(e - mant);
+    (((a / q).round_ties_even() * q).min(max)).copysign(x as f64)
+}
+
+fn fp8_inputs(rng: &mut Rng, n: usize) -> Vec<f32> {
+    let special = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        57344.0,
+        61439.0,
+        61440.0,
+        1e6,
+        448.0,
+        464.0,
+        480.0,
+    ];
+    (0..n)
+        .map(|i| match i % 5 {
+            0 => special[rng.next() as usize % special.len()],
+            // Ties of e5m2 and e4m3 (a multiple of an odd number of half quanta).
+            1 => ((2 * (rng.next() % 64) + 1) as f64 * 2f64.powi(-((rng.next() % 24) as i32))) as f32,
+            _ => ((2.0 * rng.unit() - 1.0) * 2f64.powi((rng.next() % 44) as i32 - 24)) as f32,
+        })
+        .collect()
+}
+
+#[test]
+fn fp8_e5m2_round_trip_in_software() {
+    let mut rng = Rng::fresh("triton_real fp8_round sm80");
+    let t = load("fp8_round_sm80");
+    let n = 1 + rng.next() as usize % 1000;
+    let x = fp8_inputs(&mut rng, n);
+    let mem = Memory::new();
+    let (px, po) = (put_f32(&mem, &x), mem.alloc(8 * n));
+    t.run([n.div_ceil(128) as u32, 1, 1], &[px, po, n as u64], &mem);
+    let got = get_f32(&mem, po, 2 * n);
+    let mut bad = vec![];
+    for i in 0..n {
+        let want = fp8_round(x[i], 2, -14, 57344.0);
+        let g = got[2 * i] as f64;
+        if !(g == want && g.is_sign_negative() == want.is_sign_negative() || g.is_nan() && want.is_nan()) {
+            bad.push(format!("x = {:e} ({:#x}): got {g:e}, want {want:e}", x[i], x[i].to_bits()));
+        }
+    }
+    assert!(bad.is_empty(), "{} of {n} wrong:\n{}", bad.len(), bad[..bad.len().min(20)].join("\n"));
+}
