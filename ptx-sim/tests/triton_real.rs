@@ -522,3 +522,42 @@ fn fp8_e5m2_round_trip_in_software() {
     }
     assert!(bad.is_empty(), "{} of {n} wrong:\n{}", bad.len(), bad[..bad.len().min(20)].join("\n"));
 }
+
+#[test]
+fn libdevice_functions_within_cuda_bounds() {
+    use ptx_tools::ulp::error_f32;
+    let mut rng = Rng::fresh("triton_real libdev");
+    let t = load("libdev_sm80");
+    let n = 1 + rng.next() as usize % 1000;
+    let (x, y) = (uniform(&mut rng, n, -6.0, 6.0), uniform(&mut rng, n, -6.0, 6.0));
+    let mem = Memory::new();
+    let (px, py, po) = (put_f32(&mem, &x), put_f32(&mem, &y), mem.alloc(32 * n));
+    t.run([n.div_ceil(128) as u32, 1, 1], &[px, py, po, n as u64], &mem);
+    let got = get_f32(&mem, po, 8 * n);
+    let names = ["tanh", "pow", "atan2", "floor+ceil", "fma", "exp", "log1p", "rint"];
+    let mut worst = [0f64; 8];
+    for i in 0..n {
+        let (a, b) = (x[i] as f64, y[i] as f64);
+        let want = [
+            a.tanh(),
+            a.abs().powf(b),
+            a.atan2(b),
+            a.floor() + b.ceil(),
+            a.mul_add(b, 1.0),
+            a.exp(),
+            a.abs().ln_1p(),
+            ((x[i] * 3.0) as f64).round_ties_even(),
+        ];
+        for j in 0..8 {
+            worst[j] = worst[j].max(error_f32(got[8 * i + j], want[j]));
+        }
+    }
+    // CUDA's documented bounds (powf 4 ulp, atan2f 3, fmaf correctly rounded, log1pf 1,
+    // floor/ceil/rint exact); tanhf's and expf's 2 ulp grow to 3 here (2.07 and 2.31 seen):
+    // their ex2.approx.ftz and rcp.approx.ftz are off by all the PTX ISA allows, more than
+    // the GPU's.
+    let bounds = [3.0, 4.0, 3.0, 0.0, 0.5, 3.0, 1.0, 0.0];
+    for j in 0..8 {
+        assert!(worst[j] <= bounds[j], "{}: {} ulp", names[j], worst[j]);
+    }
+}
