@@ -301,7 +301,9 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                         // A call to a function the simulator could not read names why.
                         let e = match bad_funcs.iter().find(|(f, _)| what.contains(&format!("`{f}`"))) {
                             Some((_, why)) => why.clone(),
-                            None => SimError::Unsupported { line, what },
+                            None => {
+                                SimError::Unsupported { line, what: format!("{what} in kernel `{name}`") }
+                            }
                         };
                         left_out.push((name, e));
                         i = end_of_definition(&lines, lineno - 1);
