@@ -947,6 +947,43 @@ fn a_constant_loop_bound_takes_its_type_from_indexing() -> ptx_dsl::runtime::Res
     Ok(())
 }
 
+/// Constants whose types nothing in the kernel says, each used only in values computed
+/// while the kernel is built: rustc infers their types from the items.
+const LIMIT: u32 = 10;
+/// See [`LIMIT`]: beyond `i32`'s range, which a default type would refuse.
+const BIG: u64 = 5_000_000_000;
+/// See [`LIMIT`].
+const RATIO: f32 = 2.0;
+/// See [`LIMIT`].
+const NEG: i8 = -3;
+
+#[ptx_kernel]
+fn host_typed_constants(x: &mut [f32]) {
+    if LIMIT > 4 {
+        x[0] += 1.0;
+    }
+    let twice = LIMIT * 2;
+    if twice >= 20 && NEG < -2 {
+        x[1] = 5.0;
+    }
+    if BIG > 4_000_000_000 {
+        x[2] = 7.0;
+    }
+    if RATIO > 1.5 {
+        x[3] = 9.0;
+    }
+    x[4] = if BIG > 3 { 1.0 } else { 2.0 };
+}
+
+#[test]
+fn constants_used_only_while_building_take_the_items_types() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[0.5f32; 6])?;
+    HostTypedConstants::new().launch(&dev, LaunchConfig::linear(1, 1), &mut x)?;
+    assert_eq!(x.to_vec()?, [1.5, 5.0, 7.0, 9.0, 1.0, 0.5]);
+    Ok(())
+}
+
 /// `const` items of the kernel's own body: comptime bindings (a shared length, a sum).
 #[ptx_kernel]
 fn body_constants(x: &mut [u32], #[comptime] n: u32) {

@@ -40,6 +40,10 @@ pub struct Checked {
     /// Whether an expression reads a constant of the code around the kernel
     /// ([`ExprKind::ItemConst`], or a bare constant name no local has), by expression id.
     pub item_const: Vec<bool>,
+    /// Whether the expression's type is one only rustc knows: that of a constant of the
+    /// surrounding code which nothing in the kernel types, every expression of which is
+    /// host code (`if N > 4`). Its [`Checked::types`] entry is a default, not to be used.
+    pub host_typed: Vec<bool>,
     /// The type of the target of each compound shift (`t <<= amount`), by the amount's
     /// expression id: an amount that is a constant must be below the target's width.
     pub shift_targets: HashMap<usize, Scalar>,
@@ -294,10 +298,39 @@ impl Checker<'_> {
                 let _ = self.infer.unify(t, &Ty::Scalar(Scalar::Usize));
             }
         }
-        // A constant's type is its item's, which the kernel does not see: its uses must say it
-        // (a default `i32` would only be a guess).
+        // A constant's type is its item's, which the kernel does not see. Where nothing in the
+        // kernel says it, rustc's inference can, as long as every expression of that type is
+        // host code, computed while the kernel is built (`if N > 4`, `let m = N * 2;` used
+        // only so): those are `host_typed`. Otherwise its uses must say it (a default `i32`
+        // would only be a guess).
+        let open = |infer: &crate::types::Infer, t: &Ty| match infer.resolve(t) {
+            Ty::Var(v) => Some(v),
+            _ => None,
+        };
+        let open_vars: Vec<usize> =
+            self.item_consts.iter().filter(|c| !c.cast).filter_map(|c| open(&self.infer, &c.ty)).collect();
+        let mut host_typed = vec![false; self.types.len()];
+        let mut runtime_vars = Vec::new();
+        for (id, t) in self.types.iter().enumerate() {
+            if let Some(v) = open(&self.infer, t).filter(|v| open_vars.contains(v)) {
+                host_typed[id] = true;
+                if !self.comptime[id] {
+                    runtime_vars.push(v);
+                }
+            }
+        }
+        for (id, t) in self.types.iter().enumerate() {
+            if open(&self.infer, t).is_some_and(|v| runtime_vars.contains(&v)) {
+                host_typed[id] = false;
+            }
+        }
+        self.literal_operands
+            .retain(|(ty, ..)| open(&self.infer, ty).is_none_or(|v| !open_vars.contains(&v)));
         for ItemConstUse { ty, span, name, cast, .. } in &self.item_consts {
-            if let (Ty::Var(_), false) = (self.infer.resolve(ty), cast) {
+            if let (Some(v), false) = (open(&self.infer, ty), cast) {
+                if !runtime_vars.contains(&v) {
+                    continue;
+                }
                 self.errors.at(
                     *span,
                     format!(
@@ -312,7 +345,8 @@ impl Checker<'_> {
         self.infer.apply_defaults();
         let types: Vec<Ty> = self.types.iter().map(|t| self.infer.resolve(t)).collect();
         for &(id, value, negated, sp) in &self.int_lits {
-            if let Some(s) = types[id].scalar() {
+            // A host-typed literal's type is rustc's to infer, and its range rustc's to check.
+            if let Some(s) = types[id].scalar().filter(|_| !host_typed[id]) {
                 let (lo, hi) = s.int_range();
                 // A negated unsigned literal is reported once, as a negation of an unsigned type.
                 let ok =
@@ -426,6 +460,7 @@ impl Checker<'_> {
             .collect();
         Checked {
             types,
+            host_typed,
             shift_targets,
             comptime: self.comptime,
             reads_mutable: self.reads_mutable,

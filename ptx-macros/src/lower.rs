@@ -146,6 +146,9 @@ impl Lowerer<'_> {
 
     /// The expression as runtime tokens, whatever its stage.
     fn value(&mut self, e: &Expr) -> TokenStream {
+        if self.checked.host_typed[e.id] {
+            return unknown_type_error(e);
+        }
         let ty = self.ty(e);
         match self.expr(e, None) {
             Atom::Rt(ts) => ts,
@@ -236,6 +239,7 @@ impl Lowerer<'_> {
                             Atom::Unit => quote!(()),
                         };
                         let annot = match &ty {
+                            Ty::Scalar(_) if self.checked.host_typed[init.id] => quote!(),
                             Ty::Scalar(s) => {
                                 let t = host_type(*s);
                                 quote!(: #t)
@@ -1307,7 +1311,8 @@ impl Lowerer<'_> {
 
     /// A comptime expression as host Rust.
     fn host(&mut self, e: &Expr) -> TokenStream {
-        let ty = self.ty(e);
+        // A host-typed expression is written without a type: rustc infers it.
+        let ty = if self.checked.host_typed[e.id] { Ty::Error } else { self.ty(e) };
         match &e.kind {
             ExprKind::Lit(lit) => literal(lit, &ty, e.span),
             // A constant of the code around the kernel, read as the type its use gave it
@@ -1495,23 +1500,32 @@ fn one_of(s: Scalar) -> TokenStream {
     quote!(#one)
 }
 
-/// A literal with the suffix of its inferred type.
+/// The error for a value of a host-typed expression ([`crate::check::Checked::host_typed`])
+/// that the kernel would compute with at run time: its type is not known to the macro.
+fn unknown_type_error(e: &Expr) -> TokenStream {
+    let message = "the type of this value is not known here: it comes from a constant of the code around \
+                   the kernel, whose type its uses do not say; write it with a cast (`N as u32`, ...)";
+    quote_spanned!(e.span.start=> ::core::compile_error!(#message))
+}
+
+/// A literal with the suffix of its inferred type (none for a host-typed one, whose type
+/// rustc infers).
 fn literal(lit: &Lit, ty: &Ty, sp: Sp) -> TokenStream {
     let span = sp.start;
     match lit {
         Lit::Bool(b) => quote_spanned!(span=> #b),
         Lit::Int { value, .. } => {
-            let s = ty.scalar().unwrap_or(Scalar::I32);
-            let l = syn::LitInt::new(&format!("{value}{}", s.name()), span);
+            let suffix = ty.scalar().map_or("", Scalar::name);
+            let l = syn::LitInt::new(&format!("{value}{suffix}"), span);
             quote!(#l)
         }
         Lit::Float { digits, .. } => {
-            let s = ty.scalar().unwrap_or(Scalar::F64);
+            let suffix = ty.scalar().map_or("", Scalar::name);
             let mut d = digits.clone();
             if d.ends_with('.') {
                 d.push('0');
             }
-            let l = syn::LitFloat::new(&format!("{d}{}", s.name()), span);
+            let l = syn::LitFloat::new(&format!("{d}{suffix}"), span);
             quote!(#l)
         }
     }

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
     let mut folder = Folder {
         types: &checked.types,
+        host_typed: &checked.host_typed,
         shift_targets: &checked.shift_targets,
         errors,
         scopes: vec![Vec::new()],
@@ -27,6 +28,8 @@ pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
 /// Walks the body with the constant value of each immutable local in scope.
 struct Folder<'a> {
     types: &'a [Ty],
+    /// [`Checked::host_typed`].
+    host_typed: &'a [bool],
     /// [`Checked::shift_targets`].
     shift_targets: &'a HashMap<usize, Scalar>,
     errors: &'a mut Errors,
@@ -36,7 +39,8 @@ struct Folder<'a> {
 
 impl Folder<'_> {
     fn scalar(&self, e: &Expr) -> Option<Scalar> {
-        self.types[e.id].scalar().filter(|s| s.is_int())
+        // A host-typed expression's type is rustc's to know (and its overflows rustc's to find).
+        self.types[e.id].scalar().filter(|s| s.is_int() && !self.host_typed[e.id])
     }
 
     fn bind(&mut self, pat: &Pat, value: Option<i128>) {
