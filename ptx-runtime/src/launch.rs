@@ -51,14 +51,20 @@ impl LaunchConfig {
         LaunchConfig { shared_mem_bytes: bytes, ..self }
     }
 
-    /// Threads per block.
+    /// Threads per block (saturating at `u64::MAX`: three dimensions near `u32::MAX` have
+    /// more than 2^64 threads, which no device runs and [`LaunchConfig::validate`] refuses).
     pub fn threads_per_block(&self) -> u64 {
-        u64::from(self.block.0) * u64::from(self.block.1) * u64::from(self.block.2)
+        u64::from(self.block.0)
+            .saturating_mul(u64::from(self.block.1))
+            .saturating_mul(u64::from(self.block.2))
     }
 
-    /// Threads in the whole grid.
+    /// Threads in the whole grid (saturating at `u64::MAX`, like
+    /// [`LaunchConfig::threads_per_block`]).
     pub fn total_threads(&self) -> u64 {
-        let blocks = u64::from(self.grid.0) * u64::from(self.grid.1) * u64::from(self.grid.2);
+        let blocks = u64::from(self.grid.0)
+            .saturating_mul(u64::from(self.grid.1))
+            .saturating_mul(u64::from(self.grid.2));
         blocks.saturating_mul(self.threads_per_block())
     }
 
