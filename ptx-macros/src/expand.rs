@@ -229,7 +229,10 @@ pub fn expand_kernel(
              which need whole warps: make the block's thread count a multiple of 32"
         );
         let threads = proc_macro2::Ident::new("threads", Span::mixed_site());
+        // A configuration the device refuses is reported as such first: a block of
+        // 2048 x 1024 x 1 threads is too large, whatever its count modulo 32.
         quote! {
+            #config.validate(&#device.limits())?;
             let #threads = #config.threads_per_block();
             if #threads % 32 != 0 {
                 return ::core::result::Result::Err(#p::Error::InvalidArgument {
