@@ -51,13 +51,23 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
     }
 
     /// A buffer of `len` zeros on `device`.
+    ///
+    /// A `len` whose size in bytes does not fit a `usize` is [`Error::InvalidArgument`] for
+    /// `len`; one the device cannot hold is the device's out-of-memory error.
     pub fn zeroed(device: &Device, len: usize) -> Result<DeviceBuffer<T>> {
+        let Some(bytes) = len.checked_mul(T::SIZE) else {
+            return Err(Error::InvalidArgument {
+                argument: "len".into(),
+                reason: format!(
+                    "{len} elements of {} are {} bytes, more than the address space holds                      (at most {} elements of {0}); is the length computed from a value that                      wrapped below zero?",
+                    T::PTX_TYPE.ptx_name(),
+                    len as u128 * T::SIZE as u128,
+                    usize::MAX / T::SIZE
+                ),
+            });
+        };
         let storage = match device.backend() {
             Backend::Sim(sim) => {
-                // A length whose byte size overflows is refused as larger than the largest.
-                let bytes = len
-                    .checked_mul(T::SIZE)
-                    .ok_or(Error::SizeMismatch { expected: usize::MAX / T::SIZE, found: len })?;
                 Storage::Sim { addr: if bytes == 0 { 0 } else { sim.alloc(bytes)? }, elem: PhantomData }
             }
             #[cfg(feature = "cuda")]

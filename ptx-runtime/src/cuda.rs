@@ -222,11 +222,8 @@ impl CudaBackend {
     /// A zeroed allocation of `len` elements (at least one, since the driver refuses empty
     /// allocations; the buffer keeps its own length).
     pub(crate) fn zeroed<T: DeviceScalar>(&self, len: usize) -> Result<CudaSlice<T>> {
-        // cudarc multiplies without a check: a length whose byte size overflows is refused
-        // as larger than the largest, like on the simulator.
-        if len.checked_mul(T::SIZE).is_none() {
-            return Err(Error::SizeMismatch { expected: usize::MAX / T::SIZE, found: len });
-        }
+        // cudarc multiplies without a check: `DeviceBuffer::zeroed` has refused a length
+        // whose byte size overflows.
         self.bind()?;
         self.stream.alloc_zeros::<T>(len.max(1)).map_err(driver("cuMemAlloc"))
     }
