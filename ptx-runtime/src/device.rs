@@ -145,9 +145,13 @@ impl Device {
     /// A new simulated device, with its own memory and module cache. It reports target sm_80
     /// and a real GPU's launch limits. Its launches run with the options the environment
     /// sets: `PTX_DSL_SIM_STEP_BUDGET` (instructions per thread, default
-    /// [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_RACECHECK=global` (race checks of
-    /// global memory as well as shared), `PTX_DSL_SIM_APPROX=worst` (`.approx` instructions
-    /// off by the largest error the PTX ISA allows); see [`Device::sim_with_options`].
+    /// [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_MAX_THREADS` (threads per launch,
+    /// default [`ptx_sim::DEFAULT_MAX_THREADS`]), `PTX_DSL_SIM_RACECHECK=global` (race checks
+    /// of global memory as well as shared), `PTX_DSL_SIM_APPROX=worst` (`.approx`
+    /// instructions off by the largest error the PTX ISA allows); see
+    /// [`Device::sim_with_options`]. `PTX_DSL_SIM_THREADS` sets how many worker threads
+    /// run a launch (default: the machine's available parallelism). A value a variable does
+    /// not take is ignored, with a note on stderr (once per variable) saying what it takes.
     pub fn sim() -> Device {
         Device::sim_with_options(SimBackend::env_options())
     }
@@ -163,7 +167,7 @@ impl Device {
     }
 
     /// A new simulated device whose launches run with `options` (the environment's
-    /// settings are not read): e.g. `global_race_check` to find races in global memory as
+    /// settings of them are not read; `PTX_DSL_SIM_THREADS` still sets the worker threads): e.g. `global_race_check` to find races in global memory as
     /// well as shared, or `approx: Approx::WorstCase` to test that a kernel's results hold
     /// with the hardware's worst `.approx` accuracy.
     pub fn sim_with_options(options: ptx_sim::SimOptions) -> Device {

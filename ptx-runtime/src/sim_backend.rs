@@ -4,6 +4,7 @@
 //! This is the only module that calls into `ptx_sim`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::launch::{DeviceLimits, LaunchConfig};
@@ -29,30 +30,56 @@ impl SimBackend {
     /// (default [`ptx_sim::DEFAULT_STEP_BUDGET`]), `PTX_DSL_SIM_MAX_THREADS` the most
     /// threads per launch (default [`ptx_sim::DEFAULT_MAX_THREADS`]), `PTX_DSL_SIM_RACECHECK=global` race
     /// checks of global memory, `PTX_DSL_SIM_APPROX=worst` the worst-case `.approx` model.
+    /// A value none of these understands is ignored with a note on stderr (once per
+    /// variable and process) saying what it expects and what is used instead: a silently
+    /// ignored `PTX_DSL_SIM_RACECHECK=1` would leave a user believing global memory checked.
     pub(crate) fn env_options() -> ptx_sim::SimOptions {
-        let var = |name: &str| std::env::var(name).ok().map(|s| s.trim().to_ascii_lowercase());
         let defaults = ptx_sim::SimOptions::default();
-        let count = |name: &str| var(name).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0);
+        let count = |name: &str, what: &str, default: u64| {
+            env_value(name, what, &default.to_string(), |s| s.parse::<u64>().ok().filter(|&n| n > 0))
+                .unwrap_or(default)
+        };
+        let race = "`global` (to race-check global memory as well as shared) or `shared`";
+        let approx =
+            "`worst` (every `.approx` instruction off by the largest error the PTX ISA allows) or `accurate`";
         ptx_sim::SimOptions {
-            step_budget: count("PTX_DSL_SIM_STEP_BUDGET").unwrap_or(defaults.step_budget),
-            max_threads: count("PTX_DSL_SIM_MAX_THREADS").unwrap_or(defaults.max_threads),
-            global_race_check: var("PTX_DSL_SIM_RACECHECK").is_some_and(|s| s == "global"),
+            step_budget: count(
+                "PTX_DSL_SIM_STEP_BUDGET",
+                "a whole number of instructions per thread, at least 1, written in decimal digits",
+                defaults.step_budget,
+            ),
+            max_threads: count(
+                "PTX_DSL_SIM_MAX_THREADS",
+                "a whole number of threads per launch, at least 1, written in decimal digits",
+                defaults.max_threads,
+            ),
+            global_race_check: env_value("PTX_DSL_SIM_RACECHECK", race, "`shared`", |s| match s {
+                "global" => Some(true),
+                "shared" => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false),
             uninit_shared_check: defaults.uninit_shared_check,
-            approx: match var("PTX_DSL_SIM_APPROX").as_deref() {
-                Some("worst") => ptx_sim::Approx::WorstCase,
-                _ => defaults.approx,
-            },
+            approx: env_value("PTX_DSL_SIM_APPROX", approx, "`accurate`", |s| match s {
+                "worst" => Some(ptx_sim::Approx::WorstCase),
+                "accurate" => Some(ptx_sim::Approx::Accurate),
+                _ => None,
+            })
+            .unwrap_or(defaults.approx),
         }
     }
 
     /// A fresh simulated device whose launches run with `options`. `PTX_DSL_SIM_THREADS`
     /// sets the number of worker threads (default: the machine's available parallelism).
     pub(crate) fn new(options: ptx_sim::SimOptions) -> SimBackend {
-        let workers = std::env::var("PTX_DSL_SIM_THREADS")
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = env_value(
+            "PTX_DSL_SIM_THREADS",
+            "a whole number of worker threads, at least 1, written in decimal digits",
+            &format!("{available} (the machine's available parallelism)"),
+            |s| s.parse::<usize>().ok().filter(|&n| n > 0),
+        )
+        .unwrap_or(available);
         SimBackend { memory: ptx_sim::Memory::new(), workers, next_stream: AtomicU64::new(1), options }
     }
 
@@ -141,6 +168,28 @@ impl SimBackend {
         }
         Ok(SimStats { threads: stats.threads, instructions: stats.instructions, printed: stats.printed })
     }
+}
+
+/// The value of the environment variable `name` as `parse` reads it (given the value
+/// trimmed and in lower case), or `None` when it is unset, empty or not understood; the
+/// last is said on stderr, once per variable and process, with `expected` (what the
+/// variable takes) and `used` (what is used instead).
+fn env_value<T>(name: &str, expected: &str, used: &str, parse: impl FnOnce(&str) -> Option<T>) -> Option<T> {
+    let raw = std::env::var(name).ok()?;
+    let value = raw.trim().to_ascii_lowercase();
+    if value.is_empty() {
+        return None;
+    }
+    let parsed = parse(&value);
+    if parsed.is_none() {
+        static NOTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let mut noted = NOTED.lock().unwrap_or_else(|e| e.into_inner());
+        if !noted.iter().any(|n| n == name) {
+            noted.push(name.to_string());
+            eprintln!("ptx-runtime: ignoring {name}={raw:?}: expected {expected}; using {used}");
+        }
+    }
+    parsed
 }
 
 /// Turns a memory fault into [`Error::SimFault`]; every other simulator error stays whole.

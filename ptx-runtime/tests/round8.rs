@@ -40,3 +40,76 @@ fn a_zeroed_length_whose_byte_size_overflows_is_an_invalid_len_saying_how_large(
     assert!(matches!(err, Error::Simulator(ptx_sim::SimError::OutOfMemory { .. })), "{err}");
     assert_eq!(device.zeroed::<u64>(2).unwrap().to_vec().unwrap(), [0, 0]);
 }
+
+/// This test binary run again as a child process with `vars` set, running only `test`;
+/// returns what it wrote on stderr.
+fn child_stderr(test: &str, vars: &[(&str, &str)]) -> String {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", test, "--nocapture", "--test-threads", "1"]).env("ROUND8_CHILD", "1");
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "child failed:\n{}\n{stderr}", String::from_utf8_lossy(&out.stdout));
+    stderr
+}
+
+/// In the child: opens two simulators and runs an endless loop on one, whose step-budget
+/// error says which budget the device got (printed for the parent).
+#[test]
+fn child_opens_simulators() {
+    if std::env::var_os("ROUND8_CHILD").is_none() {
+        return;
+    }
+    let _first = Device::sim();
+    let device = Device::sim();
+    let ptx =
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry spin()\n{\nL:\nbra.uni L;\nret;\n}\n";
+    let module = device.load_ptx(ptx).unwrap();
+    if std::env::var_os("ROUND8_SPIN").is_some() {
+        let err = unsafe { module.launch("spin", LaunchConfig::linear(1, 1), &mut []) }.unwrap_err();
+        eprintln!("child: {err}");
+    }
+}
+
+#[test]
+fn simulator_variables_with_values_they_do_not_take_are_ignored_with_a_note_saying_what_they_take() {
+    let test = "child_opens_simulators";
+    for (name, value, expected) in [
+        ("PTX_DSL_SIM_STEP_BUDGET", "1e6", "a whole number of instructions per thread"),
+        ("PTX_DSL_SIM_STEP_BUDGET", "0", "at least 1"),
+        ("PTX_DSL_SIM_MAX_THREADS", "-1", "a whole number of threads per launch"),
+        ("PTX_DSL_SIM_RACECHECK", "1", "expected `global`"),
+        ("PTX_DSL_SIM_APPROX", "worst-case", "expected `worst`"),
+        ("PTX_DSL_SIM_THREADS", "all", "a whole number of worker threads"),
+    ] {
+        let stderr = child_stderr(test, &[(name, value)]);
+        let note = format!("ptx-runtime: ignoring {name}={value:?}: {expected}");
+        let notes: Vec<&str> = stderr.lines().filter(|l| l.contains("ignoring")).collect();
+        assert!(
+            notes.len() == 1
+                && notes[0].starts_with(&format!("ptx-runtime: ignoring {name}={value:?}: expected"))
+                && notes[0].contains(expected)
+                && notes[0].contains("; using "),
+            "{name}={value}: expected one note like {note:?}, stderr:\n{stderr}"
+        );
+    }
+    // The values they take, in any case and with spaces, are taken silently.
+    let stderr = child_stderr(
+        test,
+        &[
+            ("PTX_DSL_SIM_STEP_BUDGET", " 5000 "),
+            ("PTX_DSL_SIM_RACECHECK", "Global"),
+            ("PTX_DSL_SIM_APPROX", "WORST"),
+            ("PTX_DSL_SIM_THREADS", "2"),
+            ("PTX_DSL_SIM_MAX_THREADS", ""),
+            ("ROUND8_SPIN", "1"),
+        ],
+    );
+    assert!(!stderr.contains("ignoring"), "{stderr}");
+    assert!(stderr.contains("step budget of 5000 "), "{stderr}");
+    // The note says what is used instead: the default.
+    let stderr = child_stderr(test, &[("PTX_DSL_SIM_STEP_BUDGET", "1_000")]);
+    assert!(stderr.contains(&format!("; using {}\n", ptx_sim::DEFAULT_STEP_BUDGET)), "{stderr}");
+}
