@@ -56,6 +56,16 @@ impl Device {
     }
 }
 
+impl std::fmt::Debug for PtxModule {
+    /// The device and the kernels' names (not the PTX, which can be megabytes).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtxModule")
+            .field("device", &self.device)
+            .field("kernels", &self.kernel_names().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
 impl PtxModule {
     /// The kernels' names, in the module's order.
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> {

@@ -104,11 +104,11 @@ fn arguments_are_checked_against_the_entry_signature() {
 #[test]
 fn unusable_modules_are_errors_naming_the_line() {
     let device = Device::sim();
-    let err = device.load_ptx(".version 7.0\n.target sm_80\n.address_size 64\n").err().expect("no entry");
+    let err = device.load_ptx(".version 7.0\n.target sm_80\n.address_size 64\n").expect_err("no entry");
     assert!(err.to_string().contains("no `.entry`"), "{err}");
     // A module whose only kernel takes a struct by value: nothing to load.
     let by_value = NVRTC_SAXPY.replace(".param .u32 saxpy_param_3", ".param .align 4 .b8 saxpy_param_3[8]");
-    let err = device.load_ptx(&by_value).err().expect("struct parameter");
+    let err = device.load_ptx(&by_value).expect_err("struct parameter");
     assert!(err.to_string().contains("byte arrays"), "{err}");
     // Beside another kernel, it leaves out only itself: the other launches, and launching
     // it says why (here a `bool` parameter, `.u8`).
@@ -128,7 +128,7 @@ fn unusable_modules_are_errors_naming_the_line() {
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
     assert!(err.to_string().contains(".u8 parameters are not supported"), "{err}");
     let garbled = NVRTC_SAXPY.replace("fma.rn.f32", "fma.rn.q32");
-    let err = device.load_ptx(&garbled).err().expect("garbled body");
+    let err = device.load_ptx(&garbled).expect_err("garbled body");
     assert!(matches!(err, Error::Simulator(_)), "{err}");
     assert!(err.to_string().contains("line 46") && err.to_string().contains(".q32"), "{err}");
 }

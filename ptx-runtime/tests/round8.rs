@@ -113,3 +113,21 @@ fn simulator_variables_with_values_they_do_not_take_are_ignored_with_a_note_sayi
     let stderr = child_stderr(test, &[("PTX_DSL_SIM_STEP_BUDGET", "1_000")]);
     assert!(stderr.contains(&format!("; using {}\n", ptx_sim::DEFAULT_STEP_BUDGET)), "{stderr}");
 }
+
+#[test]
+fn a_ptx_module_debugs_as_its_device_and_kernel_names() {
+    let device = Device::sim();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry first()\n{\nret;\n}\n\
+               .visible .entry second()\n{\nret;\n}\n";
+    let module = device.load_ptx(ptx).unwrap();
+    let text = format!("{module:?}");
+    assert!(
+        text.starts_with("PtxModule { device: Device {")
+            && text.ends_with(r#"kernels: ["first", "second"] }"#),
+        "{text}"
+    );
+    assert!(!text.contains(".entry"), "{text}");
+    // `unwrap_err` of a `Result<PtxModule>` needs `PtxModule: Debug`, as `expect` does.
+    let err = device.load_ptx("").unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+}
