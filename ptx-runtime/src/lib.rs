@@ -7,8 +7,8 @@
 //! - [`Device`]: [`Device::cuda`], [`Device::sim`], [`Device::auto`] / [`Device::from_env`]
 //!   (`PTX_DSL_DEVICE=cuda|sim|auto`). A missing driver or GPU is an [`Error::NoDevice`],
 //!   never a panic.
-//! - [`DeviceBuffer<T>`] for `f32 u32 i32 u64 i64` ([`DeviceScalar`]): upload, zeroed
-//!   allocation, download, copies; freed on drop.
+//! - [`DeviceBuffer<T>`] for `f32 f64 u8 i8 u16 i16 u32 i32 u64 i64` ([`DeviceScalar`]; f16
+//!   and bf16 data as `u16` bits): upload, zeroed allocation, download, copies; freed on drop.
 //! - [`Device::launch`] with an explicit [`LaunchConfig`] (checked against the device's
 //!   [`DeviceLimits`] before launching) and [`KernelArg`]s checked against the kernel's
 //!   parameters. [`Stream`]s for explicit ordering.
