@@ -1641,7 +1641,10 @@ pub fn launch_with(
         vec![work()]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (1..workers).map(|_| s.spawn(work)).collect();
+            // Blocks go to whichever worker asks next, so a worker the system refuses to start
+            // (a thread limit) leaves the work to the others instead of failing the launch.
+            let handles: Vec<_> =
+                (1..workers).map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok()).collect();
             let mut out = vec![work()];
             for h in handles {
                 match h.join() {
