@@ -498,7 +498,8 @@ impl Device {
                 if !buf.owner().same_as(self) {
                     return Err(Error::WrongDevice {
                         what: format!(
-                            "argument {index} (`{name}`) of kernel `{kernel}` ({}) lives on {}, but the launch is on {}",
+                            "parameter `{name}` of kernel `{kernel}` (PTX parameter {index}, {}) lives on {}, but the \
+                             launch is on {}",
                             arg.describe(),
                             buf.owner(),
                             self

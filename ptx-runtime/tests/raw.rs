@@ -89,7 +89,10 @@ fn arguments_are_checked_against_the_entry_signature() {
     let other = Device::sim().upload(&[1.0f32; 8]).unwrap();
     match run(&mut [1.0f32.into(), (&other).into(), (&mut yd).into(), 8u32.into()]) {
         err @ Error::WrongDevice { .. } => {
-            assert!(err.to_string().contains("argument 1 (`saxpy_param_1`)"), "{err}")
+            assert!(
+                err.to_string().contains("parameter `saxpy_param_1` of kernel `saxpy` (PTX parameter 1,"),
+                "{err}"
+            )
         }
         other => panic!("{other}"),
     }

@@ -195,7 +195,7 @@ fn buffers_of_another_device_are_rejected() {
     .unwrap_err();
     // The error names the argument by its index and its parameter's name.
     assert!(matches!(err, Error::WrongDevice { .. }), "{err:?}");
-    assert!(err.to_string().contains("argument 1 (`x`) of kernel `saxpy`"), "{err}");
+    assert!(err.to_string().contains("parameter `x` of kernel `saxpy` (PTX parameter 1,"), "{err}");
     let err = y.copy_from_buffer(&x).unwrap_err();
     assert!(matches!(err, Error::WrongDevice { .. }), "{err:?}");
     let stream = other.new_stream().unwrap();
