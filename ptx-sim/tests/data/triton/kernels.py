@@ -106,6 +106,26 @@ def dot_f16(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.cons
 
 
 @triton.jit
+def dot_half(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+             ACC16: tl.constexpr):
+    # C = A.B for f16 or bf16 A (M x K) and B (K x N), accumulated in f32 or (ACC16) f16.
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    m = pm * BM + tl.arange(0, BM)
+    n = pn * BN + tl.arange(0, BN)
+    if ACC16:
+        acc = tl.zeros([BM, BN], dtype=tl.float16)
+    else:
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        k = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + m[:, None] * K + k[None, :], mask=(m[:, None] < M) & (k[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + k[:, None] * N + n[None, :], mask=(k[:, None] < K) & (n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=acc.dtype)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], acc.to(tl.float32), mask=(m[:, None] < M) & (n[None, :] < N))
+
+
+@triton.jit
 def libdev(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -230,6 +250,12 @@ k(dot_f32, {"a_ptr": F, "b_ptr": F, "c_ptr": F, "M": "i32", "N": "i32", "K": "i3
 k(dot_f32, {"a_ptr": F, "b_ptr": F, "c_ptr": F, "M": "i32", "N": "i32", "K": "i32"},
   {"BM": 16, "BN": 16, "BK": 16, "PREC": "tf32"}, 4, (80,), "dot_tf32")
 k(dot_f16, {"a_ptr": H, "b_ptr": H, "c_ptr": F}, {"BM": 64, "BN": 64, "BK": 16}, 4, (90,))
+k(dot_half, {"a_ptr": H, "b_ptr": H, "c_ptr": F, "M": "i32", "N": "i32", "K": "i32"},
+  {"BM": 32, "BN": 32, "BK": 32, "ACC16": False}, 4, (80,), "dot_f16acc32")
+k(dot_half, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": F, "M": "i32", "N": "i32", "K": "i32"},
+  {"BM": 32, "BN": 32, "BK": 32, "ACC16": False}, 4, (80,), "dot_bf16")
+k(dot_half, {"a_ptr": H, "b_ptr": H, "c_ptr": F, "M": "i32", "N": "i32", "K": "i32"},
+  {"BM": 32, "BN": 32, "BK": 32, "ACC16": True}, 4, (80,), "dot_f16acc16")
 k(libdev, {"x_ptr": F, "y_ptr": F, "out_ptr": F, "n": "i32"}, {"BLOCK": 128}, 4)
 k(convert, {"x_ptr": F, "i8_ptr": "*i8", "u8_ptr": "*u8", "i64_ptr": "*i64", "f_ptr": F, "n": "i32"}, {"BLOCK": 128}, 4)
 k(sort_flip, {"x_ptr": F, "s_ptr": F, "f_ptr": F}, {"BLOCK": 128}, 4)
