@@ -24,6 +24,7 @@ use ptx_core::softfloat::Rnd;
 mod async_copy;
 mod cache;
 mod operand;
+mod tensor;
 
 use cache::CacheQualifier;
 use operand::{vector_type, Literal, Slot};
@@ -106,6 +107,8 @@ struct Decoder {
     /// The hidden register of the carry flag (`add.cc` writes it, `addc` reads it), made
     /// on first use.
     carry_flag: Option<R>,
+    /// The fragment registers of `mma` instructions ([`Op::Mma`]).
+    frags: Vec<R>,
     line: usize,
 }
 
@@ -189,6 +192,7 @@ pub(crate) fn decode_kernel(
         labels: HashMap::new(),
         fixups: Vec::new(),
         carry_flag: None,
+        frags: Vec::new(),
         line,
     };
     for name in call_params {
@@ -246,6 +250,7 @@ pub(crate) fn decode_kernel(
         sources: d.sources,
         init: d.init,
         param_base,
+        frags: d.frags,
     })
 }
 
@@ -784,6 +789,8 @@ impl Decoder {
             "ld" | "st" => self.memory(s, p)?,
             "createpolicy" => self.create_policy(s, p)?,
             "cp" => self.cp_async(s, p)?,
+            "ldmatrix" => self.ldmatrix(s, p)?,
+            "mma" => self.mma(s, p)?,
             "cvta" => {
                 // Generic addresses are global ones, or an offset in the local or shared
                 // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]).

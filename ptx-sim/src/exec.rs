@@ -826,7 +826,9 @@ fn run_thread(
             | Op::ActiveMask { .. }
             | Op::Match { .. }
             | Op::Redux { .. }
-            | Op::Elect { .. } => {
+            | Op::Elect { .. }
+            | Op::LdMatrix { .. }
+            | Op::Mma { .. } => {
                 *pc_io = (pc - 1) as u32;
                 *count += n - 1;
                 return Ok(Stop::Shfl);
@@ -1175,6 +1177,12 @@ impl<'k> BlockRunner<'k> {
             ));
         }
         let mut msg = parts.join("; ");
+        if (0..nt).any(|t| self.status[t] == Status::Shfl && self.k.code[self.pcs[t] as usize].is_tensor()) {
+            msg.push_str(
+                "; `ldmatrix` and `mma` are `.aligned`: all 32 lanes of a warp must execute the same \
+                 instruction together",
+            );
+        }
         if done > 0 {
             msg.push_str(&format!(
                 "; {done} thread(s) already exited and can never arrive. Every thread of \
@@ -1215,6 +1223,20 @@ impl<'k> BlockRunner<'k> {
         }
         if waiting == 0 {
             return Ok(false);
+        }
+        // `ldmatrix` and `mma` wait for the whole warp at one instruction; the lanes there
+        // take no part in the other collectives below.
+        let tensor = (lo..hi)
+            .filter(|&t| waiting >> (t - lo) & 1 == 1 && self.k.code[self.pcs[t] as usize].is_tensor())
+            .fold(0u32, |m, t| m | 1 << (t - lo));
+        if tensor != 0 {
+            if self.tensor_warp(lo, hi, tensor, gone, ns, ctaid, count)? {
+                return Ok(true);
+            }
+            waiting &= !tensor;
+            if waiting == 0 {
+                return Ok(false);
+            }
         }
         // Lanes waiting at a collective that meets each lane's, then the lanes that may go
         // ahead.
@@ -1413,6 +1435,109 @@ impl<'k> BlockRunner<'k> {
                 self.status[t] = Status::Ready;
                 *count += 1;
             }
+        }
+        Ok(true)
+    }
+
+    /// Runs the `ldmatrix` or `mma` that the lanes `tensor` of the warp `lo..hi` wait at,
+    /// once all 32 lanes wait at that one instruction (`.aligned`: the PTX ISA requires
+    /// every lane of the warp to execute it, convergently); `Ok(false)` while some have yet
+    /// to arrive. A warp of fewer than 32 threads, or one with a lane that has exited, can
+    /// never run it: an error.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_warp(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        tensor: u32,
+        gone: u32,
+        ns: usize,
+        ctaid: [u32; 3],
+        count: &mut u64,
+    ) -> Result<bool, SimError> {
+        let first = lo + tensor.trailing_zeros() as usize;
+        let pc = self.pcs[first] as usize;
+        let (thread, text) = (split3(first as u64, self.geo.block), &self.k.text[pc]);
+        if hi - lo < 32 {
+            return Err(self.barrier_error(
+                ctaid,
+                format!(
+                    "thread {thread:?} runs `{text}` in a warp of {} thread(s): `.aligned` tensor-core \
+                     instructions need all 32 lanes of the warp (make the block a multiple of 32 threads)",
+                    hi - lo
+                ),
+            ));
+        }
+        if gone != 0 {
+            return Err(self.barrier_error(
+                ctaid,
+                format!(
+                    "thread {thread:?} runs `{text}`, but lane(s) {gone:#010x} of its warp have exited: \
+                     `.aligned` tensor-core instructions need all 32 lanes of the warp to execute the \
+                     same instruction"
+                ),
+            ));
+        }
+        if tensor != u32::MAX || (lo..hi).any(|t| self.pcs[t] as usize != pc) {
+            return Ok(false);
+        }
+        let reg = |s: &Self, t: usize, r: R| s.regs[t * ns + r as usize];
+        match self.k.code[pc] {
+            Op::LdMatrix { count: matrices, trans, space, d, base, off } => {
+                // Lane 8i + r gives the address of row r of matrix i; each row is 8 16-bit
+                // elements (16 bytes, 16-byte aligned), read by the lane that addressed it.
+                let mut rows = [[[0u16; 8]; 8]; 4];
+                for (i, matrix) in rows.iter_mut().enumerate().take(matrices as usize) {
+                    for (r, row) in matrix.iter_mut().enumerate() {
+                        let t = lo + 8 * i + r;
+                        let addr = reg(self, t, base).wrapping_add(off as i64 as u64);
+                        let fault = |s: &Self, cause| s.fault(ctaid, t, Trap { pc, cause });
+                        let at = match resolve(space, addr) {
+                            Place::Shared(a) => shared_at(self.shared.len(), a, 16, 16),
+                            _ => None,
+                        };
+                        let Some(at) = at else { return Err(fault(self, Cause::Fault(addr))) };
+                        self.race.resume(self.spent[t]);
+                        if let Err(hazard) = self.race.load(t as u32, pc as u32, at, 16) {
+                            return Err(fault(self, Cause::from(hazard)));
+                        }
+                        for (c, v) in row.iter_mut().enumerate() {
+                            *v = sh_load(&self.shared, at + 2 * c, 2) as u16;
+                        }
+                    }
+                }
+                for t in lo..hi {
+                    for (i, matrix) in rows.iter().enumerate().take(matrices as usize) {
+                        self.regs[t * ns + d[i] as usize] =
+                            crate::tensor::ldmatrix_fragment(matrix, trans, t - lo);
+                    }
+                }
+            }
+            Op::Mma { form, frag } => {
+                let regs = &self.k.frags[frag as usize..frag as usize + form.regs()];
+                let (d, rest) = regs.split_at(form.d_regs());
+                let (a, rest) = rest.split_at(form.a_regs());
+                let (b, c) = rest.split_at(form.b_regs());
+                let mut lanes = [crate::tensor::Fragments::default(); 32];
+                for (l, f) in lanes.iter_mut().enumerate() {
+                    let t = lo + l;
+                    a.iter().enumerate().for_each(|(j, &r)| f.a[j] = reg(self, t, r));
+                    b.iter().enumerate().for_each(|(j, &r)| f.b[j] = reg(self, t, r));
+                    c.iter().enumerate().for_each(|(j, &r)| f.c[j] = reg(self, t, r));
+                }
+                let out = crate::tensor::mma(&form, &lanes);
+                for (l, values) in out.iter().enumerate() {
+                    for (j, &r) in d.iter().enumerate() {
+                        self.regs[(lo + l) * ns + r as usize] = values[j];
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        for t in lo..hi {
+            self.pcs[t] += 1;
+            self.status[t] = Status::Ready;
+            *count += 1;
         }
         Ok(true)
     }

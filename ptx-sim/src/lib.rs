@@ -80,6 +80,7 @@ mod printf;
 mod program;
 mod race;
 pub mod signature;
+mod tensor;
 
 pub use approx::{Approx, Bound};
 pub use error::{AccessKind, DataRace, SimError};

@@ -571,6 +571,26 @@ pub(crate) enum Op {
         d: R,
         a: R,
     },
+    /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16 d, [base+off]`: a warp
+    /// collective of all 32 lanes (`.aligned`): lanes `8i..8i+8` give the addresses of the
+    /// rows of matrix `i` (`count` matrices), and each lane gets its fragment of each in
+    /// `d[i]` ([`crate::tensor`]). `space` is `.shared` or generic.
+    LdMatrix {
+        count: u8,
+        trans: bool,
+        space: MemSpace,
+        d: [R; 4],
+        base: R,
+        off: i32,
+    },
+    /// `mma.sync.aligned.shape.row.col...`: a warp collective of all 32 lanes
+    /// (`.aligned`), `D = A·B + C` over fragments held across the warp
+    /// ([`crate::tensor`]). Its registers, D's then A's, B's and C's (as many as `form`
+    /// says), are `KernelCode::frags[frag..]`.
+    Mma {
+        form: crate::tensor::MmaForm,
+        frag: u32,
+    },
 }
 
 impl Op {
@@ -609,7 +629,15 @@ impl Op {
                 | Op::Match { .. }
                 | Op::Redux { .. }
                 | Op::Elect { .. }
+                | Op::LdMatrix { .. }
+                | Op::Mma { .. }
         )
+    }
+
+    /// Whether the op is a tensor-core collective (`ldmatrix`, `mma`): `.aligned`, so every
+    /// lane of the warp must execute this very instruction together.
+    pub(crate) fn is_tensor(&self) -> bool {
+        matches!(self, Op::LdMatrix { .. } | Op::Mma { .. })
     }
 
     /// Whether lanes at `self` and at `other` meet in one warp collective: the same kind with
@@ -973,6 +1001,8 @@ pub struct KernelCode {
     pub(crate) init: Vec<u64>,
     /// Slot of parameter 0.
     pub(crate) param_base: u32,
+    /// The fragment registers of the kernel's `mma` instructions ([`Op::Mma`]).
+    pub(crate) frags: Vec<R>,
 }
 
 impl KernelCode {

@@ -562,15 +562,13 @@ fn libdevice_functions_within_cuda_bounds() {
     }
 }
 
-/// What the simulator does not run: `tl.dot` on sm_80 (`ldmatrix`, then `mma` or, with
-/// `input_precision="ieee"`, FMAs), on sm_90 (`fence.proxy.async`, `wgmma`), and sm_90's
-/// fp8 conversions (`cvt` to and from `.e5m2x2`/`.e4m3x2`). Each is an error naming the
-/// kernel, the construct and its line, never a panic or a wrong result.
+/// What the simulator does not run: `tl.dot` on sm_90 (`fence.proxy.async`, `wgmma`), and
+/// sm_90's fp8 conversions (`cvt` to and from `.e5m2x2`/`.e4m3x2`). Each is an error naming
+/// the kernel, the construct and its line, never a panic or a wrong result. (`tl.dot` on
+/// sm_80, `ldmatrix` and `mma.sync`, runs: `tests/tensor_core.rs`.)
 #[test]
 fn tensor_core_and_fp8_instructions_are_refused_by_name() {
     for (file, kernel, construct) in [
-        ("dot_ieee_sm80", "dot_f32", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
-        ("dot_tf32_sm80", "dot_f32", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
         ("dot_f16_sm90", "dot_f16", "fence.proxy.async.shared::cta"),
         ("fp8_round_sm90", "fp8_round", ".e5m2x2"),
     ] {
