@@ -1,6 +1,7 @@
 //! Tensor-core instructions: `ldmatrix` and `mma.sync`.
 //!
-//! - Single instructions in hand-written PTX (each checked with ptxas 13.5 for sm_80):
+//! - Single instructions in hand-written PTX (the instruction forms and operand types were
+//!   checked with ptxas 13.5 for sm_80; the test kernels around them were not):
 //!   every lane loads its fragment registers from memory and stores its result, and the
 //!   result is checked bit for bit against the PTX ISA's fragment tables, written out here
 //!   element by element as the ISA lists them (`a0, a1` in row `groupID`, ..), independently
