@@ -785,3 +785,58 @@ fn a_partial_warp_is_a_barrier_error() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Runs Triton fixture `file` (`C = A·B` of `dot_exact` in `kernels.py`) on `a` and `b`,
+/// given as raw element bits of `bytes` bytes each, with C's elements of `c_bytes`; returns
+/// C's raw bits.
+fn run_exact_dot(file: &str, (a, b): (&[u64], &[u64]), bytes: usize, c_bytes: usize) -> Vec<u64> {
+    let (m, n, k) = DIMS;
+    let text = triton_text(file);
+    let head = text.lines().next().unwrap();
+    let module = parse(&text);
+    let mem = Memory::new();
+    let (pa, pb) = (upload(&mem, a, bytes), upload(&mem, b, bytes));
+    let pc = upload(&mem, &vec![0; m * n], c_bytes);
+    let geometry = Geometry {
+        grid: [m.div_ceil(32) as u32, n.div_ceil(32) as u32, 1],
+        block: [meta(head, "num_warps") * 32, 1, 1],
+        dynamic_shared_bytes: meta(head, "shared"),
+    };
+    let options = SimOptions { global_race_check: true, ..SimOptions::default() };
+    let kernel = module.kernel("dot_exact").unwrap();
+    launch_with(kernel, &geometry, &[pa, pb, pc, m as u64, n as u64, k as u64, 0, 0], &mem, 2, &options)
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    download(&mem, pc, m * n, c_bytes)
+}
+
+/// Integer and f64 tensor cores, whose results are exact here, so every element of C must
+/// equal the exact product: int8 inputs with int32 accumulators
+/// (`mma.m16n8k32.satfinite.s32.s8.s8.s32`; |sums| stay far below 2^31) and f64 inputs of
+/// integers below 2^10 (`mma.m8n8k4.f64`; every partial sum below 2^53 is exact). Triton
+/// compiles these for the GPU, so their fragment layouts are checked here independently
+/// of the simulator's own tables.
+#[test]
+fn triton_dot_int8_and_f64_are_exact() {
+    let (m, n, k) = DIMS;
+    let mut rng = Rng::fresh("triton_dot_int8_and_f64_are_exact");
+    // `len` integers in `lo..=hi`.
+    let ints = |rng: &mut Rng, len: usize, lo: i64, hi: i64| -> Vec<i64> {
+        (0..len).map(|_| lo + (rng.next() % (hi - lo + 1) as u64) as i64).collect()
+    };
+    let exact = |a: &[i64], b: &[i64]| -> Vec<i64> {
+        (0..m * n).map(|ij| (0..k).map(|x| a[ij / n * k + x] * b[x * n + ij % n]).sum()).collect()
+    };
+    // int8: the full range, -128 included.
+    let (a, b) = (ints(&mut rng, m * k, -128, 127), ints(&mut rng, k * n, -128, 127));
+    let bits = |v: &[i64]| v.iter().map(|&x| x as u8 as u64).collect::<Vec<_>>();
+    let c = run_exact_dot("dot_int8_sm80", (&bits(&a), &bits(&b)), 1, 4);
+    let got: Vec<i64> = c.iter().map(|&x| x as u32 as i32 as i64).collect();
+    assert_eq!(got, exact(&a, &b), "int8 · int8 → int32");
+    // f64: integers, so the products and sums are exact.
+    let (a, b) = (ints(&mut rng, m * k, -1000, 1000), ints(&mut rng, k * n, -1000, 1000));
+    let bits = |v: &[i64]| v.iter().map(|&x| (x as f64).to_bits()).collect::<Vec<_>>();
+    let c = run_exact_dot("dot_f64_sm80", (&bits(&a), &bits(&b)), 8, 8);
+    let got: Vec<f64> = c.iter().map(|&x| f64::from_bits(x)).collect();
+    let want: Vec<f64> = exact(&a, &b).iter().map(|&x| x as f64).collect();
+    assert_eq!(got, want, "f64 · f64 → f64");
+}

@@ -238,6 +238,26 @@ K = []
 def k(fn, sig, consts, warps, sms=(80,), name=None):
     K.append((fn, sig, consts, warps, sms, name or fn.__name__))
 
+@triton.jit
+def dot_exact(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+              INT: tl.constexpr):
+    # C = A.B for int8 A and B accumulated in int32 (INT), or f64 A and B accumulated in f64.
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    m = pm * BM + tl.arange(0, BM)
+    n = pn * BN + tl.arange(0, BN)
+    if INT:
+        acc = tl.zeros([BM, BN], dtype=tl.int32)
+    else:
+        acc = tl.zeros([BM, BN], dtype=tl.float64)
+    for k0 in range(0, K, BK):
+        k = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + m[:, None] * K + k[None, :], mask=(m[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + k[:, None] * N + n[None, :], mask=(k[:, None] < K) & (n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, out_dtype=acc.dtype)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], acc, mask=(m[:, None] < M) & (n[None, :] < N))
+
+
 F, H, I = "*fp32", "*fp16", "*i32"
 k(softmax_f16, {"x_ptr": H, "out_ptr": H, "rows": "i32", "cols": "i32"}, {"BM": 4, "BN": 128}, 8, (80, 90))
 k(scans, {"x_ptr": F, "sum_ptr": F, "max_ptr": F, "n": "i32"}, {"BLOCK": 256}, 4)
@@ -256,6 +276,10 @@ k(dot_half, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": F, "M": "i32", "N": "i
   {"BM": 32, "BN": 32, "BK": 32, "ACC16": False}, 4, (80,), "dot_bf16")
 k(dot_half, {"a_ptr": H, "b_ptr": H, "c_ptr": F, "M": "i32", "N": "i32", "K": "i32"},
   {"BM": 32, "BN": 32, "BK": 32, "ACC16": True}, 4, (80,), "dot_f16acc16")
+k(dot_exact, {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": I, "M": "i32", "N": "i32", "K": "i32"},
+  {"BM": 32, "BN": 32, "BK": 32, "INT": True}, 4, (80,), "dot_int8")
+k(dot_exact, {"a_ptr": "*fp64", "b_ptr": "*fp64", "c_ptr": "*fp64", "M": "i32", "N": "i32", "K": "i32"},
+  {"BM": 32, "BN": 32, "BK": 16, "INT": False}, 4, (80,), "dot_f64")
 k(libdev, {"x_ptr": F, "y_ptr": F, "out_ptr": F, "n": "i32"}, {"BLOCK": 128}, 4)
 k(convert, {"x_ptr": F, "i8_ptr": "*i8", "u8_ptr": "*u8", "i64_ptr": "*i64", "f_ptr": F, "n": "i32"}, {"BLOCK": 128}, 4)
 k(sort_flip, {"x_ptr": F, "s_ptr": F, "f_ptr": F}, {"BLOCK": 128}, 4)
