@@ -1170,7 +1170,8 @@ twin!(guarded_faults, guarded_faults_host, |i, a: &[i32], out: &mut [i32]| {
     // `i32::MIN / -1` and `i32::MIN % -1` panic in Rust too: every division is guarded
     // against a zero divisor and against -1.
     out[o] = (y != 0 && y != -1 && x / y > 2) as i32;
-    out[o + 1] = (y == 0 || y == -1 || x % y == 1) as i32 + 2 * (!(y == 0 || y == -1) && (x as i8 / y as i8) < 0) as i32;
+    out[o + 1] = (y == 0 || y == -1 || x % y == 1) as i32
+        + 2 * (!(y == 0 || y == -1) && (x as i8 / y as i8) < 0) as i32;
     out[o + 2] = if y == 0 || y == -1 { 7 } else { x / y };
     let mut k = 0;
     while k < 3 && (y == 0 || y == -1 || (x >> k) % y != 0) {
