@@ -382,7 +382,7 @@ fn land(
         }
     }
     let held = (0..size).map(|i| (shared[c.dst + i] as u64, bytes[i] as u64));
-    race.set_site(None);
+    race.set_store_step(None);
     race.store(thread, pc, c.dst, size, rewrites(1, held)).map_err(Cause::from)?;
     shared[c.dst..c.dst + size].copy_from_slice(&bytes[..size]);
     Ok(())
@@ -610,7 +610,7 @@ fn run_thread(
             }
             Op::StG32 { s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
-                race.set_site(Some((pc, n)));
+                race.set_store_step(Some(n));
                 match g.resolve(addr, 4, 4) {
                     Some((a, o)) => {
                         global_race!(
@@ -669,7 +669,7 @@ fn run_thread(
             }
             Op::St { space, size, n: cnt, s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
-                race.set_site(Some((pc, n)));
+                race.set_store_step(Some(n));
                 let size = size as u64;
                 let total = size * cnt as u64;
                 match space {
@@ -1497,7 +1497,6 @@ impl<'k> BlockRunner<'k> {
                             _ => None,
                         };
                         let Some(at) = at else { return Err(fault(self, Cause::Fault(addr))) };
-                        self.race.resume(self.spent[t]);
                         if let Err(hazard) = self.race.load(t as u32, pc as u32, at, 16) {
                             return Err(fault(self, Cause::from(hazard)));
                         }

@@ -20,9 +20,10 @@
 //! whatever values they store: a warp-wide store to one address is a single instruction on
 //! the GPU, of which one lane's value lands (which one is not specified; here the last
 //! lane's). Triton's cross-warp reductions store that way, every lane its own rounding of
-//! the warp's partial sum. The checker knows one instruction by its site: the store's pc and
-//! the thread's count of instructions run in the block, which lanes that have not diverged
-//! share; lanes that reach one store on different paths are still checked as a race.
+//! the warp's partial sum. The checker knows one execution of an instruction by the store's
+//! op and the thread's count of instructions run in the block when it ran it, which lanes
+//! that have not diverged share; lanes that reach one store on different paths are still
+//! checked as a race.
 //!
 //! The same records find loads and atomics of shared bytes that no thread of the block has
 //! stored to since the block started (when the launch checks for them,
@@ -106,18 +107,18 @@ struct Access {
     pc: u32,
 }
 
-/// What the current epoch knows of one byte: its last store (and the site of its
-/// instruction, [`RaceTracker::set_site`]), its loads and its atomics.
+/// What the current epoch knows of one byte: its last store (and the step it was, see
+/// [`RaceTracker::set_store_step`]), its loads and its atomics.
 #[derive(Clone, Copy, Debug, Default)]
 struct Records {
     stored: Access,
+    stored_step: u64,
     loaded: Access,
     atomic: Access,
-    site: u64,
 }
 
-/// The site of a store that is no instruction of a thread's (an async copy landing).
-const NO_SITE: u64 = 0;
+/// The step of a store that is no instruction of a thread's (an async copy landing).
+const NO_STEP: u64 = 0;
 
 /// Per-byte records for one block, stamped with the epoch they were made in, and how many
 /// `bar.warp.sync`s each thread has passed in the current epoch.
@@ -132,8 +133,8 @@ pub(crate) struct RaceTracker {
     unwritten: bool,
     /// The instructions the running thread had run in the block when it last stopped.
     steps: u64,
-    /// The site of the store being checked ([`RaceTracker::set_site`]).
-    site: u64,
+    /// The step of the store being checked ([`RaceTracker::set_store_step`]).
+    step: u64,
 }
 
 impl RaceTracker {
@@ -158,11 +159,11 @@ impl RaceTracker {
         self.steps = steps;
     }
 
-    /// The stores checked next are by the instruction at `pc`, the `n`th the running thread
-    /// has run since it resumed: lanes of one warp that run it with the same count are one
+    /// The stores checked next are by the `n`th instruction the running thread has run
+    /// since it resumed: lanes of one warp that run one store op with the same count are one
     /// warp-wide store. `None`: stores of no instruction of the thread's.
-    pub(crate) fn set_site(&mut self, at: Option<(usize, u64)>) {
-        self.site = at.map_or(NO_SITE, |(pc, n)| ((self.steps + n) << 24) ^ pc as u64 ^ 1 << 63);
+    pub(crate) fn set_store_step(&mut self, n: Option<u64>) {
+        self.step = n.map_or(NO_STEP, |n| self.steps + n);
     }
 
     /// Every thread of the block passed a barrier: a new epoch.
@@ -296,7 +297,10 @@ impl RaceTracker {
         r: Records,
     ) -> Result<Records, (Option<u32>, Earlier)> {
         // The lanes of one warp storing by one instruction (see the module's docs).
-        let one_store = r.stored.warp == mine.warp && self.site != NO_SITE && r.site == self.site;
+        let one_store = self.step != NO_STEP
+            && r.stored_step == self.step
+            && r.stored.pc == mine.pc
+            && r.stored.warp == mine.warp;
         let against: &[(Access, AccessKind)] = match kind {
             Kind::Store(rewrites) if rewrites >> i & 1 == 1 || one_store => {
                 &[(r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
@@ -312,7 +316,7 @@ impl RaceTracker {
             }
         }
         Ok(match kind {
-            Kind::Store(_) => Records { stored: mine, site: self.site, ..r },
+            Kind::Store(_) => Records { stored: mine, stored_step: self.step, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
             Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), ..r },
         })
@@ -382,25 +386,25 @@ mod tests {
         // Lanes 0..32 run the store at pc 7 as their 5th instruction: one warp-wide store.
         for t in 0..32 {
             r.resume(0);
-            r.set_site(Some((7, 5)));
+            r.set_store_step(Some(5));
             r.store(t, 7, 0, 8, 0).expect("one store of the warp");
             r.touch_global(Kind::Store(0), t, 7, 64, 4).expect("one store of the warp, to global memory");
         }
         // Lane 32 runs it too, in another warp.
-        r.set_site(Some((7, 5)));
+        r.set_store_step(Some(5));
         assert_eq!(r.store(32, 7, 0, 8, 0), race(31, 0, 7));
         // A lane that reaches the store after more instructions (a divergent path), or
         // another store of the same count: not the same instruction.
         r.resume(2);
-        r.set_site(Some((7, 3)));
+        r.set_store_step(Some(3));
         r.store(0, 7, 8, 4, 0).unwrap();
-        r.set_site(Some((7, 5)));
+        r.set_store_step(Some(5));
         assert_eq!(r.store(1, 7, 8, 4, 0), race(0, 8, 7));
-        r.set_site(Some((9, 5)));
+        r.set_store_step(Some(5));
         assert_eq!(r.store(2, 9, 8, 4, 0), race(0, 8, 7));
         // It is still a race with loads, and an async copy's landing is no instruction.
         r.load(3, 11, 0, 4).unwrap_err();
-        r.set_site(None);
+        r.set_store_step(None);
         r.store(4, 12, 12, 4, 0).unwrap();
         assert_eq!(r.store(5, 12, 12, 4, 0), race(4, 12, 12));
     }
