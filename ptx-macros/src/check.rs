@@ -930,15 +930,7 @@ impl Checker<'_> {
             ExprKind::Index { slice, index } => {
                 self.binding[e.id] = self.binding_id(slice);
                 let elem = self.slice_of(slice, false);
-                let t = self.expr(index);
-                self.index_types.push(t.clone());
-                if !self.is_int_like(&t) {
-                    let msg = format!(
-                        "a slice index must be an integer, found `{}`: convert it with `as u32`",
-                        self.show(&t)
-                    );
-                    self.errors.at(index.span, msg);
-                }
+                self.slice_index(index, ": convert it with `as u32`");
                 (elem.map_or(Ty::Error, Ty::Scalar), false)
             }
             ExprKind::Builtin(b) => {
@@ -1517,12 +1509,7 @@ impl Checker<'_> {
             }
             Place::Index { slice, index } => {
                 let elem = self.slice_of(slice, true);
-                let t = self.expr(index);
-                self.index_types.push(t.clone());
-                if !self.is_int_like(&t) {
-                    let msg = format!("a slice index must be an integer, found `{}`", self.show(&t));
-                    self.errors.at(index.span, msg);
-                }
+                self.slice_index(index, "");
                 elem.map_or(Ty::Error, Ty::Scalar)
             }
         }
@@ -1626,6 +1613,17 @@ impl Checker<'_> {
         if let ExprKind::Lit(Lit::Int { value, .. }) = lit {
             self.literal_operands.push((left.clone(), op, *value, negated, rhs.span));
         }
+    }
+
+    /// Checks a slice index, which must be an integer (`hint` follows the error), and
+    /// records its type ([`Checker::index_types`]).
+    fn slice_index(&mut self, index: &Expr, hint: &str) {
+        let t = self.expr(index);
+        if !self.is_int_like(&t) {
+            let msg = format!("a slice index must be an integer, found `{}`{hint}", self.show(&t));
+            self.errors.at(index.span, msg);
+        }
+        self.index_types.push(t);
     }
 
     fn shift_amount(&mut self, rhs: &Expr, t: &Ty) {
