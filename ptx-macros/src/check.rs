@@ -412,28 +412,9 @@ impl Checker<'_> {
         }
         for (ty, op, value, negated, sp) in &self.literal_operands {
             let Some(s) = self.infer.resolve(ty).scalar().filter(|s| s.is_int()) else { continue };
-            let msg = match op {
-                BinOp::Div if *value == 0 => {
-                    format!(
-                        "this operation always panics: attempt to divide `{}` by zero (Rust rejects it)",
-                        s.name()
-                    )
-                }
-                BinOp::Rem if *value == 0 => format!(
-                    "this operation always panics: attempt to calculate the remainder of `{}` with a divisor \
-                     of zero (Rust rejects it)",
-                    s.name()
-                ),
-                BinOp::Shl | BinOp::Shr if *negated || *value >= u128::from(s.bits()) => format!(
-                    "this shift always overflows: the amount {}{value} is outside 0..{} for `{}` (Rust \
-                     rejects it)",
-                    if *negated { "-" } else { "" },
-                    s.bits(),
-                    s.name()
-                ),
-                _ => continue,
-            };
-            self.errors.at(*sp, msg);
+            if let Some(msg) = crate::overflow::always_failing(*op, s, *value, *negated) {
+                self.errors.at(*sp, msg);
+            }
         }
         for &(id, sp) in &self.negations {
             if let Some(s) = types[id].scalar() {

@@ -290,25 +290,7 @@ impl Folder<'_> {
     /// rustc rejects both (`arithmetic_overflow`, `unconditional_panic`); one that is not a
     /// literal is reported here (`let s = 32; x << s`), a literal one by the checker.
     fn always_fails(&mut self, op: BinOp, ty: Scalar, value: i128, rhs: &Expr) -> bool {
-        let message = match op {
-            BinOp::Shl | BinOp::Shr if !(0..i128::from(ty.bits())).contains(&value) => format!(
-                "this shift always overflows: the amount {value} is outside 0..{} for `{}` (Rust rejects it)",
-                ty.bits(),
-                ty.name()
-            ),
-            BinOp::Div if value == 0 => {
-                format!(
-                    "this operation always panics: attempt to divide `{}` by zero (Rust rejects it)",
-                    ty.name()
-                )
-            }
-            BinOp::Rem if value == 0 => format!(
-                "this operation always panics: attempt to calculate the remainder of `{}` with a divisor of \
-                 zero (Rust rejects it)",
-                ty.name()
-            ),
-            _ => return false,
-        };
+        let Some(message) = always_failing(op, ty, value.unsigned_abs(), value < 0) else { return false };
         let literal = match &rhs.kind {
             ExprKind::Unary(UnOp::Neg, inner) => &inner.kind,
             other => other,
@@ -331,6 +313,32 @@ impl Folder<'_> {
         );
         None
     }
+}
+
+/// The error of `op` on `ty` with a constant right operand `amount` (written `-amount`
+/// when `negated`) that fails whatever the left operand is, as rustc reports it: a shift
+/// amount outside the width, a zero divisor. `None` when it does not always fail.
+pub fn always_failing(op: BinOp, ty: Scalar, amount: u128, negated: bool) -> Option<String> {
+    Some(match op {
+        BinOp::Shl | BinOp::Shr if negated || amount >= u128::from(ty.bits()) => format!(
+            "this shift always overflows: the amount {}{amount} is outside 0..{} for `{}` (Rust rejects it)",
+            if negated { "-" } else { "" },
+            ty.bits(),
+            ty.name()
+        ),
+        BinOp::Div if amount == 0 => {
+            format!(
+                "this operation always panics: attempt to divide `{}` by zero (Rust rejects it)",
+                ty.name()
+            )
+        }
+        BinOp::Rem if amount == 0 => format!(
+            "this operation always panics: attempt to calculate the remainder of `{}` with a divisor of zero \
+             (Rust rejects it)",
+            ty.name()
+        ),
+        _ => return None,
+    })
 }
 
 /// `v` as a value of the integer type `ty` (two's complement truncation).
