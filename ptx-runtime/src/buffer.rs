@@ -59,7 +59,8 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
             return Err(Error::InvalidArgument {
                 argument: "len".into(),
                 reason: format!(
-                    "{len} elements of {} are {} bytes, more than the address space holds                      (at most {} elements of {0}); is the length computed from a value that                      wrapped below zero?",
+                    "{len} elements of {} are {} bytes, more than the address space holds (at most {} \
+                     elements of {0}); is the length computed from a value that wrapped below zero?",
                     T::PTX_TYPE.ptx_name(),
                     len as u128 * T::SIZE as u128,
                     usize::MAX / T::SIZE

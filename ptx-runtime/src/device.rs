@@ -167,9 +167,10 @@ impl Device {
     }
 
     /// A new simulated device whose launches run with `options` (the environment's
-    /// settings of them are not read; `PTX_DSL_SIM_THREADS` still sets the worker threads): e.g. `global_race_check` to find races in global memory as
-    /// well as shared, or `approx: Approx::WorstCase` to test that a kernel's results hold
-    /// with the hardware's worst `.approx` accuracy.
+    /// settings of them are not read; `PTX_DSL_SIM_THREADS` still sets the worker threads):
+    /// e.g. `global_race_check` to find races in global memory as well as shared, or
+    /// `approx: Approx::WorstCase` to test that a kernel's results hold with the hardware's
+    /// worst `.approx` accuracy.
     pub fn sim_with_options(options: ptx_sim::SimOptions) -> Device {
         let sim = SimBackend::new(options);
         let name = sim.name();

@@ -30,6 +30,7 @@ fn a_zeroed_length_whose_byte_size_overflows_is_an_invalid_len_saying_how_large(
             assert_eq!(argument, "len");
             let most = (usize::MAX / 4).to_string();
             assert!(reason.contains("elements of f32") && reason.contains(&most), "{reason}");
+            assert!(!reason.contains("  "), "one line of text: {reason:?}");
         }
         other => panic!("expected InvalidArgument for `len`, got {other:?}"),
     }
