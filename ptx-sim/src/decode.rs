@@ -1873,11 +1873,6 @@ impl Decoder {
         Ok(())
     }
 
-    /// A CTA barrier: `bar{.cta}.sync a` and `barrier{.cta}.sync{.aligned} a`, or
-    /// `bar{.cta}.red.popc.u32 d, a, {!}p` / `.red.{and,or}.pred` (`barrier` with
-    /// `.aligned` anywhere among the modifiers, as ptxas takes it). `bar` is aligned (the
-    /// PTX ISA: `bar.sync` is `barrier.sync.aligned`, `bar.red` is `barrier.red.aligned`);
-    /// `barrier` only with `.aligned`. A thread count (`bar.sync a, b`) is unsupported.
     /// A vector `atom`/`red` of `lanes` elements of `ty` (`half` for the 16-bit floats):
     /// element `i` updated atomically at the address plus `i` elements, old values (for
     /// `atom`) into the destination group.
@@ -1912,6 +1907,11 @@ impl Decoder {
         Ok(())
     }
 
+    /// A CTA barrier: `bar{.cta}.sync a` and `barrier{.cta}.sync{.aligned} a`, or
+    /// `bar{.cta}.red.popc.u32 d, a, {!}p` / `.red.{and,or}.pred` (`barrier` with
+    /// `.aligned` anywhere among the modifiers, as ptxas takes it). `bar` is aligned (the
+    /// PTX ISA: `bar.sync` is `barrier.sync.aligned`, `bar.red` is `barrier.red.aligned`);
+    /// `barrier` only with `.aligned`. A thread count (`bar.sync a, b`) is unsupported.
     fn barrier(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let aligned_mods = p.iter().filter(|q| **q == "aligned").count();
