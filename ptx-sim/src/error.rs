@@ -59,8 +59,9 @@ pub enum SimError {
         message: String,
     },
     /// A thread ran more instructions than the launch's step budget allows: an endless
-    /// loop, or a spin-wait on a thread that cannot run before it (threads of a block run
-    /// one after another between barriers). Stopped instead of hanging.
+    /// loop, or a spin-wait that no thread ends (threads of a block take turns, so a later
+    /// thread of the block does get to store the flag; a later block may not). Stopped
+    /// instead of hanging.
     StepBudget {
         /// The kernel's name.
         kernel: String,

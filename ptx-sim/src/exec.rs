@@ -845,6 +845,12 @@ enum Status {
     Done,
 }
 
+/// Instructions a thread runs before the other threads of its block get their turn: long
+/// enough that a thread that merely loops runs in one piece, short enough that a thread
+/// spinning until a later thread stores a flag lets that thread run soon (on a GPU, the
+/// warps of a block, and since Volta the threads of a warp, make progress independently).
+const SLICE: u64 = 1 << 14;
+
 /// A worker's reusable per-block state.
 struct BlockRunner<'k> {
     k: &'k KernelCode,
@@ -940,65 +946,138 @@ impl<'k> BlockRunner<'k> {
     }
 
     /// Runs block `ctaid`; returns the instructions executed.
+    ///
+    /// A kernel without barriers or warp collectives runs its threads one at a time, each to
+    /// its end, in one register file. A thread that runs longer than [`SLICE`] may be waiting
+    /// for a later thread (a spin-wait on a flag or a counter, which a GPU's independent
+    /// thread scheduling lets pass), so the block then goes on as a kernel with barriers
+    /// does: every thread that has not finished gets its own registers and they take turns.
     fn run_block(&mut self, ctaid: [u32; 3], g: &mut GlobalView<'_>) -> Result<u64, SimError> {
         let nt = self.geo.block.iter().map(|&d| d as usize).product::<usize>();
-        let ns = self.template.len();
-        let k: &'k KernelCode = self.k;
-        let template: &'k [u64] = self.template;
-        let code = &k.code[..];
         let mut count = 0u64;
         self.shared.clear();
         self.shared.resize(self.shared_bytes, 0);
         self.race.reset(self.shared_bytes, nt, &self.options);
-        let lb = k.local_bytes as usize;
-        self.local.clear();
-        self.local.resize(if self.has_sync { lb * nt } else { lb }, 0);
         self.copies.resize(if self.has_sync { nt } else { 1 }, AsyncCopies::default());
         self.copies.iter_mut().for_each(AsyncCopies::clear);
-        if !self.has_sync {
-            self.regs.resize(ns, 0);
-            for t in 0..nt {
-                self.regs.copy_from_slice(template);
-                self.copies[0].clear();
-                let env = self.env(t, ctaid);
-                let mut pc = 0u32;
-                // One thread at a time: they share one local buffer, cleared for each (a
-                // call into memset even for none, which costs as much as a short thread).
-                if lb > 0 {
-                    self.local.fill(0);
-                }
-                let local = &mut self.local[..];
-                self.race.resume(0);
-                if let Err(trap) = run_thread(
-                    code,
-                    &mut self.regs,
-                    &mut pc,
-                    &env,
-                    &mut self.shared,
-                    &mut self.race,
-                    local,
-                    g,
-                    &mut self.copies[0],
-                    &mut count,
-                    &mut self.printed,
-                    self.options.step_budget,
-                ) {
-                    return Err(self.fault(ctaid, t, trap));
-                }
+        let part_way = if self.has_sync {
+            None
+        } else {
+            match self.run_one_at_a_time(ctaid, g, nt, &mut count)? {
+                Some(t) => Some(t),
+                None => return Ok(count),
             }
-            return Ok(count);
+        };
+        self.take_turns(ctaid, g, nt, part_way, &mut count)?;
+        Ok(count)
+    }
+
+    /// Runs the threads one after another in one register file (and one `.local` buffer),
+    /// each to its end. Returns `Some(t)` when thread `t` outran its [`SLICE`]: its state is
+    /// still in the shared register file, local buffer and first copy list, and threads
+    /// `t + 1..` have not started.
+    fn run_one_at_a_time(
+        &mut self,
+        ctaid: [u32; 3],
+        g: &mut GlobalView<'_>,
+        nt: usize,
+        count: &mut u64,
+    ) -> Result<Option<usize>, SimError> {
+        let k: &'k KernelCode = self.k;
+        let template: &'k [u64] = self.template;
+        let lb = k.local_bytes as usize;
+        self.local.clear();
+        self.local.resize(lb, 0);
+        self.regs.resize(template.len(), 0);
+        let limit = self.options.step_budget.min(SLICE);
+        for t in 0..nt {
+            self.regs.copy_from_slice(template);
+            self.copies[0].clear();
+            let env = self.env(t, ctaid);
+            let mut pc = 0u32;
+            // One thread at a time: they share one local buffer, cleared for each (a
+            // call into memset even for none, which costs as much as a short thread).
+            if lb > 0 {
+                self.local.fill(0);
+            }
+            self.race.resume(0);
+            let before = *count;
+            let result = run_thread(
+                &k.code,
+                &mut self.regs,
+                &mut pc,
+                &env,
+                &mut self.shared,
+                &mut self.race,
+                &mut self.local,
+                g,
+                &mut self.copies[0],
+                count,
+                &mut self.printed,
+                limit,
+            );
+            match result {
+                Ok(_) => {}
+                Err(trap) if matches!(trap.cause, Cause::Budget) && limit < self.options.step_budget => {
+                    self.pcs.clear();
+                    self.pcs.resize(nt, 0);
+                    self.pcs[t] = pc;
+                    self.spent.clear();
+                    self.spent.resize(nt, 0);
+                    self.spent[t] = *count - before;
+                    return Ok(Some(t));
+                }
+                Err(trap) => return Err(self.fault(ctaid, t, trap)),
+            }
         }
-        self.regs.resize(ns * nt, 0);
+        Ok(None)
+    }
+
+    /// Runs the threads of the block in turns until they all finish: each runs until it
+    /// reaches a barrier or a warp collective, finishes, or has run [`SLICE`] instructions,
+    /// and they meet at barriers and collectives. With `part_way` `Some(t)`, the threads
+    /// before `t` have finished and thread `t` is part way: [`Self::run_one_at_a_time`] left
+    /// its state in the first register file, local buffer and copy list.
+    fn take_turns(
+        &mut self,
+        ctaid: [u32; 3],
+        g: &mut GlobalView<'_>,
+        nt: usize,
+        part_way: Option<usize>,
+        count: &mut u64,
+    ) -> Result<(), SimError> {
+        let ns = self.template.len();
+        let k: &'k KernelCode = self.k;
+        let code = &k.code[..];
+        let lb = k.local_bytes as usize;
+        let first = part_way.unwrap_or(0);
+        if part_way.is_none() {
+            self.local.clear();
+            self.local.resize(lb * nt, 0);
+            self.regs.resize(ns * nt, 0);
+            self.pcs.clear();
+            self.pcs.resize(nt, 0);
+            self.spent.clear();
+            self.spent.resize(nt, 0);
+        } else {
+            // Thread `first`'s state moves to its own slots; the threads after it start.
+            self.local.resize(lb * nt, 0);
+            self.local.copy_within(0..lb, first * lb);
+            self.local[first * lb + lb..].fill(0);
+            self.regs.resize(ns * nt, 0);
+            self.regs.copy_within(0..ns, first * ns);
+            let copies = std::mem::take(&mut self.copies[0]);
+            self.copies.resize(nt, AsyncCopies::default());
+            self.copies[first] = copies;
+        }
         // (A kernel may have no registers at all.)
-        for chunk in self.regs.chunks_exact_mut(ns.max(1)).take(if ns == 0 { 0 } else { nt }) {
-            chunk.copy_from_slice(template);
+        let fresh = part_way.map_or(0, |t| t + 1);
+        for chunk in self.regs.chunks_exact_mut(ns.max(1)).take(if ns == 0 { 0 } else { nt }).skip(fresh) {
+            chunk.copy_from_slice(self.template);
         }
-        self.pcs.clear();
-        self.pcs.resize(nt, 0);
-        self.spent.clear();
-        self.spent.resize(nt, 0);
         self.status.clear();
         self.status.resize(nt, Status::Ready);
+        self.status[..first].fill(Status::Done);
         loop {
             for t in 0..nt {
                 if self.status[t] != Status::Ready {
@@ -1007,10 +1086,11 @@ impl<'k> BlockRunner<'k> {
                 let env = self.env(t, ctaid);
                 let regs = &mut self.regs[t * ns..(t + 1) * ns];
                 let local = &mut self.local[t * lb..(t + 1) * lb];
-                // What this thread may still run: the budget less what it ran before the
-                // barriers it passed.
-                let before = count;
-                let limit = self.options.step_budget.saturating_sub(self.spent[t]);
+                // What this thread may still run: the budget less what it ran before, and
+                // at most a slice before the others get their turn.
+                let before = *count;
+                let left = self.options.step_budget.saturating_sub(self.spent[t]);
+                let limit = left.min(SLICE);
                 self.race.resume(self.spent[t]);
                 let result = run_thread(
                     code,
@@ -1022,11 +1102,11 @@ impl<'k> BlockRunner<'k> {
                     local,
                     g,
                     &mut self.copies[t],
-                    &mut count,
+                    count,
                     &mut self.printed,
                     limit,
                 );
-                self.spent[t] += count - before;
+                self.spent[t] += *count - before;
                 if self.spent[t] > self.options.step_budget && result.is_ok() {
                     let pc = self.pcs[t] as usize;
                     return Err(self.fault(
@@ -1042,12 +1122,14 @@ impl<'k> BlockRunner<'k> {
                         let id = code[self.pcs[t] as usize - 1].bar_site().map_or(0, |at| at.id);
                         self.status[t] = Status::Bar(id)
                     }
+                    // Its slice is over: the others run, and it goes on at the branch.
+                    Err(trap) if matches!(trap.cause, Cause::Budget) && limit < left => {}
                     Err(trap) => return Err(self.fault(ctaid, t, trap)),
                 }
             }
-            let mut progressed = false;
+            let mut progressed = self.status.contains(&Status::Ready);
             for w in 0..nt.div_ceil(32) {
-                if self.shuffle_warp(w, nt, ns, ctaid, &mut count)? {
+                if self.shuffle_warp(w, nt, ns, ctaid, count)? {
                     progressed = true;
                 }
             }
@@ -1056,7 +1138,7 @@ impl<'k> BlockRunner<'k> {
             }
             let done = self.status.iter().filter(|s| **s == Status::Done).count();
             if done == nt {
-                return Ok(count);
+                return Ok(());
             }
             let first_bar = self.status.iter().find_map(|s| match s {
                 Status::Bar(id) => Some(*id),
