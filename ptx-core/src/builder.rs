@@ -595,24 +595,36 @@ impl KernelBuilder {
     /// the sign of a NaN result unspecified). One `xor.bN` on the float register itself, as
     /// PTX lets a bit-type instruction take a register of any type of its size.
     pub fn flip_sign<T: FloatTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
-        let a = a.into();
+        let sign = 1u64 << (T::PTX.bits() - 1);
+        self.sign_bit_op(BinaryOp::Xor, sign, a.into())
+    }
+
+    /// `|a|` as Rust computes it for floats: the sign bit cleared, a NaN's payload kept
+    /// (`abs` gives an unspecified NaN for a NaN). One `and.bN` on the float register itself.
+    pub fn clear_sign<T: FloatTy>(&mut self, a: impl Into<Val<T>>) -> Val<T> {
+        let magnitude = u64::MAX >> (64 - T::PTX.bits() + 1);
+        self.sign_bit_op(BinaryOp::And, magnitude, a.into())
+    }
+
+    /// `op.bN a, mask` on the bits of float `a` (folded when `a` is an immediate): the
+    /// sign-bit operations Rust specifies bit for bit, NaNs included.
+    fn sign_bit_op<T: FloatTy>(&mut self, op: BinaryOp, mask: u64, a: Val<T>) -> Val<T> {
         let bits = match T::PTX.bits() {
             16 => PtxType::B16,
             32 => PtxType::B32,
             _ => PtxType::B64,
         };
-        let sign = 1u64 << (T::PTX.bits() - 1);
-        if let Some(x) = a.imm_raw() {
-            return Val::Imm(T::host_from_bits(x.bits ^ sign));
+        if let Some(folded) = a.imm_raw().and_then(|x| eval::int_binary(op, bits, x.bits, mask)) {
+            return Val::Imm(T::host_from_bits(folded));
         }
         let dst = self.reg::<T>();
         self.push(Instr::Binary {
-            op: BinaryOp::Xor,
+            op,
             ty: bits,
             mode: None,
             dst: dst.raw,
             a: a.operand(),
-            b: Operand::Imm(Imm::new(bits, sign)),
+            b: Operand::Imm(Imm::new(bits, mask)),
         });
         Val::Reg(dst)
     }

@@ -179,11 +179,15 @@ impl KernelCtx {
         dispatch!(x.ty().reg_type(), T => Value::of(self.b.div(one.typed::<T>(), x.typed::<T>()), x.ty()), [F32, F64])
     }
 
-    /// `x.abs()`: clears the sign bit of a float; wraps at `MIN` for integers.
+    /// `x.abs()`: clears the sign bit of a float, a NaN's too, keeping its payload as Rust's
+    /// `abs` does (an `and`, since PTX leaves `abs.f32` of a NaN unspecified); wraps at `MIN`
+    /// for integers.
     pub fn abs(&mut self, x: Value) -> Value {
         let ty = x.ty();
-        let v =
-            dispatch!(ty.reg_type(), T => Value::of(self.b.abs(x.typed::<T>()), ty), [S32, S64, F32, F64]);
+        if ty.is_float() {
+            return dispatch!(ty.reg_type(), T => Value::of(self.b.clear_sign(x.typed::<T>()), ty), [F32, F64]);
+        }
+        let v = dispatch!(ty.reg_type(), T => Value::of(self.b.abs(x.typed::<T>()), ty), [S32, S64]);
         self.normalize(v)
     }
 
