@@ -13,7 +13,8 @@ use twin::*;
 /// f32 and f64 bit patterns: NaNs of both signs with payloads, infinities, zeros,
 /// subnormals, and random bits.
 fn float_bits(test: &str) -> Vec<u64> {
-    let mut xs = vec![0x7fc0_0000, 0xffc0_0000, 0x7f80_0001, 0xff80_0001, 0x7fff_ffff, 0xffff_ffff, 0xffa0_0065];
+    let mut xs =
+        vec![0x7fc0_0000, 0xffc0_0000, 0x7f80_0001, 0xff80_0001, 0x7fff_ffff, 0xffff_ffff, 0xffa0_0065];
     xs.extend([0x8000_0000, 0, 1, 0x8000_0001, 0x7f80_0000, 0xff80_0000, 0x3f80_0000, 0xbf80_0000]);
     xs.extend([0x7ff8_0000_0000_0000, 0xfff8_0000_0000_0000, 0x7ff0_0000_0000_0001, 0xffff_ffff_ffff_ff65]);
     xs.extend([0x8000_0000_0000_0000, 0x8000_0000_0000_0001, 0xfff0_0000_0000_0000, 0xbff0_0000_0000_0000]);
@@ -43,5 +44,35 @@ fn abs_keeps_nan_payloads() {
         4,
         &|d, c, a, o| AbsKeepsNanPayload::new().launch(d, c, a, o),
         abs_keeps_nan_payload_host,
+    );
+}
+
+// A tuple of constants bound with one `mut` name left its other names comptime in the
+// checker but runtime values in the generated code: `let (v3, mut v4) = (2u64, 3u64);`
+// then `v3 as i8` failed to compile inside the macro's output ("non-primitive cast:
+// `Value` as `i8`").
+twin!(mixed_mut_constant_tuple, mixed_mut_constant_tuple_host, |i, a: &[u64], out: &mut [u64]| {
+    let (k, mut m) = (2u64, 3u64);
+    m = m.wrapping_add(a[i]);
+    let (p, (mut q, r), _) = (-1i8, (k as i16, -3i32), 7u8);
+    q = q.wrapping_sub(a[i] as i16);
+    let (mut w, (x, mut y)) = (1.5f32, (0.25f64, true));
+    w *= a[i] as f32;
+    y &= a[i] % 2 == 0;
+    out[4 * i] = (k as i8) as u64 ^ m;
+    out[4 * i + 1] = (p as u64).wrapping_add(q as u64) ^ (r as u64);
+    out[4 * i + 2] = w.to_bits() as u64 | ((x * 2.0).to_bits() << 32);
+    out[4 * i + 3] = y as u64 + k.pow(3) + (p.abs() as u64);
+});
+
+#[test]
+fn mixed_mut_constant_tuples() {
+    let xs = u64_inputs("mixed_mut_constant_tuple", 100);
+    check_twin(
+        "mixed_mut_constant_tuple",
+        &xs,
+        4,
+        &|d, c, a, o| MixedMutConstantTuple::new().launch(d, c, a, o),
+        mixed_mut_constant_tuple_host,
     );
 }

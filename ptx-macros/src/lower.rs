@@ -266,14 +266,12 @@ impl Lowerer<'_> {
                         return;
                     }
                 }
-                let comptime_pattern = self.checked.comptime[init.id] && !has_mut(pat);
-                if comptime_pattern {
+                if self.checked.comptime[init.id] {
                     let host = match self.expr(init, None) {
                         Atom::Host(h) | Atom::Rt(h) => h,
                         Atom::Unit => quote!(()),
                     };
-                    let p = host_pattern(pat);
-                    self.emit(quote!(let #p = #host;));
+                    self.bind_host_pat(pat, host, &ty);
                     return;
                 }
                 let v = self.bound_value(init);
@@ -330,6 +328,35 @@ impl Lowerer<'_> {
                     let idx = syn::Index::from(i);
                     self.bind_pat(p, quote!(#t.#idx), ety);
                 }
+            }
+        }
+    }
+
+    /// Binds host tokens `host`, a comptime value of type `ty`, to `pat`: its immutable
+    /// names stay comptime, as the checker made them (`let (a, mut b) = (2, 3);` leaves `a`
+    /// a host value), and its `mut` ones become runtime variables.
+    fn bind_host_pat(&mut self, pat: &Pat, host: TokenStream, ty: &Ty) {
+        match pat {
+            Pat::Ident { name, mutable: true } => {
+                let k = ctx();
+                let v = self.host_to_rt(host, ty);
+                self.emit(quote!(let #name = #k.mutable_var(#v);));
+            }
+            Pat::Tuple(pats, _) if has_mut(pat) => {
+                let t = self.tmp("__tuple");
+                self.emit(quote!(let #t = #host;));
+                let elems = match ty {
+                    Ty::Tuple(e) => e.clone(),
+                    _ => vec![Ty::Error; pats.len()],
+                };
+                for (i, (p, ety)) in pats.iter().zip(&elems).enumerate() {
+                    let idx = syn::Index::from(i);
+                    self.bind_host_pat(p, quote!(#t.#idx), ety);
+                }
+            }
+            _ => {
+                let p = host_pattern(pat);
+                self.emit(quote!(let #p = #host;));
             }
         }
     }
