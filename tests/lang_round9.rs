@@ -1,7 +1,8 @@
-//! A ninth round: random kernels generated with their bodies also run as plain Rust, then
-//! compared bit for bit on edge values. What they found, minimized, each body run both as a
-//! `#[ptx_kernel]` on the simulator and as plain Rust on the host.
-#![allow(clippy::precedence, unused_braces, unused_parens)]
+//! A ninth round: random kernels generated with their bodies also run as plain Rust, and
+//! mutants of the workspace's own kernels. What they found refused or miscompiled,
+//! minimized, each body run both as a `#[ptx_kernel]` on the simulator and as plain Rust on
+//! the host, compared bit for bit.
+#![allow(clippy::precedence, unused_braces, unused_parens, redundant_semicolons)]
 
 use ptx_dsl::prelude::*;
 
@@ -75,4 +76,45 @@ fn mixed_mut_constant_tuples() {
         &|d, c, a, o| MixedMutConstantTuple::new().launch(d, c, a, o),
         mixed_mut_constant_tuple_host,
     );
+}
+
+/// A constant of the surrounding code that the kernel's own `const`s shadow: read nowhere,
+/// as rustc resolves the body.
+#[allow(dead_code)]
+const SCALE: u32 = 3;
+
+// A body's `const` shadows `SCALE` in its whole block, before its declaration too, and a
+// nested block's `const` shadows it again (the generated code once bound it with a `let`,
+// which rustc took for a pattern matching the outer constant).
+twin!(body_consts_shadow, body_consts_shadow_host, |i, a: &[u32], out: &mut [u32]| {
+    out[4 * i] = a[i].wrapping_mul(SCALE);
+    const SCALE: u32 = 5;
+    {
+        out[4 * i + 1] = a[i].wrapping_add(SCALE);
+        const SCALE: u32 = 7;
+    }
+    out[4 * i + 2] = SCALE;
+    const TWICE: u32 = SCALE * 2;
+    out[4 * i + 3] = TWICE;
+});
+
+#[test]
+fn body_consts_shadow_the_surrounding_code_in_their_whole_block() {
+    let xs = u32_inputs("body_consts_shadow", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| BodyConstsShadow::new().launch(d, c, a, o);
+    check_twin("body_consts_shadow", &xs, 4, &launch, body_consts_shadow_host);
+}
+
+// Empty statements (`;` on its own), which Rust accepts with a lint's warning, were
+// refused as "not supported", with no span.
+twin!(empty_statements, empty_statements_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[i] = x ^ 1;
+});
+
+#[test]
+fn empty_statements_are_nothing() {
+    let xs = u32_inputs("empty_statements", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| EmptyStatements::new().launch(d, c, a, o);
+    check_twin("empty_statements", &xs, 1, &launch, empty_statements_host);
 }

@@ -51,6 +51,10 @@ pub struct Checked {
     /// their first use): their values are part of the kernel's cache key, as two kernels
     /// of one text may read two `TILE`s.
     pub item_const_paths: Vec<proc_macro2::TokenStream>,
+    /// The bindings of the body's `const`s. Rust's `const N` shadows a constant `N` of the
+    /// surrounding code, where the generated `let N` would be a pattern matching it: they
+    /// are bound under names of their own ([`crate::lower`]).
+    pub consts: Vec<usize>,
 }
 
 /// A name in scope.
@@ -126,6 +130,8 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         shift_targets: Vec::new(),
         index_types: Vec::new(),
         item_consts: Vec::new(),
+        consts: Vec::new(),
+        in_const: None,
         in_device: Vec::new(),
         device,
         kernel_name: kernel.name.to_string(),
@@ -267,6 +273,11 @@ struct Checker<'e> {
     /// Constants of the surrounding code read by the kernel, whose types their uses must
     /// settle.
     item_consts: Vec<ItemConstUse>,
+    /// See [`Checked::consts`].
+    consts: Vec<usize>,
+    /// While a `const`'s value is checked, the first binding id of its own (`const A: u32 =
+    /// { let a = 2; a };`): it reads no variable bound before.
+    in_const: Option<usize>,
     /// The device functions whose inlined bodies are being checked, innermost last.
     in_device: Vec<String>,
     /// Whether this is a device function checked on its own ([`check_device`]).
@@ -452,6 +463,7 @@ impl Checker<'_> {
             roots: self.roots,
             item_const,
             item_const_paths,
+            consts: self.consts,
         }
     }
 
@@ -599,7 +611,10 @@ impl Checker<'_> {
                 };
                 let inside = device.is_some();
                 self.in_device.extend(device);
+                let own = matches!(role, LetRole::Const).then_some(self.next_binding);
+                let in_const = std::mem::replace(&mut self.in_const, own);
                 let mut t = self.expr(init);
+                self.in_const = in_const;
                 if inside {
                     self.in_device.pop();
                 }
@@ -628,15 +643,31 @@ impl Checker<'_> {
                 if matches!(role, LetRole::Const) && !comptime && !contains_error(&t) {
                     self.errors.at(
                         init.span,
-                        "a `const`'s value must be known when the kernel is built: literals, `#[comptime]` \
-                         parameters and constants, and operations on them (use `let` for a value computed \
-                         on the GPU)",
+                        "a `const`'s value must be known when the kernel is built: literals and constants, \
+                         and operations on them (use `let` for a value computed on the GPU)",
                     );
                 }
                 self.report_repeated_names(pat);
                 let mut aliases = Vec::new();
                 self.aliases(pat, init, &mut aliases);
+                let const_name = match (role, pat) {
+                    (LetRole::Const, Pat::Ident { name, .. }) => Some(name),
+                    _ => None,
+                };
+                if let Some(name) = const_name {
+                    // Rust's items of one block share its namespace: no shadowing.
+                    let block = self.scopes.last().and_then(|s| s.get(&name.to_string()));
+                    if block.is_some_and(|b| self.consts.contains(&b.id)) {
+                        self.errors.at(
+                            Sp::of(name),
+                            format!("the name `{name}` is defined multiple times in this block: rename one `const`"),
+                        );
+                    }
+                }
                 self.bind_pat(pat, &t, comptime);
+                if let Some(name) = const_name {
+                    self.consts.extend(self.binding_id(name));
+                }
                 for (name, root) in aliases {
                     if let Some(id) = self.binding_id(name) {
                         self.roots.insert(id, root);
@@ -826,6 +857,16 @@ impl Checker<'_> {
                 Some(b) => {
                     self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
+                    if self.in_const.is_some_and(|own| b.id < own) && !self.consts.contains(&b.id) {
+                        self.errors.at(
+                            e.span,
+                            format!(
+                                "attempt to use a non-constant value in a constant: `{name}` is a variable, and \
+                                 a `const` reads only literals and constants; write `let` instead of `const`"
+                            ),
+                        );
+                        return (b.ty, true);
+                    }
                     (b.ty, b.comptime)
                 }
                 None if crate::parse::is_constant_name(&name.to_string()) => {
@@ -834,6 +875,12 @@ impl Checker<'_> {
                 None => {
                     let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
                         format!("; `{name}` is a built-in: call it, `{name}()`")
+                    } else if self.in_const.is_some() {
+                        // The block's `const`s are bound before its `let`s (they are in scope
+                        // in all of it): a `let` read here is not there yet.
+                        "; a `const` reads only literals and constants, not variables: write `let` instead \
+                         of `const`"
+                            .to_string()
                     } else {
                         String::new()
                     };

@@ -230,9 +230,12 @@ impl Lowerer<'_> {
                 let ty = self.ty(init);
                 if let Pat::Ident { name, mutable: false } = pat {
                     if self.checked.comptime[init.id] {
-                        // A `const` is named as constants are, which rustc's lint for
-                        // variables would flag in the generated `let`.
-                        let lint = matches!(role, LetRole::Const).then(|| quote!(#[allow(non_snake_case)]));
+                        // A `const` is bound under a name of its own (`Checked::consts`),
+                        // named as constants are, which rustc's lint for variables would flag.
+                        let (name, lint) = match role {
+                            LetRole::Const => (const_name(name), quote!(#[allow(non_snake_case)])),
+                            _ => (name.clone(), quote!()),
+                        };
                         let host = match self.expr(init, None) {
                             Atom::Host(h) => h,
                             Atom::Rt(r) => r,
@@ -1346,6 +1349,12 @@ impl Lowerer<'_> {
             // (rustc checks the item against it, at the name).
             ExprKind::Path(n) if self.checked.item_const[e.id] => self.item_const(quote!(#n), &ty),
             ExprKind::ItemConst(path) => self.item_const(quote!(#path), &ty),
+            ExprKind::Path(n)
+                if self.checked.binding[e.id].is_some_and(|b| self.checked.consts.contains(&b)) =>
+            {
+                let n = const_name(n);
+                quote!(#n)
+            }
             ExprKind::Path(n) => quote!(#n),
             ExprKind::Const { ty: s, path } => {
                 let name = path.segments.last().map(|s| s.ident.clone());
@@ -1606,4 +1615,9 @@ fn float_fn_variant(m: &str) -> Option<&'static str> {
         "fast_sqrt" => "FastSqrt",
         _ => return None,
     })
+}
+
+/// The generated name of the body's `const` `name` (see [`Checked::consts`]).
+fn const_name(name: &Ident) -> Ident {
+    format_ident!("__const_{}", name, span = name.span())
 }

@@ -220,7 +220,7 @@ pub fn reserved_device_name(name: &str) -> Option<String> {
 /// The attributes a kernel may carry over to its generated type.
 const CARRIED_ATTRS: [&str; 4] = ["doc", "cfg", "allow", "deprecated"];
 
-/// The methods of `{f32,f64}::consts`, for `f32::consts::PI` and friends.
+/// The constants of the modules `std::f32::consts` and `std::f64::consts` (`PI` and friends).
 const FLOAT_CONSTS: [&str; 18] = [
     "PI",
     "TAU",
@@ -315,6 +315,24 @@ impl<'e> Parser<'e> {
             );
         } else if let Some(w) = &sig.generics.where_clause {
             self.err(w, "a kernel cannot have a `where` clause (kernels are not generic): remove it");
+        } else {
+            // With no generics, the only lifetimes are `'static` and `'_` (the kernel's own
+            // function is not emitted, so rustc never sees another).
+            for arg in &sig.inputs {
+                let FnArg::Typed(syn::PatType { ty, .. }) = arg else { continue };
+                let syn::Type::Reference(syn::TypeReference { lifetime: Some(l), .. }) = &**ty else {
+                    continue;
+                };
+                if l.ident != "static" && l.ident != "_" {
+                    self.err(
+                        l,
+                        format!(
+                            "use of undeclared lifetime name `{l}`: a kernel's slice parameters need no \
+                             lifetime (`x: &[f32]`)"
+                        ),
+                    );
+                }
+            }
         }
         if let Some(v) = &sig.variadic {
             self.err(v, "kernels cannot be variadic");
@@ -547,12 +565,19 @@ impl<'e> Parser<'e> {
                 }
             }
         }
+        // A `const` is in scope in its whole block, before it too (`x[0] = N; const N: u32 =
+        // 2;`), where it shadows a constant of the surrounding code: the block's `const`s are
+        // bound first, in their order (the sort is stable).
+        stmts.sort_by_key(|s| !matches!(s, Stmt::Let { role: LetRole::Const, .. }));
         Block { stmts, tail, tail_text, function_body: false, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
     fn stmt(&mut self, s: &syn::Stmt) -> Option<Stmt> {
         match s {
             syn::Stmt::Local(local) => self.local(local),
+            // A `;` on its own (`a;;`), which syn gives as an empty expression: nothing, as in
+            // Rust (its `redundant_semicolons` lint warns of it).
+            syn::Stmt::Expr(syn::Expr::Verbatim(v), Some(_)) if v.is_empty() => None,
             syn::Stmt::Expr(e, _) => {
                 let expr = self.expr(e);
                 Some(Stmt::Expr { expr, text: source_text(s) })
@@ -1029,24 +1054,30 @@ impl<'e> Parser<'e> {
         self.err(
             p,
             "unknown path: kernels use their parameters and locals, associated constants like `u32::MAX` or \
-             `f32::EPSILON`, and `f32::consts::PI` and its siblings",
+             `f32::EPSILON`, and `std::f32::consts::PI` and its siblings",
         );
         self.expr_of(ExprKind::Error, sp)
     }
 
-    /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`).
+    /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`),
+    /// as Rust resolves it: the `consts` modules through `std` or `core` (`f32::consts::PI`
+    /// is an error of rustc's, unless a `use std::f32;` makes it this path: it is read as a
+    /// constant of the surrounding code), and a path with a leading `::` only when it starts
+    /// with one of them.
     fn constant_type(&self, path: &syn::Path) -> Option<Scalar> {
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             return None;
         }
         let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let names = match names.as_slice() {
-            ["core" | "std", rest @ ..] => rest,
-            all => all,
+        let (in_std, names) = match names.as_slice() {
+            ["core" | "std", rest @ ..] => (true, rest),
+            // `::f32::MAX` names a crate `f32`.
+            _ if path.leading_colon.is_some() => return None,
+            all => (false, all),
         };
         match names {
-            [ty, "consts", name] => {
+            [ty, "consts", name] if in_std => {
                 let ty = Scalar::from_name(ty).filter(|t| t.is_float())?;
                 FLOAT_CONSTS.contains(name).then_some(ty)
             }

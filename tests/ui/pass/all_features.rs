@@ -50,7 +50,7 @@ pub fn everything(
         }
     }
     let s = if flip { -s } else { s };
-    let pick = if s > c { s } else { c.abs().sqrt().max(0.5).min(f32::consts::PI) };
+    let pick = if s > c { s } else { c.abs().sqrt().max(0.5).min(std::f32::consts::PI) };
     let ok = i < n && x[i] == x[i];
     let w = words[i] as u32;
     let _ = (w << 3) ^ (w >> 1) | !w & 0xff;
