@@ -52,10 +52,9 @@ pub(crate) struct SharedDef {
 pub(crate) struct Arrays<'a> {
     pub(crate) shared: Vec<SharedDef>,
     pub(crate) dynamic: &'a [SharedDef],
+    /// `.local` arrays and call-sequence `.param`s.
     pub(crate) locals: Vec<SharedDef>,
     pub(crate) data: &'a [DataDef],
-    /// The `.param` slots of call sequences, by name.
-    pub(crate) call_params: Vec<String>,
 }
 
 /// Lays out arrays one after another at their alignments: each name's offset, and the end.
@@ -92,8 +91,6 @@ struct Decoder {
     data: HashMap<String, usize>,
     /// The registers that hold the addresses of the variables the kernel uses.
     data_slots: Vec<(usize, u64, R)>,
-    /// A register for each call-sequence `.param`, by name.
-    call_params: HashMap<String, R>,
     params: Vec<(String, PtxType)>,
     param_base: u32,
     consts: HashMap<u64, R>,
@@ -128,7 +125,7 @@ pub(crate) fn decode_kernel(
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
-    let Arrays { shared, dynamic, locals, data, call_params } = arrays;
+    let Arrays { shared, dynamic, locals, data } = arrays;
     let mut regs = HashMap::new();
     let mut singles = HashMap::new();
     let mut nregs: u32 = 0;
@@ -185,7 +182,6 @@ pub(crate) fn decode_kernel(
         locals: local_map,
         data: data.iter().enumerate().map(|(i, d)| (d.name.clone(), i)).collect(),
         data_slots: Vec::new(),
-        call_params: HashMap::new(),
         code: Vec::new(),
         text: Vec::new(),
         sources: Vec::new(),
@@ -195,10 +191,6 @@ pub(crate) fn decode_kernel(
         frags: Vec::new(),
         line,
     };
-    for name in call_params {
-        let r = d.scratch();
-        d.call_params.insert(name, r);
-    }
     for item in &body {
         match item {
             BodyItem::Label(l, line) => {
@@ -314,22 +306,6 @@ impl Decoder {
         let r = self.init.len() as R;
         self.init.push(0);
         r
-    }
-
-    /// The register of call parameter `name` at byte `offset` (made on first use for a
-    /// field past the start); `None` when `name` is no call parameter.
-    fn call_param_slot(&mut self, name: &str, offset: u32) -> Option<R> {
-        let base = *self.call_params.get(name)?;
-        if offset == 0 {
-            return Some(base);
-        }
-        let key = format!("{name}+{offset}");
-        if let Some(&r) = self.call_params.get(&key) {
-            return Some(r);
-        }
-        let r = self.scratch();
-        self.call_params.insert(key, r);
-        Some(r)
     }
 
     /// The carry flag's register.
@@ -1978,15 +1954,27 @@ impl Decoder {
                 "`call` of `{name}`, which this module does not define (or the simulator cannot read)"
             )));
         }
-        let slot = |d: &Self, n: &str| {
-            d.call_params.get(n).copied().ok_or_else(|| d.parse_err(format!("`{n}` is not a call parameter")))
+        // The arguments (two addresses) and the result (the `.b32` count) are call
+        // parameters, the thread's own bytes.
+        let param = |d: &mut Self, n: &str| {
+            let off =
+                *d.locals.get(n).ok_or_else(|| d.parse_err(format!("`{n}` is not a call parameter")))?;
+            Ok::<_, SimError>(d.konst(u64::from(off)))
         };
         let [fmt, list] = args.as_slice() else {
             return Err(self.parse_err("`vprintf` takes two arguments"));
         };
-        let (fmt, list) = (slot(self, fmt)?, slot(self, list)?);
-        let ret = ret.map(|r| slot(self, r)).transpose()?;
-        self.emit(Op::Printf { fmt, args: list, ret }, s);
+        let load = |d: &mut Self, n: &str| {
+            let (base, r) = (param(d, n)?, d.scratch());
+            d.emit(Op::Ld { space: MemSpace::Local, size: 8, n: 1, d: [r; 4], base, off: 0 }, s);
+            Ok::<_, SimError>(r)
+        };
+        let (fmt, list) = (load(self, fmt)?, load(self, list)?);
+        let count = ret.map(|r| Ok::<_, SimError>((param(self, r)?, self.scratch()))).transpose()?;
+        self.emit(Op::Printf { fmt, args: list, ret: count.map(|(_, r)| r) }, s);
+        if let Some((base, r)) = count {
+            self.emit(Op::St { space: MemSpace::Local, size: 4, n: 1, s: [r; 4], base, off: 0 }, s);
+        }
         Ok(())
     }
 
@@ -2047,17 +2035,21 @@ impl Decoder {
         if ty == PtxType::Pred {
             return Err(unsup(self));
         }
-        if p[1] == "param" {
-            // `ld.param[.v2|.v4].type`: vectors (NVRTC passes a `float2` so) of call
-            // parameters only.
-            let lanes = match (p.len(), p.get(2).copied()) {
-                (3, _) => 1,
-                (4, Some("v2")) => 2,
-                (4, Some("v4")) if ty.bits() <= 32 => 4,
-                _ => return Err(unsup(self)),
-            };
+        // A kernel parameter is read from its slot. Any other `.param` is a call sequence's:
+        // bytes of the thread's own (see `parse`), which `ld.param`/`st.param` reach as
+        // `.local` ones are, by name or through the address a `mov` of the name gave.
+        let addr = if is_ld { o.get(1) } else { o.first() };
+        let base = addr.and_then(|a| a.strip_prefix('[')).and_then(|a| a.split(['+', ']']).next());
+        let kernel_param = base.is_some_and(|b| self.params.iter().any(|(n, _)| n == b.trim()));
+        if p[1] == "param" && kernel_param {
+            if p.len() != 3 {
+                return Err(self.unsupported(format!("`{}` of a kernel parameter", s.opcode)));
+            }
+            if !is_ld {
+                return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
+            }
             self.expect_ops(s, 2)?;
-            let addr = if is_ld { &o[1] } else { &o[0] };
+            let addr = &o[1];
             let inner = addr
                 .strip_prefix('[')
                 .and_then(|x| x.strip_suffix(']'))
@@ -2072,35 +2064,6 @@ impl Decoder {
                 ),
                 None => (inner, 0),
             };
-            // A call sequence's own `.param`: a register of the decoder's per (name, offset)
-            // (a structure's fields, a vector's lanes, at their offsets).
-            let width = ty.bits() / 8;
-            let slots: Option<Vec<R>> =
-                (0..lanes as u32).map(|k| self.call_param_slot(name, offset + k * width)).collect();
-            if let Some(slots) = slots {
-                let group = if is_ld { &o[0] } else { &o[1] };
-                let toks: Vec<String> = self.group_tokens(group).into_iter().map(str::to_string).collect();
-                if toks.len() != lanes {
-                    return Err(self.parse_err(format!("`{}` needs {lanes} register(s)", s.opcode)));
-                }
-                for (slot, tok) in slots.into_iter().zip(&toks) {
-                    if !is_ld {
-                        let a = self.src(tok, Slot::Wide(ty))?;
-                        self.emit(Op::Mov { d: slot, a }, s);
-                    } else if tok != "_" {
-                        let d = self.dst(tok, Slot::Wide(ty))?;
-                        self.emit(Op::Mov { d, a: slot }, s);
-                        self.sign_extend_narrow(tok, d, ty, s)?;
-                    }
-                }
-                return Ok(());
-            }
-            if lanes != 1 {
-                return Err(self.unsupported(format!("`{}` of a kernel parameter", s.opcode)));
-            }
-            if !is_ld {
-                return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
-            }
             let d = self.dst(&o[0], Slot::Wide(ty))?;
             let idx = self
                 .params
@@ -2162,6 +2125,7 @@ impl Decoder {
                 }
                 // `.const` variables live in device memory here, read like global ones.
                 "const" if space == MemSpace::Generic => space = MemSpace::Global,
+                "param" if space == MemSpace::Generic && !kernel_param => space = MemSpace::Local,
                 "param" => return Err(self.unsupported(format!("state space `.{q}` of `{}`", s.opcode))),
                 _ => return Err(unsup(self)),
             }

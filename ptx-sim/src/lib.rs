@@ -27,10 +27,11 @@
 //!   [`SimOptions::global_race_check`]), and a load or atomic of a shared byte that no
 //!   thread of the block has written is [`SimError::UninitializedShared`] (shared memory
 //!   starts zeroed here, undefined on a GPU; [`SimOptions::uninit_shared_check`]);
-//! - each thread has its own `.local` memory, generic addresses reach local, shared and
-//!   global memory, module `.global`/`.const` variables persist per [`Memory`],
-//!   `cp.async` copies land at the `cp.async.wait_group` that covers them, and
-//!   `printf` (`vprintf`) output is returned in [`LaunchStats::printed`];
+//! - each thread has its own `.local` memory (which also holds the `.param`s of calls, so
+//!   that a callee loads them at any offset and width, and through their addresses), generic
+//!   addresses reach local, shared and global memory, module `.global`/`.const` variables
+//!   persist per [`Memory`], `cp.async` copies land at the `cp.async.wait_group` that covers
+//!   them, and `printf` (`vprintf`) output is returned in [`LaunchStats::printed`];
 //! - any opcode, modifier or directive it does not implement is
 //!   [`SimError::Unsupported`], never skipped; a kernel that uses one is left out of its
 //!   module ([`Module::unsupported`]) while the others load.

@@ -571,17 +571,11 @@ fn parse_entry(
 
     let body = parse_body(lines, i, files, &name, start, (first, *i))?;
     let body = inline_calls(body, funcs, &mut 0, &mut Vec::new())?;
-    let Body { regs, shared, locals, call_params, items } = body;
+    let Body { regs, shared, locals, items } = body;
     // The module's `.shared` variables the kernel names, then its own (which shadow them).
     let shared = statics.iter().filter(|v| names(&items, &v.name)).cloned().chain(shared).collect();
-    let mut kernel = decode_kernel(
-        name,
-        params,
-        regs,
-        Arrays { shared, dynamic, locals, data, call_params },
-        items,
-        start,
-    )?;
+    let mut kernel =
+        decode_kernel(name, params, regs, Arrays { shared, dynamic, locals, data }, items, start)?;
     kernel.block_limit = block_limit;
     kernel.cluster = cluster;
     Ok(kernel)
@@ -748,6 +742,23 @@ fn inline_tag(n: usize) -> String {
     letters_tag("zz", n)
 }
 
+/// A tag (letters only) for the per-thread memory of calls inlined `depth` deep: the
+/// `.local` frames and call `.param`s of two calls at one depth are never live at once (the
+/// first returns before the second starts), so they share bytes, as frames on a stack do.
+fn depth_tag(depth: usize) -> String {
+    letters_tag("zx", depth)
+}
+
+/// Adds `def` to `locals`, or widens the array of its name there to hold it: arrays of
+/// one name (each call sequence's `param0`, one function's frame inlined at one depth)
+/// are one array.
+fn add_local(locals: &mut Vec<SharedDef>, def: SharedDef) {
+    match locals.iter_mut().find(|l| l.name == def.name) {
+        Some(l) => (l.align, l.bytes) = (l.align.max(def.align), l.bytes.max(def.bytes)),
+        None => locals.push(def),
+    }
+}
+
 /// `lead` followed by `n` in letters: a distinct tag per `n`.
 fn letters_tag(lead: &str, n: usize) -> String {
     let mut tag = String::from(lead);
@@ -862,7 +873,7 @@ fn inline_calls(
     count: &mut usize,
     stack: &mut Vec<String>,
 ) -> Result<Body, SimError> {
-    let Body { mut regs, mut shared, mut locals, mut call_params, items } = body;
+    let Body { mut regs, mut shared, mut locals, items } = body;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let BodyItem::Instr(st) = &item else {
@@ -940,11 +951,12 @@ fn inline_calls(
                 names.insert(l.clone(), format!("{l}_{tag}"));
             }
         }
-        for a in own.locals.iter().chain(&own.shared) {
-            names.insert(a.name.clone(), format!("{}_{tag}", a.name));
+        let depth = depth_tag(stack.len() + 1);
+        for a in &own.locals {
+            names.insert(a.name.clone(), format!("{}_{depth}", a.name));
         }
-        for c in &own.call_params {
-            names.insert(c.clone(), format!("{c}_{tag}"));
+        for a in &own.shared {
+            names.insert(a.name.clone(), format!("{}_{tag}", a.name));
         }
         // Registers declared without `%` (`=name`) are renamed like the other names.
         for r in &own.regs {
@@ -998,9 +1010,8 @@ fn inline_calls(
             locals: own
                 .locals
                 .iter()
-                .map(|a| SharedDef { name: format!("{}_{tag}", a.name), ..a.clone() })
+                .map(|a| SharedDef { name: format!("{}_{depth}", a.name), ..a.clone() })
                 .collect(),
-            call_params: own.call_params.iter().map(|c| format!("{c}_{tag}")).collect(),
             items,
         };
         stack.push(target.to_string());
@@ -1027,18 +1038,19 @@ fn inline_calls(
         }
         regs.extend(callee.regs);
         shared.extend(callee.shared);
-        locals.extend(callee.locals);
-        call_params.extend(callee.call_params);
+        for l in callee.locals {
+            add_local(&mut locals, l);
+        }
     }
-    Ok(Body { regs, shared, locals, call_params, items: out })
+    Ok(Body { regs, shared, locals, items: out })
 }
 
 /// The declarations and statements of a kernel's or a function's `{ ... }`.
 struct Body {
     regs: Vec<RegDecl>,
     shared: Vec<SharedDef>,
+    /// `.local` arrays and call-sequence `.param`s (per-thread memory both).
     locals: Vec<SharedDef>,
-    call_params: Vec<String>,
     items: Vec<BodyItem>,
 }
 
@@ -1056,7 +1068,6 @@ fn parse_body(
     let mut regs: Vec<RegDecl> = Vec::new();
     let mut shared: Vec<SharedDef> = Vec::new();
     let mut locals: Vec<SharedDef> = Vec::new();
-    let mut call_params: Vec<String> = Vec::new();
     let mut body: Vec<BodyItem> = Vec::new();
     // Nested `{ }` scopes (inline assembly opens one per `asm`): registers declared inside
     // one are its own, so each scope renames them apart (`%t1` to `%zya…t1`, `t1` to
@@ -1154,23 +1165,13 @@ fn parse_body(
                 regs.extend(parse_reg_decl(stmt, lineno)?);
             } else if stmt.starts_with(".shared") {
                 shared.push(parse_array_decl(stmt, lineno)?);
-            } else if let Some(rest) = stmt.strip_prefix(".param") {
-                // A call's argument or result (`.param .b64 param0;` in a call sequence).
-                match param_name(rest) {
-                    Some(name) => {
-                        if !call_params.iter().any(|n| n == name) {
-                            call_params.push(name.to_string());
-                        }
-                    }
-                    None => {
-                        return Err(unsupported(
-                            lineno,
-                            format!(
-                            "call parameter `{stmt}` (`.param .bN name` or `.param .align A .b8 name[N]`)"
-                        ),
-                        ))
-                    }
-                }
+            } else if stmt.starts_with(".param") {
+                // A call's argument or result (`.param .b64 param0;` in a call sequence): bytes
+                // of the thread's own, as on a GPU, which the caller's `st.param`s and the
+                // callee's `ld.param`s reach at any offset and width, and a `mov` of its name
+                // gives the address of (LLVM indexes a structure passed by value so). Each
+                // call sequence's scope declares its own, one after another.
+                add_local(&mut locals, parse_array_decl(stmt, lineno)?);
             } else if stmt.starts_with(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
                 // a shared one, in the thread's own memory.
@@ -1186,7 +1187,7 @@ fn parse_body(
         }
         close(&mut scopes);
     }
-    Ok(Body { regs, shared, locals, call_params, items: body })
+    Ok(Body { regs, shared, locals, items: body })
 }
 
 /// The body's text as pieces, each with its 1-based line: a physical line is cut after each
@@ -1427,16 +1428,16 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
 
 /// `.shared [.align A] .T name[N]` or `.shared [.align A] .T name` (one element): `N`
 /// elements of `.T`, aligned to `A` (to the element size without `.align`); the same with
-/// `.local` (errors name the state space the statement gives).
+/// `.local` and a call sequence's `.param` (errors name the state space the statement gives).
 fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
     let space = toks.first().map_or("shared", |t| t.trim_start_matches('.'));
     let (align, ty, spec) = match toks.as_slice() {
-        [".shared" | ".local", ".align", a, ty, spec] => {
+        [".shared" | ".local" | ".param", ".align", a, ty, spec] => {
             let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
             (a, *ty, *spec)
         }
-        [".shared" | ".local", ty, spec] => (0, *ty, *spec),
+        [".shared" | ".local" | ".param", ty, spec] => (0, *ty, *spec),
         _ => return Err(unsupported(line, format!("{space} declaration `{stmt}`"))),
     };
     let ty =
