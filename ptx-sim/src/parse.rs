@@ -4,7 +4,7 @@
 //! It reads what `ptx_core::print` and NVRTC write: `//` and `/* */` comments (not in
 //! strings), `.version`, `.target`, `.file` and `.loc` (source positions for messages), `.address_size 64`,
 //! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
-//! initialisers, `.extern .shared` (dynamic shared memory), `.shared` variables, the
+//! initialisers, `.extern .shared` (dynamic shared memory), `[.visible] .shared` variables, the
 //! `vprintf` declaration;
 //! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
 //! `.local` arrays, call-sequence `.param`s, `.pragma` (ignored), labels `name:`, and
@@ -245,8 +245,13 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 dynamic.push(def);
                 i += 1;
             }
-            ".shared" => {
+            // `[.visible|.weak] .shared`: LLVM marks a `__shared__` variable `.visible`, which
+            // changes nothing within one module.
+            ".shared" | ".visible" | ".weak"
+                if first == ".shared" || line.split_whitespace().nth(1) == Some(".shared") =>
+            {
                 let decl = declaration(&lines, &mut i, "a shared variable declaration")?;
+                let decl = decl.trim().trim_start_matches(".visible").trim_start_matches(".weak").trim();
                 statics.push(parse_array_decl(decl.trim_end_matches(';').trim(), lineno)?);
                 i += 1;
             }

@@ -68,3 +68,14 @@ fn tree_recursion_at_o0_fits_its_stack_frames() {
     let want: Vec<u8> = input.iter().flat_map(|&n| fib(n).to_le_bytes()).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn visible_shared_variable() {
+    // `.visible .shared .align 4 .b8 tile[128];`: the module's `.shared` variables were read
+    // only without `.visible`; with it the declaration was taken for a kernel's header.
+    let ptx = include_str!("data/round9_llvm/shared_reverse.ptx");
+    let input: Vec<u32> = (0..32).map(|t| 7 * t + 1).collect();
+    let got = run(ptx, &input, 32, 4 * 32);
+    let want: Vec<u8> = input.iter().rev().flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(got, want);
+}
