@@ -769,9 +769,11 @@ impl Decoder {
             "mma" => self.mma(s, p)?,
             "cvta" => {
                 // Generic addresses are global ones, or an offset in the local or shared
-                // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]).
+                // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]). `.const` variables live in
+                // device memory here, at global addresses: `cvta.const` (LLVM takes one's
+                // generic address so at -O0) keeps the address.
                 let (to_generic, window) = match p {
-                    ["cvta", "to", "global", "u64"] | ["cvta", "global", "u64"] => (true, 0),
+                    ["cvta", "to", "global", "u64"] | ["cvta", "global" | "const", "u64"] => (true, 0),
                     ["cvta", "local", "u64"] => (true, LOCAL_WINDOW),
                     ["cvta", "to", "local", "u64"] => (false, LOCAL_WINDOW),
                     ["cvta", "shared", "u64"] => (true, SHARED_WINDOW),

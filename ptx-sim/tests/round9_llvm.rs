@@ -79,3 +79,15 @@ fn visible_shared_variable() {
     let want: Vec<u8> = input.iter().rev().flat_map(|w| w.to_le_bytes()).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn constant_table_through_its_generic_address() {
+    // `cvta.const.u64`: the generic address of a `.const` variable, loaded with a generic
+    // `ld`. The simulator refused the kernel ("opcode `cvta.const.u64`").
+    let ptx = include_str!("data/round9_llvm/const_table_o0.ptx");
+    let input: Vec<u32> = (0..32).map(|t| t * 5 + 3).collect();
+    let got = run(ptx, &input, 32, 4 * 32);
+    let tbl = [3u32, 1, 4, 1, 5, 9, 2, 6];
+    let want: Vec<u8> = input.iter().flat_map(|w| tbl[(w % 8) as usize].to_le_bytes()).collect();
+    assert_eq!(got, want);
+}
