@@ -101,6 +101,8 @@ struct Decoder {
     sources: Vec<Option<String>>,
     labels: HashMap<String, u32>,
     fixups: Vec<(usize, String, usize)>,
+    /// `.branchtargets` lists by their labels: the targets of `brx.idx`.
+    branch_targets: HashMap<String, Vec<String>>,
     /// The hidden register of the carry flag (`add.cc` writes it, `addc` reads it), made
     /// on first use.
     carry_flag: Option<R>,
@@ -187,6 +189,7 @@ pub(crate) fn decode_kernel(
         sources: Vec::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
+        branch_targets: HashMap::new(),
         carry_flag: None,
         frags: Vec::new(),
         line,
@@ -685,6 +688,13 @@ impl Decoder {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), SimError> {
+        if s.opcode == ".branchtargets" {
+            // `tlist: .branchtargets L1, L2;` (the parser puts `tlist` first): no code.
+            let (list, targets) =
+                s.operands.split_first().ok_or_else(|| self.parse_err("empty `.branchtargets`"))?;
+            self.branch_targets.insert(list.clone(), targets.to_vec());
+            return Ok(());
+        }
         // `.shared::cta` is `.shared` spelled out (PTX 7.8); `.shared::cluster`, another
         // block's shared memory, stays unsupported.
         let parts: Vec<&str> =
@@ -720,6 +730,29 @@ impl Decoder {
         };
         self.fixups.push((self.code.len(), s.operands[0].clone(), self.line));
         self.emit(op, s);
+        Ok(())
+    }
+
+    /// `brx.idx[.uni] index, tlist`: a branch to target `index` of the `.branchtargets`
+    /// list `tlist` (declared before it, as the PTX ISA requires), taken apart into one
+    /// conditional branch per target; an index past the list, undefined in the PTX ISA,
+    /// traps.
+    fn brx(&mut self, s: &Stmt, parts: &[&str]) -> Result<(), SimError> {
+        if !(parts == ["brx", "idx"] || parts == ["brx", "idx", "uni"]) {
+            return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
+        }
+        self.expect_ops(s, 2)?;
+        let index = self.src(&s.operands[0], PtxType::U32)?;
+        let targets = self.branch_targets.get(&s.operands[1]).cloned().ok_or_else(|| {
+            self.parse_err(format!("`{}` is no `.branchtargets` list declared before", s.operands[1]))
+        })?;
+        for (k, target) in targets.into_iter().enumerate() {
+            let (p, b) = (self.scratch(), self.konst(k as u64));
+            self.emit(Op::SetpU { cmp: Cmp::Eq, d: p, a: index, b }, s);
+            self.fixups.push((self.code.len(), target, self.line));
+            self.emit(Op::BraIf { p, t: 0 }, s);
+        }
+        self.emit(Op::Trap, s);
         Ok(())
     }
 
@@ -1378,6 +1411,7 @@ impl Decoder {
                 self.emit(Op::Selp { d, a, b, p: pr }, s);
             }
             "bra" => self.bra(s, p, None)?,
+            "brx" => self.brx(s, p)?,
             "call" => self.call(s, p)?,
             "trap" => {
                 if p != ["trap"] {

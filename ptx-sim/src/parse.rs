@@ -7,7 +7,8 @@
 //! initialisers, `.extern .shared` (dynamic shared memory), `[.visible] .shared` variables, the
 //! `vprintf` declaration;
 //! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
-//! `.local` arrays, call-sequence `.param`s, `.pragma` (ignored), labels `name:`, and
+//! `.local` arrays, call-sequence `.param`s, `.branchtargets` lists (of `brx.idx`),
+//! `.pragma` (ignored), labels `name:`, and
 //! statements up to each `;` (over several lines), optionally guarded by `@%p` / `@!%p`.
 //! Device functions (`.func`) are inlined at each call; any other directive is
 //! [`SimError::Unsupported`].
@@ -1177,6 +1178,15 @@ fn parse_body(
                 // gives the address of (LLVM indexes a structure passed by value so). Each
                 // call sequence's scope declares its own, one after another.
                 add_local(&mut locals, parse_array_decl(stmt, lineno)?);
+            } else if stmt.starts_with(".branchtargets") {
+                // `tlist: .branchtargets L1, L2;`, the targets of `brx.idx`: a statement
+                // naming its label first, so that inlining renames it with the others.
+                let Some(BodyItem::Label(list, _)) = body.last() else {
+                    return Err(parse_err(lineno, "`.branchtargets` without a label"));
+                };
+                let mut s = parse_stmt(stmt, lineno)?;
+                s.operands.insert(0, list.clone());
+                body.push(BodyItem::Instr(s));
             } else if stmt.starts_with(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
                 // a shared one, in the thread's own memory.

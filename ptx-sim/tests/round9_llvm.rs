@@ -91,3 +91,27 @@ fn constant_table_through_its_generic_address() {
     let want: Vec<u8> = input.iter().flat_map(|w| tbl[(w % 8) as usize].to_le_bytes()).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn jump_table_through_brx_idx() {
+    // `tlist: .branchtargets L1, L2, L3;` and `brx.idx %r1, tlist;` (newer LLVM's dense
+    // `switch`), in a function inlined twice and guarded in the kernel: refused before
+    // ("directive `.branchtargets` in a kernel body").
+    let ptx = include_str!("data/round9_llvm/jump_table.ptx");
+    let got = run(ptx, &[], 16, 4 * 16);
+    let pick = |x: u32| [10u32, 20, 30, 99][x.min(3) as usize];
+    let want: Vec<u8> = (0..16u32)
+        .flat_map(|t| {
+            (pick(t >> 2) * 1000 + pick(t & 3) + if t < 4 && t % 2 == 0 { 5 } else { 0 }).to_le_bytes()
+        })
+        .collect();
+    assert_eq!(got, want);
+    // An index past the list is undefined in the PTX ISA: the thread traps, naming `brx.idx`.
+    let past = ptx.replace("and.b32 \t%r7, %r1, 1;", "and.b32 \t%r7, %r1, 3;");
+    let m = Module::parse(&past).unwrap();
+    let mem = Memory::new();
+    let out = mem.alloc(64);
+    let g = Geometry { grid: [1, 1, 1], block: [16, 1, 1], dynamic_shared_bytes: 0 };
+    let err = launch(m.kernel("k").unwrap(), &g, &[out, out], &mem, 1).unwrap_err().to_string();
+    assert!(err.contains("thread (2, 0, 0)") && err.contains("brx.idx.uni"), "{err}");
+}
