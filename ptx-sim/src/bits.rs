@@ -1,9 +1,11 @@
 //! The bit-level integer instructions, as the PTX ISA defines them: `popc`, `clz`, `brev`,
 //! `bfind`, `bfe`, `bfi`, `shf`, `prmt` in every mode, `sad`, `fns`, `dp4a`/`dp2a`, the
-//! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), `lop3`,
+//! TensorFloat-32 conversion, saturating s32 addition (`add.sat`, `sub.sat`), the lane-wise
+//! `add`/`min`/`max` of `.u16x2`/`.s16x2` and their `.relu`, `lop3`,
 //! `mul24`, `bmsk`, `szext`, and the carry chains of `add.cc`/`addc`/`sub.cc`/`subc`.
 
 use crate::program::{BitOp, BitOp2, PrmtMode};
+use ptx_core::ir::BinaryOp;
 
 /// `popc`, `clz`, `brev` and `bfind` of a 32-bit (`wide` false) or 64-bit value, as the PTX
 /// ISA defines them (results are 32-bit).
@@ -144,6 +146,31 @@ pub(crate) fn add_sat_s32(sub: bool, a: u64, b: u64) -> u64 {
     let (a, b) = (a as u32 as i32, b as u32 as i32);
     let r = if sub { a.saturating_sub(b) } else { a.saturating_add(b) };
     r as u32 as u64
+}
+
+/// `add`, `min` or `max` (`op`) of each `lane_bits`-wide lane of the 32-bit values `a` and
+/// `b` (16 for `.u16x2`/`.s16x2`, 32 for `.s32`), the lanes signed or not, each result
+/// clamped below at 0 with `relu`; an addition wraps within its lane.
+pub(crate) fn int_lanes(op: BinaryOp, lane_bits: u32, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
+    let mask = (1u64 << lane_bits) - 1;
+    let lane = |v: u64, shift: u32| {
+        let x = v >> shift & mask;
+        if signed && x >> (lane_bits - 1) == 1 {
+            x as i64 - (1i64 << lane_bits)
+        } else {
+            x as i64
+        }
+    };
+    (0..32).step_by(lane_bits as usize).fold(0, |d, shift| {
+        let (x, y) = (lane(a, shift), lane(b, shift));
+        let r = match op {
+            BinaryOp::Min => x.min(y),
+            BinaryOp::Max => x.max(y),
+            _ => x + y,
+        };
+        let r = if relu { r.max(0) } else { r };
+        d | (r as u64 & mask) << shift
+    })
 }
 
 /// `lop3.b32`: bit `i` of the result is bit `4·a_i + 2·b_i + c_i` of `lut`, the table the

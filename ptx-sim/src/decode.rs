@@ -765,6 +765,7 @@ impl Decoder {
             {
                 self.half(s, p)?
             }
+            "add" | "min" | "max" if p.iter().any(|q| matches!(*q, "u16x2" | "s16x2" | "relu")) => self.int_lanes(s, p)?,
             "addc" | "subc" | "madc" => self.carry(s, p)?,
             "add" | "sub" | "mad" if p.contains(&"cc") => self.carry(s, p)?,
             "mov" => {
@@ -2212,6 +2213,33 @@ impl Decoder {
         let d = self.scratch();
         self.emit(Op::IntUnary { op: UnaryOp::Not, ty: PtxType::Pred, d, a }, s);
         Ok(d)
+    }
+
+    /// sm_90's lane-wise integer forms: `add`, `min`, `max` of `.u16x2`/`.s16x2` (the two
+    /// 16-bit halves of a `.b32` apart) and `min.relu`/`max.relu` of `.s16x2`/`.s32` (each
+    /// result clamped below at 0), the `.relu` before or after the type (NVRTC writes
+    /// `max.s32.relu`, the PTX ISA `max.relu.s32`; ptxas takes both).
+    fn int_lanes(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let (t, relu) = match p[1..] {
+            [t] => (t, false),
+            ["relu", t] | [t, "relu"] if p[0] != "add" => (t, true),
+            _ => return Err(unsup(self)),
+        };
+        let (lane_bits, signed, ty) = match (t, relu) {
+            ("u16x2", false) => (16, false, PtxType::B32),
+            ("s16x2", _) => (16, true, PtxType::B32),
+            ("s32", true) => (32, true, PtxType::S32),
+            _ => return Err(unsup(self)),
+        };
+        let op = match p[0] {
+            "add" => BinaryOp::Add,
+            "min" => BinaryOp::Min,
+            _ => BinaryOp::Max,
+        };
+        let (d, [a, b]) = self.dst_srcs(s, ty, [ty, ty])?;
+        self.emit(Op::IntLanes { op, lane_bits, signed, relu, d, a, b }, s);
+        Ok(())
     }
 
     fn binary(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {

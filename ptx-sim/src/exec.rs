@@ -27,8 +27,8 @@ use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::bits::{
-    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, lop3, mask_op, mul24,
-    permute_bytes, sad, to_tf32,
+    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, int_lanes, lop3, mask_op,
+    mul24, permute_bytes, sad, to_tf32,
 };
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};
@@ -784,6 +784,9 @@ fn run_thread(
                 }
             }
             Op::AddSatS32 { sub, d, a, b } => r!(d) = add_sat_s32(sub, r!(a), r!(b)),
+            Op::IntLanes { op, lane_bits, signed, relu, d, a, b } => {
+                r!(d) = int_lanes(op, lane_bits, signed, relu, r!(a), r!(b))
+            }
             Op::Lop3 { lut, d, a, b, c } => r!(d) = lop3(lut, r!(a), r!(b), r!(c)),
             Op::Mul24 { hi, signed, d, a, b } => r!(d) = mul24(hi, signed, r!(a), r!(b)),
             Op::Mask { op, clamp, d, a, b } => r!(d) = mask_op(op, clamp, r!(a), r!(b)),

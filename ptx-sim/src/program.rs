@@ -445,6 +445,18 @@ pub(crate) enum Op {
         a: R,
         b: R,
     },
+    /// `add`, `min`, `max` on lanes of a 32-bit value (sm_90): the two 16-bit halves of
+    /// `.u16x2`/`.s16x2` (`lane_bits` 16) or the whole `.s32` (32); `relu` (`min.relu`,
+    /// `max.relu`) clamps each lane's result below at 0.
+    IntLanes {
+        op: BinaryOp,
+        lane_bits: u32,
+        signed: bool,
+        relu: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
     /// `lop3.b32`: each bit of `d` is bit `4a + 2b + c` of `lut` (of the corresponding bits
     /// of `a`, `b`, `c`).
     Lop3 {
