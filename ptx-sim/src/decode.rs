@@ -765,7 +765,9 @@ impl Decoder {
             {
                 self.half(s, p)?
             }
-            "add" | "min" | "max" if p.iter().any(|q| matches!(*q, "u16x2" | "s16x2" | "relu")) => self.int_lanes(s, p)?,
+            "add" | "min" | "max" if p.iter().any(|q| matches!(*q, "u16x2" | "s16x2" | "relu")) => {
+                self.int_lanes(s, p)?
+            }
             "addc" | "subc" | "madc" => self.carry(s, p)?,
             "add" | "sub" | "mad" if p.contains(&"cc") => self.carry(s, p)?,
             "mov" => {

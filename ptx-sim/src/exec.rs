@@ -27,8 +27,8 @@ use ptx_core::softfloat::{self as float, Rnd, F32, F64};
 use ptx_core::PtxType;
 
 use crate::bits::{
-    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, int_lanes, lop3, mask_op,
-    mul24, permute_bytes, sad, to_tf32,
+    add_sat_s32, bfe, bfi, bit_op, carry_step, dot_product, find_nth_set, funnel_shift, int_lanes, lop3,
+    mask_op, mul24, permute_bytes, sad, to_tf32,
 };
 use crate::error::SimError;
 use crate::memory::{GlobalView, Memory};

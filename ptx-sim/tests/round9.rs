@@ -64,7 +64,11 @@ fn packed_16_bit_integer_arithmetic_and_relu_of_sm_90() {
     let lanes = |a: u32, b: u32, f: &dyn Fn(i64, i64) -> i64, signed: bool| -> u32 {
         let half = |v: u32, i: u32| {
             let h = (v >> (16 * i)) as u16;
-            if signed { h as i16 as i64 } else { h as i64 }
+            if signed {
+                h as i16 as i64
+            } else {
+                h as i64
+            }
         };
         (0..2).map(|i| (f(half(a, i), half(b, i)) as u32 & 0xffff) << (16 * i)).fold(0, |x, y| x | y)
     };
