@@ -105,3 +105,33 @@ fn packed_forms_ptxas_rejects_are_refused() {
         assert!(err.contains("does not support") && err.contains(named), "{ins}: {err}");
     }
 }
+
+#[test]
+fn a_narrow_load_of_a_call_parameter_reads_its_low_bits() {
+    // NVRTC's `(i8)p` of an `i64` parameter of a `__noinline__` function: the caller stores
+    // the whole `.b64`, the callee loads one byte (`ld.param.u8`, `ld.param.s8`) into a
+    // 16-bit register. The simulator moved the whole stored value, so the byte load read
+    // 0xe000 instead of 0x00 (and a division by `(i8)p` ran where it should not have).
+    let ptx = format!(
+        "{HDR}.func (.param .b32 ret) f(.param .b64 p0, .param .b32 p1)\n{{\n .reg .b16 %rs<4>; .reg .b32 %r<8>;\n \
+         ld.param.u8 %rs1, [p0];\n ld.param.s8 %rs2, [p0];\n ld.param.u16 %rs3, [p1];\n \
+         cvt.u32.u16 %r1, %rs1;\n cvt.u32.u16 %r2, %rs2;\n cvt.u32.u16 %r3, %rs3;\n \
+         shl.b32 %r2, %r2, 8;\n shl.b32 %r3, %r3, 24;\n or.b32 %r4, %r1, %r2;\n or.b32 %r4, %r4, %r3;\n \
+         st.param.b32 [ret+0], %r4;\n ret;\n}}\n\
+         .visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<4>; .reg .b64 %rd<4>;\n \
+         ld.param.u64 %rd1, [out];\n mov.b64 %rd3, 0xffffffec2646e080;\n mov.b32 %r2, 0x12345678;\n \
+         {{\n .param .b64 param0;\n st.param.b64 [param0+0], %rd3;\n .param .b32 param1;\n st.param.b32 [param1+0], %r2;\n \
+         .param .b32 retval0;\n call.uni (retval0), f, (param0, param1);\n ld.param.b32 %r1, [retval0+0];\n }}\n \
+         st.global.u32 [%rd1], %r1;\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    let mem = Memory::new();
+    let out = mem.alloc(4);
+    let g = Geometry { grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0 };
+    launch(m.kernel("k").unwrap(), &g, &[out], &mem, 1).unwrap();
+    let mut b = [0u8; 4];
+    mem.read(out, &mut b).unwrap();
+    // Bits 0..8: the `.u8`, 0x80; bits 8..24: the `.s8`, 0x80 sign-extended to 0xff80; bits
+    // 24..32: the low byte of the `.u16` of 0x12345678, 0x5678.
+    assert_eq!(u32::from_le_bytes(b), 0x78ff_8080);
+}
