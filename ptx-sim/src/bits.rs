@@ -148,21 +148,24 @@ pub(crate) fn add_sat_s32(sub: bool, a: u64, b: u64) -> u64 {
     r as u32 as u64
 }
 
+/// The `bits`-wide lane of `v` starting at bit `shift`, sign-extended when `signed` (else
+/// zero-extended).
+pub(crate) fn lane_value(v: u64, shift: u32, bits: u32, signed: bool) -> i64 {
+    let x = v >> shift & ((1u64 << bits) - 1);
+    if signed && x >> (bits - 1) == 1 {
+        x as i64 - (1i64 << bits)
+    } else {
+        x as i64
+    }
+}
+
 /// `add`, `min` or `max` (`op`) of each `lane_bits`-wide lane of the 32-bit values `a` and
 /// `b` (16 for `.u16x2`/`.s16x2`, 32 for `.s32`), the lanes signed or not, each result
 /// clamped below at 0 with `relu`; an addition wraps within its lane.
 pub(crate) fn int_lanes(op: BinaryOp, lane_bits: u32, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
     let mask = (1u64 << lane_bits) - 1;
-    let lane = |v: u64, shift: u32| {
-        let x = v >> shift & mask;
-        if signed && x >> (lane_bits - 1) == 1 {
-            x as i64 - (1i64 << lane_bits)
-        } else {
-            x as i64
-        }
-    };
     (0..32).step_by(lane_bits as usize).fold(0, |d, shift| {
-        let (x, y) = (lane(a, shift), lane(b, shift));
+        let (x, y) = (lane_value(a, shift, lane_bits, signed), lane_value(b, shift, lane_bits, signed));
         let r = match op {
             BinaryOp::Min => x.min(y),
             BinaryOp::Max => x.max(y),

@@ -25,6 +25,7 @@ mod async_copy;
 mod cache;
 mod operand;
 mod tensor;
+mod video;
 
 use cache::CacheQualifier;
 use operand::{vector_type, Literal, Slot};
@@ -769,6 +770,10 @@ impl Decoder {
                 self.int_lanes(s, p)?
             }
             "addc" | "subc" | "madc" => self.carry(s, p)?,
+            name if video::video_simd_opcode(name).is_some() => {
+                let Some((op, lane_bits)) = video::video_simd_opcode(name) else { unreachable!() };
+                self.video_simd(s, p, op, lane_bits)?
+            }
             "add" | "sub" | "mad" if p.contains(&"cc") => self.carry(s, p)?,
             "mov" => {
                 let [_, t] = p else { return Err(unsup(self)) };

@@ -787,6 +787,9 @@ fn run_thread(
             Op::IntLanes { op, lane_bits, signed, relu, d, a, b } => {
                 r!(d) = int_lanes(op, lane_bits, signed, relu, r!(a), r!(b))
             }
+            Op::VideoSimd { form, d, a, b, c } => {
+                r!(d) = crate::video::video_simd(&form, r!(a), r!(b), r!(c))
+            }
             Op::Lop3 { lut, d, a, b, c } => r!(d) = lop3(lut, r!(a), r!(b), r!(c)),
             Op::Mul24 { hi, signed, d, a, b } => r!(d) = mul24(hi, signed, r!(a), r!(b)),
             Op::Mask { op, clamp, d, a, b } => r!(d) = mask_op(op, clamp, r!(a), r!(b)),

@@ -82,6 +82,7 @@ mod program;
 mod race;
 pub mod signature;
 mod tensor;
+mod video;
 
 pub use approx::{Approx, Bound};
 pub use error::{AccessKind, DataRace, SimError};

@@ -457,6 +457,14 @@ pub(crate) enum Op {
         a: R,
         b: R,
     },
+    /// A SIMD video instruction (`vabsdiff4`, `vadd2`, `vset4`, ...) of the given form.
+    VideoSimd {
+        form: crate::video::VideoSimd,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
     /// `lop3.b32`: each bit of `d` is bit `4a + 2b + c` of `lut` (of the corresponding bits
     /// of `a`, `b`, `c`).
     Lop3 {

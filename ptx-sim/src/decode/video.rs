@@ -1,0 +1,185 @@
+//! The SIMD video instructions (`vadd4`, `vabsdiff2`, `vset4`, ...; see [`crate::video`]):
+//! the opcode's types and modifiers, the destination's mask and the sources' lane
+//! selectors, checked as ptxas checks them.
+
+use ptx_core::ir::Cmp;
+use ptx_core::PtxType;
+
+use super::Decoder;
+use crate::error::SimError;
+use crate::parse::Stmt;
+use crate::program::Op;
+use crate::video::{VideoOp, VideoSimd};
+
+/// The operation and lane width of a SIMD video opcode (`vabsdiff4` is `Absdiff` on 8-bit
+/// lanes); `None` for any other opcode.
+pub(super) fn video_simd_opcode(name: &str) -> Option<(VideoOp, u8)> {
+    let (op, lanes) = name.split_at(name.len().checked_sub(1)?);
+    let lane_bits = match lanes {
+        "4" => 8,
+        "2" => 16,
+        _ => return None,
+    };
+    let op = match op {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vavrg" => VideoOp::Avrg,
+        "vabsdiff" => VideoOp::Absdiff,
+        "vmin" => VideoOp::Min,
+        "vmax" => VideoOp::Max,
+        // The comparison comes from the opcode's modifiers.
+        "vset" => VideoOp::Set(Cmp::Eq),
+        _ => return None,
+    };
+    Some((op, lane_bits))
+}
+
+/// Whether a `.u32`/`.s32` type name is signed (`None` for any other name).
+fn signed_type(t: &str) -> Option<bool> {
+    match t {
+        "u32" => Some(false),
+        "s32" => Some(true),
+        _ => None,
+    }
+}
+
+/// The lanes a destination mask names: `.b3210`-style digits (strictly falling, each
+/// below 4) for byte lanes, `.h0`, `.h1`, `.h10` for halves.
+fn mask_of(sel: &str, lane_bits: u8) -> Option<u8> {
+    let (letter, lanes) = if lane_bits == 8 { ('b', 4) } else { ('h', 2) };
+    let digits = sel.strip_prefix(letter)?;
+    let mut mask = 0u8;
+    let mut last = u32::MAX;
+    for ch in digits.chars() {
+        let i = ch.to_digit(10).filter(|&i| i < lanes && i < last)?;
+        mask |= 1 << i;
+        last = i;
+    }
+    (mask != 0).then_some(mask)
+}
+
+/// A source's lane selector: one digit per lane, the highest lane first (`.b7654` puts
+/// lanes 7, 6, 5, 4 of `b:a` into lanes 3, 2, 1, 0); bytes 0 to 7, halves 0 to 3.
+fn selector_of(sel: &str, lane_bits: u8) -> Option<[u8; 4]> {
+    let (letter, lanes) = if lane_bits == 8 { ('b', 4) } else { ('h', 2) };
+    let digits: Vec<u32> =
+        sel.strip_prefix(letter)?.chars().map(|c| c.to_digit(10)).collect::<Option<_>>()?;
+    if digits.len() != lanes || digits.iter().any(|&d| d >= 2 * lanes as u32) {
+        return None;
+    }
+    let mut out = [0u8; 4];
+    for (i, d) in digits.iter().rev().enumerate() {
+        out[i] = *d as u8;
+    }
+    Some(out)
+}
+
+impl Decoder {
+    /// `vop4.dtype.atype.btype{.sat|.add} d{.mask}, a{.asel}, b{.bsel}, c` and
+    /// `vset4.atype.btype.cmp{.add} ...` (and the two-lane `vop2`, `vset2`). ptxas takes
+    /// registers only, no `.sat` with `.add` and no `.sat` on `vset`. A `vset` merge that
+    /// keeps lanes (a mask short of all of them) is refused: the PTX ISA's text says the kept
+    /// lanes come from `b`, its semantics from `c`.
+    pub(super) fn video_simd(
+        &mut self,
+        s: &Stmt,
+        p: &[&str],
+        op: VideoOp,
+        lane_bits: u8,
+    ) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let is_set = matches!(op, VideoOp::Set(_));
+        let ntypes = if is_set { 2 } else { 3 };
+        let types: Option<Vec<bool>> =
+            p.get(1..=ntypes).and_then(|ts| ts.iter().map(|t| signed_type(t)).collect());
+        let Some(types) = types else { return Err(unsup(self)) };
+        let mut rest = &p[1 + ntypes..];
+        let op = match op {
+            VideoOp::Set(_) => {
+                let Some((cmp, tail)) = rest.split_first() else { return Err(unsup(self)) };
+                let cmp = match *cmp {
+                    "eq" => Cmp::Eq,
+                    "ne" => Cmp::Ne,
+                    "lt" => Cmp::Lt,
+                    "le" => Cmp::Le,
+                    "gt" => Cmp::Gt,
+                    "ge" => Cmp::Ge,
+                    _ => return Err(unsup(self)),
+                };
+                rest = tail;
+                VideoOp::Set(cmp)
+            }
+            op => op,
+        };
+        let (sat, accumulate) = match rest {
+            [] => (false, false),
+            ["add"] => (false, true),
+            ["sat"] if !is_set => (true, false),
+            _ => return Err(unsup(self)),
+        };
+        self.expect_ops(s, 4)?;
+        let (d_tok, d_sel) = split_selector(&s.operands[0]);
+        let (a_tok, a_sel) = split_selector(&s.operands[1]);
+        let (b_tok, b_sel) = split_selector(&s.operands[2]);
+        let c_tok = match split_selector(&s.operands[3]) {
+            (c, None) => c,
+            (_, Some(_)) => {
+                return Err(self.unsupported(format!(
+                    "selector on `{}` of `{}` (ptxas refuses it)",
+                    s.operands[3], s.opcode
+                )))
+            }
+        };
+        let all = ((1u16 << (32 / lane_bits)) - 1) as u8;
+        let bad = |d: &Decoder, what: &str, tok: &str| {
+            d.unsupported(format!("{what} `{tok}` of `{}` (ptxas refuses it)", s.opcode))
+        };
+        let mask = match d_sel {
+            Some(m) => mask_of(m, lane_bits).ok_or_else(|| bad(self, "destination mask", &s.operands[0]))?,
+            None => all,
+        };
+        let high = if lane_bits == 8 { [4, 5, 6, 7] } else { [2, 3, 0, 0] };
+        let asel = match a_sel {
+            Some(m) => selector_of(m, lane_bits).ok_or_else(|| bad(self, "selector", &s.operands[1]))?,
+            None => [0, 1, 2, 3],
+        };
+        let bsel = match b_sel {
+            Some(m) => selector_of(m, lane_bits).ok_or_else(|| bad(self, "selector", &s.operands[2]))?,
+            None => high,
+        };
+        for tok in [d_tok, a_tok, b_tok, c_tok] {
+            if !tok.starts_with('%') && self.bare_reg(tok).is_none() {
+                return Err(bad(self, "non-register operand", tok));
+            }
+        }
+        if is_set && !accumulate && mask != all {
+            return Err(self.unsupported(format!(
+                "`{}` merging under mask `{}` (the PTX ISA disagrees with itself on which operand fills the other lanes)",
+                s.opcode, s.operands[0]
+            )));
+        }
+        let d = self.dst(d_tok, PtxType::B32)?;
+        let a = self.src(a_tok, PtxType::B32)?;
+        let b = self.src(b_tok, PtxType::B32)?;
+        let c = self.src(c_tok, PtxType::B32)?;
+        // `vset`'s types are `.atype.btype` (its lanes' results are unsigned), the others'
+        // `.dtype.atype.btype`.
+        let (d_signed, a_signed, b_signed) = match types[..] {
+            [a, b] => (false, a, b),
+            [d, a, b] => (d, a, b),
+            _ => unreachable!("two or three types were read"),
+        };
+        let form =
+            VideoSimd { op, lane_bits, a_signed, b_signed, d_signed, sat, accumulate, mask, asel, bsel };
+        self.emit(Op::VideoSimd { form, d, a, b, c }, s);
+        Ok(())
+    }
+}
+
+/// A register operand and its video selector or mask (`%r1.b3210` is `%r1` and `b3210`).
+fn split_selector(tok: &str) -> (&str, Option<&str>) {
+    match tok.rsplit_once('.') {
+        Some((reg, sel)) if sel.starts_with(['b', 'h']) => (reg, Some(sel)),
+        _ => (tok, None),
+    }
+}
