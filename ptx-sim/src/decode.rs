@@ -774,6 +774,10 @@ impl Decoder {
                 let Some((op, lane_bits)) = video::video_simd_opcode(name) else { unreachable!() };
                 self.video_simd(s, p, op, lane_bits)?
             }
+            name if video::video_scalar_opcode(name).is_some() => {
+                let Some(op) = video::video_scalar_opcode(name) else { unreachable!() };
+                self.video_scalar(s, p, op)?
+            }
             "add" | "sub" | "mad" if p.contains(&"cc") => self.carry(s, p)?,
             "mov" => {
                 let [_, t] = p else { return Err(unsup(self)) };

@@ -790,6 +790,9 @@ fn run_thread(
             Op::VideoSimd { form, d, a, b, c } => {
                 r!(d) = crate::video::video_simd(&form, r!(a), r!(b), r!(c))
             }
+            Op::VideoScalar { form, d, a, b, c } => {
+                r!(d) = crate::video::video_scalar(&form, r!(a), r!(b), r!(c))
+            }
             Op::Lop3 { lut, d, a, b, c } => r!(d) = lop3(lut, r!(a), r!(b), r!(c)),
             Op::Mul24 { hi, signed, d, a, b } => r!(d) = mul24(hi, signed, r!(a), r!(b)),
             Op::Mask { op, clamp, d, a, b } => r!(d) = mask_op(op, clamp, r!(a), r!(b)),

@@ -465,6 +465,14 @@ pub(crate) enum Op {
         b: R,
         c: R,
     },
+    /// A scalar video instruction (`vadd`, `vabsdiff`, `vset`, ...) of the given form.
+    VideoScalar {
+        form: crate::video::VideoScalar,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
     /// `lop3.b32`: each bit of `d` is bit `4a + 2b + c` of `lut` (of the corresponding bits
     /// of `a`, `b`, `c`).
     Lop3 {

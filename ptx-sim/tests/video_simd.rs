@@ -9,6 +9,8 @@
 //! - `tests/data/video/hand.ptx`, one kernel per hand-written form (every operation, type
 //!   combination and mode; masks and selectors drawn at random), assembled by ptxas,
 //!   against the PTX ISA's semantics of the form;
+//! - `tests/data/video/hand_scalar.ptx`, the same for the scalar `vadd`, `vsub`, `vabsdiff`,
+//!   `vmin`, `vmax`, `vset` (selectors, `.sat`, `.add`/`.min`/`.max`, merges, an immediate);
 //! - forms ptxas refuses, or whose meaning the PTX ISA leaves in doubt, refused by name.
 
 use ptx_sim::{launch, Geometry, Memory, Module};
@@ -277,6 +279,111 @@ fn hand_written_forms_of_every_operation_type_and_mode() {
     assert_eq!(checked, 432 * 96);
 }
 
+/// The PTX ISA's semantics of a scalar video instruction written as `form` (as in
+/// `hand_scalar.ptx`: `vsub.s32.u32.s32.sat %r4.h1, %r1.b2, %r2, %r3`), on `a`, `b`, `c`.
+fn isa_scalar_reference(form: &str, a: u32, b: u32, c: u32) -> u32 {
+    let (opcode, operands) = form.split_once(' ').unwrap();
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let op = parts[0];
+    let is_set = op == "vset";
+    let ntypes = if is_set { 2 } else { 3 };
+    let signed: Vec<bool> = parts[1..=ntypes].iter().map(|t| *t == "s32").collect();
+    let (d_signed, a_signed, b_signed) =
+        if is_set { (false, signed[0], signed[1]) } else { (signed[0], signed[1], signed[2]) };
+    let mods = &parts[1 + ntypes..];
+    let sat = mods.contains(&"sat");
+    let secondary = mods.iter().find(|m| matches!(**m, "add" | "min" | "max"));
+    let ops: Vec<&str> = operands.split(", ").collect();
+    // (first bit, width) of a `.b0`..`.b3`/`.h0`/`.h1` selector; the whole word without.
+    let sel = |tok: &str| match tok.split_once('.') {
+        None => (0, 32),
+        Some((_, s)) => {
+            let k: u32 = s[1..].parse().unwrap();
+            if s.starts_with('b') {
+                (8 * k, 8)
+            } else {
+                (16 * k, 16)
+            }
+        }
+    };
+    let value = |tok: &str, word: u32, signed: bool| -> i64 {
+        let (shift, width) = sel(tok);
+        let x = (word as u64 >> shift) & ((1u64 << width) - 1);
+        if signed && x >> (width - 1) == 1 {
+            x as i64 - (1i64 << width)
+        } else {
+            x as i64
+        }
+    };
+    // An immediate `b` (`-3`) is that value as a 32-bit word.
+    let b = ops[2].parse::<i64>().map_or(b, |v| v as u32);
+    let (ta, tb) = (value(ops[1], a, a_signed), value(ops[2].trim_start_matches('-'), b, b_signed));
+    let mut tmp = match op {
+        "vadd" => ta + tb,
+        "vsub" => ta - tb,
+        "vabsdiff" => (ta - tb).abs(),
+        "vmin" => ta.min(tb),
+        "vmax" => ta.max(tb),
+        "vset" => i64::from(match parts[3] {
+            "eq" => ta == tb,
+            "ne" => ta != tb,
+            "lt" => ta < tb,
+            "le" => ta <= tb,
+            "gt" => ta > tb,
+            _ => ta >= tb,
+        }),
+        _ => unreachable!(),
+    };
+    let dsel = ops[0].split_once('.').map(|_| sel(ops[0]));
+    if sat {
+        let width = dsel.map_or(32, |(_, w)| w);
+        let (lo, hi) = if d_signed {
+            (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+        } else {
+            (0, (1i64 << width) - 1)
+        };
+        tmp = tmp.clamp(lo, hi);
+    }
+    let tc = if d_signed { c as i32 as i64 } else { c as i64 };
+    let d = match (secondary.copied(), dsel) {
+        (Some("add"), _) => tmp + tc,
+        (Some("min"), _) => tmp.min(tc),
+        (Some("max"), _) => tmp.max(tc),
+        (_, Some((shift, width))) => {
+            let field = ((1i64 << width) - 1) << shift;
+            (tmp << shift) & field | (c as i64 & !field)
+        }
+        _ => tmp,
+    };
+    d as u32
+}
+
+#[test]
+fn hand_written_scalar_forms_of_every_operation_type_and_mode() {
+    let ptx = std::fs::read_to_string(format!("{DATA}hand_scalar.ptx")).unwrap();
+    let forms: Vec<&str> = ptx.lines().filter_map(|l| l.strip_prefix("// form: ")).collect();
+    assert_eq!(forms.len(), 372);
+    let m = Module::parse(&ptx).unwrap();
+    let mut rng = Rng::fresh("video_scalar_hand");
+    let n = 96;
+    let (a, b, c) = (operands(&mut rng, n), operands(&mut rng, n), operands(&mut rng, n));
+    let (b, c): (Vec<u32>, Vec<u32>) = (
+        b.iter().cycle().skip(1).take(n).copied().collect(),
+        c.iter().cycle().skip(5).take(n).copied().collect(),
+    );
+    let abc: Vec<u32> = (0..n).flat_map(|i| [a[i], b[i], c[i]]).collect();
+    let mut checked = 0;
+    for (k, form) in forms.iter().enumerate() {
+        let got = run(&m, &format!("s{k}"), n, &[&abc]);
+        for i in 0..n {
+            let want = isa_scalar_reference(form, a[i], b[i], c[i]);
+            assert_eq!(got[i], want, "{form} on a={:#010x} b={:#010x} c={:#010x}", a[i], b[i], c[i]);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 372 * 96);
+}
+
 #[test]
 fn forms_ptxas_refuses_or_the_isa_leaves_in_doubt_are_refused_by_name() {
     let cases = [
@@ -302,10 +409,21 @@ fn forms_ptxas_refuses_or_the_isa_leaves_in_doubt_are_refused_by_name() {
         // from `c`: refused rather than guessed.
         "vset4.u32.u32.eq %r4.b10, %r1, %r2, %r3;",
         "vset2.s32.s32.gt %r4.h1, %r1, %r2, %r3;",
-        // The scalar video instructions are not supported yet.
-        "vabsdiff.u32.u32.u32 %r4, %r1, %r2, %r3;",
-        "vadd.s32.u32.s32.sat.add %r4, %r1.b0, %r2.h1, %r3;",
+        // Scalar forms ptxas refuses: a destination selector without `c` or with a secondary
+        // operation, a selector on `c`, a byte past `.b3`, a two-byte selector, `.sat` on
+        // `vset`.
+        "vabsdiff.s32.s32.s32 %r4.h0, %r1.b0, %r2.b2;",
+        "vmax.s32.s32.s32.add %r4.h0, %r1.b0, %r2.b2, %r3;",
+        "vadd.u32.u32.u32.add %r4, %r1, %r2, %r3.b0;",
+        "vmin.s32.s32.s32 %r4, %r1.b4, %r2;",
+        "vmin.s32.s32.s32 %r4, %r1.b10, %r2;",
+        "vset.u32.s32.ge.sat %r4, %r1, %r2;",
+        // ptxas takes a `c` with neither a secondary operation nor a merge; the PTX ISA gives
+        // it no meaning.
+        "vadd.u32.u32.u32 %r4, %r1, %r2, %r3;",
+        // `vshl`, `vshr`, `vmad` are not supported yet.
         "vshl.u32.u32.u32.clamp %r4, %r1, %r2;",
+        "vshr.s32.s32.u32.wrap %r4, %r1, %r2;",
         "vmad.u32.u32.u32 %r4, %r1, %r2, %r3;",
     ];
     for instr in cases {

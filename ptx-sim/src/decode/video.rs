@@ -1,6 +1,7 @@
-//! The SIMD video instructions (`vadd4`, `vabsdiff2`, `vset4`, ...; see [`crate::video`]):
-//! the opcode's types and modifiers, the destination's mask and the sources' lane
-//! selectors, checked as ptxas checks them.
+//! The video instructions (see [`crate::video`]): the SIMD `vadd4`, `vabsdiff2`, `vset4`, ...
+//! and the scalar `vadd`, `vabsdiff`, `vset`, ...: the opcode's types and modifiers, the
+//! destination's mask or selector and the sources' selectors, checked as ptxas checks them.
+//! (`vshl`, `vshr` and `vmad` are not here: refused as unknown opcodes.)
 
 use ptx_core::ir::Cmp;
 use ptx_core::PtxType;
@@ -8,8 +9,8 @@ use ptx_core::PtxType;
 use super::Decoder;
 use crate::error::SimError;
 use crate::parse::Stmt;
-use crate::program::Op;
-use crate::video::{VideoOp, VideoSimd};
+use crate::program::{Op, R};
+use crate::video::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
 
 /// The operation and lane width of a SIMD video opcode (`vabsdiff4` is `Absdiff` on 8-bit
 /// lanes); `None` for any other opcode.
@@ -32,6 +33,43 @@ pub(super) fn video_simd_opcode(name: &str) -> Option<(VideoOp, u8)> {
         _ => return None,
     };
     Some((op, lane_bits))
+}
+
+/// The operation of a scalar video opcode (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`,
+/// `vset`); `None` for any other opcode.
+pub(super) fn video_scalar_opcode(name: &str) -> Option<VideoOp> {
+    Some(match name {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vabsdiff" => VideoOp::Absdiff,
+        "vmin" => VideoOp::Min,
+        "vmax" => VideoOp::Max,
+        "vset" => VideoOp::Set(Cmp::Eq),
+        _ => return None,
+    })
+}
+
+/// A scalar video selector: `.b0`-`.b3` or `.h0`/`.h1`.
+fn part_of(sel: &str) -> Option<Part> {
+    let bits = match sel.as_bytes() {
+        [b'b', b'0'..=b'3'] => 8,
+        [b'h', b'0'..=b'1'] => 16,
+        _ => return None,
+    };
+    Some(Part { shift: (sel.as_bytes()[1] - b'0') * bits, bits })
+}
+
+/// `vset`'s integer comparisons.
+fn video_cmp(name: &str) -> Option<Cmp> {
+    Some(match name {
+        "eq" => Cmp::Eq,
+        "ne" => Cmp::Ne,
+        "lt" => Cmp::Lt,
+        "le" => Cmp::Le,
+        "gt" => Cmp::Gt,
+        "ge" => Cmp::Ge,
+        _ => return None,
+    })
 }
 
 /// Whether a `.u32`/`.s32` type name is signed (`None` for any other name).
@@ -97,15 +135,7 @@ impl Decoder {
         let op = match op {
             VideoOp::Set(_) => {
                 let Some((cmp, tail)) = rest.split_first() else { return Err(unsup(self)) };
-                let cmp = match *cmp {
-                    "eq" => Cmp::Eq,
-                    "ne" => Cmp::Ne,
-                    "lt" => Cmp::Lt,
-                    "le" => Cmp::Le,
-                    "gt" => Cmp::Gt,
-                    "ge" => Cmp::Ge,
-                    _ => return Err(unsup(self)),
-                };
+                let Some(cmp) = video_cmp(cmp) else { return Err(unsup(self)) };
                 rest = tail;
                 VideoOp::Set(cmp)
             }
@@ -172,6 +202,83 @@ impl Decoder {
         let form =
             VideoSimd { op, lane_bits, a_signed, b_signed, d_signed, sat, accumulate, mask, asel, bsel };
         self.emit(Op::VideoSimd { form, d, a, b, c }, s);
+        Ok(())
+    }
+}
+
+impl Decoder {
+    /// `vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}`, with `{.add|.min|.max} ... c` (in
+    /// any order with `.sat`) or the merge `d.dsel, ..., c`; `vset.atype.btype.cmp` likewise
+    /// without `.sat`. As ptxas: a secondary operation with a destination selector, a
+    /// selector on `c` or on an immediate, are refused; so is a `c` with neither (ptxas takes
+    /// it, the PTX ISA gives it no meaning).
+    pub(super) fn video_scalar(&mut self, s: &Stmt, p: &[&str], op: VideoOp) -> Result<(), SimError> {
+        let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
+        let is_set = matches!(op, VideoOp::Set(_));
+        let ntypes = if is_set { 2 } else { 3 };
+        let types: Option<Vec<bool>> =
+            p.get(1..=ntypes).and_then(|ts| ts.iter().map(|t| signed_type(t)).collect());
+        let Some(types) = types else { return Err(unsup(self)) };
+        let mut rest = &p[1 + ntypes..];
+        let op = if is_set {
+            let Some((cmp, tail)) = rest.split_first() else { return Err(unsup(self)) };
+            rest = tail;
+            VideoOp::Set(video_cmp(cmp).ok_or_else(|| unsup(self))?)
+        } else {
+            op
+        };
+        let (mut sat, mut secondary) = (false, None);
+        for m in rest {
+            match *m {
+                "sat" if !sat && !is_set => sat = true,
+                "add" | "min" | "max" if secondary.is_none() => {
+                    secondary = Some(match *m {
+                        "add" => Secondary::Add,
+                        "min" => Secondary::Min,
+                        _ => Secondary::Max,
+                    })
+                }
+                _ => return Err(unsup(self)),
+            }
+        }
+        let (d_signed, a_signed, b_signed) = match types[..] {
+            [a, b] => (false, a, b),
+            [d, a, b] => (d, a, b),
+            _ => unreachable!("two or three types were read"),
+        };
+        let o = &s.operands;
+        if o.len() != 3 && o.len() != 4 {
+            return Err(self.parse_err(format!("`{}` expects 3 or 4 operands, found {}", s.opcode, o.len())));
+        }
+        let bad =
+            |d: &Decoder, what: &str| d.unsupported(format!("{what} in `{} {}`", s.opcode, o.join(", ")));
+        let (d_tok, dsel) = split_selector(&o[0]);
+        let dsel = dsel.map(|m| part_of(m).ok_or_else(|| bad(self, "destination selector"))).transpose()?;
+        match (o.len(), secondary.is_some(), dsel.is_some()) {
+            (3, false, false) | (4, true, false) | (4, false, true) => {}
+            (4, true, true) => return Err(bad(self, "a destination selector with a secondary operation")),
+            (4, false, false) => return Err(bad(self, "operand `c` without a secondary operation or merge")),
+            _ => return Err(bad(self, "a secondary operation or merge without operand `c`")),
+        }
+        let source = |d: &mut Decoder, tok: &str, signed: bool| -> Result<(R, Part), SimError> {
+            let ty = if signed { PtxType::S32 } else { PtxType::U32 };
+            let (reg, sel) = split_selector(tok);
+            if sel.is_some() && !reg.starts_with('%') && d.bare_reg(reg).is_none() {
+                return Err(bad(d, "a selector on an immediate"));
+            }
+            let part = sel.map(|m| part_of(m).ok_or_else(|| bad(d, "source selector"))).transpose()?;
+            Ok((d.src(reg, ty)?, part.unwrap_or(Part::WORD)))
+        };
+        let (a, asel) = source(self, &o[1], a_signed)?;
+        let (b, bsel) = source(self, &o[2], b_signed)?;
+        let c = match o.get(3) {
+            Some(tok) if split_selector(tok).1.is_some() => return Err(bad(self, "a selector on `c`")),
+            Some(tok) => self.src(tok, if d_signed { PtxType::S32 } else { PtxType::U32 })?,
+            None => self.konst(0),
+        };
+        let d = self.dst(d_tok, PtxType::B32)?;
+        let form = VideoScalar { op, d_signed, a_signed, b_signed, sat, secondary, dsel, asel, bsel };
+        self.emit(Op::VideoScalar { form, d, a, b, c }, s);
         Ok(())
     }
 }
