@@ -421,6 +421,9 @@ fn forms_ptxas_refuses_or_the_isa_leaves_in_doubt_are_refused_by_name() {
         // ptxas takes a `c` with neither a secondary operation nor a merge; the PTX ISA gives
         // it no meaning.
         "vadd.u32.u32.u32 %r4, %r1, %r2, %r3;",
+        // An opcode ending in a multi-byte character (fuzz_parse found the lane-count check
+        // slicing inside one).
+        "vabsdiff\u{e9}",
         // `vshl`, `vshr`, `vmad` are not supported yet.
         "vshl.u32.u32.u32.clamp %r4, %r1, %r2;",
         "vshr.s32.s32.u32.wrap %r4, %r1, %r2;",

@@ -15,10 +15,9 @@ use crate::video::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
 /// The operation and lane width of a SIMD video opcode (`vabsdiff4` is `Absdiff` on 8-bit
 /// lanes); `None` for any other opcode.
 pub(super) fn video_simd_opcode(name: &str) -> Option<(VideoOp, u8)> {
-    let (op, lanes) = name.split_at(name.len().checked_sub(1)?);
-    let lane_bits = match lanes {
-        "4" => 8,
-        "2" => 16,
+    let (op, lane_bits) = match (name.strip_suffix('4'), name.strip_suffix('2')) {
+        (Some(op), _) => (op, 8),
+        (_, Some(op)) => (op, 16),
         _ => return None,
     };
     let op = match op {
