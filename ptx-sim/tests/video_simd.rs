@@ -252,13 +252,21 @@ fn isa_reference(form: &str, a: u32, b: u32, c: u32) -> u32 {
     d as u32
 }
 
-#[test]
-fn hand_written_forms_of_every_operation_type_and_mode() {
-    let ptx = std::fs::read_to_string(format!("{DATA}hand.ptx")).unwrap();
-    let forms: Vec<&str> = ptx.lines().filter_map(|l| l.strip_prefix("// form: ")).collect();
-    assert_eq!(forms.len(), 432);
+/// Runs every form of `file` (a kernel `{prefix}{k}` per `// form: ` line, `forms` of them)
+/// on 96 threads of random and edge words `a`, `b`, `c` (`seed` names the stream) and checks
+/// each result against `reference`.
+fn check_hand_forms(
+    file: &str,
+    forms: usize,
+    prefix: &str,
+    seed: &str,
+    reference: fn(&str, u32, u32, u32) -> u32,
+) {
+    let ptx = std::fs::read_to_string(format!("{DATA}{file}")).unwrap();
+    let lines: Vec<&str> = ptx.lines().filter_map(|l| l.strip_prefix("// form: ")).collect();
+    assert_eq!(lines.len(), forms);
     let m = Module::parse(&ptx).unwrap();
-    let mut rng = Rng::fresh("video_simd_hand");
+    let mut rng = Rng::fresh(seed);
     let n = 96;
     let (a, b, c) = (operands(&mut rng, n), operands(&mut rng, n), operands(&mut rng, n));
     let (b, c): (Vec<u32>, Vec<u32>) = (
@@ -268,15 +276,20 @@ fn hand_written_forms_of_every_operation_type_and_mode() {
     // Thread i reads a, b, c from words 3i .. 3i + 3.
     let abc: Vec<u32> = (0..n).flat_map(|i| [a[i], b[i], c[i]]).collect();
     let mut checked = 0;
-    for (k, form) in forms.iter().enumerate() {
-        let got = run(&m, &format!("k{k}"), n, &[&abc]);
+    for (k, form) in lines.iter().enumerate() {
+        let got = run(&m, &format!("{prefix}{k}"), n, &[&abc]);
         for i in 0..n {
-            let want = isa_reference(form, a[i], b[i], c[i]);
+            let want = reference(form, a[i], b[i], c[i]);
             assert_eq!(got[i], want, "{form} on a={:#010x} b={:#010x} c={:#010x}", a[i], b[i], c[i]);
             checked += 1;
         }
     }
-    assert_eq!(checked, 432 * 96);
+    assert_eq!(checked, forms * n);
+}
+
+#[test]
+fn hand_written_forms_of_every_operation_type_and_mode() {
+    check_hand_forms("hand.ptx", 432, "k", "video_simd_hand", isa_reference);
 }
 
 /// The PTX ISA's semantics of a scalar video instruction written as `form` (as in
@@ -360,28 +373,7 @@ fn isa_scalar_reference(form: &str, a: u32, b: u32, c: u32) -> u32 {
 
 #[test]
 fn hand_written_scalar_forms_of_every_operation_type_and_mode() {
-    let ptx = std::fs::read_to_string(format!("{DATA}hand_scalar.ptx")).unwrap();
-    let forms: Vec<&str> = ptx.lines().filter_map(|l| l.strip_prefix("// form: ")).collect();
-    assert_eq!(forms.len(), 372);
-    let m = Module::parse(&ptx).unwrap();
-    let mut rng = Rng::fresh("video_scalar_hand");
-    let n = 96;
-    let (a, b, c) = (operands(&mut rng, n), operands(&mut rng, n), operands(&mut rng, n));
-    let (b, c): (Vec<u32>, Vec<u32>) = (
-        b.iter().cycle().skip(1).take(n).copied().collect(),
-        c.iter().cycle().skip(5).take(n).copied().collect(),
-    );
-    let abc: Vec<u32> = (0..n).flat_map(|i| [a[i], b[i], c[i]]).collect();
-    let mut checked = 0;
-    for (k, form) in forms.iter().enumerate() {
-        let got = run(&m, &format!("s{k}"), n, &[&abc]);
-        for i in 0..n {
-            let want = isa_scalar_reference(form, a[i], b[i], c[i]);
-            assert_eq!(got[i], want, "{form} on a={:#010x} b={:#010x} c={:#010x}", a[i], b[i], c[i]);
-            checked += 1;
-        }
-    }
-    assert_eq!(checked, 372 * 96);
+    check_hand_forms("hand_scalar.ptx", 372, "s", "video_scalar_hand", isa_scalar_reference);
 }
 
 #[test]

@@ -111,6 +111,22 @@ fn selector_of(sel: &str, lane_bits: u8) -> Option<[u8; 4]> {
     Some(out)
 }
 
+/// The signedness of each operand type of a video opcode's parts `p` (`.dtype.atype.btype`;
+/// `vset` has no `dtype`), `op` with `vset`'s comparison read from the part after them, and
+/// the parts left; `None` when a type or the comparison is missing or unknown.
+fn video_types_and_cmp<'p>(p: &'p [&'p str], op: VideoOp) -> Option<(Vec<bool>, VideoOp, &'p [&'p str])> {
+    let ntypes = if matches!(op, VideoOp::Set(_)) { 2 } else { 3 };
+    let types = p.get(1..=ntypes)?.iter().map(|t| signed_type(t)).collect::<Option<Vec<bool>>>()?;
+    let rest = &p[1 + ntypes..];
+    match op {
+        VideoOp::Set(_) => {
+            let (cmp, rest) = rest.split_first()?;
+            Some((types, VideoOp::Set(video_cmp(cmp)?), rest))
+        }
+        op => Some((types, op, rest)),
+    }
+}
+
 impl Decoder {
     /// `vop4.dtype.atype.btype{.sat|.add} d{.mask}, a{.asel}, b{.bsel}, c` and
     /// `vset4.atype.btype.cmp{.add} ...` (and the two-lane `vop2`, `vset2`). ptxas takes
@@ -126,20 +142,7 @@ impl Decoder {
     ) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let is_set = matches!(op, VideoOp::Set(_));
-        let ntypes = if is_set { 2 } else { 3 };
-        let types: Option<Vec<bool>> =
-            p.get(1..=ntypes).and_then(|ts| ts.iter().map(|t| signed_type(t)).collect());
-        let Some(types) = types else { return Err(unsup(self)) };
-        let mut rest = &p[1 + ntypes..];
-        let op = match op {
-            VideoOp::Set(_) => {
-                let Some((cmp, tail)) = rest.split_first() else { return Err(unsup(self)) };
-                let Some(cmp) = video_cmp(cmp) else { return Err(unsup(self)) };
-                rest = tail;
-                VideoOp::Set(cmp)
-            }
-            op => op,
-        };
+        let Some((types, op, rest)) = video_types_and_cmp(p, op) else { return Err(unsup(self)) };
         let (sat, accumulate) = match rest {
             [] => (false, false),
             ["add"] => (false, true),
@@ -214,18 +217,7 @@ impl Decoder {
     pub(super) fn video_scalar(&mut self, s: &Stmt, p: &[&str], op: VideoOp) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let is_set = matches!(op, VideoOp::Set(_));
-        let ntypes = if is_set { 2 } else { 3 };
-        let types: Option<Vec<bool>> =
-            p.get(1..=ntypes).and_then(|ts| ts.iter().map(|t| signed_type(t)).collect());
-        let Some(types) = types else { return Err(unsup(self)) };
-        let mut rest = &p[1 + ntypes..];
-        let op = if is_set {
-            let Some((cmp, tail)) = rest.split_first() else { return Err(unsup(self)) };
-            rest = tail;
-            VideoOp::Set(video_cmp(cmp).ok_or_else(|| unsup(self))?)
-        } else {
-            op
-        };
+        let Some((types, op, rest)) = video_types_and_cmp(p, op) else { return Err(unsup(self)) };
         let (mut sat, mut secondary) = (false, None);
         for m in rest {
             match *m {
