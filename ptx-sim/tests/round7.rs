@@ -2,29 +2,16 @@
 //! of real sm_80/sm_90 kernels, each file assembled by `ptxas -arch=sm_90` first. Each test
 //! asserts what the PTX ISA says and failed on the simulator before its fix.
 
+mod common;
+
 use ptx_sim::{launch, Geometry, Memory, Module};
 
 const HDR: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
-/// Runs `k(out)` with `body` (after a prologue: `%rd1` the output, `%r1` `%tid.x`, `%rd3`
-/// the thread's word of the output) on one block of `threads`, returns the output as u32s
-/// (`threads` words).
+/// Runs `k(out)` with `body` after the common prologue on one block of `threads`
+/// ([`common::run_words`], sm_90).
 fn run(body: &str, threads: u32) -> Result<Vec<u32>, String> {
-    let ptx = format!(
-        "{HDR}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<20>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n \
-         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n{body}\n ret;\n}}\n"
-    );
-    let m = Module::parse(&ptx).map_err(|e| e.to_string())?;
-    let mem = Memory::new();
-    let out = mem.alloc(4 * threads as usize);
-    let g = Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 };
-    let Some(k) = m.kernel("k") else {
-        return Err(m.unsupported("k").map_or_else(|| "kernel `k` missing".to_string(), |e| e.to_string()));
-    };
-    launch(k, &g, &[out], &mem, 1).map_err(|e| e.to_string())?;
-    let mut b = vec![0u8; 4 * threads as usize];
-    mem.read(out, &mut b).unwrap();
-    Ok(b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    common::run_words(HDR, "", body, threads)
 }
 
 #[test]

@@ -149,3 +149,23 @@ pub fn exact_zero_sum(x: f64, y: f64, round_down: bool) -> f64 {
         0.0
     }
 }
+
+/// Runs `k(out)` of a module `header` + `decl` (written as given, before the kernel) whose body is `body` after a common prologue
+/// (`%r1` = `%tid.x`, `%rd1` = `out`, `%rd3` = the address of the thread's word of it) on
+/// one block of `threads`; returns `out` as u32s (`threads` words), or the error as text
+/// (a kernel the module left out gives its reason).
+pub fn run_words(header: &str, decl: &str, body: &str, threads: u32) -> Result<Vec<u32>, String> {
+    let ptx = format!(
+        "{header}{decl}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<20>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n \
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n{body}\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).map_err(|e| e.to_string())?;
+    let mem = Memory::new();
+    let out = mem.alloc(4 * threads as usize);
+    let g = Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 };
+    let Some(k) = m.kernel("k") else {
+        return Err(m.unsupported("k").map_or_else(|| "kernel `k` missing".to_string(), |e| e.to_string()));
+    };
+    launch(k, &g, &[out], &mem, 1).map_err(|e| e.to_string())?;
+    Ok(download(&mem, out, threads as usize, 4).into_iter().map(|w| w as u32).collect())
+}
