@@ -14,76 +14,14 @@
 
 mod common;
 
+use common::triton::{assert_close, get_f32, put_f32, put_i32, uniform, Triton, EPS};
 use common::{download, upload};
-use ptx_sim::{launch_with, Approx, Geometry, Memory, Module, SimOptions};
+use ptx_sim::{launch_with, Geometry, Memory, Module, SimOptions};
 use ptx_tools::rng::Rng;
 use ptx_tools::ulp::error_f32;
 
-/// The relative rounding error of one f32 operation.
-const EPS: f64 = 1.0 / 16_777_216.0;
-
-/// One Triton kernel: its module and the metadata its header records.
-struct Triton {
-    module: Module,
-    name: String,
-    warps: u32,
-    shared: u32,
-}
-
-/// The value of `key=` in the header line `head`.
-fn meta(head: &str, key: &str) -> u32 {
-    let at = head.find(&format!(" {key}=")).unwrap_or_else(|| panic!("no {key} in {head}")) + key.len() + 2;
-    head[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
-}
-
 fn load(file: &str) -> Triton {
-    let path = format!("{}/tests/corpus/triton/{file}.ptx", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let head = text.lines().next().unwrap();
-    let name = head.split(": ").nth(1).and_then(|s| s.split(' ').next()).unwrap().to_string();
-    let module = Module::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Triton { module, name, warps: meta(head, "num_warps"), shared: meta(head, "shared") }
-}
-
-impl Triton {
-    /// Launches `grid` programs with the kernel's own arguments `args` (f32 as bits).
-    fn run(&self, grid: [u32; 3], args: &[u64], mem: &Memory) {
-        let k = self.module.kernel(&self.name).unwrap();
-        let params = k.params();
-        assert_eq!(params.len(), args.len() + 2, "{}: the scratch pointers follow the arguments", self.name);
-        assert!(params[args.len()..].iter().all(|p| p.ty == ptx_core::PtxType::U64));
-        let all: Vec<u64> = args.iter().copied().chain([0, 0]).collect();
-        let geometry = Geometry { grid, block: [self.warps * 32, 1, 1], dynamic_shared_bytes: self.shared };
-        let options =
-            SimOptions { global_race_check: true, approx: Approx::WorstCase, ..SimOptions::default() };
-        launch_with(k, &geometry, &all, mem, 2, &options).unwrap_or_else(|e| panic!("{}: {e}", self.name));
-    }
-}
-
-fn put_f32(mem: &Memory, v: &[f32]) -> u64 {
-    upload(mem, &v.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), 4)
-}
-
-fn get_f32(mem: &Memory, addr: u64, n: usize) -> Vec<f32> {
-    download(mem, addr, n, 4).into_iter().map(|b| f32::from_bits(b as u32)).collect()
-}
-
-fn put_i32(mem: &Memory, v: &[i32]) -> u64 {
-    upload(mem, &v.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>(), 4)
-}
-
-/// `n` draws uniform in [lo, hi).
-fn uniform(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f32> {
-    (0..n).map(|_| (lo + (hi - lo) * rng.unit()) as f32).collect()
-}
-
-/// Asserts `|got - want| <= tol(want)` elementwise.
-fn assert_close(what: &str, got: &[f32], want: &[f64], tol: impl Fn(f64) -> f64) {
-    assert_eq!(got.len(), want.len());
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let err = (g as f64 - w).abs();
-        assert!(err <= tol(w), "{what}[{i}]: got {g:e}, want {w:e} (error {err:e} > {:e})", tol(w));
-    }
+    common::triton::load("tests/corpus/triton", file)
 }
 
 /// Asserts each result is the f64 reference correctly rounded (within half an ulp, and

@@ -10,65 +10,20 @@
 
 mod common;
 
+use common::triton::{assert_close, get_f32, put_f32, put_i32, uniform, Triton, EPS};
 use common::{download, upload};
-use ptx_sim::{launch_with, Approx, Geometry, Memory, Module, SimOptions};
+use ptx_sim::{Memory, Module};
 use ptx_tools::rng::Rng;
 
-/// The relative rounding error of one f32 operation.
-const EPS: f64 = 1.0 / 16_777_216.0;
+/// Where the fixtures are, relative to the crate.
+const DIR: &str = "tests/data/triton";
 
-struct Triton {
-    module: Module,
-    name: String,
-    warps: u32,
-    shared: u32,
-}
-
-fn meta(head: &str, key: &str) -> u32 {
-    let at = head.find(&format!(" {key}=")).unwrap_or_else(|| panic!("no {key} in {head}")) + key.len() + 2;
-    head[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+fn load(file: &str) -> Triton {
+    common::triton::load(DIR, file)
 }
 
 fn text(file: &str) -> String {
-    let path = format!("{}/tests/data/triton/{file}.ptx", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn load(file: &str) -> Triton {
-    let text = text(file);
-    let head = text.lines().next().unwrap();
-    let name = head.split(": ").nth(1).and_then(|s| s.split(' ').next()).unwrap().to_string();
-    let module = Module::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
-    Triton { module, name, warps: meta(head, "num_warps"), shared: meta(head, "shared") }
-}
-
-impl Triton {
-    fn try_run(&self, grid: [u32; 3], args: &[u64], mem: &Memory, race_check: bool) -> Result<(), String> {
-        let k = self.module.kernel(&self.name).unwrap();
-        let params = k.params();
-        assert_eq!(params.len(), args.len() + 2, "{}: the scratch pointers follow the arguments", self.name);
-        let all: Vec<u64> = args.iter().copied().chain([0, 0]).collect();
-        let geometry = Geometry { grid, block: [self.warps * 32, 1, 1], dynamic_shared_bytes: self.shared };
-        let options =
-            SimOptions { global_race_check: race_check, approx: Approx::WorstCase, ..SimOptions::default() };
-        launch_with(k, &geometry, &all, mem, 2, &options).map(|_| ()).map_err(|e| e.to_string())
-    }
-
-    fn run(&self, grid: [u32; 3], args: &[u64], mem: &Memory) {
-        self.try_run(grid, args, mem, true).unwrap_or_else(|e| panic!("{}: {e}", self.name))
-    }
-}
-
-fn put_f32(mem: &Memory, v: &[f32]) -> u64 {
-    upload(mem, &v.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), 4)
-}
-
-fn get_f32(mem: &Memory, addr: u64, n: usize) -> Vec<f32> {
-    download(mem, addr, n, 4).into_iter().map(|b| f32::from_bits(b as u32)).collect()
-}
-
-fn put_i32(mem: &Memory, v: &[i32]) -> u64 {
-    upload(mem, &v.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>(), 4)
+    common::triton::text(DIR, file)
 }
 
 fn get_i32(mem: &Memory, addr: u64, n: usize) -> Vec<i32> {
@@ -81,10 +36,6 @@ fn put_f16(mem: &Memory, v: &[u16]) -> u64 {
 
 fn get_f16(mem: &Memory, addr: u64, n: usize) -> Vec<f64> {
     download(mem, addr, n, 2).into_iter().map(|b| f16_value(b as u16)).collect()
-}
-
-fn uniform(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f32> {
-    (0..n).map(|_| (lo + (hi - lo) * rng.unit()) as f32).collect()
 }
 
 /// The f16 nearest `x` (ties to even), as bits; `x` finite and below 65520 in magnitude.
@@ -102,16 +53,6 @@ fn f16_value(h: u16) -> f64 {
         -v
     } else {
         v
-    }
-}
-
-/// Asserts `|got - want| <= tol(want)` elementwise.
-fn assert_close<G: Copy + Into<f64>>(what: &str, got: &[G], want: &[f64], tol: impl Fn(f64) -> f64) {
-    assert_eq!(got.len(), want.len());
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let g: f64 = g.into();
-        let err = (g - w).abs();
-        assert!(err <= tol(w), "{what}[{i}]: got {g:e}, want {w:e} (error {err:e} > {:e})", tol(w));
     }
 }
 

@@ -7,6 +7,8 @@ use ptx_core::types::MemTy;
 use ptx_core::{KernelBuilder, KernelIr, Reg, SpecialReg, Target, Val, U32};
 use ptx_sim::{launch, Geometry, KernelCode, LaunchStats, Memory, Module, SimError};
 
+pub mod triton;
+
 /// Verifies and prints `ir`, parses it with the simulator, returns the decoded kernel.
 pub fn compile(ir: &KernelIr) -> (String, Module) {
     ptx_core::verify::verify(ir).expect("kernel verifies");
