@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::triton::{assert_close, get_f32, put_f32, put_i32, uniform, Triton, EPS};
+use common::triton::{assert_close, get_f32, philox, put_f32, put_i32, uniform, uniform_float, Triton, EPS};
 use common::{download, upload};
 use ptx_sim::{launch_with, Geometry, Memory, Module, SimOptions};
 use ptx_tools::rng::Rng;
@@ -443,21 +443,7 @@ fn erf(x: f64) -> f64 {
 /// 0, 0) and key (seed, 0) (`seed` below 2^31), its first word as an i32 folded onto
 /// [0, 2^31) and scaled into [0, 1) in f32.
 fn triton_rand(seed: u32, offset: u32) -> f32 {
-    let (mut c, mut k) = ([offset, 0, 0, 0], [seed, 0]);
-    let hi = |a: u32, b: u32| ((a as u64 * b as u64) >> 32) as u32;
-    for _ in 0..10 {
-        let (c0, c2) = (c[0], c[2]);
-        c = [
-            hi(0xCD9E_8D57, c2) ^ c[1] ^ k[0],
-            0xCD9E_8D57u32.wrapping_mul(c2),
-            hi(0xD251_1F53, c0) ^ c[3] ^ k[1],
-            0xD251_1F53u32.wrapping_mul(c0),
-        ];
-        k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
-    }
-    let x = c[0] as i32;
-    let x = if x < 0 { !x } else { x };
-    x as f32 * 4.656_612_7e-10
+    uniform_float(philox(seed, offset)[0])
 }
 
 #[test]

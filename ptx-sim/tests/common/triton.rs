@@ -96,3 +96,26 @@ pub fn assert_close<G: Copy + Into<f64>>(what: &str, got: &[G], want: &[f64], to
         assert!(err <= tol(w), "{what}[{i}]: got {g:e}, want {w:e} (error {err:e} > {:e})", tol(w));
     }
 }
+
+/// Triton's Philox 4x32-10 on counter (offset, 0, 0, 0) and key (seed, 0), `seed` below 2^31.
+pub fn philox(seed: u32, offset: u32) -> [u32; 4] {
+    let (mut c, mut k) = ([offset, 0, 0, 0], [seed, 0]);
+    let hi = |a: u32, b: u32| ((a as u64 * b as u64) >> 32) as u32;
+    for _ in 0..10 {
+        let (c0, c2) = (c[0], c[2]);
+        c = [
+            hi(0xCD9E_8D57, c2) ^ c[1] ^ k[0],
+            0xCD9E_8D57u32.wrapping_mul(c2),
+            hi(0xD251_1F53, c0) ^ c[3] ^ k[1],
+            0xD251_1F53u32.wrapping_mul(c0),
+        ];
+        k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+    }
+    c
+}
+
+/// Triton's `uint_to_uniform_float`: the word as an i32 folded onto [0, 2^31), scaled in f32.
+pub fn uniform_float(w: u32) -> f32 {
+    let x = w as i32;
+    (if x < 0 { !x } else { x }) as f32 * 4.656_612_7e-10
+}
