@@ -118,3 +118,26 @@ fn empty_statements_are_nothing() {
     let launch = |d: &_, c, a: &_, o: &mut _| EmptyStatements::new().launch(d, c, a, o);
     check_twin("empty_statements", &xs, 1, &launch, empty_statements_host);
 }
+
+// A body's `const` may read a `const` declared after it in its block, as Rust evaluates a
+// block's items whatever their order (it failed with "cannot find value `B`").
+twin!(consts_read_later_consts, consts_read_later_consts_host, |i, a: &[u32], out: &mut [u32]| {
+    const A: u32 = B * 2 + C;
+    out[3 * i] = a[i].wrapping_mul(D);
+    const B: u32 = C + 4;
+    const C: u32 = 1;
+    const D: u32 = A - B;
+    {
+        const E: u32 = F << 1;
+        const F: u32 = A + 1;
+        out[3 * i + 1] = a[i] ^ E;
+    }
+    out[3 * i + 2] = A;
+});
+
+#[test]
+fn consts_read_consts_declared_after_them() {
+    let xs = u32_inputs("consts_read_later_consts", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| ConstsReadLaterConsts::new().launch(d, c, a, o);
+    check_twin("consts_read_later_consts", &xs, 3, &launch, consts_read_later_consts_host);
+}

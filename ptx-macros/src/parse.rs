@@ -567,8 +567,25 @@ impl<'e> Parser<'e> {
         }
         // A `const` is in scope in its whole block, before it too (`x[0] = N; const N: u32 =
         // 2;`), where it shadows a constant of the surrounding code: the block's `const`s are
-        // bound first, in their order (the sort is stable).
+        // bound first (the sort is stable), each after the block's `const`s it reads.
         stmts.sort_by_key(|s| !matches!(s, Stmt::Let { role: LetRole::Const, .. }));
+        let (order, cycles) = const_order(&b.stmts);
+        for c in cycles {
+            self.err(
+                &c.ident,
+                format!(
+                    "the value of `const {}` depends on itself (a cycle among the block's `const`s), \
+                     which Rust cannot evaluate",
+                    c.ident
+                ),
+            );
+        }
+        let parsed_consts =
+            stmts.iter().filter(|s| matches!(s, Stmt::Let { role: LetRole::Const, .. })).count();
+        let order = if order.len() == parsed_consts { order } else { (0..parsed_consts).collect() };
+        let mut consts: Vec<Option<Stmt>> = stmts.drain(..order.len()).map(Some).collect();
+        let ordered: Vec<Stmt> = order.iter().filter_map(|&i| consts[i].take()).collect();
+        stmts.splice(0..0, ordered);
         Block { stmts, tail, tail_text, function_body: false, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
@@ -1934,6 +1951,54 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
 
 /// Whether `name` is written as Rust writes constants and statics: upper-case letters,
 /// digits and `_`, with a letter.
+/// The order in which a block's `const`s (positions among its `const` items, in source
+/// order) are bound: each after the `const`s of the block its value names, as Rust
+/// evaluates them whatever their order. Where the rest read each other (a cycle), the first
+/// in source order is bound next and comes back, to be reported.
+fn const_order(stmts: &[syn::Stmt]) -> (Vec<usize>, Vec<&syn::ItemConst>) {
+    let consts: Vec<&syn::ItemConst> = stmts
+        .iter()
+        .filter_map(|s| match s {
+            syn::Stmt::Item(syn::Item::Const(c)) if c.generics.params.is_empty() => Some(c),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<String> = consts.iter().map(|c| c.ident.to_string()).collect();
+    let reads: Vec<Vec<usize>> = consts
+        .iter()
+        .map(|c| {
+            let mut idents = Vec::new();
+            token_idents(c.expr.to_token_stream(), &mut idents);
+            (0..names.len()).filter(|&j| idents.contains(&names[j])).collect()
+        })
+        .collect();
+    let mut order = Vec::with_capacity(consts.len());
+    let mut placed = vec![false; consts.len()];
+    let mut cycles = Vec::new();
+    while order.len() < consts.len() {
+        let ready = (0..consts.len()).find(|&i| !placed[i] && reads[i].iter().all(|&j| placed[j]));
+        let next = ready.unwrap_or_else(|| {
+            let first = placed.iter().position(|p| !p).unwrap_or(0);
+            cycles.push(consts[first]);
+            first
+        });
+        placed[next] = true;
+        order.push(next);
+    }
+    (order, cycles)
+}
+
+/// Every identifier in `tokens`, nested groups included.
+fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => token_idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
 pub fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
         && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

@@ -27,4 +27,13 @@ fn defined_twice(y: &mut [u32]) {
     y[0] = N;
 }
 
+// `const`s that read each other (rustc's E0391, a cycle), one reading itself among them.
+#[ptx_kernel]
+fn read_each_other(y: &mut [u32]) {
+    const A: u32 = B * 2;
+    const B: u32 = A + 1;
+    const SELF: u32 = SELF + 1;
+    y[0] = A + SELF;
+}
+
 fn main() {}
