@@ -545,6 +545,9 @@ pub enum ExprKind {
         then: Block,
         /// The `else` branch: a block expression or another `if`.
         els: Option<Box<Expr>>,
+        /// Whether it is one of the `if`s a `match` is rewritten as (its errors name the
+        /// `match`).
+        of_match: bool,
     },
     /// `{ ... }`.
     Block(Block),

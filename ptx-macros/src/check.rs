@@ -1087,7 +1087,7 @@ impl Checker<'_> {
                 self.expr(receiver);
                 self.method(e, receiver, method, args)
             }
-            ExprKind::If { cond, then, els } => {
+            ExprKind::If { cond, then, els, of_match } => {
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (an `if` condition is a `bool`)");
                 let t = self.block(then);
@@ -1098,11 +1098,12 @@ impl Checker<'_> {
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
-                                let msg = format!(
-                                    "`if` and `else` have incompatible types: `{}` and `{}`",
-                                    self.show(&a),
-                                    self.show(&b)
-                                );
+                                let what = if *of_match {
+                                    "`match` arms have incompatible types"
+                                } else {
+                                    "`if` and `else` have incompatible types"
+                                };
+                                let msg = format!("{what}: `{}` and `{}`", self.show(&a), self.show(&b));
                                 self.errors.at(els.span, msg);
                                 Ty::Error
                             }

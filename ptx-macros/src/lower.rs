@@ -290,7 +290,7 @@ impl Lowerer<'_> {
     fn expr_stmt(&mut self, expr: &Expr) {
         let atom = self.expr(expr, None);
         self.discard(atom);
-        if let ExprKind::If { cond, then, els: None } = &expr.kind {
+        if let ExprKind::If { cond, then, els: None, .. } = &expr.kind {
             if self.block_ty(then) == Ty::Never && !self.checked.comptime[cond.id] {
                 let facts = self.negated_range_facts(cond);
                 self.proven.extend(facts);
@@ -504,7 +504,7 @@ impl Lowerer<'_> {
                 }
                 self.method(receiver, method, args, name)
             }
-            ExprKind::If { cond, then, els } => self.if_expr(e, cond, then, els.as_deref(), name),
+            ExprKind::If { cond, then, els, .. } => self.if_expr(e, cond, then, els.as_deref(), name),
             ExprKind::Block(b) => {
                 let ty = self.ty(e);
                 self.block_expr(b, &ty, name)
@@ -1415,7 +1415,7 @@ impl Lowerer<'_> {
                 let f = host_method(method, self.ty(receiver).scalar().unwrap_or(Scalar::F32));
                 quote!((#r).#f(#(#hs),*))
             }
-            ExprKind::If { cond, then, els } => {
+            ExprKind::If { cond, then, els, .. } => {
                 let c = self.host(cond);
                 let t = then.tail.as_ref().map(|t| self.host(t)).unwrap_or_default();
                 let f = match els.as_deref() {

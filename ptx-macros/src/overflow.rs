@@ -218,7 +218,7 @@ impl Folder<'_> {
                 self.exprs(args);
                 None
             }
-            ExprKind::If { cond, then, els } => {
+            ExprKind::If { cond, then, els, .. } => {
                 self.expr(cond);
                 self.block(then);
                 if let Some(els) = els {

@@ -720,14 +720,7 @@ impl<'e> Parser<'e> {
                 }
             }
         };
-        Some(Stmt::Let {
-            pat,
-            ty,
-            init,
-            span: Sp::of(local),
-            text: source_text(local),
-            role: LetRole::Source,
-        })
+        Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: let_text(local), role: LetRole::Source })
     }
 
     /// `const NAME: T = value;` in the body: an immutable binding of type `T` whose value the
@@ -967,9 +960,7 @@ impl<'e> Parser<'e> {
                 self.macro_error(&m.mac);
                 ExprKind::Error
             }
-            syn::Expr::Match(_) => {
-                return self.unsupported(e, "`match` is not supported in kernels yet; use `if` / `else if` / `else`")
-            }
+            syn::Expr::Match(m) => return self.match_expr(m, true),
             syn::Expr::Struct(_) => {
                 return self.unsupported(e, "struct literals are not supported in kernels; use scalars and tuples")
             }
@@ -986,7 +977,7 @@ impl<'e> Parser<'e> {
                 return self.unsupported(e, "ranges are only supported as the iterator of a `for` loop (`for i in a..b`)")
             }
             syn::Expr::Let(_) => {
-                return self.unsupported(e, "`if let` / `let` expressions are not supported in kernels; use `if cond`")
+                return self.unsupported(e, "a `let` expression is supported only as the condition of an `if` (`if let 1..=4 = n`), not inside `&&` or `||`")
             }
             syn::Expr::Unsafe(_) => {
                 return self.unsupported(
@@ -1766,18 +1757,33 @@ impl<'e> Parser<'e> {
         self.expr_of(ExprKind::Vector { func: func.clone(), width, slice, index, values }, sp)
     }
 
+    /// A `match`, as the `if` chain [`crate::desugar::match_expr`] makes of it; `of_match`:
+    /// whether it was written as one (not as an `if let`).
+    fn match_expr(&mut self, m: &syn::ExprMatch, of_match: bool) -> Expr {
+        let id = self.id();
+        match crate::desugar::match_expr(m, id) {
+            Ok(chain) => {
+                let mut chain = self.expr(&chain);
+                if let (true, ExprKind::Block(Block { tail: Some(tail), .. })) = (of_match, &mut chain.kind) {
+                    mark_match_arms(tail);
+                }
+                chain
+            }
+            Err(e) => {
+                self.errors.push(e);
+                self.expr_of(ExprKind::Error, Sp::of(m))
+            }
+        }
+    }
+
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprKind {
         let cond = match &*i.cond {
-            // Reported once, here (the condition is not parsed as a `let` expression too).
-            syn::Expr::Let(l) => {
-                self.err(l, "`if let` is not supported in kernels; use `if cond`");
-                Box::new(self.expr_of(ExprKind::Error, Sp::of(l)))
-            }
+            syn::Expr::Let(l) => return self.match_expr(&crate::desugar::if_let(i, l), false).kind,
             cond => Box::new(self.expr(cond)),
         };
         let then = self.block(&i.then_branch);
         let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
-        ExprKind::If { cond, then, els }
+        ExprKind::If { cond, then, els, of_match: false }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Option<ExprKind> {
@@ -1951,6 +1957,30 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
 
 /// Whether `name` is written as Rust writes constants and statics: upper-case letters,
 /// digits and `_`, with a letter.
+/// A `let`'s text for the PTX's comments: the source, but for the bindings a `match` is
+/// rewritten with ([`crate::desugar`]): its scrutinee's as `match value`, its patterns'
+/// names' none.
+fn let_text(local: &syn::Local) -> String {
+    let hidden = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_hidden));
+    match (&local.pat, &local.init) {
+        (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_hidden(&p.ident) => {
+            format!("match {}", source_text(&init.expr))
+        }
+        (_, Some(init)) if hidden(&init.expr) => String::new(),
+        _ => source_text(local),
+    }
+}
+
+/// Marks the `if` chain a `match` became as its arms (see [`ExprKind::If`]).
+fn mark_match_arms(e: &mut Expr) {
+    if let ExprKind::If { els, of_match, .. } = &mut e.kind {
+        *of_match = true;
+        if let Some(els) = els {
+            mark_match_arms(els);
+        }
+    }
+}
+
 /// The order in which a block's `const`s (positions among its `const` items, in source
 /// order) are bound: each after the `const`s of the block its value names, as Rust
 /// evaluates them whatever their order. Where the rest read each other (a cycle), the first

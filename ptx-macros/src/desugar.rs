@@ -1,0 +1,202 @@
+//! `match` and `if let` as the language's own `if` chains, rewritten on syn's tree before
+//! parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
+//! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
+//! tuples element by element, guards after the pattern's test) and each name the pattern
+//! binds a `let` at the start of its arm. The conditions carry the patterns' spans, so a
+//! pattern of the wrong type is reported where it is written.
+//!
+//! A kernel's `match` must be exhaustive as Rust sees it; without the type in hand here, the
+//! rule is that its last arm takes every value (`_`, a name, a tuple of those), or its arms
+//! are `true` and `false`. A `match` on every integer by ranges (`0..=255` for a `u8`),
+//! which Rust also accepts, needs a `_` arm instead.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::parse::is_constant_name;
+
+/// How the scrutinee's hidden name starts (a name no kernel writes).
+const HIDDEN_PREFIX: &str = "__match_";
+
+/// Whether `name` is a scrutinee's hidden name.
+pub fn is_hidden(name: &syn::Ident) -> bool {
+    name.to_string().starts_with(HIDDEN_PREFIX)
+}
+
+/// The part of a pattern's test and bindings built so far.
+struct Arm {
+    /// The test: `None` when every value matches.
+    test: Option<TokenStream>,
+    /// `let` statements binding the pattern's names, in order.
+    bindings: Vec<TokenStream>,
+}
+
+/// `match` rewritten as a block binding the scrutinee and an `if` chain over the arms.
+/// `id` makes the hidden name unique in the kernel.
+pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error> {
+    let span = m.match_token.span;
+    let value = format_ident!("{HIDDEN_PREFIX}{}", id, span = span);
+    let scrutinee = &m.expr;
+    let mut errors: Option<syn::Error> = None;
+    let mut add = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    let mut arms = Vec::new();
+    for arm in &m.arms {
+        let (pat, guard) = split_guard(&arm.pat);
+        match pattern(pat, &quote_spanned!(span=> #value)) {
+            Ok(a) => arms.push((a, pat, guard, &arm.body)),
+            Err(e) => add(e),
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    // The arms up to the first that takes every value; those after it are never reached.
+    let last = arms.iter().position(|(a, _, guard, _)| a.test.is_none() && guard.is_none());
+    let Some(last) = last.or_else(|| last_of_true_and_false(m)) else {
+        return Err(syn::Error::new(
+            span,
+            "this `match` may not cover every value: in a kernel, the last arm of a `match` takes \
+             every value (`_ => ..`, or a name: `n => ..`), or its arms are `true` and `false`",
+        ));
+    };
+    let mut chain: Option<TokenStream> = None;
+    for (i, (a, pat, guard, body)) in arms[..=last].iter().enumerate().rev() {
+        let bindings = &a.bindings;
+        let block = quote_spanned!(body.span()=> { #(#bindings)* #body });
+        let test = match (&a.test, guard) {
+            (test, Some(guard)) => {
+                let test = test.clone().unwrap_or_else(|| quote_spanned!(pat.span()=> true));
+                Some(quote_spanned!(guard.span()=> (#test) && { #(#bindings)* #guard }))
+            }
+            (test, None) if i < last => test.clone(),
+            _ => None,
+        };
+        chain = Some(match (test, chain) {
+            (Some(test), Some(rest)) => quote_spanned!(pat.span()=> if #test #block else #rest),
+            (Some(test), None) => quote_spanned!(pat.span()=> if #test #block),
+            (None, _) => block,
+        });
+    }
+    let chain = chain.unwrap_or_default();
+    syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #chain }))
+}
+
+/// An arm's pattern and its guard (`n if n > 2`), which syn keeps in the pattern.
+fn split_guard(pat: &syn::Pat) -> (&syn::Pat, Option<&syn::Expr>) {
+    match pat {
+        syn::Pat::Guard(g) => (&g.pat, Some(&g.guard)),
+        other => (other, None),
+    }
+}
+
+/// `if let PAT = EXPR { .. } else ..` as the `match` with the arms `PAT => { .. }` and
+/// `_ => else` (`()` without an `else`).
+pub fn if_let(i: &syn::ExprIf, l: &syn::ExprLet) -> syn::ExprMatch {
+    let pat = &l.pat;
+    let expr = &l.expr;
+    let then = &i.then_branch;
+    let els = match &i.else_branch {
+        Some((_, e)) => e.to_token_stream(),
+        None => quote_spanned!(then.span()=> {}),
+    };
+    syn::parse_quote_spanned!(i.if_token.span=> match #expr { #pat => #then, _ => #els })
+}
+
+/// Where the arms have covered both unguarded `true` and `false` (the only exhaustive
+/// `match` with no arm taking every value that this rewriting allows): the later of the two.
+fn last_of_true_and_false(m: &syn::ExprMatch) -> Option<usize> {
+    let unguarded = |value: bool| {
+        m.arms.iter().position(|a| {
+            matches!(&a.pat, syn::Pat::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value == value)
+        })
+    };
+    Some(unguarded(true)?.max(unguarded(false)?))
+}
+
+/// The test and bindings of `pat` against the value `value` (a place expression).
+fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
+    let sp = pat.span();
+    let equal =
+        |expr: &dyn ToTokens| Arm { test: Some(quote_spanned!(sp=> #value == #expr)), bindings: vec![] };
+    match pat {
+        syn::Pat::Wild(_) => Ok(Arm { test: None, bindings: vec![] }),
+        syn::Pat::Paren(p) => pattern(&p.pat, value),
+        syn::Pat::Lit(l) => Ok(equal(l)),
+        // What syn keeps as tokens: a negative literal (`-1`) among others.
+        syn::Pat::Verbatim(tokens) if syn::parse2::<syn::Expr>(tokens.clone()).is_ok() => Ok(equal(tokens)),
+        syn::Pat::Path(p) if p.qself.is_none() => Ok(equal(p)),
+        syn::Pat::Const(c) => Ok(equal(c)),
+        syn::Pat::Ident(i)
+            if i.by_ref.is_none() && i.subpat.is_none() && is_constant_name(&i.ident.to_string()) =>
+        {
+            Ok(equal(&i.ident))
+        }
+        syn::Pat::Ident(i) if i.by_ref.is_none() => {
+            let name = &i.ident;
+            let mutability = &i.mutability;
+            let mut arm = match &i.subpat {
+                Some((_, sub)) => pattern(sub, value)?,
+                None => Arm { test: None, bindings: vec![] },
+            };
+            arm.bindings.push(quote_spanned!(sp=> let #mutability #name = #value;));
+            Ok(arm)
+        }
+        syn::Pat::Range(r) => {
+            let mut tests = Vec::new();
+            if let Some(start) = &r.start {
+                tests.push(quote_spanned!(sp=> #value >= #start));
+            }
+            if let Some(end) = &r.end {
+                tests.push(match r.limits {
+                    syn::RangeLimits::Closed(_) => quote_spanned!(sp=> #value <= #end),
+                    syn::RangeLimits::HalfOpen(_) => quote_spanned!(sp=> #value < #end),
+                });
+            }
+            let test = match tests.as_slice() {
+                [] => None,
+                [only] => Some(only.clone()),
+                [a, b, ..] => Some(quote_spanned!(sp=> #a && #b)),
+            };
+            Ok(Arm { test, bindings: vec![] })
+        }
+        syn::Pat::Or(o) => {
+            let mut tests = Vec::new();
+            for case in &o.cases {
+                let arm = pattern(case, value)?;
+                if !arm.bindings.is_empty() {
+                    return Err(syn::Error::new_spanned(
+                        case,
+                        "names bound in one case of a `|` pattern are not supported in kernels: \
+                         give each case its own arm",
+                    ));
+                }
+                match arm.test {
+                    Some(t) => tests.push(t),
+                    None => return Ok(Arm { test: None, bindings: vec![] }),
+                }
+            }
+            Ok(Arm { test: Some(quote_spanned!(sp=> #((#tests))||*)), bindings: vec![] })
+        }
+        syn::Pat::Tuple(t) if !t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) => {
+            let mut tests = Vec::new();
+            let mut bindings = Vec::new();
+            for (k, elem) in t.elems.iter().enumerate() {
+                let index = syn::Index { index: k as u32, span: Span::call_site() };
+                let arm = pattern(elem, &quote_spanned!(sp=> #value.#index))?;
+                tests.extend(arm.test);
+                bindings.extend(arm.bindings);
+            }
+            let test = (!tests.is_empty()).then(|| quote_spanned!(sp=> #((#tests))&&*));
+            Ok(Arm { test, bindings })
+        }
+        other => Err(syn::Error::new_spanned(
+            other,
+            "patterns in a kernel's `match` and `if let` are literals, constants, ranges (`1..=4`), \
+             `_`, names (`n`, `n @ 1..=4`), tuples of them and `|` of them",
+        )),
+    }
+}

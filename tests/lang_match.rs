@@ -1,0 +1,136 @@
+//! `match` and `if let` in kernels: each body runs as a `#[ptx_kernel]` on the simulator and
+//! as plain Rust on the host, compared bit for bit on edge values and fresh random inputs.
+//! The macro rewrites them as `if` chains over the scrutinee, bound once; these check that
+//! the chain means what Rust's `match` means: first matching arm wins, guards run after
+//! the pattern and see its names, ranges are inclusive or not as written, `|` and tuples.
+#![allow(clippy::match_overlapping_arm, clippy::manual_range_patterns, clippy::single_match)]
+#![allow(clippy::redundant_guards, clippy::match_like_matches_macro, clippy::collapsible_match)]
+
+use ptx_dsl::prelude::*;
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+/// A constant of the surrounding code, matched by name as Rust matches a constant.
+const LIMIT: u32 = 1000;
+
+twin!(match_integers, match_integers_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[4 * i] = match x % 7 {
+        0 => 10,
+        1 | 2 => 20,
+        3..=4 => 30,
+        n if n > 5 => n * 100,
+        _ => 50,
+    };
+    out[4 * i + 1] = match x {
+        0..10 => x + 1,
+        LIMIT => 7,
+        u32::MAX => 8,
+        big @ 0x8000_0000.. => big >> 4,
+        other => other.wrapping_mul(3),
+    };
+    // The first matching arm wins, even where later ones overlap it.
+    out[4 * i + 2] = match (x & 3, x >> 30) {
+        (0, _) => 1,
+        (_, 0) => 2,
+        (1 | 2, hi) if hi > 1 => 3 + hi,
+        (lo, hi) => lo * 10 + hi,
+    };
+    // A `match` as a statement, with arms that store and one that returns early.
+    match x & 0xf {
+        0 => out[4 * i + 3] = 99,
+        1..=7 => {
+            out[4 * i + 3] = x ^ 5;
+        }
+        _ => {}
+    }
+});
+
+#[test]
+fn match_on_integers_and_tuples_is_rusts_match() {
+    let mut xs = u32_inputs("match_integers", 300);
+    xs.extend([
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        9,
+        10,
+        999,
+        1000,
+        1001,
+        u32::MAX,
+        0x8000_0000,
+        0x7fff_ffff,
+        0xc000_0001,
+    ]);
+    let launch = |d: &_, c, a: &_, o: &mut _| MatchIntegers::new().launch(d, c, a, o);
+    check_twin("match_integers", &xs, 4, &launch, match_integers_host);
+}
+
+twin!(match_signed_and_bool, match_signed_and_bool_host, |i, a: &[i32], out: &mut [i32]| {
+    let x = a[i];
+    out[3 * i] = match x {
+        -1 => 100,
+        i32::MIN..=-2 => -7,
+        0 => 0,
+        1..=9 | 20..=29 => x * 2,
+        _ => x / 3,
+    };
+    out[3 * i + 1] = match x > 0 {
+        true => 1,
+        false => -1,
+    };
+    let mut m = 0;
+    if let 5..=50 = x % 100 {
+        m = 4;
+    } else if let -3 = x {
+        m = 5;
+    }
+    let r = if let n @ 100.. = x { n - 100 } else { m };
+    out[3 * i + 2] = r;
+});
+
+#[test]
+fn match_on_signed_integers_and_bools_and_if_let_are_rusts() {
+    let mut xs = i32_inputs("match_signed_and_bool", 300);
+    xs.extend([-3, -2, -1, 0, 1, 9, 10, 20, 29, 30, 99, 100, 101, 150, i32::MIN, i32::MAX, 5, 50, 51]);
+    let launch = |d: &_, c, a: &_, o: &mut _| MatchSignedAndBool::new().launch(d, c, a, o);
+    check_twin("match_signed_and_bool", &xs, 3, &launch, match_signed_and_bool_host);
+}
+
+twin!(match_floats, match_floats_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    // A float pattern compares as `==` does: `0.0` matches -0.0 and no NaN matches.
+    out[2 * i] = match x {
+        0.0 => 1.0,
+        1.0..=2.0 => x * 4.0,
+        f32::INFINITY => -1.0,
+        _ if x.is_nan() => 7.0,
+        y => y - 1.0,
+    };
+    let mut acc = 0.0f32;
+    for k in 0..4u32 {
+        acc += match k {
+            0 => x,
+            1 => x * x,
+            _ => 0.5,
+        };
+    }
+    out[2 * i + 1] = acc;
+});
+
+#[test]
+fn match_on_floats_is_rusts_match() {
+    let mut xs = f32_inputs("match_floats", 300);
+    xs.extend([0.0, -0.0, 1.0, 1.5, 2.0, 2.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]);
+    let launch = |d: &_, c, a: &_, o: &mut _| MatchFloats::new().launch(d, c, a, o);
+    check_twin("match_floats", &xs, 2, &launch, match_floats_host);
+}
