@@ -146,7 +146,7 @@ pub(crate) fn decode_kernel(
         }
         nregs = nregs
             .checked_add(r.count)
-            .filter(|n| *n < 1 << 20)
+            .filter(|n| u64::from(*n) < crate::parse::MAX_REGISTERS)
             .ok_or_else(|| SimError::Unsupported { line: r.line, what: "more than 2^20 registers".into() })?;
     }
     // Checked: ptxas allows at most 48 KiB of static shared memory per kernel.

@@ -576,7 +576,8 @@ fn parse_entry(
     };
 
     let body = parse_body(lines, i, files, &name, start, (first, *i))?;
-    let body = inline_calls(body, funcs, &mut 0, &mut Vec::new())?;
+    let mut registers = body.regs.iter().map(|r| u64::from(r.count)).sum();
+    let body = inline_calls(body, funcs, &mut 0, &mut registers, &mut Vec::new())?;
     let Body { regs, shared, locals, items } = body;
     // The module's `.shared` variables the kernel names, then its own (which shadow them).
     let shared = statics.iter().filter(|v| names(&items, &v.name)).cloned().chain(shared).collect();
@@ -833,6 +834,9 @@ fn rename(
 /// Calls nested deeper than this (recursion aside) are an unsupported construct.
 const MAX_CALL_DEPTH: usize = 256;
 
+/// A kernel may declare fewer registers than this (its callees' inlined copies included).
+pub(crate) const MAX_REGISTERS: u64 = 1 << 20;
+
 /// More inlined calls than this in one kernel are an unsupported construct.
 const MAX_INLINED_CALLS: usize = 100_000;
 
@@ -872,11 +876,15 @@ fn indirect_call(line: usize, what: &str) -> SimError {
 
 /// Inlines every call to a function of `funcs` in `body` (recursively: a recursive
 /// function to its [`recursion_limit`], beyond which the call traps); `count` numbers the
-/// inlined calls.
+/// inlined calls, `registers` counts the registers the kernel declares so far, callees'
+/// copies included (more than [`MAX_REGISTERS`] is refused at the call that passes it,
+/// before copying more: a recursive function declaring 65 536 registers used to be copied
+/// thousands of times, minutes and gigabytes, before the register count was checked).
 fn inline_calls(
     body: Body,
     funcs: &[FuncDef],
     count: &mut usize,
+    registers: &mut u64,
     stack: &mut Vec<String>,
 ) -> Result<Body, SimError> {
     let Body { mut regs, mut shared, mut locals, items } = body;
@@ -923,6 +931,13 @@ fn inline_calls(
                     "the call of `{target}`: calls nested deeper than {MAX_CALL_DEPTH} or more than \
                      {MAX_INLINED_CALLS} calls in all, once inlined"
                 ),
+            ));
+        }
+        *registers += f.body.regs.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        if *registers >= MAX_REGISTERS {
+            return Err(unsupported(
+                st.line,
+                format!("the call of `{target}`: more than 2^20 registers in the kernel once its calls are inlined"),
             ));
         }
         let rets: Vec<&str> = ret.map_or_else(Vec::new, |r| r.split(',').map(str::trim).collect());
@@ -1021,7 +1036,7 @@ fn inline_calls(
             items,
         };
         stack.push(target.to_string());
-        let callee = inline_calls(renamed, funcs, count, stack)?;
+        let callee = inline_calls(renamed, funcs, count, registers, stack)?;
         stack.pop();
         // A guarded call: its inlined body is skipped when the guard is false.
         if let Some((negated, p)) = &st.guard {
