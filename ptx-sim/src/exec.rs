@@ -1680,7 +1680,8 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
         ));
     }
     match kernel.block_limit {
-        BlockLimit::Max(m) if threads > m.iter().map(|&d| d as u64).product::<u64>() => {
+        // (ptxas takes `.maxntid 4294967295, 4294967295, 4294967295`: 2^96 threads.)
+        BlockLimit::Max(m) if u128::from(threads) > m.iter().map(|&d| u128::from(d)).product::<u128>() => {
             return Err(bad(
                 kernel,
                 format!(

@@ -556,12 +556,15 @@ fn parse_entry(
                 if dims.is_empty() || dims.len() > 3 {
                     return Err(malformed());
                 }
+                // (ptxas: "Positive non-zero value expected", for all three.)
+                if dims.contains(&0) {
+                    return Err(parse_err(*i, format!("`{directive}{args}` has a zero dimension")));
+                }
                 let mut d = [1u32; 3];
                 d[..dims.len()].copy_from_slice(&dims);
                 match directive.as_str() {
                     ".maxntid" => block_limit = BlockLimit::Max(d),
                     ".reqntid" => block_limit = BlockLimit::Exactly(d),
-                    _ if d.contains(&0) => return Err(malformed()),
                     _ => cluster = Some(d),
                 }
             }

@@ -2,7 +2,21 @@
 //! `tests/corpus`) that hung the parser, panicked a launch, or loaded although ptxas refuses
 //! them with a meaning the simulator made up; each minimised to a small module.
 
-use ptx_sim::{Module, SimError};
+use ptx_sim::{launch, Geometry, Memory, Module, SimError};
+
+fn one_block(threads: u32) -> Geometry {
+    Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 }
+}
+
+/// A module of one kernel `k(.param .u64 k_out)`, with `module` at module scope, `directives`
+/// between the parameters and the body, and `body` before its `ret`.
+fn kernel(module: &str, directives: &str, body: &str) -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n{module}\n.visible .entry k(\n\t.param .u64 k_out\n)\n\
+         {directives}\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n\t.reg .f64 %fd<4>;\n\
+         \tld.param.u64 %rd1, [k_out];\n{body}\n\tret;\n}}\n"
+    )
+}
 
 /// A device function recursing twice per call that declares `zz<N>` registers without `%`
 /// (inline assembly's spelling: each one a register of its own name) was copied with all
@@ -30,4 +44,36 @@ fn recursion_declaring_many_registers_is_refused_at_the_call_that_passes_the_lim
     );
     // (About 1 s in a debug build; the bound only catches a return of the blow-up.)
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
+
+/// ptxas takes `.maxntid 4294967295, 4294967295, 4294967295`; the launch's check multiplied
+/// the three in `u64` and overflowed (a panic in a debug build).
+#[test]
+fn a_maxntid_beyond_64_bits_of_threads_does_not_overflow_the_launch_check() {
+    for directive in [".maxntid 4294967295, 4294967295, 4294967295", ".maxntid 4294967295, 4294967295"] {
+        let m = Module::parse(&kernel("", directive, "\tst.global.u32 [%rd1], %r1;")).unwrap();
+        let memory = Memory::new();
+        let out = memory.alloc(4);
+        launch(m.kernel("k").unwrap(), &one_block(64), &[out], &memory, 1).unwrap();
+    }
+}
+
+/// `.maxntid 0`, `.reqntid 0, 1` and the like (ptxas: "Positive non-zero value expected")
+/// loaded, and every launch of the kernel was then refused; now the module is, naming the
+/// line, as `.reqnctapercluster 0` already was.
+#[test]
+fn zero_block_dimensions_are_refused_where_they_are_declared() {
+    for directive in
+        [".maxntid 0", ".maxntid 0, 0, 0", ".reqntid 0", ".reqntid 32, 0", ".reqnctapercluster 1, 0"]
+    {
+        match Module::parse(&kernel("", directive, "")) {
+            Err(SimError::Parse { line: 8, message }) => {
+                assert!(message.contains(directive) && message.contains("zero"), "{message}")
+            }
+            other => panic!("{directive}: {other:?}"),
+        }
+    }
+    for directive in [".maxntid 1", ".reqntid 32, 1", ".reqnctapercluster 1"] {
+        Module::parse(&kernel("", directive, "")).unwrap();
+    }
 }
