@@ -380,7 +380,12 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     let toks: Vec<&str> = head.split_whitespace().filter(|t| *t != ".visible" && *t != ".weak").collect();
     let (align, ty, spec) = match toks.as_slice() {
         [".global" | ".const", ".align", a, ty, spec] => {
-            (a.parse::<u32>().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?, *ty, *spec)
+            let a = a.parse::<u32>().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
+            // (ptxas: "Alignment must be a power of two"; 0 is not one.)
+            if !a.is_power_of_two() {
+                return Err(parse_err(line, format!("alignment {a} is not a power of two")));
+            }
+            (a, *ty, *spec)
         }
         [".global" | ".const", ty, spec] => (0, *ty, *spec),
         _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
@@ -1468,14 +1473,15 @@ fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let (align, ty, spec) = match toks.as_slice() {
         [".shared" | ".local" | ".param", ".align", a, ty, spec] => {
             let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
-            (a, *ty, *spec)
+            (Some(a), *ty, *spec)
         }
-        [".shared" | ".local" | ".param", ty, spec] => (0, *ty, *spec),
+        [".shared" | ".local" | ".param", ty, spec] => (None, *ty, *spec),
         _ => return Err(unsupported(line, format!("{space} declaration `{stmt}`"))),
     };
     let ty =
         element_type(ty).ok_or_else(|| unsupported(line, format!("{space} array element type `{ty}`")))?;
-    let align = if align == 0 { ty.bytes() } else { align };
+    // (An explicit `.align 0` is an error, as it is to ptxas.)
+    let align = align.unwrap_or(ty.bytes());
     if !align.is_power_of_two() {
         return Err(parse_err(line, format!("alignment {align} is not a power of two")));
     }

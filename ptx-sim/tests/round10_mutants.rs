@@ -77,3 +77,39 @@ fn zero_block_dimensions_are_refused_where_they_are_declared() {
         Module::parse(&kernel("", directive, "")).unwrap();
     }
 }
+
+/// `.align 3` and `.align 0` (ptxas: "Alignment must be a power of two") were taken on
+/// `.global` and `.const` variables, and `.align 0` on `.shared`, `.local` and call `.param`
+/// arrays as if no alignment were given (`.align 3` on those was already refused).
+#[test]
+fn alignments_that_are_no_power_of_two_are_refused_in_every_state_space() {
+    let module_scope = [
+        ".global .align 3 .b8 g[8];",
+        ".global .align 0 .b8 g[8];",
+        ".const .align 6 .u32 g[2] = {1, 2};",
+        ".visible .global .align 0 .u32 g;",
+    ];
+    for decl in module_scope {
+        match Module::parse(&kernel(decl, "", "\tmov.u64 %rd2, g;")) {
+            Err(SimError::Parse { line: 4, message }) => {
+                assert!(message.contains("power of two"), "{message}")
+            }
+            other => panic!("{decl}: {other:?}"),
+        }
+    }
+    for decl in [
+        "\t.shared .align 0 .b8 s[8];",
+        "\t.local .align 0 .b8 s[8];",
+        "\t{\n\t.param .align 0 .b8 s[8];\n\t}",
+    ] {
+        match Module::parse(&kernel("", "", decl)) {
+            Err(SimError::Parse { message, .. }) => {
+                assert!(message.contains("power of two"), "{decl}: {message}")
+            }
+            other => panic!("{decl}: {other:?}"),
+        }
+    }
+    for decl in [".global .align 8 .b8 g[8];", ".const .align 1 .u32 g[2] = {1, 2};", ".global .u32 g;"] {
+        Module::parse(&kernel(decl, "", "\tmov.u64 %rd2, g;")).unwrap();
+    }
+}
