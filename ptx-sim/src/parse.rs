@@ -464,8 +464,21 @@ fn data_value(v: &str, ty: PtxType) -> Option<u64> {
             .then(|| u64::from_str_radix(h, 16).ok())
             .flatten()
     };
-    if let Some(h) = v.strip_prefix("0f").or_else(|| v.strip_prefix("0d")) {
-        return hex(h);
+    // `0f` takes the 8 hex digits of an `.f32` (ptxas: a syntax error with fewer), stored
+    // as they are (zero-extended in a 64-bit variable, as ptxas does); `0d` the 16 of an
+    // `.f64`, converted to `.f32` in a 32-bit variable as ptxas does (its low half used to
+    // be stored: 0 for `0d3FF0000000000000`). Neither initialises an integer (ptxas:
+    // "Initial value type mismatch") or a 16-bit variable.
+    if let Some(h) = v.strip_prefix(['0']).and_then(|h| h.strip_prefix(['f', 'F'])) {
+        return (h.len() == 8 && !ty.is_int() && ty.bits() >= 32).then(|| hex(h)).flatten();
+    }
+    if let Some(h) = v.strip_prefix(['0']).and_then(|h| h.strip_prefix(['d', 'D'])) {
+        let bits = (h.len() == 16 && !ty.is_int()).then(|| hex(h)).flatten()?;
+        return match ty.bits() {
+            64 => Some(bits),
+            32 => Some(u64::from((f64::from_bits(bits) as f32).to_bits())),
+            _ => None,
+        };
     }
     if ty.is_float() && !v.starts_with("0x") {
         return float_literal_bits(v, ty.bits());

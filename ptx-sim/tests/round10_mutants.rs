@@ -113,3 +113,54 @@ fn alignments_that_are_no_power_of_two_are_refused_in_every_state_space() {
         Module::parse(&kernel(decl, "", "\tmov.u64 %rd2, g;")).unwrap();
     }
 }
+
+/// Runs `k` (which stores to its `k_out`) and returns the first 8 bytes it stored.
+fn stored(ptx: &str) -> u64 {
+    let m = Module::parse(ptx).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    let memory = Memory::new();
+    let out = memory.alloc(8);
+    launch(m.kernel("k").unwrap(), &one_block(1), &[out], &memory, 1).unwrap();
+    let mut bytes = [0u8; 8];
+    memory.read(out, &mut bytes).unwrap();
+    u64::from_le_bytes(bytes)
+}
+
+/// A `0d` literal initialising a 32-bit variable: ptxas converts the double to `.f32`
+/// (`0d3FF0000000000000` is 1.0f in the cubin); the simulator stored its low 32 bits, 0.
+/// `0f` with other than 8 digits (ptxas: a syntax error) and `0f`/`0d` initialising an
+/// integer variable (ptxas: "Initial value type mismatch") or a 16-bit one were taken too.
+#[test]
+fn float_bit_literals_initialise_variables_as_ptxas_does() {
+    let load32 = "\tmov.u64 %rd2, g;\n\tld.global.b32 %r1, [%rd2];\n\tst.global.b32 [%rd1], %r1;";
+    for (decl, bits) in [
+        (".global .align 4 .f32 g = 0d3FF0000000000000;", 1.0f32.to_bits()),
+        (".global .align 4 .b32 g = 0d3FF8000000000000;", 1.5f32.to_bits()),
+        (".global .align 4 .f32 g = 0f3F800000;", 1.0f32.to_bits()),
+        (".global .align 4 .f32 g = 0d7FF0000000000000;", f32::INFINITY.to_bits()),
+        (".global .align 4 .f32 g = 0d4000000000000001;", 2.0f32.to_bits()),
+    ] {
+        assert_eq!(stored(&kernel(decl, "", load32)) as u32, bits, "{decl}");
+    }
+    let load64 = "\tmov.u64 %rd2, g;\n\tld.global.b64 %rd3, [%rd2];\n\tst.global.b64 [%rd1], %rd3;";
+    for (decl, bits) in [
+        (".global .align 8 .f64 g = 0d3FF0000000000000;", 1.0f64.to_bits()),
+        // (ptxas stores an `0f` literal's bits zero-extended in a 64-bit variable.)
+        (".global .align 8 .f64 g = 0f3FC00000;", 0x3fc0_0000),
+    ] {
+        assert_eq!(stored(&kernel(decl, "", load64)), bits, "{decl}");
+    }
+    for decl in [
+        ".global .align 4 .f32 g = 0f1;",
+        ".global .align 4 .f32 g = 0f3F80000;",
+        ".global .align 4 .f32 g = 0f3F8000000;",
+        ".global .align 8 .f64 g = 0d3FF000000000000;",
+        ".global .align 4 .u32 g = 0f3F800000;",
+        ".global .align 8 .s64 g = 0d3FF0000000000000;",
+        ".global .align 2 .b16 g = 0f3F800000;",
+    ] {
+        match Module::parse(&kernel(decl, "", "\tmov.u64 %rd2, g;")) {
+            Err(SimError::Unsupported { line: 4, what }) => assert!(what.contains("initial value"), "{what}"),
+            other => panic!("{decl}: {other:?}"),
+        }
+    }
+}
