@@ -1,8 +1,10 @@
 //! The tenth adversarial round: mutants of the real PTX fixtures (`tests/data`,
 //! `tests/corpus`) that hung the parser, panicked a launch, or loaded although ptxas refuses
-//! them with a meaning the simulator made up; each minimised to a small module.
+//! them with a meaning the simulator made up; each minimised to a small module. And one
+//! randomized mutation test of the same kind, with a fresh seed per run.
 
-use ptx_sim::{launch, Geometry, Memory, Module, SimError};
+use ptx_sim::{launch, launch_with, Geometry, Memory, Module, SimError, SimOptions};
+use ptx_tools::rng::Rng;
 
 fn one_block(threads: u32) -> Geometry {
     Geometry { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0 }
@@ -163,4 +165,154 @@ fn float_bit_literals_initialise_variables_as_ptxas_does() {
             other => panic!("{decl}: {other:?}"),
         }
     }
+}
+
+/// The fixtures the randomized test mutates: every `.ptx` under `tests/data` and
+/// `tests/corpus` small enough to parse quickly in a debug build.
+fn fixtures() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "ptx") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                // (The recursion fixtures take about a second each to inline in debug.)
+                if text.len() < 40_000 && !text.contains("call.uni") {
+                    out.push((p.display().to_string(), text));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in ["tests/data", "tests/corpus"] {
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(d), &mut out);
+    }
+    out
+}
+
+/// Replacements for integer literals, type suffixes, directives and inserted lines: the
+/// boundary values and the declarations the round's mutants were made of.
+const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "3",
+    "1025",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "9223372036854775808",
+    "18446744073709551617",
+    "99999999999999999999999",
+];
+const SUFFIXES: &[&str] = &["u32", "f64", "b8", "pred", "v4", "v8", "b128", "f16", "s64", "x"];
+const LINES: &[&str] = &[
+    ".shared .align 4 .b8 zz_s[4294967296];",
+    ".shared .align 2147483648 .b8 zz_s[4];",
+    ".local .align 8 .b8 zz_l[4294967295];",
+    ".reg .b32 %zz<4000000000>;",
+    ".reg .b64 zz<65536>;",
+    ".param .align 8 .b8 zz_p[4294967295];",
+    ".global .align 4 .b8 zz_g[1099511627776];",
+    ".maxntid 4294967295, 4294967295, 4294967295",
+    ".reqntid 0",
+    "bar.sync 0, 4294967295;",
+    "$L__zz: bra.uni $L__zz;",
+    "{",
+    "}",
+];
+
+/// One to three edits of `text`: a token deleted, duplicated or replaced by a boundary
+/// number or another type suffix; a line deleted, duplicated or swapped; a line inserted.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let pick = |n: usize, rng: &mut Rng| (rng.next() % n.max(1) as u64) as usize;
+    for _ in 0..1 + rng.next() % 3 {
+        let at = pick(lines.len(), rng);
+        match rng.next() % 6 {
+            0 => {
+                lines.remove(at);
+            }
+            1 => {
+                let l = lines[at].clone();
+                let to = pick(lines.len(), rng);
+                lines.insert(to, l);
+            }
+            2 => {
+                let to = pick(lines.len(), rng);
+                lines.swap(at, to);
+            }
+            3 => {
+                let l = LINES[pick(LINES.len(), rng)].to_string();
+                lines.insert(at, l);
+            }
+            _ => {
+                // A word of the line: a number becomes a boundary value, a dotted word
+                // loses or changes a suffix, anything else is deleted.
+                let words: Vec<String> =
+                    lines[at].split_inclusive([' ', '\t', ',', '[', ']', ';']).map(String::from).collect();
+                if words.is_empty() {
+                    continue;
+                }
+                let w = pick(words.len(), rng);
+                let mut words = words;
+                let (core, tail) =
+                    words[w].split_at(words[w].trim_end_matches([' ', '\t', ',', '[', ']', ';']).len());
+                let core = if core.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-') {
+                    NUMBERS[pick(NUMBERS.len(), rng)].to_string()
+                } else if let Some((head, _)) = core.rsplit_once('.') {
+                    format!("{head}.{}", SUFFIXES[pick(SUFFIXES.len(), rng)])
+                } else {
+                    String::new()
+                };
+                words[w] = format!("{core}{tail}");
+                lines[at] = words.concat();
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+/// Mutants of the fixtures parse to a module or an error, never a panic; what loads runs
+/// on small grids to an `Ok` or an error within a small step budget, never a panic. (The
+/// round's scratch fuzzer ran 60 000 such mutants in a release build, each under a deadline
+/// and a cap on single allocations; this runs up to 2 000, at most 8 s, a fresh seed each
+/// run.)
+#[test]
+fn mutants_of_the_fixtures_never_panic() {
+    let files = fixtures();
+    assert!(files.len() > 100, "{} fixtures", files.len());
+    let mut rng = Rng::fresh("round10_mutants");
+    let started = std::time::Instant::now();
+    let mut mutants = 0;
+    while started.elapsed().as_secs() < 8 && mutants < 2000 {
+        let (path, base) = &files[(rng.next() % files.len() as u64) as usize];
+        let text = mutate(base, &mut rng);
+        mutants += 1;
+        let run = std::panic::catch_unwind(|| {
+            let Ok(m) = Module::parse(&text) else { return };
+            for k in m.kernel_names().take(2).filter_map(|n| m.kernel(n)) {
+                let memory = Memory::new();
+                let params: Vec<u64> = k
+                    .params()
+                    .iter()
+                    .map(|p| match p.ty.bits() {
+                        64 => memory.alloc(1 << 16),
+                        32 => 64,
+                        _ => 1,
+                    })
+                    .collect();
+                let options = SimOptions { step_budget: 20_000, ..Default::default() };
+                let geometry = Geometry { grid: [2, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 256 };
+                let _ = launch_with(k, &geometry, &params, &memory, 1, &options);
+            }
+        });
+        if run.is_err() {
+            let saved = std::env::temp_dir().join("ptx_sim_round10_panic.ptx");
+            std::fs::write(&saved, &text).ok();
+            panic!("a mutant of {path} panicked; it is in {}", saved.display());
+        }
+    }
+    assert!(mutants >= 50, "only {mutants} mutants in the time");
 }
