@@ -77,7 +77,8 @@ struct Args {
     /// (the directory is created, and checked to be writable, before the run).
     #[arg(long)]
     save: Option<PathBuf>,
-    /// Write each kernel's PTX for the selected device's target here.
+    /// Write each kernel's PTX for the selected device's target into this directory (created,
+    /// and checked to be writable, before the run).
     #[arg(long)]
     emit_ptx: Option<PathBuf>,
 }
@@ -289,7 +290,10 @@ fn run(args: &Args) -> Result<bool, String> {
         args.check_seed_port()?;
     }
     if let Some(dir) = &args.save {
-        prepare_save_dir(dir)?;
+        prepare_dir("--save", dir)?;
+    }
+    if let Some(dir) = &args.emit_ptx {
+        prepare_dir("--emit-ptx", dir)?;
     }
     let device = open_device(args.device)?;
     let target = device.target();
@@ -680,12 +684,13 @@ fn run_production(
     })
 }
 
-/// `--save DIR`, before anything runs: creates the directory and checks that a file can be
-/// written there, so that a bad path is an error at once rather than after the run.
-fn prepare_save_dir(dir: &Path) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("--save {}: {e}", dir.display());
+/// `--save DIR` or `--emit-ptx DIR` (`flag`), before anything runs: creates the directory
+/// and checks that a file can be written there, so that a bad path is an error naming the
+/// flag at once rather than an I/O error about a file inside it later.
+fn prepare_dir(flag: &str, dir: &Path) -> Result<(), String> {
+    let io = |e: std::io::Error| format!("{flag} {}: {e}", dir.display());
     if dir.exists() && !dir.is_dir() {
-        return Err(format!("--save {}: exists and is not a directory", dir.display()));
+        return Err(format!("{flag} {}: exists and is not a directory", dir.display()));
     }
     std::fs::create_dir_all(dir).map_err(io)?;
     let probe = dir.join(format!(".rope-save-check-{}", std::process::id()));
@@ -810,14 +815,34 @@ mod tests {
     fn the_save_directory_is_checked_up_front() {
         let base = std::env::temp_dir().join(format!("rope-example-save-{}", std::process::id()));
         let dir = base.join("new").join("dir");
-        prepare_save_dir(&dir).unwrap();
+        prepare_dir("--save", &dir).unwrap();
         assert!(dir.is_dir());
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the write check leaves nothing behind");
         let file = base.join("file");
         std::fs::write(&file, b"x").unwrap();
-        let err = prepare_save_dir(&file).unwrap_err();
+        let err = prepare_dir("--save", &file).unwrap_err();
         assert!(err.contains("not a directory") && !err.contains('\n'), "{err}");
-        assert!(prepare_save_dir(&file.join("below")).is_err());
+        assert!(prepare_dir("--save", &file.join("below")).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn an_emit_ptx_path_that_is_a_file_is_refused_before_anything_runs() {
+        // `--emit-ptx` names a directory; a file there must be an error that names the flag
+        // and says what is wrong, as `--save`'s is, not an I/O error about a path inside it.
+        let base = std::env::temp_dir().join(format!("rope-example-emit-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let file = base.join("kernels.ptx");
+        std::fs::write(&file, b"x").unwrap();
+        let flags =
+            ["--device", "sim", "--tokens", "2", "--heads", "1", "--kv-heads", "1", "--head-dim", "8"];
+        let file_arg = file.to_str().unwrap();
+        let err = run(&parse(&[&flags[..], &["--emit-ptx", file_arg]].concat())).unwrap_err();
+        assert!(
+            err.starts_with("--emit-ptx ") && err.contains("not a directory") && !err.contains('\n'),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), b"x", "the file is left alone");
         std::fs::remove_dir_all(&base).unwrap();
     }
 
