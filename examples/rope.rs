@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 use ptx_dsl::core::{verify, Kernel, Target};
 use ptx_dsl::rope::seed::{self, BatchedRope, BatchedRopeBackward, ErrorBounds};
 use ptx_dsl::rope::{Direction, Dtype, Layout, Rope, RopeConfig, Scaling, TensorView};
@@ -219,8 +219,53 @@ impl Args {
     }
 }
 
+/// The flag a configuration argument of the library comes from.
+fn flag_of(argument: &str) -> &str {
+    match argument {
+        "head_dim" => "--head-dim",
+        "rotary_dim" => "--rotary-dim",
+        "theta" => "--theta",
+        a if a.starts_with("scaling.") => "--scaling",
+        other => other,
+    }
+}
+
+impl Args {
+    /// The flags' values together: the seed port's conflicts, or the configuration
+    /// `Rope::new` refuses, as one line naming the flag.
+    fn check(&self) -> Result<(), String> {
+        if self.seed_port {
+            return self.check_seed_port();
+        }
+        Rope::new(self.config()).map(|_| ()).map_err(|e| match e {
+            Error::InvalidArgument { argument, reason } => {
+                let flag = flag_of(&argument);
+                let default = if argument == "rotary_dim" && self.rotary_dim.is_none() {
+                    " (its default, --head-dim)"
+                } else {
+                    ""
+                };
+                format!("invalid value for {flag}{default}: {reason}")
+            }
+            other => other.to_string(),
+        })
+    }
+}
+
+/// Parses the command line and checks the flags' values together: a bad value is a clap
+/// error (one line, then the usage; exit code 2), as a value clap itself refuses is.
+fn parse_checked<I: IntoIterator<Item = T>, T: Into<std::ffi::OsString> + Clone>(
+    argv: I,
+) -> Result<Args, clap::Error> {
+    let args = Args::try_parse_from(argv)?;
+    match args.check() {
+        Ok(()) => Ok(args),
+        Err(msg) => Err(Args::command().error(clap::error::ErrorKind::ValueValidation, msg)),
+    }
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = parse_checked(std::env::args_os()).unwrap_or_else(|e| e.exit());
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -844,6 +889,36 @@ mod tests {
         );
         assert_eq!(std::fs::read(&file).unwrap(), b"x", "the file is left alone");
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn bad_flag_values_are_usage_errors_naming_the_flag() {
+        // Values only the library refuses (odd or too large rotary dims, θ <= 1, a scaling
+        // factor that rotates too fast) and the seed port's conflicts are reported as clap
+        // reports the values it refuses: one error line naming the flag, the usage, exit 2.
+        let argv = |flags: &[&str]| {
+            std::iter::once("rope").chain(flags.iter().copied()).map(String::from).collect::<Vec<_>>()
+        };
+        for (flags, flag) in [
+            (&["--rotary-dim", "7"][..], "--rotary-dim"),
+            (&["--head-dim", "9"], "--rotary-dim (its default, --head-dim)"),
+            (&["--head-dim", "0"], "--head-dim"),
+            (&["--theta", "1"], "--theta"),
+            (&["--theta=-5"], "--theta"),
+            (&["--scaling", "linear:0.5"], "--scaling"),
+            (&["--scaling", "yarn:0.5"], "--scaling"),
+            (&["--seed-port", "--rotary-dim", "4"], "--seed-port"),
+        ] {
+            let err = parse_checked(argv(flags)).map(|_| ()).unwrap_err();
+            let text = err.render().to_string();
+            let first = text.lines().next().unwrap();
+            assert!(first.starts_with("error: ") && first.contains(flag), "{flags:?}: {text}");
+            assert!(text.contains("Usage: rope"), "{flags:?}: {text}");
+            assert_eq!(err.exit_code(), 2, "{flags:?}");
+        }
+        // Good values pass, and --help is still help (exit 0).
+        assert!(parse_checked(argv(&["--rotary-dim", "64", "--scaling", "yarn:4"])).is_ok());
+        assert_eq!(parse_checked(argv(&["--help"])).map(|_| ()).unwrap_err().exit_code(), 0);
     }
 
     #[test]
