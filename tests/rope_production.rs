@@ -686,3 +686,22 @@ fn f32_kernels_give_the_bits_of_their_body_run_as_plain_rust() {
         }
     }
 }
+
+/// A launch keeps its grid within the x limit of 2^31 − 1 blocks: where a block holds one
+/// token (a scalar kernel of 129 or more pairs) that is 2^31 − 1 tokens, below
+/// `MAX_TOKENS` (which the launch checked alone, so such a launch asked for a grid the
+/// driver refuses); where blocks hold several, `MAX_TOKENS` is the limit.
+#[test]
+fn max_tokens_keeps_the_grid_within_its_x_limit() {
+    use ptx_dsl::rope::MAX_TOKENS;
+    let grid_x = i32::MAX as u32;
+    let wide = Rope::new(RopeConfig { rotary_dim: 258, ..RopeConfig::new(512) }).expect("valid");
+    assert_eq!(wide.max_tokens(false), grid_x);
+    assert_eq!(wide.launch_config(wide.max_tokens(false), false).grid.0, grid_x);
+    let usual = Rope::new(RopeConfig::new(128)).expect("valid");
+    for vectorised in [false, true] {
+        let most = usual.max_tokens(vectorised);
+        assert_eq!(most, MAX_TOKENS);
+        assert!(usual.launch_config(most, vectorised).grid.0 <= grid_x);
+    }
+}

@@ -117,7 +117,7 @@ macro_rules! rope_kernel {
                     let within = head as usize * hd;
                     let src = $src_offset + row * $src_stride + within;
                     let dst = $dst_offset + row * $dst_stride + within;
-                    if head + 4 <= $heads {
+                    if $heads - head >= 4 {
                         let (a0, b0) = ($src[src + i0] as f32, $src[src + i1] as f32);
                         let (a1, b1) = ($src[src + hd + i0] as f32, $src[src + hd + i1] as f32);
                         let (a2, b2) = ($src[src + 2 * hd + i0] as f32, $src[src + 2 * hd + i1] as f32);
@@ -135,7 +135,8 @@ macro_rules! rope_kernel {
                         $dst[dst + i0] = $($store)*(a0.mul_add(cos, -(b0 * sin)));
                         $dst[dst + i1] = $($store)*(a0.mul_add(sin, b0 * cos));
                     }
-                    let done = if head + 4 <= $heads { 4 } else { 1 };
+                    // `heads - head`, not `head + 4`, which wraps for a count near `u32::MAX`.
+                    let done = if $heads - head >= 4 { 4 } else { 1 };
                     if $copy && rotary_dim < head_dim {
                         for h in 0..done as usize {
                             for d in ((rotary_dim + pair)..head_dim).step_by((rotary_dim / 2) as usize) {

@@ -67,9 +67,13 @@ pub const ACCURACY: f64 = 1.2e-6;
 pub const MAX_TURNS_PER_POSITION: f64 = 1.0 / std::f64::consts::TAU;
 
 /// The most tokens one launch takes: the kernels' token index `block · tokens_per_block + y`
-/// (at most 256 tokens per block) stays below 2^32 and the grid below its x limit of 2^31 − 1
-/// blocks.
+/// (at most 256 tokens per block) stays below 2^32. A launch also keeps its grid within the
+/// x limit of 2^31 − 1 blocks, which is lower where a block holds one token
+/// ([`Rope::max_tokens`]).
 pub const MAX_TOKENS: u32 = u32::MAX - 1024;
+
+/// The most blocks a grid has in x.
+const MAX_GRID_X: u32 = i32::MAX as u32;
 
 /// Which rotation to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -372,6 +376,14 @@ impl Rope {
         })
     }
 
+    /// The most tokens one launch of the vectorised (`vectorised`) or scalar kernel takes:
+    /// [`MAX_TOKENS`], or fewer where [`Rope::launch_config`] puts so few tokens in a block
+    /// that more would pass the grid's x limit of 2^31 − 1 blocks.
+    pub fn max_tokens(&self, vectorised: bool) -> u32 {
+        let per_block = self.launch_config(1, vectorised).block.1;
+        MAX_TOKENS.min(MAX_GRID_X.saturating_mul(per_block))
+    }
+
     /// The launch geometry for `tokens` tokens: one thread per pair (per `W` pairs when
     /// `vectorised`, `W` the [`Rope::vector_width`]) in x, as many tokens per block in y as
     /// make up about 256 threads (at least one), blocks over the tokens in x.
@@ -497,15 +509,17 @@ impl DeviceRope {
                 return Err(invalid(argument, reason));
             }
         }
-        if tokens > MAX_TOKENS {
-            let reason = format!("has {tokens} tokens; at most {MAX_TOKENS} are supported in one launch");
+        let vectorised = self.rope.vectorised(views);
+        let most = self.rope.max_tokens(vectorised);
+        if tokens > most {
+            let reason =
+                format!("has {tokens} tokens; at most {most} are supported in one launch of this RoPE");
             return Err(invalid(views[0].0, reason));
         }
         if positions.len() < tokens as usize {
             let reason = format!("holds {} positions, fewer than the {tokens} tokens", positions.len());
             return Err(invalid("positions", reason));
         }
-        let vectorised = self.rope.vectorised(views);
         Ok((self.rope.launch_config(tokens, vectorised), vectorised))
     }
 
