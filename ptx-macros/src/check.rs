@@ -1790,10 +1790,12 @@ impl Checker<'_> {
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::Pair => Ty::Tuple(vec![Ty::Scalar(scalar), Ty::Scalar(scalar)]),
         };
-        // `fast_*` have no host form; std's `clamp` panics when `min > max`, which must be a
-        // launch fault rather than a panic while building, so both are computed by the
-        // builder (which folds constants) instead.
-        (ret, all_comptime && !name.starts_with("fast_") && name != "clamp")
+        // `fast_*` have no host form; std's `clamp` panics when `min > max`, and the integer
+        // `rem_euclid`/`div_euclid` on a zero divisor, which must be a launch fault rather
+        // than a panic while building, so these are computed by the builder (which folds
+        // constants) instead.
+        let may_panic = name == "clamp" || scalar.is_int() && name.ends_with("_euclid");
+        (ret, all_comptime && !name.starts_with("fast_") && !may_panic)
     }
 }
 
@@ -1816,11 +1818,12 @@ struct Signature {
 const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 powf powi tanh \
      cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
      mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
-     is_infinite is_sign_negative is_sign_positive to_bits (and `f32::from_bits`), and fast_sin fast_cos fast_exp2 \
-     fast_log2 fast_recip fast_sqrt";
+     is_infinite is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
+     fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
-    "min max clamp abs (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg \
-     wrapping_shl wrapping_shr count_ones leading_zeros trailing_zeros";
+    "min max clamp abs signum (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg \
+     wrapping_shl wrapping_shr saturating_add saturating_sub rotate_left rotate_right abs_diff rem_euclid \
+     div_euclid count_ones leading_zeros trailing_zeros leading_ones trailing_ones is_power_of_two (unsigned)";
 
 /// The list of `scalar`'s methods that an error about an unknown one shows.
 fn methods_help(scalar: Scalar) -> &'static str {
@@ -1851,7 +1854,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
             "sin_cos" => sig(vec![], Ret::Pair, false),
-            "powf" | "hypot" | "atan2" => sig(vec![None], Ret::SelfTy, false),
+            "powf" | "hypot" | "atan2" | "rem_euclid" | "div_euclid" => sig(vec![None], Ret::SelfTy, false),
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),
@@ -1868,18 +1871,35 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
         }
     } else if recv.is_int() {
         match name {
-            "min" | "max" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" => {
-                sig(vec![None], Ret::SelfTy, false)
-            }
+            "min" | "max" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" | "saturating_add"
+            | "saturating_sub" | "rem_euclid" | "div_euclid" => sig(vec![None], Ret::SelfTy, false),
             "clamp" => sig(vec![None, None], Ret::SelfTy, false),
-            "abs" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
+            "abs" | "signum" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
+            "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "abs_diff" => sig(vec![None], Ret::Scalar(unsigned(recv)), false),
             "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
-            "count_ones" | "leading_zeros" | "trailing_zeros" => sig(vec![], Ret::Scalar(Scalar::U32), false),
-            "pow" | "wrapping_shl" | "wrapping_shr" => sig(vec![Some(Scalar::U32)], Ret::SelfTy, false),
+            "count_ones" | "leading_zeros" | "trailing_zeros" | "leading_ones" | "trailing_ones" => {
+                sig(vec![], Ret::Scalar(Scalar::U32), false)
+            }
+            "pow" | "wrapping_shl" | "wrapping_shr" | "rotate_left" | "rotate_right" => {
+                sig(vec![Some(Scalar::U32)], Ret::SelfTy, false)
+            }
             _ => None,
         }
     } else {
         None
+    }
+}
+
+/// The unsigned integer type of `s`'s width (`s` itself if it is unsigned).
+fn unsigned(s: Scalar) -> Scalar {
+    match s {
+        Scalar::I8 => Scalar::U8,
+        Scalar::I16 => Scalar::U16,
+        Scalar::I32 => Scalar::U32,
+        Scalar::I64 => Scalar::U64,
+        Scalar::Isize => Scalar::Usize,
+        other => other,
     }
 }
 

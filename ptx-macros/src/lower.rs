@@ -1310,9 +1310,13 @@ impl Lowerer<'_> {
             ("wrapping_shl", _) => quote!(#k.shl(#recv, #(#vs),*)),
             ("wrapping_shr", _) => quote!(#k.shr(#recv, #(#vs),*)),
             ("pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
-            ("clamp", _) => {
+            ("clamp" | "rem_euclid" | "div_euclid", _) => {
                 let site = self.site(Sp::of(method));
-                quote!(#k.clamp(#recv, #(#vs,)* #site))
+                let f = Ident::new(&m, Span::mixed_site());
+                quote!(#k.#f(#recv, #(#vs,)* #site))
+            }
+            ("signum", _) if self.ty(receiver).scalar().is_some_and(Scalar::is_int) => {
+                quote!(#k.int_signum(#recv))
             }
             ("to_f32" | "to_f64", _) => {
                 let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });

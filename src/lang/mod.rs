@@ -13,6 +13,7 @@
 //! Generated code reaches this module as `ptx_dsl::__private`; it is not a stable API.
 
 pub mod flow;
+mod integers;
 mod known;
 pub mod launch;
 pub mod memory;

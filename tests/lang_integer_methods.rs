@@ -1,0 +1,276 @@
+//! Integer methods of the standard library beyond arithmetic (`saturating_add`/`_sub`,
+//! `rotate_left`/`_right`, `abs_diff`, `signum`, `is_power_of_two`, `leading_ones`,
+//! `trailing_ones`, `rem_euclid`, `div_euclid`) and the float `rem_euclid`/`div_euclid`, on
+//! every integer width: each body runs as a `#[ptx_kernel]` on the simulator and as plain
+//! Rust on the host, compared bit for bit on edge values and fresh random inputs.
+#![allow(clippy::unnecessary_cast)]
+
+use ptx_dsl::prelude::*;
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+/// Slots each integer kernel writes per input.
+const INT_SLOTS: usize = 12;
+
+/// Edge values of every width (as the bits of a `u64`), with random ones: each thread pairs
+/// its input with the next one, so every edge meets every other.
+fn inputs(test: &str) -> Vec<u64> {
+    let mut xs = u64_inputs(test, 300);
+    for t in [0x7fu64, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff] {
+        xs.extend([t, t - 1, t + 1, t.wrapping_neg()]);
+    }
+    xs.extend([2, 3, 4, 5, 6, 8, 64, 1 << 40, (1 << 40) + 1, u64::MAX - 1]);
+    xs
+}
+
+twin!(u8_methods, u8_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as u8, a[(i + 1) % a.len()] as u8);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.is_power_of_two() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(u8::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn u8_methods_are_rusts() {
+    let xs = inputs("u8_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| U8Methods::new().launch(d, c, a, o);
+    check_twin("u8_methods", &xs, INT_SLOTS, &launch, u8_methods_host);
+}
+
+twin!(i8_methods, i8_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as i8, a[(i + 1) % a.len()] as i8);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.signum() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 || (x == i8::MIN && y == -1) { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(i8::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn i8_methods_are_rusts() {
+    let xs = inputs("i8_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| I8Methods::new().launch(d, c, a, o);
+    check_twin("i8_methods", &xs, INT_SLOTS, &launch, i8_methods_host);
+}
+
+twin!(u16_methods, u16_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as u16, a[(i + 1) % a.len()] as u16);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.is_power_of_two() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(u16::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn u16_methods_are_rusts() {
+    let xs = inputs("u16_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| U16Methods::new().launch(d, c, a, o);
+    check_twin("u16_methods", &xs, INT_SLOTS, &launch, u16_methods_host);
+}
+
+twin!(i16_methods, i16_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as i16, a[(i + 1) % a.len()] as i16);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.signum() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 || (x == i16::MIN && y == -1) { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(i16::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn i16_methods_are_rusts() {
+    let xs = inputs("i16_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| I16Methods::new().launch(d, c, a, o);
+    check_twin("i16_methods", &xs, INT_SLOTS, &launch, i16_methods_host);
+}
+
+twin!(u32_methods, u32_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as u32, a[(i + 1) % a.len()] as u32);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.is_power_of_two() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(u32::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn u32_methods_are_rusts() {
+    let xs = inputs("u32_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| U32Methods::new().launch(d, c, a, o);
+    check_twin("u32_methods", &xs, INT_SLOTS, &launch, u32_methods_host);
+}
+
+twin!(i32_methods, i32_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as i32, a[(i + 1) % a.len()] as i32);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.signum() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 || (x == i32::MIN && y == -1) { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(i32::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn i32_methods_are_rusts() {
+    let xs = inputs("i32_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| I32Methods::new().launch(d, c, a, o);
+    check_twin("i32_methods", &xs, INT_SLOTS, &launch, i32_methods_host);
+}
+
+twin!(u64_methods, u64_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as u64, a[(i + 1) % a.len()] as u64);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.is_power_of_two() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(u64::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn u64_methods_are_rusts() {
+    let xs = inputs("u64_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| U64Methods::new().launch(d, c, a, o);
+    check_twin("u64_methods", &xs, INT_SLOTS, &launch, u64_methods_host);
+}
+
+twin!(i64_methods, i64_methods_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i] as i64, a[(i + 1) % a.len()] as i64);
+    let n = (a[(i + 2) % a.len()] % 200) as u32;
+    let o = INT_SLOTS * i;
+    out[o] = x.saturating_add(y) as u64;
+    out[o + 1] = x.saturating_sub(y) as u64;
+    out[o + 2] = x.rotate_left(n) as u64;
+    out[o + 3] = x.rotate_right(n) as u64;
+    out[o + 4] = x.abs_diff(y) as u64;
+    out[o + 5] = x.signum() as u64;
+    out[o + 6] = x.leading_ones() as u64;
+    out[o + 7] = x.trailing_ones() as u64;
+    let d = if y == 0 || (x == i64::MIN && y == -1) { 7 } else { y };
+    out[o + 8] = x.rem_euclid(d) as u64;
+    out[o + 9] = x.div_euclid(d) as u64;
+    out[o + 10] = x.saturating_add(i64::MAX).saturating_sub(y) as u64;
+    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
+});
+
+#[test]
+fn i64_methods_are_rusts() {
+    let xs = inputs("i64_methods");
+    let launch = |d: &_, c, a: &_, o: &mut _| I64Methods::new().launch(d, c, a, o);
+    check_twin("i64_methods", &xs, INT_SLOTS, &launch, i64_methods_host);
+}
+
+twin!(float_euclid, float_euclid_host, |i, a: &[f64], out: &mut [f64]| {
+    let (x, y) = (a[i], a[(i + 1) % a.len()]);
+    let (xf, yf) = (x as f32, y as f32);
+    out[4 * i] = x.rem_euclid(y);
+    out[4 * i + 1] = x.div_euclid(y);
+    out[4 * i + 2] = xf.rem_euclid(yf) as f64;
+    out[4 * i + 3] = xf.div_euclid(yf) as f64;
+});
+
+#[test]
+fn float_rem_euclid_and_div_euclid_are_rusts() {
+    let mut xs = f64_inputs("float_euclid", 300);
+    xs.extend([7.5, -7.5, 2.0, -2.0, 0.0, -0.0, 1e300, -1e-300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+    let launch = |d: &_, c, a: &_, o: &mut _| FloatEuclid::new().launch(d, c, a, o);
+    check_twin("float_euclid", &xs, 4, &launch, float_euclid_host);
+}
+
+/// Euclidean division by a comptime divisor: folded while building when it cannot panic,
+/// and a zero divisor a fault at launch (Rust's panic), not a panic while building.
+#[ptx_kernel]
+fn euclid_by_comptime(out: &mut [i32], #[comptime] d: i32) {
+    let i = thread_idx().x as usize;
+    out[i] = (-7i32).rem_euclid(d) + 10 * (-7i32).div_euclid(d);
+}
+
+#[test]
+fn a_comptime_euclidean_divisor_of_zero_is_a_launch_error_not_a_panic() -> ptx_dsl::runtime::Result<()> {
+    use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<i32> = dev.zeroed(2)?;
+    EuclidByComptime::new(3).launch(&dev, LaunchConfig::linear(1, 2), &mut out)?;
+    let want = (-7i32).rem_euclid(3) + 10 * (-7i32).div_euclid(3);
+    assert_eq!(out.to_vec()?, [want, want]);
+    let err = EuclidByComptime::new(0).launch(&dev, LaunchConfig::linear(1, 2), &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message.contains("divisor of zero")),
+        "{err}"
+    );
+    Ok(())
+}
