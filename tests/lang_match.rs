@@ -134,3 +134,35 @@ fn match_on_floats_is_rusts_match() {
     let launch = |d: &_, c, a: &_, o: &mut _| MatchFloats::new().launch(d, c, a, o);
     check_twin("match_floats", &xs, 2, &launch, match_floats_host);
 }
+
+twin!(while_let_loops, while_let_loops_host, |i, a: &[u32], out: &mut [u32]| {
+    // Collatz steps while the value stays in 2..=9999, at most 300 of them.
+    let mut n = a[i] % 10_000;
+    let mut steps = 0u32;
+    'steps: while let 2..=9999 = n {
+        steps += 1;
+        if steps == 300 {
+            break 'steps;
+        }
+        n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+        if let 4 | 8 | 16 = n {
+            // `continue` tests the pattern again, as in Rust's `while let`.
+            continue;
+        }
+    }
+    out[2 * i] = steps * 100_000 + n;
+    // A pattern binding names from a tuple, the loop state updated through them.
+    let (mut x, mut count) = (a[i] & 0xff, 0u32);
+    while let (y @ 1.., c) = (x, count) {
+        x = y >> 1;
+        count = c + (y & 1);
+    }
+    out[2 * i + 1] = count;
+});
+
+#[test]
+fn while_let_loops_are_rusts() {
+    let xs = u32_inputs("while_let_loops", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| WhileLetLoops::new().launch(d, c, a, o);
+    check_twin("while_let_loops", &xs, 2, &launch, while_let_loops_host);
+}

@@ -1,4 +1,4 @@
-//! `match` and `if let` as the language's own `if` chains, rewritten on syn's tree before
+//! `match`, `if let` and `while let` as the language's own `if` chains and loops, rewritten on syn's tree before
 //! parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
 //! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
 //! tuples element by element, guards after the pattern's test) and each name the pattern
@@ -104,6 +104,20 @@ pub fn if_let(i: &syn::ExprIf, l: &syn::ExprLet) -> syn::ExprMatch {
         None => quote_spanned!(then.span()=> {}),
     };
     syn::parse_quote_spanned!(i.if_token.span=> match #expr { #pat => #then, _ => #els })
+}
+
+/// `'label: while let PAT = EXPR { .. }` as `'label: loop { match EXPR { PAT => { .. } _ =>
+/// break } }` (a `continue` starts the next test, as in the `while let`).
+pub fn while_let(w: &syn::ExprWhile, l: &syn::ExprLet) -> syn::Expr {
+    let (label, pat, expr, body) = (&w.label, &l.pat, &l.expr, &w.body);
+    let brk = match &w.label {
+        Some(label) => {
+            let name = &label.name;
+            quote_spanned!(w.while_token.span=> break #name)
+        }
+        None => quote_spanned!(w.while_token.span=> break),
+    };
+    syn::parse_quote_spanned!(w.while_token.span=> #label loop { match #expr { #pat => #body, _ => #brk } })
 }
 
 /// Where the arms have covered both unguarded `true` and `false` (the only exhaustive

@@ -911,7 +911,7 @@ impl<'e> Parser<'e> {
             }
             syn::Expr::While(w) => {
                 let cond = match &*w.cond {
-                    syn::Expr::Let(_) => self.unsupported(&w.cond, "`while let` is not supported in kernels; use `while cond`"),
+                    syn::Expr::Let(l) => return self.expr(&crate::desugar::while_let(w, l)),
                     cond => self.expr(cond),
                 };
                 ExprKind::While {
