@@ -596,6 +596,15 @@ pub enum ExprKind {
     Return,
     /// `(a, b)`; `()` is the empty tuple.
     Tuple(Vec<Expr>),
+    /// `[a, b, c]`: a local array.
+    Array(Vec<Expr>),
+    /// `[value; len]`: a local array of `len` (a comptime `usize`) copies of `value`.
+    Repeat {
+        /// Every element's value.
+        value: Box<Expr>,
+        /// The length.
+        len: Box<Expr>,
+    },
     /// `shared::<T, N>()` (or `shared_dyn::<T>()`): a shared array of `N` elements, the
     /// initialiser of a `let`.
     Shared {

@@ -55,6 +55,9 @@ pub struct Checked {
     /// surrounding code, where the generated `let N` would be a pattern matching it: they
     /// are bound under names of their own ([`crate::lower`]).
     pub consts: Vec<usize>,
+    /// Whether an expression is an access of a local array's element: a read (`a[i]`), or
+    /// an assignment or compound assignment to one, by expression id.
+    pub array_access: Vec<bool>,
 }
 
 /// A name in scope.
@@ -131,6 +134,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         index_types: Vec::new(),
         item_consts: Vec::new(),
         consts: Vec::new(),
+        array_access: vec![false; n],
         in_const: None,
         in_device: Vec::new(),
         device,
@@ -275,6 +279,8 @@ struct Checker<'e> {
     item_consts: Vec<ItemConstUse>,
     /// See [`Checked::consts`].
     consts: Vec<usize>,
+    /// See [`Checked::array_access`].
+    array_access: Vec<bool>,
     /// While a `const`'s value is checked, the first binding id of its own (`const A: u32 =
     /// { let a = 2; a };`): it reads no variable bound before.
     in_const: Option<usize>,
@@ -464,6 +470,7 @@ impl Checker<'_> {
             item_const,
             item_const_paths,
             consts: self.consts,
+            array_access: self.array_access,
         }
     }
 
@@ -828,7 +835,13 @@ impl Checker<'_> {
 
     /// Counts an assignment to `place` when it is a local variable ([`Checked::writes_local`]).
     fn count_local_write(&mut self, place: &Place) {
-        self.local_writes += usize::from(matches!(place, Place::Local(_)));
+        let local = matches!(place, Place::Local(_)) || self.is_array_place(place);
+        self.local_writes += usize::from(local);
+    }
+
+    /// Whether `place` is an element of a local array.
+    fn is_array_place(&self, place: &Place) -> bool {
+        matches!(place, Place::Index { slice, .. } if self.array_binding(slice).is_some())
     }
 
     fn is_int_like(&self, t: &Ty) -> bool {
@@ -896,6 +909,7 @@ impl Checker<'_> {
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::Assign(place, rhs) => {
+                self.array_access[e.id] = self.is_array_place(place);
                 self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
@@ -904,6 +918,7 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
+                self.array_access[e.id] = self.is_array_place(place);
                 self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
@@ -957,6 +972,13 @@ impl Checker<'_> {
             }
             ExprKind::Index { slice, index } => {
                 self.binding[e.id] = self.binding_id(slice);
+                if let Some((elem, mutable)) = self.array_binding(slice) {
+                    // An element of a `let mut` array is a variable's register.
+                    self.mutable_reads += usize::from(mutable);
+                    self.array_access[e.id] = true;
+                    self.array_index(index);
+                    return (elem, false);
+                }
                 let elem = self.slice_of(slice, false);
                 self.slice_index(index, ": convert it with `as u32`");
                 (elem.map_or(Ty::Error, Ty::Scalar), false)
@@ -1067,6 +1089,12 @@ impl Checker<'_> {
             }
             ExprKind::MethodCall { receiver, method, args } => {
                 if let ExprKind::Path(name) = &receiver.kind {
+                    if (method == "len" || method == "is_empty") && self.array_binding(name).is_some() {
+                        self.expr(receiver);
+                        self.no_args(method, args);
+                        let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
+                        return (Ty::Scalar(ty), true);
+                    }
                     if method == "len" || method == "is_empty" {
                         let ty = self.lookup(&name.to_string()).map(|b| self.infer.resolve(&b.ty));
                         if let Some(Ty::Slice { .. }) = ty {
@@ -1127,6 +1155,8 @@ impl Checker<'_> {
                         "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`"
                             .into(),
                     )
+                } else if holds(&resolved, &|t| matches!(t, Ty::Array(_))) {
+                    Some("an `if` cannot give a local array: assign its elements in the arms instead".into())
                 } else if holds(&resolved, &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
                     Some(format!(
                         "an `if` cannot give `{}`: it picks values, not slices or built-ins; index the slice \
@@ -1158,15 +1188,21 @@ impl Checker<'_> {
             ExprKind::Block(b) => {
                 let t = self.block(b);
                 if let Some(tail) = &b.tail {
-                    if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
-                        self.errors.at(
-                            tail.span,
+                    if holds(&self.infer.resolve(&t), &|t| {
+                        matches!(t, Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_))
+                    }) {
+                        let msg = if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Array(_))) {
+                            "a block cannot give a local array: bind the array itself to a name (`let b = a;`), \
+                             or index it inside the block"
+                                .to_string()
+                        } else {
                             format!(
                                 "a block cannot give `{}`: name the slice or built-in itself (`let a = x;`), \
                                  or index it (take `.x`) inside the block",
                                 self.show(&t)
-                            ),
-                        );
+                            )
+                        };
+                        self.errors.at(tail.span, msg);
                         return (Ty::Error, false);
                     }
                 }
@@ -1252,6 +1288,11 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::Atomic { op, place, args, .. } => {
+                if let (true, Place::Index { slice, .. }) = (self.is_array_place(place), place) {
+                    let msg = format!("`{}` works on elements of slices and shared arrays, not of the local array `{slice}`", op.name());
+                    self.errors.at(Sp::of(slice), msg);
+                    return (Ty::Error, false);
+                }
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 for a in args {
@@ -1289,9 +1330,66 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Tuple(elems) => {
-                let tys = elems.iter().map(|x| self.expr(x)).collect();
+                let tys: Vec<Ty> = elems.iter().map(|x| self.expr(x)).collect();
+                for (x, t) in elems.iter().zip(&tys) {
+                    if matches!(self.infer.resolve(t), Ty::Array(_)) {
+                        self.errors.at(
+                            x.span,
+                            "a tuple cannot hold a local array in a kernel: bind the array to a name",
+                        );
+                        return (Ty::Error, false);
+                    }
+                }
                 (Ty::Tuple(tys), elems.iter().all(|x| self.comptime[x.id]))
             }
+            ExprKind::Array(elems) => (self.array_literal(e, elems), false),
+            ExprKind::Repeat { value, len } => (self.array_repeat(value, len), false),
+        }
+    }
+
+    /// `[a, b, c]`: elements of one scalar type.
+    fn array_literal(&mut self, e: &Expr, elems: &[Expr]) -> Ty {
+        let elem = self.infer.fresh(VarKind::Any);
+        for x in elems {
+            let t = self.expr(x);
+            self.expect(x.span, &elem, &t, " (the elements of an array have one type)");
+        }
+        if elems.is_empty() {
+            self.errors.at(e.span, "an empty array has no use in a kernel: give it elements (`[0.0f32; 4]`)");
+            return Ty::Error;
+        }
+        self.array_of(elems[0].span, elem)
+    }
+
+    /// `[value; len]`: `len` a `usize` known while the kernel is built.
+    fn array_repeat(&mut self, value: &Expr, len: &Expr) -> Ty {
+        let elem = self.expr(value);
+        let n = self.expr(len);
+        self.expect(len.span, &Ty::Scalar(Scalar::Usize), &n, " (an array's length is a `usize`)");
+        if !self.comptime[len.id] {
+            self.errors.at(
+                len.span,
+                "an array's length must be known when the kernel is built: a literal, a constant or a \
+                 `#[comptime]` parameter",
+            );
+        }
+        self.array_of(value.span, elem)
+    }
+
+    /// The array type of elements `elem`, which must be scalars.
+    fn array_of(&mut self, sp: Sp, elem: Ty) -> Ty {
+        match self.infer.resolve(&elem) {
+            Ty::Tuple(_) | Ty::Array(_) | Ty::Slice { .. } | Ty::Dim3 => {
+                let msg =
+                    format!("a local array holds scalars (`u32`, `f32`, ...), not `{}`", self.show(&elem));
+                self.errors.at(sp, msg);
+                Ty::Error
+            }
+            Ty::Scalar(s) if s.is_half() => {
+                self.errors.at(sp, "a local array cannot hold half-precision values yet: use `f32`");
+                Ty::Error
+            }
+            _ => Ty::Array(Box::new(elem)),
         }
     }
 
@@ -1512,6 +1610,13 @@ impl Checker<'_> {
         match place {
             Place::Local(name) => {
                 match self.lookup(&name.to_string()).cloned() {
+                    Some(b) if matches!(self.infer.resolve(&b.ty), Ty::Array(_)) => {
+                        self.errors.at(
+                            Sp::of(name),
+                            format!("assign the elements of `{name}` one at a time (`{name}[0] = v`): a whole local array is not assigned in kernels"),
+                        );
+                        Ty::Error
+                    }
                     Some(b) if b.mutable => b.ty,
                     Some(b) => {
                         let hint = match b.ty {
@@ -1537,10 +1642,46 @@ impl Checker<'_> {
                 }
             }
             Place::Index { slice, index } => {
+                if let Some((elem, mutable)) = self.array_binding(slice) {
+                    if !mutable {
+                        self.errors.at(
+                            Sp::of(slice),
+                            format!("cannot assign to an element of `{slice}`, which is not `mut`: declare it `let mut {slice}`"),
+                        );
+                    }
+                    self.array_index(index);
+                    return elem;
+                }
                 let elem = self.slice_of(slice, true);
                 self.slice_index(index, "");
                 elem.map_or(Ty::Error, Ty::Scalar)
             }
+        }
+    }
+
+    /// The element type of the local array bound as `name` and whether it is `mut`; `None`
+    /// when `name` is not an array.
+    fn array_binding(&self, name: &syn::Ident) -> Option<(Ty, bool)> {
+        let b = self.lookup(&name.to_string())?;
+        match self.infer.resolve(&b.ty) {
+            Ty::Array(elem) => Some((*elem, b.mutable)),
+            _ => None,
+        }
+    }
+
+    /// A local array's index: an integer known while the kernel is built, since each element
+    /// is a register of its own.
+    fn array_index(&mut self, index: &Expr) {
+        let t = self.expr(index);
+        let t =
+            self.expect(index.span, &Ty::Scalar(Scalar::Usize), &t, " (an array is indexed by a `usize`)");
+        if !contains_error(&t) && !self.comptime[index.id] {
+            self.errors.at(
+                index.span,
+                "a local array's index must be known when the kernel is built (a literal, a constant, an \
+                 `#[unroll]` loop's variable): each element is a register of its own; for an index computed \
+                 on the GPU use a `shared::<T, N>()` array",
+            );
         }
     }
 

@@ -129,6 +129,14 @@ impl Lowerer<'_> {
         (inner.into_iter().collect(), r)
     }
 
+    /// The element type of the local array `e` gives, as runtime tokens.
+    fn array_elem(&self, e: &Expr) -> TokenStream {
+        match self.ty(e) {
+            Ty::Array(elem) => self.scalar(elem.scalar().unwrap_or(Scalar::F32)),
+            _ => self.scalar(Scalar::F32),
+        }
+    }
+
     /// A host value of type `ty` as runtime tokens.
     fn host_to_rt(&mut self, host: TokenStream, ty: &Ty) -> TokenStream {
         let p = self.private();
@@ -228,6 +236,13 @@ impl Lowerer<'_> {
         match s {
             Stmt::Let { pat, init, role, .. } => {
                 let ty = self.ty(init);
+                if let (Ty::Array(_), Pat::Ident { name, .. }) = (&ty, pat) {
+                    // Its own registers, as Rust copies an array: assigning an element of one
+                    // binding leaves the others as they were.
+                    let (v, k, label) = (self.value(init), ctx(), name.to_string());
+                    self.emit(quote!(let #name = #k.local_bind(&#v, #label);));
+                    return;
+                }
                 if let Pat::Ident { name, mutable: false } = pat {
                     if self.checked.comptime[init.id] {
                         // A `const` is bound under a name of its own (`Checked::consts`),
@@ -399,7 +414,32 @@ impl Lowerer<'_> {
             }
             ExprKind::Assign(place, rhs) => {
                 let v = self.assigned_value(place, rhs);
-                self.store(place, v, self.checked.binding[e.id]);
+                match place {
+                    Place::Index { slice, index } if self.checked.array_access[e.id] => {
+                        let i = self.value(index);
+                        let site = self.site(index.span);
+                        self.emit(quote!(#k.local_store(&#slice, #i, #v, #site);));
+                    }
+                    _ => self.store(place, v, self.checked.binding[e.id]),
+                }
+                Atom::Unit
+            }
+            ExprKind::CompoundAssign(op, Place::Index { slice, index }, rhs)
+                if self.checked.array_access[e.id] =>
+            {
+                // As for a slice: the value, then the index, then the element's read, the
+                // operation and the write.
+                let v = self.value(rhs);
+                let i = self.value(index);
+                let idx = self.tmp("__index");
+                self.emit(quote!(let #idx = #i;));
+                let site = self.site(index.span);
+                let t = self.tmp("__t");
+                self.emit(quote!(let #t = #k.local_load(&#slice, #idx, #site);));
+                let call = self.binary_call(*op, quote!(#t), v, e.span);
+                let r = self.tmp("__t");
+                self.emit(quote!(let #r = #call;));
+                self.emit(quote!(#k.local_store(&#slice, #idx, #r, #site);));
                 Atom::Unit
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
@@ -444,6 +484,22 @@ impl Lowerer<'_> {
                 let v = self.value(inner);
                 let s = self.scalar(*to);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
+            }
+            ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {
+                let i = self.value(index);
+                let site = self.site(index.span);
+                self.bind(name, "__t", quote!(#k.local_load(&#slice, #i, #site)))
+            }
+            ExprKind::Array(elems) => {
+                let values = self.operands(elems);
+                let elem = self.array_elem(e);
+                self.bind(name, "__array", quote!(#k.local_array(&[#(#values),*], #elem)))
+            }
+            ExprKind::Repeat { value, len } => {
+                let v = self.value(value);
+                let n = self.host(len);
+                let site = self.site(len.span);
+                self.bind(name, "__array", quote!(#k.local_repeat(#v, #n, #site)))
             }
             ExprKind::Index { slice, index } => {
                 if let Some((base, delta)) = self.offset_index(index) {

@@ -255,8 +255,13 @@ impl Folder<'_> {
                 }
                 None
             }
-            ExprKind::Tuple(elems) => {
+            ExprKind::Tuple(elems) | ExprKind::Array(elems) => {
                 self.exprs(elems);
+                None
+            }
+            ExprKind::Repeat { value, len } => {
+                self.expr(value);
+                self.expr(len);
                 None
             }
             ExprKind::Shared { len, .. } => {

@@ -538,6 +538,14 @@ impl<'e> Parser<'e> {
             syn::Type::Paren(p) => self.type_annot(&p.elem),
             other => match self.scalar_of(other) {
                 Some(s) => Some(TypeAnnot::Scalar(s)),
+                None if matches!(other, syn::Type::Array(_)) => {
+                    self.err(
+                        other,
+                        "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them: leave a local \
+                         array's type to its value (`let a = [0.0f32; 4];`)",
+                    );
+                    None
+                }
                 None => {
                     self.err(other, "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them");
                     None
@@ -970,8 +978,9 @@ impl<'e> Parser<'e> {
                     "references are not supported in kernels: use values directly, and slice parameters by indexing",
                 )
             }
-            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
-                return self.unsupported(e, "array expressions are not supported in kernels; use scalars and tuples")
+            syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
+            syn::Expr::Repeat(r) => {
+                ExprKind::Repeat { value: Box::new(self.expr(&r.expr)), len: Box::new(self.expr(&r.len)) }
             }
             syn::Expr::Range(_) => {
                 return self.unsupported(e, "ranges are only supported as the iterator of a `for` loop (`for i in a..b`)")

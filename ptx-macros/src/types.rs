@@ -13,6 +13,9 @@ pub enum Ty {
     Scalar(Scalar),
     /// A tuple; `()` is the empty tuple.
     Tuple(Vec<Ty>),
+    /// A local array of this element type (a scalar); its length is known while the kernel
+    /// is built, not here.
+    Array(Box<Ty>),
     /// The type of `return`, `break`, `continue`: it coerces to anything.
     Never,
     /// The value of `thread_idx()` and its siblings (fields `.x .y .z`).
@@ -85,6 +88,7 @@ impl Infer {
                 VarState::Unbound(_) => ty.clone(),
             },
             Ty::Tuple(elems) => Ty::Tuple(elems.iter().map(|e| self.resolve(e)).collect()),
+            Ty::Array(elem) => Ty::Array(Box::new(self.resolve(elem))),
             other => other.clone(),
         }
     }
@@ -144,6 +148,10 @@ impl Infer {
                 }
                 Ok(Ty::Tuple(out))
             }
+            (Ty::Array(x), Ty::Array(y)) => {
+                let elem = self.unify(x, y).map_err(|_| (a.clone(), b.clone()))?;
+                Ok(Ty::Array(Box::new(elem)))
+            }
             _ if a == b => Ok(a.clone()),
             _ => Err((a.clone(), b.clone())),
         }
@@ -183,6 +191,7 @@ impl Infer {
                 let parts: Vec<String> = elems.iter().map(|e| self.describe(e)).collect();
                 format!("({})", parts.join(", "))
             }
+            Ty::Array(elem) => format!("[{}; _]", self.describe(&elem)),
             Ty::Never => "!".to_string(),
             Ty::Dim3 => "Dim3".to_string(),
             Ty::Slice { elem, mutable: false } => format!("&[{}]", elem.name()),

@@ -174,12 +174,12 @@ impl KernelCtx {
         self.select(negative, stepped, q)
     }
 
-    /// `0` of a number type.
-    fn zero_of(&mut self, ty: Scalar) -> Value {
-        if ty.is_float() {
-            self.cast(Value::from(0.0f64), ty)
-        } else {
-            self.int_constant(0, ty)
+    /// `0` of a number type (`false` of `bool`).
+    pub(super) fn zero_of(&mut self, ty: Scalar) -> Value {
+        match ty {
+            Scalar::Bool => Value::from(false),
+            _ if ty.is_float() => self.cast(Value::from(0.0f64), ty),
+            _ => self.int_constant(0, ty),
         }
     }
 

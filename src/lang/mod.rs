@@ -16,6 +16,7 @@ pub mod flow;
 mod integers;
 mod known;
 pub mod launch;
+pub mod local;
 pub mod memory;
 pub mod methods;
 pub mod ops;

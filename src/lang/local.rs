@@ -1,0 +1,95 @@
+//! Local arrays (`let mut acc = [0.0f32; 4];`, `let w = [1.0, 2.0, 3.0];`): each element
+//! is a register of its own, so an array is indexed with a value known while the kernel is
+//! built (a literal, a constant, an `#[unroll]` loop's variable), which the macro checks.
+//! Binding an array copies its elements, as Rust copies a `[T; N]`. An index past the end
+//! is Rust's panic: in a checked kernel the launch's `Err(OutOfBounds)` naming the array, a
+//! read giving 0 and a write dropped as for slices.
+
+use ptx_core::fault::FaultKind;
+
+use super::ops::Site;
+use super::{KernelCtx, Scalar, Value};
+
+/// The most elements a local array may have: each is a register (PTX allows 255 per thread
+/// before spilling), so a longer one is a runaway length rather than a kernel.
+pub const MAX_LOCAL_ARRAY: usize = 1024;
+
+/// A local array inside the kernel being built: its elements' registers (or constants,
+/// before it is bound), its element type and the name its errors give it.
+#[derive(Clone, Debug)]
+pub struct LocalArray {
+    elems: Vec<Value>,
+    elem: Scalar,
+    name: &'static str,
+}
+
+impl LocalArray {
+    /// `a.len()`, known while the kernel is built.
+    pub fn len(&self) -> usize {
+        self.elems.len()
+    }
+
+    /// `a.is_empty()`.
+    pub fn is_empty(&self) -> bool {
+        self.elems.is_empty()
+    }
+}
+
+impl KernelCtx {
+    /// `[a, b, c]` of element type `elem`.
+    pub fn local_array(&mut self, elems: &[Value], elem: Scalar) -> LocalArray {
+        LocalArray { elems: elems.to_vec(), elem, name: "array" }
+    }
+
+    /// `[value; len]`: a length over [`MAX_LOCAL_ARRAY`] is a fault at `site` (and the array
+    /// empty) rather than a build that runs out of memory.
+    pub fn local_repeat(&mut self, value: Value, len: usize, site: Site) -> LocalArray {
+        let len = if len > MAX_LOCAL_ARRAY {
+            let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
+            self.fault_if(Value::from(true), fault, Value::from(len as u64), Value::from(0u64));
+            0
+        } else {
+            len
+        };
+        LocalArray { elems: vec![value; len], elem: value.ty(), name: "array" }
+    }
+
+    /// `let name = array;`: the elements copied into registers of their own, which
+    /// assignments to its elements change.
+    pub fn local_bind(&mut self, array: &LocalArray, name: &'static str) -> LocalArray {
+        let elems = array.elems.iter().map(|&v| self.mutable_var(v)).collect();
+        LocalArray { elems, elem: array.elem, name }
+    }
+
+    /// `array[index]`, `index` a constant.
+    pub fn local_load(&mut self, array: &LocalArray, index: Value, site: Site) -> Value {
+        match self.local_slot(array, index, site) {
+            Some(i) => array.elems[i],
+            None => self.zero_of(array.elem),
+        }
+    }
+
+    /// `array[index] = value`, `index` a constant.
+    pub fn local_store(&mut self, array: &LocalArray, index: Value, value: Value, site: Site) {
+        if let Some(i) = self.local_slot(array, index, site) {
+            self.assign(array.elems[i], value);
+        }
+    }
+
+    /// The element `index` names, or `None` past the end (recorded at `site` in a checked
+    /// kernel, as Rust's panic).
+    fn local_slot(&mut self, array: &LocalArray, index: Value, site: Site) -> Option<usize> {
+        let bits = index.as_bits().unwrap_or(u64::MAX);
+        let negative = index.ty().is_signed() && (bits as i64) < 0;
+        match usize::try_from(bits) {
+            Ok(i) if !negative && i < array.elems.len() => Some(i),
+            _ => {
+                let kind = FaultKind::IndexOutOfBounds { signed_index: index.ty().is_signed() };
+                let fault = site.fault(kind, array.name);
+                let len = Value::from(array.elems.len() as u64);
+                self.fault_if(Value::from(true), fault, Value::from(bits), len);
+                None
+            }
+        }
+    }
+}

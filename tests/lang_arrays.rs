@@ -1,0 +1,156 @@
+//! Local arrays (`let mut acc = [0.0f32; 4];`, `let w = [1, 2, 3];`), indexed with values
+//! known while the kernel is built: each body runs as a `#[ptx_kernel]` on the simulator and
+//! as plain Rust on the host, compared bit for bit on edge values and fresh random inputs.
+//! (`#[unroll]` on a statement is unstable on the host, so the twins index with constants and
+//! the unrolled kernel has a host version of its own.)
+#![allow(clippy::needless_range_loop, clippy::identity_op, clippy::erasing_op)]
+
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+/// An index of the arrays below, a constant of the surrounding code.
+const LAST: usize = 3;
+
+twin!(array_elements, array_elements_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let w = [0.25f32, -0.5, 1.5, 2.0];
+    let mut acc = [0.0f32; 4];
+    acc[0] += w[0] * x;
+    acc[1] = acc[0].mul_add(w[1], x);
+    acc[2] -= w[2] * acc[1];
+    acc[LAST] = acc[2] / w[LAST];
+    // Binding copies, as Rust copies a `[f32; N]`: `before` keeps the old values.
+    let before = acc;
+    acc[0] = -acc[0];
+    acc[LAST] *= 2.0;
+    out[6 * i] = acc[0];
+    out[6 * i + 1] = acc[1] + acc[2];
+    out[6 * i + 2] = acc[LAST] + acc.len() as f32;
+    out[6 * i + 3] = before[0] + before[LAST];
+    // An element read before an assignment in the same expression keeps its value.
+    out[6 * i + 4] = acc[1] + {
+        acc[1] = 100.0;
+        acc[1]
+    };
+    let flags = [x > 0.0, x.is_nan(), true];
+    out[6 * i + 5] = if flags[0] || flags[1] { w[1] } else { flags.len() as f32 };
+});
+
+#[test]
+fn local_arrays_are_rust_arrays() {
+    let xs = f32_inputs("array_elements", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| ArrayElements::new().launch(d, c, a, o);
+    check_twin("array_elements", &xs, 6, &launch, array_elements_host);
+}
+
+/// Decimal digits into a local array and back, reversed, and a window of taps: indexed by
+/// `#[unroll]` loops' variables.
+#[ptx_kernel]
+fn unrolled_arrays(a: &[u32], out: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i >= a.len() {
+        return;
+    }
+    let mut digits = [0u8; 10];
+    let mut rest = a[i];
+    #[unroll]
+    for d in 0..10 {
+        digits[d] = (rest % 10) as u8;
+        rest /= 10;
+    }
+    let mut reversed = 0u32;
+    #[unroll]
+    for d in 0..digits.len() {
+        reversed = reversed.wrapping_mul(10).wrapping_add(digits[d] as u32);
+    }
+    let taps = [3u32, 1, 4, 1];
+    let mut window = [0u32; 4];
+    #[unroll]
+    for t in 0..4 {
+        #[unroll]
+        for k in 0..4 {
+            window[t] = window[t].wrapping_add(taps[k].wrapping_mul(a[(i + t + k) % a.len()]));
+        }
+    }
+    out[2 * i] = reversed;
+    out[2 * i + 1] = window[0] ^ window[1] ^ window[2].rotate_left(7) ^ window[3];
+}
+
+/// [`unrolled_arrays`] on the host, for index `i`.
+fn unrolled_arrays_host(i: usize, a: &[u32], out: &mut [u32]) {
+    let mut digits = [0u8; 10];
+    let mut rest = a[i];
+    for d in 0..10 {
+        digits[d] = (rest % 10) as u8;
+        rest /= 10;
+    }
+    let mut reversed = 0u32;
+    for d in 0..digits.len() {
+        reversed = reversed.wrapping_mul(10).wrapping_add(digits[d] as u32);
+    }
+    let taps = [3u32, 1, 4, 1];
+    let mut window = [0u32; 4];
+    for t in 0..4 {
+        for k in 0..4 {
+            window[t] = window[t].wrapping_add(taps[k].wrapping_mul(a[(i + t + k) % a.len()]));
+        }
+    }
+    out[2 * i] = reversed;
+    out[2 * i + 1] = window[0] ^ window[1] ^ window[2].rotate_left(7) ^ window[3];
+}
+
+#[test]
+fn arrays_indexed_by_unrolled_loops_are_rusts() {
+    let xs = u32_inputs("unrolled_arrays", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| UnrolledArrays::new().launch(d, c, a, o);
+    check_twin("unrolled_arrays", &xs, 2, &launch, unrolled_arrays_host);
+}
+
+/// An index past the end, known only once the kernel is built: Rust's panic, the launch's
+/// `Err(OutOfBounds)` naming the array and the line.
+#[ptx_kernel]
+fn past_the_end(out: &mut [f32], #[comptime] k: usize) {
+    let mut acc = [1.0f32; 3];
+    acc[k] = 2.0;
+    out[0] = acc[0] + acc[k];
+}
+
+#[test]
+fn a_local_array_index_past_the_end_is_an_out_of_bounds_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<f32> = dev.zeroed(1)?;
+    PastTheEnd::new(2).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [3.0]);
+    let err = PastTheEnd::new(3).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *index, *len), ("acc", 3, 3), "{err}");
+    assert!(err.to_string().contains("tests/lang_arrays.rs:"), "{err}");
+    Ok(())
+}
+
+/// A repeated array's length beyond the limit (each element is a register) is a fault at
+/// launch naming the line, not a build that runs out of memory.
+#[ptx_kernel]
+fn runaway_length(out: &mut [f32], #[comptime] n: usize) {
+    let acc = [1.0f32; n];
+    out[0] = acc.len() as f32;
+}
+
+#[test]
+fn a_runaway_array_length_is_a_launch_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<f32> = dev.zeroed(1)?;
+    RunawayLength::new(1024).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [1024.0]);
+    let err = RunawayLength::new(1 << 40).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message.contains("more than 1024 elements")),
+        "{err}"
+    );
+    Ok(())
+}

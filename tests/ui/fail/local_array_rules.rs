@@ -1,0 +1,39 @@
+use ptx_dsl::prelude::*;
+
+#[ptx_device]
+fn first(v: f32) -> f32 {
+    v
+}
+
+// A local array's elements are registers: indices known when the kernel is built, arrays
+// of scalars, elements assigned one at a time and only in a `let mut` array.
+#[ptx_kernel]
+fn rules(y: &mut [f32], n: usize, j: u32) {
+    let mut acc = [0.0f32; 4];
+    acc[n] = 1.0;
+    let w = [1.0f32, 2.0];
+    w[0] = 3.0;
+    acc = [1.0; 4];
+    y[0] = acc[j];
+    let grown = [0.0f32; n];
+    let nothing = [];
+    let pairs = [(1u32, 2u32)];
+    let held = (w, 1u32);
+    let picked = if n > 2 { w } else { w };
+    y[1] = acc + 1.0;
+    y[2] = first(acc);
+    atomic_add(&mut acc[0], 1.0);
+    let total = acc.iter();
+}
+
+// Loops run over ranges, and a local's annotation is a scalar or a tuple.
+#[ptx_kernel]
+fn not_parsed(y: &mut [f32]) {
+    let acc = [0.0f32; 4];
+    for v in acc {
+        y[0] = v;
+    }
+    let typed: [f32; 4] = acc;
+}
+
+fn main() {}
