@@ -169,7 +169,7 @@ fn run_on(device: &Device, name: &str, f: &Routine, xs: &[f32]) -> Result<Vec<f3
 /// Every routine scanned, with its name and reference.
 fn routines() -> Vec<(String, Routine, Reference)> {
     type Unary = (&'static str, fn(&mut KernelBuilder, Val<F32>) -> Val<F32>, fn(f64) -> f64);
-    let unary: [Unary; 16] = [
+    let unary: [Unary; 17] = [
         ("sin", |b, x| math::sin(b, x), f64::sin),
         ("cos", |b, x| math::cos(b, x), f64::cos),
         ("tan", |b, x| math::tan(b, x), f64::tan),
@@ -180,6 +180,7 @@ fn routines() -> Vec<(String, Routine, Reference)> {
         ("exp2", |b, x| math::exp2(b, x), f64::exp2),
         ("ln", |b, x| math::ln(b, x), f64::ln),
         ("log2", |b, x| math::log2(b, x), f64::log2),
+        ("log10", |b, x| math::log10(b, x), f64::log10),
         ("tanh", |b, x| math::tanh(b, x), f64::tanh),
         ("cbrt", |b, x| math::cbrt(b, x), f64::cbrt),
         ("exp_m1", |b, x| math::exp_m1(b, x), f64::exp_m1),

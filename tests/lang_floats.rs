@@ -244,7 +244,7 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let x = a[i];
-        let o = i * 21;
+        let o = i * 23;
         let (s, c) = x.sin_cos();
         out[o] = x.sin();
         out[o + 1] = x.cos();
@@ -267,6 +267,8 @@ fn f32_transcendental(a: &[f32], out: &mut [f32], n: u32) {
         out[o + 18] = x.atan2(x * 0.75 - 3.0);
         out[o + 19] = s;
         out[o + 20] = c;
+        out[o + 21] = x.abs().log10();
+        out[o + 22] = x.abs().log(3.0);
     }
 }
 
@@ -277,12 +279,12 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
     let a: Vec<f32> = (0..2000).map(|_| rng.signed_f32() * 20.0).collect();
     let n = a.len();
     let ad = dev.upload(&a)?;
-    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 21)?;
+    let mut out: DeviceBuffer<f32> = dev.zeroed(n * 23)?;
     common::assert_assembles("f32_transcendental", &F32Transcendental::new());
     F32Transcendental::new().launch(&dev, LaunchConfig::for_elements(n, 128), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     type Reference = fn(f64) -> f64;
-    let refs: [(&str, Reference); 21] = [
+    let refs: [(&str, Reference); 23] = [
         ("sin", f64::sin),
         ("cos", f64::cos),
         ("tan", f64::tan),
@@ -304,12 +306,14 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
         ("atan2", |x| x.atan2((x as f32 * 0.75 - 3.0) as f64)),
         ("sin_cos.0", f64::sin),
         ("sin_cos.1", f64::cos),
+        ("log10", |x| x.abs().log10()),
+        ("log", |x| x.abs().ln() / 3f64.ln()),
     ];
     for (k, (name, reference)) in refs.iter().enumerate() {
         let mut worst = 0.0f64;
         for i in 0..n {
             let want = reference(a[i] as f64);
-            let g = got[i * 21 + k] as f64;
+            let g = got[i * 23 + k] as f64;
             // Relative error, against a floor of one f32 ulp at 1.0 for results near zero
             // (sin near its roots, ln near 1), where ulps of the result are not the measure.
             let err = (g - want).abs() / want.abs().max(f32::EPSILON as f64);
@@ -320,7 +324,7 @@ fn transcendental_methods_are_within_their_documented_bounds() -> ptx_dsl::runti
         // value, f32::EPSILON.
         let bound = match *name {
             "tan" | "powf" | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" | "hypot" | "atan" | "asin"
-            | "acos" | "atan2" => f32::EPSILON as f64,
+            | "acos" | "atan2" | "log10" | "log" => f32::EPSILON as f64,
             _ => 4.0 * f32::EPSILON as f64,
         };
         assert!(worst <= bound, "{name}: worst relative error {worst:e} > {bound:e}");
@@ -334,7 +338,7 @@ fn f64_transcendental(a: &[f64], out: &mut [f64], n: u32) {
     let i = block_idx().x * block_dim().x + thread_idx().x;
     if i < n {
         let x = a[i];
-        let o = i * 21;
+        let o = i * 23;
         let (s, c) = x.sin_cos();
         out[o] = x.sin();
         out[o + 1] = x.cos();
@@ -357,6 +361,8 @@ fn f64_transcendental(a: &[f64], out: &mut [f64], n: u32) {
         out[o + 18] = x.atan2(x * 0.75 - 3.0);
         out[o + 19] = s;
         out[o + 20] = c;
+        out[o + 21] = x.abs().log10();
+        out[o + 22] = x.abs().log(3.0);
     }
 }
 
@@ -368,12 +374,12 @@ fn f64_transcendental_methods_agree_with_host_f64() -> ptx_dsl::runtime::Result<
     a.extend([0.0, -0.0, 1e-300, -1e-300, 1e10, -3e15]);
     let n = a.len();
     let ad = dev.upload(&a)?;
-    let mut out: DeviceBuffer<f64> = dev.zeroed(n * 21)?;
+    let mut out: DeviceBuffer<f64> = dev.zeroed(n * 23)?;
     common::assert_assembles("f64_transcendental", &F64Transcendental::new());
     F64Transcendental::new().launch(&dev, LaunchConfig::for_elements(n, 128), &ad, &mut out, n as u32)?;
     let got = out.to_vec()?;
     type Reference = fn(f64) -> f64;
-    let refs: [(&str, Reference); 21] = [
+    let refs: [(&str, Reference); 23] = [
         ("sin", f64::sin),
         ("cos", f64::cos),
         ("tan", f64::tan),
@@ -395,10 +401,12 @@ fn f64_transcendental_methods_agree_with_host_f64() -> ptx_dsl::runtime::Result<
         ("atan2", |x| x.atan2(x * 0.75 - 3.0)),
         ("sin_cos.0", f64::sin),
         ("sin_cos.1", f64::cos),
+        ("log10", |x| x.abs().log10()),
+        ("log", |x| x.abs().ln() / 3f64.ln()),
     ];
     for (k, (name, reference)) in refs.iter().enumerate() {
         for i in 0..n {
-            let (want, g) = (reference(a[i]), got[i * 21 + k]);
+            let (want, g) = (reference(a[i]), got[i * 23 + k]);
             if want.is_nan() || want.is_infinite() {
                 assert!(same_bits(g, want), "{name}({:e}) = {g:e}, host {want:e}", a[i]);
                 continue;

@@ -12,7 +12,7 @@ use ptx_tools::ulp;
 /// A routine under test: emits it on a register, or evaluates it on an immediate.
 type Routine<T> = fn(&mut KernelBuilder, Val<T>) -> Val<T>;
 
-const ROUTINES: [(&str, Routine<F32>); 19] = [
+const ROUTINES: [(&str, Routine<F32>); 21] = [
     ("sin", math::sin),
     ("cos", math::cos),
     ("tan", math::tan),
@@ -30,12 +30,14 @@ const ROUTINES: [(&str, Routine<F32>); 19] = [
     ("exp", math::exp),
     ("ln", math::ln),
     ("log2", math::log2),
+    ("log10", math::log10),
+    ("log_x_3", |b, x| math::log(b, x, 3.0f32)),
     ("tanh", math::tanh),
     ("pow_x_1.7", |b, x| math::powf(b, x, 1.7f32)),
 ];
 
 /// The f64 routines.
-const ROUTINES_F64: [(&str, Routine<F64>); 19] = [
+const ROUTINES_F64: [(&str, Routine<F64>); 21] = [
     ("sin", math::sin_f64),
     ("cos", math::cos_f64),
     ("tan", math::tan_f64),
@@ -53,6 +55,8 @@ const ROUTINES_F64: [(&str, Routine<F64>); 19] = [
     ("exp", math::exp_f64),
     ("ln", math::ln_f64),
     ("log2", math::log2_f64),
+    ("log10", math::log10_f64),
+    ("log_x_3", |b, x| math::log_f64(b, x, 3.0)),
     ("tanh", math::tanh_f64),
     ("pow_x_1.7", |b, x| math::powf_f64(b, x, 1.7)),
 ];

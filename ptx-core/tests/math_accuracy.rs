@@ -120,6 +120,45 @@ fn log2_within_3_ulp() {
 }
 
 #[test]
+fn log10_within_1_ulp() {
+    check_ulps("log10", math::log10, f64::log10, positive_float, 1.0);
+    check_ulps("log10 near 1", math::log10, f64::log10, |r| (0.5 + r.unit() * 1.5) as f32, 1.0);
+}
+
+/// `x.log(base)` is Rust's `x.ln() / base.ln()`: within 1 ulp of the exact quotient, for
+/// bases above and below 1.
+#[test]
+fn log_of_a_base_within_1_ulp() {
+    for base in [3.0f32, 0.5, 10.0, 1.0001] {
+        let name = format!("log base {base}");
+        let reference = move |x: f64| x.ln() / (base as f64).ln();
+        check_ulps(&name, move |b, x| math::log(b, x, base), reference, positive_float, 1.0);
+    }
+}
+
+#[test]
+fn log10_is_exact_at_powers_of_ten_and_keeps_lns_special_values() {
+    let mut b = KernelBuilder::new("model");
+    for k in 0..=10 {
+        assert_eq!(run1(math::log10, &mut b, 10f32.powi(k)), k as f32, "log10(1e{k})");
+    }
+    assert_eq!(run1(math::log10, &mut b, 0.0), f32::NEG_INFINITY);
+    assert_eq!(run1(math::log10, &mut b, -0.0), f32::NEG_INFINITY);
+    assert_eq!(run1(math::log10, &mut b, f32::INFINITY), f32::INFINITY);
+    assert!(run1(math::log10, &mut b, -1.0).is_nan());
+    assert!(run1(math::log10, &mut b, f32::NAN).is_nan());
+    let log = |b: &mut KernelBuilder, x: f32, base: f32| {
+        math::log(b, Val::Imm(x), Val::Imm(base)).as_imm().expect("folded")
+    };
+    assert_eq!(log(&mut b, 8.0, 2.0), 3.0);
+    assert_eq!(log(&mut b, 1.0, 7.0), 0.0);
+    assert_eq!(log(&mut b, 5.0, 1.0), f32::INFINITY);
+    assert!(log(&mut b, 1.0, 1.0).is_nan());
+    assert!(log(&mut b, -2.0, 3.0).is_nan());
+    assert!(log(&mut b, 2.0, f32::NAN).is_nan());
+}
+
+#[test]
 fn tanh_within_4_ulp() {
     check_ulps("tanh", math::tanh, f64::tanh, |r| (r.unit() * 20.0 - 10.0) as f32, 4.0);
     check_ulps("tanh small", math::tanh, f64::tanh, |r| (r.unit() * 1.2 - 0.6) as f32, 4.0);

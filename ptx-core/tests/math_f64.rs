@@ -188,6 +188,21 @@ fn ln_and_log2_f64_are_within_one_ulp_over_every_positive_f64() {
         &positive_inputs("log2_f64", 30_000),
         ROUNDED_ONCE,
     );
+    check_exact(
+        "log10",
+        math::log10_f64,
+        |x, cc| x.log10(PREC, RM, cc),
+        &positive_inputs("log10_f64", 30_000),
+        ROUNDED_ONCE,
+    );
+}
+
+#[test]
+fn log10_f64_is_exact_at_powers_of_ten() {
+    for k in 0..=22 {
+        let x = 10f64.powi(k);
+        assert_eq!(fold(math::log10_f64, x), k as f64, "log10(1e{k})");
+    }
 }
 
 /// Arguments for the trigonometric functions: ordinary ones, every exponent up to the
@@ -502,7 +517,7 @@ fn powf_f64_special_cases_are_rusts() {
 
 #[test]
 fn f64_special_values_are_rusts() {
-    let routines: [Case; 18] = [
+    let routines: [Case; 19] = [
         ("cbrt", math::cbrt_f64, f64::cbrt),
         ("hypot_with_3", |b, x| math::hypot_f64(b, x, 3.0), |x| x.hypot(3.0)),
         ("atan", math::atan_f64, f64::atan),
@@ -521,6 +536,7 @@ fn f64_special_values_are_rusts() {
         ("exp2", math::exp2_f64, f64::exp2),
         ("ln", math::ln_f64, f64::ln),
         ("log2", math::log2_f64, f64::log2),
+        ("log10", math::log10_f64, f64::log10),
     ];
     let specials = [
         0.0,

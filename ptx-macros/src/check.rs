@@ -1956,7 +1956,7 @@ struct Signature {
     f32_only: bool,
 }
 
-const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 powf powi tanh \
+const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 log10 log powf powi tanh \
      cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
      mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
      is_infinite is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
@@ -1984,8 +1984,8 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
     let sig = |args: Vec<Option<Scalar>>, ret: Ret, f32_only: bool| Some(Signature { args, ret, f32_only });
     if recv.is_float() {
         match name {
-            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "tanh"
-            | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" => sig(vec![], Ret::SelfTy, false),
+            "sin" | "cos" | "tan" | "atan" | "asin" | "acos" | "exp" | "exp2" | "ln" | "log2" | "log10"
+            | "tanh" | "cbrt" | "exp_m1" | "ln_1p" | "sinh" | "cosh" => sig(vec![], Ret::SelfTy, false),
             "fast_sin" | "fast_cos" | "fast_exp2" | "fast_log2" | "fast_recip" | "fast_sqrt" => {
                 sig(vec![], Ret::SelfTy, true)
             }
@@ -1995,7 +1995,9 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
             "sin_cos" => sig(vec![], Ret::Pair, false),
-            "powf" | "hypot" | "atan2" | "rem_euclid" | "div_euclid" => sig(vec![None], Ret::SelfTy, false),
+            "powf" | "hypot" | "atan2" | "log" | "rem_euclid" | "div_euclid" => {
+                sig(vec![None], Ret::SelfTy, false)
+            }
             "powi" => sig(vec![Some(Scalar::I32)], Ret::SelfTy, false),
             "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
             "mul_add" | "clamp" => sig(vec![None, None], Ret::SelfTy, false),

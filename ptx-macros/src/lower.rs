@@ -1661,6 +1661,7 @@ fn float_fn_variant(m: &str) -> Option<&'static str> {
         "exp2" => "Exp2",
         "ln" => "Ln",
         "log2" => "Log2",
+        "log10" => "Log10",
         "tanh" => "Tanh",
         "cbrt" => "Cbrt",
         "exp_m1" => "ExpM1",

@@ -35,6 +35,8 @@ pub enum FloatFn {
     Ln,
     /// `log2`.
     Log2,
+    /// `log10`.
+    Log10,
     /// `tanh`.
     Tanh,
     /// `cbrt`.
@@ -86,6 +88,7 @@ impl KernelCtx {
                 FloatFn::Exp2 => math::exp2_f64(b, x),
                 FloatFn::Ln => math::ln_f64(b, x),
                 FloatFn::Log2 => math::log2_f64(b, x),
+                FloatFn::Log10 => math::log10_f64(b, x),
                 FloatFn::Tanh => math::tanh_f64(b, x),
                 FloatFn::Cbrt => math::cbrt_f64(b, x),
                 FloatFn::ExpM1 => math::exp_m1_f64(b, x),
@@ -109,6 +112,7 @@ impl KernelCtx {
             FloatFn::Exp2 => math::exp2(b, x),
             FloatFn::Ln => math::ln(b, x),
             FloatFn::Log2 => math::log2(b, x),
+            FloatFn::Log10 => math::log10(b, x),
             FloatFn::Tanh => math::tanh(b, x),
             FloatFn::Cbrt => math::cbrt(b, x),
             FloatFn::ExpM1 => math::exp_m1(b, x),
@@ -134,6 +138,15 @@ impl KernelCtx {
         }
         let (s, c) = math::sin_cos(&mut self.b, Self::f32_of(x));
         (Value::of(s, ty), Value::of(c, ty))
+    }
+
+    /// `x.log(base)`: `x.ln() / base.ln()`, as Rust defines it.
+    pub fn log(&mut self, x: Value, base: Value) -> Value {
+        let ty = x.ty();
+        if ty == Scalar::F64 {
+            return Value::of(math::log_f64(&mut self.b, x.typed::<F64>(), base.typed::<F64>()), ty);
+        }
+        Value::of(math::log(&mut self.b, Self::f32_of(x), Self::f32_of(base)), ty)
     }
 
     /// `y.atan2(x)`: the angle of `(x, y)` in [−π, π].

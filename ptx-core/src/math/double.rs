@@ -23,6 +23,8 @@ pub(super) const LN2_LO: f64 = (std::f64::consts::LN_2 - LN2_HI) + 2.319_046_813
 pub(super) const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// log2 e − LOG2_E, to about 2^-107.
 const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
+/// log10 e − LOG10_E, to about 2^-107.
+const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
 
 /// Taylor coefficients of e^r for |r| <= ln2/2 + ε, degree 13 (truncation < 2^-57).
 pub(super) const EXP_POLY: [f64; 14] = {
@@ -152,9 +154,28 @@ pub fn ln_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
 /// rounded once: within 1 ulp of the exact value over every positive f64, and exact at
 /// powers of two.
 pub fn log2_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
-    let x = x.into();
+    scaled_ln_f64(b, x.into(), (LOG2_E, LOG2_E_LO))
+}
+
+/// Accurate log10 for f64: the double-double `ln x` times log10 e (a double-double too),
+/// rounded once: within 1 ulp of the exact value over every positive f64, and exact at
+/// the powers of ten that f64 holds.
+pub fn log10_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>) -> Val<F64> {
+    scaled_ln_f64(b, x.into(), (std::f64::consts::LOG10_E, LOG10_E_LO))
+}
+
+/// `ln x · c` for a double-double constant `c`, rounded once, with ln's special cases.
+fn scaled_ln_f64(b: &mut KernelBuilder, x: Val<F64>, c: (f64, f64)) -> Val<F64> {
     let ln = ln_dd(b, x);
-    let log2 = dd::mul(b, ln, dd::constant((LOG2_E, LOG2_E_LO)));
-    let r = dd::round(b, log2);
+    let scaled = dd::mul(b, ln, dd::constant(c));
+    let r = dd::round(b, scaled);
     log_special_cases(b, x, r)
+}
+
+/// `x.log(base)` for f64 as Rust defines it, `x.ln() / base.ln()`: each logarithm within 1
+/// ulp, the quotient rounded once.
+pub fn log_f64(b: &mut KernelBuilder, x: impl Into<Val<F64>>, base: impl Into<Val<F64>>) -> Val<F64> {
+    let ln_x = ln_f64(b, x);
+    let ln_base = ln_f64(b, base);
+    b.div(ln_x, ln_base)
 }

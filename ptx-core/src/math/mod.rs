@@ -34,7 +34,7 @@ mod tests;
 mod trig64;
 mod wide;
 
-pub use double::{exp2_f64, exp_f64, ln_f64, log2_f64};
+pub use double::{exp2_f64, exp_f64, ln_f64, log10_f64, log2_f64, log_f64};
 pub use hyper64::{cosh_f64, exp_m1_f64, ln_1p_f64, sinh_f64, tanh_f64};
 pub use inverse::{acos, asin, atan, atan2, tan};
 pub use inverse64::{acos_f64, asin_f64, atan2_f64, atan_f64};
@@ -42,7 +42,7 @@ pub use pow64::powf_f64;
 pub use rem::{rem_f32, rem_f64};
 pub use root64::{cbrt_f64, hypot_f64};
 pub use trig64::{cos_f64, sin_cos_f64, sin_f64, tan_f64};
-pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, sinh};
+pub use wide::{cbrt, cosh, exp_m1, hypot, ln_1p, log, log10, sinh};
 
 use crate::builder::SignedOrFloat;
 use crate::builder::{KernelBuilder, Val};

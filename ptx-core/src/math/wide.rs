@@ -1,5 +1,5 @@
-//! f32 routines evaluated in f64 and rounded once: `cbrt`, `exp_m1`, `ln_1p`, `sinh`,
-//! `cosh`, `hypot`. Every f32 is exact in f64, and the f64 building blocks of [`super::pow`]
+//! f32 routines evaluated in f64 and rounded once: `cbrt`, `exp_m1`, `ln_1p`, `log10`,
+//! `log`, `sinh`, `cosh`, `hypot`. Every f32 is exact in f64, and the f64 building blocks of [`super::pow`]
 //! err by less than 2^-45 relative, so the final rounding dominates: each result is within
 //! 1 ulp (the tests scan the whole f32 range). Special values are Rust's (C99's): signs of
 //! zero kept, infinities and NaN as `f32::cbrt` and friends give them, the canonical NaN
@@ -16,6 +16,8 @@ use crate::types::{F32, F64};
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// ln 2.
 const LN_2: f64 = std::f64::consts::LN_2;
+/// log10 2.
+const LOG10_2: f64 = std::f64::consts::LOG10_2;
 
 /// Taylor coefficients of `(e^x − 1 − x)/x²`: `1/(k+2)!`, for |x| < 1/2 (truncation below
 /// 2^-55 through x^17).
@@ -122,6 +124,41 @@ pub fn ln_1p(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
     let r = b.selp(below, NAN, r);
     let inf = b.setp(Cmp::Eq, x, f32::INFINITY);
     b.selp(inf, f32::INFINITY, r)
+}
+
+/// `log2 x` in f64 for any f32 `x`, with ln's special cases: −∞ at ±0, +∞ at +∞, NaN below
+/// 0 and for NaN.
+fn log2_wide_of(b: &mut KernelBuilder, x: Val<F32>) -> Val<F64> {
+    let xd = b.cast::<F64, F32>(x);
+    let l = log2_wide(b, xd);
+    let zero = b.setp(Cmp::Eq, xd, 0.0f64);
+    let l = b.selp(zero, f64::NEG_INFINITY, l);
+    let inf = b.setp(Cmp::Eq, xd, f64::INFINITY);
+    let l = b.selp(inf, f64::INFINITY, l);
+    let negative_or_nan = b.setp(Cmp::Ltu, xd, 0.0f64);
+    b.selp(negative_or_nan, f64::NAN, l)
+}
+
+/// Base-10 logarithm: `log2 x · log10 2` in f64, rounded once (within 1 ulp; exact at the
+/// powers of ten f32 holds, 1 to 1e10); −∞ at ±0, NaN below 0.
+pub fn log10(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
+    let x = x.into();
+    let l = log2_wide_of(b, x);
+    let r = b.mul(l, LOG10_2);
+    finish(b, x, r)
+}
+
+/// `x.log(base)` as Rust defines it, `x.ln() / base.ln()`, as the quotient of the two
+/// logarithms in f64 rounded once (within 1 ulp of the exact quotient); the special values
+/// of that quotient (base 1 gives ±∞ or NaN), the canonical NaN for a NaN result.
+pub fn log(b: &mut KernelBuilder, x: impl Into<Val<F32>>, base: impl Into<Val<F32>>) -> Val<F32> {
+    let (x, base) = (x.into(), base.into());
+    let lx = log2_wide_of(b, x);
+    let lb = log2_wide_of(b, base);
+    let q = b.div(lx, lb);
+    let r: Val<F32> = b.cvt(q, Some(CvtRound::Rn), false);
+    let nan = b.setp(Cmp::Nan, q, q);
+    b.selp(nan, NAN, r)
 }
 
 /// Hyperbolic sine: the Taylor series below 1 in magnitude, `(e^|x| − e^−|x|)/2` with the
