@@ -154,3 +154,37 @@ fn a_runaway_array_length_is_a_launch_error() -> ptx_dsl::runtime::Result<()> {
     );
     Ok(())
 }
+
+/// A device function keeping a local array of its own, called twice: each call's array is
+/// its own (the body is inlined per call).
+#[ptx_device]
+fn horner3(x: f64, c0: f64, c1: f64, c2: f64) -> f64 {
+    let c = [c0, c1, c2];
+    let mut acc = c[2];
+    acc = acc.mul_add(x, c[1]);
+    acc.mul_add(x, c[0])
+}
+
+twin!(arrays_in_device_functions, arrays_in_device_functions_host, |i, a: &[f64], out: &mut [f64]| {
+    let x = a[i];
+    let mut m = [x; 3];
+    m[1] = horner3(x, 1.0, -2.0, 0.5);
+    m[2] = horner3(m[1], 0.25, 3.0, -1.0);
+    let narrow = [x as i8, (x as i8).wrapping_neg(), 7];
+    let wide = [x.to_bits(), u64::MAX];
+    let pick = match narrow[0] {
+        0 => m[0],
+        1..=100 => m[1],
+        _ => m[2],
+    };
+    out[3 * i] = pick;
+    out[3 * i + 1] = (narrow[1] as f64) + (narrow[2] as f64) * m[0];
+    out[3 * i + 2] = f64::from_bits(wide[0] ^ (wide[1] >> 63));
+});
+
+#[test]
+fn arrays_in_device_functions_and_of_every_width_are_rusts() {
+    let xs = f64_inputs("arrays_in_device_functions", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| ArraysInDeviceFunctions::new().launch(d, c, a, o);
+    check_twin("arrays_in_device_functions", &xs, 3, &launch, arrays_in_device_functions_host);
+}
