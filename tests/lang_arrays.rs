@@ -8,6 +8,8 @@
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
 
+mod common;
+
 #[macro_use]
 #[path = "common/twin.rs"]
 mod twin;
@@ -187,4 +189,18 @@ fn arrays_in_device_functions_and_of_every_width_are_rusts() {
     let xs = f64_inputs("arrays_in_device_functions", 200);
     let launch = |d: &_, c, a: &_, o: &mut _| ArraysInDeviceFunctions::new().launch(d, c, a, o);
     check_twin("arrays_in_device_functions", &xs, 3, &launch, arrays_in_device_functions_host);
+}
+
+/// The array kernels' PTX assembles with ptxas for sm_80 and sm_90 (their elements are
+/// plain registers: no local memory).
+#[test]
+fn array_kernels_assemble() {
+    common::assert_assembles("array_elements", &ArrayElements::new());
+    common::assert_assembles("unrolled_arrays", &UnrolledArrays::new());
+    common::assert_assembles("past_the_end", &PastTheEnd::new(1));
+    common::assert_assembles("arrays_in_device_functions", &ArraysInDeviceFunctions::new());
+    use ptx_dsl::core::Kernel;
+    for ptx in [UnrolledArrays::new().ptx(), ArrayElements::new().ptx()] {
+        assert!(!ptx.contains(".local"), "a local array in local memory:\n{ptx}");
+    }
 }
