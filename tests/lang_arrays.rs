@@ -1,5 +1,5 @@
 //! Local arrays (`let mut acc = [0.0f32; 4];`, `let w = [1, 2, 3];`), indexed with values
-//! known while the kernel is built: each body runs as a `#[ptx_kernel]` on the simulator and
+//! known while the kernel is built and with values computed on the GPU: each body runs as a `#[ptx_kernel]` on the simulator and
 //! as plain Rust on the host, compared bit for bit on edge values and fresh random inputs.
 //! (`#[unroll]` on a statement is unstable on the host, so the twins index with constants and
 //! the unrolled kernel has a host version of its own.)
@@ -200,7 +200,58 @@ fn array_kernels_assemble() {
     common::assert_assembles("past_the_end", &PastTheEnd::new(1));
     common::assert_assembles("arrays_in_device_functions", &ArraysInDeviceFunctions::new());
     use ptx_dsl::core::Kernel;
-    for ptx in [UnrolledArrays::new().ptx(), ArrayElements::new().ptx()] {
+    common::assert_assembles("runtime_indices", &RuntimeIndices::new());
+    for ptx in [UnrolledArrays::new().ptx(), ArrayElements::new().ptx(), RuntimeIndices::new().ptx()] {
         assert!(!ptx.contains(".local"), "a local array in local memory:\n{ptx}");
     }
+}
+
+// Indices computed on the GPU: a plain loop's variable and values read from memory.
+twin!(runtime_indices, runtime_indices_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let mut hist = [0u32; 8];
+    for k in 0..8 {
+        hist[k] = (k as u32) * 3;
+    }
+    for k in 0..6 {
+        let j = ((x >> (3 * k)) & 7) as usize;
+        hist[j] += 1;
+    }
+    let mut m = 0usize;
+    for k in 1..hist.len() {
+        if hist[k] > hist[m] {
+            m = k;
+        }
+    }
+    let w = [10u32, 20, 30, 40];
+    out[2 * i] = hist[(x % 8) as usize] + w[(x as usize) % w.len()];
+    out[2 * i + 1] = m as u32 * 1000 + hist[m];
+});
+
+#[test]
+fn local_arrays_indexed_on_the_gpu_are_rusts() {
+    let xs = u32_inputs("runtime_indices", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| RuntimeIndices::new().launch(d, c, a, o);
+    check_twin("runtime_indices", &xs, 2, &launch, runtime_indices_host);
+}
+
+/// An index computed on the GPU past the end: `Err(OutOfBounds)` naming the array, its
+/// index and length; the write is dropped and the read gives 0.
+#[ptx_kernel]
+fn past_the_end_at_run_time(out: &mut [u32], k: usize) {
+    let mut acc = [7u32; 5];
+    acc[k] = 1;
+    out[0] = acc[k] + acc[0];
+}
+
+#[test]
+fn a_local_array_index_past_the_end_on_the_gpu_is_an_out_of_bounds_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(1)?;
+    PastTheEndAtRunTime::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out, 4)?;
+    assert_eq!(out.to_vec()?, [8]);
+    let err = PastTheEndAtRunTime::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out, 9).unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *index, *len), ("acc", 9, 5), "{err}");
+    Ok(())
 }

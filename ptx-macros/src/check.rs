@@ -1669,20 +1669,10 @@ impl Checker<'_> {
         }
     }
 
-    /// A local array's index: an integer known while the kernel is built, since each element
-    /// is a register of its own.
+    /// A local array's index: a `usize`, as Rust's.
     fn array_index(&mut self, index: &Expr) {
         let t = self.expr(index);
-        let t =
-            self.expect(index.span, &Ty::Scalar(Scalar::Usize), &t, " (an array is indexed by a `usize`)");
-        if !contains_error(&t) && !self.comptime[index.id] {
-            self.errors.at(
-                index.span,
-                "a local array's index must be known when the kernel is built (a literal, a constant, an \
-                 `#[unroll]` loop's variable): each element is a register of its own; for an index computed \
-                 on the GPU use a `shared::<T, N>()` array",
-            );
-        }
+        self.expect(index.span, &Ty::Scalar(Scalar::Usize), &t, " (an array is indexed by a `usize`)");
     }
 
     fn unary(&mut self, e: &Expr, op: UnOp, inner: &Expr) -> (Ty, bool) {

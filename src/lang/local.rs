@@ -1,9 +1,11 @@
 //! Local arrays (`let mut acc = [0.0f32; 4];`, `let w = [1.0, 2.0, 3.0];`): each element
-//! is a register of its own, so an array is indexed with a value known while the kernel is
-//! built (a literal, a constant, an `#[unroll]` loop's variable), which the macro checks.
-//! Binding an array copies its elements, as Rust copies a `[T; N]`. An index past the end
-//! is Rust's panic: in a checked kernel the launch's `Err(OutOfBounds)` naming the array, a
-//! read giving 0 and a write dropped as for slices.
+//! is a register of its own. An index known while the kernel is built (a literal, a
+//! constant, an `#[unroll]` loop's variable) names its register directly; one computed on
+//! the GPU compares itself with every index, a read selecting the element and a write
+//! updating each element under its comparison (`N` selects, no local memory). Binding an
+//! array copies its elements, as Rust copies a `[T; N]`. An index past the end is Rust's
+//! panic: in a checked kernel the launch's `Err(OutOfBounds)` naming the array, a read
+//! giving 0 and a write dropped as for slices.
 
 use ptx_core::fault::FaultKind;
 
@@ -61,23 +63,50 @@ impl KernelCtx {
         LocalArray { elems, elem: array.elem, name }
     }
 
-    /// `array[index]`, `index` a constant.
+    /// `array[index]` (a `usize` index).
     pub fn local_load(&mut self, array: &LocalArray, index: Value, site: Site) -> Value {
+        if index.as_bits().is_none() {
+            self.check_local_index(array, index, site);
+            let mut picked = self.zero_of(array.elem);
+            for (k, &element) in array.elems.iter().enumerate() {
+                let here = self.eq(index, Value::from(k));
+                picked = self.select(here, element, picked);
+            }
+            return picked;
+        }
         match self.local_slot(array, index, site) {
             Some(i) => array.elems[i],
             None => self.zero_of(array.elem),
         }
     }
 
-    /// `array[index] = value`, `index` a constant.
+    /// `array[index] = value` (a `usize` index).
     pub fn local_store(&mut self, array: &LocalArray, index: Value, value: Value, site: Site) {
+        if index.as_bits().is_none() {
+            self.check_local_index(array, index, site);
+            for (k, &element) in array.elems.iter().enumerate() {
+                let here = self.eq(index, Value::from(k));
+                let updated = self.select(here, value, element);
+                self.assign(element, updated);
+            }
+            return;
+        }
         if let Some(i) = self.local_slot(array, index, site) {
             self.assign(array.elems[i], value);
         }
     }
 
-    /// The element `index` names, or `None` past the end (recorded at `site` in a checked
-    /// kernel, as Rust's panic).
+    /// Records an index computed on the GPU past the end at `site` (a checked kernel).
+    fn check_local_index(&mut self, array: &LocalArray, index: Value, site: Site) {
+        let len = Value::from(array.elems.len());
+        let past = self.ge(index, len);
+        let fault = site.fault(FaultKind::IndexOutOfBounds { signed_index: false }, array.name);
+        let (index64, len64) = (self.cast(index, Scalar::U64), self.cast(len, Scalar::U64));
+        self.fault_if(past, fault, index64, len64);
+    }
+
+    /// The element a constant `index` names, or `None` past the end (recorded at `site` in a
+    /// checked kernel, as Rust's panic).
     fn local_slot(&mut self, array: &LocalArray, index: Value, site: Site) -> Option<usize> {
         let bits = index.as_bits().unwrap_or(u64::MAX);
         let negative = index.ty().is_signed() && (bits as i64) < 0;

@@ -5,12 +5,13 @@ fn first(v: f32) -> f32 {
     v
 }
 
-// A local array's elements are registers: indices known when the kernel is built, arrays
-// of scalars, elements assigned one at a time and only in a `let mut` array.
+// A local array's elements are registers: `usize` indices, arrays of scalars, elements
+// assigned one at a time and only in a `let mut` array.
 #[ptx_kernel]
 fn rules(y: &mut [f32], n: usize, j: u32) {
     let mut acc = [0.0f32; 4];
     acc[n] = 1.0;
+    acc[n as i32] = 2.0;
     let w = [1.0f32, 2.0];
     w[0] = 3.0;
     acc = [1.0; 4];
