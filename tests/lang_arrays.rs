@@ -255,3 +255,37 @@ fn a_local_array_index_past_the_end_on_the_gpu_is_an_out_of_bounds_error() -> pt
     assert_eq!((param.as_str(), *index, *len), ("acc", 9, 5), "{err}");
     Ok(())
 }
+
+// `for v in array` iterates over a copy, by value, as Rust's `[T; N]` does: assigning the
+// array inside the loop does not change the elements still to come.
+twin!(for_over_arrays, for_over_arrays_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let mut w = [x, 2.0 * x, -x, 0.5];
+    let mut sum = 0.0f32;
+    let mut count = 0u32;
+    'elements: for v in w {
+        w[3] = 100.0;
+        if v.is_nan() {
+            continue 'elements;
+        }
+        sum += v * v;
+        count += 1;
+        if count == 3 {
+            break;
+        }
+    }
+    let mut best = f32::NEG_INFINITY;
+    for v in w {
+        best = best.max(v);
+    }
+    out[3 * i] = sum;
+    out[3 * i + 1] = best;
+    out[3 * i + 2] = count as f32;
+});
+
+#[test]
+fn for_loops_over_local_arrays_are_rusts() {
+    let xs = f32_inputs("for_over_arrays", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| ForOverArrays::new().launch(d, c, a, o);
+    check_twin("for_over_arrays", &xs, 3, &launch, for_over_arrays_host);
+}

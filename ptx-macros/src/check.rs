@@ -628,6 +628,20 @@ impl Checker<'_> {
                 if let LetRole::Argument { function, param, slice: Some((elem, mutable)) } = role {
                     t = self.slice_argument(init, &t, *elem, *mutable, function, param);
                 }
+                if let Pat::Ident { name, .. } = pat {
+                    let resolved = self.infer.resolve(&t);
+                    if crate::desugar::is_for_array(name) && !matches!(resolved, Ty::Array(_) | Ty::Error) {
+                        self.errors.at(
+                            init.span,
+                            format!(
+                                "a `for` loop iterates over a range or a local array, not `{}`: for a slice's \
+                                 elements write `for i in 0..x.len()` and index `x[i]`",
+                                self.show(&t)
+                            ),
+                        );
+                        t = Ty::Error;
+                    }
+                }
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
                     if contains_error(&want) {

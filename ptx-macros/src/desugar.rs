@@ -1,4 +1,5 @@
-//! `match`, `if let` and `while let` as the language's own `if` chains and loops, rewritten on syn's tree before
+//! `match`, `if let` and `while let` as the language's own `if` chains and loops, and a
+//! `for` loop over a local array as one over its indices, rewritten on syn's tree before
 //! parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
 //! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
 //! tuples element by element, guards after the pattern's test) and each name the pattern
@@ -19,9 +20,42 @@ use crate::parse::is_constant_name;
 /// How the scrutinee's hidden name starts (a name no kernel writes).
 const HIDDEN_PREFIX: &str = "__match_";
 
+/// How the hidden name of the array a `for` loop iterates over starts.
+const FOR_PREFIX: &str = "__for_";
+
 /// Whether `name` is a scrutinee's hidden name.
 pub fn is_hidden(name: &syn::Ident) -> bool {
     name.to_string().starts_with(HIDDEN_PREFIX)
+}
+
+/// Whether `name` is the hidden name of the array a `for` loop iterates over.
+pub fn is_for_array(name: &syn::Ident) -> bool {
+    name.to_string().starts_with(FOR_PREFIX)
+}
+
+/// `'label: for PAT in array { .. }` over a name (a local array, which the checker makes
+/// sure of), as Rust iterates a `[T; N]` by value, over a copy:
+/// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`
+/// (an `#[unroll]` stays on the loop). `None` when the loop is over anything else.
+pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Option<syn::Expr> {
+    let mut over = &*f.expr;
+    while let syn::Expr::Paren(p) = over {
+        over = &p.expr;
+    }
+    let syn::Expr::Path(p) = over else { return None };
+    p.path.get_ident()?;
+    let span = f.for_token.span;
+    let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
+    let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);
+    let (attrs, label, pat, body) = (&f.attrs, &f.label, &f.pat, &f.body);
+    let stmts = &body.stmts;
+    Some(syn::parse_quote_spanned!(span=> {
+        let #array = #over;
+        #(#attrs)* #label for #index in 0..#array.len() {
+            let #pat = #array[#index];
+            #(#stmts)*
+        }
+    }))
 }
 
 /// The part of a pattern's test and bindings built so far.

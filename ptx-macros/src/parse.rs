@@ -931,6 +931,13 @@ impl<'e> Parser<'e> {
             syn::Expr::Loop(l) => {
                 ExprKind::Loop { label: l.label.as_ref().map(|l| l.name.clone()), body: self.block(&l.body) }
             }
+            syn::Expr::ForLoop(f) if crate::desugar::for_in_array(f, 0).is_some() => {
+                let id = self.id();
+                match crate::desugar::for_in_array(f, id) {
+                    Some(over_indices) => return self.expr(&over_indices),
+                    None => ExprKind::Error,
+                }
+            }
             syn::Expr::ForLoop(f) => match self.for_loop(f) {
                 Some(kind) => kind,
                 None => ExprKind::Error,
@@ -1964,18 +1971,25 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
     }
 }
 
-/// Whether `name` is written as Rust writes constants and statics: upper-case letters,
-/// digits and `_`, with a letter.
-/// A `let`'s text for the PTX's comments: the source, but for the bindings a `match` is
-/// rewritten with ([`crate::desugar`]): its scrutinee's as `match value`, its patterns'
-/// names' none.
+/// A `let`'s text for the PTX's comments: the source, but for the bindings [`crate::desugar`]
+/// writes: a `match`'s scrutinee as `match value`, a `for` loop's array as `for .. in
+/// array`, the names of patterns and array elements none.
 fn let_text(local: &syn::Local) -> String {
-    let hidden = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_hidden));
+    let hidden = |e: &syn::Expr| match e {
+        syn::Expr::Path(p) => p.path.get_ident().is_some_and(crate::desugar::is_hidden),
+        syn::Expr::Index(i) => {
+            matches!(&*i.expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_for_array))
+        }
+        _ => false,
+    };
     match (&local.pat, &local.init) {
         (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_hidden(&p.ident) => {
             format!("match {}", source_text(&init.expr))
         }
         (_, Some(init)) if hidden(&init.expr) => String::new(),
+        (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_for_array(&p.ident) => {
+            format!("for .. in {}", source_text(&init.expr))
+        }
         _ => source_text(local),
     }
 }
@@ -2038,6 +2052,8 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
     }
 }
 
+/// Whether `name` is written as Rust writes constants and statics: upper-case letters,
+/// digits and `_`, with a letter.
 pub fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
         && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

@@ -27,13 +27,10 @@ fn rules(y: &mut [f32], n: usize, j: u32) {
     let total = acc.iter();
 }
 
-// Loops run over ranges, and a local's annotation is a scalar or a tuple.
+// A local's annotation is a scalar or a tuple.
 #[ptx_kernel]
 fn not_parsed(y: &mut [f32]) {
     let acc = [0.0f32; 4];
-    for v in acc {
-        y[0] = v;
-    }
     let typed: [f32; 4] = acc;
 }
 
