@@ -26,213 +26,112 @@ fn inputs(test: &str) -> Vec<u64> {
     xs
 }
 
-twin!(u8_methods, u8_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as u8, a[(i + 1) % a.len()] as u8);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.is_power_of_two() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(u8::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
+/// Defines twin kernel `$kernel` (type `$camel`) and its test over integer type `$t`: the
+/// methods on pairs `(x, y)` of inputs, `$per_sign` the method only one signedness has and
+/// `$no_panic` a divisor for the Euclidean pair (Rust panics on 0, and on `MIN` by −1).
+macro_rules! int_methods {
+    ($t:ident, $kernel:ident, $host:ident, $camel:ident, $test:ident,
+     |$x:ident, $y:ident| $per_sign:expr, $no_panic:expr) => {
+        twin!($kernel, $host, |i, a: &[u64], out: &mut [u64]| {
+            let ($x, $y) = (a[i] as $t, a[(i + 1) % a.len()] as $t);
+            let n = (a[(i + 2) % a.len()] % 200) as u32;
+            let o = INT_SLOTS * i;
+            out[o] = $x.saturating_add($y) as u64;
+            out[o + 1] = $x.saturating_sub($y) as u64;
+            out[o + 2] = $x.rotate_left(n) as u64;
+            out[o + 3] = $x.rotate_right(n) as u64;
+            out[o + 4] = $x.abs_diff($y) as u64;
+            out[o + 5] = $per_sign as u64;
+            out[o + 6] = $x.leading_ones() as u64;
+            out[o + 7] = $x.trailing_ones() as u64;
+            let d = $no_panic;
+            out[o + 8] = $x.rem_euclid(d) as u64;
+            out[o + 9] = $x.div_euclid(d) as u64;
+            out[o + 10] = $x.saturating_add($t::MAX).saturating_sub($y) as u64;
+            out[o + 11] = ($x.rotate_left(3) ^ $x.rotate_right(61)) as u64;
+        });
 
-#[test]
-fn u8_methods_are_rusts() {
-    let xs = inputs("u8_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| U8Methods::new().launch(d, c, a, o);
-    check_twin("u8_methods", &xs, INT_SLOTS, &launch, u8_methods_host);
+        #[test]
+        fn $test() {
+            let xs = inputs(stringify!($kernel));
+            let launch = |d: &_, c, a: &_, o: &mut _| $camel::new().launch(d, c, a, o);
+            check_twin(stringify!($kernel), &xs, INT_SLOTS, &launch, $host);
+        }
+    };
 }
 
-twin!(i8_methods, i8_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as i8, a[(i + 1) % a.len()] as i8);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.signum() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 || (x == i8::MIN && y == -1) { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(i8::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn i8_methods_are_rusts() {
-    let xs = inputs("i8_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| I8Methods::new().launch(d, c, a, o);
-    check_twin("i8_methods", &xs, INT_SLOTS, &launch, i8_methods_host);
-}
-
-twin!(u16_methods, u16_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as u16, a[(i + 1) % a.len()] as u16);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.is_power_of_two() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(u16::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn u16_methods_are_rusts() {
-    let xs = inputs("u16_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| U16Methods::new().launch(d, c, a, o);
-    check_twin("u16_methods", &xs, INT_SLOTS, &launch, u16_methods_host);
-}
-
-twin!(i16_methods, i16_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as i16, a[(i + 1) % a.len()] as i16);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.signum() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 || (x == i16::MIN && y == -1) { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(i16::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn i16_methods_are_rusts() {
-    let xs = inputs("i16_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| I16Methods::new().launch(d, c, a, o);
-    check_twin("i16_methods", &xs, INT_SLOTS, &launch, i16_methods_host);
-}
-
-twin!(u32_methods, u32_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as u32, a[(i + 1) % a.len()] as u32);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.is_power_of_two() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(u32::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn u32_methods_are_rusts() {
-    let xs = inputs("u32_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| U32Methods::new().launch(d, c, a, o);
-    check_twin("u32_methods", &xs, INT_SLOTS, &launch, u32_methods_host);
-}
-
-twin!(i32_methods, i32_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as i32, a[(i + 1) % a.len()] as i32);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.signum() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 || (x == i32::MIN && y == -1) { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(i32::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn i32_methods_are_rusts() {
-    let xs = inputs("i32_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| I32Methods::new().launch(d, c, a, o);
-    check_twin("i32_methods", &xs, INT_SLOTS, &launch, i32_methods_host);
-}
-
-twin!(u64_methods, u64_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as u64, a[(i + 1) % a.len()] as u64);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.is_power_of_two() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(u64::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn u64_methods_are_rusts() {
-    let xs = inputs("u64_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| U64Methods::new().launch(d, c, a, o);
-    check_twin("u64_methods", &xs, INT_SLOTS, &launch, u64_methods_host);
-}
-
-twin!(i64_methods, i64_methods_host, |i, a: &[u64], out: &mut [u64]| {
-    let (x, y) = (a[i] as i64, a[(i + 1) % a.len()] as i64);
-    let n = (a[(i + 2) % a.len()] % 200) as u32;
-    let o = INT_SLOTS * i;
-    out[o] = x.saturating_add(y) as u64;
-    out[o + 1] = x.saturating_sub(y) as u64;
-    out[o + 2] = x.rotate_left(n) as u64;
-    out[o + 3] = x.rotate_right(n) as u64;
-    out[o + 4] = x.abs_diff(y) as u64;
-    out[o + 5] = x.signum() as u64;
-    out[o + 6] = x.leading_ones() as u64;
-    out[o + 7] = x.trailing_ones() as u64;
-    let d = if y == 0 || (x == i64::MIN && y == -1) { 7 } else { y };
-    out[o + 8] = x.rem_euclid(d) as u64;
-    out[o + 9] = x.div_euclid(d) as u64;
-    out[o + 10] = x.saturating_add(i64::MAX).saturating_sub(y) as u64;
-    out[o + 11] = (x.rotate_left(3) ^ x.rotate_right(61)) as u64;
-});
-
-#[test]
-fn i64_methods_are_rusts() {
-    let xs = inputs("i64_methods");
-    let launch = |d: &_, c, a: &_, o: &mut _| I64Methods::new().launch(d, c, a, o);
-    check_twin("i64_methods", &xs, INT_SLOTS, &launch, i64_methods_host);
-}
+int_methods!(
+    u8,
+    u8_methods,
+    u8_methods_host,
+    U8Methods,
+    u8_methods_are_rusts,
+    |x, y| x.is_power_of_two(),
+    if y == 0 { 7 } else { y }
+);
+int_methods!(
+    u16,
+    u16_methods,
+    u16_methods_host,
+    U16Methods,
+    u16_methods_are_rusts,
+    |x, y| x.is_power_of_two(),
+    if y == 0 { 7 } else { y }
+);
+int_methods!(
+    u32,
+    u32_methods,
+    u32_methods_host,
+    U32Methods,
+    u32_methods_are_rusts,
+    |x, y| x.is_power_of_two(),
+    if y == 0 { 7 } else { y }
+);
+int_methods!(
+    u64,
+    u64_methods,
+    u64_methods_host,
+    U64Methods,
+    u64_methods_are_rusts,
+    |x, y| x.is_power_of_two(),
+    if y == 0 { 7 } else { y }
+);
+int_methods!(
+    i8,
+    i8_methods,
+    i8_methods_host,
+    I8Methods,
+    i8_methods_are_rusts,
+    |x, y| x.signum(),
+    if y == 0 || (x == i8::MIN && y == -1) { 7 } else { y }
+);
+int_methods!(
+    i16,
+    i16_methods,
+    i16_methods_host,
+    I16Methods,
+    i16_methods_are_rusts,
+    |x, y| x.signum(),
+    if y == 0 || (x == i16::MIN && y == -1) { 7 } else { y }
+);
+int_methods!(
+    i32,
+    i32_methods,
+    i32_methods_host,
+    I32Methods,
+    i32_methods_are_rusts,
+    |x, y| x.signum(),
+    if y == 0 || (x == i32::MIN && y == -1) { 7 } else { y }
+);
+int_methods!(
+    i64,
+    i64_methods,
+    i64_methods_host,
+    I64Methods,
+    i64_methods_are_rusts,
+    |x, y| x.signum(),
+    if y == 0 || (x == i64::MIN && y == -1) { 7 } else { y }
+);
 
 twin!(float_euclid, float_euclid_host, |i, a: &[f64], out: &mut [f64]| {
     let (x, y) = (a[i], a[(i + 1) % a.len()]);

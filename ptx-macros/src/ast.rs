@@ -124,6 +124,18 @@ impl Scalar {
         !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16)
     }
 
+    /// The unsigned integer type of the same width (itself for the other types).
+    pub fn unsigned(self) -> Scalar {
+        match self {
+            Scalar::I8 => Scalar::U8,
+            Scalar::I16 => Scalar::U16,
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 => Scalar::U64,
+            Scalar::Isize => Scalar::Usize,
+            other => other,
+        }
+    }
+
     /// True for the signed integer types.
     pub fn is_signed_int(self) -> bool {
         matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::Isize)

@@ -2023,7 +2023,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "clamp" => sig(vec![None, None], Ret::SelfTy, false),
             "abs" | "signum" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
             "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
-            "abs_diff" => sig(vec![None], Ret::Scalar(unsigned(recv)), false),
+            "abs_diff" => sig(vec![None], Ret::Scalar(recv.unsigned()), false),
             "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
             "count_ones" | "leading_zeros" | "trailing_zeros" | "leading_ones" | "trailing_ones" => {
                 sig(vec![], Ret::Scalar(Scalar::U32), false)
@@ -2035,18 +2035,6 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
         }
     } else {
         None
-    }
-}
-
-/// The unsigned integer type of `s`'s width (`s` itself if it is unsigned).
-fn unsigned(s: Scalar) -> Scalar {
-    match s {
-        Scalar::I8 => Scalar::U8,
-        Scalar::I16 => Scalar::U16,
-        Scalar::I32 => Scalar::U32,
-        Scalar::I64 => Scalar::U64,
-        Scalar::Isize => Scalar::Usize,
-        other => other,
     }
 }
 

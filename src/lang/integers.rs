@@ -25,42 +25,44 @@ impl KernelCtx {
 
     /// `a.saturating_add(b)`: the sum, or the type's bound it passed.
     pub fn saturating_add(&mut self, a: Value, b: Value) -> Value {
-        let ty = a.ty();
         let sum = self.add(a, b);
-        let (min, max) = self.int_limits(ty);
-        if ty.is_signed() {
+        if a.ty().is_signed() {
             // Overflow exactly when both operands' signs differ from the wrapped sum's.
             let (from_a, from_b) = (self.bitxor(a, sum), self.bitxor(b, sum));
-            let both = self.bitand(from_a, from_b);
-            let zero = self.int_constant(0, ty);
-            let overflowed = self.lt(both, zero);
-            let negative = self.lt(a, zero);
-            let bound = self.select(negative, min, max);
-            self.select(overflowed, bound, sum)
+            let flags = self.bitand(from_a, from_b);
+            self.saturate_signed(a, flags, sum)
         } else {
             let wrapped = self.lt(sum, a);
+            let (_, max) = self.int_limits(a.ty());
             self.select(wrapped, max, sum)
         }
     }
 
     /// `a.saturating_sub(b)`: the difference, or the type's bound it passed.
     pub fn saturating_sub(&mut self, a: Value, b: Value) -> Value {
-        let ty = a.ty();
         let difference = self.sub(a, b);
-        let (min, max) = self.int_limits(ty);
-        if ty.is_signed() {
+        if a.ty().is_signed() {
             // Overflow exactly when the operands' signs differ and the result's differs from a's.
             let (operands, from_a) = (self.bitxor(a, b), self.bitxor(a, difference));
-            let both = self.bitand(operands, from_a);
-            let zero = self.int_constant(0, ty);
-            let overflowed = self.lt(both, zero);
-            let negative = self.lt(a, zero);
-            let bound = self.select(negative, min, max);
-            self.select(overflowed, bound, difference)
+            let flags = self.bitand(operands, from_a);
+            self.saturate_signed(a, flags, difference)
         } else {
             let below = self.lt(a, b);
+            let (min, _) = self.int_limits(a.ty());
             self.select(below, min, difference)
         }
+    }
+
+    /// A signed saturating result: `wrapped` where `flags` is not negative (no overflow),
+    /// else the bound on `a`'s side (the result overflowed past it).
+    fn saturate_signed(&mut self, a: Value, flags: Value, wrapped: Value) -> Value {
+        let ty = a.ty();
+        let (min, max) = self.int_limits(ty);
+        let zero = self.int_constant(0, ty);
+        let overflowed = self.lt(flags, zero);
+        let negative = self.lt(a, zero);
+        let bound = self.select(negative, min, max);
+        self.select(overflowed, bound, wrapped)
     }
 
     /// `x.rotate_left(n)`: the bits of `x` rotated by `n` modulo the width.
