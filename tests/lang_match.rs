@@ -5,6 +5,7 @@
 //! the pattern and see its names, ranges are inclusive or not as written, `|` and tuples.
 #![allow(clippy::match_overlapping_arm, clippy::manual_range_patterns, clippy::single_match)]
 #![allow(clippy::redundant_guards, clippy::match_like_matches_macro, clippy::collapsible_match)]
+#![allow(unreachable_patterns)] // a case of arms never taken
 
 use ptx_dsl::prelude::*;
 
@@ -165,4 +166,48 @@ fn while_let_loops_are_rusts() {
     let xs = u32_inputs("while_let_loops", 200);
     let launch = |d: &_, c, a: &_, o: &mut _| WhileLetLoops::new().launch(d, c, a, o);
     check_twin("while_let_loops", &xs, 2, &launch, while_let_loops_host);
+
+// Thirteen constants of the surrounding code, read by one kernel's patterns: the kernel's
+// cache key once printed them as one tuple, which has no `Debug` past twelve elements, so
+// the kernel did not compile.
+const C0: u32 = 0;
+const C1: u32 = 1;
+const C2: u32 = 2;
+const C3: u32 = 3;
+const C4: u32 = 4;
+const C5: u32 = 5;
+const C6: u32 = 6;
+const C7: u32 = 7;
+const C8: u32 = 8;
+const C9: u32 = 9;
+const C10: u32 = 10;
+const C11: u32 = 11;
+const C12: u32 = 12;
+
+twin!(match_many_constants, match_many_constants_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[2 * i] = match x % 16 {
+        C0 | C1 | C2 => 100,
+        C3..=C4 | C5 => 200,
+        C6 | C7 | C8 | C9 => x.wrapping_mul(3),
+        C10 | C11 | C12 => 400,
+        _ => 500,
+    };
+    // Arms after one that takes every value are never taken (rustc warns), but they are
+    // still checked, as rustc checks them.
+    let r = match (x & 3, x >> 31) {
+        (0, _) => 1,
+        (lo, 1) if lo > 1 => 2,
+        _ => 3,
+        (1, n) => n + 10,
+        (lo, hi) => lo + hi,
+    };
+    out[2 * i + 1] = r;
+});
+
+#[test]
+fn a_match_may_read_more_than_twelve_constants_and_unreachable_arms_are_never_taken() {
+    let xs = u32_inputs("match_many_constants", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| MatchManyConstants::new().launch(d, c, a, o);
+    check_twin("match_many_constants", &xs, 2, &launch, match_many_constants_host);
 }

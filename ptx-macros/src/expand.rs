@@ -268,12 +268,13 @@ pub fn expand_kernel(
     let definition = format!("{definition:016x}");
     // The constants it reads too: one text in two blocks may read two `TILE`s.
     let constants = &checked.item_const_paths;
+    // Each value by itself: `Debug` is implemented for tuples of at most 12 elements.
     let cache_key = quote!(::std::format!(
         "{}#{}{:?}{:?}",
         ::core::module_path!(),
         #definition,
-        (#(#field_keys,)*),
-        (#(#constants,)*)
+        &[#(&#field_keys as &dyn ::core::fmt::Debug),*] as &[&dyn ::core::fmt::Debug],
+        &[#(&#constants as &dyn ::core::fmt::Debug),*] as &[&dyn ::core::fmt::Debug]
     ));
     // The generated type is public API of the user's crate: give it a doc line when the
     // function had none, for crates that deny `missing_docs`.

@@ -189,8 +189,9 @@ impl ::ptx_dsl::__private::Kernel for Saxpy {
     }
     fn cache_key(&self) -> ::std::string::String {
         ::std::format!(
-            "{}#{}{:?}{:?}", ::core::module_path!(), "236a669f364ec23c", (self.unroll,),
-            ()
+            "{}#{}{:?}{:?}", ::core::module_path!(), "236a669f364ec23c", & [& self.unroll
+            as & dyn ::core::fmt::Debug] as & [& dyn ::core::fmt::Debug], & [] as & [&
+            dyn ::core::fmt::Debug]
         )
     }
     /// The slice accesses not proven in range by a dominating guard
