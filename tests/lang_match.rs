@@ -166,6 +166,7 @@ fn while_let_loops_are_rusts() {
     let xs = u32_inputs("while_let_loops", 200);
     let launch = |d: &_, c, a: &_, o: &mut _| WhileLetLoops::new().launch(d, c, a, o);
     check_twin("while_let_loops", &xs, 2, &launch, while_let_loops_host);
+}
 
 // Thirteen constants of the surrounding code, read by one kernel's patterns: the kernel's
 // cache key once printed them as one tuple, which has no `Debug` past twelve elements, so

@@ -1008,6 +1008,8 @@ impl Checker<'_> {
                     (Ty::Dim3, Member::Axis(..)) => (Ty::Scalar(Scalar::U32), false),
                     (Ty::Tuple(elems), Member::Index(i, sp)) => match elems.get(*i) {
                         Some(t) => (t.clone(), comptime),
+                        // A `match`'s tuple pattern, whose `let (_, ..) = value;` said it.
+                        None if of_hidden(inner) => (Ty::Error, false),
                         None => {
                             self.errors.at(
                                 *sp,
@@ -1017,6 +1019,7 @@ impl Checker<'_> {
                         }
                     },
                     (Ty::Error, _) => (Ty::Error, false),
+                    (_, _) if of_hidden(inner) => (Ty::Error, false),
                     (other, m) => {
                         let sp = match m {
                             Member::Axis(_, sp) | Member::Index(_, sp) => *sp,
@@ -2057,4 +2060,14 @@ fn lossless(from: Scalar, to: Scalar) -> bool {
             | (I32, I64 | F64)
             | (F32, F64)
     )
+}
+
+/// Whether `e` is the hidden value of a `match` or an element of it (`__match_0.1.0`), read
+/// by the tests of a tuple pattern (see [`crate::desugar`]).
+fn of_hidden(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Path(name) => crate::desugar::is_hidden(name),
+        ExprKind::Field(inner, _) => of_hidden(inner),
+        _ => false,
+    }
 }

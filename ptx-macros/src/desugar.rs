@@ -11,7 +11,7 @@
 //! are `true` and `false`. A `match` on every integer by ranges (`0..=255` for a `u8`),
 //! which Rust also accepts, needs a `_` arm instead.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -64,6 +64,16 @@ struct Arm {
     test: Option<TokenStream>,
     /// `let` statements binding the pattern's names, in order.
     bindings: Vec<TokenStream>,
+    /// `let (_, _) = value;` for each tuple pattern: the check, reported at the pattern, that
+    /// the value is a tuple of that many elements (they compute nothing).
+    checks: Vec<TokenStream>,
+}
+
+impl Arm {
+    /// An arm of the test `test` that binds nothing.
+    fn test(test: Option<TokenStream>) -> Arm {
+        Arm { test, bindings: vec![], checks: vec![] }
+    }
 }
 
 /// `match` rewritten as a block binding the scrutinee and an `if` chain over the arms.
@@ -97,8 +107,11 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
              every value (`_ => ..`, or a name: `n => ..`), or its arms are `true` and `false`",
         ));
     };
+    // The arms never reached are still checked, as rustc checks them, behind an `if true`
+    // whose other branch is never built: the last of them, whatever its pattern, as a block
+    // after its test (`{ let _: bool = test; body }`).
     let mut chain: Option<TokenStream> = None;
-    for (i, (a, pat, guard, body)) in arms[..=last].iter().enumerate().rev() {
+    for (i, (a, pat, guard, body)) in arms.iter().enumerate().rev() {
         let bindings = &a.bindings;
         let block = quote_spanned!(body.span()=> { #(#bindings)* #body });
         let test = match (&a.test, guard) {
@@ -106,17 +119,20 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
                 let test = test.clone().unwrap_or_else(|| quote_spanned!(pat.span()=> true));
                 Some(quote_spanned!(guard.span()=> (#test) && { #(#bindings)* #guard }))
             }
-            (test, None) if i < last => test.clone(),
+            (test, None) if i != last => test.clone(),
             _ => None,
         };
         chain = Some(match (test, chain) {
-            (Some(test), Some(rest)) => quote_spanned!(pat.span()=> if #test #block else #rest),
+            (Some(test), Some(rest)) if i != last => quote_spanned!(pat.span()=> if #test #block else #rest),
+            (Some(test), None) if i > last => quote_spanned!(body.span()=> { let _: bool = #test; #block }),
             (Some(test), None) => quote_spanned!(pat.span()=> if #test #block),
-            (None, _) => block,
+            (None, Some(rest)) if i >= last => quote_spanned!(pat.span()=> if true #block else #rest),
+            (_, _) => block,
         });
     }
     let chain = chain.unwrap_or_default();
-    syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #chain }))
+    let checks = arms.iter().flat_map(|(a, ..)| &a.checks);
+    syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #(#checks)* #chain }))
 }
 
 /// An arm's pattern and its guard (`n if n > 2`), which syn keeps in the pattern.
@@ -168,10 +184,9 @@ fn last_of_true_and_false(m: &syn::ExprMatch) -> Option<usize> {
 /// The test and bindings of `pat` against the value `value` (a place expression).
 fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
     let sp = pat.span();
-    let equal =
-        |expr: &dyn ToTokens| Arm { test: Some(quote_spanned!(sp=> #value == #expr)), bindings: vec![] };
+    let equal = |expr: &dyn ToTokens| Arm::test(Some(quote_spanned!(sp=> #value == #expr)));
     match pat {
-        syn::Pat::Wild(_) => Ok(Arm { test: None, bindings: vec![] }),
+        syn::Pat::Wild(_) => Ok(Arm::test(None)),
         syn::Pat::Paren(p) => pattern(&p.pat, value),
         syn::Pat::Lit(l) => Ok(equal(l)),
         // What syn keeps as tokens: a negative literal (`-1`) among others.
@@ -188,7 +203,7 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
             let mutability = &i.mutability;
             let mut arm = match &i.subpat {
                 Some((_, sub)) => pattern(sub, value)?,
-                None => Arm { test: None, bindings: vec![] },
+                None => Arm::test(None),
             };
             arm.bindings.push(quote_spanned!(sp=> let #mutability #name = #value;));
             Ok(arm)
@@ -209,10 +224,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 [only] => Some(only.clone()),
                 [a, b, ..] => Some(quote_spanned!(sp=> #a && #b)),
             };
-            Ok(Arm { test, bindings: vec![] })
+            Ok(Arm::test(test))
         }
         syn::Pat::Or(o) => {
             let mut tests = Vec::new();
+            let mut checks = Vec::new();
+            let mut every = false;
             for case in &o.cases {
                 let arm = pattern(case, value)?;
                 if !arm.bindings.is_empty() {
@@ -222,24 +239,29 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                          give each case its own arm",
                     ));
                 }
+                checks.extend(arm.checks);
                 match arm.test {
                     Some(t) => tests.push(t),
-                    None => return Ok(Arm { test: None, bindings: vec![] }),
+                    None => every = true,
                 }
             }
-            Ok(Arm { test: Some(quote_spanned!(sp=> #((#tests))||*)), bindings: vec![] })
+            let test = (!every).then(|| quote_spanned!(sp=> #((#tests))||*));
+            Ok(Arm { checks, ..Arm::test(test) })
         }
         syn::Pat::Tuple(t) if !t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) => {
+            let wild = t.elems.iter().map(|_| quote_spanned!(sp=> _,));
+            let mut all = Arm::test(None);
+            all.checks.push(quote_spanned!(sp=> let (#(#wild)*) = #value;));
             let mut tests = Vec::new();
-            let mut bindings = Vec::new();
             for (k, elem) in t.elems.iter().enumerate() {
-                let index = syn::Index { index: k as u32, span: Span::call_site() };
+                let index = syn::Index { index: k as u32, span: elem.span() };
                 let arm = pattern(elem, &quote_spanned!(sp=> #value.#index))?;
                 tests.extend(arm.test);
-                bindings.extend(arm.bindings);
+                all.bindings.extend(arm.bindings);
+                all.checks.extend(arm.checks);
             }
-            let test = (!tests.is_empty()).then(|| quote_spanned!(sp=> #((#tests))&&*));
-            Ok(Arm { test, bindings })
+            all.test = (!tests.is_empty()).then(|| quote_spanned!(sp=> #((#tests))&&*));
+            Ok(all)
         }
         other => Err(syn::Error::new_spanned(
             other,

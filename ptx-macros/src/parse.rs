@@ -1975,13 +1975,16 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
 /// writes: a `match`'s scrutinee as `match value`, a `for` loop's array as `for .. in
 /// array`, the names of patterns and array elements none.
 fn let_text(local: &syn::Local) -> String {
-    let hidden = |e: &syn::Expr| match e {
-        syn::Expr::Path(p) => p.path.get_ident().is_some_and(crate::desugar::is_hidden),
-        syn::Expr::Index(i) => {
-            matches!(&*i.expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_for_array))
+    fn hidden(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(crate::desugar::is_hidden),
+            syn::Expr::Field(f) => hidden(&f.base),
+            syn::Expr::Index(i) => {
+                matches!(&*i.expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_for_array))
+            }
+            _ => false,
         }
-        _ => false,
-    };
+    }
     match (&local.pat, &local.init) {
         (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_hidden(&p.ident) => {
             format!("match {}", source_text(&init.expr))
