@@ -1820,11 +1820,24 @@ impl Checker<'_> {
         let safe_divisor = matches!(r.kind, ExprKind::Lit(Lit::Int { value, .. }) if value != 0);
         let int_division = matches!(op, BinOp::Div | BinOp::Rem) && self.is_int_like(&tl);
         let comptime = self.comptime[l.id] && self.comptime[r.id] && (!int_division || safe_divisor);
-        let what = format!(" (both sides of `{}` have one type; convert one with `as`)", op.symbol());
+        let what = if of_hidden(l) {
+            // A pattern's test (see `crate::desugar`): `value == 1`, `value >= 1`.
+            " (a pattern has the type of the value it matches)".to_string()
+        } else {
+            format!(" (both sides of `{}` have one type; convert one with `as`)", op.symbol())
+        };
         let ty = if op.is_short_circuit() {
             let b = Ty::Scalar(Scalar::Bool);
             self.expect(l.span, &b, &tl, &format!(" (`{}` takes `bool`s)", op.symbol()));
-            self.expect(r.span, &b, &tr, &format!(" (`{}` takes `bool`s)", op.symbol()));
+            if is_guard(r) {
+                let at = match &r.kind {
+                    ExprKind::Block(Block { tail: Some(tail), .. }) => tail.span,
+                    _ => r.span,
+                };
+                self.expect(at, &b, &tr, " (a guard is a `bool`)");
+            } else {
+                self.expect(r.span, &b, &tr, &format!(" (`{}` takes `bool`s)", op.symbol()));
+            }
             b
         } else if op.is_shift() {
             if !self.is_int_like(&tl) {
@@ -1836,6 +1849,20 @@ impl Checker<'_> {
         } else if op.is_comparison() {
             let u = self.expect(r.span, &tl, &tr, &what);
             let resolved = self.infer.resolve(&u);
+            // A range pattern's exclusive bound (`..0` of an unsigned value) that no value is
+            // below, which rustc refuses (E0579) and `crate::desugar` could not tell.
+            let least = resolved.scalar().filter(|s| s.is_int()).map(|s| s.int_range().0);
+            let bound = match &r.kind {
+                ExprKind::Lit(Lit::Int { value, .. }) => Some(*value as i128),
+                ExprKind::Unary(UnOp::Neg, inner) => match &inner.kind {
+                    ExprKind::Lit(Lit::Int { value, .. }) => Some(-(*value as i128)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if op == BinOp::Lt && of_hidden(l) && least.is_some() && bound == least {
+                self.errors.at(e.span, "exclusive upper bound for a range bound cannot be the minimum");
+            }
             if resolved.scalar().is_some_and(Scalar::is_half) {
                 let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
@@ -2068,6 +2095,17 @@ fn of_hidden(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Path(name) => crate::desugar::is_hidden(name),
         ExprKind::Field(inner, _) => of_hidden(inner),
+        _ => false,
+    }
+}
+
+/// Whether `e` is a `match` arm's guard as [`crate::desugar`] writes it: a block whose last
+/// statement is `let _ = value;`, reading the hidden value.
+fn is_guard(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(b) => {
+            matches!(b.stmts.last(), Some(Stmt::Let { pat: Pat::Wild, init, .. }) if of_hidden(init))
+        }
         _ => false,
     }
 }

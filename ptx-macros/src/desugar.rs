@@ -11,6 +11,8 @@
 //! are `true` and `false`. A `match` on every integer by ranges (`0..=255` for a `u8`),
 //! which Rust also accepts, needs a `_` arm instead.
 
+use std::cmp::Ordering;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -64,6 +66,8 @@ struct Arm {
     test: Option<TokenStream>,
     /// `let` statements binding the pattern's names, in order.
     bindings: Vec<TokenStream>,
+    /// The names it binds, for the check that none is bound twice.
+    names: Vec<syn::Ident>,
     /// `let (_, _) = value;` for each tuple pattern: the check, reported at the pattern, that
     /// the value is a tuple of that many elements (they compute nothing).
     checks: Vec<TokenStream>,
@@ -72,7 +76,7 @@ struct Arm {
 impl Arm {
     /// An arm of the test `test` that binds nothing.
     fn test(test: Option<TokenStream>) -> Arm {
-        Arm { test, bindings: vec![], checks: vec![] }
+        Arm { test, bindings: vec![], names: vec![], checks: vec![] }
     }
 }
 
@@ -91,7 +95,16 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
     for arm in &m.arms {
         let (pat, guard) = split_guard(&arm.pat);
         match pattern(pat, &quote_spanned!(span=> #value)) {
-            Ok(a) => arms.push((a, pat, guard, &arm.body)),
+            Ok(a) => {
+                for (k, name) in a.names.iter().enumerate() {
+                    if a.names[..k].contains(name) {
+                        let message =
+                            format!("identifier `{name}` is bound more than once in the same pattern");
+                        add(syn::Error::new(name.span(), message));
+                    }
+                }
+                arms.push((a, pat, guard, &arm.body));
+            }
             Err(e) => add(e),
         }
     }
@@ -115,9 +128,11 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
         let bindings = &a.bindings;
         let block = quote_spanned!(body.span()=> { #(#bindings)* #body });
         let test = match (&a.test, guard) {
+            // The `let _ = value;` (which computes nothing) tells the guard from other
+            // operands of `&&`, for its errors (`crate::check`).
             (test, Some(guard)) => {
                 let test = test.clone().unwrap_or_else(|| quote_spanned!(pat.span()=> true));
-                Some(quote_spanned!(guard.span()=> (#test) && { #(#bindings)* #guard }))
+                Some(quote_spanned!(guard.span()=> (#test) && { #(#bindings)* let _ = #value; #guard }))
             }
             (test, None) if i != last => test.clone(),
             _ => None,
@@ -184,6 +199,17 @@ fn last_of_true_and_false(m: &syn::ExprMatch) -> Option<usize> {
 /// The test and bindings of `pat` against the value `value` (a place expression).
 fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
     let sp = pat.span();
+    // The value as the pattern's tests read it: at the pattern, where rustc reports a
+    // comparison of a constant of another type (`{float} == u8`).
+    let value: TokenStream = value
+        .clone()
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(sp);
+            t
+        })
+        .collect();
+    let value = &value;
     let equal = |expr: &dyn ToTokens| Arm::test(Some(quote_spanned!(sp=> #value == #expr)));
     match pat {
         syn::Pat::Wild(_) => Ok(Arm::test(None)),
@@ -191,6 +217,7 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         syn::Pat::Lit(l) => Ok(equal(l)),
         // What syn keeps as tokens: a negative literal (`-1`) among others.
         syn::Pat::Verbatim(tokens) if syn::parse2::<syn::Expr>(tokens.clone()).is_ok() => Ok(equal(tokens)),
+        syn::Pat::Path(p) if is_nan(&p.path) => Err(nan(p)),
         syn::Pat::Path(p) if p.qself.is_none() => Ok(equal(p)),
         syn::Pat::Const(c) => Ok(equal(c)),
         syn::Pat::Ident(i)
@@ -206,9 +233,18 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 None => Arm::test(None),
             };
             arm.bindings.push(quote_spanned!(sp=> let #mutability #name = #value;));
+            arm.names.push(name.clone());
             Ok(arm)
         }
         syn::Pat::Range(r) => {
+            for bound in r.start.iter().chain(&r.end) {
+                if let syn::Expr::Path(p) = &**bound {
+                    if is_nan(&p.path) {
+                        return Err(nan(p));
+                    }
+                }
+            }
+            empty_range(r)?;
             let mut tests = Vec::new();
             if let Some(start) = &r.start {
                 tests.push(quote_spanned!(sp=> #value >= #start));
@@ -258,6 +294,7 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 let arm = pattern(elem, &quote_spanned!(sp=> #value.#index))?;
                 tests.extend(arm.test);
                 all.bindings.extend(arm.bindings);
+                all.names.extend(arm.names);
                 all.checks.extend(arm.checks);
             }
             all.test = (!tests.is_empty()).then(|| quote_spanned!(sp=> #((#tests))&&*));
@@ -269,4 +306,97 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
              `_`, names (`n`, `n @ 1..=4`), tuples of them and `|` of them",
         )),
     }
+}
+
+/// A bound of a range pattern whose value is written out: an integer or float literal, its
+/// negation, or an integer type's `MIN` or `MAX`.
+#[derive(Clone, Copy)]
+enum Bound {
+    Int(i128),
+    Float(f64),
+}
+
+/// The value of the range bound `e` where it is written out, and whether it is its type's
+/// least value (`u32::MIN`, `0u8`, `-128i8`).
+fn bound(e: &syn::Expr) -> Option<(Bound, bool)> {
+    let int_range = |ty: &str| -> Option<(i128, i128)> {
+        let bits: u32 = ty.get(1..)?.parse().ok()?;
+        match ty.as_bytes().first()? {
+            b'u' if matches!(bits, 8 | 16 | 32 | 64) => Some((0, (1i128 << bits) - 1)),
+            b'i' if matches!(bits, 8 | 16 | 32 | 64) => {
+                Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+            }
+            _ => None,
+        }
+    };
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
+            let v: i128 = i.base10_digits().parse().ok()?;
+            let least = int_range(i.suffix()).is_some_and(|(lo, _)| lo == v);
+            Some((Bound::Int(v), least))
+        }
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), .. }) => {
+            Some((Bound::Float(f.base10_digits().parse().ok()?), false))
+        }
+        syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => match bound(expr)? {
+            (Bound::Int(v), _) => {
+                let suffix = match &**expr {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.suffix().to_string(),
+                    _ => String::new(),
+                };
+                Some((Bound::Int(-v), int_range(&suffix).is_some_and(|(lo, _)| lo == -v)))
+            }
+            (Bound::Float(v), _) => Some((Bound::Float(-v), false)),
+        },
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 => {
+            let ty = p.path.segments[0].ident.to_string();
+            let (lo, hi) = int_range(&ty)?;
+            match p.path.segments[1].ident.to_string().as_str() {
+                "MIN" => Some((Bound::Int(lo), true)),
+                "MAX" => Some((Bound::Int(hi), false)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Rustc's errors for a range pattern that takes no value, where its bounds are written out:
+/// `5..=1`, `5..5`, `..u32::MIN`.
+fn empty_range(r: &syn::PatRange) -> Result<(), syn::Error> {
+    let start = r.start.as_deref().and_then(bound);
+    let end = r.end.as_deref().and_then(bound);
+    let closed = matches!(r.limits, syn::RangeLimits::Closed(_));
+    let order = |lo: Bound, hi: Bound| match (lo, hi) {
+        (Bound::Int(a), Bound::Int(b)) => a.partial_cmp(&b),
+        (Bound::Float(a), Bound::Float(b)) => a.partial_cmp(&b),
+        _ => None,
+    };
+    let message = match (start, end) {
+        (Some((lo, _)), Some((hi, _))) if closed && order(lo, hi) == Some(Ordering::Greater) => {
+            "lower bound for range pattern must be less than or equal to upper bound"
+        }
+        (Some((lo, _)), Some((hi, _))) if !closed && order(lo, hi).is_some_and(Ordering::is_ge) => {
+            "lower bound for range pattern must be less than upper bound"
+        }
+        (_, Some((_, true))) if !closed => "exclusive upper bound for a range bound cannot be the minimum",
+        _ => return Ok(()),
+    };
+    Err(syn::Error::new_spanned(r, message))
+}
+
+/// Whether `path` is `f32::NAN` or `f64::NAN` (`core::f32::NAN`, ...), which rustc refuses as
+/// a pattern.
+fn is_nan(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    matches!(names.as_slice(), [.., float, nan] if nan == "NAN" && (float == "f32" || float == "f64"))
+}
+
+/// Rustc's error for a NaN pattern, with the way to write it.
+fn nan(at: &dyn ToTokens) -> syn::Error {
+    syn::Error::new_spanned(
+        at,
+        "cannot use NaN in patterns: no value is equal to NaN, so this arm would never be taken; \
+         test for it in a guard (`x if x.is_nan() => ..`)",
+    )
 }
