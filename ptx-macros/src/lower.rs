@@ -1387,16 +1387,19 @@ impl Lowerer<'_> {
     }
 
     /// `{ let c: T = PATH; c }`: the constant `path` as the kernel's type `ty` for it.
-    fn item_const(&mut self, path: TokenStream, ty: &Ty) -> TokenStream {
+    /// Its tokens carry the name's span, so that rustc's errors about its type (the item's
+    /// against the use's) point at the name, not at the kernel's attribute.
+    fn item_const(&mut self, path: TokenStream, ty: &Ty, sp: Sp) -> TokenStream {
         let t = match ty {
             Ty::Scalar(s) => {
                 let t = host_type(*s);
-                quote!(#t)
+                quote_spanned!(sp.start=> #t)
             }
-            _ => quote!(_),
+            _ => quote_spanned!(sp.start=> _),
         };
         let c = self.tmp("__const");
-        quote!({ let #c: #t = #path; #c })
+        let c = Ident::new(&c.to_string(), sp.start.resolved_at(c.span()));
+        quote_spanned!(sp.start=> { let #c: #t = #path; #c })
     }
 
     /// A comptime expression as host Rust.
@@ -1407,8 +1410,8 @@ impl Lowerer<'_> {
             ExprKind::Lit(lit) => literal(lit, &ty, e.span),
             // A constant of the code around the kernel, read as the type its use gave it
             // (rustc checks the item against it, at the name).
-            ExprKind::Path(n) if self.checked.item_const[e.id] => self.item_const(quote!(#n), &ty),
-            ExprKind::ItemConst(path) => self.item_const(quote!(#path), &ty),
+            ExprKind::Path(n) if self.checked.item_const[e.id] => self.item_const(quote!(#n), &ty, e.span),
+            ExprKind::ItemConst(path) => self.item_const(quote!(#path), &ty, e.span),
             ExprKind::Path(n)
                 if self.checked.binding[e.id].is_some_and(|b| self.checked.consts.contains(&b)) =>
             {
@@ -1448,8 +1451,13 @@ impl Lowerer<'_> {
                     BinOp::Shl => quote!((#a).wrapping_shl((#b) as u32)),
                     BinOp::Shr => quote!((#a).wrapping_shr((#b) as u32)),
                     _ => {
+                        // At the expression, where rustc reports operands it cannot combine.
                         let o: TokenStream = op.symbol().parse().unwrap_or_default();
-                        quote!((#a #o #b))
+                        let o = o.into_iter().map(|mut t| {
+                            t.set_span(e.span.start);
+                            t
+                        });
+                        quote!((#a #(#o)* #b))
                     }
                 }
             }
