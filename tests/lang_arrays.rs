@@ -289,3 +289,42 @@ fn for_loops_over_local_arrays_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| ForOverArrays::new().launch(d, c, a, o);
     check_twin("for_over_arrays", &xs, 3, &launch, for_over_arrays_host);
 }
+
+// Arrays with their types written out, as Rust code often has them.
+twin!(typed_arrays, typed_arrays_host, |i, a: &[u32], out: &mut [u32]| {
+    let mut acc: [u32; 4] = [0; 4];
+    let w: [_; 3] = [a[i], 2, 3];
+    acc[1] = w[0].wrapping_mul(w[1]);
+    acc[3] = acc[1] ^ w[2];
+    out[2 * i] = acc[3];
+    out[2 * i + 1] = acc.len() as u32 + w.len() as u32;
+});
+
+#[test]
+fn arrays_with_written_types_are_rusts() {
+    let xs = u32_inputs("typed_arrays", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| TypedArrays::new().launch(d, c, a, o);
+    check_twin("typed_arrays", &xs, 2, &launch, typed_arrays_host);
+}
+
+/// A length the macro cannot count (a `#[comptime]` one) that differs from the type's is a
+/// fault at launch, where rustc would refuse the program.
+#[ptx_kernel]
+fn typed_comptime_length(out: &mut [f32], #[comptime] n: usize) {
+    let acc: [f32; 4] = [1.5; n];
+    out[0] = acc[0];
+}
+
+#[test]
+fn a_length_other_than_the_types_is_a_launch_error() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<f32> = dev.zeroed(1)?;
+    TypedComptimeLength::new(4).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+    assert_eq!(out.to_vec()?, [1.5]);
+    let err = TypedComptimeLength::new(5).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message.contains("length differs")),
+        "{err}"
+    );
+    Ok(())
+}

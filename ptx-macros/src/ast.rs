@@ -301,13 +301,15 @@ pub enum LetRole {
     Const,
 }
 
-/// A type annotation on a `let`: a scalar or a tuple of them.
+/// A type annotation on a `let`: a scalar, a tuple of them, or a local array.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TypeAnnot {
     /// A scalar type.
     Scalar(Scalar),
     /// A tuple of annotations (`()` is the empty tuple).
     Tuple(Vec<TypeAnnot>),
+    /// `[T; N]` (`T` a scalar or `_`), with `N` an integer literal.
+    Array(Box<TypeAnnot>, u64),
     /// `_`: inferred.
     Infer,
 }

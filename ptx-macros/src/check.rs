@@ -642,6 +642,9 @@ impl Checker<'_> {
                         t = Ty::Error;
                     }
                 }
+                if let Some((TypeAnnot::Array(_, want), _)) = ty {
+                    self.array_length(init, *want);
+                }
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
                     if contains_error(&want) {
@@ -709,6 +712,7 @@ impl Checker<'_> {
             TypeAnnot::Scalar(s) if s.is_half() => Ty::Error,
             TypeAnnot::Scalar(s) => Ty::Scalar(*s),
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
+            TypeAnnot::Array(elem, _) => Ty::Array(Box::new(self.annot(elem))),
             TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
         }
     }
@@ -1361,6 +1365,26 @@ impl Checker<'_> {
             }
             ExprKind::Array(elems) => (self.array_literal(e, elems), false),
             ExprKind::Repeat { value, len } => (self.array_repeat(value, len), false),
+        }
+    }
+
+    /// Checks the length `want` an annotation gives an array against an array literal's or
+    /// a repetition's literal length, as rustc does; the lowering checks other lengths while
+    /// the kernel is built.
+    fn array_length(&mut self, init: &Expr, want: u64) {
+        let found = match &init.kind {
+            ExprKind::Array(elems) => Some(elems.len() as u128),
+            ExprKind::Repeat { len, .. } => match len.kind {
+                ExprKind::Lit(Lit::Int { value, .. }) => Some(value),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(found) = found.filter(|&n| n != u128::from(want)) {
+            self.errors.at(
+                init.span,
+                format!("mismatched types: expected an array of {want} elements, found one of {found}"),
+            );
         }
     }
 

@@ -234,12 +234,16 @@ impl Lowerer<'_> {
         };
         self.note(start, s.text());
         match s {
-            Stmt::Let { pat, init, role, .. } => {
+            Stmt::Let { pat, init, role, ty: annot, .. } => {
                 let ty = self.ty(init);
                 if let (Ty::Array(_), Pat::Ident { name, .. }) = (&ty, pat) {
                     // Its own registers, as Rust copies an array: assigning an element of one
                     // binding leaves the others as they were.
                     let (v, k, label) = (self.value(init), ctx(), name.to_string());
+                    if let Some((TypeAnnot::Array(_, len), sp)) = annot {
+                        let (len, site) = (*len as usize, self.site(*sp));
+                        self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
+                    }
                     self.emit(quote!(let #name = #k.local_bind(&#v, #label);));
                     return;
                 }

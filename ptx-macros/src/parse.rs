@@ -536,16 +536,30 @@ impl<'e> Parser<'e> {
                 elems.map(TypeAnnot::Tuple)
             }
             syn::Type::Paren(p) => self.type_annot(&p.elem),
+            syn::Type::Array(a) => {
+                let elem = self.type_annot(&a.elem)?;
+                if !matches!(elem, TypeAnnot::Scalar(_) | TypeAnnot::Infer) {
+                    self.err(&a.elem, "a local array holds scalars (`u32`, `f32`, ...)");
+                    return None;
+                }
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
+                        n.base10_parse::<u64>().ok()
+                    }
+                    _ => None,
+                };
+                let Some(len) = len else {
+                    self.err(
+                        &a.len,
+                        "write the length in an array's type as an integer literal (`[f32; 4]`), or leave the \
+                         type to the value (`let a = [0.0f32; N];`)",
+                    );
+                    return None;
+                };
+                Some(TypeAnnot::Array(Box::new(elem), len))
+            }
             other => match self.scalar_of(other) {
                 Some(s) => Some(TypeAnnot::Scalar(s)),
-                None if matches!(other, syn::Type::Array(_)) => {
-                    self.err(
-                        other,
-                        "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them: leave a local \
-                         array's type to its value (`let a = [0.0f32; 4];`)",
-                    );
-                    None
-                }
                 None => {
                     self.err(other, "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them");
                     None

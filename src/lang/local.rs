@@ -56,6 +56,15 @@ impl KernelCtx {
         LocalArray { elems: vec![value; len], elem: value.ty(), name: "array" }
     }
 
+    /// `let a: [T; len] = array;`: an array of another length (one the macro could not count)
+    /// is a fault at `site`, where Rust's type check would refuse it.
+    pub fn local_expect_len(&mut self, array: &LocalArray, len: usize, site: Site) {
+        if array.len() != len {
+            let fault = site.fault(FaultKind::Panic, "an array's length differs from the one its type says");
+            self.fault_if(Value::from(true), fault, Value::from(array.len() as u64), Value::from(len as u64));
+        }
+    }
+
     /// `let name = array;`: the elements copied into registers of their own, which
     /// assignments to its elements change.
     pub fn local_bind(&mut self, array: &LocalArray, name: &'static str) -> LocalArray {

@@ -27,11 +27,20 @@ fn rules(y: &mut [f32], n: usize, j: u32) {
     let total = acc.iter();
 }
 
-// A local's annotation is a scalar or a tuple.
+// An array's type writes its length as a literal and holds scalars.
 #[ptx_kernel]
-fn not_parsed(y: &mut [f32]) {
+fn not_parsed(y: &mut [f32], #[comptime] n: usize) {
     let acc = [0.0f32; 4];
-    let typed: [f32; 4] = acc;
+    let typed: [f32; n] = acc;
+    let pairs: [(u32, u32); 2] = [(1, 2), (3, 4)];
+}
+
+// An array's type and its value agree on the length (rustc's E0308).
+#[ptx_kernel]
+fn lengths(y: &mut [f32]) {
+    let three: [f32; 3] = [0.0; 4];
+    let two: [u32; 2] = [1, 2, 3];
+    y[0] = three[0] + two[0] as f32;
 }
 
 fn main() {}
