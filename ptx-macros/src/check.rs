@@ -664,7 +664,13 @@ impl Checker<'_> {
                     t = self.expect(*sp, &want, &t, &context);
                 }
                 let comptime = self.comptime[init.id];
-                if matches!(role, LetRole::Const) && !comptime && !contains_error(&t) {
+                if matches!(role, LetRole::Const) && matches!(self.infer.resolve(&t), Ty::Array(_)) {
+                    self.errors.at(
+                        init.span,
+                        "a `const` array is not supported in kernels yet: bind it with `let` \
+                         (`let table = [1.0f32, 2.0];`), whose elements are registers",
+                    );
+                } else if matches!(role, LetRole::Const) && !comptime && !contains_error(&t) {
                     self.errors.at(
                         init.span,
                         "a `const`'s value must be known when the kernel is built: literals and constants, \

@@ -41,6 +41,8 @@ fn lengths(y: &mut [f32]) {
     let three: [f32; 3] = [0.0; 4];
     let two: [u32; 2] = [1, 2, 3];
     y[0] = three[0] + two[0] as f32;
+    const TABLE: [f32; 2] = [1.0, 2.0];
+    y[1] = TABLE[0];
 }
 
 fn main() {}
