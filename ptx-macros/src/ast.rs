@@ -675,6 +675,12 @@ pub enum ExprKind {
         /// The tuple stored; `None` for a load.
         values: Option<Box<Expr>>,
     },
+    /// A panic (`panic!`, a failed `assert!`): the launch's `Err(KernelPanic)` with Rust's
+    /// message, and the thread stops.
+    Panic {
+        /// Rust's panic message.
+        message: String,
+    },
     /// Something the parser already reported; it checks as any type, so that one mistake
     /// gives one error.
     Error,

@@ -1144,7 +1144,14 @@ impl Checker<'_> {
             }
             ExprKind::If { cond, then, els, of_match } => {
                 let c = self.expr(cond);
-                self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (an `if` condition is a `bool`)");
+                let asserts = then.stmts.is_empty()
+                    && matches!(then.tail.as_deref(), Some(Expr { kind: ExprKind::Panic { .. }, .. }));
+                let what = if asserts {
+                    " (an assertion's condition is a `bool`)"
+                } else {
+                    " (an `if` condition is a `bool`)"
+                };
+                self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
                 let t = self.block(then);
                 let ty = match els {
                     Some(els) => {
@@ -1294,7 +1301,7 @@ impl Checker<'_> {
                 self.jump_target(e.span, "continue", label);
                 (Ty::Never, false)
             }
-            ExprKind::Return => (Ty::Never, false),
+            ExprKind::Return | ExprKind::Panic { .. } => (Ty::Never, false),
             ExprKind::Error => (Ty::Error, false),
             ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
             ExprKind::Intrinsic { which, func, args } => {

@@ -596,6 +596,11 @@ impl Lowerer<'_> {
                 self.emit(quote!(#k.ret();));
                 Atom::Unit
             }
+            ExprKind::Panic { message } => {
+                let site = self.site(e.span);
+                self.emit(quote!(#k.panic(#message, #site);));
+                Atom::Unit
+            }
             ExprKind::Error => Atom::Unit,
             ExprKind::Tuple(elems) => {
                 let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();

@@ -286,6 +286,7 @@ impl Folder<'_> {
             | ExprKind::Builtin(_)
             | ExprKind::Continue { .. }
             | ExprKind::Return
+            | ExprKind::Panic { .. }
             | ExprKind::Error => None,
         }
     }

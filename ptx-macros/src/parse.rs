@@ -6,6 +6,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
+mod panics;
+
 use crate::ast::*;
 use crate::device::{identity, path_key, Devices};
 use crate::errors::Errors;
@@ -639,8 +641,11 @@ impl<'e> Parser<'e> {
                 Some(Stmt::Expr { expr, text: source_text(s) })
             }
             syn::Stmt::Macro(m) => {
-                self.macro_error(&m.mac);
-                None
+                let expr = self.panic_macro(&m.mac, Sp::of(&m.mac));
+                if expr.is_none() {
+                    self.macro_error(&m.mac);
+                }
+                expr.map(|expr| Stmt::Expr { expr, text: source_text(s) })
             }
         }
     }
@@ -985,10 +990,13 @@ impl<'e> Parser<'e> {
             syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|e| self.expr(e)).collect()),
             syn::Expr::Closure(_) => return self.unsupported(e, "closures are not supported in kernels; write the code inline"),
             syn::Expr::Macro(m) if m.mac.path.is_ident("gpu_print") => return self.print(&m.mac, sp),
-            syn::Expr::Macro(m) => {
-                self.macro_error(&m.mac);
-                ExprKind::Error
-            }
+            syn::Expr::Macro(m) => match self.panic_macro(&m.mac, sp) {
+                Some(panic) => return panic,
+                None => {
+                    self.macro_error(&m.mac);
+                    ExprKind::Error
+                }
+            },
             syn::Expr::Match(m) => return self.match_expr(m, true),
             syn::Expr::Struct(_) => {
                 return self.unsupported(e, "struct literals are not supported in kernels; use scalars and tuples")

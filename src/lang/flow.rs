@@ -39,6 +39,18 @@ impl KernelCtx {
         self.b.ret();
     }
 
+    /// `panic!(message)` at `site`: recorded as the launch's `Err(KernelPanic)` (a checked
+    /// kernel), and the thread stops, as a panicking Rust thread does.
+    pub fn panic(&mut self, message: &'static str, site: Site) {
+        self.fault_if(
+            Value::from(true),
+            site.fault(FaultKind::Panic, message),
+            Value::from(0u64),
+            Value::from(0u64),
+        );
+        self.b.ret();
+    }
+
     /// `if cond { return; }`: a branch to the kernel's final `ret` when the `bool` `cond`
     /// is true.
     pub fn return_if(&mut self, cond: Value) {

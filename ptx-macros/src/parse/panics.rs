@@ -1,0 +1,111 @@
+//! `assert!`, `assert_eq!`, `assert_ne!` (and their `debug_` forms), `panic!`,
+//! `unreachable!`, `todo!` and `unimplemented!` in a kernel: Rust's panic, with Rust's
+//! message. `assert!(c)` becomes `if !(c) { <panic> }`; the panic records the message and
+//! line as the launch's `Err(KernelPanic)` (in a checked kernel) and the thread stops, as a
+//! panicking Rust thread does. A message is a plain string literal: the GPU does not format.
+
+use syn::punctuated::Punctuated;
+
+use super::{source_text, Parser};
+use crate::ast::*;
+
+/// What a panic macro checks before it panics.
+enum Check<'a> {
+    /// `assert!(cond)`.
+    Holds(&'a syn::Expr),
+    /// `assert_eq!(a, b)` (`true`) or `assert_ne!(a, b)` (`false`).
+    Equal(&'a syn::Expr, &'a syn::Expr, bool),
+    /// `panic!()` and its siblings: always.
+    Never,
+}
+
+impl Parser<'_> {
+    /// The panic macro `mac` as an expression, or `None` when it is no panic macro.
+    pub(super) fn panic_macro(&mut self, mac: &syn::Macro, sp: Sp) -> Option<Expr> {
+        let name = mac.path.get_ident()?.to_string();
+        let name = name.strip_prefix("debug_").unwrap_or(&name);
+        let parser = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let args: Vec<syn::Expr> = match syn::parse::Parser::parse2(parser, mac.tokens.clone()) {
+            Ok(args) => args.into_iter().collect(),
+            Err(e) => {
+                self.err(mac, format!("`{name}!`: {e}"));
+                return Some(self.expr_of(ExprKind::Error, sp));
+            }
+        };
+        let (check, rest) = match (name, args.as_slice()) {
+            ("assert", [cond, rest @ ..]) => (Check::Holds(cond), rest),
+            ("assert_eq" | "assert_ne", [a, b, rest @ ..]) => (Check::Equal(a, b, name == "assert_eq"), rest),
+            ("assert" | "assert_eq" | "assert_ne", _) => {
+                self.err(
+                    mac,
+                    format!(
+                        "`{name}!` needs its {}",
+                        if name == "assert" { "condition" } else { "two values" }
+                    ),
+                );
+                return Some(self.expr_of(ExprKind::Error, sp));
+            }
+            ("panic" | "unreachable" | "todo" | "unimplemented", rest) => (Check::Never, rest),
+            _ => return None,
+        };
+        let text = match rest {
+            [] => None,
+            [syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })]
+                if !s.value().contains(['{', '}']) =>
+            {
+                Some(s.value())
+            }
+            _ => {
+                self.err(
+                    mac,
+                    format!(
+                        "a panic's message in a kernel is one plain string literal, without `{{}}` \
+                         arguments (the GPU does not format): `{name}!(.., \"what went wrong\")`"
+                    ),
+                );
+                return Some(self.expr_of(ExprKind::Error, sp));
+            }
+        };
+        let message = rust_message(name, &check, text);
+        let panic = self.expr_of(ExprKind::Panic { message }, sp);
+        let holds = match check {
+            Check::Never => return Some(panic),
+            Check::Holds(cond) => self.expr(cond),
+            Check::Equal(a, b, equal) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                let op = if equal { BinOp::Eq } else { BinOp::Ne };
+                let span = a.span.to(b.span);
+                self.expr_of(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+            }
+        };
+        let span = holds.span;
+        let failed = self.expr_of(ExprKind::Unary(UnOp::Not, Box::new(holds)), span);
+        let then = Block {
+            stmts: Vec::new(),
+            tail: Some(Box::new(panic)),
+            tail_text: String::new(),
+            function_body: false,
+            span: sp,
+        };
+        Some(self.expr_of(ExprKind::If { cond: Box::new(failed), then, els: None, of_match: false }, sp))
+    }
+}
+
+/// The message Rust's macro `name` panics with (before any values it formats).
+fn rust_message(name: &str, check: &Check<'_>, text: Option<String>) -> String {
+    let with = |head: &str| match &text {
+        Some(t) => format!("{head}: {t}"),
+        None => head.to_string(),
+    };
+    match (name, check) {
+        ("assert", Check::Holds(cond)) => {
+            text.unwrap_or_else(|| format!("assertion failed: {}", source_text(cond)))
+        }
+        ("assert_eq", _) => with("assertion `left == right` failed"),
+        ("assert_ne", _) => with("assertion `left != right` failed"),
+        ("unreachable", _) => with("internal error: entered unreachable code"),
+        ("todo", _) => with("not yet implemented"),
+        ("unimplemented", _) => with("not implemented"),
+        _ => text.unwrap_or_else(|| "explicit panic".to_string()),
+    }
+}
