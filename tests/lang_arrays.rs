@@ -328,3 +328,28 @@ fn a_length_other_than_the_types_is_a_launch_error() -> ptx_dsl::runtime::Result
     );
     Ok(())
 }
+
+// Rust's order for a compound assignment of an element: the value first, then the index.
+// An element the value reads keeps the value it had before the index's block assigns it.
+twin!(compound_value_before_index, compound_value_before_index_host, |i, a: &[u32], out: &mut [u32]| {
+    let mut w = [a[i] & 0xff, 10, 20];
+    w[{
+        w[0] = 2;
+        2
+    }] += w[0];
+    let mut f = [a[i] as f32, 0.5];
+    f[{
+        f[1] = 4.0;
+        0
+    }] *= f[1];
+    out[3 * i] = w[0];
+    out[3 * i + 1] = w[2];
+    out[3 * i + 2] = f[0].to_bits();
+});
+
+#[test]
+fn a_compound_assignment_reads_its_value_before_the_index() {
+    let xs = u32_inputs("compound_value_before_index", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| CompoundValueBeforeIndex::new().launch(d, c, a, o);
+    check_twin("compound_value_before_index", &xs, 3, &launch, compound_value_before_index_host);
+}

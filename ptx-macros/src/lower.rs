@@ -432,8 +432,11 @@ impl Lowerer<'_> {
                 if self.checked.array_access[e.id] =>
             {
                 // As for a slice: the value, then the index, then the element's read, the
-                // operation and the write.
-                let v = self.value(rhs);
+                // operation and the write. An element read by the value names its register,
+                // so it is copied first when the index assigns a local (`w[{ w[0] = 2; 2 }]
+                // += w[0]` adds the old `w[0]`).
+                let v =
+                    if self.checked.writes_local[index.id] { self.bound_value(rhs) } else { self.value(rhs) };
                 let i = self.value(index);
                 let idx = self.tmp("__index");
                 self.emit(quote!(let #idx = #i;));
