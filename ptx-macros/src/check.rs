@@ -136,6 +136,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         consts: Vec::new(),
         array_access: vec![false; n],
         in_const: None,
+        in_array_len: None,
         in_device: Vec::new(),
         device,
         kernel_name: kernel.name.to_string(),
@@ -284,6 +285,9 @@ struct Checker<'e> {
     /// While a `const`'s value is checked, the first binding id of its own (`const A: u32 =
     /// { let a = 2; a };`): it reads no variable bound before.
     in_const: Option<usize>,
+    /// Whether the length of a `[value; len]` is being checked: like a `const`, it reads
+    /// only literals and constants (and, in kernels, `#[comptime]` parameters).
+    in_array_len: Option<usize>,
     /// The device functions whose inlined bodies are being checked, innermost last.
     in_device: Vec<String>,
     /// Whether this is a device function checked on its own ([`check_device`]).
@@ -904,6 +908,20 @@ impl Checker<'_> {
                         );
                         return (b.ty, true);
                     }
+                    let comptime_param = b.id < self.param_count && b.comptime && !self.device;
+                    // A variable known when the kernel is built (`let n = 4;`) is still a variable to
+                    // rustc; one computed on the GPU gets the length's own error.
+                    let variable = b.comptime && !comptime_param && !self.consts.contains(&b.id);
+                    if self.in_array_len.is_some_and(|own| b.id < own) && variable {
+                        self.errors.at(
+                            e.span,
+                            format!(
+                                "attempt to use a non-constant value in a constant: `{name}` is a variable, and \
+                                 an array's length is a literal, a constant or a `#[comptime]` parameter"
+                            ),
+                        );
+                        return (b.ty, true);
+                    }
                     (b.ty, b.comptime)
                 }
                 None if crate::parse::is_constant_name(&name.to_string()) => {
@@ -1418,7 +1436,9 @@ impl Checker<'_> {
     /// `[value; len]`: `len` a `usize` known while the kernel is built.
     fn array_repeat(&mut self, value: &Expr, len: &Expr) -> Ty {
         let elem = self.expr(value);
+        let in_array_len = self.in_array_len.replace(self.next_binding);
         let n = self.expr(len);
+        self.in_array_len = in_array_len;
         self.expect(len.span, &Ty::Scalar(Scalar::Usize), &n, " (an array's length is a `usize`)");
         if !self.comptime[len.id] {
             self.errors.at(
