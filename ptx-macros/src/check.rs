@@ -1923,7 +1923,7 @@ impl Checker<'_> {
             if resolved.scalar().is_some_and(Scalar::is_half) {
                 let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
-            } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3) {
+            } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_)) {
                 let msg = format!("`{}` compares scalars, not `{}`", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
             }
