@@ -5,7 +5,9 @@
 //! the left operand, shift amounts outside the width and zero divisors that are such
 //! constants (`let s = 32; x << s`). Runs after type checking, on the final types. Values the
 //! kernel is built with (`#[comptime]` parameters) and a device function's parameters are
-//! not constants here, as rustc does not see through either.
+//! not constants here, as rustc does not see through either. An index of a local array
+//! whose length is such a constant (`[0.0; 4]`, `[a, b]`) that is a constant past the end
+//! (`acc[4]`, `let j = 4; acc[j]`) is reported as rustc's `unconditional_panic` reports it.
 
 use crate::ast::*;
 use crate::check::Checked;
@@ -21,6 +23,7 @@ pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
         shift_targets: &checked.shift_targets,
         errors,
         scopes: vec![Vec::new()],
+        arrays: vec![Vec::new()],
     };
     folder.block(&kernel.body);
 }
@@ -35,6 +38,9 @@ struct Folder<'a> {
     errors: &'a mut Errors,
     /// Locals by name, innermost scope last: the constant value, or `None` when not one.
     scopes: Vec<Vec<(String, Option<i128>)>>,
+    /// Locals by name as [`Folder::scopes`]: a local array's length when it is a constant
+    /// (a literal's element count, a constant repeat length), or `None`.
+    arrays: Vec<Vec<(String, Option<i128>)>>,
 }
 
 impl Folder<'_> {
@@ -50,6 +56,9 @@ impl Folder<'_> {
                 if let Some(scope) = self.scopes.last_mut() {
                     scope.push((name.to_string(), value));
                 }
+                if let Some(scope) = self.arrays.last_mut() {
+                    scope.push((name.to_string(), None));
+                }
             }
             Pat::Wild => {}
             Pat::Tuple(pats, _) => pats.iter().for_each(|p| self.bind(p, None)),
@@ -60,8 +69,40 @@ impl Folder<'_> {
         self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).and_then(|(_, v)| *v)
     }
 
+    /// The constant length of the local array `init` gives, if it gives one.
+    fn array_len(&mut self, init: &Expr) -> Option<i128> {
+        match &init.kind {
+            ExprKind::Array(elems) => i128::try_from(elems.len()).ok(),
+            ExprKind::Repeat { len, .. } => self.expr(len),
+            ExprKind::Path(name) => self.length_of(&name.to_string()),
+            _ => None,
+        }
+    }
+
+    fn length_of(&self, name: &str) -> Option<i128> {
+        self.arrays.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).and_then(|(_, v)| *v)
+    }
+
+    /// `array[index]` with a constant index past the constant end: rustc's
+    /// `unconditional_panic`.
+    fn index(&mut self, array: &syn::Ident, index: &Expr) {
+        let value = self.expr(index);
+        if let (Some(i), Some(len)) = (value, self.length_of(&array.to_string())) {
+            if i >= len {
+                self.errors.at(
+                    index.span,
+                    format!(
+                        "this operation will panic at runtime: index out of bounds: the length of `{array}` is \
+                         {len} but the index is {i} (Rust rejects it)"
+                    ),
+                );
+            }
+        }
+    }
+
     fn block(&mut self, b: &Block) -> Option<i128> {
         self.scopes.push(Vec::new());
+        self.arrays.push(Vec::new());
         for s in &b.stmts {
             match s {
                 Stmt::Let { pat, init, role, .. } => {
@@ -72,6 +113,12 @@ impl Folder<'_> {
                     for (pat, value) in values {
                         self.bind(pat, value.filter(|_| keep));
                     }
+                    if let Pat::Ident { name, .. } = pat {
+                        let len = self.array_len(init);
+                        if let Some(scope) = self.arrays.last_mut() {
+                            scope.push((name.to_string(), len));
+                        }
+                    }
                 }
                 Stmt::Expr { expr, .. } => {
                     self.expr(expr);
@@ -80,6 +127,7 @@ impl Folder<'_> {
         }
         let value = b.tail.as_ref().and_then(|t| self.expr(t));
         self.scopes.pop();
+        self.arrays.pop();
         value
     }
 
@@ -107,8 +155,8 @@ impl Folder<'_> {
     }
 
     fn place(&mut self, place: &Place) {
-        if let Place::Index { index, .. } = place {
-            self.expr(index);
+        if let Place::Index { slice, index } = place {
+            self.index(slice, index);
         }
     }
 
@@ -199,8 +247,8 @@ impl Folder<'_> {
                 }
                 None
             }
-            ExprKind::Index { index, .. } => {
-                self.expr(index);
+            ExprKind::Index { slice, index } => {
+                self.index(slice, index);
                 None
             }
             ExprKind::Field(x, _) => {
@@ -242,11 +290,13 @@ impl Folder<'_> {
                     self.expr(step);
                 }
                 self.scopes.push(Vec::new());
+                self.arrays.push(Vec::new());
                 if let Some(var) = var {
                     self.bind(&Pat::Ident { name: var.clone(), mutable: false }, None);
                 }
                 self.block(body);
                 self.scopes.pop();
+                self.arrays.pop();
                 None
             }
             ExprKind::Break { value, .. } => {
