@@ -212,3 +212,19 @@ fn a_match_may_read_more_than_twelve_constants_and_unreachable_arms_are_never_ta
     let launch = |d: &_, c, a: &_, o: &mut _| MatchManyConstants::new().launch(d, c, a, o);
     check_twin("match_many_constants", &xs, 2, &launch, match_many_constants_host);
 }
+
+// Destructuring assignment, as Rust defines it: the value first, then each place from left
+// to right (`_` skips one).
+twin!(destructuring_assignments, destructuring_assignments_host, |i, a: &[u32], out: &mut [u32]| {
+    let (mut x, mut y, mut z) = (a[i], a[i] >> 3, 7u32);
+    (x, y) = (y, x);
+    ((z, _), x) = ((x ^ z, 0u32), x.wrapping_add(y));
+    (out[3 * i], (out[3 * i + 1], out[3 * i + 2])) = (x, (y, z));
+});
+
+#[test]
+fn destructuring_assignments_are_rusts() {
+    let xs = u32_inputs("destructuring_assignments", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| DestructuringAssignments::new().launch(d, c, a, o);
+    check_twin("destructuring_assignments", &xs, 3, &launch, destructuring_assignments_host);
+}

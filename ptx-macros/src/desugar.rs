@@ -1,5 +1,6 @@
-//! `match`, `if let` and `while let` as the language's own `if` chains and loops, and a
-//! `for` loop over a local array as one over its indices, rewritten on syn's tree before
+//! `match`, `if let` and `while let` as the language's own `if` chains and loops, a `for`
+//! loop over a local array as one over its indices, and a destructuring assignment
+//! (`(a, b) = (b, a)`) as a `let` and one assignment per place, rewritten on syn's tree before
 //! parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
 //! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
 //! tuples element by element, guards after the pattern's test) and each name the pattern
@@ -13,7 +14,7 @@
 
 use std::cmp::Ordering;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -25,9 +26,56 @@ const HIDDEN_PREFIX: &str = "__match_";
 /// How the hidden name of the array a `for` loop iterates over starts.
 const FOR_PREFIX: &str = "__for_";
 
+/// How the hidden names of a destructuring assignment's values start.
+const ASSIGN_PREFIX: &str = "__assign_";
+
 /// Whether `name` is a scrutinee's hidden name.
 pub fn is_hidden(name: &syn::Ident) -> bool {
     name.to_string().starts_with(HIDDEN_PREFIX)
+}
+
+/// Whether source text names one of the hidden names this rewriting writes (it is then no
+/// statement of the user's, for the PTX's comments).
+pub fn names_hidden(text: &str) -> bool {
+    [HIDDEN_PREFIX, FOR_PREFIX, ASSIGN_PREFIX].iter().any(|prefix| text.contains(prefix))
+}
+
+/// `(a, (b, _)) = value` (a destructuring assignment to a tuple of places) as Rust defines
+/// it: `{ let (__assign_N_0, (__assign_N_1, _)) = value; a = __assign_N_0; b = __assign_N_1; }`,
+/// the value first, then each place from left to right. `None` when the left side is no
+/// tuple.
+pub fn destructuring_assign(a: &syn::ExprAssign, id: usize) -> Option<syn::Expr> {
+    let mut left = &*a.left;
+    while let syn::Expr::Paren(p) = left {
+        left = &p.expr;
+    }
+    if !matches!(left, syn::Expr::Tuple(_)) {
+        return None;
+    }
+    let span = a.eq_token.span;
+    let mut stores = Vec::new();
+    let pattern = assignee_pattern(left, id, span, &mut stores);
+    let value = &a.right;
+    Some(syn::parse_quote_spanned!(span=> { let #pattern = #value; #(#stores)* }))
+}
+
+/// The pattern binding an assignee's values to hidden names, and (into `stores`) the
+/// assignments of those names to its places.
+fn assignee_pattern(e: &syn::Expr, id: usize, span: Span, stores: &mut Vec<TokenStream>) -> TokenStream {
+    match e {
+        syn::Expr::Paren(p) => assignee_pattern(&p.expr, id, span, stores),
+        syn::Expr::Tuple(t) => {
+            let parts: Vec<TokenStream> =
+                t.elems.iter().map(|x| assignee_pattern(x, id, span, stores)).collect();
+            quote_spanned!(span=> (#(#parts,)*))
+        }
+        syn::Expr::Infer(_) => quote_spanned!(span=> _),
+        place => {
+            let name = format_ident!("{ASSIGN_PREFIX}{}_{}", id, stores.len(), span = span);
+            stores.push(quote_spanned!(place.span()=> #place = #name;));
+            quote_spanned!(span=> #name)
+        }
+    }
 }
 
 /// Whether `name` is the hidden name of the array a `for` loop iterates over.

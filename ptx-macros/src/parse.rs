@@ -861,6 +861,13 @@ impl<'e> Parser<'e> {
                 ExprKind::Unary(op, Box::new(self.expr(&u.expr)))
             }
             syn::Expr::Binary(b) => return self.binary(b, sp),
+            syn::Expr::Assign(a) if crate::desugar::destructuring_assign(a, 0).is_some() => {
+                let id = self.id();
+                match crate::desugar::destructuring_assign(a, id) {
+                    Some(lets_and_stores) => return self.expr(&lets_and_stores),
+                    None => ExprKind::Error,
+                }
+            }
             syn::Expr::Assign(a) => {
                 let place = self.place(&a.left);
                 let value = Box::new(self.expr(&a.right));
@@ -1211,7 +1218,10 @@ impl<'e> Parser<'e> {
                 None
             }
             other => {
-                self.err(other, "only a local variable or a slice element (`out[i]`) can be assigned");
+                self.err(
+                    other,
+                    "only a local variable or an element of a slice or array (`out[i]`) can be assigned",
+                );
                 None
             }
         }
@@ -2153,6 +2163,9 @@ pub fn source_text(node: &impl ToTokens) -> String {
     let mut out = String::new();
     write_tokens(node.to_token_stream(), &mut out, true);
     let text = out.trim().to_string();
+    if crate::desugar::names_hidden(&text) {
+        return String::new();
+    }
     if text.chars().count() > 120 {
         let cut: String = text.chars().take(117).collect();
         return format!("{cut}...");
