@@ -100,3 +100,63 @@ fn a_failing_assertion_is_a_kernel_panic_with_rusts_message_and_the_thread_stops
     assert_eq!(panic, Some(("explicit panic".to_string(), line_of("panic!();"))));
     assert_eq!(out, [4, 251, 5, 0]);
 }
+
+#[ptx_kernel]
+fn messages(a: &[u32], out: &mut [u32], #[comptime] which: u32) {
+    let i = thread_idx().x as usize;
+    let x = a[i];
+    let mut count = 0u32;
+    if which == 0 {
+        assert!(
+            {
+                count += 1;
+                count == 1
+            } && x != 7
+        );
+    } else {
+        assert!(x != 7, "braces {{ and }} as Rust prints them");
+    }
+    out[i] = count + 10;
+}
+
+/// Rust's panic message of `f`.
+fn host_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let payload = std::panic::catch_unwind(f).expect_err("the host panics");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap()
+}
+
+#[test]
+fn a_panic_message_is_rusts_whole_text() {
+    let a = [1u32, 7, 3];
+    let launch = |which| {
+        let dev = Device::sim();
+        let ad = dev.upload(&a).expect("upload");
+        let mut out: DeviceBuffer<u32> = dev.zeroed(3).expect("zeroed");
+        let result = Messages::new(which).launch(&dev, LaunchConfig::linear(1, 3), &ad, &mut out);
+        let Err(Error::KernelPanic { message, .. }) = result else {
+            panic!("expected a kernel panic: {result:?}")
+        };
+        (message, out.to_vec().expect("read back"))
+    };
+    let x = 7u32;
+    let mut count = 0u32;
+    // The condition's side effect happens once; its block is part of the message.
+    let (message, out) = launch(0);
+    assert_eq!(
+        message,
+        host_message(move || assert!(
+            {
+                count += 1;
+                count == 1
+            } && x != 7
+        ))
+    );
+    assert_eq!(out, [11, 0, 11]);
+    // `{{` and `}}` in a message without arguments are `{` and `}`, as Rust prints them.
+    let braces = host_message(|| assert!(x != 7, "braces {{ and }} as Rust prints them"));
+    assert_eq!(launch(1).0, braces);
+}

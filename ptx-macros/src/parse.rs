@@ -2173,6 +2173,14 @@ pub fn source_text(node: &impl ToTokens) -> String {
     text
 }
 
+/// An expression as Rust's `assert!` writes it in its message: the whole text, blocks and
+/// all, however long (unlike [`source_text`], which cuts it for a PTX comment).
+pub fn whole_source_text(node: &impl ToTokens) -> String {
+    let mut out = String::new();
+    write_tokens(node.to_token_stream(), &mut out, false);
+    out.trim().to_string()
+}
+
 /// Appends `tokens` to `out`; with `top`, stops at the first brace group (writing `{`).
 /// Returns false once it stopped.
 fn write_tokens(tokens: TokenStream, out: &mut String, top: bool) -> bool {

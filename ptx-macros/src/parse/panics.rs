@@ -6,7 +6,7 @@
 
 use syn::punctuated::Punctuated;
 
-use super::{source_text, Parser};
+use super::{whole_source_text, Parser};
 use crate::ast::*;
 
 /// What a panic macro checks before it panics.
@@ -51,9 +51,9 @@ impl Parser<'_> {
         let text = match rest {
             [] => None,
             [syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })]
-                if !s.value().contains(['{', '}']) =>
+                if unescape(&s.value()).is_some() =>
             {
-                Some(s.value())
+                unescape(&s.value())
             }
             _ => {
                 self.err(
@@ -99,7 +99,7 @@ fn rust_message(name: &str, check: &Check<'_>, text: Option<String>) -> String {
     };
     match (name, check) {
         ("assert", Check::Holds(cond)) => {
-            text.unwrap_or_else(|| format!("assertion failed: {}", source_text(cond)))
+            text.unwrap_or_else(|| format!("assertion failed: {}", whole_source_text(cond)))
         }
         ("assert_eq", _) => with("assertion `left == right` failed"),
         ("assert_ne", _) => with("assertion `left != right` failed"),
@@ -108,4 +108,18 @@ fn rust_message(name: &str, check: &Check<'_>, text: Option<String>) -> String {
         ("unimplemented", _) => with("not implemented"),
         _ => text.unwrap_or_else(|| "explicit panic".to_string()),
     }
+}
+
+/// A format string without arguments as the text it prints (`{{` and `}}` are `{` and `}`),
+/// or `None` where it has a `{}` to fill.
+fn unescape(format: &str) -> Option<String> {
+    let mut text = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if matches!(c, '{' | '}') && chars.next() != Some(c) {
+            return None;
+        }
+        text.push(c);
+    }
+    Some(text)
 }
