@@ -127,6 +127,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         warp_values: Vec::new(),
         shared_init: None,
         negations: Vec::new(),
+        assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
         literal_operands: Vec::new(),
@@ -255,6 +256,9 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// The `!` an assertion wraps around its condition (`assert!(c)` is `if !(c) { panic }`):
+    /// not the user's, so a condition that is no `bool` is reported as that, not at the `!`.
+    assertion_not: Option<usize>,
     /// Expressions of type `!` (`return`, `break`, `continue`, blocks and `if`s of them):
     /// (expr, span), rejected unless they stand where no value is needed.
     diverging: Vec<(usize, Sp)>,
@@ -1161,9 +1165,12 @@ impl Checker<'_> {
                 self.method(e, receiver, method, args)
             }
             ExprKind::If { cond, then, els, of_match } => {
-                let c = self.expr(cond);
                 let asserts = then.stmts.is_empty()
                     && matches!(then.tail.as_deref(), Some(Expr { kind: ExprKind::Panic { .. }, .. }));
+                if asserts && matches!(cond.kind, ExprKind::Unary(UnOp::Not, _)) {
+                    self.assertion_not = Some(cond.id);
+                }
+                let c = self.expr(cond);
                 let what = if asserts {
                     " (an assertion's condition is a `bool`)"
                 } else {
@@ -1786,7 +1793,7 @@ impl Checker<'_> {
                     Ty::Error => true,
                     _ => false,
                 };
-                if !ok {
+                if !ok && self.assertion_not != Some(e.id) {
                     let msg = format!(
                         "cannot apply `!` to type `{}`: it is defined on integers and `bool`",
                         self.show(&t)
