@@ -241,11 +241,17 @@ fn logs_edge() {
     for k in 0..n {
         let (x, y) = (xs[k], ys[k]);
         let (xf, yf) = (x as f32, y as f32);
-        let want = [x.log10(), x.ln() / y.ln(), xf.log10() as f64, (xf.ln() / yf.ln()) as f64];
+        // The f32 results against the f64 functions of the same inputs rounded once (the
+        // routines are documented within 1 ulp of that); host f32 `log10`/`ln` are not the
+        // reference, as glibc's `log10f` errs by up to 2 ulp itself (1.67 ulp at
+        // x = 1.3204074, where ours is 0.33 ulp from the exact value). The f64 results
+        // against host f64: ours within 1 ulp of exact, glibc's `log10`/`ln` within 2.
+        let (xw, yw) = (xf as f64, yf as f64);
+        let want = [x.log10(), x.ln() / y.ln(), xw.log10() as f32 as f64, (xw.ln() / yw.ln()) as f32 as f64];
         let rust_log = [x.log10(), x.log(y), xf.log10() as f64, xf.log(yf) as f64];
         for s in 0..4 {
             let (g, w) = (got[4 * k + s], want[s]);
-            let tol = if s % 2 == 0 { 1 } else { 2 };
+            let tol = if s < 2 { 3 } else { 1 };
             let ok = if w.is_nan() || g.is_nan() {
                 w.is_nan() && g.is_nan()
             } else if w.is_infinite() || w == 0.0 || g.is_infinite() || g == 0.0 {
