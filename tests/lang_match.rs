@@ -228,3 +228,23 @@ fn destructuring_assignments_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| DestructuringAssignments::new().launch(d, c, a, o);
     check_twin("destructuring_assignments", &xs, 3, &launch, destructuring_assignments_host);
 }
+
+// Tuples compare with `==` and `!=` element by element, as Rust's tuple `PartialEq` does
+// (a NaN element makes them unequal), nested tuples included; `assert_eq!` takes them.
+twin!(tuple_equality, tuple_equality_host, |i, a: &[f32], out: &mut [u32]| {
+    let x = a[i];
+    let pair = (x, x > 0.0);
+    let same = pair == (x, x > 0.0);
+    let nested = ((x as u32, 1u8), (x * 2.0,)) != ((x as u32, 1u8), (x + x,));
+    let unit = () == ();
+    assert_eq!((x as i32, 7u16), (x as i32, 7u16));
+    out[i] = same as u32 | (nested as u32) << 1 | (unit as u32) << 2 | ((pair != (0.5, true)) as u32) << 3;
+});
+
+#[test]
+fn tuples_compare_as_rusts() {
+    let mut xs = f32_inputs("tuple_equality", 200);
+    xs.extend([0.5, f32::NAN, -0.0, 0.0]);
+    let launch = |d: &_, c, a: &_, o: &mut _| TupleEquality::new().launch(d, c, a, o);
+    check_twin("tuple_equality", &xs, 1, &launch, tuple_equality_host);
+}

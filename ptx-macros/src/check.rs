@@ -1750,6 +1750,19 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether `ty` is a tuple whose elements (nested tuples' too) are scalars `==` takes.
+    fn comparable_tuple(&self, ty: &Ty) -> bool {
+        fn leaves_ok(infer: &crate::types::Infer, ty: &Ty) -> bool {
+            match infer.resolve(ty) {
+                Ty::Tuple(elems) => elems.iter().all(|e| leaves_ok(infer, e)),
+                Ty::Scalar(s) => !s.is_half(),
+                Ty::Var(_) | Ty::Error => true,
+                _ => false,
+            }
+        }
+        matches!(self.infer.resolve(ty), Ty::Tuple(_)) && leaves_ok(&self.infer, ty)
+    }
+
     /// A local array's index: a `usize`, as Rust's.
     fn array_index(&mut self, index: &Expr) {
         let t = self.expr(index);
@@ -1930,8 +1943,15 @@ impl Checker<'_> {
             if resolved.scalar().is_some_and(Scalar::is_half) {
                 let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
+            } else if matches!(op, BinOp::Eq | BinOp::Ne) && self.comparable_tuple(&resolved) {
+                // Rust's tuple `PartialEq`: element by element.
             } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_)) {
-                let msg = format!("`{}` compares scalars, not `{}`", op.symbol(), self.show(&u));
+                let what = if matches!(resolved, Ty::Tuple(_)) {
+                    " (tuples compare with `==` and `!=`)"
+                } else {
+                    ""
+                };
+                let msg = format!("`{}` compares scalars, not `{}`{what}", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
             }
             Ty::Scalar(Scalar::Bool)

@@ -129,6 +129,37 @@ impl Lowerer<'_> {
         (inner.into_iter().collect(), r)
     }
 
+    /// `a == b` (`equal`) or `a != b` of tuples of type `ty`, element by element as Rust's
+    /// tuple `PartialEq`: every element equal, or any one different.
+    fn tuple_comparison(&mut self, equal: bool, a: TokenStream, b: TokenStream, ty: &Ty) -> TokenStream {
+        let k = ctx();
+        let Ty::Tuple(elems) = ty else {
+            return if equal { quote!(#k.eq(#a, #b)) } else { quote!(#k.ne(#a, #b)) };
+        };
+        let (left, right) = (self.tmp("__left"), self.tmp("__right"));
+        self.emit(quote!(let #left = #a; let #right = #b;));
+        let parts: Vec<TokenStream> = elems
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let i = syn::Index::from(i);
+                self.tuple_comparison(equal, quote!(#left.#i), quote!(#right.#i), t)
+            })
+            .collect();
+        let p = self.private();
+        let mut parts = parts.into_iter();
+        let Some(first) = parts.next() else { return quote!(#p::Value::from(#equal)) };
+        let mut all = self.tmp("__same");
+        self.emit(quote!(let #all = #first;));
+        for part in parts {
+            let next = self.tmp("__same");
+            let (this, combined) = (self.tmp("__part"), if equal { quote!(bitand) } else { quote!(bitor) });
+            self.emit(quote!(let #this = #part; let #next = #k.#combined(#all, #this);));
+            all = next;
+        }
+        quote!(#all)
+    }
+
     /// The element type of the local array `e` gives, as runtime tokens.
     fn array_elem(&self, e: &Expr) -> TokenStream {
         match self.ty(e) {
@@ -413,7 +444,10 @@ impl Lowerer<'_> {
                 }
                 let mut ops = self.operands([&**l, &**r]).into_iter();
                 let (a, b) = (ops.next().unwrap_or_default(), ops.next().unwrap_or_default());
-                let call = self.binary_call(*op, a, b, e.span);
+                let call = match self.ty(l) {
+                    tuple @ Ty::Tuple(_) => self.tuple_comparison(*op == BinOp::Eq, a, b, &tuple),
+                    _ => self.binary_call(*op, a, b, e.span),
+                };
                 self.bind(name, "__t", call)
             }
             ExprKind::Assign(place, rhs) => {
