@@ -353,3 +353,24 @@ fn a_compound_assignment_reads_its_value_before_the_index() {
     let launch = |d: &_, c, a: &_, o: &mut _| CompoundValueBeforeIndex::new().launch(d, c, a, o);
     check_twin("compound_value_before_index", &xs, 3, &launch, compound_value_before_index_host);
 }
+
+// A whole array assigned at once, as Rust copies a `[T; N]` into another: the value's
+// elements are all read before any is written (`w = [w[1], w[0], ..]` swaps).
+twin!(whole_array_assignment, whole_array_assignment_host, |i, a: &[u32], out: &mut [u32]| {
+    let mut w = [a[i], a[i] >> 4, 3, 4];
+    let other = [9u32; 4];
+    w = [w[1], w[0], w[3], w[2]];
+    out[3 * i] = w[0] ^ (w[1] << 1) ^ (w[2] << 2) ^ (w[3] << 3);
+    let before = w;
+    w = other;
+    out[3 * i + 1] = w[0] + w[3] + before[2];
+    w[1] = 1;
+    out[3 * i + 2] = other[1] + w[1];
+});
+
+#[test]
+fn whole_arrays_assign_as_rusts() {
+    let xs = u32_inputs("whole_array_assignment", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| WholeArrayAssignment::new().launch(d, c, a, o);
+    check_twin("whole_array_assignment", &xs, 3, &launch, whole_array_assignment_host);
+}

@@ -871,6 +871,11 @@ impl Checker<'_> {
         self.local_writes += usize::from(local);
     }
 
+    /// Whether `place` is a whole local array (`a = [0.0; 4]`).
+    fn is_array_name(&self, place: &Place) -> bool {
+        matches!(place, Place::Local(name) if self.array_binding(name).is_some())
+    }
+
     /// Whether `place` is an element of a local array.
     fn is_array_place(&self, place: &Place) -> bool {
         matches!(place, Place::Index { slice, .. } if self.array_binding(slice).is_some())
@@ -955,7 +960,7 @@ impl Checker<'_> {
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::Assign(place, rhs) => {
-                self.array_access[e.id] = self.is_array_place(place);
+                self.array_access[e.id] = self.is_array_place(place) || self.is_array_name(place);
                 self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
@@ -964,6 +969,14 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
+                if self.is_array_name(place) {
+                    let msg = format!(
+                        "`{}=` is not defined for local arrays: apply it element by element",
+                        op.symbol()
+                    );
+                    self.errors.at(e.span, msg);
+                    return (Ty::unit(), false);
+                }
                 self.array_access[e.id] = self.is_array_place(place);
                 self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
@@ -1691,13 +1704,6 @@ impl Checker<'_> {
         match place {
             Place::Local(name) => {
                 match self.lookup(&name.to_string()).cloned() {
-                    Some(b) if matches!(self.infer.resolve(&b.ty), Ty::Array(_)) => {
-                        self.errors.at(
-                            Sp::of(name),
-                            format!("assign the elements of `{name}` one at a time (`{name}[0] = v`): a whole local array is not assigned in kernels"),
-                        );
-                        Ty::Error
-                    }
                     Some(b) if b.mutable => b.ty,
                     Some(b) => {
                         let hint = match b.ty {

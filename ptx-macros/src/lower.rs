@@ -458,6 +458,10 @@ impl Lowerer<'_> {
                         let site = self.site(index.span);
                         self.emit(quote!(#k.local_store(&#slice, #i, #v, #site);));
                     }
+                    Place::Local(array) if self.checked.array_access[e.id] => {
+                        let site = self.site(e.span);
+                        self.emit(quote!(#k.local_assign(&#array, &#v, #site);));
+                    }
                     _ => self.store(place, v, self.checked.binding[e.id]),
                 }
                 Atom::Unit

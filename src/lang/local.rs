@@ -72,6 +72,27 @@ impl KernelCtx {
         LocalArray { elems, elem: array.elem, name }
     }
 
+    /// `array = value` for a whole array: `value`'s elements are read first (they may be
+    /// `array`'s own, `a = [a[1], a[0]]`), then written. A length other than `array`'s (one
+    /// the macro could not compare) is a fault at `site`, where Rust's type check would
+    /// refuse the program, and nothing is written.
+    pub fn local_assign(&mut self, array: &LocalArray, value: &LocalArray, site: Site) {
+        if value.len() != array.len() {
+            let fault = site.fault(FaultKind::Panic, "an array's length differs from the one its type says");
+            self.fault_if(
+                Value::from(true),
+                fault,
+                Value::from(value.len() as u64),
+                Value::from(array.len() as u64),
+            );
+            return;
+        }
+        let read: Vec<Value> = value.elems.iter().map(|&v| self.var(v)).collect();
+        for (&element, v) in array.elems.iter().zip(read) {
+            self.assign(element, v);
+        }
+    }
+
     /// `array[index]` (a `usize` index).
     pub fn local_load(&mut self, array: &LocalArray, index: Value, site: Site) -> Value {
         if index.as_bits().is_none() {

@@ -6,7 +6,7 @@ fn first(v: f32) -> f32 {
 }
 
 // A local array's elements are registers: `usize` indices, arrays of scalars, elements
-// assigned one at a time and only in a `let mut` array.
+// assigned only in a `let mut` array, no compound assignment of a whole array.
 #[ptx_kernel]
 fn rules(y: &mut [f32], n: usize, j: u32) {
     let mut acc = [0.0f32; 4];
@@ -14,7 +14,7 @@ fn rules(y: &mut [f32], n: usize, j: u32) {
     acc[n as i32] = 2.0;
     let w = [1.0f32, 2.0];
     w[0] = 3.0;
-    acc = [1.0; 4];
+    acc += [1.0; 4];
     y[0] = acc[j];
     let grown = [0.0f32; n];
     let nothing = [];
