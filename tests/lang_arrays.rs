@@ -374,3 +374,27 @@ fn whole_arrays_assign_as_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| WholeArrayAssignment::new().launch(d, c, a, o);
     check_twin("whole_array_assignment", &xs, 3, &launch, whole_array_assignment_host);
 }
+
+/// The dot product of two arrays passed by value: the function's own copies, which it may
+/// change without the caller seeing it.
+#[ptx_device]
+fn dot3(mut a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] *= b[0];
+    a[1] *= b[1];
+    a[2] *= b[2];
+    a[0] + a[1] + a[2]
+}
+
+twin!(arrays_passed_by_value, arrays_passed_by_value_host, |i, a: &[f32], out: &mut [f32]| {
+    let v = [a[i], 2.0, -1.0];
+    let w = [0.5f32; 3];
+    out[2 * i] = dot3(v, w);
+    out[2 * i + 1] = v[0] + dot3(w, [1.0, 1.0, a[i]]);
+});
+
+#[test]
+fn arrays_pass_to_device_functions_by_value() {
+    let xs = f32_inputs("arrays_passed_by_value", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| ArraysPassedByValue::new().launch(d, c, a, o);
+    check_twin("arrays_passed_by_value", &xs, 2, &launch, arrays_passed_by_value_host);
+}

@@ -199,6 +199,13 @@ pub enum ParamKind {
     },
     /// `#[comptime] name: T`: a field of the kernel type, baked into the PTX.
     Comptime(Scalar),
+    /// `[T; N]` by value, a local array (`#[ptx_device]` functions only).
+    Array {
+        /// The element type.
+        elem: Scalar,
+        /// The length, an integer literal.
+        len: u64,
+    },
 }
 
 /// The whole kernel function.

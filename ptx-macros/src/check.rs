@@ -155,6 +155,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
             ParamKind::Scalar(s) => (Ty::Scalar(s), device && !p.mutable),
             ParamKind::Comptime(s) => (Ty::Scalar(s), true),
             ParamKind::Slice { elem, mutable } => (Ty::Slice { elem, mutable }, false),
+            ParamKind::Array { elem, .. } => (Ty::Array(Box::new(Ty::Scalar(elem))), false),
         };
         c.bind(&p.name, ty, p.mutable, comptime);
     }

@@ -426,7 +426,8 @@ impl<'e> Parser<'e> {
                     "a `#[comptime]` parameter cannot be `mut`: copy it into a local to change it \
                      (`let mut x = x;`)",
                 ),
-                ParamKind::Scalar(_) => {}
+                // `param_type` gives kernels no array parameters.
+                ParamKind::Scalar(_) | ParamKind::Array { .. } => {}
             }
         }
         Some(Param { name, kind, mutable: mutability.is_some() && matches!(kind, ParamKind::Scalar(_)) })
@@ -1466,6 +1467,9 @@ impl<'e> Parser<'e> {
             // which the checker checks (`device_signature` gives no comptime parameters).
             let (ty, slice) = match param.kind {
                 ParamKind::Scalar(ty) => (Some((TypeAnnot::Scalar(ty), arg.span)), None),
+                ParamKind::Array { elem, len } => {
+                    (Some((TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), len), arg.span)), None)
+                }
                 ParamKind::Slice { elem, mutable } => (None, Some((elem, mutable))),
                 ParamKind::Comptime(_) => (None, None),
             };
@@ -1639,11 +1643,22 @@ impl<'e> Parser<'e> {
                 (_, Some(s)) if !s.is_half() => {
                     params.push(Param { name, kind: ParamKind::Scalar(s), mutable })
                 }
+                (syn::Type::Array(_), _) => {
+                    if let Some(TypeAnnot::Array(elem, len)) = self.type_annot(&pt.ty) {
+                        match *elem {
+                            TypeAnnot::Scalar(elem) if !elem.is_half() => {
+                                params.push(Param { name, kind: ParamKind::Array { elem, len }, mutable })
+                            }
+                            _ => self.err(&pt.ty, "an array parameter holds a scalar type (`[f32; 4]`)"),
+                        }
+                    }
+                }
                 _ => self.err(
                     &pt.ty,
                     format!(
                         "`#[ptx_device]` functions take scalars by value (bool u8 i8 u16 i16 u32 i32 u64 i64 \
-                         usize isize f32 f64) and slices (`&[T]`, `&mut [T]`) {inlined}"
+                         usize isize f32 f64), arrays of them by value (`[f32; 4]`) and slices (`&[T]`, \
+                         `&mut [T]`) {inlined}"
                     ),
                 ),
             }

@@ -5,6 +5,11 @@ fn first(v: f32) -> f32 {
     v
 }
 
+#[ptx_device]
+fn sum2(a: [u32; 2]) -> u32 {
+    a[0] + a[1]
+}
+
 // A local array's elements are registers: `usize` indices, arrays of scalars, elements
 // assigned only in a `let mut` array, no compound assignment of a whole array.
 #[ptx_kernel]
@@ -43,6 +48,7 @@ fn lengths(y: &mut [f32]) {
     y[0] = three[0] + two[0] as f32;
     const TABLE: [f32; 2] = [1.0, 2.0];
     y[1] = TABLE[0];
+    y[2] = sum2([1, 2, 3]) as f32;
 }
 
 fn main() {}
