@@ -398,3 +398,35 @@ fn arrays_pass_to_device_functions_by_value() {
     let launch = |d: &_, c, a: &_, o: &mut _| ArraysPassedByValue::new().launch(d, c, a, o);
     check_twin("arrays_passed_by_value", &xs, 2, &launch, arrays_passed_by_value_host);
 }
+
+/// Two arrays added element by element, the sum returned by value.
+#[ptx_device]
+fn add3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    let mut sum = a;
+    sum[0] += b[0];
+    sum[1] += b[1];
+    sum[2] += b[2];
+    sum
+}
+
+// Arrays as block values and device functions' results.
+twin!(arrays_returned, arrays_returned_host, |i, a: &[f32], out: &mut [f32]| {
+    let v = [a[i], 1.0, -2.0];
+    let twice = add3(v, v);
+    let shifted = {
+        let mut s = twice;
+        s[0] = s[2];
+        s
+    };
+    out[3 * i] = twice[0];
+    out[3 * i + 1] = shifted[0] + shifted[1];
+    let third = add3(shifted, [0.5; 3]);
+    out[3 * i + 2] = third[1];
+});
+
+#[test]
+fn arrays_are_block_values_and_device_function_results() {
+    let xs = f32_inputs("arrays_returned", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| ArraysReturned::new().launch(d, c, a, o);
+    check_twin("arrays_returned", &xs, 3, &launch, arrays_returned_host);
+}

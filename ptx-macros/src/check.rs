@@ -1261,20 +1261,13 @@ impl Checker<'_> {
             ExprKind::Block(b) => {
                 let t = self.block(b);
                 if let Some(tail) = &b.tail {
-                    if holds(&self.infer.resolve(&t), &|t| {
-                        matches!(t, Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_))
-                    }) {
-                        let msg = if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Array(_))) {
-                            "a block cannot give a local array: bind the array itself to a name (`let b = a;`), \
-                             or index it inside the block"
-                                .to_string()
-                        } else {
-                            format!(
-                                "a block cannot give `{}`: name the slice or built-in itself (`let a = x;`), \
-                                 or index it (take `.x`) inside the block",
-                                self.show(&t)
-                            )
-                        };
+                    // A local array is a block's value as it is (no branch picks it).
+                    if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
+                        let msg = format!(
+                            "a block cannot give `{}`: name the slice or built-in itself (`let a = x;`), \
+                             or index it (take `.x`) inside the block",
+                            self.show(&t)
+                        );
                         self.errors.at(tail.span, msg);
                         return (Ty::Error, false);
                     }
@@ -1641,7 +1634,7 @@ impl Checker<'_> {
             Some(Binding { ty: Ty::Error, .. }) => None,
             Some(b) => {
                 let msg = format!(
-                    "cannot index `{name}` of type `{}`: only slice parameters and shared arrays can be indexed",
+                    "cannot index `{name}` of type `{}`: only slices, shared arrays and local arrays can be indexed",
                     self.show(&b.ty)
                 );
                 self.errors.at(Sp::of(name), msg);

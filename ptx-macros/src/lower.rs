@@ -1045,7 +1045,8 @@ impl Lowerer<'_> {
 
     fn block_expr(&mut self, b: &Block, ty: &Ty, name: Option<&Ident>) -> Atom {
         let (stmts, tail) = self.block_parts(b);
-        match (tail, self.holder(ty)) {
+        let array = matches!(ty, Ty::Array(_)).then_some(quote!());
+        match (tail, self.holder(ty).or(array)) {
             (Some(v), Some(_)) => {
                 let n = name.cloned().unwrap_or_else(|| self.tmp("__block"));
                 self.emit(quote!(let #n = { #stmts #v };));

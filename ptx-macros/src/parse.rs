@@ -1236,7 +1236,7 @@ impl<'e> Parser<'e> {
                 p.path.get_ident().cloned()
             }
             other => {
-                self.err(other, "only slice parameters and shared arrays can be indexed (`x[i]`)");
+                self.err(other, "only slice parameters, shared arrays and local arrays can be indexed, by their names (`x[i]`; bind a computed array first: `let a = f(x); a[i]`)");
                 None
             }
         }
@@ -1670,7 +1670,7 @@ impl<'e> Parser<'e> {
                     self.err(
                         ty,
                         "a `#[ptx_device]` function returns a scalar (bool u8 i8 u16 i16 u32 i32 u64 i64 usize \
-                         isize f32 f64), a tuple of them, or nothing",
+                         isize f32 f64), a tuple of them, an array of them (`[f32; 4]`), or nothing",
                     );
                     TypeAnnot::Infer
                 });
@@ -1680,13 +1680,24 @@ impl<'e> Parser<'e> {
         (params, ret)
     }
 
-    /// A device function's return type as an annotation, if it is a scalar or a tuple.
+    /// A device function's return type as an annotation, if it is a scalar, a tuple of them or
+    /// an array of scalars with a literal length.
     fn return_annot(&self, ty: &syn::Type) -> Option<TypeAnnot> {
         match ty {
             syn::Type::Tuple(t) => {
                 t.elems.iter().map(|e| self.return_annot(e)).collect::<Option<_>>().map(TypeAnnot::Tuple)
             }
             syn::Type::Paren(p) => self.return_annot(&p.elem),
+            syn::Type::Array(a) => {
+                let elem = self.scalar_of(&a.elem).filter(|s| !s.is_half())?;
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
+                        n.base10_parse::<u64>().ok()?
+                    }
+                    _ => return None,
+                };
+                Some(TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), len))
+            }
             other => self.scalar_of(other).filter(|s| !s.is_half()).map(TypeAnnot::Scalar),
         }
     }
