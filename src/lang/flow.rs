@@ -42,12 +42,7 @@ impl KernelCtx {
     /// `panic!(message)` at `site`: recorded as the launch's `Err(KernelPanic)` (a checked
     /// kernel), and the thread stops, as a panicking Rust thread does.
     pub fn panic(&mut self, message: &'static str, site: Site) {
-        self.fault_if(
-            Value::from(true),
-            site.fault(FaultKind::Panic, message),
-            Value::from(0u64),
-            Value::from(0u64),
-        );
+        self.fault_here(site.fault(FaultKind::Panic, message), Value::from(0u64), Value::from(0u64));
         self.b.ret();
     }
 

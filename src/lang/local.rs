@@ -48,7 +48,7 @@ impl KernelCtx {
     pub fn local_repeat(&mut self, value: Value, len: usize, site: Site) -> LocalArray {
         let len = if len > MAX_LOCAL_ARRAY {
             let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
-            self.fault_if(Value::from(true), fault, Value::from(len as u64), Value::from(0u64));
+            self.fault_here(fault, Value::from(len as u64), Value::from(0u64));
             0
         } else {
             len
@@ -56,13 +56,16 @@ impl KernelCtx {
         LocalArray { elems: vec![value; len], elem: value.ty(), name: "array" }
     }
 
-    /// `let a: [T; len] = array;`: an array of another length (one the macro could not count)
-    /// is a fault at `site`, where Rust's type check would refuse it.
-    pub fn local_expect_len(&mut self, array: &LocalArray, len: usize, site: Site) {
-        if array.len() != len {
-            let fault = site.fault(FaultKind::Panic, "an array's length differs from the one its type says");
-            self.fault_if(Value::from(true), fault, Value::from(array.len() as u64), Value::from(len as u64));
+    /// `let a: [T; len] = array;` (and `a = array` with `a` of `len` elements): whether
+    /// `array` has `len` elements. Another length (one the macro could not count) is a fault
+    /// at `site`, where Rust's type check would refuse the program.
+    pub fn local_expect_len(&mut self, array: &LocalArray, len: usize, site: Site) -> bool {
+        if array.len() == len {
+            return true;
         }
+        let fault = site.fault(FaultKind::Panic, "an array's length differs from the one its type says");
+        self.fault_here(fault, Value::from(array.len() as u64), Value::from(len as u64));
+        false
     }
 
     /// `let name = array;`: the elements copied into registers of their own, which
@@ -77,14 +80,7 @@ impl KernelCtx {
     /// the macro could not compare) is a fault at `site`, where Rust's type check would
     /// refuse the program, and nothing is written.
     pub fn local_assign(&mut self, array: &LocalArray, value: &LocalArray, site: Site) {
-        if value.len() != array.len() {
-            let fault = site.fault(FaultKind::Panic, "an array's length differs from the one its type says");
-            self.fault_if(
-                Value::from(true),
-                fault,
-                Value::from(value.len() as u64),
-                Value::from(array.len() as u64),
-            );
+        if !self.local_expect_len(value, array.len(), site) {
             return;
         }
         let read: Vec<Value> = value.elems.iter().map(|&v| self.var(v)).collect();
@@ -146,7 +142,7 @@ impl KernelCtx {
                 let kind = FaultKind::IndexOutOfBounds { signed_index: index.ty().is_signed() };
                 let fault = site.fault(kind, array.name);
                 let len = Value::from(array.elems.len() as u64);
-                self.fault_if(Value::from(true), fault, Value::from(bits), len);
+                self.fault_here(fault, Value::from(bits), len);
                 None
             }
         }

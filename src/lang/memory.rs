@@ -435,6 +435,12 @@ impl KernelCtx {
         }
     }
 
+    /// Records a fault at `site` where the kernel reaches this point (checked kernels only):
+    /// one the build already knows happens, as a panic or a constant index past the end.
+    pub(crate) fn fault_here(&mut self, site: FaultSite, value: Value, extra: Value) {
+        self.fault_if(Value::from(true), site, value, extra);
+    }
+
     /// Records a fault at `site` when `cond` holds (checked kernels only).
     pub(crate) fn fault_if(&mut self, cond: Value, site: FaultSite, value: Value, extra: Value) {
         if !self.checked || cond.as_bits() == Some(0) {

@@ -142,11 +142,7 @@ impl KernelCtx {
 
     /// `x.log(base)`: `x.ln() / base.ln()`, as Rust defines it.
     pub fn log(&mut self, x: Value, base: Value) -> Value {
-        let ty = x.ty();
-        if ty == Scalar::F64 {
-            return Value::of(math::log_f64(&mut self.b, x.typed::<F64>(), base.typed::<F64>()), ty);
-        }
-        Value::of(math::log(&mut self.b, Self::f32_of(x), Self::f32_of(base)), ty)
+        self.binary_routine(x, base, math::log, math::log_f64)
     }
 
     /// `y.atan2(x)`: the angle of `(x, y)` in [−π, π].

@@ -131,7 +131,7 @@ pub(super) fn split_exponent(b: &mut KernelBuilder, x: Val<F64>) -> (Val<F64>, V
 }
 
 /// ln's special cases: ln(0) = −∞, ln(x<0) = NaN, ln(+∞) = +∞, NaN stays NaN.
-fn log_special_cases(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64> {
+pub(super) fn log_special_cases(b: &mut KernelBuilder, x: Val<F64>, r: Val<F64>) -> Val<F64> {
     let is_zero = b.setp(Cmp::Eq, x, 0.0f64);
     let r = b.selp(is_zero, f64::NEG_INFINITY, r);
     let is_inf = b.setp(Cmp::Eq, x, f64::INFINITY);

@@ -6,6 +6,7 @@
 //! for a NaN result. The f64 arithmetic is fast on data-centre GPUs and slow (1/32 or 1/64
 //! rate) on consumer ones.
 
+use super::double::log_special_cases;
 use super::pow::{exp2_wide, log2_wide};
 use super::{horner, NAN};
 use crate::builder::{KernelBuilder, Val};
@@ -131,12 +132,7 @@ pub fn ln_1p(b: &mut KernelBuilder, x: impl Into<Val<F32>>) -> Val<F32> {
 fn log2_wide_of(b: &mut KernelBuilder, x: Val<F32>) -> Val<F64> {
     let xd = b.cast::<F64, F32>(x);
     let l = log2_wide(b, xd);
-    let zero = b.setp(Cmp::Eq, xd, 0.0f64);
-    let l = b.selp(zero, f64::NEG_INFINITY, l);
-    let inf = b.setp(Cmp::Eq, xd, f64::INFINITY);
-    let l = b.selp(inf, f64::INFINITY, l);
-    let negative_or_nan = b.setp(Cmp::Ltu, xd, 0.0f64);
-    b.selp(negative_or_nan, f64::NAN, l)
+    log_special_cases(b, xd, l)
 }
 
 /// Base-10 logarithm: `log2 x · log10 2` in f64, rounded once (within 1 ulp; exact at the
