@@ -18,6 +18,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
+use crate::ast::Scalar;
 use crate::parse::is_constant_name;
 
 /// How the scrutinee's hidden name starts (a name no kernel writes).
@@ -40,23 +41,30 @@ pub fn names_hidden(text: &str) -> bool {
     [HIDDEN_PREFIX, FOR_PREFIX, ASSIGN_PREFIX].iter().any(|prefix| text.contains(prefix))
 }
 
-/// `(a, (b, _)) = value` (a destructuring assignment to a tuple of places) as Rust defines
-/// it: `{ let (__assign_N_0, (__assign_N_1, _)) = value; a = __assign_N_0; b = __assign_N_1; }`,
-/// the value first, then each place from left to right. `None` when the left side is no
-/// tuple.
-pub fn destructuring_assign(a: &syn::ExprAssign, id: usize) -> Option<syn::Expr> {
-    let mut left = &*a.left;
-    while let syn::Expr::Paren(p) = left {
-        left = &p.expr;
+/// `e` without the parentheses around it.
+fn unparen(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
     }
-    if !matches!(left, syn::Expr::Tuple(_)) {
-        return None;
-    }
+    e
+}
+
+/// Whether `a` assigns a tuple of places (`(a, b) = ..`), which [`destructuring_assign`]
+/// rewrites.
+pub fn assigns_tuple(a: &syn::ExprAssign) -> bool {
+    matches!(unparen(&a.left), syn::Expr::Tuple(_))
+}
+
+/// `(a, (b, _)) = value` (a destructuring assignment to a tuple of places, see
+/// [`assigns_tuple`]) as Rust defines it: `{ let (__assign_N_0, (__assign_N_1, _)) = value;
+/// a = __assign_N_0; b = __assign_N_1; }`, the value first, then each place from left to
+/// right.
+pub fn destructuring_assign(a: &syn::ExprAssign, id: usize) -> syn::Expr {
     let span = a.eq_token.span;
     let mut stores = Vec::new();
-    let pattern = assignee_pattern(left, id, span, &mut stores);
+    let pattern = assignee_pattern(unparen(&a.left), id, span, &mut stores);
     let value = &a.right;
-    Some(syn::parse_quote_spanned!(span=> { let #pattern = #value; #(#stores)* }))
+    syn::parse_quote_spanned!(span=> { let #pattern = #value; #(#stores)* })
 }
 
 /// The pattern binding an assignee's values to hidden names, and (into `stores`) the
@@ -83,29 +91,29 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
     name.to_string().starts_with(FOR_PREFIX)
 }
 
-/// `'label: for PAT in array { .. }` over a name (a local array, which the checker makes
-/// sure of), as Rust iterates a `[T; N]` by value, over a copy:
+/// Whether `f` loops over a name (`for v in a`), which [`for_in_array`] rewrites.
+pub fn loops_over_name(f: &syn::ExprForLoop) -> bool {
+    matches!(unparen(&f.expr), syn::Expr::Path(p) if p.path.get_ident().is_some())
+}
+
+/// `'label: for PAT in array { .. }` over a name (see [`loops_over_name`]; a local array,
+/// which the checker makes sure of), as Rust iterates a `[T; N]` by value, over a copy:
 /// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`
-/// (an `#[unroll]` stays on the loop). `None` when the loop is over anything else.
-pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Option<syn::Expr> {
-    let mut over = &*f.expr;
-    while let syn::Expr::Paren(p) = over {
-        over = &p.expr;
-    }
-    let syn::Expr::Path(p) = over else { return None };
-    p.path.get_ident()?;
+/// (an `#[unroll]` stays on the loop).
+pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> syn::Expr {
+    let over = unparen(&f.expr);
     let span = f.for_token.span;
     let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
     let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);
     let (attrs, label, pat, body) = (&f.attrs, &f.label, &f.pat, &f.body);
     let stmts = &body.stmts;
-    Some(syn::parse_quote_spanned!(span=> {
+    syn::parse_quote_spanned!(span=> {
         let #array = #over;
         #(#attrs)* #label for #index in 0..#array.len() {
             let #pat = #array[#index];
             #(#stmts)*
         }
-    }))
+    })
 }
 
 /// The part of a pattern's test and bindings built so far.
@@ -367,16 +375,7 @@ enum Bound {
 /// The value of the range bound `e` where it is written out, and whether it is its type's
 /// least value (`u32::MIN`, `0u8`, `-128i8`).
 fn bound(e: &syn::Expr) -> Option<(Bound, bool)> {
-    let int_range = |ty: &str| -> Option<(i128, i128)> {
-        let bits: u32 = ty.get(1..)?.parse().ok()?;
-        match ty.as_bytes().first()? {
-            b'u' if matches!(bits, 8 | 16 | 32 | 64) => Some((0, (1i128 << bits) - 1)),
-            b'i' if matches!(bits, 8 | 16 | 32 | 64) => {
-                Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
-            }
-            _ => None,
-        }
-    };
+    let int_range = |ty: &str| Scalar::from_name(ty).filter(|s| s.is_int()).map(Scalar::int_range);
     match e {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
             let v: i128 = i.base10_digits().parse().ok()?;

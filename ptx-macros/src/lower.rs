@@ -466,55 +466,41 @@ impl Lowerer<'_> {
                 }
                 Atom::Unit
             }
-            ExprKind::CompoundAssign(op, Place::Index { slice, index }, rhs)
-                if self.checked.array_access[e.id] =>
-            {
-                // As for a slice: the value, then the index, then the element's read, the
-                // operation and the write. An element read by the value names its register,
-                // so it is copied first when the index assigns a local (`w[{ w[0] = 2; 2 }]
-                // += w[0]` adds the old `w[0]`).
-                let v =
-                    if self.checked.writes_local[index.id] { self.bound_value(rhs) } else { self.value(rhs) };
-                let i = self.value(index);
-                let idx = self.tmp("__index");
-                self.emit(quote!(let #idx = #i;));
-                let site = self.site(index.span);
-                let t = self.tmp("__t");
-                self.emit(quote!(let #t = #k.local_load(&#slice, #idx, #site);));
-                let call = self.binary_call(*op, quote!(#t), v, e.span);
-                let r = self.tmp("__t");
-                self.emit(quote!(let #r = #call;));
-                self.emit(quote!(#k.local_store(&#slice, #idx, #r, #site);));
-                Atom::Unit
-            }
             ExprKind::CompoundAssign(op, place, rhs) => {
                 let current = match place {
                     Place::Local(n) => quote!(#n),
                     Place::Index { slice, index } => {
                         // Rust's order for scalars: the value, then the place, then the
-                        // element's read, the operation and the write.
+                        // element's read, the operation and the write. (An element of a local
+                        // array the value reads names its register: `assigned_value` copies
+                        // it when the index assigns a local, `w[{ w[0] = 2; 2 }] += w[0]`.)
                         let v = self.assigned_value(place, rhs);
                         let i = self.value(index);
                         let idx = self.tmp("__index");
                         // Bound once, so the load and the store use the same index.
                         self.emit(quote!(let #idx = #i;));
-                        let proven = self.is_proven(index, self.checked.binding[e.id]);
-                        let t = self.tmp("__t");
-                        if proven {
-                            self.emit(quote!(let #t = #k.load_in_bounds(&#slice, #idx);));
+                        let (t, r) = (self.tmp("__t"), self.tmp("__t"));
+                        let (load, store) = if self.checked.array_access[e.id] {
+                            let site = self.site(index.span);
+                            (
+                                quote!(#k.local_load(&#slice, #idx, #site)),
+                                quote!(#k.local_store(&#slice, #idx, #r, #site)),
+                            )
+                        } else if self.is_proven(index, self.checked.binding[e.id]) {
+                            (
+                                quote!(#k.load_in_bounds(&#slice, #idx)),
+                                quote!(#k.store_in_bounds(&#slice, #idx, #r)),
+                            )
                         } else {
                             let site = self.site(e.span);
-                            self.emit(quote!(let #t = #k.load(&#slice, #idx, #site);));
-                        }
+                            (
+                                quote!(#k.load(&#slice, #idx, #site)),
+                                quote!(#k.store(&#slice, #idx, #r, #site)),
+                            )
+                        };
+                        self.emit(quote!(let #t = #load;));
                         let call = self.binary_call(*op, quote!(#t), v, e.span);
-                        let r = self.tmp("__t");
-                        self.emit(quote!(let #r = #call;));
-                        if proven {
-                            self.emit(quote!(#k.store_in_bounds(&#slice, #idx, #r);));
-                        } else {
-                            let site = self.site(e.span);
-                            self.emit(quote!(#k.store(&#slice, #idx, #r, #site);));
-                        }
+                        self.emit(quote!(let #r = #call; #store;));
                         return Atom::Unit;
                     }
                 };
@@ -1045,9 +1031,10 @@ impl Lowerer<'_> {
 
     fn block_expr(&mut self, b: &Block, ty: &Ty, name: Option<&Ident>) -> Atom {
         let (stmts, tail) = self.block_parts(b);
-        let array = matches!(ty, Ty::Array(_)).then_some(quote!());
-        match (tail, self.holder(ty).or(array)) {
-            (Some(v), Some(_)) => {
+        // A local array is the block's value as it is, with no holder to assign.
+        let has_value = self.holder(ty).is_some() || matches!(ty, Ty::Array(_));
+        match (tail, has_value) {
+            (Some(v), true) => {
                 let n = name.cloned().unwrap_or_else(|| self.tmp("__block"));
                 self.emit(quote!(let #n = { #stmts #v };));
                 Atom::Rt(quote!(#n))

@@ -545,13 +545,7 @@ impl<'e> Parser<'e> {
                     self.err(&a.elem, "a local array holds scalars (`u32`, `f32`, ...)");
                     return None;
                 }
-                let len = match &a.len {
-                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
-                        n.base10_parse::<u64>().ok()
-                    }
-                    _ => None,
-                };
-                let Some(len) = len else {
+                let Some(len) = literal_length(&a.len) else {
                     self.err(
                         &a.len,
                         "write the length in an array's type as an integer literal (`[f32; 4]`), or leave the \
@@ -862,12 +856,9 @@ impl<'e> Parser<'e> {
                 ExprKind::Unary(op, Box::new(self.expr(&u.expr)))
             }
             syn::Expr::Binary(b) => return self.binary(b, sp),
-            syn::Expr::Assign(a) if crate::desugar::destructuring_assign(a, 0).is_some() => {
+            syn::Expr::Assign(a) if crate::desugar::assigns_tuple(a) => {
                 let id = self.id();
-                match crate::desugar::destructuring_assign(a, id) {
-                    Some(lets_and_stores) => return self.expr(&lets_and_stores),
-                    None => ExprKind::Error,
-                }
+                return self.expr(&crate::desugar::destructuring_assign(a, id));
             }
             syn::Expr::Assign(a) => {
                 let place = self.place(&a.left);
@@ -958,12 +949,9 @@ impl<'e> Parser<'e> {
             syn::Expr::Loop(l) => {
                 ExprKind::Loop { label: l.label.as_ref().map(|l| l.name.clone()), body: self.block(&l.body) }
             }
-            syn::Expr::ForLoop(f) if crate::desugar::for_in_array(f, 0).is_some() => {
+            syn::Expr::ForLoop(f) if crate::desugar::loops_over_name(f) => {
                 let id = self.id();
-                match crate::desugar::for_in_array(f, id) {
-                    Some(over_indices) => return self.expr(&over_indices),
-                    None => ExprKind::Error,
-                }
+                return self.expr(&crate::desugar::for_in_array(f, id));
             }
             syn::Expr::ForLoop(f) => match self.for_loop(f) {
                 Some(kind) => kind,
@@ -1690,13 +1678,7 @@ impl<'e> Parser<'e> {
             syn::Type::Paren(p) => self.return_annot(&p.elem),
             syn::Type::Array(a) => {
                 let elem = self.scalar_of(&a.elem).filter(|s| !s.is_half())?;
-                let len = match &a.len {
-                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
-                        n.base10_parse::<u64>().ok()?
-                    }
-                    _ => return None,
-                };
-                Some(TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), len))
+                Some(TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), literal_length(&a.len)?))
             }
             other => self.scalar_of(other).filter(|s| !s.is_half()).map(TypeAnnot::Scalar),
         }
@@ -2033,25 +2015,24 @@ fn segment_ident(text: &str, span: proc_macro2::Span) -> Ident {
 /// writes: a `match`'s scrutinee as `match value`, a `for` loop's array as `for .. in
 /// array`, the names of patterns and array elements none.
 fn let_text(local: &syn::Local) -> String {
-    fn hidden(e: &syn::Expr) -> bool {
-        match e {
-            syn::Expr::Path(p) => p.path.get_ident().is_some_and(crate::desugar::is_hidden),
-            syn::Expr::Field(f) => hidden(&f.base),
-            syn::Expr::Index(i) => {
-                matches!(&*i.expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(crate::desugar::is_for_array))
-            }
-            _ => false,
-        }
-    }
     match (&local.pat, &local.init) {
         (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_hidden(&p.ident) => {
             format!("match {}", source_text(&init.expr))
         }
-        (_, Some(init)) if hidden(&init.expr) => String::new(),
         (syn::Pat::Ident(p), Some(init)) if crate::desugar::is_for_array(&p.ident) => {
             format!("for .. in {}", source_text(&init.expr))
         }
+        // The names of patterns and array elements: `source_text` leaves out what names the
+        // hidden values.
         _ => source_text(local),
+    }
+}
+
+/// The length in an array type, `[T; 4]`, when it is an integer literal.
+fn literal_length(len: &syn::Expr) -> Option<u64> {
+    match len {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => n.base10_parse().ok(),
+        _ => None,
     }
 }
 
