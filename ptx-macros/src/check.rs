@@ -908,26 +908,24 @@ impl Checker<'_> {
                 Some(b) => {
                     self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
-                    if self.in_const.is_some_and(|own| b.id < own) && !self.consts.contains(&b.id) {
-                        self.errors.at(
-                            e.span,
-                            format!(
-                                "attempt to use a non-constant value in a constant: `{name}` is a variable, and \
-                                 a `const` reads only literals and constants; write `let` instead of `const`"
-                            ),
-                        );
-                        return (b.ty, true);
-                    }
                     let comptime_param = b.id < self.param_count && b.comptime && !self.device;
                     // A variable known when the kernel is built (`let n = 4;`) is still a variable to
-                    // rustc; one computed on the GPU gets the length's own error.
+                    // rustc; in an array's length, one computed on the GPU gets the length's own error.
                     let variable = b.comptime && !comptime_param && !self.consts.contains(&b.id);
-                    if self.in_array_len.is_some_and(|own| b.id < own) && variable {
+                    let rule = if self.in_const.is_some_and(|own| b.id < own) && !self.consts.contains(&b.id)
+                    {
+                        Some("a `const` reads only literals and constants; write `let` instead of `const`")
+                    } else if self.in_array_len.is_some_and(|own| b.id < own) && variable {
+                        Some("an array's length is a literal, a constant or a `#[comptime]` parameter")
+                    } else {
+                        None
+                    };
+                    if let Some(rule) = rule {
                         self.errors.at(
                             e.span,
                             format!(
                                 "attempt to use a non-constant value in a constant: `{name}` is a variable, and \
-                                 an array's length is a literal, a constant or a `#[comptime]` parameter"
+                                 {rule}"
                             ),
                         );
                         return (b.ty, true);
