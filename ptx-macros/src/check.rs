@@ -1399,7 +1399,7 @@ impl Checker<'_> {
                     if matches!(self.infer.resolve(t), Ty::Array(_)) {
                         self.errors.at(
                             x.span,
-                            "a tuple cannot hold a local array in a kernel: bind the array to a name",
+                            "a tuple cannot hold a local array in a kernel: use the array by itself",
                         );
                         return (Ty::Error, false);
                     }
