@@ -290,6 +290,41 @@ fn for_loops_over_local_arrays_are_rusts() {
     check_twin("for_over_arrays", &xs, 3, &launch, for_over_arrays_host);
 }
 
+// A `for` loop over an array expression, `[16, 8, 4, 2, 1]` or `[v; N]`, perhaps with
+// `.into_iter()`, iterates over it by value as Rust does: the expression is computed once,
+// before the first iteration.
+twin!(for_over_array_expressions, for_over_array_expressions_host, |i, a: &[u32], out: &mut [u32]| {
+    let mut x = a[i];
+    let mut folded = 0u32;
+    for shift in [16u32, 8, 4, 2, 1] {
+        folded ^= x >> shift;
+    }
+    let mut sum = 0u32;
+    for v in [x.wrapping_mul(3); 3] {
+        x = x.wrapping_add(v);
+        sum = sum.wrapping_add(v);
+    }
+    let mut count = 0u32;
+    let mut k = 0u32;
+    'taps: for w in [2u32, x & 7, (x >> 3) & 1].into_iter() {
+        k += 1;
+        if w == 0 {
+            continue 'taps;
+        }
+        count += k * w;
+    }
+    out[3 * i] = folded;
+    out[3 * i + 1] = sum ^ x;
+    out[3 * i + 2] = count;
+});
+
+#[test]
+fn for_loops_over_array_expressions_are_rusts() {
+    let xs = u32_inputs("for_over_array_expressions", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| ForOverArrayExpressions::new().launch(d, c, a, o);
+    check_twin("for_over_array_expressions", &xs, 3, &launch, for_over_array_expressions_host);
+}
+
 // Arrays with their types written out, as Rust code often has them.
 twin!(typed_arrays, typed_arrays_host, |i, a: &[u32], out: &mut [u32]| {
     let mut acc: [u32; 4] = [0; 4];
@@ -429,4 +464,35 @@ fn arrays_are_block_values_and_device_function_results() {
     let xs = f32_inputs("arrays_returned", 100);
     let launch = |d: &_, c, a: &_, o: &mut _| ArraysReturned::new().launch(d, c, a, o);
     check_twin("arrays_returned", &xs, 3, &launch, arrays_returned_host);
+}
+
+/// The warp reduction as CUDA code writes it, over an unrolled array of offsets: each
+/// offset is a constant of the unrolled copy, so the shuffles take immediates.
+#[ptx_kernel]
+fn warp_sum_over_offsets(a: &[u32], out: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    let mut v = a[i];
+    #[unroll]
+    for offset in [16u32, 8, 4, 2, 1] {
+        v = v.wrapping_add(shfl_xor(v, offset));
+    }
+    out[i] = v;
+}
+
+#[test]
+fn an_unrolled_loop_over_offsets_sums_each_warp() -> ptx_dsl::runtime::Result<()> {
+    let dev = Device::sim();
+    let xs = u32_inputs("warp_sum_over_offsets", 64);
+    let a = dev.upload(&xs)?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(xs.len())?;
+    WarpSumOverOffsets::new().launch(&dev, LaunchConfig::linear(xs.len() as u32 / 32, 32), &a, &mut out)?;
+    let got = out.to_vec()?;
+    for (w, warp) in xs.chunks(32).enumerate() {
+        let sum = warp.iter().fold(0u32, |s, &v| s.wrapping_add(v));
+        assert!(got[32 * w..32 * w + 32].iter().all(|&g| g == sum), "warp {w}: {:?} against {sum}", &got[32 * w..]);
+    }
+    let ptx = WarpSumOverOffsets::new().ptx();
+    assert_eq!(ptx.matches("shfl.sync.bfly.b32").count(), 5, "{ptx}");
+    assert!(!ptx.contains("selp"), "constant offsets need no selection:\n{ptx}");
+    Ok(())
 }

@@ -91,17 +91,35 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
     name.to_string().starts_with(FOR_PREFIX)
 }
 
-/// Whether `f` loops over a name (`for v in a`), which [`for_in_array`] rewrites.
-pub fn loops_over_name(f: &syn::ExprForLoop) -> bool {
-    matches!(unparen(&f.expr), syn::Expr::Path(p) if p.path.get_ident().is_some())
+/// Whether `f` loops over an array: a name (`for v in a`, a local array, which the checker
+/// makes sure of) or an array expression (`for d in [16, 8, 4]`, `for v in [0.0; 4]`),
+/// either of them perhaps with `.into_iter()`, which [`for_in_array`] rewrites.
+pub fn loops_over_array(f: &syn::ExprForLoop) -> bool {
+    match array_iterated(&f.expr) {
+        syn::Expr::Path(p) => p.path.get_ident().is_some(),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+        _ => false,
+    }
 }
 
-/// `'label: for PAT in array { .. }` over a name (see [`loops_over_name`]; a local array,
-/// which the checker makes sure of), as Rust iterates a `[T; N]` by value, over a copy:
+/// The array a `for` loop's expression iterates over: the expression without parentheses
+/// and without a trailing `.into_iter()`, which iterates over an array by value as the
+/// array itself does.
+fn array_iterated(e: &syn::Expr) -> &syn::Expr {
+    match unparen(e) {
+        syn::Expr::MethodCall(m) if m.method == "into_iter" && m.args.is_empty() && m.turbofish.is_none() => {
+            unparen(&m.receiver)
+        }
+        other => other,
+    }
+}
+
+/// `'label: for PAT in array { .. }` over an array (see [`loops_over_array`]), as Rust
+/// iterates a `[T; N]` by value, over a copy:
 /// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`
 /// (an `#[unroll]` stays on the loop).
 pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> syn::Expr {
-    let over = unparen(&f.expr);
+    let over = array_iterated(&f.expr);
     let span = f.for_token.span;
     let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
     let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);

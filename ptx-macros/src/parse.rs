@@ -949,7 +949,7 @@ impl<'e> Parser<'e> {
             syn::Expr::Loop(l) => {
                 ExprKind::Loop { label: l.label.as_ref().map(|l| l.name.clone()), body: self.block(&l.body) }
             }
-            syn::Expr::ForLoop(f) if crate::desugar::loops_over_name(f) => {
+            syn::Expr::ForLoop(f) if crate::desugar::loops_over_array(f) => {
                 let id = self.id();
                 return self.expr(&crate::desugar::for_in_array(f, id));
             }
@@ -1901,7 +1901,7 @@ impl<'e> Parser<'e> {
     fn range(&mut self, e: &syn::Expr) -> Option<RangeSpec> {
         const HINT: &str =
             "a `for` loop iterates over a range: `a..b`, `a..=b`, `(a..b).step_by(s)`, `(a..b).rev()` or \
-             `(a..b).rev().step_by(s)`";
+             `(a..b).rev().step_by(s)`, or over a local array: `for v in a`, `for d in [16, 8, 4]`";
         match e {
             syn::Expr::Paren(p) => self.range(&p.expr),
             syn::Expr::Group(g) => self.range(&g.expr),
