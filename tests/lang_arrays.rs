@@ -489,7 +489,11 @@ fn an_unrolled_loop_over_offsets_sums_each_warp() -> ptx_dsl::runtime::Result<()
     let got = out.to_vec()?;
     for (w, warp) in xs.chunks(32).enumerate() {
         let sum = warp.iter().fold(0u32, |s, &v| s.wrapping_add(v));
-        assert!(got[32 * w..32 * w + 32].iter().all(|&g| g == sum), "warp {w}: {:?} against {sum}", &got[32 * w..]);
+        assert!(
+            got[32 * w..32 * w + 32].iter().all(|&g| g == sum),
+            "warp {w}: {:?} against {sum}",
+            &got[32 * w..]
+        );
     }
     let ptx = WarpSumOverOffsets::new().ptx();
     assert_eq!(ptx.matches("shfl.sync.bfly.b32").count(), 5, "{ptx}");

@@ -1,11 +1,12 @@
 //! Integer methods of the standard library beyond arithmetic (`saturating_add`/`_sub`,
 //! `rotate_left`/`_right`, `abs_diff`, `signum`, `is_power_of_two`, `leading_ones`,
 //! `trailing_ones`, `rem_euclid`, `div_euclid`) and the float `rem_euclid`/`div_euclid`, on
-//! every integer width: each body runs as a `#[ptx_kernel]` on the simulator and as plain
+//! every integer width, and `std::cmp::min`/`max` in their spellings: each body runs as a `#[ptx_kernel]` on the simulator and as plain
 //! Rust on the host, compared bit for bit on edge values and fresh random inputs.
 #![allow(clippy::unnecessary_cast)]
 
 use ptx_dsl::prelude::*;
+use std::cmp;
 
 #[macro_use]
 #[path = "common/twin.rs"]
@@ -172,4 +173,23 @@ fn a_comptime_euclidean_divisor_of_zero_is_a_launch_error_not_a_panic() -> ptx_d
         "{err}"
     );
     Ok(())
+}
+
+// `std::cmp::min`/`max` as Rust code spells them: one type for both values, which either
+// value gives (`cmp::min(200, x)` makes the literal a `u64`).
+twin!(cmp_functions, cmp_functions_host, |i, a: &[u64], out: &mut [u64]| {
+    let (x, y) = (a[i], a[(i + 1) % a.len()]);
+    let (s, t) = (x as i32, y as i32);
+    out[5 * i] = std::cmp::min(x, y);
+    out[5 * i + 1] = core::cmp::max(s, t) as u64;
+    out[5 * i + 2] = cmp::min(200, x) + cmp::max(y as u8, 7) as u64;
+    out[5 * i + 3] = Ord::max(s as i64, -3) as u64;
+    out[5 * i + 4] = ::std::cmp::Ord::min(x as i16, t as i16) as u64;
+});
+
+#[test]
+fn std_cmp_min_and_max_are_rusts() {
+    let xs = inputs("cmp_functions");
+    let launch = |d: &_, c, a: &_, o: &mut _| CmpFunctions::new().launch(d, c, a, o);
+    check_twin("cmp_functions", &xs, 5, &launch, cmp_functions_host);
 }

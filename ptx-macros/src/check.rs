@@ -106,6 +106,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
     let n = kernel.expr_count;
     let mut c = Checker {
         errors,
+        ord_calls: kernel.ord_calls.clone(),
         infer: Infer::default(),
         types: vec![Ty::Error; n],
         comptime: vec![false; n],
@@ -229,6 +230,8 @@ fn check_param(p: &Param, errors: &mut Errors) {
 
 struct Checker<'e> {
     errors: &'e mut Errors,
+    /// [`KernelFn::ord_calls`]: method calls written as `std::cmp::min(a, b)`.
+    ord_calls: Vec<usize>,
     infer: Infer,
     types: Vec<Ty>,
     comptime: Vec<bool>,
@@ -1980,9 +1983,18 @@ impl Checker<'_> {
 
     fn method(&mut self, e: &Expr, receiver: &Expr, method: &syn::Ident, args: &[Expr]) -> (Ty, bool) {
         let rt = self.types[receiver.id].clone();
-        let resolved = self.infer.resolve(&rt);
         let name = method.to_string();
         let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
+        let ord_call = self.ord_calls.contains(&e.id);
+        if ord_call {
+            // A generic function of one type `T: Ord`: the two values unify, either one
+            // giving the type (`std::cmp::min(2, n)`).
+            let what = format!(" (the two values of `std::cmp::{name}` have one type)");
+            if self.expect(args[0].span, &rt, &arg_types[0], &what) == Ty::Error {
+                return (Ty::Error, false);
+            }
+        }
+        let resolved = self.infer.resolve(&rt);
         let all_comptime = self.comptime[receiver.id] && args.iter().all(|a| self.comptime[a.id]);
         let scalar = match resolved {
             Ty::Scalar(s) => s,
@@ -2008,6 +2020,15 @@ impl Checker<'_> {
                 return (Ty::Error, false);
             }
         };
+        if ord_call && scalar.is_float() {
+            let msg = format!(
+                "`std::cmp::{name}` takes `Ord` values, and `{0}` is not `Ord` (a NaN is unordered): \
+                 write `a.{name}(b)`, `{0}::{name}`, which gives the other value when one is a NaN",
+                scalar.name()
+            );
+            self.errors.at(e.span, msg);
+            return (Ty::Error, false);
+        }
         let Some(sig) = method_signature(scalar, &name) else {
             let msg = if name == "into" {
                 "`into` is not supported in kernels: name the target type, `T::from(x)` (or `x as T`)"

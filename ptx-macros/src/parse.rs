@@ -58,8 +58,34 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
         }
     }
     let name = func.sig.ident.clone();
-    let kernel = KernelFn { attrs, vis: func.vis.clone(), name, params, rejected, body, expr_count: 0 };
+    let kernel = KernelFn {
+        attrs,
+        vis: func.vis.clone(),
+        name,
+        params,
+        rejected,
+        body,
+        expr_count: 0,
+        ord_calls: Vec::new(),
+    };
     Some(p.finish(kernel))
+}
+
+/// `min` or `max` when `path` names `std::cmp::min`/`max` as code names them: `std::cmp::min`,
+/// `core::cmp::min`, `cmp::min` (with `use std::cmp;`), `Ord::min` or `std::cmp::Ord::min`.
+fn ord_function(path: &syn::Path) -> Option<&syn::Ident> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = &path.segments.last()?.ident;
+    if last != "min" && last != "max" {
+        return None;
+    }
+    let module = names[..names.len() - 1].iter().map(String::as_str).collect::<Vec<_>>();
+    let named = match module.as_slice() {
+        ["std" | "core", "cmp"] | ["cmp"] | ["Ord"] => true,
+        ["std" | "core", "cmp", "Ord"] | ["cmp", "Ord"] => true,
+        _ => false,
+    };
+    named.then_some(last)
 }
 
 /// The error for an attribute's item that does not parse as a function (`e`, syn's error):
@@ -101,12 +127,15 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
         rejected: Vec::new(),
         body,
         expr_count: 0,
+        ord_calls: Vec::new(),
     };
     p.finish(kernel)
 }
 
 struct Parser<'e> {
     errors: &'e mut Errors,
+    /// The ids of the calls of `std::cmp::min`/`max` ([`KernelFn::ord_calls`]).
+    ord_calls: Vec<usize>,
     next_id: usize,
     kernel_name: String,
     /// The `#[ptx_device]` functions known so far.
@@ -260,11 +289,13 @@ impl<'e> Parser<'e> {
             callee_modules: Vec::new(),
             cycles: Errors::default(),
             rejected_labels: Vec::new(),
+            ord_calls: Vec::new(),
         }
     }
 
     fn finish(self, mut kernel: KernelFn) -> Parsed {
         kernel.expr_count = self.next_id;
+        kernel.ord_calls = self.ord_calls;
         self.errors.extend(self.cycles);
         Parsed {
             kernel,
@@ -1297,6 +1328,9 @@ impl<'e> Parser<'e> {
                     return self.expr_of(ExprKind::TypeCall { ty, func: func.ident.clone(), args }, sp);
                 }
             }
+            if let Some(method) = ord_function(&p.path) {
+                return self.ord_call(c, method, args, sp);
+            }
             if let Some(call) = self.device_call(&p.path, args, sp) {
                 return call;
             }
@@ -1305,12 +1339,27 @@ impl<'e> Parser<'e> {
         let msg = if reserved_device_name(&last).is_some() {
             format!("call the built-in by its name alone: `{last}(..)`, imported from `ptx_dsl::gpu` or the prelude")
         } else {
-            "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins and `T::function(..)` \
-             such as `f32::max(a, b)` (for `std::cmp::min(a, b)`, write `a.min(b)`)"
+            "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins, \
+             `std::cmp::min`/`max` and `T::function(..)` such as `f32::max(a, b)`"
                 .to_string()
         };
         self.err(p, msg);
         self.expr_of(ExprKind::Error, sp)
+    }
+
+    /// `std::cmp::min(a, b)` (or `max`, or `Ord::min`) as the method call `a.min(b)`, which
+    /// the checker allows on `Ord` types only, as rustc does.
+    fn ord_call(&mut self, c: &syn::ExprCall, method: &syn::Ident, args: Vec<Expr>, sp: Sp) -> Expr {
+        let Ok([a, b]) = <[Expr; 2]>::try_from(args) else {
+            self.err(c, format!("`{method}` takes two arguments: `std::cmp::{method}(a, b)`"));
+            return self.expr_of(ExprKind::Error, sp);
+        };
+        let call = self.expr_of(
+            ExprKind::MethodCall { receiver: Box::new(a), method: method.clone(), args: vec![b] },
+            sp,
+        );
+        self.ord_calls.push(call.id);
+        call
     }
 
     /// A call of `path(args)` as a `#[ptx_device]` function: `None` when the path cannot
