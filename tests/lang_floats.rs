@@ -573,7 +573,8 @@ fn halves(x: &[f32], h: &mut [f16], b: &mut [bf16], back: &mut [f32], back_b: &m
     if (i as usize) < x.len() {
         h[i] = f16::from_f32(x[i]);
         b[i] = bf16::from_f32(x[i]);
-        back[i] = h[i].to_f32();
+        // The function form of the method, `f16::to_f32(v)`, is the method.
+        back[i] = f16::to_f32(h[i]);
         back_b[2 * i] = b[i] as f64;
         back_b[2 * i + 1] = h[i].to_f64();
     }

@@ -106,6 +106,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
     let n = kernel.expr_count;
     let mut c = Checker {
         errors,
+        loop_variables: Vec::new(),
         ord_calls: kernel.ord_calls.clone(),
         infer: Infer::default(),
         types: vec![Ty::Error; n],
@@ -230,6 +231,8 @@ fn check_param(p: &Param, errors: &mut Errors) {
 
 struct Checker<'e> {
     errors: &'e mut Errors,
+    /// The bindings of range `for` loops' variables (for the hint on assigning one).
+    loop_variables: Vec<usize>,
     /// [`KernelFn::ord_calls`]: method calls written as `std::cmp::min(a, b)`.
     ord_calls: Vec<usize>,
     infer: Infer,
@@ -1080,7 +1083,8 @@ impl Checker<'_> {
                     }
                 }
             }
-            ExprKind::TypeCall { ty, func, args } if ty.is_half() => {
+            // `f16::to_f32(h)` is the method `h.to_f32()`, checked below with the others.
+            ExprKind::TypeCall { ty, func, args } if ty.is_half() && func != "to_f32" && func != "to_f64" => {
                 let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
                 if func != "from_f32" || args.len() != 1 {
                     let msg = format!(
@@ -1290,7 +1294,14 @@ impl Checker<'_> {
             ExprKind::For { label, var, range, body, unroll } => {
                 let s = self.expr(&range.start);
                 let t = self.expr(&range.end);
-                let ty = self.expect(range.end.span, &s, &t, " (both ends of the range)");
+                let grid_stride =
+                    matches!(range.start.kind, ExprKind::Intrinsic { which: Intrinsic::GridStrideStart, .. });
+                let what = if grid_stride {
+                    " (`grid_stride` takes a `usize` length, as a slice's `len()`: `grid_stride(n as usize)`)"
+                } else {
+                    " (both ends of the range)"
+                };
+                let ty = self.expect(range.end.span, &s, &t, what);
                 if !self.is_int_like(&ty) {
                     let msg = format!("a `for` loop runs over an integer range, found `{}`", self.show(&ty));
                     self.errors.at(range.start.span.to(range.end.span), msg);
@@ -1310,7 +1321,9 @@ impl Checker<'_> {
                 }
                 self.scopes.push(HashMap::new());
                 if let Some(v) = var {
-                    self.binding[e.id] = Some(self.bind(v, ty, false, *unroll && known));
+                    let id = self.bind(v, ty, false, *unroll && known);
+                    self.binding[e.id] = Some(id);
+                    self.loop_variables.push(id);
                 }
                 self.loop_body(label, *unroll, body);
                 self.scopes.pop();
@@ -1708,6 +1721,9 @@ impl Checker<'_> {
                             }
                             _ if b.id < self.param_count => {
                                 format!("; it is a parameter: copy it into a variable, `let mut {name} = {name};`")
+                            }
+                            _ if self.loop_variables.contains(&b.id) => {
+                                format!("; it is a `for` loop's variable: declare it `for mut {name} in ..`")
                             }
                             _ => format!("; declare it `let mut {name}`"),
                         };

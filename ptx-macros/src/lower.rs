@@ -571,7 +571,7 @@ impl Lowerer<'_> {
                     Atom::Rt(quote!(#v.#m))
                 }
             },
-            ExprKind::TypeCall { ty, func, args } if ty.is_half() || func == "from" => {
+            ExprKind::TypeCall { ty, func, args } if ty.is_half() && func == "from_f32" || func == "from" => {
                 let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
                 let s = self.scalar(*ty);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
