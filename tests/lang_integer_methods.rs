@@ -193,3 +193,181 @@ fn std_cmp_min_and_max_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| CmpFunctions::new().launch(d, c, a, o);
     check_twin("cmp_functions", &xs, 5, &launch, cmp_functions_host);
 }
+
+/// Slots each kernel of `more_int_methods!` writes per input.
+const MORE_SLOTS: usize = 12;
+
+/// Defines twin kernel `$kernel` (type `$camel`) and its test over integer type `$t`: the
+/// wrapping, saturating and bit-order methods on pairs `(x, y)` of inputs, and `$a`, `$b`
+/// the methods only one signedness has. `x & MIN` divided by `!(y & 0)` is `MIN / −1` at
+/// run time for the signed types (`0 / MAX` for the unsigned ones).
+macro_rules! more_int_methods {
+    ($t:ident, $kernel:ident, $host:ident, $camel:ident, $test:ident, |$x:ident| $a:expr, $b:expr) => {
+        twin!($kernel, $host, |i, a: &[u64], out: &mut [u64]| {
+            let ($x, y) = (a[i] as $t, a[(i + 1) % a.len()] as $t);
+            let n = (a[(i + 2) % a.len()] % 70) as u32;
+            let o = MORE_SLOTS * i;
+            let d = if y == 0 { 3 } else { y };
+            out[o] = $x.saturating_mul(y) as u64;
+            out[o + 1] = $x.wrapping_div(d) as u64;
+            out[o + 2] = $x.wrapping_rem(d) as u64;
+            out[o + 3] =
+                ($x & $t::MIN).wrapping_div(!(y & 0)) as u64 ^ ($x & $t::MIN).wrapping_rem(!(y & 0)) as u64;
+            out[o + 4] = $x.swap_bytes() as u64;
+            out[o + 5] = $x.reverse_bits() as u64;
+            out[o + 6] = ($x.count_zeros() + 100 * ($x & $t::MAX | 1).ilog2()) as u64;
+            out[o + 7] = $x.wrapping_pow(n) as u64;
+            out[o + 8] = $a as u64;
+            out[o + 9] = $b as u64;
+            out[o + 10] = $x.saturating_mul($t::MAX).saturating_mul(-(1 as i8) as $t) as u64;
+            out[o + 11] = $x.reverse_bits().swap_bytes().reverse_bits() as u64;
+        });
+
+        #[test]
+        fn $test() {
+            let xs = inputs(stringify!($kernel));
+            let launch = |d: &_, c, a: &_, o: &mut _| $camel::new().launch(d, c, a, o);
+            check_twin(stringify!($kernel), &xs, MORE_SLOTS, &launch, $host);
+        }
+    };
+}
+
+more_int_methods!(
+    u8,
+    more_u8,
+    more_u8_host,
+    MoreU8,
+    more_u8_methods_are_rusts,
+    |x| (x >> 1).next_power_of_two(),
+    (x & 1).next_power_of_two()
+);
+more_int_methods!(
+    u16,
+    more_u16,
+    more_u16_host,
+    MoreU16,
+    more_u16_methods_are_rusts,
+    |x| (x >> 1).next_power_of_two(),
+    (x & 1).next_power_of_two()
+);
+more_int_methods!(
+    u32,
+    more_u32,
+    more_u32_host,
+    MoreU32,
+    more_u32_methods_are_rusts,
+    |x| (x >> 1).next_power_of_two(),
+    (x & 1).next_power_of_two()
+);
+more_int_methods!(
+    u64,
+    more_u64,
+    more_u64_host,
+    MoreU64,
+    more_u64_methods_are_rusts,
+    |x| (x >> 1).next_power_of_two(),
+    (x & 1).next_power_of_two()
+);
+more_int_methods!(
+    i8,
+    more_i8,
+    more_i8_host,
+    MoreI8,
+    more_i8_methods_are_rusts,
+    |x| x.wrapping_abs() as u64 ^ (x.unsigned_abs() as u64) << 8,
+    x.is_positive() as u8 + 2 * x.is_negative() as u8
+);
+more_int_methods!(
+    i16,
+    more_i16,
+    more_i16_host,
+    MoreI16,
+    more_i16_methods_are_rusts,
+    |x| x.wrapping_abs() as u64 ^ (x.unsigned_abs() as u64) << 16,
+    x.is_positive() as u8 + 2 * x.is_negative() as u8
+);
+more_int_methods!(
+    i32,
+    more_i32,
+    more_i32_host,
+    MoreI32,
+    more_i32_methods_are_rusts,
+    |x| x.wrapping_abs() as u64 ^ (x.unsigned_abs() as u64) << 32,
+    x.is_positive() as u8 + 2 * x.is_negative() as u8
+);
+more_int_methods!(
+    i64,
+    more_i64,
+    more_i64_host,
+    MoreI64,
+    more_i64_methods_are_rusts,
+    |x| x.wrapping_abs() as u64 ^ x.unsigned_abs(),
+    x.is_positive() as u8 + 2 * x.is_negative() as u8
+);
+
+/// What Rust panics on (`ilog2` of 0) is the launch's `KernelPanic` with Rust's message,
+/// and `next_power_of_two` past the type wraps to 0 as in a release build.
+#[ptx_kernel]
+fn logs_and_powers(a: &[u32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    out[2 * i] = (a[i] as u8).next_power_of_two() as u32 + a[i].next_power_of_two();
+    out[2 * i + 1] = a[i].ilog2();
+}
+
+#[test]
+fn ilog2_of_zero_panics_and_next_power_of_two_wraps() -> ptx_dsl::runtime::Result<()> {
+    use ptx_dsl::runtime::{Device, DeviceBuffer, Error, LaunchConfig};
+    let dev = Device::sim();
+    let a = dev.upload(&[200u32, 0x8000_0001])?;
+    let mut out: DeviceBuffer<u32> = dev.zeroed(4)?;
+    LogsAndPowers::new().launch(&dev, LaunchConfig::linear(1, 2), &a, &mut out)?;
+    // 200u8 has no next power of two in `u8` (0) while 200u32 has 256; 0x01u8 gives 1 and
+    // 0x8000_0001u32 has none in `u32` (0).
+    assert_eq!(out.to_vec()?, [256, 7, 1, 31]);
+    let zero = dev.upload(&[0u32])?;
+    let err = LogsAndPowers::new().launch(&dev, LaunchConfig::linear(1, 1), &zero, &mut out).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message == "argument of integer logarithm must be positive"),
+        "{err}"
+    );
+    Ok(())
+}
+
+/// The same methods on a `#[comptime]` value, computed while the kernel is built (or by the
+/// builder's folding, for those that can panic), give what the host's do.
+#[ptx_kernel]
+fn comptime_int_methods(out: &mut [u32], #[comptime] c: u32, #[comptime] s: i16) {
+    out[0] = c.swap_bytes();
+    out[1] = c.reverse_bits();
+    out[2] = c.saturating_mul(c);
+    out[3] = c.wrapping_div(7) ^ c.wrapping_rem(7);
+    out[4] = c.ilog2() + c.count_zeros();
+    out[5] = (c >> 1).next_power_of_two();
+    out[6] = s.unsigned_abs() as u32 + s.wrapping_abs() as u32 + s.is_negative() as u32;
+    out[7] = s.wrapping_div(-1) as u32 ^ s.saturating_mul(s) as u32;
+}
+
+#[test]
+fn comptime_integer_methods_are_the_hosts() -> ptx_dsl::runtime::Result<()> {
+    use ptx_dsl::runtime::{Device, DeviceBuffer, LaunchConfig};
+    let dev = Device::sim();
+    let mut out: DeviceBuffer<u32> = dev.zeroed(8)?;
+    for (c, s) in [(0x1234_5678u32, i16::MIN), (0x8000_0001, -300), (1, 7)] {
+        ComptimeIntMethods::new(c, s).launch(&dev, LaunchConfig::linear(1, 1), &mut out)?;
+        let want = [
+            c.swap_bytes(),
+            c.reverse_bits(),
+            c.saturating_mul(c),
+            c.wrapping_div(7) ^ c.wrapping_rem(7),
+            c.ilog2() + c.count_zeros(),
+            (c >> 1).next_power_of_two(),
+            // A kernel's `+` wraps, as in a release build.
+            (s.unsigned_abs() as u32)
+                .wrapping_add(s.wrapping_abs() as u32)
+                .wrapping_add(s.is_negative() as u32),
+            s.wrapping_div(-1) as u32 ^ s.saturating_mul(s) as u32,
+        ];
+        assert_eq!(out.to_vec()?, want, "c = {c:#x}, s = {s}");
+    }
+    Ok(())
+}

@@ -2049,6 +2049,13 @@ impl Checker<'_> {
             let msg = if name == "into" {
                 "`into` is not supported in kernels: name the target type, `T::from(x)` (or `x as T`)"
                     .to_string()
+            } else if scalar.is_int() && (name.starts_with("checked_") || name.starts_with("overflowing_")) {
+                let operation = name.split_once('_').map_or("", |(_, op)| op);
+                format!(
+                    "`{name}` gives an `Option` or a tuple with a flag, which kernels do not have: test the \
+                     operands before the operation, or use `wrapping_{operation}` or `saturating_{operation}` \
+                     where they exist"
+                )
             } else {
                 format!(
                     "no method `{name}` on `{}` in kernels; supported: {}",
@@ -2084,11 +2091,18 @@ impl Checker<'_> {
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::Pair => Ty::Tuple(vec![Ty::Scalar(scalar), Ty::Scalar(scalar)]),
         };
-        // `fast_*` have no host form; std's `clamp` panics when `min > max`, and the integer
-        // `rem_euclid`/`div_euclid` on a zero divisor, which must be a launch fault rather
-        // than a panic while building, so these are computed by the builder (which folds
-        // constants) instead.
-        let may_panic = name == "clamp" || scalar.is_int() && name.ends_with("_euclid");
+        // `fast_*` have no host form; std's `clamp` panics when `min > max`, the integer
+        // `rem_euclid`/`div_euclid`/`wrapping_div`/`wrapping_rem` on a zero divisor, `ilog2`
+        // on a value that is not positive and `next_power_of_two` past the type (in a debug
+        // build), which must be a launch fault or wrap rather than panic while building, so
+        // these are computed by the builder (which folds constants) instead.
+        let may_panic = name == "clamp"
+            || scalar.is_int()
+                && (name.ends_with("_euclid")
+                    || matches!(
+                        name.as_str(),
+                        "wrapping_div" | "wrapping_rem" | "ilog2" | "next_power_of_two"
+                    ));
         (ret, all_comptime && !name.starts_with("fast_") && !may_panic)
     }
 }
@@ -2115,9 +2129,11 @@ const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp e
      is_infinite is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
      fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
-    "min max clamp abs signum (signed) pow wrapping_add wrapping_sub wrapping_mul wrapping_neg \
-     wrapping_shl wrapping_shr saturating_add saturating_sub rotate_left rotate_right abs_diff rem_euclid \
-     div_euclid count_ones leading_zeros trailing_zeros leading_ones trailing_ones is_power_of_two (unsigned)";
+    "min max clamp pow wrapping_add wrapping_sub wrapping_mul wrapping_div wrapping_rem wrapping_neg \
+     wrapping_pow wrapping_shl wrapping_shr saturating_add saturating_sub saturating_mul rotate_left rotate_right \
+     swap_bytes reverse_bits abs_diff rem_euclid div_euclid count_ones count_zeros leading_zeros trailing_zeros \
+     leading_ones trailing_ones ilog2, abs signum wrapping_abs unsigned_abs is_positive is_negative (signed), \
+     is_power_of_two next_power_of_two (unsigned)";
 
 /// The list of `scalar`'s methods that an error about an unknown one shows.
 fn methods_help(scalar: Scalar) -> &'static str {
@@ -2167,17 +2183,22 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
         }
     } else if recv.is_int() {
         match name {
-            "min" | "max" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" | "saturating_add"
-            | "saturating_sub" | "rem_euclid" | "div_euclid" => sig(vec![None], Ret::SelfTy, false),
+            "min" | "max" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" | "wrapping_div"
+            | "wrapping_rem" | "saturating_add" | "saturating_sub" | "saturating_mul" | "rem_euclid"
+            | "div_euclid" => sig(vec![None], Ret::SelfTy, false),
             "clamp" => sig(vec![None, None], Ret::SelfTy, false),
-            "abs" | "signum" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
-            "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
-            "abs_diff" => sig(vec![None], Ret::Scalar(recv.unsigned()), false),
-            "wrapping_neg" => sig(vec![], Ret::SelfTy, false),
-            "count_ones" | "leading_zeros" | "trailing_zeros" | "leading_ones" | "trailing_ones" => {
-                sig(vec![], Ret::Scalar(Scalar::U32), false)
+            "abs" | "signum" | "wrapping_abs" if recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
+            "unsigned_abs" if recv.is_signed_int() => sig(vec![], Ret::Scalar(recv.unsigned()), false),
+            "is_positive" | "is_negative" if recv.is_signed_int() => {
+                sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
-            "pow" | "wrapping_shl" | "wrapping_shr" | "rotate_left" | "rotate_right" => {
+            "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "next_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
+            "abs_diff" => sig(vec![None], Ret::Scalar(recv.unsigned()), false),
+            "wrapping_neg" | "swap_bytes" | "reverse_bits" => sig(vec![], Ret::SelfTy, false),
+            "count_ones" | "count_zeros" | "leading_zeros" | "trailing_zeros" | "leading_ones"
+            | "trailing_ones" | "ilog2" => sig(vec![], Ret::Scalar(Scalar::U32), false),
+            "pow" | "wrapping_pow" | "wrapping_shl" | "wrapping_shr" | "rotate_left" | "rotate_right" => {
                 sig(vec![Some(Scalar::U32)], Ret::SelfTy, false)
             }
             _ => None,

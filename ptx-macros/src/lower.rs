@@ -1403,8 +1403,8 @@ impl Lowerer<'_> {
             // The language's shifts mask the amount to the width, as these do.
             ("wrapping_shl", _) => quote!(#k.shl(#recv, #(#vs),*)),
             ("wrapping_shr", _) => quote!(#k.shr(#recv, #(#vs),*)),
-            ("pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
-            ("clamp" | "rem_euclid" | "div_euclid", _) => {
+            ("pow" | "wrapping_pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
+            ("clamp" | "rem_euclid" | "div_euclid" | "wrapping_div" | "wrapping_rem" | "ilog2", _) => {
                 let site = self.site(Sp::of(method));
                 let f = Ident::new(&m, Span::mixed_site());
                 quote!(#k.#f(#recv, #(#vs,)* #site))

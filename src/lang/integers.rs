@@ -1,10 +1,14 @@
 //! The integer methods of Rust's standard library that compose from the language's own
-//! operations: saturating arithmetic, rotations, `abs_diff`, `signum`, `is_power_of_two`,
-//! counts of ones and Euclidean division, each with the meaning the standard library
-//! documents for every width (a narrow type's value sits in a 32-bit register, extended as
-//! its sign says).
+//! operations: saturating and wrapping arithmetic, rotations, byte and bit reversal,
+//! `abs_diff`, `signum`, `is_power_of_two`, `next_power_of_two`, `ilog2`, counts of ones
+//! and zeros and Euclidean division, each with the meaning the standard library documents
+//! for every width (a narrow type's value sits in a 32-bit register, extended as its sign
+//! says), overflow wrapping as in a release build.
 
-use super::ops::Site;
+use ptx_core::fault::FaultKind;
+use ptx_core::{PtxType, S64, U64};
+
+use super::ops::{dispatch, Site};
 use super::{KernelCtx, Scalar, Value};
 
 impl KernelCtx {
@@ -185,8 +189,166 @@ impl KernelCtx {
         }
     }
 
+    /// `x.unsigned_abs()` of a signed integer: `|x|` as the unsigned type of the same width
+    /// (`MIN`'s magnitude included).
+    pub fn unsigned_abs(&mut self, x: Value) -> Value {
+        let magnitude = self.wrapping_abs(x);
+        self.cast(magnitude, x.ty().unsigned())
+    }
+
+    /// `x.is_positive()` of a signed integer.
+    pub fn is_positive(&mut self, x: Value) -> Value {
+        let zero = self.int_constant(0, x.ty());
+        self.gt(x, zero)
+    }
+
+    /// `x.is_negative()` of a signed integer.
+    pub fn is_negative(&mut self, x: Value) -> Value {
+        let zero = self.int_constant(0, x.ty());
+        self.lt(x, zero)
+    }
+
+    /// `x.count_zeros()`, a `u32`: the type's width less its ones.
+    pub fn count_zeros(&mut self, x: Value) -> Value {
+        let ones = self.count_ones(x);
+        self.sub(Value::from(x.ty().bits()), ones)
+    }
+
+    /// `a.wrapping_div(b)`: `a / b`, with `MIN / −1` wrapping to `MIN` (a zero divisor is
+    /// the fault `/` has).
+    pub fn wrapping_div(&mut self, a: Value, b: Value, site: Site) -> Value {
+        let b = self.without_division_overflow(a, b);
+        self.div(a, b, site)
+    }
+
+    /// `a.wrapping_rem(b)`: `a % b`, with `MIN % −1` wrapping to 0 (a zero divisor is the
+    /// fault `%` has).
+    pub fn wrapping_rem(&mut self, a: Value, b: Value, site: Site) -> Value {
+        let b = self.without_division_overflow(a, b);
+        self.rem(a, b, site)
+    }
+
+    /// The divisor `b` with `−1` under `MIN` (the signed division that overflows) replaced
+    /// by 1, whose quotient `MIN` and remainder 0 are the wrapped ones.
+    fn without_division_overflow(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        if !ty.is_signed() {
+            return b;
+        }
+        let (min, _) = self.int_limits(ty);
+        let (minus_one, one) = (self.int_constant(-1, ty), self.int_constant(1, ty));
+        let (a_min, b_minus_one) = (self.eq(a, min), self.eq(b, minus_one));
+        let overflows = self.bitand(a_min, b_minus_one);
+        self.select(overflows, one, b)
+    }
+
+    /// `a.saturating_mul(b)`: the product, or the type's bound it passed.
+    pub fn saturating_mul(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        let (min, max) = self.int_limits(ty);
+        if ty.bits() < 64 {
+            // The exact product fits 64 bits: clamp it to the type's range.
+            let wide = if ty.is_signed() { Scalar::I64 } else { Scalar::U64 };
+            let (wa, wb) = (self.cast(a, wide), self.cast(b, wide));
+            let product = self.mul(wa, wb);
+            let (lo, hi) = (self.cast(min, wide), self.cast(max, wide));
+            let (below, above) = (self.lt(product, lo), self.gt(product, hi));
+            let narrowed = self.cast(product, ty);
+            let clamped = self.select(below, min, narrowed);
+            return self.select(above, max, clamped);
+        }
+        let low = self.mul(a, b);
+        let high = dispatch!(ty.reg_type(), T => Value::of(self.b.mul_hi(a.typed::<T>(), b.typed::<T>()), ty), [U64, S64]);
+        if ty.is_signed() {
+            // The product fits when its high half is the low half's sign extension; past
+            // the range it saturates toward the sign the operands' signs give.
+            let sign = self.shr(low, Value::from(63u32));
+            let fits = self.eq(high, sign);
+            let signs = self.bitxor(a, b);
+            let zero = self.int_constant(0, ty);
+            let negative = self.lt(signs, zero);
+            let bound = self.select(negative, min, max);
+            self.select(fits, low, bound)
+        } else {
+            let zero = self.int_constant(0, ty);
+            let fits = self.eq(high, zero);
+            self.select(fits, low, max)
+        }
+    }
+
+    /// `x.swap_bytes()`: the bytes in reverse order.
+    pub fn swap_bytes(&mut self, x: Value) -> Value {
+        self.reverse_units(x, 8)
+    }
+
+    /// `x.reverse_bits()`: the bits in reverse order.
+    pub fn reverse_bits(&mut self, x: Value) -> Value {
+        self.reverse_units(x, 1)
+    }
+
+    /// `x` with its units of `unit` bits (1 or 8) in reverse order: neighbouring groups of
+    /// `unit`, `2·unit`, ... bits swapped in the register's width, then a narrow type's
+    /// result moved down from the register's top.
+    fn reverse_units(&mut self, x: Value, unit: u32) -> Value {
+        const MASKS: [(u32, u64); 6] = [
+            (1, 0x5555_5555_5555_5555),
+            (2, 0x3333_3333_3333_3333),
+            (4, 0x0f0f_0f0f_0f0f_0f0f),
+            (8, 0x00ff_00ff_00ff_00ff),
+            (16, 0x0000_ffff_0000_ffff),
+            (32, 0x0000_0000_ffff_ffff),
+        ];
+        let ty = x.ty();
+        let (mut v, width) = self.bits_of(x);
+        let constant = |c: u64| if width == 64 { Value::from(c) } else { Value::from(c as u32) };
+        for (shift, mask) in MASKS.into_iter().filter(|&(s, _)| s >= unit && s < width) {
+            let (by, m) = (Value::from(shift), constant(mask));
+            let down = self.shr(v, by);
+            let high_to_low = self.bitand(down, m);
+            let low = self.bitand(v, m);
+            let low_to_high = self.shl(low, by);
+            v = self.bitor(high_to_low, low_to_high);
+        }
+        let v = self.shr(v, Value::from(width - ty.bits()));
+        let bits = self.cast(v, ty.unsigned());
+        self.cast(bits, ty)
+    }
+
+    /// `x.next_power_of_two()` of an unsigned integer: the smallest power of two at least
+    /// `x` (1 for 0), or 0 where that does not fit the type (a release build's wrapping).
+    pub fn next_power_of_two(&mut self, x: Value) -> Value {
+        let ty = x.ty();
+        let one = self.int_constant(1, ty);
+        let below = self.sub(x, one);
+        let used = self.leading_zeros(below);
+        let exponent = self.sub(Value::from(ty.bits()), used);
+        let fits = self.lt(exponent, Value::from(ty.bits()));
+        let power = self.shl(one, exponent);
+        let zero = self.int_constant(0, ty);
+        let power = self.select(fits, power, zero);
+        let small = self.le(x, one);
+        self.select(small, one, power)
+    }
+
+    /// `x.ilog2()`, a `u32`: the position of the highest set bit. `x ≤ 0` is Rust's panic,
+    /// a fault at `site` (in an unchecked kernel the value is then meaningless).
+    pub fn ilog2(&mut self, x: Value, site: Site) -> Value {
+        let zero = self.int_constant(0, x.ty());
+        let not_positive = self.le(x, zero);
+        let message = "argument of integer logarithm must be positive";
+        self.fault_if(
+            not_positive,
+            site.fault(FaultKind::Panic, message),
+            Value::from(0u64),
+            Value::from(0u64),
+        );
+        let zeros = self.leading_zeros(x);
+        let top = Value::from(x.ty().bits() - 1);
+        self.sub(top, zeros)
+    }
+
     /// `x.wrapping_abs()` of a signed integer (`MIN` stays `MIN`).
-    fn wrapping_abs(&mut self, x: Value) -> Value {
+    pub fn wrapping_abs(&mut self, x: Value) -> Value {
         let zero = self.int_constant(0, x.ty());
         let negative = self.lt(x, zero);
         let negated = self.neg(x);

@@ -434,7 +434,7 @@ impl KernelCtx {
 
     /// The bits of integer `x` as an unsigned value of its register width (a narrow type's
     /// sign extension masked off), and that width.
-    fn bits_of(&mut self, x: Value) -> (Value, u32) {
+    pub(super) fn bits_of(&mut self, x: Value) -> (Value, u32) {
         let v = self.cast(x, x.ty().unsigned());
         let (width, wide) = if v.ty().bits() == 64 { (64, Scalar::U64) } else { (32, Scalar::U32) };
         // The register already holds the value zero-extended: only the tag changes.
