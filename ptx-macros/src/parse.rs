@@ -80,11 +80,10 @@ fn ord_function(path: &syn::Path) -> Option<&syn::Ident> {
         return None;
     }
     let module = names[..names.len() - 1].iter().map(String::as_str).collect::<Vec<_>>();
-    let named = match module.as_slice() {
-        ["std" | "core", "cmp"] | ["cmp"] | ["Ord"] => true,
-        ["std" | "core", "cmp", "Ord"] | ["cmp", "Ord"] => true,
-        _ => false,
-    };
+    let named = matches!(
+        module.as_slice(),
+        ["std" | "core", "cmp"] | ["cmp"] | ["Ord"] | ["std" | "core", "cmp", "Ord"] | ["cmp", "Ord"]
+    );
     named.then_some(last)
 }
 
