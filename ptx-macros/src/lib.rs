@@ -117,9 +117,9 @@ fn expand_on_this_stack(attr: TokenStream, item: TokenStream, devices: &device::
         return errors.to_tokens();
     }
     let checked = check::check(&parsed.kernel, &mut errors);
-    if errors.is_empty() {
-        overflow::check(&parsed.kernel, &checked, &mut errors);
-    }
+    // Constant overflow is independent of the other errors: reported with them (on the
+    // expressions whose types are known).
+    overflow::check(&parsed.kernel, &checked, &mut errors);
     if !errors.is_empty() {
         return errors.to_tokens();
     }

@@ -168,8 +168,12 @@ impl Folder<'_> {
     fn expr_at_depth(&mut self, e: &Expr) -> Option<i128> {
         match &e.kind {
             ExprKind::Lit(Lit::Int { value, .. }) => {
-                self.scalar(e)?;
-                i128::try_from(*value).ok()
+                // A literal past its type is the checker's error already, but for `MIN`'s
+                // magnitude, which `-` makes `MIN`.
+                let ty = self.scalar(e)?;
+                let (_, max) = ty.int_range();
+                let v = i128::try_from(*value).ok()?;
+                (v <= max + i128::from(ty.is_signed_int())).then_some(v)
             }
             ExprKind::Const { ty, path } => {
                 let (lo, hi) = ty.is_int().then(|| ty.int_range())?;
