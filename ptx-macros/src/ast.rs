@@ -291,6 +291,10 @@ impl Stmt {
 pub enum LetRole {
     /// Written in the source.
     Source,
+    /// Written in the source under `#[allow(..)]` (or a pattern's names bound again for an
+    /// arm's body after its guard): as [`LetRole::Source`], and its names are never reported
+    /// unused by rustc's lint, which sees them in the generated code.
+    Allowed,
     /// Parameter `param` of device function `function`, bound to the call's argument.
     Argument {
         /// The device function.
@@ -338,6 +342,22 @@ pub enum Pat {
     Wild,
     /// `(a, b, ..)`.
     Tuple(Vec<Pat>, Sp),
+}
+
+impl Pat {
+    /// The names the pattern binds, left to right.
+    pub fn names(&self) -> Vec<&Ident> {
+        fn collect<'p>(pat: &'p Pat, out: &mut Vec<&'p Ident>) {
+            match pat {
+                Pat::Ident { name, .. } => out.push(name),
+                Pat::Wild => {}
+                Pat::Tuple(pats, _) => pats.iter().for_each(|p| collect(p, out)),
+            }
+        }
+        let mut out = Vec::new();
+        collect(self, &mut out);
+        out
+    }
 }
 
 /// An expression with its span and id.

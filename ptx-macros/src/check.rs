@@ -667,7 +667,9 @@ impl Checker<'_> {
                             .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
                     }
                     let context = match role {
-                        LetRole::Source => " (the `let`'s annotation and its value)".to_string(),
+                        LetRole::Source | LetRole::Allowed => {
+                            " (the `let`'s annotation and its value)".to_string()
+                        }
                         LetRole::Const => " (the `const`'s type and its value)".to_string(),
                         LetRole::Argument { function, param, .. } => {
                             format!(" (argument `{param}` of `{function}`)")
@@ -740,15 +742,7 @@ impl Checker<'_> {
 
     /// Reports each name a pattern binds more than once (`let (p, p) = ..`), as rustc does.
     fn report_repeated_names(&mut self, pat: &Pat) {
-        fn names<'p>(pat: &'p Pat, out: &mut Vec<&'p syn::Ident>) {
-            match pat {
-                Pat::Ident { name, .. } => out.push(name),
-                Pat::Wild => {}
-                Pat::Tuple(pats, _) => pats.iter().for_each(|p| names(p, out)),
-            }
-        }
-        let mut seen = Vec::new();
-        names(pat, &mut seen);
+        let seen = pat.names();
         for (i, name) in seen.iter().enumerate() {
             if seen[..i].contains(name) {
                 self.errors.at(

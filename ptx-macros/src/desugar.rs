@@ -200,7 +200,11 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
     let mut chain: Option<TokenStream> = None;
     for (i, (a, pat, guard, body)) in arms.iter().enumerate().rev() {
         let bindings = &a.bindings;
-        let block = quote_spanned!(body.span()=> { #(#bindings)* #body });
+        // After a guard, which reads the names, the body binds them again: that copy is not
+        // reported unused, as the one binding Rust has is read by the guard.
+        let allow =
+            guard.map(|_| quote_spanned!(body.span()=> #[allow(unused_variables)])).unwrap_or_default();
+        let block = quote_spanned!(body.span()=> { #(#allow #bindings)* #body });
         let test = match (&a.test, guard) {
             // The `let _ = value;` (which computes nothing) tells the guard from other
             // operands of `&&`, for its errors (`crate::check`).

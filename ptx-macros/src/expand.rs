@@ -311,7 +311,7 @@ pub fn expand_kernel(
             #launch
 
             /// Builds the kernel's IR, with the table of the places where it can fault.
-            #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
+            #[allow(unused_braces, clippy::all)]
             #vis fn build_with_sites(&self) -> (#p::KernelIr, ::std::vec::Vec<#p::FaultSite>) {
                 let mut #k = #p::KernelCtx::new(#name_str, #checked_flag);
                 #(#declare)*

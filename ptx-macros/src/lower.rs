@@ -266,72 +266,83 @@ impl Lowerer<'_> {
         self.note(start, s.text());
         match s {
             Stmt::Let { pat, init, role, ty: annot, .. } => {
-                let ty = self.ty(init);
-                if let (Ty::Array(_), Pat::Ident { name, .. }) = (&ty, pat) {
-                    // Its own registers, as Rust copies an array: assigning an element of one
-                    // binding leaves the others as they were.
-                    let (v, k, label) = (self.value(init), ctx(), name.to_string());
-                    if let Some((TypeAnnot::Array(_, len), sp)) = annot {
-                        let (len, site) = (*len as usize, self.site(*sp));
-                        self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
-                    }
-                    self.emit(quote!(let #name = #k.local_bind(&#v, #label);));
-                    return;
+                self.let_stmt(pat, init, role, annot);
+                if matches!(role, LetRole::Allowed | LetRole::Argument { .. }) {
+                    // Read in the generated code, so that rustc's lint for unused variables
+                    // (which sees that code) passes them over: they are allowed, or a device
+                    // function's parameters, reported at the function's host copy.
+                    let names = pat.names();
+                    self.emit(quote!(#(let _ = &#names;)*));
                 }
-                if let Pat::Ident { name, mutable: false } = pat {
-                    if self.checked.comptime[init.id] {
-                        // A `const` is bound under a name of its own (`Checked::consts`),
-                        // named as constants are, which rustc's lint for variables would flag.
-                        let (name, lint) = match role {
-                            LetRole::Const => (const_name(name), quote!(#[allow(non_snake_case)])),
-                            _ => (name.clone(), quote!()),
-                        };
-                        let host = match self.expr(init, None) {
-                            Atom::Host(h) => h,
-                            Atom::Rt(r) => r,
-                            Atom::Unit => quote!(()),
-                        };
-                        let annot = match &ty {
-                            Ty::Scalar(_) if self.checked.host_typed[init.id] => quote!(),
-                            Ty::Scalar(s) => {
-                                let t = host_type(*s);
-                                quote!(: #t)
-                            }
-                            _ => quote!(),
-                        };
-                        self.emit(quote!(#lint let #name #annot = #host;));
-                        return;
-                    }
-                    if !self.checked.reads_mutable[init.id] {
-                        match self.expr(init, Some(name)) {
-                            // Bound by `expr` under this name already; a variable's own
-                            // name (`let x = x;`) may be another hygiene context's (a device
-                            // function's parameter bound to the caller's `x`): bound again.
-                            Atom::Rt(ts)
-                                if *name == ts.to_string() && !matches!(init.kind, ExprKind::Path(_)) => {}
-                            Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
-                            Atom::Host(h) => {
-                                let v = self.host_to_rt(h, &ty);
-                                self.emit(quote!(let #name = #v;));
-                            }
-                            Atom::Unit => self.emit(quote!(let #name = ();)),
-                        }
-                        return;
-                    }
-                }
-                if self.checked.comptime[init.id] {
-                    let host = match self.expr(init, None) {
-                        Atom::Host(h) | Atom::Rt(h) => h,
-                        Atom::Unit => quote!(()),
-                    };
-                    self.bind_host_pat(pat, host, &ty);
-                    return;
-                }
-                let v = self.bound_value(init);
-                self.bind_pat(pat, v, &ty);
             }
             Stmt::Expr { expr, .. } => self.expr_stmt(expr),
         }
+    }
+
+    /// A `let` statement.
+    fn let_stmt(&mut self, pat: &Pat, init: &Expr, role: &LetRole, annot: &Option<(TypeAnnot, Sp)>) {
+        let ty = self.ty(init);
+        if let (Ty::Array(_), Pat::Ident { name, .. }) = (&ty, pat) {
+            // Its own registers, as Rust copies an array: assigning an element of one
+            // binding leaves the others as they were.
+            let (v, k, label) = (self.value(init), ctx(), name.to_string());
+            if let Some((TypeAnnot::Array(_, len), sp)) = annot {
+                let (len, site) = (*len as usize, self.site(*sp));
+                self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
+            }
+            self.emit(quote!(let #name = #k.local_bind(&#v, #label);));
+            return;
+        }
+        if let Pat::Ident { name, mutable: false } = pat {
+            if self.checked.comptime[init.id] {
+                // A `const` is bound under a name of its own (`Checked::consts`),
+                // named as constants are, which rustc's lint for variables would flag.
+                let (name, lint) = match role {
+                    LetRole::Const => (const_name(name), quote!(#[allow(non_snake_case)])),
+                    _ => (name.clone(), quote!()),
+                };
+                let host = match self.expr(init, None) {
+                    Atom::Host(h) => h,
+                    Atom::Rt(r) => r,
+                    Atom::Unit => quote!(()),
+                };
+                let annot = match &ty {
+                    Ty::Scalar(_) if self.checked.host_typed[init.id] => quote!(),
+                    Ty::Scalar(s) => {
+                        let t = host_type(*s);
+                        quote!(: #t)
+                    }
+                    _ => quote!(),
+                };
+                self.emit(quote!(#lint let #name #annot = #host;));
+                return;
+            }
+            if !self.checked.reads_mutable[init.id] {
+                match self.expr(init, Some(name)) {
+                    // Bound by `expr` under this name already; a variable's own
+                    // name (`let x = x;`) may be another hygiene context's (a device
+                    // function's parameter bound to the caller's `x`): bound again.
+                    Atom::Rt(ts) if *name == ts.to_string() && !matches!(init.kind, ExprKind::Path(_)) => {}
+                    Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
+                    Atom::Host(h) => {
+                        let v = self.host_to_rt(h, &ty);
+                        self.emit(quote!(let #name = #v;));
+                    }
+                    Atom::Unit => self.emit(quote!(let #name = ();)),
+                }
+                return;
+            }
+        }
+        if self.checked.comptime[init.id] {
+            let host = match self.expr(init, None) {
+                Atom::Host(h) | Atom::Rt(h) => h,
+                Atom::Unit => quote!(()),
+            };
+            self.bind_host_pat(pat, host, &ty);
+            return;
+        }
+        let v = self.bound_value(init);
+        self.bind_pat(pat, v, &ty);
     }
 
     /// An expression statement. After `if cond { return; }` (or `break`/`continue`: an arm

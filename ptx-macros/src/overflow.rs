@@ -109,7 +109,7 @@ impl Folder<'_> {
                     let mut values = Vec::new();
                     self.let_values(pat, init, &mut values);
                     // rustc sees neither into a function's arguments nor out of its result.
-                    let keep = matches!(role, LetRole::Source | LetRole::Const);
+                    let keep = matches!(role, LetRole::Source | LetRole::Allowed | LetRole::Const);
                     for (pat, value) in values {
                         self.bind(pat, value.filter(|_| keep));
                     }

@@ -729,9 +729,24 @@ impl<'e> Parser<'e> {
         );
     }
 
+    /// The role of a `let` of the source here: a device function's names are reported
+    /// unused at its host copy, not again in each kernel that inlines it.
+    fn source_role(&self) -> LetRole {
+        if self.inlining.is_empty() {
+            LetRole::Source
+        } else {
+            LetRole::Allowed
+        }
+    }
+
     fn local(&mut self, local: &syn::Local) -> Option<Stmt> {
+        let mut role = self.source_role();
         for a in &local.attrs {
-            self.err(a, "attributes on `let` are not supported in kernels");
+            if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {
+                role = LetRole::Allowed;
+            } else {
+                self.err(a, "of the attributes on `let`, kernels take `#[allow(..)]` only");
+            }
         }
         let (pat, mut ty) = match &local.pat {
             syn::Pat::Type(pt) => {
@@ -772,7 +787,7 @@ impl<'e> Parser<'e> {
                 }
             }
         };
-        Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: let_text(local), role: LetRole::Source })
+        Some(Stmt::Let { pat, ty, init, span: Sp::of(local), text: let_text(local), role })
     }
 
     /// `const NAME: T = value;` in the body: an immutable binding of type `T` whose value the
@@ -1925,17 +1940,25 @@ impl<'e> Parser<'e> {
             let (name, sp) = (pi.ident.clone(), Sp::of(pi));
             let init = self.expr_of(ExprKind::Path(name.clone()), sp);
             let text = format!("let mut {name} = {name};");
+            let role = self.source_role();
             body.stmts.insert(
                 0,
-                Stmt::Let {
-                    pat: Pat::Ident { name, mutable: true },
-                    ty: None,
-                    init,
-                    span: sp,
-                    text,
-                    role: LetRole::Source,
-                },
+                Stmt::Let { pat: Pat::Ident { name, mutable: true }, ty: None, init, span: sp, text, role },
             );
+        } else if let (Some(name), false) = (&var, self.inlining.is_empty()) {
+            // A device function's loop variable is read (`let _ = i;`, which computes
+            // nothing), so that it is reported unused at the function's host copy only.
+            let sp = Sp::of(name);
+            let init = self.expr_of(ExprKind::Path(name.clone()), sp);
+            let read = Stmt::Let {
+                pat: Pat::Wild,
+                ty: None,
+                init,
+                span: sp,
+                text: String::new(),
+                role: LetRole::Source,
+            };
+            body.stmts.insert(0, read);
         }
         Some(ExprKind::For {
             label: f.label.as_ref().map(|l| l.name.clone()),

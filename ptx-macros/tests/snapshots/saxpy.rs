@@ -48,7 +48,7 @@ impl Saxpy {
         }
     }
     /// Builds the kernel's IR, with the table of the places where it can fault.
-    #[allow(unused_variables, unused_mut, unused_braces, clippy::all)]
+    #[allow(unused_braces, clippy::all)]
     pub fn build_with_sites(
         &self,
     ) -> (
