@@ -371,3 +371,65 @@ fn comptime_integer_methods_are_the_hosts() -> ptx_dsl::runtime::Result<()> {
     }
     Ok(())
 }
+
+// Rounded-up division and the next multiple (unsigned), by divisors that are not zero and
+// do not let `next_multiple_of` pass the type (which panics in a debug build).
+macro_rules! rounding_up {
+    ($t:ident, $kernel:ident, $host:ident, $camel:ident, $test:ident) => {
+        twin!($kernel, $host, |i, a: &[u64], out: &mut [u64]| {
+            let (x, y) = (a[i] as $t, a[(i + 1) % a.len()] as $t);
+            let d = (y >> 1) | 1;
+            out[3 * i] = x.div_ceil(d) as u64;
+            out[3 * i + 1] = (x >> 1).next_multiple_of(d) as u64;
+            out[3 * i + 2] = x.div_ceil(y | 1) as u64 ^ (x & 7).next_multiple_of(8) as u64;
+        });
+
+        #[test]
+        fn $test() {
+            let xs = inputs(stringify!($kernel));
+            let launch = |d: &_, c, a: &_, o: &mut _| $camel::new().launch(d, c, a, o);
+            check_twin(stringify!($kernel), &xs, 3, &launch, $host);
+        }
+    };
+}
+
+rounding_up!(u8, round_up_u8, round_up_u8_host, RoundUpU8, u8_rounding_up_is_rusts);
+rounding_up!(u16, round_up_u16, round_up_u16_host, RoundUpU16, u16_rounding_up_is_rusts);
+rounding_up!(u32, round_up_u32, round_up_u32_host, RoundUpU32, u32_rounding_up_is_rusts);
+rounding_up!(u64, round_up_u64, round_up_u64_host, RoundUpU64, u64_rounding_up_is_rusts);
+
+// `is_normal` and `is_subnormal` on both float types, subnormals, zeros, infinities and
+// NaN among the inputs (an f64 input narrowed to f32 too).
+twin!(float_classes, float_classes_host, |i, a: &[f64], out: &mut [f64]| {
+    let x = a[i];
+    let y = x as f32;
+    let classes = x.is_normal() as u32
+        + 2 * x.is_subnormal() as u32
+        + 4 * y.is_normal() as u32
+        + 8 * y.is_subnormal() as u32;
+    out[i] = classes as f64;
+});
+
+#[test]
+fn float_classes_are_rusts() {
+    let mut xs = f64_inputs("float_classes", 200);
+    xs.extend([
+        0.0,
+        -0.0,
+        f64::MIN_POSITIVE,
+        -f64::MIN_POSITIVE / 2.0,
+        f64::MIN_POSITIVE * (1.0 - f64::EPSILON),
+        5e-324,
+        f64::from(f32::MIN_POSITIVE),
+        -f64::from(f32::MIN_POSITIVE) / 3.0,
+        1e-45,
+        1e-46,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        1.0,
+    ]);
+    let launch = |d: &_, c, a: &_, o: &mut _| FloatClasses::new().launch(d, c, a, o);
+    check_twin("float_classes", &xs, 1, &launch, float_classes_host);
+}

@@ -2095,7 +2095,12 @@ impl Checker<'_> {
                 && (name.ends_with("_euclid")
                     || matches!(
                         name.as_str(),
-                        "wrapping_div" | "wrapping_rem" | "ilog2" | "next_power_of_two"
+                        "wrapping_div"
+                            | "wrapping_rem"
+                            | "ilog2"
+                            | "next_power_of_two"
+                            | "div_ceil"
+                            | "next_multiple_of"
                     ));
         (ret, all_comptime && !name.starts_with("fast_") && !may_panic)
     }
@@ -2120,14 +2125,14 @@ struct Signature {
 const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 log10 log powf powi tanh \
      cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
      mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
-     is_infinite is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
+     is_infinite is_normal is_subnormal is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
      fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
 const INT_METHODS_HELP: &str =
     "min max clamp pow wrapping_add wrapping_sub wrapping_mul wrapping_div wrapping_rem wrapping_neg \
      wrapping_pow wrapping_shl wrapping_shr saturating_add saturating_sub saturating_mul rotate_left rotate_right \
      swap_bytes reverse_bits abs_diff rem_euclid div_euclid count_ones count_zeros leading_zeros trailing_zeros \
      leading_ones trailing_ones ilog2, abs signum wrapping_abs unsigned_abs is_positive is_negative (signed), \
-     is_power_of_two next_power_of_two (unsigned)";
+     is_power_of_two next_power_of_two div_ceil next_multiple_of (unsigned)";
 
 /// The list of `scalar`'s methods that an error about an unknown one shows.
 fn methods_help(scalar: Scalar) -> &'static str {
@@ -2154,9 +2159,8 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             }
             "sqrt" | "recip" | "abs" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc" | "fract"
             | "signum" | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
-            "is_nan" | "is_finite" | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
-                sig(vec![], Ret::Scalar(Scalar::Bool), false)
-            }
+            "is_nan" | "is_finite" | "is_infinite" | "is_normal" | "is_subnormal" | "is_sign_negative"
+            | "is_sign_positive" => sig(vec![], Ret::Scalar(Scalar::Bool), false),
             "sin_cos" => sig(vec![], Ret::Pair, false),
             "powf" | "hypot" | "atan2" | "log" | "rem_euclid" | "div_euclid" => {
                 sig(vec![None], Ret::SelfTy, false)
@@ -2187,6 +2191,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
             "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "div_ceil" | "next_multiple_of" if !recv.is_signed_int() => sig(vec![None], Ret::SelfTy, false),
             "next_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
             "abs_diff" => sig(vec![None], Ret::Scalar(recv.unsigned()), false),
             "wrapping_neg" | "swap_bytes" | "reverse_bits" => sig(vec![], Ret::SelfTy, false),

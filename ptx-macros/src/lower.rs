@@ -1415,7 +1415,11 @@ impl Lowerer<'_> {
             ("wrapping_shl", _) => quote!(#k.shl(#recv, #(#vs),*)),
             ("wrapping_shr", _) => quote!(#k.shr(#recv, #(#vs),*)),
             ("pow" | "wrapping_pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
-            ("clamp" | "rem_euclid" | "div_euclid" | "wrapping_div" | "wrapping_rem" | "ilog2", _) => {
+            (
+                "clamp" | "rem_euclid" | "div_euclid" | "wrapping_div" | "wrapping_rem" | "ilog2"
+                | "div_ceil" | "next_multiple_of",
+                _,
+            ) => {
                 let site = self.site(Sp::of(method));
                 let f = Ident::new(&m, Span::mixed_site());
                 quote!(#k.#f(#recv, #(#vs,)* #site))

@@ -1,5 +1,5 @@
 //! The integer methods of Rust's standard library that compose from the language's own
-//! operations: saturating and wrapping arithmetic, rotations, byte and bit reversal,
+//! operations: saturating and wrapping arithmetic, rounded-up division, rotations, byte and bit reversal,
 //! `abs_diff`, `signum`, `is_power_of_two`, `next_power_of_two`, `ilog2`, counts of ones
 //! and zeros and Euclidean division, each with the meaning the standard library documents
 //! for every width (a narrow type's value sits in a 32-bit register, extended as its sign
@@ -345,6 +345,27 @@ impl KernelCtx {
         let zeros = self.leading_zeros(x);
         let top = Value::from(x.ty().bits() - 1);
         self.sub(top, zeros)
+    }
+
+    /// `a.div_ceil(b)` of unsigned integers: the quotient rounded up (a zero divisor is the
+    /// fault `/` has).
+    pub fn div_ceil(&mut self, a: Value, b: Value, site: Site) -> Value {
+        let (quotient, remainder) = (self.div(a, b, site), self.rem(a, b, site));
+        let zero = self.int_constant(0, a.ty());
+        let inexact = self.ne(remainder, zero);
+        let up = self.cast(inexact, a.ty());
+        self.add(quotient, up)
+    }
+
+    /// `a.next_multiple_of(b)` of unsigned integers: the smallest multiple of `b` at least
+    /// `a`, wrapping past the type as in a release build (a zero `b` is the fault `%` has).
+    pub fn next_multiple_of(&mut self, a: Value, b: Value, site: Site) -> Value {
+        let remainder = self.rem(a, b, site);
+        let zero = self.int_constant(0, a.ty());
+        let exact = self.eq(remainder, zero);
+        let missing = self.sub(b, remainder);
+        let raised = self.add(a, missing);
+        self.select(exact, a, raised)
     }
 
     /// `x.wrapping_abs()` of a signed integer (`MIN` stays `MIN`).

@@ -325,6 +325,30 @@ impl KernelCtx {
         self.eq(a, inf)
     }
 
+    /// `x.is_normal()`: neither zero, subnormal, infinite nor NaN.
+    pub fn is_normal(&mut self, x: Value) -> Value {
+        let a = self.abs(x);
+        let smallest = self.smallest_normal(x.ty());
+        let inf = self.cast(Value::from(f64::INFINITY), x.ty());
+        let (large_enough, finite) = (self.ge(a, smallest), self.lt(a, inf));
+        self.bitand(large_enough, finite)
+    }
+
+    /// `x.is_subnormal()`: not zero, and smaller in magnitude than the smallest normal value.
+    pub fn is_subnormal(&mut self, x: Value) -> Value {
+        let a = self.abs(x);
+        let smallest = self.smallest_normal(x.ty());
+        let zero = self.cast(Value::from(0.0f64), x.ty());
+        let (small, nonzero) = (self.lt(a, smallest), self.gt(a, zero));
+        self.bitand(small, nonzero)
+    }
+
+    /// `MIN_POSITIVE` of float type `ty`: its smallest normal magnitude.
+    fn smallest_normal(&mut self, ty: Scalar) -> Value {
+        let smallest = if ty == Scalar::F32 { f64::from(f32::MIN_POSITIVE) } else { f64::MIN_POSITIVE };
+        self.cast(Value::from(smallest), ty)
+    }
+
     /// `x.is_sign_negative()`: the sign bit, also of `-0.0` and NaN.
     pub fn is_sign_negative(&mut self, x: Value) -> Value {
         let one = self.cast(Value::from(1.0f64), x.ty());
