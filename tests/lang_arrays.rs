@@ -500,3 +500,30 @@ fn an_unrolled_loop_over_offsets_sums_each_warp() -> ptx_dsl::runtime::Result<()
     assert!(!ptx.contains("selp"), "constant offsets need no selection:\n{ptx}");
     Ok(())
 }
+
+// `swap(i, j)` on a slice parameter and on a local array, as the standard library's: a
+// compare-and-swap network sorts each thread's four elements.
+twin!(swaps, swaps_host, |i, a: &[u32], out: &mut [u32]| {
+    let mut w = [a[i], a[(i + 1) % a.len()], a[(i + 2) % a.len()], a[(i + 3) % a.len()]];
+    let first = [0usize, 2, 0, 1, 1];
+    let second = [1usize, 3, 2, 3, 2];
+    for k in 0..5 {
+        let (p, q) = (first[k], second[k]);
+        if w[p] > w[q] {
+            w.swap(p, q);
+        }
+    }
+    for k in 0..4 {
+        out[4 * i + k] = w[k];
+    }
+    out.swap(4 * i, 4 * i + (a[i] % 4) as usize);
+    w.swap(1, 1);
+    out[4 * i + 1] ^= w[1];
+});
+
+#[test]
+fn swaps_are_rusts() {
+    let xs = u32_inputs("swaps", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| Swaps::new().launch(d, c, a, o);
+    check_twin("swaps", &xs, 4, &launch, swaps_host);
+}

@@ -666,7 +666,10 @@ impl Checker<'_> {
                         self.errors
                             .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
                     }
+                    let swap_index =
+                        matches!(pat, Pat::Ident { name, .. } if crate::desugar::is_swap_index(name));
                     let context = match role {
+                        _ if swap_index => " (`swap` takes `usize` indices)".to_string(),
                         LetRole::Source | LetRole::Allowed => {
                             " (the `let`'s annotation and its value)".to_string()
                         }
@@ -678,7 +681,7 @@ impl Checker<'_> {
                             format!(" (the return type of `{function}` and the value of its body)")
                         }
                     };
-                    t = self.expect(*sp, &want, &t, &context);
+                    t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
                 }
                 let comptime = self.comptime[init.id];
                 if matches!(role, LetRole::Const) && matches!(self.infer.resolve(&t), Ty::Array(_)) {
@@ -829,6 +832,12 @@ impl Checker<'_> {
                 self.bind(name, ty.clone(), *mutable, comptime && !*mutable);
             }
             Pat::Wild => {}
+            Pat::Tuple(pats, _) if self.infer.resolve(ty) == Ty::Error => {
+                // The value's mistake is reported: its names take any use without another.
+                for p in pats {
+                    self.bind_pat(p, &Ty::Error, comptime);
+                }
+            }
             Pat::Tuple(pats, sp) => {
                 let elems: Vec<Ty> = pats.iter().map(|_| self.infer.fresh(VarKind::Any)).collect();
                 let want = Ty::Tuple(elems.clone());

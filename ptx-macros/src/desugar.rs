@@ -1,7 +1,7 @@
 //! `match`, `if let` and `while let` as the language's own `if` chains and loops, a `for`
-//! loop over a local array as one over its indices, and a destructuring assignment
-//! (`(a, b) = (b, a)`) as a `let` and one assignment per place, rewritten on syn's tree before
-//! parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
+//! loop over a local array as one over its indices, a destructuring assignment
+//! (`(a, b) = (b, a)`) as a `let` and one assignment per place, and `x.swap(i, j)` as the
+//! reads and writes of the elements, rewritten on syn's tree before parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
 //! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
 //! tuples element by element, guards after the pattern's test) and each name the pattern
 //! binds a `let` at the start of its arm. The conditions carry the patterns' spans, so a
@@ -35,10 +35,47 @@ pub fn is_hidden(name: &syn::Ident) -> bool {
     name.to_string().starts_with(HIDDEN_PREFIX)
 }
 
+/// How the hidden names of a `swap`'s indices and element start.
+const SWAP_PREFIX: &str = "__swap_";
+
 /// Whether source text names one of the hidden names this rewriting writes (it is then no
 /// statement of the user's, for the PTX's comments).
 pub fn names_hidden(text: &str) -> bool {
-    [HIDDEN_PREFIX, FOR_PREFIX, ASSIGN_PREFIX].iter().any(|prefix| text.contains(prefix))
+    [HIDDEN_PREFIX, FOR_PREFIX, ASSIGN_PREFIX, SWAP_PREFIX].iter().any(|prefix| text.contains(prefix))
+}
+
+/// Whether `m` is `x.swap(i, j)` on a name (a slice or a local array, which the checker
+/// makes sure of), which [`swap`] rewrites.
+pub fn is_swap(m: &syn::ExprMethodCall) -> bool {
+    m.method == "swap"
+        && m.args.len() == 2
+        && m.turbofish.is_none()
+        && matches!(unparen(&m.receiver), syn::Expr::Path(p) if p.path.get_ident().is_some())
+}
+
+/// Whether `name` is the hidden name of a `swap`'s index (whose type errors name `swap`).
+pub fn is_swap_index(name: &syn::Ident) -> bool {
+    let name = name.to_string();
+    name.starts_with(SWAP_PREFIX) && (name.ends_with("_i") || name.ends_with("_j"))
+}
+
+/// `x.swap(i, j)` as the standard library's `<[T]>::swap` does it, on `usize` indices:
+/// `{ let __swap_N_i: usize = i; let __swap_N_j: usize = j; let __swap_N = x[__swap_N_i];
+/// x[__swap_N_i] = x[__swap_N_j]; x[__swap_N_j] = __swap_N; }`.
+pub fn swap(m: &syn::ExprMethodCall, id: usize) -> syn::Expr {
+    let x = unparen(&m.receiver);
+    let (i, j) = (&m.args[0], &m.args[1]);
+    let span = m.method.span();
+    let element = format_ident!("{SWAP_PREFIX}{}", id, span = span);
+    let first = format_ident!("{SWAP_PREFIX}{}_i", id, span = i.span());
+    let second = format_ident!("{SWAP_PREFIX}{}_j", id, span = j.span());
+    syn::parse_quote_spanned!(span=> {
+        let #first: usize = #i;
+        let #second: usize = #j;
+        let #element = #x[#first];
+        #x[#first] = #x[#second];
+        #x[#second] = #element;
+    })
 }
 
 /// `e` without the parentheses around it.

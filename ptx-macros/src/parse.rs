@@ -960,6 +960,10 @@ impl<'e> Parser<'e> {
                 ExprKind::Field(base, member)
             }
             syn::Expr::Call(c) => return self.call(c, sp),
+            syn::Expr::MethodCall(m) if crate::desugar::is_swap(m) => {
+                let id = self.id();
+                return self.expr(&crate::desugar::swap(m, id));
+            }
             syn::Expr::MethodCall(m) => {
                 if let Some(t) = &m.turbofish {
                     self.err(t, "method calls in kernels take no type arguments");
