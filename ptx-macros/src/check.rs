@@ -72,7 +72,10 @@ struct Binding {
 struct Loop {
     label: Option<String>,
     unrolled: bool,
-    /// Whether a `break` with a value (an error) leaves it: its value is then unknown, not `()`.
+    /// For a `loop` (the one loop a `break` may leave with a value, as in Rust), the type
+    /// of the values its `break`s give; `None` for `while` and `for`.
+    value: Option<Ty>,
+    /// Whether a `break` with a value leaves it.
     valued: bool,
     /// Whether any `break` leaves it: a `loop` that none leaves has type `!`, as in Rust.
     broken: bool,
@@ -80,8 +83,8 @@ struct Loop {
 
 /// How a loop's body leaves it, which gives the loop's type.
 enum LoopExit {
-    /// By a `break` with a value (an error): its type is unknown.
-    Unknown,
+    /// By a `break` with a value: the value's type.
+    Valued(Ty),
     /// By a plain `break`: `()`.
     Broken,
     /// Never (only by `return`, or not at all): `!`.
@@ -1286,11 +1289,21 @@ impl Checker<'_> {
             ExprKind::While { label, cond, body } => {
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
-                self.loop_body(label, false, body);
+                self.loop_body(label, false, false, body);
                 (Ty::unit(), false)
             }
-            ExprKind::Loop { label, body } => match self.loop_body(label, false, body) {
-                LoopExit::Unknown => (Ty::Error, false),
+            ExprKind::Loop { label, body } => match self.loop_body(label, false, true, body) {
+                LoopExit::Valued(t) => match self.infer.resolve(&t) {
+                    Ty::Scalar(_) | Ty::Tuple(_) | Ty::Var(_) | Ty::Error => (t, false),
+                    other => {
+                        let msg = format!(
+                            "a `loop` in a kernel gives scalars or tuples of them, not `{}`",
+                            self.show(&other)
+                        );
+                        self.errors.at(e.span, msg);
+                        (Ty::Error, false)
+                    }
+                },
                 LoopExit::Broken => (Ty::unit(), false),
                 LoopExit::Never => (Ty::Never, false),
             },
@@ -1328,21 +1341,30 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
-                self.loop_body(label, *unroll, body);
+                self.loop_body(label, *unroll, false, body);
                 self.scopes.pop();
                 (Ty::unit(), false)
             }
             ExprKind::Break { label, value } => {
                 let target = self.jump_target(e.span, "break", label);
-                if let Some(t) = target {
-                    self.loops[t].broken = true;
-                }
-                if let Some(v) = value {
-                    self.expr(v);
-                    self.errors.at(v.span, "`break` with a value is not supported in kernels: assign to a `let mut` before the loop");
-                    if let Some(t) = target {
+                let given = value.as_ref().map(|v| (self.expr(v), v.span));
+                let Some(t) = target else { return (Ty::Never, false) };
+                self.loops[t].broken = true;
+                match (self.loops[t].value.clone(), given) {
+                    (Some(want), Some((found, sp))) => {
                         self.loops[t].valued = true;
+                        self.expect(sp, &want, &found, " (the values a `loop`'s `break`s give)");
                     }
+                    // A plain `break` gives `()`, as in Rust.
+                    (Some(want), None) => {
+                        self.expect(e.span, &want, &Ty::unit(), " (the values a `loop`'s `break`s give)");
+                    }
+                    (None, Some((_, sp))) => {
+                        let msg = "`break` with a value leaves a `loop` only, as in Rust: this one leaves a \
+                                   `while` or `for` loop";
+                        self.errors.at(sp, msg);
+                    }
+                    (None, None) => {}
                 }
                 (Ty::Never, false)
             }
@@ -1584,10 +1606,19 @@ impl Checker<'_> {
     }
 
     /// Checks a loop's body; whether a `break` with a value leaves the loop.
-    fn loop_body(&mut self, label: &Option<syn::Lifetime>, unrolled: bool, body: &Block) -> LoopExit {
+    /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value).
+    fn loop_body(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        unrolled: bool,
+        gives_value: bool,
+        body: &Block,
+    ) -> LoopExit {
+        let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop {
             label: label.as_ref().map(|l| l.ident.to_string()),
             unrolled,
+            value,
             valued: false,
             broken: false,
         });
@@ -1598,10 +1629,10 @@ impl Checker<'_> {
                 format!("a loop body has type `()`, but this gives `{}`: end it with `;`", self.show(&t));
             self.errors.at(sp, msg);
         }
-        self.loops.pop().map_or(LoopExit::Unknown, |lp| match (lp.valued, lp.broken) {
-            (true, _) => LoopExit::Unknown,
-            (false, true) => LoopExit::Broken,
-            (false, false) => LoopExit::Never,
+        self.loops.pop().map_or(LoopExit::Never, |lp| match (lp.value, lp.valued, lp.broken) {
+            (Some(t), true, _) => LoopExit::Valued(t),
+            (_, _, true) => LoopExit::Broken,
+            _ => LoopExit::Never,
         })
     }
 

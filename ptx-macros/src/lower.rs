@@ -29,6 +29,8 @@ struct LoopLabels {
     label: Option<String>,
     next: Ident,
     exit: Ident,
+    /// A `loop`'s value: the holder its `break`s assign, and its type.
+    value: Option<(TokenStream, Ty)>,
 }
 
 /// Lowers the kernel body; `krate` is the path of the facade crate (`::ptx_dsl`).
@@ -608,18 +610,30 @@ impl Lowerer<'_> {
                 self.block_expr(b, &ty, name)
             }
             ExprKind::While { label, cond, body } => {
-                self.runtime_loop(label, Some(cond), body);
-                Atom::Unit
+                self.runtime_loop(label, Some(cond), body, &Ty::unit(), None)
             }
             ExprKind::Loop { label, body } => {
-                self.runtime_loop(label, None, body);
-                Atom::Unit
+                let ty = self.ty(e);
+                self.runtime_loop(label, None, body, &ty, name)
             }
             ExprKind::For { label, var, range, body, unroll } => {
                 if *unroll {
                     self.unrolled_for(var.as_ref(), range, body);
                 } else {
                     self.runtime_for(label, var.as_ref(), self.checked.binding[e.id], range, body);
+                }
+                Atom::Unit
+            }
+            ExprKind::Break { label, value: Some(v) } => {
+                // The value into the `loop`'s holder (none for `()`), then out.
+                let value = self.bound_value(v);
+                if let Some(target) = self.target_loop(label) {
+                    let assign = match &target.value {
+                        Some((holder, ty)) => self.assign_holder(holder, &value, ty),
+                        None => quote!(let _ = #value;),
+                    };
+                    let exit = &target.exit;
+                    self.emit(quote!(#assign #k.jump(#exit);));
                 }
                 Atom::Unit
             }
@@ -1207,14 +1221,13 @@ impl Lowerer<'_> {
     /// The label `break` (or `continue`) with `label` jumps to: the innermost runtime loop,
     /// or the one named.
     fn jump_target(&self, label: &Option<syn::Lifetime>, is_break: bool) -> Option<Ident> {
+        self.target_loop(label).map(|lp| if is_break { lp.exit.clone() } else { lp.next.clone() })
+    }
+
+    /// The innermost runtime loop, or the one `label` names.
+    fn target_loop(&self, label: &Option<syn::Lifetime>) -> Option<&LoopLabels> {
         let wanted = label.as_ref().map(|l| l.ident.to_string());
-        self.loops.iter().rev().find(|lp| wanted.is_none() || lp.label == wanted).map(|lp| {
-            if is_break {
-                lp.exit.clone()
-            } else {
-                lp.next.clone()
-            }
-        })
+        self.loops.iter().rev().find(|lp| wanted.is_none() || lp.label == wanted)
     }
 
     /// A loop's body as a block, with `prefix` (the loop variable's binding) first and
@@ -1226,11 +1239,13 @@ impl Lowerer<'_> {
         (next, exit): (&Ident, &Ident),
         prefix: TokenStream,
         facts: Vec<(usize, usize)>,
+        value: Option<(TokenStream, Ty)>,
     ) {
         self.loops.push(LoopLabels {
             label: label.as_ref().map(|l| l.ident.to_string()),
             next: next.clone(),
             exit: exit.clone(),
+            value,
         });
         let (stmts, tail) = self.with_facts(facts, |l| l.block_parts(body));
         let tail = tail.map(|t| quote!(let _ = #t;));
@@ -1238,17 +1253,35 @@ impl Lowerer<'_> {
         self.loops.pop();
     }
 
-    /// `while cond { body }` (`cond` present) or `loop { body }`.
-    fn runtime_loop(&mut self, label: &Option<syn::Lifetime>, cond: Option<&Expr>, body: &Block) {
+    /// `while cond { body }` (`cond` present) or `loop { body }`, which gives the value of
+    /// type `ty` its `break`s give (bound to `name`).
+    fn runtime_loop(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        cond: Option<&Expr>,
+        body: &Block,
+        ty: &Ty,
+        name: Option<&Ident>,
+    ) -> Atom {
         let k = ctx();
+        // A temporary, not the user's name: the body may read a binding that name shadows.
+        let value = self.holder(ty).map(|h| {
+            let n = self.tmp("__loop_value");
+            self.emit(quote!(let #n = #h;));
+            (quote!(#n), ty.clone())
+        });
         let (head, exit) = (self.tmp("__loop_head"), self.tmp("__loop_exit"));
         self.emit(quote!(let #head = #k.label(); let #exit = #k.label(); #k.place(#head);));
         if let Some(c) = cond {
             let (stmts, v) = self.nested(|l| l.value(c));
             self.emit(quote!(#stmts #k.jump_unless(#v, #exit);));
         }
-        self.loop_body(label, body, (&head, &exit), TokenStream::new(), Vec::new());
+        self.loop_body(label, body, (&head, &exit), TokenStream::new(), Vec::new(), value.clone());
         self.emit(quote!(#k.jump(#head); #k.place(#exit);));
+        match value {
+            Some((holder, _)) => self.rename(name, holder),
+            None => Atom::Unit,
+        }
     }
 
     fn runtime_for(
@@ -1307,7 +1340,7 @@ impl Lowerer<'_> {
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
         let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
-        self.loop_body(label, body, (&next, &exit), binding, facts);
+        self.loop_body(label, body, (&next, &exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);
             let #done = #k.range_done_after(#i, #end, #step, #inclusive);
@@ -1355,7 +1388,7 @@ impl Lowerer<'_> {
             #k.place(#body_label);
         });
         let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
-        self.loop_body(label, body, (next, exit), binding, facts);
+        self.loop_body(label, body, (next, exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);
             let #done = #k.range_done_before(#i, #start, #step);
