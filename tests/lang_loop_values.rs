@@ -79,3 +79,40 @@ fn labelled_breaks_give_tuples_from_nested_loops() {
     let launch = |d: &_, c, a: &_, o: &mut _| NestedValues::new().launch(d, c, a, o);
     check_twin("nested_values", &xs, 2, &launch, nested_values_host);
 }
+
+// Labelled blocks: `break 'a value` leaves with a value, the block's tail is its value
+// otherwise, and a `break` or `continue` with a label leaves loops around it.
+twin!(labelled_blocks, labelled_blocks_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let class = 'classify: {
+        if x % 3 == 0 {
+            break 'classify 3u32;
+        }
+        if x % 5 == 0 {
+            break 'classify 5;
+        }
+        x % 7
+    };
+    let mut total = 0u32;
+    'rows: for r in 0..4u32 {
+        'row: {
+            if (x >> r) & 1 == 0 {
+                break 'row;
+            }
+            if r == 3 && x % 2 == 0 {
+                continue 'rows;
+            }
+            total += r;
+        }
+        total += 10;
+    }
+    out[2 * i] = class;
+    out[2 * i + 1] = total;
+});
+
+#[test]
+fn labelled_blocks_are_rusts() {
+    let xs = u32_inputs("labelled_blocks", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| LabelledBlocks::new().launch(d, c, a, o);
+    check_twin("labelled_blocks", &xs, 2, &launch, labelled_blocks_host);
+}

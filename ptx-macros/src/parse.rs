@@ -151,9 +151,10 @@ struct Parser<'e> {
     /// Recursion found while inlining: reported with the function's errors however deep
     /// the cycle was found (an inlined function's own errors are not).
     cycles: Errors,
-    /// The labels of the rejected labeled blocks around the expression being parsed: a
-    /// `break` to one is part of that error, not an undeclared label of its own.
-    rejected_labels: Vec<String>,
+    /// The loops and labelled blocks around the expression being parsed, innermost last:
+    /// each one's label, and whether it is a block (which `continue` cannot name and an
+    /// unlabelled `break` or `continue` cannot leave, as in Rust).
+    jump_scopes: Vec<(Option<String>, bool)>,
 }
 
 /// How many times a device function of one identity may be inlined inside itself before
@@ -287,7 +288,7 @@ impl<'e> Parser<'e> {
             inlined: Vec::new(),
             callee_modules: Vec::new(),
             cycles: Errors::default(),
-            rejected_labels: Vec::new(),
+            jump_scopes: Vec::new(),
             ord_calls: Vec::new(),
         }
     }
@@ -848,8 +849,39 @@ impl<'e> Parser<'e> {
 
     /// Whether a `break` or `continue` with `label` leaves a labeled block that was rejected
     /// (reported at the label already).
-    fn leaves_rejected_block(&self, label: &Option<syn::Lifetime>) -> bool {
-        label.as_ref().is_some_and(|l| self.rejected_labels.contains(&l.ident.to_string()))
+    /// `parse` in the scope of a loop or (`block`) a labelled block with `label`.
+    fn in_jump_scope<T>(
+        &mut self,
+        label: Option<&syn::Label>,
+        block: bool,
+        parse: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.jump_scopes.push((label.map(|l| l.name.ident.to_string()), block));
+        let parsed = parse(self);
+        self.jump_scopes.pop();
+        parsed
+    }
+
+    /// Reports a `break` or `continue` (`what`, at `node`) that Rust refuses: unlabelled
+    /// directly inside a labelled block, or a `continue` naming one.
+    fn check_jump(&mut self, node: &impl ToTokens, what: &str, label: &Option<syn::Lifetime>) {
+        match label {
+            None if matches!(self.jump_scopes.last(), Some((_, true))) => {
+                let msg = format!(
+                    "unlabeled `{what}` inside of a labeled block: name the loop or block it leaves, `{what} 'label`"
+                );
+                self.err(node, msg);
+            }
+            Some(l) if what == "continue" => {
+                let name = l.ident.to_string();
+                if let Some((_, true)) =
+                    self.jump_scopes.iter().rev().find(|(n, _)| n.as_deref() == Some(&name))
+                {
+                    self.err(node, "`continue` pointing to a labeled block: `continue` names a loop");
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Reports the attributes on `e` but a `for` loop's `#[unroll]`.
@@ -973,17 +1005,20 @@ impl<'e> Parser<'e> {
                 ExprKind::MethodCall { receiver, method: m.method.clone(), args }
             }
             syn::Expr::If(i) => self.if_expr(i),
-            syn::Expr::Block(b) => {
-                if let Some(l) = &b.label {
-                    self.err(l, "labeled blocks are not supported in kernels; label a loop instead");
-                    self.rejected_labels.push(l.name.ident.to_string());
+            syn::Expr::Block(b) => match &b.label {
+                // `'a: { .. }` is `'a: loop { break 'a { .. }; }`: a `break 'a value` inside
+                // leaves it with a value, as the block's own value does.
+                Some(label) => {
+                    let block = self.in_jump_scope(Some(label), true, |p| p.block(&b.block));
+                    let inner = Box::new(self.expr_of(ExprKind::Block(block), sp));
+                    let name = Some(label.name.clone());
+                    let leave = self.expr_of(ExprKind::Break { label: name.clone(), value: Some(inner) }, sp);
+                    let stmts = vec![Stmt::Expr { expr: leave, text: String::new() }];
+                    let body = Block { stmts, tail: None, tail_text: String::new(), function_body: false, span: sp };
+                    ExprKind::Loop { label: name, body }
                 }
-                let block = self.block(&b.block);
-                if b.label.is_some() {
-                    self.rejected_labels.pop();
-                }
-                ExprKind::Block(block)
-            }
+                None => ExprKind::Block(self.block(&b.block)),
+            },
             syn::Expr::While(w) => {
                 let cond = match &*w.cond {
                     syn::Expr::Let(l) => return self.expr(&crate::desugar::while_let(w, l)),
@@ -992,12 +1027,13 @@ impl<'e> Parser<'e> {
                 ExprKind::While {
                     label: w.label.as_ref().map(|l| l.name.clone()),
                     cond: Box::new(cond),
-                    body: self.block(&w.body),
+                    body: self.in_jump_scope(w.label.as_ref(), false, |p| p.block(&w.body)),
                 }
             }
-            syn::Expr::Loop(l) => {
-                ExprKind::Loop { label: l.label.as_ref().map(|l| l.name.clone()), body: self.block(&l.body) }
-            }
+            syn::Expr::Loop(l) => ExprKind::Loop {
+                label: l.label.as_ref().map(|l| l.name.clone()),
+                body: self.in_jump_scope(l.label.as_ref(), false, |p| p.block(&l.body)),
+            },
             syn::Expr::ForLoop(f) if crate::desugar::loops_over_array(f) => {
                 let id = self.id();
                 return self.expr(&crate::desugar::for_in_array(f, id));
@@ -1006,18 +1042,14 @@ impl<'e> Parser<'e> {
                 Some(kind) => kind,
                 None => ExprKind::Error,
             },
-            syn::Expr::Break(b) if self.leaves_rejected_block(&b.label) => {
-                if let Some(v) = &b.expr {
-                    self.expr(v);
-                }
-                ExprKind::Error
+            syn::Expr::Break(b) => {
+                self.check_jump(b, "break", &b.label);
+                ExprKind::Break { label: b.label.clone(), value: b.expr.as_ref().map(|v| Box::new(self.expr(v))) }
             }
-            syn::Expr::Continue(c) if self.leaves_rejected_block(&c.label) => ExprKind::Error,
-            syn::Expr::Break(b) => ExprKind::Break {
-                label: b.label.clone(),
-                value: b.expr.as_ref().map(|v| Box::new(self.expr(v))),
-            },
-            syn::Expr::Continue(c) => ExprKind::Continue { label: c.label.clone() },
+            syn::Expr::Continue(c) => {
+                self.check_jump(c, "continue", &c.label);
+                ExprKind::Continue { label: c.label.clone() }
+            }
             syn::Expr::Return(r) if !self.inlining.is_empty() => {
                 self.err(
                     r,
@@ -1933,7 +1965,7 @@ impl<'e> Parser<'e> {
             }
         };
         let range = self.range(&f.expr);
-        let mut body = self.block(&f.body);
+        let mut body = self.in_jump_scope(f.label.as_ref(), false, |p| p.block(&f.body));
         if let Some((pat, init)) = rejected {
             // The names of a rejected pattern are still bound in the body.
             let (sp, text) = (init.span, String::new());
