@@ -527,3 +527,38 @@ fn swaps_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| Swaps::new().launch(d, c, a, o);
     check_twin("swaps", &xs, 4, &launch, swaps_host);
 }
+
+/// Gaussian taps, a constant of the surrounding code that kernels index.
+const TAPS: [f32; 5] = [0.0625, 0.25, 0.375, 0.25, 0.0625];
+
+/// A permutation table of `u32`s.
+const ORDER: [u32; 4] = [2, 0, 3, 1];
+
+// Constant arrays, of the kernel's body (`const W: [T; N]`) and of the surrounding code
+// (`TAPS`, `ORDER`), indexed by constants and by values computed on the GPU, with their
+// lengths; their elements are constants of the kernel.
+twin!(constant_tables, constant_tables_host, |i, a: &[f32], out: &mut [f32]| {
+    const W: [f32; 3] = [0.5, -1.0, 0.5];
+    const REPEATED: [u32; 2] = [7; 2];
+    let n = a.len();
+    let mut blurred = 0.0f32;
+    for k in 0..TAPS.len() {
+        blurred += a[(i + k) % n] * TAPS[k];
+    }
+    let mut edge = 0.0f32;
+    for k in 0..W.len() {
+        edge += a[(i + k) % n] * W[k];
+    }
+    let pick = ORDER[i % ORDER.len()] as usize;
+    out[4 * i] = blurred;
+    out[4 * i + 1] = edge + TAPS[2] * W[0];
+    out[4 * i + 2] = a[(i + pick) % n];
+    out[4 * i + 3] = (REPEATED[1] + ORDER[3]) as f32 + TAPS.len() as f32;
+});
+
+#[test]
+fn constant_arrays_are_rusts() {
+    let xs = f32_inputs("constant_tables", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| ConstantTables::new().launch(d, c, a, o);
+    check_twin("constant_tables", &xs, 4, &launch, constant_tables_host);
+}

@@ -51,6 +51,9 @@ pub struct Checked {
     /// their first use): their values are part of the kernel's cache key, as two kernels
     /// of one text may read two `TILE`s.
     pub item_const_paths: Vec<proc_macro2::TokenStream>,
+    /// Whether an expression reads a constant array of the surrounding code: `TABLE[i]` (an
+    /// element, of the expression's type) or `TABLE.len()`, by expression id.
+    pub item_array: Vec<bool>,
     /// The bindings of the body's `const`s. Rust's `const N` shadows a constant `N` of the
     /// surrounding code, where the generated `let N` would be a pattern matching it: they
     /// are bound under names of their own ([`crate::lower`]).
@@ -139,6 +142,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         shift_targets: Vec::new(),
         index_types: Vec::new(),
         item_consts: Vec::new(),
+        item_arrays: Vec::new(),
         consts: Vec::new(),
         array_access: vec![false; n],
         in_const: None,
@@ -292,6 +296,8 @@ struct Checker<'e> {
     /// Constants of the surrounding code read by the kernel, whose types their uses must
     /// settle.
     item_consts: Vec<ItemConstUse>,
+    /// The constant arrays of the surrounding code the kernel reads.
+    item_arrays: Vec<ItemArrayUse>,
     /// See [`Checked::consts`].
     consts: Vec<usize>,
     /// See [`Checked::array_access`].
@@ -311,6 +317,23 @@ struct Checker<'e> {
 }
 
 /// A read of a constant of the code around the kernel.
+/// A constant array of the code around the kernel read in it, `TABLE[i]` or `TABLE.len()`,
+/// while the kernel is built.
+struct ItemArrayUse {
+    /// The expression (the index or the `len` call).
+    expr: usize,
+    /// An element's type, as the use settles it (`None` for `len`).
+    elem: Option<Ty>,
+    /// Whether the element is cast with `as`: its type may then stay the item's own, which
+    /// the launch reads (`ORDER[i] as usize`).
+    cast: bool,
+    span: Sp,
+    /// The name, for messages.
+    name: String,
+    /// The name as written, with its span (the cache key reads the value through it).
+    path: proc_macro2::TokenStream,
+}
+
 struct ItemConstUse {
     /// The expression.
     expr: usize,
@@ -373,6 +396,23 @@ impl Checker<'_> {
                          around it while it is built and takes its type from its use, which does not say \
                          it; write its type with a cast (`{name} as usize`, `{name} as f32`, ...: a cast \
                          reads the item's own type) or bind it with one (`let n: u32 = {name};`)"
+                    ),
+                );
+            }
+        }
+        for ItemArrayUse { elem, span, name, cast, .. } in &self.item_arrays {
+            let unknown = elem.as_ref().is_some_and(|t| match self.infer.resolve(t) {
+                Ty::Scalar(s) => s.is_half(),
+                Ty::Var(_) => !cast,
+                _ => true,
+            });
+            if unknown {
+                self.errors.at(
+                    *span,
+                    format!(
+                        "the element type of `{name}` is not known here: a kernel reads a constant array of the \
+                         code around it while it is built and takes its elements' type from their use, which \
+                         does not say it; bind the element with its type (`let w: f32 = {name}[i];`)"
                     ),
                 );
             }
@@ -463,10 +503,20 @@ impl Checker<'_> {
         }
         let mut item_const = vec![false; types.len()];
         let mut item_const_paths = Vec::new();
-        for (k, c) in self.item_consts.iter().enumerate() {
+        let mut named: Vec<&str> = Vec::new();
+        for c in &self.item_consts {
             item_const[c.expr] = true;
-            if !self.item_consts[..k].iter().any(|earlier| earlier.name == c.name) {
+            if !named.contains(&c.name.as_str()) {
+                named.push(&c.name);
                 item_const_paths.push(c.path.clone());
+            }
+        }
+        let mut item_array = vec![false; types.len()];
+        for a in &self.item_arrays {
+            item_array[a.expr] = true;
+            if !named.contains(&a.name.as_str()) {
+                named.push(&a.name);
+                item_const_paths.push(a.path.clone());
             }
         }
         let shift_targets = self
@@ -486,6 +536,7 @@ impl Checker<'_> {
             uses_warps: self.uses_warps,
             roots: self.roots,
             item_const,
+            item_array,
             item_const_paths,
             consts: self.consts,
             array_access: self.array_access,
@@ -534,13 +585,7 @@ impl Checker<'_> {
     /// A device function cannot read one: kernels elsewhere inline it, where the name may
     /// mean another constant or none.
     fn item_const(&mut self, e: &Expr, name: String, path: proc_macro2::TokenStream) -> (Ty, bool) {
-        if let Some(function) = self.in_device.last() {
-            let msg = format!(
-                "the device function `{function}` cannot read `{name}`, a constant of the code around it: \
-                 kernels in other modules inline its body, where the name may mean something else; pass \
-                 it as a parameter (a kernel may read it and pass it on)"
-            );
-            self.errors.at(e.span, msg);
+        if self.outer_constant_in_device(e.span, &name) {
             return (Ty::Error, false);
         }
         let ty = self.infer.fresh(VarKind::Any);
@@ -553,6 +598,27 @@ impl Checker<'_> {
             cast: false,
         });
         (ty, true)
+    }
+
+    /// Reports a device function's read of `name`, a constant of the code around it (true
+    /// when it is one): kernels in other modules inline its body, where the name may mean
+    /// another item.
+    fn outer_constant_in_device(&mut self, sp: Sp, name: &str) -> bool {
+        let Some(function) = self.in_device.last() else { return false };
+        let msg = format!(
+            "the device function `{function}` cannot read `{name}`, a constant of the code around it: \
+             kernels in other modules inline its body, where the name may mean something else; pass \
+             it as a parameter (a kernel may read it and pass it on)"
+        );
+        self.errors.at(sp, msg);
+        true
+    }
+
+    /// Whether `name` names a constant array of the code around the kernel: a constant's
+    /// name (upper case) that no binding in scope has.
+    fn is_item_array(&self, name: &syn::Ident) -> bool {
+        let name = name.to_string();
+        crate::parse::is_constant_name(&name) && self.lookup(&name).is_none()
     }
 
     /// The binding id of `name`, if it is in scope.
@@ -687,13 +753,21 @@ impl Checker<'_> {
                     t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
                 }
                 let comptime = self.comptime[init.id];
-                if matches!(role, LetRole::Const) && matches!(self.infer.resolve(&t), Ty::Array(_)) {
+                // A `const` array is a local array of constants (its elements registers).
+                let const_array =
+                    matches!(role, LetRole::Const) && matches!(self.infer.resolve(&t), Ty::Array(_));
+                let constant_elements = match &init.kind {
+                    ExprKind::Array(elems) => elems.iter().all(|x| self.comptime[x.id]),
+                    ExprKind::Repeat { value, .. } => self.comptime[value.id],
+                    _ => false,
+                };
+                if const_array && !constant_elements {
                     self.errors.at(
                         init.span,
-                        "a `const` array is not supported in kernels yet: bind it with `let` \
-                         (`let table = [1.0f32, 2.0];`), whose elements are registers",
+                        "a `const` array's elements must be known when the kernel is built: write them as \
+                         literals and constants (`[1.0, 2.0]`, `[0; N]`)",
                     );
-                } else if matches!(role, LetRole::Const) && !comptime && !contains_error(&t) {
+                } else if matches!(role, LetRole::Const) && !const_array && !comptime && !contains_error(&t) {
                     self.errors.at(
                         init.span,
                         "a `const`'s value must be known when the kernel is built: literals and constants, \
@@ -718,7 +792,7 @@ impl Checker<'_> {
                     }
                 }
                 self.bind_pat(pat, &t, comptime);
-                if let Some(name) = const_name {
+                if let (Some(name), false) = (const_name, const_array) {
                     self.consts.extend(self.binding_id(name));
                 }
                 for (name, root) in aliases {
@@ -1009,6 +1083,9 @@ impl Checker<'_> {
                 if let Some(c) = self.item_consts.iter_mut().find(|c| c.expr == inner.id) {
                     c.cast = true;
                 }
+                if let Some(a) = self.item_arrays.iter_mut().find(|a| a.expr == inner.id) {
+                    a.cast = true;
+                }
                 // As in rustc, an unsuffixed literal cast to a type of its own kind has that
                 // type: `4_000_000_000 as i64` is an `i64`, `1e-50 as f32` rounds once, and
                 // `300 as u8` is out of range.
@@ -1039,6 +1116,25 @@ impl Checker<'_> {
                     }
                 }
                 (Ty::Scalar(*to), self.comptime[inner.id])
+            }
+            // `TABLE[i]` of a `const TABLE: [T; N]` of the surrounding code: its elements are
+            // constants of the kernel, of the type the use gives them (rustc checks the item).
+            ExprKind::Index { slice, index } if self.is_item_array(slice) => {
+                self.array_index(index);
+                if self.outer_constant_in_device(e.span, &slice.to_string()) {
+                    return (Ty::Error, false);
+                }
+                let elem = self.infer.fresh(VarKind::Any);
+                let (name, path) = (slice.to_string(), quote::quote!(#slice));
+                self.item_arrays.push(ItemArrayUse {
+                    expr: e.id,
+                    elem: Some(elem.clone()),
+                    cast: false,
+                    span: e.span,
+                    name,
+                    path,
+                });
+                (elem, false)
             }
             ExprKind::Index { slice, index } => {
                 self.binding[e.id] = self.binding_id(slice);
@@ -1163,6 +1259,23 @@ impl Checker<'_> {
             }
             ExprKind::MethodCall { receiver, method, args } => {
                 if let ExprKind::Path(name) = &receiver.kind {
+                    if (method == "len" || method == "is_empty") && self.is_item_array(name) {
+                        self.no_args(method, args);
+                        if self.outer_constant_in_device(e.span, &name.to_string()) {
+                            return (Ty::Error, false);
+                        }
+                        let (text, path) = (name.to_string(), quote::quote!(#name));
+                        self.item_arrays.push(ItemArrayUse {
+                            expr: e.id,
+                            elem: None,
+                            cast: false,
+                            span: e.span,
+                            name: text,
+                            path,
+                        });
+                        let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
+                        return (Ty::Scalar(ty), true);
+                    }
                     if (method == "len" || method == "is_empty") && self.array_binding(name).is_some() {
                         self.expr(receiver);
                         self.no_args(method, args);

@@ -292,7 +292,9 @@ impl Lowerer<'_> {
                 let (len, site) = (*len as usize, self.site(*sp));
                 self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
             }
-            self.emit(quote!(let #name = #k.local_bind(&#v, #label);));
+            // A `const` array keeps its name, in upper case as Rust names constants.
+            let lint = matches!(role, LetRole::Const).then(|| quote!(#[allow(non_snake_case)]));
+            self.emit(quote!(#lint let #name = #k.local_bind(&#v, #label);));
             return;
         }
         if let Pat::Ident { name, mutable: false } = pat {
@@ -528,6 +530,18 @@ impl Lowerer<'_> {
                 let v = self.value(inner);
                 let s = self.scalar(*to);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
+            }
+            ExprKind::Index { slice, index } if self.checked.item_array[e.id] => {
+                // rustc checks the item's element type against the one the use gave, at the
+                // name (or, for an element only cast, `ORDER[i] as usize`, takes the item's own).
+                let (i, site, label) = (self.value(index), self.site(index.span), slice.to_string());
+                let elem = self.ty(e).scalar().map(|s| {
+                    let t = host_type(s);
+                    quote_spanned!(slice.span()=> ::<#t>)
+                });
+                let call =
+                    quote_spanned!(slice.span()=> #k.item_array_load #elem (&#slice, #label, #i, #site));
+                self.bind(name, "__t", call)
             }
             ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {
                 let i = self.value(index);

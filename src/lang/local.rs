@@ -89,6 +89,21 @@ impl KernelCtx {
         }
     }
 
+    /// `TABLE[index]` of a constant array of the code around the kernel (`const TABLE: [f32;
+    /// 4]`, read while the kernel is built): its elements are constants of their own type,
+    /// indexed as a local array's (an index computed on the GPU selects among them).
+    pub fn item_array_load<T: Copy + Default + Into<Value>>(
+        &mut self,
+        table: &[T],
+        name: &'static str,
+        index: Value,
+        site: Site,
+    ) -> Value {
+        let elem = T::default().into().ty();
+        let elems = table.iter().map(|&v| v.into()).collect();
+        self.local_load(&LocalArray { elems, elem, name }, index, site)
+    }
+
     /// `array[index]` (a `usize` index).
     pub fn local_load(&mut self, array: &LocalArray, index: Value, site: Site) -> Value {
         if index.as_bits().is_none() {

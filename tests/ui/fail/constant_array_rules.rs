@@ -1,0 +1,21 @@
+use ptx_dsl::prelude::*;
+
+const TABLE: [u32; 3] = [1, 2, 3];
+
+#[ptx_device]
+fn lookup(i: usize) -> u32 {
+    // A device function cannot read a constant of the code around it.
+    TABLE[i]
+}
+
+#[ptx_kernel]
+fn k(x: &[f32], out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    // A `const` array's elements are constants.
+    const FROM_INPUT: [f32; 2] = [x[0], 1.0];
+    // An element whose use does not say its type.
+    let e = TABLE[i];
+    out[i] = lookup(i);
+}
+
+fn main() {}
