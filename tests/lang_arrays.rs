@@ -562,3 +562,48 @@ fn constant_arrays_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| ConstantTables::new().launch(d, c, a, o);
     check_twin("constant_tables", &xs, 4, &launch, constant_tables_host);
 }
+
+// The iterator forms of a `for` loop over an array or a slice, as Rust code writes them:
+// `.iter()` (with `&v`), `.iter().copied()`, `.into_iter()`, `.enumerate()`, a slice by
+// itself and a constant array of the surrounding code.
+twin!(iterator_loops, iterator_loops_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let w = [x, 2.0 * x, -x];
+    let mut dot = 0.0f32;
+    for (k, &t) in TAPS.iter().enumerate() {
+        dot += t * a[(i + k) % a.len()];
+    }
+    let mut weighted = 0.0f32;
+    for (k, v) in w.into_iter().enumerate() {
+        weighted += v * (k as f32 + 1.0);
+    }
+    let mut largest = f32::NEG_INFINITY;
+    // (Not `largest.max(v)`: Rust leaves which zero `max` gives for ±0 unspecified.)
+    for v in w.iter().copied() {
+        if v > largest {
+            largest = v;
+        }
+    }
+    let mut count = 0u32;
+    for &v in a.iter() {
+        if v < x {
+            count += 1;
+        }
+    }
+    let mut total = 0.0f32;
+    for v in a {
+        total += v;
+    }
+    out[5 * i] = dot;
+    out[5 * i + 1] = weighted;
+    out[5 * i + 2] = largest;
+    out[5 * i + 3] = count as f32;
+    out[5 * i + 4] = total;
+});
+
+#[test]
+fn iterator_loops_are_rusts() {
+    let xs = f32_inputs("iterator_loops", 64);
+    let launch = |d: &_, c, a: &_, o: &mut _| IteratorLoops::new().launch(d, c, a, o);
+    check_twin("iterator_loops", &xs, 5, &launch, iterator_loops_host);
+}

@@ -248,3 +248,20 @@ fn tuples_compare_as_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| TupleEquality::new().launch(d, c, a, o);
     check_twin("tuple_equality", &xs, 1, &launch, tuple_equality_host);
 }
+
+// `matches!` is the `match` it stands for: patterns with `|`, ranges, constants, tuples
+// and a guard.
+twin!(matches_macro, matches_macro_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let small = matches!(x % 16, 0 | 1 | 2 | C3..=C4);
+    let pair = matches!((x & 3, x >> 31), (0, _) | (_, 1));
+    let guarded = matches!(x % 10, n if n > 6);
+    out[i] = small as u32 + 2 * pair as u32 + 4 * guarded as u32 + 8 * matches!(x, u32::MAX) as u32;
+});
+
+#[test]
+fn matches_is_rusts() {
+    let xs = u32_inputs("matches_macro", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| MatchesMacro::new().launch(d, c, a, o);
+    check_twin("matches_macro", &xs, 1, &launch, matches_macro_host);
+}

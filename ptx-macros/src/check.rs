@@ -714,12 +714,12 @@ impl Checker<'_> {
                 }
                 if let Pat::Ident { name, .. } = pat {
                     let resolved = self.infer.resolve(&t);
-                    if crate::desugar::is_for_array(name) && !matches!(resolved, Ty::Array(_) | Ty::Error) {
+                    let iterable = matches!(resolved, Ty::Array(_) | Ty::Slice { .. } | Ty::Error);
+                    if crate::desugar::is_for_array(name) && !iterable {
                         self.errors.at(
                             init.span,
                             format!(
-                                "a `for` loop iterates over a range or a local array, not `{}`: for a slice's \
-                                 elements write `for i in 0..x.len()` and index `x[i]`",
+                                "a `for` loop iterates over a range, a local array or a slice, not `{}`",
                                 self.show(&t)
                             ),
                         );

@@ -128,47 +128,119 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
     name.to_string().starts_with(FOR_PREFIX)
 }
 
-/// Whether `f` loops over an array: a name (`for v in a`, a local array, which the checker
-/// makes sure of) or an array expression (`for d in [16, 8, 4]`, `for v in [0.0; 4]`),
-/// either of them perhaps with `.into_iter()`, which [`for_in_array`] rewrites.
-pub fn loops_over_array(f: &syn::ExprForLoop) -> bool {
-    match array_iterated(&f.expr) {
+/// What a `for` loop over the elements of an array or slice iterates: the array (or
+/// slice), whether the elements are borrowed (`.iter()`, `.copied()`, `.cloned()`: the
+/// array cannot change while the loop runs, so it is not copied) and whether they come
+/// with their indices (`.enumerate()`).
+struct Elements<'e> {
+    base: &'e syn::Expr,
+    borrowed: bool,
+    enumerated: bool,
+}
+
+/// The elements `e` iterates over, when it is an array or a slice: a name (`a`), an array
+/// expression (`[16, 8, 4]`, `[0.0; 4]`), either followed by `.into_iter()`, `.iter()`,
+/// `.iter().copied()` or `.iter().cloned()`, and `.enumerate()`.
+fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
+    let (mut base, mut borrowed, mut enumerated) = (unparen(e), false, false);
+    if let Some(("enumerate", receiver)) = no_argument_call(base) {
+        (base, enumerated) = (receiver, true);
+    }
+    if let Some(("copied" | "cloned", receiver)) = no_argument_call(base) {
+        match no_argument_call(receiver) {
+            Some(("iter", r)) => (base, borrowed) = (r, true),
+            _ => return None,
+        }
+    } else if let Some((m, receiver)) = no_argument_call(base) {
+        match m {
+            "iter" => (base, borrowed) = (receiver, true),
+            "into_iter" => base = receiver,
+            _ => return None,
+        }
+    }
+    let iterable = match base {
         syn::Expr::Path(p) => p.path.get_ident().is_some(),
         syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
         _ => false,
-    }
+    };
+    iterable.then_some(Elements { base, borrowed, enumerated })
 }
 
-/// The array a `for` loop's expression iterates over: the expression without parentheses
-/// and without a trailing `.into_iter()`, which iterates over an array by value as the
-/// array itself does.
-fn array_iterated(e: &syn::Expr) -> &syn::Expr {
+/// `receiver.method()` (no arguments, no turbofish) as the method's name and the receiver,
+/// both without parentheses.
+fn no_argument_call(e: &syn::Expr) -> Option<(&str, &syn::Expr)> {
     match unparen(e) {
-        syn::Expr::MethodCall(m) if m.method == "into_iter" && m.args.is_empty() && m.turbofish.is_none() => {
-            unparen(&m.receiver)
+        syn::Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
+            let name =
+                ["enumerate", "copied", "cloned", "iter", "into_iter"].into_iter().find(|n| m.method == n)?;
+            Some((name, unparen(&m.receiver)))
         }
-        other => other,
+        _ => None,
     }
 }
 
-/// `'label: for PAT in array { .. }` over an array (see [`loops_over_array`]), as Rust
-/// iterates a `[T; N]` by value, over a copy:
-/// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`
-/// (an `#[unroll]` stays on the loop).
-pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> syn::Expr {
-    let over = array_iterated(&f.expr);
+/// Whether `f` loops over the elements of an array or a slice (see [`elements`]; the
+/// checker makes sure the name is one), which [`for_in_array`] rewrites.
+pub fn loops_over_array(f: &syn::ExprForLoop) -> bool {
+    elements(&f.expr).is_some()
+}
+
+/// `'label: for PAT in array { .. }` over the elements of an array or slice (see
+/// [`loops_over_array`]), as Rust iterates them: by value over a copy,
+/// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`,
+/// or in place where the elements are borrowed or the name is a constant's (which cannot
+/// change); `.enumerate()` binds the index too (`for (i, v) in ..`), and a borrowed
+/// element's `&v` pattern binds the value (an `#[unroll]` stays on the loop).
+pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::Error> {
+    let Some(Elements { base, borrowed, enumerated }) = elements(&f.expr) else {
+        return Err(syn::Error::new_spanned(&f.expr, "a `for` loop over this is not supported in kernels"));
+    };
     let span = f.for_token.span;
-    let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
     let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);
-    let (attrs, label, pat, body) = (&f.attrs, &f.label, &f.pat, &f.body);
+    let in_place = match base {
+        syn::Expr::Path(p) => {
+            borrowed || p.path.get_ident().is_some_and(|n| is_constant_name(&n.to_string()))
+        }
+        _ => false,
+    };
+    let (copy, array) = if in_place {
+        (quote_spanned!(span=>), quote_spanned!(span=> #base))
+    } else {
+        let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
+        (quote_spanned!(span=> let #array = #base;), quote_spanned!(span=> #array))
+    };
+    let element_pattern = |p: &syn::Pat| match p {
+        syn::Pat::Reference(r) if borrowed && r.mutability.is_none() => (*r.pat).clone(),
+        other => other.clone(),
+    };
+    let bindings = if enumerated {
+        let syn::Pat::Tuple(t) = &*f.pat else {
+            return Err(syn::Error::new_spanned(
+                &f.pat,
+                "a `for` loop over `.enumerate()` binds `(index, element)`",
+            ));
+        };
+        let [position, element] = t.elems.iter().collect::<Vec<_>>()[..] else {
+            return Err(syn::Error::new_spanned(
+                &f.pat,
+                "a `for` loop over `.enumerate()` binds `(index, element)`",
+            ));
+        };
+        let element = element_pattern(element);
+        quote_spanned!(span=> let #position = #index; let #element = #array[#index];)
+    } else {
+        let element = element_pattern(&f.pat);
+        quote_spanned!(span=> let #element = #array[#index];)
+    };
+    let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
     let stmts = &body.stmts;
-    syn::parse_quote_spanned!(span=> {
-        let #array = #over;
+    Ok(syn::parse_quote_spanned!(span=> {
+        #copy
         #(#attrs)* #label for #index in 0..#array.len() {
-            let #pat = #array[#index];
+            #bindings
             #(#stmts)*
         }
-    })
+    }))
 }
 
 /// The part of a pattern's test and bindings built so far.

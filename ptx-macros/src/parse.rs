@@ -1036,7 +1036,13 @@ impl<'e> Parser<'e> {
             },
             syn::Expr::ForLoop(f) if crate::desugar::loops_over_array(f) => {
                 let id = self.id();
-                return self.expr(&crate::desugar::for_in_array(f, id));
+                match crate::desugar::for_in_array(f, id) {
+                    Ok(rewritten) => return self.expr(&rewritten),
+                    Err(e) => {
+                        self.errors.push(e);
+                        ExprKind::Error
+                    }
+                }
             }
             syn::Expr::ForLoop(f) => match self.for_loop(f) {
                 Some(kind) => kind,
@@ -1067,6 +1073,7 @@ impl<'e> Parser<'e> {
             syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|e| self.expr(e)).collect()),
             syn::Expr::Closure(_) => return self.unsupported(e, "closures are not supported in kernels; write the code inline"),
             syn::Expr::Macro(m) if m.mac.path.is_ident("gpu_print") => return self.print(&m.mac, sp),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("matches") => return self.matches(&m.mac, sp),
             syn::Expr::Macro(m) => match self.panic_macro(&m.mac, sp) {
                 Some(panic) => return panic,
                 None => {
@@ -1914,6 +1921,35 @@ impl<'e> Parser<'e> {
 
     /// A `match`, as the `if` chain [`crate::desugar::match_expr`] makes of it; `of_match`:
     /// whether it was written as one (not as an `if let`).
+    /// `matches!(value, pattern)` (or `pattern if guard`): the `match` it stands for,
+    /// `match value { pattern => true, _ => false }`.
+    fn matches(&mut self, mac: &syn::Macro, sp: Sp) -> Expr {
+        let arguments = |input: syn::parse::ParseStream| {
+            let value: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let pattern = syn::Pat::parse_multi_with_leading_vert(input)?;
+            let guard = match input.parse::<Option<syn::Token![if]>>()? {
+                Some(_) => Some(input.parse::<syn::Expr>()?),
+                None => None,
+            };
+            input.parse::<Option<syn::Token![,]>>()?;
+            Ok((value, pattern, guard))
+        };
+        match mac.parse_body_with(arguments) {
+            Ok((value, pattern, guard)) => {
+                let guard = guard.map(|g| quote::quote!(if #g));
+                let span = syn::spanned::Spanned::span(&mac.path);
+                let m: syn::ExprMatch =
+                    syn::parse_quote_spanned!(span=> match #value { #pattern #guard => true, _ => false });
+                self.match_expr(&m, false)
+            }
+            Err(e) => {
+                self.err(mac, format!("`matches!` takes a value and a pattern, `matches!(x, 1 | 2)`: {e}"));
+                self.expr_of(ExprKind::Error, sp)
+            }
+        }
+    }
+
     fn match_expr(&mut self, m: &syn::ExprMatch, of_match: bool) -> Expr {
         let id = self.id();
         match crate::desugar::match_expr(m, id) {
@@ -2008,7 +2044,8 @@ impl<'e> Parser<'e> {
     fn range(&mut self, e: &syn::Expr) -> Option<RangeSpec> {
         const HINT: &str =
             "a `for` loop iterates over a range: `a..b`, `a..=b`, `(a..b).step_by(s)`, `(a..b).rev()` or \
-             `(a..b).rev().step_by(s)`, or over a local array: `for v in a`, `for d in [16, 8, 4]`";
+             `(a..b).rev().step_by(s)`, or over a local array or a slice: `for v in a`, `for d in [16, 8, 4]`, \
+             `for (i, &v) in a.iter().enumerate()`";
         match e {
             syn::Expr::Paren(p) => self.range(&p.expr),
             syn::Expr::Group(g) => self.range(&g.expr),
