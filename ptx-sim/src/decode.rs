@@ -19,6 +19,7 @@ use crate::program::{
     BarReduce, BarSite, BitOp, BitOp2, Counter, DataDef, FArith, FUn, FloatClass, HalfForm, HalfOp,
     KernelCode, MemSpace, Op, ParamInfo, PrmtMode, ReduxOp, VoteKind, LOCAL_WINDOW, R, SHARED_WINDOW,
 };
+use crate::signature::PtxParam;
 use ptx_core::softfloat::Rnd;
 
 mod async_copy;
@@ -92,8 +93,9 @@ struct Decoder {
     data: HashMap<String, usize>,
     /// The registers that hold the addresses of the variables the kernel uses.
     data_slots: Vec<(usize, u64, R)>,
-    params: Vec<(String, PtxType)>,
-    param_base: u32,
+    params: Vec<PtxParam>,
+    /// The first slot of each parameter (one per 8 bytes of a byte array).
+    param_slots: Vec<R>,
     consts: HashMap<u64, R>,
     init: Vec<u64>,
     shared: HashMap<String, u32>,
@@ -122,7 +124,7 @@ pub(crate) const MAX_LOCAL: u32 = 64 * 1024;
 /// Builds a [`KernelCode`] from a parsed kernel.
 pub(crate) fn decode_kernel(
     name: String,
-    params: Vec<(String, PtxType)>,
+    params: Vec<PtxParam>,
     reg_decls: Vec<RegDecl>,
     arrays: Arrays<'_>,
     body: Vec<BodyItem>,
@@ -172,14 +174,21 @@ pub(crate) fn decode_kernel(
     let local_bytes = u32::try_from(local_end).ok().filter(|&b| b <= MAX_LOCAL).ok_or_else(|| {
         SimError::Unsupported { line, what: format!("{local_end} bytes of .local memory per thread") }
     })?;
-    let param_base = nregs;
+    // Each parameter's slots after the registers: one for a scalar, one per 8 bytes of an
+    // array (its size is bounded by `signature::MAX_PARAM_BYTES`).
+    let mut param_slots = Vec::with_capacity(params.len());
+    let mut next = nregs;
+    for p in &params {
+        param_slots.push(next);
+        next += p.size_bytes().div_ceil(8).max(1) as u32;
+    }
     let mut d = Decoder {
         kernel: name,
         regs,
         singles,
-        init: vec![0; (nregs as usize) + params.len()],
+        init: vec![0; next as usize],
         params,
-        param_base,
+        param_slots,
         consts: HashMap::new(),
         shared: shared_map,
         locals: local_map,
@@ -227,9 +236,10 @@ pub(crate) fn decode_kernel(
     let params = d
         .params
         .iter()
-        .map(|(n, ty)| ParamInfo {
-            name: ptx_core::print::param_source_name(&d.kernel, n).to_string(),
-            ty: *ty,
+        .map(|p| ParamInfo {
+            name: ptx_core::print::param_source_name(&d.kernel, &p.name).to_string(),
+            ty: p.ty,
+            array: p.array,
         })
         .collect();
     Ok(KernelCode {
@@ -245,7 +255,7 @@ pub(crate) fn decode_kernel(
         text: d.text,
         sources: d.sources,
         init: d.init,
-        param_base,
+        param_slots: d.param_slots,
         frags: d.frags,
     })
 }
@@ -799,7 +809,7 @@ impl Decoder {
                         return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
                     }
                     self.emit(Op::Special { d, which: *sr }, s);
-                } else if self.params.iter().any(|(n, _)| *n == o[1]) {
+                } else if self.params.iter().any(|p| p.name == o[1]) {
                     // `mov.u64 %rd, k_param_0`: the address of a `__grid_constant__` parameter.
                     return Err(self.unsupported(format!("the address of kernel parameter `{}`", o[1])));
                 } else {
@@ -2070,6 +2080,84 @@ impl Decoder {
         Ok(())
     }
 
+    /// `ld.param[.v2|.v4].T d, [name+offset]` of a kernel parameter: each lane's bytes
+    /// (little-endian, at `offset + lane * size`) from the parameter's slots, zero-extended
+    /// into the register, or sign-extended for `.s8`/`.s16`/`.s32` into a wider one. A read
+    /// past the parameter's end, or one straddling two of its 8-byte slots (which PTX's
+    /// natural alignment rules out), is an error naming the parameter.
+    fn load_kernel_param(&mut self, s: &Stmt, ty: PtxType, n: usize) -> Result<(), SimError> {
+        let (regs_tok, addr) = (&s.operands[0], &s.operands[1]);
+        let inner = addr
+            .strip_prefix('[')
+            .and_then(|x| x.strip_suffix(']'))
+            .map(str::trim)
+            .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{addr}`")))?;
+        let (name, offset) = match inner.split_once('+') {
+            Some((n, off)) => (
+                n.trim(),
+                off.trim()
+                    .parse::<u64>()
+                    .map_err(|_| self.parse_err(format!("bad parameter offset in `{addr}`")))?,
+            ),
+            None => (inner, 0),
+        };
+        let idx = self
+            .params
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| self.parse_err(format!("unknown parameter `{name}`")))?;
+        let param = self.params[idx].clone();
+        let size = u64::from(ty.bytes());
+        let end = offset + size * n as u64;
+        if end > param.size_bytes() {
+            return Err(self.parse_err(format!(
+                "`{}` reads beyond parameter `{}`: bytes {offset}..{end} of `{param}`, which has {} \
+                 byte(s)",
+                s.opcode,
+                param.name,
+                param.size_bytes()
+            )));
+        }
+        let slot = if n == 1 { Slot::Wide(ty) } else { Slot::Lane(ty) };
+        let regs = self.group(regs_tok, slot, true)?;
+        if regs.len() != n {
+            return Err(self.parse_err(format!("`{}` needs {n} register(s)", s.opcode)));
+        }
+        let toks: Vec<String> = self.group_tokens(regs_tok).into_iter().map(str::to_string).collect();
+        // The bits of the slot that hold the parameter: a scalar's own width, all 64 of an
+        // array's slot (the bytes past its end are zero).
+        let slot_bits = if param.is_array() { 64 } else { u64::from(param.ty.bits()) };
+        for (lane, (&d, tok)) in regs.iter().zip(&toks).enumerate() {
+            let at = offset + size * lane as u64;
+            if at / 8 != (at + size - 1) / 8 {
+                return Err(self.parse_err(format!(
+                    "`{}` reads {size} bytes at offset {at} of parameter `{param}`, which is not \
+                     aligned to {size} bytes",
+                    s.opcode
+                )));
+            }
+            let mut from = self.param_slots[idx] + (at / 8) as u32;
+            let shift = (at % 8) * 8;
+            // A part of a slot at a byte offset (`[seed+4]`: a `.u64`'s high word).
+            if shift != 0 {
+                let (shifted, by) = (self.scratch(), self.konst(shift));
+                self.emit(Op::IntBin { op: BinaryOp::Shr, ty: PtxType::U64, d: shifted, a: from, b: by }, s);
+                from = shifted;
+            }
+            // Bits above the parameter's are zero in its slot: only a part below its top is masked.
+            if shift + size * 8 < slot_bits {
+                let m = self.konst(width_mask(ty.bits()));
+                self.emit(Op::And { d, a: from, b: m }, s);
+            } else {
+                self.emit(Op::Mov { d, a: from }, s);
+            }
+            if tok != "_" {
+                self.sign_extend_narrow(tok, d, ty, s)?;
+            }
+        }
+        Ok(())
+    }
+
     fn memory(&mut self, s: &Stmt, p: &[&str]) -> Result<(), SimError> {
         let unsup = |d: &Decoder| d.unsupported(format!("opcode `{}`", s.opcode));
         let o = &s.operands;
@@ -2088,57 +2176,19 @@ impl Decoder {
         // `.local` ones are, by name or through the address a `mov` of the name gave.
         let addr = if is_ld { o.get(1) } else { o.first() };
         let base = addr.and_then(|a| a.strip_prefix('[')).and_then(|a| a.split(['+', ']']).next());
-        let kernel_param = base.is_some_and(|b| self.params.iter().any(|(n, _)| n == b.trim()));
+        let kernel_param = base.is_some_and(|b| self.params.iter().any(|p| p.name == b.trim()));
         if p[1] == "param" && kernel_param {
-            if p.len() != 3 {
-                return Err(self.unsupported(format!("`{}` of a kernel parameter", s.opcode)));
-            }
             if !is_ld {
                 return Err(self.unsupported(format!("`{}` to a kernel parameter", s.opcode)));
             }
-            self.expect_ops(s, 2)?;
-            let addr = &o[1];
-            let inner = addr
-                .strip_prefix('[')
-                .and_then(|x| x.strip_suffix(']'))
-                .map(str::trim)
-                .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{addr}`")))?;
-            let (name, offset) = match inner.split_once('+') {
-                Some((n, off)) => (
-                    n.trim(),
-                    off.trim()
-                        .parse::<u32>()
-                        .map_err(|_| self.parse_err(format!("bad parameter offset in `{addr}`")))?,
-                ),
-                None => (inner, 0),
+            let n = match p.len() {
+                3 => 1,
+                4 if p[2] == "v2" => 2,
+                4 if p[2] == "v4" && ty.bits() <= 32 => 4,
+                _ => return Err(self.unsupported(format!("`{}` of a kernel parameter", s.opcode))),
             };
-            let d = self.dst(&o[0], Slot::Wide(ty))?;
-            let idx = self
-                .params
-                .iter()
-                .position(|(n, _)| n == name)
-                .ok_or_else(|| self.parse_err(format!("unknown parameter `{name}`")))?;
-            let mut slot = self.param_base + idx as u32;
-            let pty = self.params[idx].1;
-            if u64::from(offset) * 8 + u64::from(ty.bits()) > u64::from(pty.bits()) {
-                return Err(
-                    self.parse_err(format!("`{}` reads beyond parameter `{name}` of type {pty}", s.opcode))
-                );
-            }
-            // A part of a wider parameter at a byte offset (`[seed+4]`: a `.u64`'s high word).
-            if offset != 0 {
-                let (shifted, by) = (self.scratch(), self.konst(u64::from(offset) * 8));
-                self.emit(Op::IntBin { op: BinaryOp::Shr, ty: PtxType::U64, d: shifted, a: slot, b: by }, s);
-                slot = shifted;
-            }
-            // Bits above the parameter's are zero in its slot: only a part below its top is masked.
-            if ty.bits() + offset * 8 < pty.bits() {
-                let m = self.konst(width_mask(ty.bits()));
-                self.emit(Op::And { d, a: slot, b: m }, s);
-            } else {
-                self.emit(Op::Mov { d, a: slot }, s);
-            }
-            return self.sign_extend_narrow(&o[0], d, ty, s);
+            self.expect_ops(s, 2)?;
+            return self.load_kernel_param(s, ty, n);
         }
         // `ld[.volatile][.space][.cache op][.nc][.cache hints][.vN].type`: the space (none:
         // a generic address), the vector width and the type matter here; volatility, cache

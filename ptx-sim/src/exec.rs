@@ -1728,8 +1728,9 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
 
 /// Runs `kernel` over the whole grid with the default [`SimOptions`]. `params` holds one
 /// raw value per kernel parameter, its bits zero-extended to 64 (f32 via `to_bits`,
-/// pointers are addresses from [`Memory::alloc`]). Blocks run on `worker_threads` host
-/// threads (at least one).
+/// pointers are addresses from [`Memory::alloc`]; a by-value byte array of at most 8 bytes
+/// as its bytes read little-endian; a larger one needs [`launch_with_param_bytes`]). Blocks
+/// run on `worker_threads` host threads (at least one).
 ///
 /// Errors: [`SimError::BadParams`] for a wrong parameter count, a value wider than its
 /// type, or an invalid geometry; [`SimError::Fault`] for an out-of-bounds or misaligned
@@ -1764,21 +1765,83 @@ pub fn launch_with(
             format!("the kernel takes {} parameter(s), {} were given", kernel.params.len(), params.len()),
         ));
     }
-    check_geometry(kernel, geometry)?;
-    let mut template = kernel.init.clone();
+    let mut bytes = Vec::with_capacity(params.len());
     for (i, (p, &v)) in kernel.params.iter().zip(params).enumerate() {
-        let bits = p.ty.bits();
-        if bits < 64 && v >> bits != 0 {
+        let size = p.size_bytes();
+        if size > 8 {
             return Err(bad(
                 kernel,
                 format!(
-                    "parameter {i} `{}` is {} but the value {v:#x} has bits above its {bits}; \
-                     pass the value zero-extended",
-                    p.name, p.ty
+                    "parameter {i} `{}` is a by-value array of {size} bytes, more than one value \
+                     holds; pass its bytes with `launch_with_param_bytes`",
+                    p.name
                 ),
             ));
         }
-        template[kernel.param_base as usize + i] = v;
+        let bits = size * 8;
+        if bits < 64 && v >> bits != 0 {
+            let what = match p.array {
+                Some(n) => format!("a by-value array of {n} bytes"),
+                None => p.ty.to_string(),
+            };
+            return Err(bad(
+                kernel,
+                format!(
+                    "parameter {i} `{}` is {what} but the value {v:#x} has bits above its {bits}; \
+                     pass the value zero-extended",
+                    p.name
+                ),
+            ));
+        }
+        bytes.push(v.to_le_bytes()[..size as usize].to_vec());
+    }
+    launch_with_param_bytes(kernel, geometry, &bytes, memory, worker_threads, options)
+}
+
+/// [`launch_with`] with each parameter given as its bytes: exactly as many as the parameter
+/// has ([`crate::ParamInfo::size_bytes`]), little-endian, as the GPU's parameter space holds
+/// them (a scalar's value; a by-value `.b8 name[N]` array's N bytes, as the C struct lays
+/// them out, padding included). A wrong count of parameters or of bytes is a
+/// [`SimError::BadParams`] naming the parameter and both sizes.
+pub fn launch_with_param_bytes<P: AsRef<[u8]>>(
+    kernel: &KernelCode,
+    geometry: &Geometry,
+    params: &[P],
+    memory: &Memory,
+    worker_threads: usize,
+    options: &SimOptions,
+) -> Result<LaunchStats, SimError> {
+    if params.len() != kernel.params.len() {
+        return Err(bad(
+            kernel,
+            format!("the kernel takes {} parameter(s), {} were given", kernel.params.len(), params.len()),
+        ));
+    }
+    check_geometry(kernel, geometry)?;
+    let mut template = kernel.init.clone();
+    for (i, (p, given)) in kernel.params.iter().zip(params).enumerate() {
+        let given = given.as_ref();
+        if given.len() as u64 != p.size_bytes() {
+            let what = match p.array {
+                Some(n) => format!("a by-value array of {n} .{}", p.ty.ptx_name()),
+                None => format!(".{}", p.ty.ptx_name()),
+            };
+            return Err(bad(
+                kernel,
+                format!(
+                    "parameter {i} `{}` is {what}, {} byte(s), but {} byte(s) were given",
+                    p.name,
+                    p.size_bytes(),
+                    given.len()
+                ),
+            ));
+        }
+        let first = kernel.param_slots[i] as usize;
+        for (k, chunk) in given.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            template[first + k] = u64::from_le_bytes(word);
+        }
     }
     if !kernel.data_slots.is_empty() {
         let addrs = kernel.data.addresses(memory)?;

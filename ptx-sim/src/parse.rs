@@ -540,7 +540,7 @@ fn parse_entry(
         }
         let decl =
             crate::signature::param(p).map_err(|why| unsupported(start, format!("the parameter {why}")))?;
-        params.push((decl.name, decl.ty));
+        params.push(decl);
     }
     let mut after = after.trim().to_string();
     // Find the opening brace, past the performance directives (`.maxntid 256, 1, 1`,

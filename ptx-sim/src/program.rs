@@ -1,8 +1,8 @@
 //! The decoded form the interpreter executes: a flat list of [`Op`]s whose operands are
 //! indices into a per-thread register file of `u64` slots.
 //!
-//! Slot layout: the kernel's declared registers first, then one slot per parameter (filled
-//! at launch), then constants (immediates, shared-array addresses). Every value is kept
+//! Slot layout: the kernel's declared registers first, then the parameters' slots (filled
+//! at launch: one per scalar, one per 8 bytes of a by-value byte array, little-endian), then constants (immediates, shared-array addresses). Every value is kept
 //! zero-extended to its type's width (predicates are 0 or 1), so moves and bit operations
 //! need no masking. Labels are resolved to op indices; guards on instructions other than
 //! `bra` are lowered to a conditional branch around them.
@@ -997,8 +997,19 @@ pub struct ParamInfo {
     /// The parameter's source name: the PTX name with the printer's `<kernel>_param_`
     /// prefix removed (the full PTX name when it has no such prefix).
     pub name: String,
-    /// Its `.param` type.
+    /// Its `.param` type (the element type of an array; `.b8` reads as `.u8`).
     pub ty: PtxType,
+    /// `Some(n)` for a by-value array `.b8 name[n]` (a struct, a `__half`); `None` for a
+    /// scalar.
+    pub array: Option<u32>,
+}
+
+impl ParamInfo {
+    /// The parameter's size in bytes: what a launch passes for it
+    /// ([`crate::launch_with_param_bytes`]).
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()) * u64::from(self.array.unwrap_or(1))
+    }
 }
 
 /// One decoded kernel (`.entry`), ready to [`crate::launch`].
@@ -1027,8 +1038,8 @@ pub struct KernelCode {
     pub(crate) sources: Vec<Option<String>>,
     /// Initial register file: zeros for registers and parameters, constants after them.
     pub(crate) init: Vec<u64>,
-    /// Slot of parameter 0.
-    pub(crate) param_base: u32,
+    /// The first slot of each parameter (a by-value array has one slot per 8 bytes).
+    pub(crate) param_slots: Vec<R>,
     /// The fragment registers of the kernel's `mma` instructions ([`Op::Mma`]).
     pub(crate) frags: Vec<R>,
 }

@@ -4,7 +4,10 @@
 //! simulator's parser reads.
 //!
 //! Only the declarations are read (`.visible .entry name( .param .u64 a, .param .f32 b )`,
-//! with the attributes compilers add: `.align N`, `.ptr`, state spaces).
+//! with the attributes compilers add: `.align N`, `.ptr`, state spaces). Scalars of every
+//! width from 8 to 64 bits are read (`.u8` for a CUDA `bool` or `char`, `.u16` for a
+//! `short`), and byte arrays (`.param .align 8 .b8 name[24]`): a struct or `__half` passed by
+//! value.
 
 use ptx_core::PtxType;
 
@@ -15,9 +18,39 @@ use crate::comments::without_comments;
 pub struct PtxParam {
     /// Its name in the PTX (e.g. `saxpy_param_0`).
     pub name: String,
-    /// Its `.param` type. A `.u64`/`.b64`/`.s64` parameter takes a buffer (a pointer) or a
-    /// 64-bit integer scalar; any other type a scalar of that type.
+    /// Its `.param` type, or the element type of a byte array. A `.u64`/`.b64`/`.s64`
+    /// scalar parameter takes a buffer (a pointer) or a 64-bit integer scalar; any other
+    /// scalar type a scalar of that width. `.b8` is read as [`PtxType::U8`] (PTX's untyped
+    /// byte has no type of its own here; it moves bytes as `.u8` does).
     pub ty: PtxType,
+    /// `Some(n)` for an array parameter `.b8 name[n]`: a value passed by value as bytes
+    /// (a C struct, a `__half`), `n` elements of [`PtxParam::ty`]; `None` for a scalar.
+    pub array: Option<u32>,
+}
+
+impl PtxParam {
+    /// The parameter's size in bytes: its type's, times the element count of an array.
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()) * u64::from(self.array.unwrap_or(1))
+    }
+
+    /// Whether it is a by-value byte array (`.b8 name[N]`) rather than a scalar.
+    pub fn is_array(&self) -> bool {
+        self.array.is_some()
+    }
+}
+
+impl std::fmt::Display for PtxParam {
+    /// As declared: `.u8 k_param_1`, `.b8 k_param_2[24]` (`.u8` elements written `.b8`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.array {
+            Some(n) => {
+                let ty = if self.ty == PtxType::U8 { "b8" } else { self.ty.ptx_name() };
+                write!(f, ".{ty} {}[{n}]", self.name)
+            }
+            None => write!(f, ".{} {}", self.ty.ptx_name(), self.name),
+        }
+    }
 }
 
 /// One kernel of a raw PTX module: its entry name and parameters.
@@ -28,8 +61,8 @@ pub struct PtxEntry {
     /// Its parameters, in order (empty when [`PtxEntry::unsupported`] says why they are not
     /// known).
     pub params: Vec<PtxParam>,
-    /// Why its parameters cannot be checked (a structure passed by value, a `.u8`
-    /// parameter), naming the line: the module's other kernels still load, and launching
+    /// Why its parameters cannot be checked (a `.pred` parameter, a malformed
+    /// declaration), naming the line: the module's other kernels still load, and launching
     /// this one is an error saying so.
     pub unsupported: Option<String>,
 }
@@ -86,7 +119,12 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
     Ok(found)
 }
 
-/// One `.param` declaration: `.param [.align N] [.ptr] [space] .type name`.
+/// The most bytes one parameter may have: CUDA's limit on all of a kernel's parameters
+/// together (32764 bytes from CUDA 12.1 on Volta and later; 4 KiB before).
+pub const MAX_PARAM_BYTES: u64 = 32764;
+
+/// One `.param` declaration: `.param [.align N] [.ptr] [space] .type name` or a byte array
+/// `.param [.align N] .b8 name[N]`.
 pub(crate) fn param(decl: &str) -> Result<PtxParam, String> {
     let tokens: Vec<&str> = decl.split_whitespace().collect();
     if tokens.first() != Some(&".param") {
@@ -95,20 +133,40 @@ pub(crate) fn param(decl: &str) -> Result<PtxParam, String> {
     let Some((&name, attrs)) = tokens[1..].split_last().filter(|(name, _)| !name.starts_with('.')) else {
         return Err(format!("`{decl}` has no name"));
     };
-    if name.contains('[') {
+    // `name[N]`: an array (a by-value struct); `name[]` or a count that is not a number is
+    // not something a launch can fill.
+    let (name, array) = match name.split_once('[') {
+        Some((base, count)) => {
+            let n = count
+                .strip_suffix(']')
+                .and_then(|c| c.trim().parse::<u32>().ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("`{decl}`: the array needs a positive element count `[N]`"))?;
+            (base, Some(n))
+        }
+        None => (name, None),
+    };
+    if name.is_empty() {
+        return Err(format!("`{decl}` has no name"));
+    }
+    // `.b8` has no type of its own: it moves bytes as `.u8` does.
+    let types: Vec<PtxType> = attrs
+        .iter()
+        .filter_map(|t| t.strip_prefix('.'))
+        .filter_map(|t| if t == "b8" { Some(PtxType::U8) } else { PtxType::from_ptx_name(t) })
+        .collect();
+    let p = match types.as_slice() {
+        [ty] if *ty != PtxType::Pred => PtxParam { name: name.to_string(), ty: *ty, array },
+        [ty] => return Err(format!("`{decl}`: .{} parameters are not supported", ty.ptx_name())),
+        _ => return Err(format!("`{decl}` does not name exactly one type")),
+    };
+    if p.size_bytes() > MAX_PARAM_BYTES {
         return Err(format!(
-            "`{decl}`: parameters passed by value as byte arrays (structs) are not supported"
+            "`{decl}` has {} bytes, more than the {MAX_PARAM_BYTES} bytes CUDA allows for a kernel's parameters",
+            p.size_bytes()
         ));
     }
-    let types: Vec<PtxType> =
-        attrs.iter().filter_map(|t| t.strip_prefix('.')).filter_map(PtxType::from_ptx_name).collect();
-    match types.as_slice() {
-        [ty] if *ty != PtxType::Pred && !ty.is_memory_only() => {
-            Ok(PtxParam { name: name.to_string(), ty: *ty })
-        }
-        [ty] => Err(format!("`{decl}`: .{} parameters are not supported", ty.ptx_name())),
-        _ => Err(format!("`{decl}` does not name exactly one type")),
-    }
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -146,6 +204,7 @@ mod tests {
         assert_eq!(types, [PtxType::U64, PtxType::U64, PtxType::F32, PtxType::U32]);
         assert_eq!(e[0].params[3].name, "vec_add_param_3");
         assert_eq!(e[1], PtxEntry { name: "empty".into(), params: vec![], unsupported: None });
+        assert!(e[0].params.iter().all(|p| p.array.is_none()));
     }
 
     #[test]
@@ -154,7 +213,9 @@ mod tests {
         let unchecked = [
             (".entry k(.param .u64)", "has no name"),
             (".entry k(.param .u64 .u32 a)", "exactly one type"),
-            (".entry k(.param .align 8 .b8 s[16])", "byte arrays"),
+            (".entry k(.param .align 8 .b8 s[])", "positive element count"),
+            (".entry k(.param .align 8 .b8 s[x])", "positive element count"),
+            (".entry k(.param .b8 s[40000])", "40000 bytes"),
             (".entry k(.param .pred p)", ".pred parameters"),
             (".entry k(.reg .u32 a)", "not a `.param`"),
         ];
@@ -174,5 +235,41 @@ mod tests {
             assert!(err.contains(want), "{ptx:?}: {err}");
         }
         assert_eq!(entries("// .entry in a comment\n.visible .func f() { ret; }").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn narrow_scalars_and_byte_arrays_are_described() {
+        let ptx = ".visible .entry k(
+	.param .u8 k_param_0,
+	.param .s8 k_param_1,
+	.param .b8 k_param_2,
+	.param .u16 k_param_3,
+	.param .s16 k_param_4,
+	.param .b16 k_param_5,
+	.param .align 2 .b8 k_param_6[2],
+	.param .align 8 .b8 k_param_7[24]
+)
+{
+	ret;
+}";
+        let e = entries(ptx).unwrap();
+        assert_eq!(e[0].unsupported, None);
+        let got: Vec<(PtxType, Option<u32>, u64, String)> =
+            e[0].params.iter().map(|p| (p.ty, p.array, p.size_bytes(), p.to_string())).collect();
+        let want = [
+            (PtxType::U8, None, 1, ".u8 k_param_0"),
+            (PtxType::S8, None, 1, ".s8 k_param_1"),
+            (PtxType::U8, None, 1, ".u8 k_param_2"),
+            (PtxType::U16, None, 2, ".u16 k_param_3"),
+            (PtxType::S16, None, 2, ".s16 k_param_4"),
+            (PtxType::B16, None, 2, ".b16 k_param_5"),
+            (PtxType::U8, Some(2), 2, ".b8 k_param_6[2]"),
+            (PtxType::U8, Some(24), 24, ".b8 k_param_7[24]"),
+        ];
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!((g.0, g.1, g.2, g.3.as_str()), w);
+        }
+        assert!(e[0].params[7].is_array() && !e[0].params[0].is_array());
     }
 }
