@@ -390,30 +390,45 @@ impl CudaBackend {
         let stream = &stream.stream;
         self.bind()?;
         let wrong = || Error::WrongDevice { what: "a buffer argument is not a CUDA allocation".into() };
-        // One 8-byte slot per parameter. cuLaunchKernel copies each parameter's size (taken
-        // from the kernel image) from the address given for it: a pointer or a 64-bit scalar
-        // reads the whole slot, a 32-bit scalar its first 4 bytes, which on a little-endian
-        // host (every host CUDA supports) hold the value, as `Scalar::to_bits` zero-extends.
-        let mut slots: Vec<u64> = Vec::with_capacity(args.len());
+        // One slot of 8-byte words per parameter, each holding the parameter's value in its
+        // first bytes, little-endian (every host CUDA supports is little-endian). As with
+        // cudarc's `DeviceRepr::as_kernel_param`, cuLaunchKernel is given a pointer to each
+        // parameter's value and copies the parameter's size (taken from the kernel image)
+        // from it: a pointer or a 64-bit scalar the whole first word, a 32-, 16- or 8-bit
+        // scalar its first 4, 2 or 1 bytes (a `bool` one byte, 0 or 1), a by-value `.b8
+        // name[N]` its N bytes. Argument kinds and sizes were checked against the
+        // parameters, so the driver never copies past a slot. Each slot is a heap block of
+        // its own, whose address stays put while `slots` grows.
+        let mut slots: Vec<Vec<u64>> = Vec::with_capacity(args.len());
         let mut guards = Vec::with_capacity(args.len());
+        let words = |bytes: &[u8]| -> Vec<u64> {
+            let mut slot = vec![0u64; bytes.len().div_ceil(8).max(1)];
+            for (word, chunk) in slot.iter_mut().zip(bytes.chunks(8)) {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                *word = u64::from_le_bytes(b);
+            }
+            slot
+        };
         for arg in args.iter_mut() {
             match &mut arg.kind {
                 ArgKind::In(b) => {
                     let (ptr, guard) = b.cuda_ptr(stream).ok_or_else(wrong)?;
-                    slots.push(ptr);
+                    slots.push(vec![ptr]);
                     guards.push(guard);
                 }
                 ArgKind::Out(b) => {
                     let (ptr, guard) = b.cuda_ptr_mut(stream).ok_or_else(wrong)?;
-                    slots.push(ptr);
+                    slots.push(vec![ptr]);
                     guards.push(guard);
                 }
-                ArgKind::Scalar(s) => slots.push(s.to_bits()),
+                ArgKind::Scalar(s) => slots.push(words(&s.to_le_bytes())),
+                ArgKind::Bytes(b) => slots.push(words(b)),
             }
         }
-        let mut params: Vec<*mut c_void> = slots.iter_mut().map(|s| (s as *mut u64).cast()).collect();
+        let mut params: Vec<*mut c_void> = slots.iter_mut().map(|s| s.as_mut_ptr().cast()).collect();
         // SAFETY: the function handle is live (held by `kernel`) and belongs to the bound
-        // context, as does `stream`; each parameter slot is 8 bytes, aligned, and covers the
+        // context, as does `stream`; each parameter slot is 8-byte aligned and covers the
         // parameter's size; argument kinds and types were checked against the kernel's
         // parameters; `slots` is not touched until the call returns (the driver copies the
         // values during the call); the buffers stay borrowed, and their cudarc read/write

@@ -513,13 +513,16 @@ impl Device {
     }
 }
 
-/// The raw 64-bit parameter values of a simulated launch: buffer addresses and scalar bits.
-pub(crate) fn sim_params(args: &[KernelArg<'_>]) -> Vec<u64> {
+/// The parameter bytes of a simulated launch (checked against the kernel's parameters
+/// already): a buffer's 8-byte address, a scalar's own little-endian bytes, a by-value
+/// argument's bytes.
+pub(crate) fn sim_params(args: &[KernelArg<'_>]) -> Vec<Vec<u8>> {
     args.iter()
         .map(|arg| match &arg.kind {
-            ArgKind::In(b) => b.sim_addr().unwrap_or(0),
-            ArgKind::Out(b) => b.sim_addr().unwrap_or(0),
-            ArgKind::Scalar(s) => s.to_bits(),
+            ArgKind::In(b) => b.sim_addr().unwrap_or(0).to_le_bytes().to_vec(),
+            ArgKind::Out(b) => b.sim_addr().unwrap_or(0).to_le_bytes().to_vec(),
+            ArgKind::Scalar(s) => s.to_le_bytes(),
+            ArgKind::Bytes(b) => b.clone(),
         })
         .collect()
 }

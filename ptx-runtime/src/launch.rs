@@ -159,9 +159,11 @@ impl Default for DeviceLimits {
     }
 }
 
-/// One argument of an untyped launch: a buffer the kernel reads, a buffer it may write, or a
-/// scalar passed by value. Made with the `From` impls (`KernelArg::from(&buf)`,
-/// `KernelArg::from(&mut buf)`, `KernelArg::from(3u32)`) or the named constructors.
+/// One argument of an untyped launch: a buffer the kernel reads, a buffer it may write, a
+/// scalar passed by value, or the bytes of a value passed by value (a struct). Made with the
+/// `From` impls (`KernelArg::from(&buf)`, `KernelArg::from(&mut buf)`,
+/// `KernelArg::from(3u32)`, `true.into()`, `5u8.into()`, `(-3i16).into()`) or the named
+/// constructors ([`KernelArg::bytes`] for a struct).
 pub struct KernelArg<'a> {
     pub(crate) kind: ArgKind<'a>,
 }
@@ -170,6 +172,8 @@ pub(crate) enum ArgKind<'a> {
     In(&'a dyn ErasedBuffer),
     Out(&'a mut dyn ErasedBuffer),
     Scalar(Scalar),
+    /// A by-value `.b8 name[N]` parameter's N bytes.
+    Bytes(Vec<u8>),
 }
 
 impl<'a> KernelArg<'a> {
@@ -188,13 +192,31 @@ impl<'a> KernelArg<'a> {
         KernelArg { kind: ArgKind::Scalar(value.into()) }
     }
 
+    /// A by-value parameter of `.b8 name[N]` (a C struct, a `__half`, a `float2` passed by
+    /// value): its N bytes, as the C struct lays them out (little-endian fields at their
+    /// offsets, padding included). A launch checks the count against the parameter's N.
+    ///
+    /// ```
+    /// # use ptx_runtime::KernelArg;
+    /// // struct { int a; double b; short c; }: a at 0, b at 8, c at 16, 24 bytes in all.
+    /// let mut s = [0u8; 24];
+    /// s[0..4].copy_from_slice(&7i32.to_le_bytes());
+    /// s[8..16].copy_from_slice(&0.5f64.to_le_bytes());
+    /// s[16..18].copy_from_slice(&(-2i16).to_le_bytes());
+    /// let arg = KernelArg::bytes(&s);
+    /// assert_eq!(arg.describe(), "24 bytes by value");
+    /// ```
+    pub fn bytes(bytes: &[u8]) -> KernelArg<'a> {
+        KernelArg { kind: ArgKind::Bytes(bytes.to_vec()) }
+    }
+
     /// Whether this argument is a buffer (read-only or writable).
     pub fn is_buffer(&self) -> bool {
-        !matches!(self.kind, ArgKind::Scalar(_))
+        matches!(self.kind, ArgKind::In(_) | ArgKind::Out(_))
     }
 
     /// A short description, as used in [`Error::ArgumentMismatch`]: `buffer of f32 (len 16)`,
-    /// `mutable buffer of u32 (len 4)`, `scalar f32`.
+    /// `mutable buffer of u32 (len 4)`, `scalar f32`, `scalar bool (.u8)`, `24 bytes by value`.
     pub fn describe(&self) -> String {
         match &self.kind {
             ArgKind::In(b) => format!("buffer of {} (len {})", b.elem_type().ptx_name(), b.elem_len()),
@@ -202,6 +224,7 @@ impl<'a> KernelArg<'a> {
                 format!("mutable buffer of {} (len {})", b.elem_type().ptx_name(), b.elem_len())
             }
             ArgKind::Scalar(s) => s.to_string(),
+            ArgKind::Bytes(b) => format!("{} bytes by value", b.len()),
         }
     }
 
@@ -211,6 +234,7 @@ impl<'a> KernelArg<'a> {
             ArgKind::In(b) => ArgKind::In(*b),
             ArgKind::Out(b) => ArgKind::Out(&mut **b),
             ArgKind::Scalar(s) => ArgKind::Scalar(*s),
+            ArgKind::Bytes(b) => ArgKind::Bytes(b.clone()),
         };
         KernelArg { kind }
     }
@@ -219,7 +243,7 @@ impl<'a> KernelArg<'a> {
         match &self.kind {
             ArgKind::In(b) => Some(*b),
             ArgKind::Out(b) => Some(&**b),
-            ArgKind::Scalar(_) => None,
+            ArgKind::Scalar(_) | ArgKind::Bytes(_) => None,
         }
     }
 }
@@ -228,6 +252,7 @@ impl std::fmt::Debug for KernelArg<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             ArgKind::Scalar(s) => write!(f, "KernelArg({s:?})"),
+            ArgKind::Bytes(b) => write!(f, "KernelArg(Bytes({b:?}))"),
             _ => write!(f, "KernelArg({})", self.describe()),
         }
     }
@@ -261,7 +286,7 @@ macro_rules! arg_from_scalar {
     )*};
 }
 
-arg_from_scalar!(u32, i32, f32, u64, i64, f64);
+arg_from_scalar!(u8, i8, bool, u16, i16, u32, i32, f32, u64, i64, f64);
 
 /// Checks `args` against the kernel's parameters: same count, a buffer for each pointer
 /// parameter, a scalar of the parameter's PTX type for each other one.
@@ -281,7 +306,10 @@ pub(crate) fn check_args(kernel: &str, params: &[Param], args: &[KernelArg<'_>])
     }
     for (index, (param, arg)) in params.iter().zip(args).enumerate() {
         let ok = match (&arg.kind, param.is_pointer) {
-            (ArgKind::Scalar(_), true) | (ArgKind::In(_) | ArgKind::Out(_), false) => false,
+            (ArgKind::Scalar(_) | ArgKind::Bytes(_), true) | (ArgKind::In(_) | ArgKind::Out(_), false) => {
+                false
+            }
+            (ArgKind::Bytes(_), false) => false,
             (ArgKind::Scalar(s), false) => s.fits(param.ty),
             (_, true) => true,
         };

@@ -30,9 +30,12 @@ impl Device {
     /// Loads a module of PTX text: every `.entry` in it becomes a kernel of the returned
     /// [`PtxModule`]. On CUDA the driver JIT-compiles it ([`Error::PtxRejected`] with its
     /// log); on the simulator it is parsed ([`Error::Simulator`] naming the line and the
-    /// construct). A kernel whose parameters this crate cannot check arguments against (a
-    /// struct passed by value, a `bool`'s `.u8`) stays in the module: launching it is an
-    /// [`Error::InvalidArgument`] naming the line, and the module's other kernels launch.
+    /// construct). Parameters of every scalar width (`.u8` for a CUDA `bool` or `char`,
+    /// `.u16` for a `short`) and by-value byte arrays (`.b8 name[N]`: a struct, a `__half`)
+    /// are launched with the matching [`KernelArg`]s. A kernel whose parameters this crate
+    /// cannot check arguments against (a `.pred` parameter) stays in the module: launching it
+    /// is an [`Error::InvalidArgument`] naming the line, and the module's other kernels
+    /// launch.
     pub fn load_ptx(&self, ptx: &str) -> Result<PtxModule> {
         let entries = signature::entries(ptx)
             .map_err(|reason| Error::InvalidArgument { argument: "ptx".into(), reason })?;
@@ -72,9 +75,20 @@ impl PtxModule {
         self.entries.iter().map(|e| e.name.as_str())
     }
 
-    /// The parameters of `kernel`, if the module has it.
+    /// The parameters of `kernel`, if the module has it: each one's name, type and, for a
+    /// by-value byte array, element count ([`PtxParam::array`]; `Display` writes it as
+    /// declared, `.b8 k_param_1[24]`). The list is empty for a kernel without parameters,
+    /// and for one that cannot be launched through this API, which
+    /// [`PtxModule::unsupported`] tells apart.
     pub fn params(&self, kernel: &str) -> Option<&[PtxParam]> {
         self.entries.iter().find(|e| e.name == kernel).map(|e| e.params.as_slice())
+    }
+
+    /// Why `kernel` cannot be launched through this API (a `.pred` parameter, a malformed
+    /// declaration), naming the line; `None` when it can, or when the module has no such
+    /// kernel.
+    pub fn unsupported(&self, kernel: &str) -> Option<&str> {
+        self.entries.iter().find(|e| e.name == kernel).and_then(|e| e.unsupported.as_deref())
     }
 
     /// The device the module is loaded on.
@@ -88,8 +102,10 @@ impl PtxModule {
     /// module's kernels), `cfg` against the device's limits ([`Error::BadLaunchConfig`]),
     /// and `args` against the `.entry` signature ([`Error::ArgumentMismatch`]): as many
     /// arguments as parameters; a 64-bit integer parameter takes a buffer of this device or
-    /// a 64-bit integer scalar; a 32-bit one a 32-bit integer scalar (signed or not: PTX
-    /// writes `int` as `.u32`); a float one a float of its width.
+    /// a 64-bit integer scalar; a 32-, 16- or 8-bit one an integer scalar of its width
+    /// (signed or not: PTX writes `int` as `.u32`, `int8_t` as `.u8`), or for 8 bits a
+    /// `bool`; a float one a float of its width; a by-value byte array `.b8 name[N]`
+    /// [`KernelArg::bytes`] of exactly N bytes.
     ///
     /// # Safety
     ///
@@ -148,6 +164,29 @@ impl PtxModule {
     }
 }
 
+/// What a raw parameter takes, as said in [`Error::ArgumentMismatch`]: which argument
+/// kinds to pass, and the parameter as declared.
+fn describe_param(p: &PtxParam) -> String {
+    if p.array.is_some() {
+        return format!(
+            "{} bytes passed by value (parameter `{p}`): pass `KernelArg::bytes` of the {} bytes, \
+             as the C struct lays them out",
+            p.size_bytes(),
+            p.size_bytes()
+        );
+    }
+    let what = match (p.ty.bits(), p.ty.is_float()) {
+        (64, false) => "a buffer or a 64-bit integer (u64 or i64)",
+        (64, true) => "an f64",
+        (32, false) => "a 32-bit integer (u32 or i32)",
+        (32, true) => "an f32",
+        (16, false) => "a 16-bit integer (u16 or i16)",
+        (16, true) => "a u16 holding the half-precision bits",
+        _ => "a u8, an i8 or a bool",
+    };
+    format!("{what} (parameter `{p}`)")
+}
+
 /// Checks launch arguments against a raw `.entry` signature (see [`PtxModule::launch`]).
 fn check_raw_args(kernel: &str, params: &[PtxParam], args: &[KernelArg<'_>]) -> Result<()> {
     let mismatch = |index: usize, expected: String, found: String| Error::ArgumentMismatch {
@@ -156,14 +195,8 @@ fn check_raw_args(kernel: &str, params: &[PtxParam], args: &[KernelArg<'_>]) -> 
         expected,
         found,
     };
-    let describe = |p: &PtxParam| match p.ty.bits() {
-        64 if !p.ty.is_float() => {
-            format!("a buffer or a 64-bit integer (parameter `{}`, .{})", p.name, p.ty.ptx_name())
-        }
-        _ => format!("a .{} scalar (parameter `{}`)", p.ty.ptx_name(), p.name),
-    };
     if params.len() != args.len() {
-        let list: Vec<String> = params.iter().map(|p| format!(".{} {}", p.ty.ptx_name(), p.name)).collect();
+        let list: Vec<String> = params.iter().map(|p| p.to_string()).collect();
         return Err(mismatch(
             params.len().min(args.len()),
             format!("{} arguments ({})", params.len(), list.join(", ")),
@@ -171,20 +204,38 @@ fn check_raw_args(kernel: &str, params: &[PtxParam], args: &[KernelArg<'_>]) -> 
         ));
     }
     for (index, (param, arg)) in params.iter().zip(args).enumerate() {
-        let ok = match &arg.kind {
-            ArgKind::In(_) | ArgKind::Out(_) => param.ty.bits() == 64 && !param.ty.is_float(),
-            ArgKind::Scalar(s) => scalar_fits(*s, param.ty),
+        let ok = match (&arg.kind, param.array) {
+            (ArgKind::In(_) | ArgKind::Out(_), None) => param.ty.bits() == 64 && !param.ty.is_float(),
+            (ArgKind::Scalar(s), None) => scalar_fits(*s, param.ty),
+            (ArgKind::Bytes(b), Some(_)) => {
+                if b.len() as u64 != param.size_bytes() {
+                    return Err(mismatch(
+                        index,
+                        describe_param(param),
+                        format!(
+                            "{} bytes by value: `{param}` of kernel `{kernel}` has {} bytes, not {}",
+                            b.len(),
+                            param.size_bytes(),
+                            b.len()
+                        ),
+                    ));
+                }
+                true
+            }
+            _ => false,
         };
         if !ok {
-            return Err(mismatch(index, describe(param), arg.describe()));
+            return Err(mismatch(index, describe_param(param), arg.describe()));
         }
     }
     Ok(())
 }
 
-/// Whether a scalar fits a raw parameter: the same width, float for float, integers of
-/// either signedness for integer and untyped parameters.
+/// Whether a scalar fits a raw scalar parameter: the same width, float for float, integers
+/// of either signedness (and a `bool` for an 8-bit one) for integer and untyped parameters,
+/// and a `u16` of half-precision bits for a `.f16`/`.bf16` one.
 fn scalar_fits(s: Scalar, ty: PtxType) -> bool {
     let own = s.ptx_type();
-    own.bits() == ty.bits() && own.is_float() == ty.is_float()
+    let half_bits = matches!(ty, PtxType::F16 | PtxType::Bf16) && matches!(s, Scalar::U16(_));
+    own.bits() == ty.bits() && (own.is_float() == ty.is_float() || half_bits)
 }

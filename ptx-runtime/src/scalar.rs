@@ -73,9 +73,22 @@ pub(crate) fn from_bytes<T: DeviceScalar>(bytes: &[u8]) -> Vec<T> {
     bytes.chunks_exact(T::SIZE).map(T::read_le).collect()
 }
 
-/// A scalar kernel argument, passed by value.
+/// A scalar kernel argument, passed by value: exactly as many bytes as its type has.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
+    /// A `.u8` parameter (a CUDA `uint8_t`, `unsigned char`).
+    U8(u8),
+    /// A `.s8` parameter (`int8_t`, `signed char`; NVRTC declares these `.u8` too, which
+    /// takes either).
+    I8(i8),
+    /// A CUDA `bool`, a `.u8` parameter: one byte, 0 or 1.
+    Bool(bool),
+    /// A `.u16` parameter (`uint16_t`, `unsigned short`); also a `.b16`, `.f16` or `.bf16`
+    /// one, as half-precision bits.
+    U16(u16),
+    /// A `.s16` parameter (`int16_t`, `short`; NVRTC declares these `.u16`, which takes
+    /// either).
+    I16(i16),
     /// A `.u32` parameter.
     U32(u32),
     /// A `.s32` parameter.
@@ -91,9 +104,13 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// The value's PTX type.
+    /// The value's PTX type (a `bool`'s is `.u8`).
     pub fn ptx_type(self) -> PtxType {
         match self {
+            Scalar::U8(_) | Scalar::Bool(_) => PtxType::U8,
+            Scalar::I8(_) => PtxType::S8,
+            Scalar::U16(_) => PtxType::U16,
+            Scalar::I16(_) => PtxType::S16,
             Scalar::U32(_) => PtxType::U32,
             Scalar::I32(_) => PtxType::S32,
             Scalar::F32(_) => PtxType::F32,
@@ -103,9 +120,15 @@ impl Scalar {
         }
     }
 
-    /// The value's bits, zero-extended to 64 (floats as their IEEE bit pattern).
+    /// The value's bits, zero-extended to 64 from its own width (floats as their IEEE bit
+    /// pattern, a `bool` as 0 or 1, `-1i8` as `0xff`).
     pub fn to_bits(self) -> u64 {
         match self {
+            Scalar::U8(v) => u64::from(v),
+            Scalar::I8(v) => u64::from(v as u8),
+            Scalar::Bool(v) => u64::from(v),
+            Scalar::U16(v) => u64::from(v),
+            Scalar::I16(v) => u64::from(v as u16),
             Scalar::U32(v) => u64::from(v),
             Scalar::I32(v) => u64::from(v as u32),
             Scalar::F32(v) => u64::from(v.to_bits()),
@@ -115,12 +138,19 @@ impl Scalar {
         }
     }
 
+    /// The value's bytes as a kernel parameter holds them: little-endian, as many as its
+    /// type has (one for a `bool`).
+    pub fn to_le_bytes(self) -> Vec<u8> {
+        self.to_bits().to_le_bytes()[..self.ptx_type().bytes() as usize].to_vec()
+    }
+
     /// Whether a kernel parameter of (non-pointer) type `param` accepts this value: the same
     /// PTX type, or an untyped `.bN` of the same width for integer values.
     pub fn fits(self, param: PtxType) -> bool {
         let own = self.ptx_type();
         own == param
             || match param {
+                PtxType::B16 => matches!(self, Scalar::U16(_) | Scalar::I16(_)),
                 PtxType::B32 => matches!(self, Scalar::U32(_) | Scalar::I32(_)),
                 PtxType::B64 => matches!(self, Scalar::U64(_) | Scalar::I64(_)),
                 _ => false,
@@ -130,7 +160,10 @@ impl Scalar {
 
 impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "scalar {}", self.ptx_type().ptx_name())
+        match self {
+            Scalar::Bool(_) => write!(f, "scalar bool (.u8)"),
+            _ => write!(f, "scalar {}", self.ptx_type().ptx_name()),
+        }
     }
 }
 
@@ -144,4 +177,7 @@ macro_rules! scalar_from {
     )*};
 }
 
-scalar_from!(u32 => U32, i32 => I32, f32 => F32, u64 => U64, i64 => I64, f64 => F64);
+scalar_from!(
+    u8 => U8, i8 => I8, bool => Bool, u16 => U16, i16 => I16,
+    u32 => U32, i32 => I32, f32 => F32, u64 => U64, i64 => I64, f64 => F64
+);

@@ -139,13 +139,14 @@ impl SimBackend {
         Ok(module)
     }
 
-    /// Runs `kernel` of `module` over the grid of `cfg` with the raw 64-bit parameter values.
+    /// Runs `kernel` of `module` over the grid of `cfg` with each parameter's bytes
+    /// (little-endian, exactly its size).
     pub(crate) fn launch(
         &self,
         module: &ptx_sim::Module,
         kernel: &str,
         cfg: &LaunchConfig,
-        params: &[u64],
+        params: &[Vec<u8>],
     ) -> Result<SimStats> {
         if let Some(e) = module.unsupported(kernel) {
             return Err(Error::Simulator(e.clone()));
@@ -161,7 +162,7 @@ impl SimBackend {
             block: [cfg.block.0, cfg.block.1, cfg.block.2],
             dynamic_shared_bytes: cfg.shared_mem_bytes,
         };
-        let stats = ptx_sim::launch_with(code, &geometry, params, &self.memory, self.workers, &self.options)
+        let stats = ptx_sim::launch_with_param_bytes(code, &geometry, params, &self.memory, self.workers, &self.options)
             .map_err(map_sim_error)?;
         if !stats.printed.is_empty() {
             print!("{}", stats.printed);

@@ -109,16 +109,17 @@ fn unusable_modules_are_errors_naming_the_line() {
     let device = Device::sim();
     let err = device.load_ptx(".version 7.0\n.target sm_80\n.address_size 64\n").expect_err("no entry");
     assert!(err.to_string().contains("no `.entry`"), "{err}");
-    // A module whose only kernel takes a struct by value: nothing to load.
-    let by_value = NVRTC_SAXPY.replace(".param .u32 saxpy_param_3", ".param .align 4 .b8 saxpy_param_3[8]");
-    let err = device.load_ptx(&by_value).expect_err("struct parameter");
-    assert!(err.to_string().contains("byte arrays"), "{err}");
+    // A module whose only kernel takes a parameter no argument fills (a `.pred`): nothing
+    // to load.
+    let by_pred = NVRTC_SAXPY.replace(".param .u32 saxpy_param_3", ".param .pred saxpy_param_3");
+    let err = device.load_ptx(&by_pred).expect_err("predicate parameter");
+    assert!(err.to_string().contains(".pred parameters are not supported"), "{err}");
     // Beside another kernel, it leaves out only itself: the other launches, and launching
-    // it says why (here a `bool` parameter, `.u8`).
-    let with_bool = format!(
-        "{NVRTC_SAXPY}\n.visible .entry flag(.param .u64 flag_param_0, .param .u8 flag_param_1)\n{{\n\tret;\n}}\n"
+    // it says why.
+    let with_pred = format!(
+        "{NVRTC_SAXPY}\n.visible .entry flag(.param .u64 flag_param_0, .param .pred flag_param_1)\n{{\n\tret;\n}}\n"
     );
-    let module = device.load_ptx(&with_bool).expect("the other kernel loads");
+    let module = device.load_ptx(&with_pred).expect("the other kernel loads");
     let (x, mut y) = (device.upload(&[1.0f32; 4]).unwrap(), device.upload(&[0.5f32; 4]).unwrap());
     let mut args =
         [KernelArg::from(2.0f32), KernelArg::from(&x), KernelArg::from(&mut y), KernelArg::from(4i32)];
@@ -129,7 +130,10 @@ fn unusable_modules_are_errors_naming_the_line() {
     // SAFETY: refused before anything runs.
     let err = unsafe { module.launch("flag", LaunchConfig::linear(1, 1), &mut args) }.unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
-    assert!(err.to_string().contains(".u8 parameters are not supported"), "{err}");
+    assert!(err.to_string().contains(".pred parameters are not supported"), "{err}");
+    assert_eq!(module.params("flag").map(<[_]>::len), Some(0));
+    assert!(module.unsupported("flag").is_some_and(|why| why.contains(".pred")));
+    assert_eq!(module.unsupported("saxpy"), None);
     let garbled = NVRTC_SAXPY.replace("fma.rn.f32", "fma.rn.q32");
     let err = device.load_ptx(&garbled).expect_err("garbled body");
     assert!(matches!(err, Error::Simulator(_)), "{err}");
