@@ -212,12 +212,7 @@ fn check_raw_args(kernel: &str, params: &[PtxParam], args: &[KernelArg<'_>]) -> 
                     return Err(mismatch(
                         index,
                         describe_param(param),
-                        format!(
-                            "{} bytes by value: `{param}` of kernel `{kernel}` has {} bytes, not {}",
-                            b.len(),
-                            param.size_bytes(),
-                            b.len()
-                        ),
+                        format!("{} bytes by value, not the {} it has", b.len(), param.size_bytes()),
                     ));
                 }
                 true

@@ -162,8 +162,15 @@ impl SimBackend {
             block: [cfg.block.0, cfg.block.1, cfg.block.2],
             dynamic_shared_bytes: cfg.shared_mem_bytes,
         };
-        let stats = ptx_sim::launch_with_param_bytes(code, &geometry, params, &self.memory, self.workers, &self.options)
-            .map_err(map_sim_error)?;
+        let stats = ptx_sim::launch_with_param_bytes(
+            code,
+            &geometry,
+            params,
+            &self.memory,
+            self.workers,
+            &self.options,
+        )
+        .map_err(map_sim_error)?;
         if !stats.printed.is_empty() {
             print!("{}", stats.printed);
         }

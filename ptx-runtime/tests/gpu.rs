@@ -240,3 +240,45 @@ fn raw_ptx_modules_run_on_the_gpu_as_on_the_simulator() {
     }
     assert_eq!(results[0], results[1]);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn narrow_scalars_and_by_value_structs_run_on_the_gpu_as_on_the_simulator() {
+    use ptx_runtime::KernelArg;
+    // NVRTC 13.5's PTX (ISA 9.5), declared 7.0 so that older drivers load it too: it uses
+    // nothing newer.
+    let ptx =
+        include_str!("../../ptx-sim/tests/data/by_value_params.ptx").replace(".version 9.5", ".version 7.0");
+    // struct { int a; double b; short c; } = { -7, 0.375, -2 }, padding bytes set.
+    let mut mixed = [0x5au8; 24];
+    mixed[0..4].copy_from_slice(&(-7i32).to_le_bytes());
+    mixed[8..16].copy_from_slice(&0.375f64.to_le_bytes());
+    mixed[16..18].copy_from_slice(&(-2i16).to_le_bytes());
+    let mut results = Vec::new();
+    for device in [gpu(), Device::sim()] {
+        let module = device.load_ptx(&ptx).unwrap();
+        let mut out = device.zeroed::<i64>(5 * 32).unwrap();
+        let mut args = [
+            KernelArg::from(&mut out),
+            true.into(),
+            (-3i8).into(),
+            200u8.into(),
+            (-1234i16).into(),
+            60000u16.into(),
+            32i32.into(),
+        ];
+        // SAFETY: thread i writes out[5i..5i+5], inside the 160 elements.
+        unsafe { module.launch("small_scalars", LaunchConfig::linear(1, 32), &mut args) }.unwrap();
+        let mut halves = device.upload(&[0x3e00u16, 0xc000, 0x3400, 0x4200]).unwrap();
+        let mut args = [(&mut halves).into(), KernelArg::bytes(&0x4100u16.to_le_bytes()), 4i32.into()];
+        // SAFETY: 4 threads, element i < 4 each.
+        unsafe { module.launch("half_scale", LaunchConfig::linear(1, 4), &mut args) }.unwrap();
+        let mut f = device.zeroed::<f64>(32).unwrap();
+        let mut args = [(&mut f).into(), KernelArg::bytes(&mixed)];
+        // SAFETY: 32 threads, element i < 32 each.
+        unsafe { module.launch("by_struct", LaunchConfig::linear(1, 32), &mut args) }.unwrap();
+        results.push((out.to_vec().unwrap(), halves.to_vec().unwrap(), f.to_vec().unwrap()));
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[1].1, [0x4380, 0xc500, 0x3900, 0x4780]);
+}
