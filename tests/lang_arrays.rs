@@ -592,7 +592,15 @@ twin!(iterator_loops, iterator_loops_host, |i, a: &[f32], out: &mut [f32]| {
     }
     let mut total = 0.0f32;
     for v in a {
-        total += v;
+        total += *v;
+    }
+    for (k, v) in w.iter().enumerate() {
+        if *v > 0.0 {
+            total += k as f32;
+        }
+    }
+    for &v in a {
+        total -= v;
     }
     out[5 * i] = dot;
     out[5 * i + 1] = weighted;

@@ -35,6 +35,10 @@ pub fn is_hidden(name: &syn::Ident) -> bool {
     name.to_string().starts_with(HIDDEN_PREFIX)
 }
 
+/// The attribute on the `let` binding a borrowed element of a `for` loop over
+/// `.iter()` (a `&T` in Rust, which `*v` reads): [`crate::parse`] takes `*v` as `v`.
+pub const BORROWED_ATTRIBUTE: &str = "__ptx_dsl_borrowed";
+
 /// How the hidden names of a `swap`'s indices and element start.
 const SWAP_PREFIX: &str = "__swap_";
 
@@ -79,7 +83,7 @@ pub fn swap(m: &syn::ExprMethodCall, id: usize) -> syn::Expr {
 }
 
 /// `e` without the parentheses around it.
-fn unparen(mut e: &syn::Expr) -> &syn::Expr {
+pub(crate) fn unparen(mut e: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::Paren(p) = e {
         e = &p.expr;
     }
@@ -209,9 +213,16 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
         let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
         (quote_spanned!(span=> let #array = #base;), quote_spanned!(span=> #array))
     };
+    // A borrowed element (of `.iter()`, or of a name, which may be a slice) is a `&T` in
+    // Rust: its `&v` pattern binds the value, and a plain `v` may be read as `*v`.
+    let by_reference = borrowed || matches!(base, syn::Expr::Path(_));
+    let marker = format_ident!("{BORROWED_ATTRIBUTE}", span = span);
     let element_pattern = |p: &syn::Pat| match p {
-        syn::Pat::Reference(r) if borrowed && r.mutability.is_none() => (*r.pat).clone(),
-        other => other.clone(),
+        syn::Pat::Reference(r) if by_reference && r.mutability.is_none() => {
+            ((*r.pat).clone(), quote_spanned!(span=>))
+        }
+        syn::Pat::Ident(_) if by_reference => (p.clone(), quote_spanned!(span=> #[#marker])),
+        other => (other.clone(), quote_spanned!(span=>)),
     };
     let bindings = if enumerated {
         let syn::Pat::Tuple(t) = &*f.pat else {
@@ -226,11 +237,11 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
                 "a `for` loop over `.enumerate()` binds `(index, element)`",
             ));
         };
-        let element = element_pattern(element);
-        quote_spanned!(span=> let #position = #index; let #element = #array[#index];)
+        let (element, mark) = element_pattern(element);
+        quote_spanned!(span=> let #position = #index; #mark let #element = #array[#index];)
     } else {
-        let element = element_pattern(&f.pat);
-        quote_spanned!(span=> let #element = #array[#index];)
+        let (element, mark) = element_pattern(&f.pat);
+        quote_spanned!(span=> #mark let #element = #array[#index];)
     };
     let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
     let stmts = &body.stmts;

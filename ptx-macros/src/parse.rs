@@ -151,6 +151,9 @@ struct Parser<'e> {
     /// Recursion found while inlining: reported with the function's errors however deep
     /// the cycle was found (an inlined function's own errors are not).
     cycles: Errors,
+    /// The names bound to borrowed elements of `for` loops over `.iter()` in the blocks being
+    /// parsed (`&T` in Rust): `*v` of one is `v`.
+    borrowed: Vec<String>,
     /// The loops and labelled blocks around the expression being parsed, innermost last:
     /// each one's label, and whether it is a block (which `continue` cannot name and an
     /// unlabelled `break` or `continue` cannot leave, as in Rust).
@@ -289,6 +292,7 @@ impl<'e> Parser<'e> {
             callee_modules: Vec::new(),
             cycles: Errors::default(),
             jump_scopes: Vec::new(),
+            borrowed: Vec::new(),
             ord_calls: Vec::new(),
         }
     }
@@ -599,6 +603,7 @@ impl<'e> Parser<'e> {
     // ----- statements -------------------------------------------------------------------
 
     fn block(&mut self, b: &syn::Block) -> Block {
+        let borrowed_before = self.borrowed.len();
         let mut stmts = Vec::new();
         let (mut tail, mut tail_text) = (None, String::new());
         let n = b.stmts.len();
@@ -636,6 +641,7 @@ impl<'e> Parser<'e> {
         let mut consts: Vec<Option<Stmt>> = stmts.drain(..order.len()).map(Some).collect();
         let ordered: Vec<Stmt> = order.iter().filter_map(|&i| consts[i].take()).collect();
         stmts.splice(0..0, ordered);
+        self.borrowed.truncate(borrowed_before);
         Block { stmts, tail, tail_text, function_body: false, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
@@ -743,7 +749,11 @@ impl<'e> Parser<'e> {
     fn local(&mut self, local: &syn::Local) -> Option<Stmt> {
         let mut role = self.source_role();
         for a in &local.attrs {
-            if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {
+            if a.path().is_ident(crate::desugar::BORROWED_ATTRIBUTE) {
+                if let syn::Pat::Ident(p) = &local.pat {
+                    self.borrowed.push(p.ident.to_string());
+                }
+            } else if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {
                 role = LetRole::Allowed;
             } else {
                 self.err(a, "of the attributes on `let`, kernels take `#[allow(..)]` only");
@@ -919,6 +929,12 @@ impl<'e> Parser<'e> {
             syn::Expr::Path(p) => return self.path_expr(p, sp),
             syn::Expr::Paren(p) => return self.expr(&p.expr),
             syn::Expr::Group(g) => return self.expr(&g.expr),
+            // `*v` of a borrowed element of a `for` loop over `.iter()` reads the element.
+            syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. })
+                if matches!(crate::desugar::unparen(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|n| self.borrowed.contains(&n.to_string()))) =>
+            {
+                return self.expr(expr);
+            }
             syn::Expr::Unary(u) => {
                 let op = match u.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
