@@ -116,3 +116,55 @@ fn labelled_blocks_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| LabelledBlocks::new().launch(d, c, a, o);
     check_twin("labelled_blocks", &xs, 2, &launch, labelled_blocks_host);
 }
+
+// Labelled blocks that end by leaving: a `break` to themselves, a `loop` that only leaves
+// them, `return` after a labelled `break` in a statement, nested and shadowed labels.
+twin!(leaving_blocks, leaving_blocks_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let first = 'z: {
+        break 'z (x % 9) as usize;
+    };
+    let second = 'a: {
+        let mut k = x % 5;
+        loop {
+            if k > 3 {
+                break 'a k * 10;
+            }
+            k += 1;
+        }
+    };
+    let third = 'outer: loop {
+        'inner: {
+            if x % 3 == 1 {
+                break 'inner;
+            }
+            break 'outer 7u32;
+        }
+        break 40;
+    };
+    let shadowed = 'a: {
+        'c: {
+            if x > 10 {
+                break 'a 3u32;
+            }
+            break 'c;
+        }
+        4
+    };
+    out[2 * i] = first as u32 + second + third + shadowed;
+    'b: {
+        if x % 2 == 1 {
+            break 'b;
+        }
+        out[2 * i + 1] = 1;
+        return;
+    }
+    out[2 * i + 1] = 2;
+});
+
+#[test]
+fn labelled_blocks_that_end_by_leaving_are_rusts() {
+    let xs = u32_inputs("leaving_blocks", 100);
+    let launch = |d: &_, c, a: &_, o: &mut _| LeavingBlocks::new().launch(d, c, a, o);
+    check_twin("leaving_blocks", &xs, 2, &launch, leaving_blocks_host);
+}

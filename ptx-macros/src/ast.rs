@@ -611,6 +611,14 @@ pub enum ExprKind {
         /// The body.
         body: Block,
     },
+    /// `'label: { body }`: a block that `break 'label value` leaves early with a value (its
+    /// own value otherwise).
+    Labeled {
+        /// The label.
+        label: syn::Lifetime,
+        /// The block.
+        body: Block,
+    },
     /// `'label: for var in range { body }` (optionally `#[unroll]`).
     For {
         /// Loop label.

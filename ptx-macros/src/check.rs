@@ -75,9 +75,11 @@ struct Binding {
 struct Loop {
     label: Option<String>,
     unrolled: bool,
-    /// For a `loop` (the one loop a `break` may leave with a value, as in Rust), the type
-    /// of the values its `break`s give; `None` for `while` and `for`.
+    /// For a `loop` or a labelled block (which a `break` may leave with a value, as in
+    /// Rust), the type of the values its `break`s give; `None` for `while` and `for`.
     value: Option<Ty>,
+    /// Whether it is a labelled block rather than a loop (for messages).
+    block: bool,
     /// Whether a `break` with a value leaves it.
     valued: bool,
     /// Whether any `break` leaves it: a `loop` that none leaves has type `!`, as in Rust.
@@ -1406,20 +1408,36 @@ impl Checker<'_> {
                 (Ty::unit(), false)
             }
             ExprKind::Loop { label, body } => match self.loop_body(label, false, true, body) {
-                LoopExit::Valued(t) => match self.infer.resolve(&t) {
-                    Ty::Scalar(_) | Ty::Tuple(_) | Ty::Var(_) | Ty::Error => (t, false),
-                    other => {
-                        let msg = format!(
-                            "a `loop` in a kernel gives scalars or tuples of them, not `{}`",
-                            self.show(&other)
-                        );
-                        self.errors.at(e.span, msg);
-                        (Ty::Error, false)
-                    }
-                },
+                LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
                 LoopExit::Broken => (Ty::unit(), false),
                 LoopExit::Never => (Ty::Never, false),
             },
+            ExprKind::Labeled { label, body } => {
+                let value = self.infer.fresh(VarKind::Any);
+                self.loops.push(Loop {
+                    label: Some(label.ident.to_string()),
+                    unrolled: false,
+                    value: Some(value.clone()),
+                    block: true,
+                    valued: false,
+                    broken: false,
+                });
+                let t = self.block(body);
+                let broken = self.loops.pop().is_some_and(|lp| lp.broken);
+                if self.infer.resolve(&t) != Ty::Never {
+                    // Its own value, where it runs to its end.
+                    let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
+                    self.expect(
+                        sp,
+                        &value,
+                        &t,
+                        " (a labelled block's value and the values its `break`s give)",
+                    );
+                } else if !broken {
+                    return (Ty::Never, false);
+                }
+                self.loop_value(e, value, "labelled block")
+            }
             ExprKind::For { label, var, range, body, unroll } => {
                 let s = self.expr(&range.start);
                 let t = self.expr(&range.end);
@@ -1461,16 +1479,32 @@ impl Checker<'_> {
             ExprKind::Break { label, value } => {
                 let target = self.jump_target(e.span, "break", label);
                 let given = value.as_ref().map(|v| (self.expr(v), v.span));
-                let Some(t) = target else { return (Ty::Never, false) };
+                let Some(t) = target else {
+                    // Reported: the loop around it is taken as left, with a value of any type,
+                    // so that its uses report nothing more.
+                    if let Some(innermost) = self.loops.last_mut() {
+                        innermost.broken = true;
+                        innermost.valued = true;
+                        if let Some(v) = innermost.value.clone() {
+                            let _ = self.infer.unify(&v, &Ty::Error);
+                        }
+                    }
+                    return (Ty::Never, false);
+                };
                 self.loops[t].broken = true;
+                let what = if self.loops[t].block {
+                    " (the values a labelled block's `break`s give)"
+                } else {
+                    " (the values a `loop`'s `break`s give)"
+                };
                 match (self.loops[t].value.clone(), given) {
                     (Some(want), Some((found, sp))) => {
                         self.loops[t].valued = true;
-                        self.expect(sp, &want, &found, " (the values a `loop`'s `break`s give)");
+                        self.expect(sp, &want, &found, what);
                     }
                     // A plain `break` gives `()`, as in Rust.
                     (Some(want), None) => {
-                        self.expect(e.span, &want, &Ty::unit(), " (the values a `loop`'s `break`s give)");
+                        self.expect(e.span, &want, &Ty::unit(), what);
                     }
                     (None, Some((_, sp))) => {
                         let msg = "`break` with a value leaves a `loop` only, as in Rust: this one leaves a \
@@ -1719,6 +1753,22 @@ impl Checker<'_> {
     }
 
     /// Checks a loop's body; whether a `break` with a value leaves the loop.
+    /// The type of the value of a `loop` or labelled block (`what`), `t`: a scalar or a tuple
+    /// of them.
+    fn loop_value(&mut self, e: &Expr, t: Ty, what: &str) -> (Ty, bool) {
+        match self.infer.resolve(&t) {
+            Ty::Scalar(_) | Ty::Tuple(_) | Ty::Var(_) | Ty::Error => (t, false),
+            other => {
+                let msg = format!(
+                    "a {what} in a kernel gives scalars or tuples of them, not `{}`",
+                    self.show(&other)
+                );
+                self.errors.at(e.span, msg);
+                (Ty::Error, false)
+            }
+        }
+    }
+
     /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value).
     fn loop_body(
         &mut self,
@@ -1732,6 +1782,7 @@ impl Checker<'_> {
             label: label.as_ref().map(|l| l.ident.to_string()),
             unrolled,
             value,
+            block: false,
             valued: false,
             broken: false,
         });

@@ -630,6 +630,10 @@ impl Lowerer<'_> {
                 let ty = self.ty(e);
                 self.runtime_loop(label, None, body, &ty, name)
             }
+            ExprKind::Labeled { label, body } => {
+                let ty = self.ty(e);
+                self.labeled_block(label, body, &ty, name)
+            }
             ExprKind::For { label, var, range, body, unroll } => {
                 if *unroll {
                     self.unrolled_for(var.as_ref(), range, body);
@@ -1267,6 +1271,44 @@ impl Lowerer<'_> {
         self.loops.pop();
     }
 
+    /// `'label: { body }`, which gives the value of type `ty` of its end or of the `break
+    /// 'label value` that leaves it (bound to `name`).
+    fn labeled_block(&mut self, label: &syn::Lifetime, body: &Block, ty: &Ty, name: Option<&Ident>) -> Atom {
+        let k = ctx();
+        let value = self.value_holder(ty, "__block_value");
+        let exit = self.tmp("__block_exit");
+        self.emit(quote!(let #exit = #k.label();));
+        self.loops.push(LoopLabels {
+            label: Some(label.ident.to_string()),
+            next: exit.clone(),
+            exit: exit.clone(),
+            value: value.clone(),
+        });
+        let (stmts, tail) = self.block_parts(body);
+        let assign = match (&value, tail) {
+            (Some((holder, ty)), Some(v)) => self.assign_holder(holder, &v, ty),
+            (None, Some(v)) => quote!(let _ = #v;),
+            _ => quote!(),
+        };
+        self.emit(quote!({ #stmts #assign }));
+        self.loops.pop();
+        self.emit(quote!(#k.place(#exit);));
+        match value {
+            Some((holder, _)) => self.rename(name, holder),
+            None => Atom::Unit,
+        }
+    }
+
+    /// A temporary holding a value of type `ty` (none for `()`) that several places assign,
+    /// named after `hint`, with its type. A temporary, not the user's name: the code that
+    /// assigns it may read a binding that name shadows.
+    fn value_holder(&mut self, ty: &Ty, hint: &str) -> Option<(TokenStream, Ty)> {
+        let h = self.holder(ty)?;
+        let n = self.tmp(hint);
+        self.emit(quote!(let #n = #h;));
+        Some((quote!(#n), ty.clone()))
+    }
+
     /// `while cond { body }` (`cond` present) or `loop { body }`, which gives the value of
     /// type `ty` its `break`s give (bound to `name`).
     fn runtime_loop(
@@ -1278,12 +1320,7 @@ impl Lowerer<'_> {
         name: Option<&Ident>,
     ) -> Atom {
         let k = ctx();
-        // A temporary, not the user's name: the body may read a binding that name shadows.
-        let value = self.holder(ty).map(|h| {
-            let n = self.tmp("__loop_value");
-            self.emit(quote!(let #n = #h;));
-            (quote!(#n), ty.clone())
-        });
+        let value = self.value_holder(ty, "__loop_value");
         let (head, exit) = (self.tmp("__loop_head"), self.tmp("__loop_exit"));
         self.emit(quote!(let #head = #k.label(); let #exit = #k.label(); #k.place(#head);));
         if let Some(c) = cond {

@@ -283,7 +283,7 @@ impl Folder<'_> {
                 self.block(body);
                 None
             }
-            ExprKind::Loop { body, .. } => {
+            ExprKind::Loop { body, .. } | ExprKind::Labeled { body, .. } => {
                 self.block(body);
                 None
             }

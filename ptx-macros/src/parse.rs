@@ -1025,13 +1025,8 @@ impl<'e> Parser<'e> {
                 // `'a: { .. }` is `'a: loop { break 'a { .. }; }`: a `break 'a value` inside
                 // leaves it with a value, as the block's own value does.
                 Some(label) => {
-                    let block = self.in_jump_scope(Some(label), true, |p| p.block(&b.block));
-                    let inner = Box::new(self.expr_of(ExprKind::Block(block), sp));
-                    let name = Some(label.name.clone());
-                    let leave = self.expr_of(ExprKind::Break { label: name.clone(), value: Some(inner) }, sp);
-                    let stmts = vec![Stmt::Expr { expr: leave, text: String::new() }];
-                    let body = Block { stmts, tail: None, tail_text: String::new(), function_body: false, span: sp };
-                    ExprKind::Loop { label: name, body }
+                    let body = self.in_jump_scope(Some(label), true, |p| p.block(&b.block));
+                    ExprKind::Labeled { label: label.name.clone(), body }
                 }
                 None => ExprKind::Block(self.block(&b.block)),
             },

@@ -24,4 +24,13 @@ fn k(y: &mut [u32], n: u32) {
     y[0] = v + w[0];
 }
 
+// An undeclared label is one error, not more at the loop's uses.
+#[ptx_kernel]
+fn undeclared(y: &mut [u32]) {
+    let v = loop {
+        break 'missing 5u32;
+    };
+    y[0] = v;
+}
+
 fn main() {}
