@@ -226,9 +226,9 @@ pub struct KernelFn {
     pub body: Block,
     /// How many expression ids were handed out (the size of the side tables).
     pub expr_count: usize,
-    /// The ids of the method calls written as `std::cmp::min(a, b)` or `Ord::max(a, b)`,
-    /// which take `Ord` types only (not floats), as rustc's do.
-    pub ord_calls: Vec<usize>,
+    /// The method calls written as `std::cmp::min(a, b)` or `Ord::max(a, b)` (which take
+    /// `Ord` types only, not floats, as rustc's do): their ids and the paths as written.
+    pub ord_calls: Vec<(usize, syn::Path)>,
 }
 
 /// `{ stmts; tail }`.

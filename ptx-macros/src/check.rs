@@ -115,7 +115,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
     let mut c = Checker {
         errors,
         loop_variables: Vec::new(),
-        ord_calls: kernel.ord_calls.clone(),
+        ord_calls: kernel.ord_calls.iter().map(|(id, _)| *id).collect(),
         infer: Infer::default(),
         types: vec![Ty::Error; n],
         comptime: vec![false; n],

@@ -35,8 +35,15 @@ struct LoopLabels {
 
 /// Lowers the kernel body; `krate` is the path of the facade crate (`::ptx_dsl`).
 pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> TokenStream {
-    let mut l =
-        Lowerer { checked, krate, out: Vec::new(), next_tmp: 0, loops: Vec::new(), proven: Vec::new() };
+    let mut l = Lowerer {
+        checked,
+        krate,
+        ord_calls: &kernel.ord_calls,
+        out: Vec::new(),
+        next_tmp: 0,
+        loops: Vec::new(),
+        proven: Vec::new(),
+    };
     let k = ctx();
     for p in kernel.params.iter().filter(|p| p.mutable) {
         let n = &p.name;
@@ -56,6 +63,8 @@ pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> 
 struct Lowerer<'a> {
     checked: &'a Checked,
     krate: &'a TokenStream,
+    /// [`KernelFn::ord_calls`].
+    ord_calls: &'a [(usize, syn::Path)],
     out: Vec<TokenStream>,
     next_tmp: usize,
     loops: Vec<LoopLabels>,
@@ -68,7 +77,7 @@ pub fn ctx() -> Ident {
     Ident::new("__k", Span::mixed_site())
 }
 
-impl Lowerer<'_> {
+impl<'a> Lowerer<'a> {
     fn emit(&mut self, ts: TokenStream) {
         self.out.push(ts);
     }
@@ -608,6 +617,9 @@ impl Lowerer<'_> {
                 None => Atom::Unit,
             },
             ExprKind::MethodCall { receiver, method, args } => {
+                if let Some(path) = self.cmp_function(e) {
+                    self.emit(quote!(let _ = #path::<()>;));
+                }
                 if method == "len" && matches!(self.ty(receiver), Ty::Slice { .. }) {
                     let s = self.value(receiver);
                     return self.bind(name, "__len", quote!(#s.len()));
@@ -1539,6 +1551,15 @@ impl Lowerer<'_> {
         quote_spanned!(sp.start=> { let #c: #t = #path; #c })
     }
 
+    /// The path of `std::cmp::min`/`max` (`cmp::min`, ...) when `e` is a call of it, which
+    /// the generated code names as rustc resolves it (so that a `use std::cmp;` is used, and
+    /// `cmp::min` without one is rustc's error; `()` is an `Ord` type to name it at).
+    fn cmp_function(&self, e: &Expr) -> Option<&'a syn::Path> {
+        let (_, path) = self.ord_calls.iter().find(|(id, _)| *id == e.id)?;
+        let n = path.segments.len();
+        (n >= 2 && path.segments[n - 2].ident == "cmp").then_some(path)
+    }
+
     /// A comptime expression as host Rust.
     fn host(&mut self, e: &Expr) -> TokenStream {
         // A host-typed expression is written without a type: rustc infers it.
@@ -1618,7 +1639,10 @@ impl Lowerer<'_> {
                 let r = self.host(receiver);
                 let hs: Vec<TokenStream> = args.iter().map(|a| self.host(a)).collect();
                 let f = host_method(method, self.ty(receiver).scalar().unwrap_or(Scalar::F32));
-                quote!((#r).#f(#(#hs),*))
+                match self.cmp_function(e) {
+                    Some(path) => quote!({ let _ = #path::<()>; (#r).#f(#(#hs),*) }),
+                    None => quote!((#r).#f(#(#hs),*)),
+                }
             }
             ExprKind::If { cond, then, els, .. } => {
                 let c = self.host(cond);

@@ -133,8 +133,8 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
 
 struct Parser<'e> {
     errors: &'e mut Errors,
-    /// The ids of the calls of `std::cmp::min`/`max` ([`KernelFn::ord_calls`]).
-    ord_calls: Vec<usize>,
+    /// The calls of `std::cmp::min`/`max` ([`KernelFn::ord_calls`]).
+    ord_calls: Vec<(usize, syn::Path)>,
     next_id: usize,
     kernel_name: String,
     /// The `#[ptx_device]` functions known so far.
@@ -1396,8 +1396,8 @@ impl<'e> Parser<'e> {
                     return self.expr_of(ExprKind::TypeCall { ty, func: func.ident.clone(), args }, sp);
                 }
             }
-            if let Some(method) = ord_function(&p.path) {
-                return self.ord_call(c, method, args, sp);
+            if ord_function(&p.path).is_some() {
+                return self.ord_call(c, &p.path, args, sp);
             }
             if let Some(call) = self.device_call(&p.path, args, sp) {
                 return call;
@@ -1417,7 +1417,10 @@ impl<'e> Parser<'e> {
 
     /// `std::cmp::min(a, b)` (or `max`, or `Ord::min`) as the method call `a.min(b)`, which
     /// the checker allows on `Ord` types only, as rustc does.
-    fn ord_call(&mut self, c: &syn::ExprCall, method: &syn::Ident, args: Vec<Expr>, sp: Sp) -> Expr {
+    fn ord_call(&mut self, c: &syn::ExprCall, path: &syn::Path, args: Vec<Expr>, sp: Sp) -> Expr {
+        let Some(method) = path.segments.last().map(|s| &s.ident) else {
+            return self.expr_of(ExprKind::Error, sp);
+        };
         let Ok([a, b]) = <[Expr; 2]>::try_from(args) else {
             self.err(c, format!("`{method}` takes two arguments: `std::cmp::{method}(a, b)`"));
             return self.expr_of(ExprKind::Error, sp);
@@ -1426,7 +1429,7 @@ impl<'e> Parser<'e> {
             ExprKind::MethodCall { receiver: Box::new(a), method: method.clone(), args: vec![b] },
             sp,
         );
-        self.ord_calls.push(call.id);
+        self.ord_calls.push((call.id, path.clone()));
         call
     }
 

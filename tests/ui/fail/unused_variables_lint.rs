@@ -1,5 +1,7 @@
-#![deny(unused_variables)]
+#![deny(unused_variables, unused_imports)]
 use ptx_dsl::prelude::*;
+// Used by the kernel's `cmp::min` alone: not reported unused.
+use std::cmp;
 
 // rustc's lint for unused variables sees a kernel's names as it sees a function's: once
 // each, at the user's code, and not for a name that is used, allowed or a guard's.
@@ -19,7 +21,7 @@ fn k(x: &[f32], out: &mut [f32], unused_param: u32) {
         (lo, 1) if lo > 1 => 2.0,
         (_, n) => 3.0,
     };
-    out[i] = x[i] * m + helper(1.0, 2.0) + helper(3.0, 4.0);
+    out[i] = x[i] * m + helper(1.0, 2.0) + helper(3.0, 4.0) + cmp::min(i, 2) as f32;
 }
 
 #[ptx_kernel]
