@@ -358,6 +358,21 @@ impl Checker<'_> {
                 let _ = self.infer.unify(t, &Ty::Scalar(Scalar::Usize));
             }
         }
+        // A constant array of the surrounding code is read by element (`TABLE[i]`); used whole,
+        // its value would be a host array, not the kernel's.
+        for c in &self.item_consts {
+            if let Ty::Array(_) = self.infer.resolve(&c.ty) {
+                let name = &c.name;
+                self.errors.at(
+                    c.span,
+                    format!(
+                        "a constant array of the code around a kernel is read by element (`{name}[i]`, \
+                         `{name}.len()`, `for v in {name}.iter()`), not whole: to copy it, write its \
+                         elements, `[{name}[0], {name}[1], ..]`"
+                    ),
+                );
+            }
+        }
         // A constant's type is its item's, which the kernel does not see. Where nothing in the
         // kernel says it, rustc's inference can, as long as every expression of that type is
         // host code, computed while the kernel is built (`if N > 4`, `let m = N * 2;` used

@@ -18,4 +18,11 @@ fn k(x: &[f32], out: &mut [u32]) {
     out[i] = lookup(i);
 }
 
+// Read whole, a constant array of the surrounding code is an error at its name.
+#[ptx_kernel]
+fn whole(out: &mut [u32]) {
+    let w: [u32; 3] = TABLE;
+    out[0] = w[1];
+}
+
 fn main() {}
