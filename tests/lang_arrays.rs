@@ -615,3 +615,22 @@ fn iterator_loops_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| IteratorLoops::new().launch(d, c, a, o);
     check_twin("iterator_loops", &xs, 5, &launch, iterator_loops_host);
 }
+
+// A body's `const` array shadows a constant array of the surrounding code of its name, as
+// in Rust: indexed, measured, iterated and copied, it is the body's.
+twin!(shadowing_tables, shadowing_tables_host, |i, a: &[u32], out: &mut [u32]| {
+    const ORDER: [u32; 2] = [1, 0];
+    let copy = ORDER;
+    let mut sum = 0u32;
+    for v in ORDER {
+        sum += v;
+    }
+    out[i] = (a[i] >> 2) * ORDER[i % ORDER.len()] + copy[1] + sum + ORDER.len() as u32;
+});
+
+#[test]
+fn a_body_const_array_shadows_the_surrounding_one() {
+    let xs = u32_inputs("shadowing_tables", 64);
+    let launch = |d: &_, c, a: &_, o: &mut _| ShadowingTables::new().launch(d, c, a, o);
+    check_twin("shadowing_tables", &xs, 1, &launch, shadowing_tables_host);
+}

@@ -58,6 +58,9 @@ pub struct Checked {
     /// surrounding code, where the generated `let N` would be a pattern matching it: they
     /// are bound under names of their own ([`crate::lower`]).
     pub consts: Vec<usize>,
+    /// The bindings of the body's `const` arrays, bound under names of their own for the
+    /// same reason as [`Checked::consts`].
+    pub const_arrays: Vec<usize>,
     /// Whether an expression is an access of a local array's element: a read (`a[i]`), or
     /// an assignment or compound assignment to one, by expression id.
     pub array_access: Vec<bool>,
@@ -146,6 +149,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         item_consts: Vec::new(),
         item_arrays: Vec::new(),
         consts: Vec::new(),
+        const_arrays: Vec::new(),
         array_access: vec![false; n],
         in_const: None,
         in_array_len: None,
@@ -302,6 +306,8 @@ struct Checker<'e> {
     item_arrays: Vec<ItemArrayUse>,
     /// See [`Checked::consts`].
     consts: Vec<usize>,
+    /// See [`Checked::const_arrays`].
+    const_arrays: Vec<usize>,
     /// See [`Checked::array_access`].
     array_access: Vec<bool>,
     /// While a `const`'s value is checked, the first binding id of its own (`const A: u32 =
@@ -556,6 +562,7 @@ impl Checker<'_> {
             item_array,
             item_const_paths,
             consts: self.consts,
+            const_arrays: self.const_arrays,
             array_access: self.array_access,
         }
     }
@@ -809,8 +816,13 @@ impl Checker<'_> {
                     }
                 }
                 self.bind_pat(pat, &t, comptime);
-                if let (Some(name), false) = (const_name, const_array) {
-                    self.consts.extend(self.binding_id(name));
+                if let Some(name) = const_name {
+                    let binding = self.binding_id(name);
+                    if const_array {
+                        self.const_arrays.extend(binding);
+                    } else {
+                        self.consts.extend(binding);
+                    }
                 }
                 for (name, root) in aliases {
                     if let Some(id) = self.binding_id(name) {

@@ -301,8 +301,11 @@ impl<'a> Lowerer<'a> {
                 let (len, site) = (*len as usize, self.site(*sp));
                 self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
             }
-            // A `const` array keeps its name, in upper case as Rust names constants.
-            let lint = matches!(role, LetRole::Const).then(|| quote!(#[allow(non_snake_case)]));
+            // A `const` array is bound under a name of its own, as other `const`s are.
+            let (name, lint) = match role {
+                LetRole::Const => (const_name(name), quote!(#[allow(non_snake_case)])),
+                _ => (name.clone(), quote!()),
+            };
             self.emit(quote!(#lint let #name = #k.local_bind(&#v, #label);));
             return;
         }
@@ -449,7 +452,10 @@ impl<'a> Lowerer<'a> {
         let k = ctx();
         match &e.kind {
             ExprKind::Lit(_) | ExprKind::Const { .. } | ExprKind::ItemConst(_) => Atom::Host(self.host(e)),
-            ExprKind::Path(n) => Atom::Rt(quote!(#n)),
+            ExprKind::Path(n) => {
+                let n = self.local_name(n, e);
+                Atom::Rt(quote!(#n))
+            }
             ExprKind::Unary(op, inner) => {
                 let v = self.value(inner);
                 let f = match op {
@@ -555,7 +561,8 @@ impl<'a> Lowerer<'a> {
             ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {
                 let i = self.value(index);
                 let site = self.site(index.span);
-                self.bind(name, "__t", quote!(#k.local_load(&#slice, #i, #site)))
+                let array = self.local_name(slice, e);
+                self.bind(name, "__t", quote!(#k.local_load(&#array, #i, #site)))
             }
             ExprKind::Array(elems) => {
                 let values = self.operands(elems);
@@ -1551,6 +1558,14 @@ impl<'a> Lowerer<'a> {
         quote_spanned!(sp.start=> { let #c: #t = #path; #c })
     }
 
+    /// The Rust name of the local `n` that `e` reads: a body's `const` array's own name.
+    fn local_name(&self, n: &Ident, e: &Expr) -> Ident {
+        match self.checked.binding[e.id] {
+            Some(b) if self.checked.const_arrays.contains(&b) => const_name(n),
+            _ => n.clone(),
+        }
+    }
+
     /// The path of `std::cmp::min`/`max` (`cmp::min`, ...) when `e` is a call of it, which
     /// the generated code names as rustc resolves it (so that a `use std::cmp;` is used, and
     /// `cmp::min` without one is rustc's error; `()` is an `Ord` type to name it at).
@@ -1576,7 +1591,10 @@ impl<'a> Lowerer<'a> {
                 let n = const_name(n);
                 quote!(#n)
             }
-            ExprKind::Path(n) => quote!(#n),
+            ExprKind::Path(n) => {
+                let n = self.local_name(n, e);
+                quote!(#n)
+            }
             ExprKind::Const { ty: s, path } => {
                 let name = path.segments.last().map(|s| s.ident.clone());
                 let t = host_type(*s);
