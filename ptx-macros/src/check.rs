@@ -1967,10 +1967,13 @@ impl Checker<'_> {
             Place::Index { slice, index } => {
                 if let Some((elem, mutable)) = self.array_binding(slice) {
                     if !mutable {
-                        self.errors.at(
-                            Sp::of(slice),
-                            format!("cannot assign to an element of `{slice}`, which is not `mut`: declare it `let mut {slice}`"),
-                        );
+                        let constant = self.binding_id(slice).is_some_and(|b| self.const_arrays.contains(&b));
+                        let msg = if constant {
+                            format!("cannot assign to an element of `{slice}`, a `const`: copy it into a `let mut` to change it")
+                        } else {
+                            format!("cannot assign to an element of `{slice}`, which is not `mut`: declare it `let mut {slice}`")
+                        };
+                        self.errors.at(Sp::of(slice), msg);
                     }
                     self.array_index(index);
                     return elem;

@@ -23,6 +23,10 @@ fn k(x: &[f32], out: &mut [u32]) {
 fn whole(out: &mut [u32]) {
     let w: [u32; 3] = TABLE;
     out[0] = w[1];
+    // A `const` array's elements cannot be assigned.
+    const W: [u32; 2] = [1, 2];
+    W[0] = 3;
+    out[1] = W[0];
 }
 
 fn main() {}
