@@ -1759,12 +1759,7 @@ pub fn launch_with(
     worker_threads: usize,
     options: &SimOptions,
 ) -> Result<LaunchStats, SimError> {
-    if params.len() != kernel.params.len() {
-        return Err(bad(
-            kernel,
-            format!("the kernel takes {} parameter(s), {} were given", kernel.params.len(), params.len()),
-        ));
-    }
+    check_param_count(kernel, params.len())?;
     let mut bytes = Vec::with_capacity(params.len());
     for (i, (p, &v)) in kernel.params.iter().zip(params).enumerate() {
         let size = p.size_bytes();
@@ -1798,6 +1793,14 @@ pub fn launch_with(
     launch_with_param_bytes(kernel, geometry, &bytes, memory, worker_threads, options)
 }
 
+/// An error unless `given` is the kernel's parameter count.
+fn check_param_count(kernel: &KernelCode, given: usize) -> Result<(), SimError> {
+    if given == kernel.params.len() {
+        return Ok(());
+    }
+    Err(bad(kernel, format!("the kernel takes {} parameter(s), {given} were given", kernel.params.len())))
+}
+
 /// [`launch_with`] with each parameter given as its bytes: exactly as many as the parameter
 /// has ([`crate::ParamInfo::size_bytes`]), little-endian, as the GPU's parameter space holds
 /// them (a scalar's value; a by-value `.b8 name[N]` array's N bytes, as the C struct lays
@@ -1811,12 +1814,7 @@ pub fn launch_with_param_bytes<P: AsRef<[u8]>>(
     worker_threads: usize,
     options: &SimOptions,
 ) -> Result<LaunchStats, SimError> {
-    if params.len() != kernel.params.len() {
-        return Err(bad(
-            kernel,
-            format!("the kernel takes {} parameter(s), {} were given", kernel.params.len(), params.len()),
-        ));
-    }
+    check_param_count(kernel, params.len())?;
     check_geometry(kernel, geometry)?;
     let mut template = kernel.init.clone();
     for (i, (p, given)) in kernel.params.iter().zip(params).enumerate() {
