@@ -265,3 +265,27 @@ fn matches_is_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| MatchesMacro::new().launch(d, c, a, o);
     check_twin("matches_macro", &xs, 1, &launch, matches_macro_host);
 }
+
+// Tuples order as Rust's `PartialOrd` orders them: by the first elements that differ, a NaN
+// there making every ordering false; nested tuples, `bool`s and mixed types.
+twin!(tuple_order, tuple_order_host, |i, a: &[f32], out: &mut [u32]| {
+    let (x, y) = (a[i], a[(i + 1) % a.len()]);
+    let (p, q) = ((x * 4.0) as i32, (y * 4.0) as i32);
+    let pair = ((p, x), (q, y));
+    let mut bits = 0u32;
+    bits |= (pair.0 < pair.1) as u32;
+    bits |= ((pair.0 <= pair.1) as u32) << 1;
+    bits |= ((pair.0 > pair.1) as u32) << 2;
+    bits |= ((pair.0 >= pair.1) as u32) << 3;
+    bits |= (((p, (x > 0.0, y)) < (q, (y > 0.0, x))) as u32) << 4;
+    bits |= (((p as u8, p) <= (p as u8, q)) as u32) << 5;
+    out[i] = bits;
+});
+
+#[test]
+fn tuple_ordering_is_rusts() {
+    let mut xs = f32_inputs("tuple_order", 200);
+    xs.extend([0.25, 0.25, 0.3, f32::NAN, 0.25, -0.0, 0.0, f32::NAN, f32::NAN, 1.0]);
+    let launch = |d: &_, c, a: &_, o: &mut _| TupleOrder::new().launch(d, c, a, o);
+    check_twin("tuple_order", &xs, 1, &launch, tuple_order_host);
+}

@@ -2188,15 +2188,11 @@ impl Checker<'_> {
             if resolved.scalar().is_some_and(Scalar::is_half) {
                 let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
-            } else if matches!(op, BinOp::Eq | BinOp::Ne) && self.comparable_tuple(&resolved) {
-                // Rust's tuple `PartialEq`: element by element.
+            } else if self.comparable_tuple(&resolved) {
+                // Rust's tuple `PartialEq` and `PartialOrd`: element by element, in order.
             } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_)) {
-                let what = if matches!(resolved, Ty::Tuple(_)) {
-                    " (tuples compare with `==` and `!=`)"
-                } else {
-                    ""
-                };
-                let msg = format!("`{}` compares scalars, not `{}`{what}", op.symbol(), self.show(&u));
+                let msg =
+                    format!("`{}` compares scalars and tuples of them, not `{}`", op.symbol(), self.show(&u));
                 self.errors.at(e.span, msg);
             }
             Ty::Scalar(Scalar::Bool)

@@ -171,6 +171,38 @@ impl<'a> Lowerer<'a> {
         quote!(#all)
     }
 
+    /// `a < b` (or `<=`, `>`, `>=`: `op`) of values of type `ty`, tuples as Rust's
+    /// `PartialOrd` orders them: by the first elements that differ (`!=`, so a NaN there
+    /// makes the comparison false), or by the last ones with `op` itself.
+    fn tuple_ordering(&mut self, op: BinOp, a: TokenStream, b: TokenStream, ty: &Ty, sp: Sp) -> TokenStream {
+        let k = ctx();
+        let Ty::Tuple(elems) = ty else {
+            return self.binary_call(op, a, b, sp);
+        };
+        let Some((last, rest)) = elems.split_last() else {
+            // `() < ()` is false, `() <= ()` true.
+            let p = self.private();
+            let holds = matches!(op, BinOp::Le | BinOp::Ge);
+            return quote!(#p::Value::from(#holds));
+        };
+        let (left, right) = (self.tmp("__left"), self.tmp("__right"));
+        self.emit(quote!(let #left = #a; let #right = #b;));
+        let strict = if matches!(op, BinOp::Lt | BinOp::Le) { BinOp::Lt } else { BinOp::Gt };
+        let n = syn::Index::from(rest.len());
+        let mut result = self.tmp("__order");
+        let by_last = self.tuple_ordering(op, quote!(#left.#n), quote!(#right.#n), last, sp);
+        self.emit(quote!(let #result = #by_last;));
+        for (i, t) in rest.iter().enumerate().rev() {
+            let i = syn::Index::from(i);
+            let differ = self.tuple_comparison(false, quote!(#left.#i), quote!(#right.#i), t);
+            let ordered = self.tuple_ordering(strict, quote!(#left.#i), quote!(#right.#i), t, sp);
+            let (d, o, next) = (self.tmp("__differ"), self.tmp("__ordered"), self.tmp("__order"));
+            self.emit(quote!(let #d = #differ; let #o = #ordered; let #next = #k.select(#d, #o, #result);));
+            result = next;
+        }
+        quote!(#result)
+    }
+
     /// The element type of the local array `e` gives, as runtime tokens.
     fn array_elem(&self, e: &Expr) -> TokenStream {
         match self.ty(e) {
@@ -475,7 +507,10 @@ impl<'a> Lowerer<'a> {
                 let mut ops = self.operands([&**l, &**r]).into_iter();
                 let (a, b) = (ops.next().unwrap_or_default(), ops.next().unwrap_or_default());
                 let call = match self.ty(l) {
-                    tuple @ Ty::Tuple(_) => self.tuple_comparison(*op == BinOp::Eq, a, b, &tuple),
+                    tuple @ Ty::Tuple(_) if matches!(op, BinOp::Eq | BinOp::Ne) => {
+                        self.tuple_comparison(*op == BinOp::Eq, a, b, &tuple)
+                    }
+                    tuple @ Ty::Tuple(_) => self.tuple_ordering(*op, a, b, &tuple, e.span),
                     _ => self.binary_call(*op, a, b, e.span),
                 };
                 self.bind(name, "__t", call)
