@@ -1994,6 +1994,10 @@ impl crate::printf::Args for GenericReader<'_, '_> {
 /// The shared memory allocation unit of sm_80 and sm_90 (PTX ISA, `%total_smem_size`).
 const SMEM_UNIT: u64 = 128;
 
+/// `%nwarpid`: the warps an sm_80 or sm_90 multiprocessor holds (64), so every `%warpid`
+/// (at most a block's 32 warps) is below it, as on the GPU.
+const MAX_WARPS_PER_MULTIPROCESSOR: u64 = 64;
+
 /// The value of special register `which` for the thread of `env`, `clock` instructions
 /// into its block.
 fn counter(which: Counter, env: &Env, clock: u64) -> u64 {
@@ -2010,7 +2014,7 @@ fn counter(which: Counter, env: &Env, clock: u64) -> u64 {
         Counter::GlobalTimerLo => nanos() & 0xffff_ffff,
         Counter::GlobalTimerHi => nanos() >> 32,
         Counter::WarpId => (env.linear / 32) as u64,
-        Counter::NWarpId => (env.ntid.iter().map(|&n| n as u64).product::<u64>()).div_ceil(32),
+        Counter::NWarpId => MAX_WARPS_PER_MULTIPROCESSOR,
         Counter::SmId | Counter::GridId => 0,
         Counter::NSmId => 1,
         Counter::LaneMaskEq => 1 << lane,

@@ -846,7 +846,7 @@ pub(crate) enum Counter {
     GlobalTimerHi,
     /// `%warpid`: the thread's warp in its block.
     WarpId,
-    /// `%nwarpid`: the warps of the block.
+    /// `%nwarpid`: the most warp identifiers a multiprocessor has.
     NWarpId,
     /// `%smid`: always 0 (one simulated multiprocessor).
     SmId,

@@ -561,7 +561,8 @@ fn special_registers_of_every_thread_of_a_3d_launch() {
             grid[2] as u64,
             lane as u64,
             (t / 32) as u64,
-            per_block.div_ceil(32) as u64,
+            // `%nwarpid`: an sm_80/sm_90 multiprocessor's 64 warps, not the block's.
+            64,
             1 << lane,
             below | 1 << lane,
             below,
