@@ -1467,9 +1467,10 @@ impl Decoder {
                 let (d, [a]) = self.dst_srcs(s, PtxType::Pred, [ty])?;
                 self.emit(Op::Testp { class, double: ty == PtxType::F64, d, a }, s);
             }
-            // Cache hints: `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`, and `discard`, which
-            // leaves a line's contents undefined (so keeping them is one of its outcomes).
-            "prefetch" | "prefetchu" | "discard" => {
+            // Cache hints: `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`, `applypriority`
+            // (an L2 line's eviction priority), and `discard`, which leaves a line's contents
+            // undefined (so keeping them is one of its outcomes).
+            "prefetch" | "prefetchu" | "applypriority" | "discard" => {
                 if s.operands.is_empty() || s.operands.len() > 2 || !s.operands[0].starts_with('[') {
                     return Err(unsup(self));
                 }

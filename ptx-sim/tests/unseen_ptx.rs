@@ -153,7 +153,8 @@ fn address_spaces_of_generic_addresses() {
 fn barrier_spellings_and_cache_hints() {
     let got = run(
         " prefetch.global.L2 [%rd3]; prefetchu.L1 [%rd3]; bar.cta.sync 0; barrier.cta.sync.aligned 0;\n \
-                   st.global.u32 [%rd3], %r1; discard.global.L2 [%rd1], 128;",
+                   st.global.u32 [%rd3], %r1; discard.global.L2 [%rd1], 128;\n \
+                   applypriority.global.L2::evict_normal [%rd1], 128;",
         "",
         2,
     );
