@@ -1,10 +1,11 @@
 //! `match`, `if let` and `while let` as the language's own `if` chains and loops, a `for`
-//! loop over a local array as one over its indices, a destructuring assignment
-//! (`(a, b) = (b, a)`) as a `let` and one assignment per place, and `x.swap(i, j)` as the
-//! reads and writes of the elements, rewritten on syn's tree before parsing: the scrutinee is bound once to a hidden name, each arm's pattern becomes a
-//! condition on it (literals and constants by `==`, ranges by comparisons, `|` by `||`,
-//! tuples element by element, guards after the pattern's test) and each name the pattern
-//! binds a `let` at the start of its arm. The conditions carry the patterns' spans, so a
+//! loop over the elements of an array or a slice (`.iter()`, `.enumerate()`, ..) as one over
+//! its indices, a destructuring assignment (`(a, b) = (b, a)`) as a `let` and one
+//! assignment per place, and `x.swap(i, j)` as the reads and writes of the elements,
+//! rewritten on syn's tree before parsing: the scrutinee is bound once to a hidden name,
+//! each arm's pattern becomes a condition on it (literals and constants by `==`, ranges by
+//! comparisons, `|` by `||`, tuples element by element, guards after the pattern's test)
+//! and each name the pattern binds a `let` at the start of its arm. The conditions carry the patterns' spans, so a
 //! pattern of the wrong type is reported where it is written.
 //!
 //! A kernel's `match` must be exhaustive as Rust sees it; without the type in hand here, the
