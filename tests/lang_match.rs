@@ -289,3 +289,26 @@ fn tuple_ordering_is_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| TupleOrder::new().launch(d, c, a, o);
     check_twin("tuple_order", &xs, 1, &launch, tuple_order_host);
 }
+
+// Names bound in every case of a `|` pattern take their value from the first case that
+// matches, as in Rust, with and without a guard.
+twin!(or_bindings, or_bindings_host, |i, a: &[u32], out: &mut [u32]| {
+    let (x, y) = (a[i] % 4, a[(i + 1) % a.len()] % 4);
+    out[2 * i] = match (x, y) {
+        (0, n) | (n, 0) => n + 100,
+        (1, m) | (m, 1) if m > 1 => m * 10,
+        (p, q) => p + q,
+    };
+    out[2 * i + 1] = match a[i] {
+        n @ (0..=9 | 100..=199) | n @ 1000 => n,
+        _ => 7,
+    };
+});
+
+#[test]
+fn or_pattern_bindings_are_rusts() {
+    let mut xs = u32_inputs("or_bindings", 200);
+    xs.extend([0, 0, 1, 3, 2, 1, 5, 150, 1000, 999]);
+    let launch = |d: &_, c, a: &_, o: &mut _| OrBindings::new().launch(d, c, a, o);
+    check_twin("or_bindings", &xs, 2, &launch, or_bindings_host);
+}

@@ -255,12 +255,27 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     }))
 }
 
+/// A name a pattern binds: `let mut? name = value;` at `span`.
+struct Binding {
+    mutability: Option<syn::Token![mut]>,
+    name: syn::Ident,
+    value: TokenStream,
+    span: Span,
+}
+
+impl ToTokens for Binding {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let (mutability, name, value) = (&self.mutability, &self.name, &self.value);
+        tokens.extend(quote_spanned!(self.span=> let #mutability #name = #value;));
+    }
+}
+
 /// The part of a pattern's test and bindings built so far.
 struct Arm {
     /// The test: `None` when every value matches.
     test: Option<TokenStream>,
-    /// `let` statements binding the pattern's names, in order.
-    bindings: Vec<TokenStream>,
+    /// The pattern's names, in order.
+    bindings: Vec<Binding>,
     /// The names it binds, for the check that none is bound twice.
     names: Vec<syn::Ident>,
     /// `let (_, _) = value;` for each tuple pattern: the check, reported at the pattern, that
@@ -431,7 +446,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 Some((_, sub)) => pattern(sub, value)?,
                 None => Arm::test(None),
             };
-            arm.bindings.push(quote_spanned!(sp=> let #mutability #name = #value;));
+            arm.bindings.push(Binding {
+                mutability: *mutability,
+                name: name.clone(),
+                value: value.clone(),
+                span: sp,
+            });
             arm.names.push(name.clone());
             Ok(arm)
         }
@@ -462,26 +482,44 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
             Ok(Arm::test(test))
         }
         syn::Pat::Or(o) => {
-            let mut tests = Vec::new();
-            let mut checks = Vec::new();
-            let mut every = false;
-            for case in &o.cases {
-                let arm = pattern(case, value)?;
-                if !arm.bindings.is_empty() {
-                    return Err(syn::Error::new_spanned(
-                        case,
-                        "names bound in one case of a `|` pattern are not supported in kernels: \
-                         give each case its own arm",
-                    ));
-                }
-                checks.extend(arm.checks);
-                match arm.test {
-                    Some(t) => tests.push(t),
-                    None => every = true,
+            let cases = o.cases.iter().map(|case| pattern(case, value)).collect::<Result<Vec<Arm>, _>>()?;
+            // As in Rust, every case binds the same names (rustc's E0408).
+            let Some(first) = cases.first() else { return Ok(Arm::test(None)) };
+            for (case, arm) in o.cases.iter().zip(&cases) {
+                let missing = first.names.iter().find(|n| !arm.names.contains(n));
+                let extra = arm.names.iter().find(|n| !first.names.contains(n));
+                if let Some(name) = missing.or(extra) {
+                    let message = format!("variable `{name}` is not bound in all patterns");
+                    return Err(syn::Error::new_spanned(case, message));
                 }
             }
+            // A name takes its value from the first case that matches.
+            let bindings = first
+                .bindings
+                .iter()
+                .map(|b| {
+                    let mut chain: Option<TokenStream> = None;
+                    for case in cases.iter().rev() {
+                        let own = case.bindings.iter().find(|c| c.name == b.name);
+                        let v = own.map_or_else(|| b.value.clone(), |c| c.value.clone());
+                        chain = Some(match (&case.test, chain) {
+                            (Some(t), Some(rest)) => quote_spanned!(sp=> if #t { #v } else { #rest }),
+                            _ => v,
+                        });
+                    }
+                    Binding {
+                        value: chain.unwrap_or_default(),
+                        mutability: b.mutability,
+                        name: b.name.clone(),
+                        span: b.span,
+                    }
+                })
+                .collect();
+            let every = cases.iter().any(|c| c.test.is_none());
+            let tests = cases.iter().filter_map(|c| c.test.as_ref());
             let test = (!every).then(|| quote_spanned!(sp=> #((#tests))||*));
-            Ok(Arm { checks, ..Arm::test(test) })
+            let checks = cases.iter().flat_map(|c| c.checks.iter().cloned()).collect();
+            Ok(Arm { test, bindings, names: first.names.clone(), checks })
         }
         syn::Pat::Tuple(t) if !t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) => {
             let wild = t.elems.iter().map(|_| quote_spanned!(sp=> _,));
