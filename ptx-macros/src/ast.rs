@@ -273,6 +273,9 @@ pub enum Stmt {
         expr: Expr,
         /// The statement as Rust source text (first line only for compound statements).
         text: String,
+        /// Whether its value is discarded: a `;` ends it. One without (a block-like `if`,
+        /// `match`, loop or block) must give `()`, as in Rust.
+        discards: bool,
     },
 }
 

@@ -831,10 +831,15 @@ impl Checker<'_> {
                 }
                 false
             }
-            Stmt::Expr { expr, .. } => {
+            Stmt::Expr { expr, discards, .. } => {
                 self.statement_like[expr.id] = true;
                 let t = self.expr(expr);
-                matches!(self.infer.resolve(&t), Ty::Never)
+                let resolved = self.infer.resolve(&t);
+                if !discards && !matches!(resolved, Ty::Never | Ty::Error) {
+                    let what = " (a statement without `;` gives `()`: end it with `;` to discard its value)";
+                    self.expect(expr.span, &Ty::unit(), &t, what);
+                }
+                matches!(resolved, Ty::Never)
             }
         }
     }

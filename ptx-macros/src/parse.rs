@@ -54,7 +54,8 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
         // The value the body ends in is the rejected return type's, reported with it: it is
         // checked as a statement, not reported again as a value a kernel cannot give.
         if let Some(tail) = body.tail.take() {
-            body.stmts.push(Stmt::Expr { expr: *tail, text: std::mem::take(&mut body.tail_text) });
+            let text = std::mem::take(&mut body.tail_text);
+            body.stmts.push(Stmt::Expr { expr: *tail, text, discards: true });
         }
     }
     let name = func.sig.ident.clone();
@@ -651,9 +652,9 @@ impl<'e> Parser<'e> {
             // A `;` on its own (`a;;`), which syn gives as an empty expression: nothing, as in
             // Rust (its `redundant_semicolons` lint warns of it).
             syn::Stmt::Expr(syn::Expr::Verbatim(v), Some(_)) if v.is_empty() => None,
-            syn::Stmt::Expr(e, _) => {
+            syn::Stmt::Expr(e, semi) => {
                 let expr = self.expr(e);
-                Some(Stmt::Expr { expr, text: source_text(s) })
+                Some(Stmt::Expr { expr, text: source_text(s), discards: semi.is_some() })
             }
             syn::Stmt::Item(syn::Item::Const(c)) if c.generics.params.is_empty() => self.const_item(c),
             syn::Stmt::Item(item) => {
@@ -670,14 +671,14 @@ impl<'e> Parser<'e> {
                 }
                 let sp = Sp::of(&m.mac);
                 let expr = self.print(&m.mac, sp);
-                Some(Stmt::Expr { expr, text: source_text(s) })
+                Some(Stmt::Expr { expr, text: source_text(s), discards: true })
             }
             syn::Stmt::Macro(m) => {
                 let expr = self.panic_macro(&m.mac, Sp::of(&m.mac));
                 if expr.is_none() {
                     self.macro_error(&m.mac);
                 }
-                expr.map(|expr| Stmt::Expr { expr, text: source_text(s) })
+                expr.map(|expr| Stmt::Expr { expr, text: source_text(s), discards: true })
             }
         }
     }
