@@ -59,12 +59,7 @@ impl KernelCtx {
     pub fn check_step(&mut self, step: Value, site: Site, exit: Label) {
         let zero = self.cast(Value::from(0u32), step.ty());
         let is_zero = self.eq(step, zero);
-        self.fault_if(
-            is_zero,
-            site.fault(FaultKind::Panic, "assertion failed: step != 0"),
-            Value::from(0u64),
-            Value::from(0u64),
-        );
+        self.panic_if(is_zero, site, "assertion failed: step != 0");
         self.jump_if(is_zero, exit);
     }
 

@@ -5,7 +5,6 @@
 //! for every width (a narrow type's value sits in a 32-bit register, extended as its sign
 //! says), overflow wrapping as in a release build.
 
-use ptx_core::fault::FaultKind;
 use ptx_core::{PtxType, S64, U64};
 
 use super::ops::{dispatch, Site};
@@ -231,14 +230,8 @@ impl KernelCtx {
     /// The divisor `b` with `−1` under `MIN` (the signed division that overflows) replaced
     /// by 1, whose quotient `MIN` and remainder 0 are the wrapped ones.
     fn without_division_overflow(&mut self, a: Value, b: Value) -> Value {
-        let ty = a.ty();
-        if !ty.is_signed() {
-            return b;
-        }
-        let (min, _) = self.int_limits(ty);
-        let (minus_one, one) = (self.int_constant(-1, ty), self.int_constant(1, ty));
-        let (a_min, b_minus_one) = (self.eq(a, min), self.eq(b, minus_one));
-        let overflows = self.bitand(a_min, b_minus_one);
+        let Some(overflows) = self.division_overflows(a, b) else { return b };
+        let one = self.int_constant(1, a.ty());
         self.select(overflows, one, b)
     }
 
@@ -336,12 +329,7 @@ impl KernelCtx {
         let zero = self.int_constant(0, x.ty());
         let not_positive = self.le(x, zero);
         let message = "argument of integer logarithm must be positive";
-        self.fault_if(
-            not_positive,
-            site.fault(FaultKind::Panic, message),
-            Value::from(0u64),
-            Value::from(0u64),
-        );
+        self.panic_if(not_positive, site, message);
         let zeros = self.leading_zeros(x);
         let top = Value::from(x.ty().bits() - 1);
         self.sub(top, zeros)

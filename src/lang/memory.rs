@@ -441,6 +441,12 @@ impl KernelCtx {
         self.fault_if(Value::from(true), site, value, extra);
     }
 
+    /// Records Rust's panic with `message` at `site` when `cond` holds (checked kernels only;
+    /// the thread goes on, as after a faulting slice access).
+    pub(crate) fn panic_if(&mut self, cond: Value, site: Site, message: &'static str) {
+        self.fault_if(cond, site.fault(FaultKind::Panic, message), Value::from(0u64), Value::from(0u64));
+    }
+
     /// Records a fault at `site` when `cond` holds (checked kernels only).
     pub(crate) fn fault_if(&mut self, cond: Value, site: FaultSite, value: Value, extra: Value) {
         if !self.checked || cond.as_bits() == Some(0) {

@@ -7,8 +7,6 @@ use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
 use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U32, U64};
 
-use ptx_core::fault::FaultKind;
-
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -371,7 +369,7 @@ impl KernelCtx {
         let unordered = self.not(ordered);
         let message =
             if x.ty().is_float() { "min > max, or either was NaN" } else { "assertion failed: min <= max" };
-        self.fault_if(unordered, site.fault(FaultKind::Panic, message), Value::from(0u64), Value::from(0u64));
+        self.panic_if(unordered, site, message);
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);
         let above = self.gt(t, hi);

@@ -224,24 +224,27 @@ impl KernelCtx {
         let ty = b.ty;
         let zero_value = self.cast(Value::from(0u32), ty);
         let is_zero = self.compare_raw(Cmp::Eq, b, zero_value);
-        self.fault_if(is_zero, site.fault(FaultKind::Panic, zero), Value::from(0u64), Value::from(0u64));
+        self.panic_if(is_zero, site, zero);
         let mut bad = is_zero;
-        if ty.is_signed() {
-            let min = self.cast(Value::from(ty.int_range().0 as i64), ty);
-            let minus_one = self.cast(Value::from(-1i32), ty);
-            let a_min = self.compare_raw(Cmp::Eq, a, min);
-            let b_minus_one = self.compare_raw(Cmp::Eq, b, minus_one);
-            let overflow_pred = self.bitwise(Bitwise::And, a_min, b_minus_one);
-            self.fault_if(
-                overflow_pred,
-                site.fault(FaultKind::Panic, overflow),
-                Value::from(0u64),
-                Value::from(0u64),
-            );
+        if let Some(overflow_pred) = self.division_overflows(a, b) {
+            self.panic_if(overflow_pred, site, overflow);
             bad = self.bitwise(Bitwise::Or, bad, overflow_pred);
         }
         let one = self.cast(Value::from(1u32), ty);
         self.select(bad, one, b)
+    }
+
+    /// Whether `a / b` overflows, `MIN / −1` (`None` for an unsigned type, where it cannot).
+    pub(super) fn division_overflows(&mut self, a: Value, b: Value) -> Option<Value> {
+        let ty = b.ty;
+        if !ty.is_signed() {
+            return None;
+        }
+        let min = self.cast(Value::from(ty.int_range().0 as i64), ty);
+        let minus_one = self.cast(Value::from(-1i32), ty);
+        let a_min = self.compare_raw(Cmp::Eq, a, min);
+        let b_minus_one = self.compare_raw(Cmp::Eq, b, minus_one);
+        Some(self.bitwise(Bitwise::And, a_min, b_minus_one))
     }
 
     /// `a & b` (also on `bool`, without short-circuit).
