@@ -89,6 +89,15 @@ struct Loop {
     broken: bool,
 }
 
+impl Loop {
+    /// A loop (or, `block`, a labelled block) with `label`, before any `break` leaves it;
+    /// `value`: the type of the values its `break`s give, where they may give one.
+    fn new(label: Option<&syn::Lifetime>, unrolled: bool, value: Option<Ty>, block: bool) -> Loop {
+        let label = label.map(|l| l.ident.to_string());
+        Loop { label, unrolled, value, block, valued: false, broken: false }
+    }
+}
+
 /// How a loop's body leaves it, which gives the loop's type.
 enum LoopExit {
     /// By a `break` with a value: the value's type.
@@ -1446,14 +1455,7 @@ impl Checker<'_> {
             },
             ExprKind::Labeled { label, body } => {
                 let value = self.infer.fresh(VarKind::Any);
-                self.loops.push(Loop {
-                    label: Some(label.ident.to_string()),
-                    unrolled: false,
-                    value: Some(value.clone()),
-                    block: true,
-                    valued: false,
-                    broken: false,
-                });
+                self.loops.push(Loop::new(Some(label), false, Some(value.clone()), true));
                 let t = self.block(body);
                 let broken = self.loops.pop().is_some_and(|lp| lp.broken);
                 if self.infer.resolve(&t) != Ty::Never {
@@ -1810,14 +1812,7 @@ impl Checker<'_> {
         body: &Block,
     ) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
-        self.loops.push(Loop {
-            label: label.as_ref().map(|l| l.ident.to_string()),
-            unrolled,
-            value,
-            block: false,
-            valued: false,
-            broken: false,
-        });
+        self.loops.push(Loop::new(label.as_ref(), unrolled, value, false));
         let t = self.block(body);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);

@@ -226,17 +226,12 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
         other => (other.clone(), quote_spanned!(span=>)),
     };
     let bindings = if enumerated {
-        let syn::Pat::Tuple(t) = &*f.pat else {
-            return Err(syn::Error::new_spanned(
-                &f.pat,
-                "a `for` loop over `.enumerate()` binds `(index, element)`",
-            ));
-        };
-        let [position, element] = t.elems.iter().collect::<Vec<_>>()[..] else {
-            return Err(syn::Error::new_spanned(
-                &f.pat,
-                "a `for` loop over `.enumerate()` binds `(index, element)`",
-            ));
+        let (position, element) = match &*f.pat {
+            syn::Pat::Tuple(t) if t.elems.len() == 2 => (&t.elems[0], &t.elems[1]),
+            other => {
+                let message = "a `for` loop over `.enumerate()` binds `(index, element)`";
+                return Err(syn::Error::new_spanned(other, message));
+            }
         };
         let (element, mark) = element_pattern(element);
         quote_spanned!(span=> let #position = #index; #mark let #element = #array[#index];)

@@ -1210,12 +1210,7 @@ impl<'a> Lowerer<'a> {
             let picked = self.select(&c, &a, &b, &ty);
             return self.bind(name, "__if", picked);
         }
-        let result = holder.as_ref().map(|h| {
-            // A temporary, not the user's name: the arms may read a binding that name shadows.
-            let n = self.tmp("__if");
-            self.emit(quote!(let #n = #h;));
-            quote!(#n)
-        });
+        let result = self.value_holder(&ty, "__if").map(|(n, _)| n);
         let end = self.tmp("__end_if");
         let else_label = if els.is_some() { self.tmp("__else") } else { end.clone() };
         if els.is_some() {
