@@ -1328,8 +1328,9 @@ fn device_function_unrolled_over_a_comptime_argument() -> ptx_dsl::runtime::Resu
     Ok(())
 }
 
-/// A barrier in a loop whose trip count differs between threads: a deadlock, whose error
-/// names the Rust line of the barrier the threads wait at (it named only the PTX before).
+/// A barrier in a loop whose trip count differs between threads, and one after it: the
+/// threads that left the loop wait at the second while the others wait in the loop, an
+/// error whose text names the Rust line of the barrier (it named only the PTX before).
 #[ptx_kernel]
 fn barrier_in_ragged_loop(x: &[f32], out: &mut [f32]) {
     let tile = shared::<f32, 64>();
@@ -1341,6 +1342,7 @@ fn barrier_in_ragged_loop(x: &[f32], out: &mut [f32]) {
         acc += tile[63 - t];
         sync_threads();
     }
+    sync_threads();
     out[t] = acc;
 }
 

@@ -326,12 +326,39 @@ fn a_shared_array_index_out_of_range_is_an_error_naming_the_array_and_line() -> 
     Ok(())
 }
 
-/// Thread 0 leaves before the barrier the others wait at.
+/// Thread 0 and the threads past `n` leave before the barrier the others wait at, which
+/// then reverse their values through shared memory.
 #[ptx_kernel]
-fn early_exit_before_barrier(out: &mut [u32]) {
+fn early_exit_before_barrier(out: &mut [u32], n: u32) {
+    let tile = shared::<u32, 64>();
     let t = thread_idx().x;
-    if t == 0 {
+    if t == 0 || t >= n {
         return;
+    }
+    tile[t as usize] = t * 10;
+    sync_threads();
+    out[t as usize] = tile[(n - t) as usize];
+}
+
+#[test]
+fn threads_that_returned_do_not_hold_up_a_barrier() -> ptx_dsl::runtime::Result<()> {
+    // The PTX ISA releases a barrier that only exited threads have not reached, as a GPU
+    // runs CUDA C's `if (i >= n) return; .. __syncthreads();`.
+    let dev = Device::sim();
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, 64)?;
+    EarlyExitBeforeBarrier::new().launch(&dev, LaunchConfig::linear(1, 64), &mut out, 40)?;
+    let want: Vec<u32> = (0..64).map(|t| if t == 0 || t >= 40 { 0 } else { (40 - t) * 10 }).collect();
+    assert_eq!(out.to_vec()?, want);
+    Ok(())
+}
+
+/// Threads past `n` go on to a second barrier that the others, waiting at the first, never
+/// reach.
+#[ptx_kernel]
+fn threads_at_two_barriers(out: &mut [u32], n: u32) {
+    let t = thread_idx().x;
+    if t < n {
+        sync_threads();
     }
     sync_threads();
     out[t as usize] = t;
@@ -341,9 +368,11 @@ fn early_exit_before_barrier(out: &mut [u32]) {
 fn a_barrier_some_threads_never_reach_is_an_error_not_a_hang() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
     let mut out = DeviceBuffer::<u32>::zeroed(&dev, 64)?;
-    let err = EarlyExitBeforeBarrier::new().launch(&dev, LaunchConfig::linear(1, 64), &mut out).unwrap_err();
+    let err =
+        ThreadsAtTwoBarriers::new().launch(&dev, LaunchConfig::linear(1, 64), &mut out, 40).unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("early_exit_before_barrier") && text.contains("barrier"), "{text}");
+    assert!(text.contains("threads_at_two_barriers") && text.contains("barrier"), "{text}");
+    assert!(text.contains("40 thread(s)") && text.contains("24 thread(s)"), "{text}");
     Ok(())
 }
 

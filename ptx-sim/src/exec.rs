@@ -4,9 +4,10 @@
 //! file. A block runs its threads one after another, each until it exits or reaches a sync
 //! point: `bar.sync` (block-wide) or `shfl.sync` (warp-wide: lane = linear thread index %
 //! 32). When every live lane of a shuffle's `membermask` waits at that same `shfl.sync` the
-//! exchange happens; when every thread of the block waits at `bar.sync` they all continue
-//! (at one instruction, when the barrier is aligned: [`Op::shares_barrier`]). A state where
-//! neither can ever happen (some threads exited or wait elsewhere) is
+//! exchange happens; when every thread of the block that has not exited waits at `bar.sync`
+//! they all continue (at one instruction, when the barrier is aligned:
+//! [`Op::shares_barrier`]), as the PTX ISA's `exit` releases a barrier only exited threads
+//! hold up. A state where neither can ever happen (threads wait at different ones) is
 //! [`SimError::Barrier`], not a hang. Kernels without sync points run each thread to
 //! completion in one reused register file.
 //!
@@ -1153,10 +1154,15 @@ impl<'k> BlockRunner<'k> {
                 Status::Bar(id) => Some(*id),
                 _ => None,
             });
-            if done == 0 && self.status.iter().all(|s| Some(*s) == first_bar.map(Status::Bar)) {
-                self.check_same_barrier(ctaid, nt)?;
-                self.reduce_at_barrier(nt, ns);
-                self.status.fill(Status::Ready);
+            // The barrier completes when every thread that has not exited waits at it: as
+            // the PTX ISA's `exit` has it, exited threads that are all it waits for release it.
+            let waiting: Vec<usize> = (0..nt).filter(|&t| self.status[t] != Status::Done).collect();
+            if waiting.iter().all(|&t| Some(self.status[t]) == first_bar.map(Status::Bar)) {
+                self.check_same_barrier(ctaid, &waiting)?;
+                self.reduce_at_barrier(&waiting, ns);
+                for &t in &waiting {
+                    self.status[t] = Status::Ready;
+                }
                 self.race.barrier();
                 continue;
             }
@@ -1169,35 +1175,37 @@ impl<'k> BlockRunner<'k> {
         self.k.code[self.pcs[t] as usize - 1]
     }
 
-    /// Where every thread of the block waits at one barrier: an error unless they may pass
-    /// it together ([`Op::shares_barrier`]), naming each instruction they wait at (its PTX
-    /// line and source position), how many threads wait there, and the first of them.
-    fn check_same_barrier(&self, ctaid: [u32; 3], nt: usize) -> Result<(), SimError> {
-        let first = self.waiting_at(0);
-        if (1..nt).all(|t| first.shares_barrier(&self.waiting_at(t))) {
+    /// Where every thread of the block that has not exited (`waiting`, at least one) waits
+    /// at one barrier: an error unless they may pass it together ([`Op::shares_barrier`]),
+    /// naming each instruction they wait at (its PTX line and source position), how many
+    /// threads wait there, and the first of them.
+    fn check_same_barrier(&self, ctaid: [u32; 3], waiting: &[usize]) -> Result<(), SimError> {
+        let first = self.waiting_at(waiting[0]);
+        if waiting.iter().all(|&t| first.shares_barrier(&self.waiting_at(t))) {
             return Ok(());
         }
         let mut lines: Vec<u32> = Vec::new();
         let mut parts = Vec::new();
-        for t in 0..nt {
+        for &t in waiting {
             let at = self.pcs[t] as usize - 1;
             let Some(site) = self.k.code[at].bar_site() else { continue };
             if lines.contains(&site.line) {
                 continue;
             }
             lines.push(site.line);
-            let waiting = (0..nt)
-                .filter(|&u| self.waiting_at(u).bar_site().is_some_and(|s| s.line == site.line))
+            let count = waiting
+                .iter()
+                .filter(|&&u| self.waiting_at(u).bar_site().is_some_and(|s| s.line == site.line))
                 .count();
             let tid = split3(t as u64, self.geo.block);
             let source = self.k.sources[at].as_ref().map_or(String::new(), |s| format!(", {s}"));
             parts.push(format!(
-                "{waiting} thread(s) (first: thread ({}, {}, {})) at `{}` (PTX line {}{source})",
+                "{count} thread(s) (first: thread ({}, {}, {})) at `{}` (PTX line {}{source})",
                 tid[0], tid[1], tid[2], self.k.text[at], site.line
             ));
         }
         let id = first.bar_site().map_or(0, |s| s.id);
-        let why = if (0..nt).any(|t| self.waiting_at(t).bar_site().is_some_and(|s| s.aligned)) {
+        let why = if waiting.iter().any(|&t| self.waiting_at(t).bar_site().is_some_and(|s| s.aligned)) {
             "`bar.sync` (`sync_threads()`, `__syncthreads()`), `bar.red` and `barrier.sync.aligned` are \
              aligned barriers: the PTX ISA requires every thread of the block to execute the same one \
              and leaves it undefined otherwise; call the barrier once, where every thread reaches \
@@ -1215,24 +1223,25 @@ impl<'k> BlockRunner<'k> {
         ))
     }
 
-    /// Where every thread of the block waits at a `bar.red`, the reduction of their
-    /// predicates (each negated as its own instruction says) into each one's destination.
-    fn reduce_at_barrier(&mut self, nt: usize, ns: usize) {
-        let Op::BarRed { kind, .. } = self.waiting_at(0) else {
+    /// Where every thread of the block that has not exited (`waiting`) waits at a `bar.red`,
+    /// the reduction of their predicates (each negated as its own instruction says) into
+    /// each one's destination.
+    fn reduce_at_barrier(&mut self, waiting: &[usize], ns: usize) {
+        let Op::BarRed { kind, .. } = self.waiting_at(waiting[0]) else {
             return;
         };
         let mut count = 0u64;
-        for t in 0..nt {
+        for &t in waiting {
             if let Op::BarRed { a, negate, .. } = self.waiting_at(t) {
                 count += ((self.regs[t * ns + a as usize] != 0) != negate) as u64;
             }
         }
         let value = match kind {
             BarReduce::Popc => count,
-            BarReduce::And => (count == nt as u64) as u64,
+            BarReduce::And => (count == waiting.len() as u64) as u64,
             BarReduce::Or => (count > 0) as u64,
         };
-        for t in 0..nt {
+        for &t in waiting {
             if let Op::BarRed { d, .. } = self.waiting_at(t) {
                 self.regs[t * ns + d as usize] = value;
             }
@@ -1274,15 +1283,14 @@ impl<'k> BlockRunner<'k> {
                  instruction together",
             );
         }
+        msg.push_str(
+            "; the threads wait at different sync points and can never all meet: every thread of the \
+             block that has not exited must reach each bar.sync (and every lane of a warp each \
+             shfl.sync) the same number of times, so keep barriers out of loops whose trip count \
+             differs between threads",
+        );
         if done > 0 {
-            msg.push_str(&format!(
-                "; {done} thread(s) already exited and can never arrive. Every thread of \
-                 the block must reach each bar.sync (and every lane of a warp each shfl.sync) \
-                 the same number of times: move an early return after the barrier, and keep \
-                 barriers out of loops whose trip count differs between threads"
-            ));
-        } else {
-            msg.push_str("; the threads wait at different sync points and can never all meet");
+            msg.push_str(&format!(" ({done} thread(s) have exited, which hold up no barrier)"));
         }
         self.barrier_error(ctaid, msg)
     }

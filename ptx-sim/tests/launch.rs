@@ -281,14 +281,49 @@ fn bad_params_and_geometry() {
 }
 
 #[test]
+fn exited_threads_do_not_hold_up_a_barrier() {
+    // The PTX ISA's `exit`: where the threads that exited are all a barrier for the whole
+    // block waits for, it is released. Threads 0..16 return; the others store their index to
+    // shared memory, meet at the barrier and read their neighbour's (CUDA C's
+    // `if (i >= n) return; .. __syncthreads();`, common in real code).
+    let body = " setp.lt.u32 %p1, %r1, 16;\n @%p1 bra DONE;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n \
+                add.u32 %r4, %r2, %r3;\n st.shared.u32 [%r4], %r1;\n bar.sync 0;\n \
+                add.u32 %r5, %r1, 1;\n rem.u32 %r5, %r5, 64;\n max.u32 %r5, %r5, 16;\n shl.b32 %r6, %r5, 2;\n \
+                add.u32 %r7, %r2, %r6;\n ld.shared.u32 %r8, [%r7];\n st.global.u32 [%rd3], %r8;\nDONE:";
+    let got = common::run_words(
+        ".version 8.0\n.target sm_80\n.address_size 64\n",
+        ".shared .align 4 .b8 s[256];\n",
+        body,
+        64,
+    );
+    let want: Vec<u32> = (0..64).map(|t| if t < 16 { 0 } else { ((t + 1) % 64).max(16) }).collect();
+    assert_eq!(got, Ok(want));
+}
+
+#[test]
 fn barrier_deadlock_is_an_error() {
+    // Threads 0..16 wait at barrier 1, the others at barrier 0: neither is ever complete.
+    let body =
+        " setp.lt.u32 %p1, %r1, 16;\n @%p1 bra LOW;\n bar.sync 0;\n bra.uni DONE;\nLOW:\n bar.sync 1;\nDONE:";
+    let e = common::run_words(".version 8.0\n.target sm_80\n.address_size 64\n", "", body, 64).unwrap_err();
+    assert!(e.contains("48 thread(s) wait at `bar.sync 0`"), "{e}");
+    assert!(e.contains("16 thread(s) wait at `bar.sync 1`"), "{e}");
+    assert!(e.contains("can never all meet"), "{e}");
+}
+
+#[test]
+fn threads_at_two_instructions_of_one_barrier_are_an_error() {
+    // Threads 0..16 wait at one `bar.sync 0`, the others at another: an aligned barrier
+    // reached through different instructions, undefined in the PTX ISA.
     let mut b = KernelBuilder::new("deadlock");
     let tid = b.special(SpecialReg::TidX);
-    let body = b.label();
+    let other = b.label();
     let big = b.setp(Cmp::Ge, tid, 16u32);
-    b.bra_if(big, body);
+    b.bra_if(big, other);
+    b.bar_sync();
     b.ret();
-    b.place(body);
+    b.place(other);
+    b.bar_sync();
     b.bar_sync();
     b.ret();
     let (_, m) = compile(&b.finish());
@@ -297,12 +332,12 @@ fn barrier_deadlock_is_an_error() {
     match &e {
         SimError::Barrier { kernel, message } => {
             assert_eq!(kernel, "deadlock");
-            assert!(message.contains("48 thread(s) wait at `bar.sync 0`"), "{message}");
-            assert!(message.contains("16 thread(s) already exited"), "{message}");
+            assert!(message.contains("48 thread(s) (first: thread (16, 0, 0))"), "{message}");
+            assert!(message.contains("16 thread(s) (first: thread (0, 0, 0))"), "{message}");
         }
         other => panic!("expected a barrier error, got {other}"),
     }
-    // With every thread at the barrier it completes.
+    // With every thread on one path it completes.
     run(&m, "deadlock", geo([1, 1, 1], [16, 1, 1]), &[], &mem).unwrap();
 }
 
