@@ -312,3 +312,82 @@ fn or_pattern_bindings_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| OrBindings::new().launch(d, c, a, o);
     check_twin("or_bindings", &xs, 2, &launch, or_bindings_host);
 }
+
+// Matches that no single arm covers but the arms together do, as Rust accepts them: `bool`s
+// and tuples of them, integer ranges up to the type's ends (written out or open), `|` and
+// a guarded arm that does not count.
+twin!(covering_arms, covering_arms_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let (small, even) = (x < 1000, x % 2 == 0);
+    out[5 * i] = match (small, even) {
+        (true, true) => 1,
+        (true, false) => 2,
+        (false, true) => 3,
+        (false, false) => 4,
+    };
+    let byte = x as u8;
+    out[5 * i + 1] = match byte {
+        0 => 10,
+        1..=99 => 11,
+        100..200 => 12,
+        b if b % 3 == 0 => 13,
+        200..=u8::MAX => 14,
+    };
+    let signed = x as i16;
+    out[5 * i + 2] = match signed {
+        i16::MIN..=-1 => 20,
+        0 | 1 => 21,
+        2.. => 22,
+    };
+    out[5 * i + 3] = match (x % 3 == 0, x as i8) {
+        (true, ..=-1) | (false, ..=0) => 30,
+        (true, 0..) => 31,
+        (false, 1..=i8::MAX) => 32,
+    };
+    out[5 * i + 4] = match x {
+        ..=9 => 40,
+        10..=0x7fff_ffff => 41,
+        0x8000_0000.. => 42,
+    };
+});
+
+#[test]
+fn arms_that_cover_together_are_rusts_match() {
+    let mut xs = u32_inputs("covering_arms", 300);
+    xs.extend([99, 100, 199, 200, 255, 0xff7f, 0xff80, 0x8000, 0xffff, 0x1_0000, 9, 10, 998, 999, 1000]);
+    let launch = |d: &_, c, a: &_, o: &mut _| CoveringArms::new().launch(d, c, a, o);
+    check_twin("covering_arms", &xs, 5, &launch, covering_arms_host);
+}
+
+// A guard after a `|` pattern is tried for each case that matches, in order, with that
+// case's names, as Rust tries it: `(0, 4)` takes the first arm with `n = 4` from the second
+// case, after the first case's `n = 0` fails the guard. Also nested in a tuple, under `@`,
+// and in `matches!`.
+twin!(guarded_cases, guarded_cases_host, |i, a: &[u32], out: &mut [u32]| {
+    let (x, y, z) = (a[i] % 8, a[i] / 8 % 8, a[i] / 64 % 4);
+    out[4 * i] = match (x, y) {
+        (n, _) | (_, n) if n > 3 => n,
+        (n, m) if n == m => 50 + n,
+        _ => 99,
+    };
+    out[4 * i + 1] = 1 + matches!((x, y), (n, _) | (_, n) if n > 3) as u32;
+    out[4 * i + 2] = match ((x, y), z) {
+        ((n, _) | (_, n), 0 | 1) if n % 3 == 2 => n * 10 + z,
+        (_, k @ (2 | 3)) if k + x > 6 => 70 + k,
+        _ => 98,
+    };
+    out[4 * i + 3] = match x {
+        1 | 2 if y > 1 => 10,
+        n @ 3 | n @ 5 if n + y > 6 => n,
+        _ => 97,
+    };
+});
+
+#[test]
+fn guards_after_or_patterns_try_each_case() {
+    // Every (x, y, z) of the kernel's ranges, then random inputs.
+    let mut xs: Vec<u32> = (0..256).collect();
+    xs.extend(u32_inputs("guarded_cases", 200));
+    let launch = |d: &_, c, a: &_, o: &mut _| GuardedCases::new().launch(d, c, a, o);
+    check_twin("guarded_cases", &xs, 4, &launch, guarded_cases_host);
+}

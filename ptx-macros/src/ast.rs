@@ -613,6 +613,17 @@ pub enum ExprKind {
         label: Option<syn::Lifetime>,
         /// The body.
         body: Block,
+        /// Whether it is a `while let`'s, which a `break` leaves without a value.
+        while_let: bool,
+    },
+    /// The check that a `match`'s unguarded arms cover every value of its scrutinee (bound
+    /// to the hidden name `value`), where no arm takes every value: it computes nothing
+    /// ([`crate::desugar::Coverage`]).
+    Coverage {
+        /// The scrutinee's hidden name.
+        value: Ident,
+        /// What each unguarded arm takes.
+        arms: Vec<crate::coverage::Cover>,
     },
     /// `'label: { body }`: a block that `break 'label value` leaves early with a value (its
     /// own value otherwise).

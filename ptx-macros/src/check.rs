@@ -77,7 +77,6 @@ struct Binding {
 
 struct Loop {
     label: Option<String>,
-    unrolled: bool,
     /// For a `loop` or a labelled block (which a `break` may leave with a value, as in
     /// Rust), the type of the values its `break`s give; `None` for `while` and `for`.
     value: Option<Ty>,
@@ -92,9 +91,9 @@ struct Loop {
 impl Loop {
     /// A loop (or, `block`, a labelled block) with `label`, before any `break` leaves it;
     /// `value`: the type of the values its `break`s give, where they may give one.
-    fn new(label: Option<&syn::Lifetime>, unrolled: bool, value: Option<Ty>, block: bool) -> Loop {
+    fn new(label: Option<&syn::Lifetime>, value: Option<Ty>, block: bool) -> Loop {
         let label = label.map(|l| l.ident.to_string());
-        Loop { label, unrolled, value, block, valued: false, broken: false }
+        Loop { label, value, block, valued: false, broken: false }
     }
 }
 
@@ -149,6 +148,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         warp_values: Vec::new(),
         shared_init: None,
         negations: Vec::new(),
+        coverage: Vec::new(),
         assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
@@ -201,6 +201,18 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
 }
 
 /// Whether a type has an error part (a half-precision annotation, say).
+/// The values of `ty` as [`crate::coverage`] splits them; `None` for a type the check passes
+/// over (one in error, or not known).
+fn coverage_space(ty: &Ty) -> Option<crate::coverage::Space> {
+    match ty {
+        Ty::Scalar(s) => Some(crate::coverage::Space::scalar(*s)),
+        Ty::Tuple(items) => {
+            Some(crate::coverage::Space::Tuple(items.iter().map(coverage_space).collect::<Option<_>>()?))
+        }
+        _ => None,
+    }
+}
+
 fn contains_error(t: &Ty) -> bool {
     holds(t, &|t| *t == Ty::Error)
 }
@@ -285,6 +297,9 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// The scrutinee's type and what each unguarded arm takes, for each `match` none of whose
+    /// arms takes every value: checked once the types are known.
+    coverage: Vec<(Ty, Vec<crate::coverage::Cover>, Sp)>,
     /// The `!` an assertion wraps around its condition (`assert!(c)` is `if !(c) { panic }`):
     /// not the user's, so a condition that is no `bool` is reported as that, not at the `!`.
     assertion_not: Option<usize>,
@@ -531,6 +546,25 @@ impl Checker<'_> {
                         format!("cannot apply unary `-` to type `{}`: unsigned values cannot be negative; use `wrapping_neg()`", s.name()),
                     );
                 }
+            }
+        }
+        for (ty, arms, sp) in &self.coverage {
+            let Some(space) = coverage_space(&self.infer.resolve(ty)) else { continue };
+            if let Some(value) = crate::coverage::uncovered(arms, &space) {
+                let constants = if space != crate::coverage::Space::Open
+                    && arms.iter().any(crate::coverage::has_unknown)
+                {
+                    " (a named constant's pattern counts here for no value: its value is rustc's to know, not the kernel's)"
+                } else {
+                    ""
+                };
+                self.errors.at(
+                    *sp,
+                    format!(
+                        "non-exhaustive patterns: `{value}` not covered: a `match` takes every value of its \
+                         type; add an arm for it, or `_ => ..`{constants}"
+                    ),
+                );
             }
         }
         let mut item_const = vec![false; types.len()];
@@ -1033,6 +1067,12 @@ impl Checker<'_> {
                 (suffix.map_or_else(|| self.infer.fresh(VarKind::Float), Ty::Scalar), true)
             }
             ExprKind::Lit(Lit::Bool(_)) => (Ty::Scalar(Scalar::Bool), true),
+            ExprKind::Coverage { value, arms } => {
+                if let Some(b) = self.lookup(&value.to_string()) {
+                    self.coverage.push((b.ty.clone(), arms.clone(), e.span));
+                }
+                (Ty::Tuple(vec![]), true)
+            }
             ExprKind::Path(name) => match self.lookup(&name.to_string()).cloned() {
                 Some(b) => {
                     self.mutable_reads += usize::from(b.mutable);
@@ -1445,17 +1485,17 @@ impl Checker<'_> {
             ExprKind::While { label, cond, body } => {
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
-                self.loop_body(label, false, false, body);
+                self.loop_body(label, false, body);
                 (Ty::unit(), false)
             }
-            ExprKind::Loop { label, body } => match self.loop_body(label, false, true, body) {
+            ExprKind::Loop { label, body, while_let } => match self.loop_body(label, !while_let, body) {
                 LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
                 LoopExit::Broken => (Ty::unit(), false),
                 LoopExit::Never => (Ty::Never, false),
             },
             ExprKind::Labeled { label, body } => {
                 let value = self.infer.fresh(VarKind::Any);
-                self.loops.push(Loop::new(Some(label), false, Some(value.clone()), true));
+                self.loops.push(Loop::new(Some(label), Some(value.clone()), true));
                 let t = self.block(body);
                 let broken = self.loops.pop().is_some_and(|lp| lp.broken);
                 if self.infer.resolve(&t) != Ty::Never {
@@ -1506,7 +1546,7 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
-                self.loop_body(label, *unroll, false, body);
+                self.loop_body(label, false, body);
                 self.scopes.pop();
                 (Ty::unit(), false)
             }
@@ -1804,15 +1844,9 @@ impl Checker<'_> {
     }
 
     /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value).
-    fn loop_body(
-        &mut self,
-        label: &Option<syn::Lifetime>,
-        unrolled: bool,
-        gives_value: bool,
-        body: &Block,
-    ) -> LoopExit {
+    fn loop_body(&mut self, label: &Option<syn::Lifetime>, gives_value: bool, body: &Block) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
-        self.loops.push(Loop::new(label.as_ref(), unrolled, value, false));
+        self.loops.push(Loop::new(label.as_ref(), value, false));
         let t = self.block(body);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
@@ -1828,7 +1862,7 @@ impl Checker<'_> {
     }
 
     /// The loop (an index into `loops`) that a `break`/`continue` at `sp` leaves, with an error
-    /// where there is none or it is unrolled.
+    /// where there is none.
     fn jump_target(&mut self, sp: Sp, what: &str, label: &Option<syn::Lifetime>) -> Option<usize> {
         let target = match label {
             None => self.loops.len().checked_sub(1),
@@ -1842,13 +1876,8 @@ impl Checker<'_> {
                 found
             }
         };
-        match target {
-            None => self.errors.at(sp, format!("`{what}` outside of a loop")),
-            Some(t) if self.loops[t].unrolled => self.errors.at(
-                sp,
-                format!("`{what}` is not supported in an `#[unroll]` loop: its iterations are laid out while the kernel is built"),
-            ),
-            Some(_) => {}
+        if target.is_none() {
+            self.errors.at(sp, format!("`{what}` outside of a loop"));
         }
         target
     }

@@ -8,10 +8,10 @@
 //! and each name the pattern binds a `let` at the start of its arm. The conditions carry the patterns' spans, so a
 //! pattern of the wrong type is reported where it is written.
 //!
-//! A kernel's `match` must be exhaustive as Rust sees it; without the type in hand here, the
-//! rule is that its last arm takes every value (`_`, a name, a tuple of those), or its arms
-//! are `true` and `false`. A `match` on every integer by ranges (`0..=255` for a `u8`),
-//! which Rust also accepts, needs a `_` arm instead.
+//! A kernel's `match` must be exhaustive as Rust sees it. Where no arm takes every value
+//! (`_`, a name), what each unguarded arm's pattern covers ([`Cover`]) goes with the
+//! rewritten `match` ([`Coverage`]), for [`crate::check`] to decide once the scrutinee's type
+//! is known (`true` and `false`, `0..=9` and `10..` of a `u8`, tuples of those).
 
 use std::cmp::Ordering;
 
@@ -19,7 +19,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use crate::ast::Scalar;
+use crate::ast::{Scalar, Sp};
+use crate::coverage::Cover;
 use crate::parse::is_constant_name;
 
 /// How the scrutinee's hidden name starts (a name no kernel writes).
@@ -39,6 +40,10 @@ pub fn is_hidden(name: &syn::Ident) -> bool {
 /// The attribute on the `let` binding a borrowed element of a `for` loop over
 /// `.iter()` (a `&T` in Rust, which `*v` reads): [`crate::parse`] takes `*v` as `v`.
 pub const BORROWED_ATTRIBUTE: &str = "__ptx_dsl_borrowed";
+
+/// The attribute on the `loop` a `while let` becomes: a `break` leaves it without a value,
+/// as it leaves a `while`.
+pub const WHILE_LET_ATTRIBUTE: &str = "__ptx_dsl_while_let";
 
 /// How the hidden names of a `swap`'s indices and element start.
 const SWAP_PREFIX: &str = "__swap_";
@@ -140,20 +145,30 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
 struct Elements<'e> {
     base: &'e syn::Expr,
     borrowed: bool,
-    enumerated: bool,
+    /// `.copied()` or `.cloned()`: the elements are values, not references.
+    copied: bool,
+    /// The `.enumerate()`, if any.
+    enumerated: Option<&'e syn::ExprMethodCall>,
+    /// Whether an iterator was made of the array (`.iter()`, `.into_iter()`), which
+    /// `.enumerate()` needs: an array or slice is not one.
+    iterator: bool,
 }
 
 /// The elements `e` iterates over, when it is an array or a slice: a name (`a`), an array
 /// expression (`[16, 8, 4]`, `[0.0; 4]`), either followed by `.into_iter()`, `.iter()`,
 /// `.iter().copied()` or `.iter().cloned()`, and `.enumerate()`.
 fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
-    let (mut base, mut borrowed, mut enumerated) = (unparen(e), false, false);
+    let (mut base, mut borrowed, mut copied, mut enumerated) = (unparen(e), false, false, None);
     if let Some(("enumerate", receiver)) = no_argument_call(base) {
-        (base, enumerated) = (receiver, true);
+        if let syn::Expr::MethodCall(m) = unparen(base) {
+            enumerated = Some(m);
+        }
+        base = receiver;
     }
+    let before = base;
     if let Some(("copied" | "cloned", receiver)) = no_argument_call(base) {
         match no_argument_call(receiver) {
-            Some(("iter", r)) => (base, borrowed) = (r, true),
+            Some(("iter", r)) => (base, borrowed, copied) = (r, true, true),
             _ => return None,
         }
     } else if let Some((m, receiver)) = no_argument_call(base) {
@@ -168,7 +183,8 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
         syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
         _ => false,
     };
-    iterable.then_some(Elements { base, borrowed, enumerated })
+    let iterator = !std::ptr::eq(before, base);
+    iterable.then_some(Elements { base, borrowed, copied, enumerated, iterator })
 }
 
 /// `receiver.method()` (no arguments, no turbofish) as the method's name and the receiver,
@@ -197,9 +213,15 @@ pub fn loops_over_array(f: &syn::ExprForLoop) -> bool {
 /// change); `.enumerate()` binds the index too (`for (i, v) in ..`), and a borrowed
 /// element's `&v` pattern binds the value (an `#[unroll]` stays on the loop).
 pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::Error> {
-    let Some(Elements { base, borrowed, enumerated }) = elements(&f.expr) else {
+    let Some(Elements { base, borrowed, copied, enumerated, iterator }) = elements(&f.expr) else {
         return Err(syn::Error::new_spanned(&f.expr, "a `for` loop over this is not supported in kernels"));
     };
+    if let (Some(m), false) = (enumerated, iterator) {
+        let message = "no method named `enumerate` on an array or a slice: they are not iterators (rustc's \
+                       E0599); write `.iter().enumerate()`";
+        return Err(syn::Error::new(m.method.span(), message));
+    }
+    let enumerated = enumerated.is_some();
     let span = f.for_token.span;
     let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);
     let in_place = match base {
@@ -216,7 +238,7 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     };
     // A borrowed element (of `.iter()`, or of a name, which may be a slice) is a `&T` in
     // Rust: its `&v` pattern binds the value, and a plain `v` may be read as `*v`.
-    let by_reference = borrowed || matches!(base, syn::Expr::Path(_));
+    let by_reference = !copied && (borrowed || matches!(base, syn::Expr::Path(_)));
     let marker = format_ident!("{BORROWED_ATTRIBUTE}", span = span);
     let element_pattern = |p: &syn::Pat| match p {
         syn::Pat::Reference(r) if by_reference && r.mutability.is_none() => {
@@ -276,18 +298,32 @@ struct Arm {
     /// `let (_, _) = value;` for each tuple pattern: the check, reported at the pattern, that
     /// the value is a tuple of that many elements (they compute nothing).
     checks: Vec<TokenStream>,
+    /// The values the pattern takes, for the check that the arms cover every value.
+    cover: Cover,
 }
 
 impl Arm {
-    /// An arm of the test `test` that binds nothing.
-    fn test(test: Option<TokenStream>) -> Arm {
-        Arm { test, bindings: vec![], names: vec![], checks: vec![] }
+    /// An arm of the test `test`, taking the values `cover`, that binds nothing.
+    fn test(test: Option<TokenStream>, cover: Cover) -> Arm {
+        Arm { test, bindings: vec![], names: vec![], checks: vec![], cover }
     }
 }
 
-/// `match` rewritten as a block binding the scrutinee and an `if` chain over the arms.
-/// `id` makes the hidden name unique in the kernel.
-pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error> {
+/// What a `match` none of whose arms takes every value leaves to [`crate::check`]: that its
+/// unguarded arms together cover every value of the scrutinee's type.
+pub struct Coverage {
+    /// The hidden name the scrutinee is bound to.
+    pub value: syn::Ident,
+    /// What each unguarded arm takes, in order.
+    pub arms: Vec<Cover>,
+    /// The scrutinee, where rustc reports the values not covered.
+    pub span: Sp,
+}
+
+/// `match` rewritten as a block binding the scrutinee and an `if` chain over the arms, with
+/// the coverage left to check where no arm takes every value. `id` makes the hidden name
+/// unique in the kernel.
+pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Coverage>), syn::Error> {
     let span = m.match_token.span;
     let value = format_ident!("{HIDDEN_PREFIX}{}", id, span = span);
     let scrutinee = &m.expr;
@@ -317,19 +353,41 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
         return Err(e);
     }
     // The arms up to the first that takes every value; those after it are never reached.
-    let last = arms.iter().position(|(a, _, guard, _)| a.test.is_none() && guard.is_none());
-    let Some(last) = last.or_else(|| last_of_true_and_false(m)) else {
-        return Err(syn::Error::new(
-            span,
-            "this `match` may not cover every value: in a kernel, the last arm of a `match` takes \
-             every value (`_ => ..`, or a name: `n => ..`), or its arms are `true` and `false`",
-        ));
+    // Without one, the last unguarded arm takes what the others leave, which the checker
+    // proves is nothing more than its own pattern takes.
+    let mut coverage = None;
+    let unguarded: Vec<usize> = (0..arms.len()).filter(|&i| arms[i].2.is_none()).collect();
+    let last = match unguarded.iter().copied().find(|&i| arms[i].0.test.is_none()) {
+        Some(last) => last,
+        None => {
+            let Some(&last) = unguarded.last() else {
+                return Err(syn::Error::new(
+                    m.expr.span(),
+                    "non-exhaustive patterns: `_` not covered: an arm with a guard (`if ..`) may not \
+                     be taken, so a `match` needs an arm without one; add `_ => ..`",
+                ));
+            };
+            let arms = unguarded.iter().map(|&i| arms[i].0.cover.clone()).collect();
+            coverage = Some(Coverage { value: value.clone(), arms, span: Sp::of(&m.expr) });
+            last
+        }
     };
     // The arms never reached are still checked, as rustc checks them, behind an `if true`
     // whose other branch is never built: the last of them, whatever its pattern, as a block
     // after its test (`{ let _: bool = test; body }`).
     let mut chain: Option<TokenStream> = None;
     for (i, (a, pat, guard, body)) in arms.iter().enumerate().rev() {
+        // A guard after a `|` pattern is tried for each case that matches, in order, with
+        // that case's names (as Rust does): the arm first finds the case.
+        if let (Some(guard), Some(rest), true) = (guard, &chain, i < last) {
+            let cases = alternatives(pat)?;
+            if cases.len() > 1 {
+                let case = format_ident!("{HIDDEN_PREFIX}{}_case{}", id, i, span = pat.span());
+                let arm = guarded_cases(&cases, guard, body, &quote_spanned!(span=> #value), &case, rest)?;
+                chain = Some(arm);
+                continue;
+            }
+        }
         let bindings = &a.bindings;
         // After a guard, which reads the names, the body binds them again: that copy is not
         // reported unused, as the one binding Rust has is read by the guard.
@@ -356,7 +414,121 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<syn::Expr, syn::Error
     }
     let chain = chain.unwrap_or_default();
     let checks = arms.iter().flat_map(|(a, ..)| &a.checks);
-    syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #(#checks)* #chain }))
+    let block = syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #(#checks)* #chain }))?;
+    Ok((block, coverage))
+}
+
+/// The most cases a guarded arm's `|` patterns may spread into (each is a test of the guard).
+const MAX_CASES: usize = 64;
+
+/// The cases of `pat` without `|` (nested ones spread out too), in the order Rust tries
+/// them: `(a | b, c | d)` is `(a, c)`, `(a, d)`, `(b, c)`, `(b, d)`.
+fn alternatives(pat: &syn::Pat) -> Result<Vec<syn::Pat>, syn::Error> {
+    let too_many = || {
+        syn::Error::new_spanned(
+            pat,
+            format!(
+                "this guarded pattern has more than {MAX_CASES} cases once its `|`s are spread out: \
+                 split the arm, or test in the guard"
+            ),
+        )
+    };
+    let cases = match pat {
+        syn::Pat::Or(o) => {
+            let mut all = Vec::new();
+            for case in &o.cases {
+                all.extend(alternatives(case)?);
+            }
+            all
+        }
+        syn::Pat::Paren(p) => alternatives(&p.pat)?,
+        syn::Pat::Ident(i @ syn::PatIdent { subpat: Some((at, sub)), .. }) => alternatives(sub)?
+            .into_iter()
+            .map(|case| {
+                let mut i = i.clone();
+                i.subpat = Some((*at, Box::new(case)));
+                syn::Pat::Ident(i)
+            })
+            .collect(),
+        syn::Pat::Tuple(t) => {
+            let mut all: Vec<Vec<syn::Pat>> = vec![Vec::new()];
+            for elem in &t.elems {
+                let options = alternatives(elem)?;
+                if all.len() * options.len() > MAX_CASES {
+                    return Err(too_many());
+                }
+                all = all
+                    .into_iter()
+                    .flat_map(|prefix| {
+                        options.iter().map(move |o| {
+                            let mut p = prefix.clone();
+                            p.push(o.clone());
+                            p
+                        })
+                    })
+                    .collect();
+            }
+            all.into_iter()
+                .map(|elems| {
+                    let mut t = t.clone();
+                    t.elems = elems.into_iter().collect();
+                    syn::Pat::Tuple(t)
+                })
+                .collect()
+        }
+        other => vec![other.clone()],
+    };
+    if cases.len() > MAX_CASES {
+        return Err(too_many());
+    }
+    Ok(cases)
+}
+
+/// A guarded arm whose pattern has several cases (`cases`, from [`alternatives`]), before
+/// the arms `rest`: the number of the first case that matches and passes the guard (0 for
+/// none) is bound to `case`, and the body binds the names of that case.
+fn guarded_cases(
+    cases: &[syn::Pat],
+    guard: &syn::Expr,
+    body: &syn::Expr,
+    value: &TokenStream,
+    case: &syn::Ident,
+    rest: &TokenStream,
+) -> Result<TokenStream, syn::Error> {
+    let arms = cases.iter().map(|c| pattern(c, value)).collect::<Result<Vec<Arm>, _>>()?;
+    let sp = guard.span();
+    let mut found = quote_spanned!(sp=> 0u32);
+    for (k, arm) in arms.iter().enumerate().rev() {
+        let number = syn::LitInt::new(&format!("{}u32", k + 1), sp);
+        let test = arm.test.clone().unwrap_or_else(|| quote_spanned!(sp=> true));
+        let bindings = &arm.bindings;
+        found = quote_spanned!(sp=>
+            if (#test) && { #(#bindings)* let _ = #value; #guard } { #number } else { #found });
+    }
+    // Each name from the case found (every case binds the same names, checked with the
+    // whole pattern).
+    let names = arms[0].bindings.iter().map(|b| {
+        let mut value = TokenStream::new();
+        for (k, arm) in arms.iter().enumerate().rev() {
+            let own = arm
+                .bindings
+                .iter()
+                .find(|c| c.name == b.name)
+                .map_or_else(|| b.value.clone(), |c| c.value.clone());
+            value = if value.is_empty() {
+                own
+            } else {
+                let number = syn::LitInt::new(&format!("{}u32", k + 1), sp);
+                quote_spanned!(sp=> if #case == #number { #own } else { #value })
+            };
+        }
+        Binding { value, mutability: b.mutability, name: b.name.clone(), span: b.span }
+    });
+    let allow = quote_spanned!(body.span()=> #[allow(unused_variables)]);
+    Ok(quote_spanned!(sp=> {
+        let #case: u32 = #found;
+        if #case != 0u32 { #(#allow #names)* #body } else #rest
+    }))
 }
 
 /// An arm's pattern and its guard (`n if n > 2`), which syn keeps in the pattern.
@@ -391,18 +563,8 @@ pub fn while_let(w: &syn::ExprWhile, l: &syn::ExprLet) -> syn::Expr {
         }
         None => quote_spanned!(w.while_token.span=> break),
     };
-    syn::parse_quote_spanned!(w.while_token.span=> #label loop { match #expr { #pat => #body, _ => #brk } })
-}
-
-/// Where the arms have covered both unguarded `true` and `false` (the only exhaustive
-/// `match` with no arm taking every value that this rewriting allows): the later of the two.
-fn last_of_true_and_false(m: &syn::ExprMatch) -> Option<usize> {
-    let unguarded = |value: bool| {
-        m.arms.iter().position(|a| {
-            matches!(&a.pat, syn::Pat::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value == value)
-        })
-    };
-    Some(unguarded(true)?.max(unguarded(false)?))
+    let marker = format_ident!("{WHILE_LET_ATTRIBUTE}", span = w.while_token.span);
+    syn::parse_quote_spanned!(w.while_token.span=> #[#marker] #label loop { match #expr { #pat => #body, _ => #brk } })
 }
 
 /// The test and bindings of `pat` against the value `value` (a place expression).
@@ -419,27 +581,40 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         })
         .collect();
     let value = &value;
-    let equal = |expr: &dyn ToTokens| Arm::test(Some(quote_spanned!(sp=> #value == #expr)));
+    let equal =
+        |expr: &dyn ToTokens, cover: Cover| Arm::test(Some(quote_spanned!(sp=> #value == #expr)), cover);
+    // A value written out (`3`, `-1`, `true`, `u8::MAX`) takes itself; a named constant, what
+    // only rustc knows.
+    let written = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Cover::Bool(b.value),
+        e => match bound(e) {
+            Some((Bound::Int(v), _)) => Cover::Int(Some(v), Some(v)),
+            _ => Cover::Unknown,
+        },
+    };
     match pat {
-        syn::Pat::Wild(_) => Ok(Arm::test(None)),
+        syn::Pat::Wild(_) => Ok(Arm::test(None, Cover::Any)),
         syn::Pat::Paren(p) => pattern(&p.pat, value),
-        syn::Pat::Lit(l) => Ok(equal(l)),
+        syn::Pat::Lit(l) => Ok(equal(l, written(&syn::Expr::Lit(l.clone())))),
         // What syn keeps as tokens: a negative literal (`-1`) among others.
-        syn::Pat::Verbatim(tokens) if syn::parse2::<syn::Expr>(tokens.clone()).is_ok() => Ok(equal(tokens)),
+        syn::Pat::Verbatim(tokens) => match syn::parse2::<syn::Expr>(tokens.clone()) {
+            Ok(e) => Ok(equal(tokens, written(&e))),
+            Err(_) => Err(unsupported_pattern(pat)),
+        },
         syn::Pat::Path(p) if is_nan(&p.path) => Err(nan(p)),
-        syn::Pat::Path(p) if p.qself.is_none() => Ok(equal(p)),
-        syn::Pat::Const(c) => Ok(equal(c)),
+        syn::Pat::Path(p) if p.qself.is_none() => Ok(equal(p, written(&syn::Expr::Path(p.clone())))),
+        syn::Pat::Const(c) => Ok(equal(c, Cover::Unknown)),
         syn::Pat::Ident(i)
             if i.by_ref.is_none() && i.subpat.is_none() && is_constant_name(&i.ident.to_string()) =>
         {
-            Ok(equal(&i.ident))
+            Ok(equal(&i.ident, Cover::Unknown))
         }
         syn::Pat::Ident(i) if i.by_ref.is_none() => {
             let name = &i.ident;
             let mutability = &i.mutability;
             let mut arm = match &i.subpat {
                 Some((_, sub)) => pattern(sub, value)?,
-                None => Arm::test(None),
+                None => Arm::test(None, Cover::Any),
             };
             arm.bindings.push(Binding {
                 mutability: *mutability,
@@ -474,12 +649,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 [only] => Some(only.clone()),
                 [a, b, ..] => Some(quote_spanned!(sp=> #a && #b)),
             };
-            Ok(Arm::test(test))
+            Ok(Arm::test(test, range_cover(r)))
         }
         syn::Pat::Or(o) => {
             let cases = o.cases.iter().map(|case| pattern(case, value)).collect::<Result<Vec<Arm>, _>>()?;
             // As in Rust, every case binds the same names (rustc's E0408).
-            let Some(first) = cases.first() else { return Ok(Arm::test(None)) };
+            let Some(first) = cases.first() else { return Ok(Arm::test(None, Cover::Any)) };
             for (case, arm) in o.cases.iter().zip(&cases) {
                 let missing = first.names.iter().find(|n| !arm.names.contains(n));
                 let extra = arm.names.iter().find(|n| !first.names.contains(n));
@@ -514,13 +689,15 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
             let tests = cases.iter().filter_map(|c| c.test.as_ref());
             let test = (!every).then(|| quote_spanned!(sp=> #((#tests))||*));
             let checks = cases.iter().flat_map(|c| c.checks.iter().cloned()).collect();
-            Ok(Arm { test, bindings, names: first.names.clone(), checks })
+            let cover = Cover::Or(cases.iter().map(|c| c.cover.clone()).collect());
+            Ok(Arm { test, bindings, names: first.names.clone(), checks, cover })
         }
         syn::Pat::Tuple(t) if !t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) => {
             let wild = t.elems.iter().map(|_| quote_spanned!(sp=> _,));
-            let mut all = Arm::test(None);
+            let mut all = Arm::test(None, Cover::Any);
             all.checks.push(quote_spanned!(sp=> let (#(#wild)*) = #value;));
             let mut tests = Vec::new();
+            let mut covers = Vec::new();
             for (k, elem) in t.elems.iter().enumerate() {
                 let index = syn::Index { index: k as u32, span: elem.span() };
                 let arm = pattern(elem, &quote_spanned!(sp=> #value.#index))?;
@@ -528,15 +705,38 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 all.bindings.extend(arm.bindings);
                 all.names.extend(arm.names);
                 all.checks.extend(arm.checks);
+                covers.push(arm.cover);
             }
             all.test = (!tests.is_empty()).then(|| quote_spanned!(sp=> #((#tests))&&*));
+            all.cover = Cover::Tuple(covers);
             Ok(all)
         }
-        other => Err(syn::Error::new_spanned(
-            other,
-            "patterns in a kernel's `match` and `if let` are literals, constants, ranges (`1..=4`), \
-             `_`, names (`n`, `n @ 1..=4`), tuples of them and `|` of them",
-        )),
+        other => Err(unsupported_pattern(other)),
+    }
+}
+
+/// The error for a pattern a kernel does not take.
+fn unsupported_pattern(pat: &syn::Pat) -> syn::Error {
+    syn::Error::new_spanned(
+        pat,
+        "patterns in a kernel's `match` and `if let` are literals, constants, ranges (`1..=4`), \
+         `_`, names (`n`, `n @ 1..=4`), tuples of them and `|` of them",
+    )
+}
+
+/// What an integer range pattern takes, where its bounds are written out (a float range,
+/// or one with a named constant as a bound, takes what only rustc knows).
+fn range_cover(r: &syn::PatRange) -> Cover {
+    let int = |e: &Option<Box<syn::Expr>>| match e.as_deref().map(bound) {
+        None => Some(None),
+        Some(Some((Bound::Int(v), _))) => Some(Some(v)),
+        Some(_) => None,
+    };
+    match (int(&r.start), int(&r.end), &r.limits) {
+        (Some(lo), Some(hi), syn::RangeLimits::Closed(_)) => Cover::Int(lo, hi),
+        (Some(lo), Some(Some(hi)), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, Some(hi - 1)),
+        (Some(lo), Some(None), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, None),
+        _ => Cover::Unknown,
     }
 }
 

@@ -14,6 +14,7 @@ mod chain;
 mod check;
 #[cfg(test)]
 mod corpus_tests;
+mod coverage;
 mod desugar;
 mod device;
 mod errors;

@@ -8,7 +8,7 @@
 //! the host variables is the kernel's.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 use crate::ast::*;
 use crate::check::Checked;
@@ -31,6 +31,24 @@ struct LoopLabels {
     exit: Ident,
     /// A `loop`'s value: the holder its `break`s assign, and its type.
     value: Option<(TokenStream, Ty)>,
+    /// Whether a `break` (or `continue`) jumps to it: an `#[unroll]` loop places its labels
+    /// only then.
+    breaks: std::cell::Cell<bool>,
+    continues: std::cell::Cell<bool>,
+}
+
+impl LoopLabels {
+    /// The labels of a loop (or labelled block) `label`, which `continue` jumps to `next` and
+    /// `break` to `exit`, giving `value`.
+    fn new(
+        label: Option<String>,
+        next: &Ident,
+        exit: &Ident,
+        value: Option<(TokenStream, Ty)>,
+    ) -> LoopLabels {
+        let (next, exit) = (next.clone(), exit.clone());
+        LoopLabels { label, next, exit, value, breaks: Default::default(), continues: Default::default() }
+    }
 }
 
 /// Lowers the kernel body; `krate` is the path of the facade crate (`::ptx_dsl`).
@@ -483,6 +501,7 @@ impl<'a> Lowerer<'a> {
         }
         let k = ctx();
         match &e.kind {
+            ExprKind::Coverage { .. } => Atom::Unit,
             ExprKind::Lit(_) | ExprKind::Const { .. } | ExprKind::ItemConst(_) => Atom::Host(self.host(e)),
             ExprKind::Path(n) => {
                 let n = self.local_name(n, e);
@@ -584,13 +603,18 @@ impl<'a> Lowerer<'a> {
             ExprKind::Index { slice, index } if self.checked.item_array[e.id] => {
                 // rustc checks the item's element type against the one the use gave, at the
                 // name (or, for an element only cast, `ORDER[i] as usize`, takes the item's own).
+                // The check is a typed `let` at the name, so that rustc's error is the item's
+                // type against the use's (`expected `&[f32]`, found `&[u32; 3]``), not one of
+                // the builder's method.
                 let (i, site, label) = (self.value(index), self.site(index.span), slice.to_string());
-                let elem = self.ty(e).scalar().map(|s| {
-                    let t = host_type(s);
-                    quote_spanned!(slice.span()=> ::<#t>)
-                });
-                let call =
-                    quote_spanned!(slice.span()=> #k.item_array_load #elem (&#slice, #label, #i, #site));
+                let elem = match self.ty(e).scalar() {
+                    Some(s) => Ident::new(s.name(), slice.span()).into_token_stream(),
+                    None => quote_spanned!(slice.span()=> _),
+                };
+                let table = self.tmp("__table");
+                let table = Ident::new(&table.to_string(), slice.span().resolved_at(table.span()));
+                let call = quote_spanned!(slice.span()=>
+                    #k.item_array_load({ let #table: &[#elem] = &#slice; #table }, #label, #i, #site));
                 self.bind(name, "__t", call)
             }
             ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {
@@ -680,7 +704,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::While { label, cond, body } => {
                 self.runtime_loop(label, Some(cond), body, &Ty::unit(), None)
             }
-            ExprKind::Loop { label, body } => {
+            ExprKind::Loop { label, body, .. } => {
                 let ty = self.ty(e);
                 self.runtime_loop(label, None, body, &ty, name)
             }
@@ -690,7 +714,7 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::For { label, var, range, body, unroll } => {
                 if *unroll {
-                    self.unrolled_for(var.as_ref(), range, body);
+                    self.unrolled_for(label, var.as_ref(), range, body);
                 } else {
                     self.runtime_for(label, var.as_ref(), self.checked.binding[e.id], range, body);
                 }
@@ -1288,7 +1312,15 @@ impl<'a> Lowerer<'a> {
     /// The label `break` (or `continue`) with `label` jumps to: the innermost runtime loop,
     /// or the one named.
     fn jump_target(&self, label: &Option<syn::Lifetime>, is_break: bool) -> Option<Ident> {
-        self.target_loop(label).map(|lp| if is_break { lp.exit.clone() } else { lp.next.clone() })
+        self.target_loop(label).map(|lp| {
+            if is_break {
+                lp.breaks.set(true);
+                lp.exit.clone()
+            } else {
+                lp.continues.set(true);
+                lp.next.clone()
+            }
+        })
     }
 
     /// The innermost runtime loop, or the one `label` names.
@@ -1308,12 +1340,7 @@ impl<'a> Lowerer<'a> {
         facts: Vec<(usize, usize)>,
         value: Option<(TokenStream, Ty)>,
     ) {
-        self.loops.push(LoopLabels {
-            label: label.as_ref().map(|l| l.ident.to_string()),
-            next: next.clone(),
-            exit: exit.clone(),
-            value,
-        });
+        self.loops.push(LoopLabels::new(label.as_ref().map(|l| l.ident.to_string()), next, exit, value));
         let (stmts, tail) = self.with_facts(facts, |l| l.block_parts(body));
         let tail = tail.map(|t| quote!(let _ = #t;));
         self.emit(quote!({ #prefix #stmts #tail }));
@@ -1327,12 +1354,7 @@ impl<'a> Lowerer<'a> {
         let value = self.value_holder(ty, "__block_value");
         let exit = self.tmp("__block_exit");
         self.emit(quote!(let #exit = #k.label();));
-        self.loops.push(LoopLabels {
-            label: Some(label.ident.to_string()),
-            next: exit.clone(),
-            exit: exit.clone(),
-            value: value.clone(),
-        });
+        self.loops.push(LoopLabels::new(Some(label.ident.to_string()), &exit, &exit, value.clone()));
         let (stmts, tail) = self.block_parts(body);
         let assign = match (&value, tail) {
             (Some((holder, ty)), Some(v)) => self.assign_holder(holder, &v, ty),
@@ -1501,17 +1523,37 @@ impl<'a> Lowerer<'a> {
         });
     }
 
-    fn unrolled_for(&mut self, var: Option<&Ident>, range: &RangeSpec, body: &Block) {
+    fn unrolled_for(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        var: Option<&Ident>,
+        range: &RangeSpec,
+        body: &Block,
+    ) {
         let start = self.host(&range.start);
         let end = self.host(&range.end);
         let dots = if range.inclusive { quote!(..=) } else { quote!(..) };
         let rev = range.reversed.then(|| quote!(.rev()));
         let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
+        // `continue` jumps to the end of its iteration's copy (a label of each), `break` past
+        // the last copy; the labels are made only where a jump goes to them.
+        let (next, exit) = (self.tmp("__unrolled_next"), self.tmp("__unrolled_exit"));
+        self.loops.push(LoopLabels::new(label.as_ref().map(|l| l.ident.to_string()), &next, &exit, None));
         let (stmts, tail) = self.block_parts(body);
+        let labels = self.loops.pop();
+        let (breaks, continues) = labels.map_or((false, false), |l| (l.breaks.get(), l.continues.get()));
         let tail = tail.map(|t| quote!(let _ = #t;));
         let k = ctx();
+        let (new_next, place_next) = if continues {
+            (quote!(let #next = #k.label();), quote!(#k.place(#next);))
+        } else {
+            (quote!(), quote!())
+        };
+        if breaks {
+            self.emit(quote!(let #exit = #k.label();));
+        }
         // A runaway count stops at the instruction limit (the verifier's error at launch).
-        let stmts = quote!(if !#k.within_instruction_limit() { break; } #stmts);
+        let stmts = quote!(if !#k.within_instruction_limit() { break; } #new_next #stmts #tail #place_next);
         match &range.step {
             Some(st) => {
                 let (s, step) = (self.host(st), self.tmp("__step"));
@@ -1521,11 +1563,14 @@ impl<'a> Lowerer<'a> {
                 self.emit(quote! {
                     let #step: usize = #s;
                     if #k.unrolled_step_ok(#step, #site) {
-                        for #v in (#start #dots #end) #rev .step_by(#step) { #stmts #tail }
+                        for #v in (#start #dots #end) #rev .step_by(#step) { #stmts }
                     }
                 });
             }
-            None => self.emit(quote!(for #v in (#start #dots #end) #rev { #stmts #tail })),
+            None => self.emit(quote!(for #v in (#start #dots #end) #rev { #stmts })),
+        }
+        if breaks {
+            self.emit(quote!(#k.place(#exit);));
         }
     }
 
@@ -1576,11 +1621,9 @@ impl<'a> Lowerer<'a> {
     /// Its tokens carry the name's span, so that rustc's errors about its type (the item's
     /// against the use's) point at the name, not at the kernel's attribute.
     fn item_const(&mut self, path: TokenStream, ty: &Ty, sp: Sp) -> TokenStream {
+        // The type at the name too, so that rustc's "expected due to this" points there.
         let t = match ty {
-            Ty::Scalar(s) => {
-                let t = host_type(*s);
-                quote_spanned!(sp.start=> #t)
-            }
+            Ty::Scalar(s) => Ident::new(s.name(), sp.start).into_token_stream(),
             _ => quote_spanned!(sp.start=> _),
         };
         let c = self.tmp("__const");

@@ -731,10 +731,18 @@ impl<'e> Parser<'e> {
 
     fn macro_error(&mut self, mac: &syn::Macro) {
         let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        self.err(
-            mac,
-            format!("macros such as `{name}!` are not supported in kernels (they expand to code the GPU cannot run)"),
-        );
+        let message = match name.as_str() {
+            "vec" => "`vec!` allocates on the heap, which a kernel cannot do: use a local array, `[0.0f32; 4]` or \
+                      `[a, b, c]`"
+                .to_string(),
+            "format" | "println" | "print" | "eprintln" | "eprint" => {
+                format!("`{name}!` is not supported in kernels: print with `gpu_print!(\"x = {{}}\", x)`")
+            }
+            _ => format!(
+                "macros such as `{name}!` are not supported in kernels (they expand to code the GPU cannot run)"
+            ),
+        };
+        self.err(mac, message);
     }
 
     /// The role of a `let` of the source here: a device function's names are reported
@@ -895,9 +903,11 @@ impl<'e> Parser<'e> {
         }
     }
 
-    /// Reports the attributes on `e` but a `for` loop's `#[unroll]`.
+    /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the mark of the
+    /// `loop` a `while let` becomes).
     fn expr_attributes(&mut self, e: &syn::Expr) {
-        if let Some(attr) = expr_attrs(e).first() {
+        let while_let = |a: &syn::Attribute| a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE);
+        if let Some(attr) = expr_attrs(e).first().filter(|a| !while_let(a)) {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
             if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
                 let msg = if is_for {
@@ -1013,6 +1023,13 @@ impl<'e> Parser<'e> {
                 let id = self.id();
                 return self.expr(&crate::desugar::swap(m, id));
             }
+            syn::Expr::MethodCall(m) if m.method == "swap" && m.args.len() != 2 => {
+                let n = m.args.len();
+                let plural = if n == 1 { "argument was" } else { "arguments were" };
+                let msg = format!("this method takes 2 arguments but {n} {plural} supplied: `x.swap(i, j)`");
+                self.err(&m.method, msg);
+                ExprKind::Error
+            }
             syn::Expr::MethodCall(m) => {
                 if let Some(t) = &m.turbofish {
                     self.err(t, "method calls in kernels take no type arguments");
@@ -1045,6 +1062,7 @@ impl<'e> Parser<'e> {
             syn::Expr::Loop(l) => ExprKind::Loop {
                 label: l.label.as_ref().map(|l| l.name.clone()),
                 body: self.in_jump_scope(l.label.as_ref(), false, |p| p.block(&l.body)),
+                while_let: l.attrs.iter().any(|a| a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)),
             },
             syn::Expr::ForLoop(f) if crate::desugar::loops_over_array(f) => {
                 let id = self.id();
@@ -1968,10 +1986,19 @@ impl<'e> Parser<'e> {
     fn match_expr(&mut self, m: &syn::ExprMatch, of_match: bool) -> Expr {
         let id = self.id();
         match crate::desugar::match_expr(m, id) {
-            Ok(chain) => {
+            Ok((chain, coverage)) => {
                 let mut chain = self.expr(&chain);
-                if let (true, ExprKind::Block(Block { tail: Some(tail), .. })) = (of_match, &mut chain.kind) {
-                    mark_match_arms(tail);
+                if let ExprKind::Block(block) = &mut chain.kind {
+                    if let Some(tail) = block.tail.as_mut().filter(|_| of_match) {
+                        mark_match_arms(tail);
+                    }
+                    // After the scrutinee's `let`, the check that the arms cover its type.
+                    if let Some(c) = coverage {
+                        let kind = ExprKind::Coverage { value: c.value, arms: c.arms };
+                        let expr = self.expr_of(kind, c.span);
+                        let at = block.stmts.len().min(1);
+                        block.stmts.insert(at, Stmt::Expr { expr, text: String::new(), discards: true });
+                    }
                 }
                 chain
             }
@@ -2001,6 +2028,8 @@ impl<'e> Parser<'e> {
         }
         let mut mutable_var = None;
         let mut rejected = None;
+        // The range first: a pattern is judged against a range the language has.
+        let range = self.range(&f.expr);
         let var = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
@@ -2010,12 +2039,13 @@ impl<'e> Parser<'e> {
             }
             syn::Pat::Wild(_) => None,
             other => {
-                self.err(other, "a `for` loop binds one name (`for i in ..`) or `_`");
+                if range.is_some() {
+                    self.err(other, "a `for` loop binds one name (`for i in ..`) or `_`");
+                }
                 rejected = Some(self.rejected_pat(other));
                 None
             }
         };
-        let range = self.range(&f.expr);
         let mut body = self.in_jump_scope(f.label.as_ref(), false, |p| p.block(&f.body));
         if let Some((pat, init)) = rejected {
             // The names of a rejected pattern are still bound in the body.

@@ -295,12 +295,14 @@ impl KernelCtx {
         }
     }
 
-    /// `x.signum()`: NaN for NaN, else 1.0 with `x`'s sign (so `-0.0` gives `-1.0`).
+    /// `x.signum()`: Rust's `NAN` constant (not `x`'s own NaN) for NaN, else 1.0 with `x`'s
+    /// sign (so `-0.0` gives `-1.0`).
     pub fn signum(&mut self, x: Value) -> Value {
         let one = self.cast(Value::from(1.0f64), x.ty());
         let r = self.copysign(one, x);
         let nan = self.is_nan(x);
-        self.select(nan, x, r)
+        let canonical = if x.ty() == Scalar::F32 { Value::from(f32::NAN) } else { Value::from(f64::NAN) };
+        self.select(nan, canonical, r)
     }
 
     /// `x.is_nan()`.

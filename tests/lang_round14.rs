@@ -1,0 +1,124 @@
+//! What the fourteenth round of probing with fresh code found in the language, each body run
+//! as a `#[ptx_kernel]` on the simulator and as plain Rust on the host, compared bit for bit
+//! on edge values and fresh random inputs (the `match` findings are in `lang_match.rs`).
+use ptx_dsl::prelude::*;
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+// `signum` of a NaN is Rust's `NAN` constant, whatever the NaN's sign and payload: compared
+// by the bits, which the float comparison of other tests treats as one NaN.
+twin!(signum_bits, signum_bits_host, |i, a: &[f32], out: &mut [u32]| {
+    let x = a[i];
+    out[3 * i] = x.signum().to_bits();
+    let wide = (x as f64).signum().to_bits();
+    out[3 * i + 1] = (wide >> 32) as u32;
+    out[3 * i + 2] = wide as u32;
+});
+
+#[test]
+fn signum_of_nan_is_rusts_nan_constant() {
+    let mut xs = f32_inputs("signum_bits", 200);
+    xs.extend([f32::from_bits(0xffc0_0001), f32::from_bits(0x7f80_0001), f32::from_bits(0xff80_0001), -0.0]);
+    let launch = |d: &_, c, a: &_, o: &mut _| SignumBits::new().launch(d, c, a, o);
+    check_twin("signum_bits", &xs, 3, &launch, signum_bits_host);
+}
+
+// `break` and `continue` in an `#[unroll]` loop, by a condition known only on the GPU and by
+// one known while the kernel is built, and a labelled `continue`/`break` of an outer loop
+// from inside one. (`twin!` bodies cannot carry `#[unroll]`, which plain Rust refuses: the
+// host copy below is the same body without it.)
+#[ptx_kernel]
+fn unrolled_jumps(a: &[u32], out: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < a.len() {
+        let x = a[i];
+        let mut s = 0u32;
+        #[unroll]
+        for k in 0..8u32 {
+            if (x >> k) & 1 == 0 {
+                continue;
+            }
+            if s > 20 {
+                break;
+            }
+            s += k * 3 + 1;
+        }
+        out[3 * i] = s;
+        let mut t = 0u32;
+        'outer: for j in 0..3u32 {
+            #[unroll]
+            for k in 0..4u32 {
+                if k == 2 {
+                    continue;
+                }
+                if (x >> (j * 4 + k)) & 1 == 1 {
+                    continue 'outer;
+                }
+                t += j * 10 + k;
+                if t > 40 {
+                    break 'outer;
+                }
+            }
+        }
+        out[3 * i + 1] = t;
+        let mut c = 0u32;
+        #[unroll]
+        for k in (0..6u32).rev() {
+            if k == 1 {
+                break;
+            }
+            c = c * 2 + ((x >> k) & 1);
+        }
+        out[3 * i + 2] = c;
+    }
+}
+
+fn unrolled_jumps_host(i: usize, a: &[u32], out: &mut [u32]) {
+    let x = a[i];
+    let mut s = 0u32;
+    for k in 0..8u32 {
+        if (x >> k) & 1 == 0 {
+            continue;
+        }
+        if s > 20 {
+            break;
+        }
+        s += k * 3 + 1;
+    }
+    out[3 * i] = s;
+    let mut t = 0u32;
+    'outer: for j in 0..3u32 {
+        for k in 0..4u32 {
+            if k == 2 {
+                continue;
+            }
+            if (x >> (j * 4 + k)) & 1 == 1 {
+                continue 'outer;
+            }
+            t += j * 10 + k;
+            if t > 40 {
+                break 'outer;
+            }
+        }
+    }
+    out[3 * i + 1] = t;
+    let mut c = 0u32;
+    for k in (0..6u32).rev() {
+        if k == 1 {
+            break;
+        }
+        c = c * 2 + ((x >> k) & 1);
+    }
+    out[3 * i + 2] = c;
+}
+
+#[test]
+fn break_and_continue_in_unrolled_loops_are_rusts() {
+    let mut xs: Vec<u32> = (0..4096).collect();
+    xs.extend(u32_inputs("unrolled_jumps", 200));
+    let launch = |d: &_, c, a: &_, o: &mut _| UnrolledJumps::new().launch(d, c, a, o);
+    check_twin("unrolled_jumps", &xs, 3, &launch, unrolled_jumps_host);
+}

@@ -1,0 +1,33 @@
+use ptx_dsl::prelude::*;
+
+// A constant array of the surrounding code read as another element type: rustc's error at
+// the name, the item's type against the use's.
+const TABLE: [u32; 3] = [1, 2, 3];
+
+#[ptx_kernel]
+fn table_of_another_type(y: &mut [f32], i: usize) {
+    y[0] = TABLE[i] + 1.0;
+}
+
+// `break` with a value out of a `while let` (rustc's E0571), `.enumerate()` on an array,
+// which is no iterator (E0599), `swap` with one index, and `vec!`.
+#[ptx_kernel]
+fn loops_and_methods(y: &mut [u32], a: u32) {
+    let mut k = a;
+    while let 1..=9 = k {
+        k += 1;
+        if k == 5 {
+            break k;
+        }
+    }
+    let acc = [1u32, 2, 3];
+    for (i, v) in acc.enumerate() {
+        y[i] = v;
+    }
+    let mut w = [1u32, 2];
+    w.swap(0);
+    let v = vec![0u32; 4];
+    y[0] = k + w[0];
+}
+
+fn main() {}
