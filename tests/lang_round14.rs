@@ -2,6 +2,7 @@
 //! as a `#[ptx_kernel]` on the simulator and as plain Rust on the host, compared bit for bit
 //! on edge values and fresh random inputs (the `match` findings are in `lang_match.rs`).
 use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 
 #[macro_use]
 #[path = "common/twin.rs"]
@@ -121,4 +122,23 @@ fn break_and_continue_in_unrolled_loops_are_rusts() {
     xs.extend(u32_inputs("unrolled_jumps", 200));
     let launch = |d: &_, c, a: &_, o: &mut _| UnrolledJumps::new().launch(d, c, a, o);
     check_twin("unrolled_jumps", &xs, 3, &launch, unrolled_jumps_host);
+}
+
+/// `swap` with an index past a local array's constant length: no compile error (rustc's
+/// `unconditional_panic` covers indexing, not this call), but Rust's panic when it runs, the
+/// launch's `OutOfBounds` naming the array.
+#[ptx_kernel]
+fn swap_past_the_end(out: &mut [u32]) {
+    let mut w = [1u32, 2, 3];
+    w.swap(0, 5);
+    out[0] = w[0];
+}
+
+#[test]
+fn swap_past_a_constant_length_is_a_launch_fault() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).expect("allocates");
+    let err = SwapPastTheEnd::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
+    assert_eq!((param.as_str(), *index, *len), ("w", 5, 3), "{err}");
 }
