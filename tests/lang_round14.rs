@@ -142,3 +142,49 @@ fn swap_past_a_constant_length_is_a_launch_fault() {
     let Error::OutOfBounds { param, index, len, .. } = &err else { panic!("expected OutOfBounds: {err}") };
     assert_eq!((param.as_str(), *index, *len), ("w", 5, 3), "{err}");
 }
+
+// Mutable tuples, as Rust has them: assigned whole (the value read before any element is
+// written, `t = (t.1, t.0)`), element by element (`t.0 = ..`, `t.1.0 += ..`), copied by
+// `let u = t;` before later changes, started from constants or runtime values.
+twin!(mutable_tuples, mutable_tuples_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    // An argmin over the bytes of `x`: (value, position).
+    let mut best = (u32::MAX, 0u32);
+    for k in 0..4u32 {
+        let byte = (x >> (8 * k)) & 0xff;
+        if byte < best.0 {
+            best = (byte, k);
+        }
+    }
+    out[6 * i] = best.0 * 10 + best.1;
+    // Fibonacci steps by whole assignment of a tuple that reads itself.
+    let mut f = (0u32, 1u32);
+    for _ in 0..(x % 20) {
+        f = (f.1, f.0.wrapping_add(f.1));
+    }
+    out[6 * i + 1] = f.0;
+    // A copy keeps the value it had; the original changes by element.
+    let mut t = (x, (x >> 3, x % 2 == 0));
+    let before = t;
+    t.0 = t.0.wrapping_mul(3);
+    t.1 .0 += 7;
+    t.1 .1 = !t.1 .1;
+    out[6 * i + 2] = before.0 ^ t.0;
+    out[6 * i + 3] = before.1 .0.wrapping_add(t.1 .0);
+    out[6 * i + 4] = (before.1 .1 as u32) * 2 + t.1 .1 as u32;
+    // Swapped by a whole assignment, in a loop whose state is a tuple.
+    let mut p = (x & 0xffff, x >> 16);
+    let mut steps = 0u32;
+    while p.1 != 0 && steps < 50 {
+        p = (p.1, p.0 % p.1);
+        steps += 1;
+    }
+    out[6 * i + 5] = p.0 * 64 + steps;
+});
+
+#[test]
+fn mutable_tuples_are_rusts() {
+    let xs = u32_inputs("mutable_tuples", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| MutableTuples::new().launch(d, c, a, o);
+    check_twin("mutable_tuples", &xs, 6, &launch, mutable_tuples_host);
+}

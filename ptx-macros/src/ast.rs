@@ -509,6 +509,13 @@ pub enum Place {
         /// The index expression.
         index: Box<Expr>,
     },
+    /// `tuple.0` (`tuple.1.0`, ..) of a local tuple variable.
+    Field {
+        /// The tuple variable.
+        base: Ident,
+        /// The element's position at each level, outermost first.
+        fields: Vec<syn::Index>,
+    },
 }
 
 /// What a `for` loop iterates over: `start..end`, `start..=end`, optionally `.step_by(step)`.

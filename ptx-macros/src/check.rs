@@ -213,6 +213,17 @@ fn coverage_space(ty: &Ty) -> Option<crate::coverage::Space> {
     }
 }
 
+/// Whether a `mut` binding of type `t` can be variables: a scalar but the storage-only
+/// halves, or a tuple of such (an unresolved or erroneous type passes, reported elsewhere).
+fn variables(t: &Ty) -> bool {
+    match t {
+        Ty::Scalar(s) => !s.is_half(),
+        Ty::Tuple(elems) => elems.iter().all(variables),
+        Ty::Var(_) | Ty::Error => true,
+        _ => false,
+    }
+}
+
 fn contains_error(t: &Ty) -> bool {
     holds(t, &|t| *t == Ty::Error)
 }
@@ -974,7 +985,9 @@ impl Checker<'_> {
             Pat::Ident { name, mutable } => {
                 let resolved = self.infer.resolve(ty);
                 let half = resolved.scalar().is_some_and(Scalar::is_half);
-                if *mutable && (half || matches!(resolved, Ty::Slice { .. } | Ty::Dim3 | Ty::Tuple(_))) {
+                // A tuple of scalars is a tuple of variables.
+                let tuple_ok = matches!(&resolved, Ty::Tuple(elems) if !elems.is_empty()) && variables(&resolved);
+                if *mutable && (half || matches!(resolved, Ty::Slice { .. } | Ty::Dim3) || (matches!(resolved, Ty::Tuple(_)) && !tuple_ok)) {
                     self.errors.at(
                         Sp::of(name),
                         format!(
@@ -1031,7 +1044,7 @@ impl Checker<'_> {
 
     /// Counts an assignment to `place` when it is a local variable ([`Checked::writes_local`]).
     fn count_local_write(&mut self, place: &Place) {
-        let local = matches!(place, Place::Local(_)) || self.is_array_place(place);
+        let local = matches!(place, Place::Local(_) | Place::Field { .. }) || self.is_array_place(place);
         self.local_writes += usize::from(local);
     }
 
@@ -1958,12 +1971,47 @@ impl Checker<'_> {
     fn place_slice(&self, place: &Place) -> Option<usize> {
         match place {
             Place::Index { slice, .. } => self.binding_id(slice),
-            Place::Local(_) => None,
+            Place::Local(_) | Place::Field { .. } => None,
         }
     }
 
     fn place(&mut self, place: &Place) -> Ty {
         match place {
+            Place::Field { base, fields } => {
+                let path: String = fields.iter().map(|f| format!(".{}", f.index)).collect();
+                match self.lookup(&base.to_string()).cloned() {
+                    Some(b) if b.mutable => {
+                        let mut ty = self.infer.resolve(&b.ty);
+                        for f in fields {
+                            ty = match ty {
+                                Ty::Tuple(elems) if (f.index as usize) < elems.len() => elems[f.index as usize].clone(),
+                                Ty::Error => return Ty::Error,
+                                other => {
+                                    let msg = format!("no field `{}` on type `{}`", f.index, self.show(&other));
+                                    self.errors.at(Sp::of_span(f.span), msg);
+                                    return Ty::Error;
+                                }
+                            };
+                        }
+                        ty
+                    }
+                    Some(b) if b.ty == Ty::Error => Ty::Error,
+                    Some(_) => {
+                        self.errors.at(
+                            Sp::of(base),
+                            format!(
+                                "cannot assign to `{base}{path}`, as `{base}` is not declared as mutable: declare it \
+                                 `let mut {base}`"
+                            ),
+                        );
+                        Ty::Error
+                    }
+                    None => {
+                        self.errors.at(Sp::of(base), format!("cannot find value `{base}` in this scope"));
+                        Ty::Error
+                    }
+                }
+            }
             Place::Local(name) => {
                 match self.lookup(&name.to_string()).cloned() {
                     Some(b) if b.mutable => b.ty,

@@ -444,7 +444,13 @@ impl<'a> Lowerer<'a> {
     fn bind_pat(&mut self, pat: &Pat, v: TokenStream, ty: &Ty) {
         let k = ctx();
         match pat {
-            Pat::Ident { name, mutable: true } => self.emit(quote!(let #name = #k.mutable_var(#v);)),
+            Pat::Ident { name, mutable: true } => {
+                let vars = per_scalar(std::slice::from_ref(&v), ty, &|v| {
+                    let v = &v[0];
+                    quote!(#k.mutable_var(#v))
+                });
+                self.emit(quote!(let #name = #vars;));
+            }
             Pat::Ident { name, mutable: false } => self.emit(quote!(let #name = #v;)),
             Pat::Wild => self.emit(quote!(let _ = #v;)),
             Pat::Tuple(pats, _) => {
@@ -467,10 +473,9 @@ impl<'a> Lowerer<'a> {
     /// a host value), and its `mut` ones become runtime variables.
     fn bind_host_pat(&mut self, pat: &Pat, host: TokenStream, ty: &Ty) {
         match pat {
-            Pat::Ident { name, mutable: true } => {
-                let k = ctx();
+            Pat::Ident { mutable: true, .. } => {
                 let v = self.host_to_rt(host, ty);
-                self.emit(quote!(let #name = #k.mutable_var(#v);));
+                self.bind_pat(pat, v, ty);
             }
             Pat::Tuple(pats, _) if has_mut(pat) => {
                 let t = self.tmp("__tuple");
@@ -546,6 +551,14 @@ impl<'a> Lowerer<'a> {
                         let site = self.site(e.span);
                         self.emit(quote!(#k.local_assign(&#array, &#v, #site);));
                     }
+                    Place::Local(_) | Place::Field { .. } if matches!(self.ty(rhs), Ty::Tuple(_)) => {
+                        // Every element of the value is read (snapshotted where it reads a
+                        // variable, `t = (t.1, t.0)`) before any variable is assigned.
+                        let value = self.tmp("__tuple");
+                        let v = if self.checked.reads_mutable[rhs.id] { snapshot_of(&v, &self.ty(rhs)) } else { v };
+                        self.emit(quote!(let #value = #v;));
+                        self.assign_leaves(&variable_place(place), &quote!(#value), &self.ty(rhs));
+                    }
                     _ => self.store(place, v, self.checked.binding[e.id]),
                 }
                 Atom::Unit
@@ -553,6 +566,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::CompoundAssign(op, place, rhs) => {
                 let current = match place {
                     Place::Local(n) => quote!(#n),
+                    Place::Field { .. } => variable_place(place),
                     Place::Index { slice, index } => {
                         // Rust's order for scalars: the value, then the place, then the
                         // element's read, the operation and the write. (An element of a local
@@ -952,10 +966,31 @@ impl<'a> Lowerer<'a> {
         quote!(#k.#f(#a, #b))
     }
 
+    /// `KernelCtx::assign` of each scalar of `value` (of type `ty`) to the variable that is
+    /// the same element of `target`, a tuple of variables.
+    fn assign_leaves(&mut self, target: &TokenStream, value: &TokenStream, ty: &Ty) {
+        match ty {
+            Ty::Tuple(elems) => {
+                for (i, t) in elems.iter().enumerate() {
+                    let idx = syn::Index::from(i);
+                    self.assign_leaves(&quote!(#target.#idx), &quote!(#value.#idx), t);
+                }
+            }
+            _ => {
+                let k = ctx();
+                self.emit(quote!(#k.assign(#target, #value);));
+            }
+        }
+    }
+
     fn store(&mut self, place: &Place, v: TokenStream, slice_binding: Option<usize>) {
         let k = ctx();
         match place {
             Place::Local(n) => self.emit(quote!(#k.assign(#n, #v);)),
+            Place::Field { .. } => {
+                let target = variable_place(place);
+                self.emit(quote!(#k.assign(#target, #v);));
+            }
             Place::Index { slice, index } => {
                 if let Some((base, delta)) = self.offset_index(index) {
                     let b = self.value(base);
@@ -1768,6 +1803,16 @@ fn at_hand(e: &Expr) -> bool {
         ExprKind::Unary(_, x) => at_hand(x),
         ExprKind::Tuple(xs) => xs.iter().all(at_hand),
         _ => false,
+    }
+}
+
+/// A place that is a variable (`t`) or an element of a tuple variable (`t.1.0`), as the
+/// generated code names it (an element of a slice or array is none: `()`).
+fn variable_place(place: &Place) -> TokenStream {
+    match place {
+        Place::Local(n) => quote!(#n),
+        Place::Field { base, fields } => quote!(#base #(.#fields)*),
+        Place::Index { .. } => quote!(()),
     }
 }
 

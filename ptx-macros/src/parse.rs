@@ -1317,6 +1317,31 @@ impl<'e> Parser<'e> {
                 let index = Box::new(self.expr(&ix.index));
                 self.slice_name(&ix.expr).map(|slice| Place::Index { slice, index })
             }
+            syn::Expr::Field(f) => {
+                // `t.1.0`: the positions from the variable outwards.
+                let mut fields = Vec::new();
+                let mut at: &syn::Expr = e;
+                while let syn::Expr::Field(f) = crate::desugar::unparen(at) {
+                    match &f.member {
+                        syn::Member::Unnamed(index) => fields.push(index.clone()),
+                        syn::Member::Named(name) => {
+                            self.err(name, "the only fields that can be assigned are a tuple variable's, `t.0`");
+                            return None;
+                        }
+                    }
+                    at = &f.base;
+                }
+                fields.reverse();
+                match crate::desugar::unparen(at) {
+                    syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                        p.path.get_ident().cloned().map(|base| Place::Field { base, fields })
+                    }
+                    _ => {
+                        self.err(f, "the only fields that can be assigned are a tuple variable's, `t.0`");
+                        None
+                    }
+                }
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.err(
                     u,
@@ -1327,7 +1352,8 @@ impl<'e> Parser<'e> {
             other => {
                 self.err(
                     other,
-                    "only a local variable or an element of a slice or array (`out[i]`) can be assigned",
+                    "only a local variable, an element of a slice or array (`out[i]`) or of a tuple \
+                     variable (`t.0`) can be assigned",
                 );
                 None
             }

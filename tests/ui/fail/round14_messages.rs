@@ -30,4 +30,15 @@ fn loops_and_methods(y: &mut [u32], a: u32) {
     y[0] = k + w[0];
 }
 
+// Elements of tuples: of one that is not `mut`, past its end, by name.
+#[ptx_kernel]
+fn tuple_elements(y: &mut [u32], a: u32) {
+    let t = (a, a + 1);
+    t.0 = 3;
+    let mut u = (a, (a, a));
+    u.2 = 1;
+    u.1.x = 2;
+    y[0] = t.0 + u.0;
+}
+
 fn main() {}
