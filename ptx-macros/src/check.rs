@@ -224,6 +224,9 @@ fn variables(t: &Ty) -> bool {
     }
 }
 
+/// The most elements a local array may have (the runtime's `MAX_LOCAL_ARRAY`).
+const MAX_LOCAL_ARRAY: u128 = 1024;
+
 fn contains_error(t: &Ty) -> bool {
     holds(t, &|t| *t == Ty::Error)
 }
@@ -1733,6 +1736,19 @@ impl Checker<'_> {
                 "an array's length must be known when the kernel is built: a literal, a constant or a \
                  `#[comptime]` parameter",
             );
+        }
+        // The limit the builder enforces (`ptx_dsl::lang::MAX_LOCAL_ARRAY`), here where the
+        // length is written out; one computed while the kernel is built meets it at launch.
+        if let ExprKind::Lit(Lit::Int { value: n, .. }) = len.kind {
+            if n > MAX_LOCAL_ARRAY {
+                self.errors.at(
+                    len.span,
+                    format!(
+                        "a local array holds at most {MAX_LOCAL_ARRAY} elements (each is a register); for \
+                         more, use shared memory (`shared::<T, N>()`) or a slice parameter"
+                    ),
+                );
+            }
         }
         self.array_of(value.span, elem)
     }

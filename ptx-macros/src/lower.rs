@@ -627,6 +627,13 @@ impl<'a> Lowerer<'a> {
                 };
                 let table = self.tmp("__table");
                 let table = Ident::new(&table.to_string(), slice.span().resolved_at(table.span()));
+                // A written-out index is rustc's to check against the item's length (its
+                // `unconditional_panic`, as for any array), at the index.
+                if let ExprKind::Lit(Lit::Int { .. }) = index.kind {
+                    let at = index.span.start;
+                    let lit = self.host(index);
+                    self.emit(quote_spanned!(at=> let _ = #slice[#lit];));
+                }
                 let call = quote_spanned!(slice.span()=>
                     #k.item_array_load({ let #table: &[#elem] = &#slice; #table }, #label, #i, #site));
                 self.bind(name, "__t", call)

@@ -41,4 +41,17 @@ fn tuple_elements(y: &mut [u32], a: u32) {
     y[0] = t.0 + u.0;
 }
 
+// More elements than a local array holds; a written-out index past a constant table's end
+// (rustc's `unconditional_panic`, as for any array).
+#[ptx_kernel]
+fn too_big(y: &mut [u32]) {
+    let big = [0u32; 2000];
+    y[0] = big[0];
+}
+
+#[ptx_kernel]
+fn past_the_table(y: &mut [u32]) {
+    y[0] = TABLE[5];
+}
+
 fn main() {}
