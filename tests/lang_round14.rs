@@ -188,3 +188,45 @@ fn mutable_tuples_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| MutableTuples::new().launch(d, c, a, o);
     check_twin("mutable_tuples", &xs, 6, &launch, mutable_tuples_host);
 }
+
+// Loops over `&a` and over reversed iterators, as Rust's: `.rev()` after `.enumerate()`
+// keeps each element's index, before it counts positions from the last element.
+twin!(reversed_iterators, reversed_iterators_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let w = [x & 0xff, (x >> 8) & 0xff, (x >> 16) & 0xff, x >> 24];
+    let mut h = 0u32;
+    for v in &w {
+        h = h.wrapping_mul(31).wrapping_add(*v);
+    }
+    out[5 * i] = h;
+    let mut r = 0u32;
+    for &v in w.iter().rev() {
+        r = r * 3 + v;
+    }
+    out[5 * i + 1] = r;
+    let mut s = 0u32;
+    for (k, v) in w.iter().enumerate().rev() {
+        s = s * 7 + (k as u32 + 1) * v;
+    }
+    out[5 * i + 2] = s;
+    let mut t = 0u32;
+    for (k, &v) in w.iter().rev().enumerate() {
+        t = t * 5 + (k as u32 + 1) * v;
+    }
+    out[5 * i + 3] = t;
+    let mut c = 0u32;
+    for v in [1u32, 2, 3].iter().copied().rev() {
+        c = c * 10 + v * (x % 3);
+    }
+    for v in &[4u32, 5] {
+        c = c * 10 + v;
+    }
+    out[5 * i + 4] = c;
+});
+
+#[test]
+fn references_and_reversed_iterators_are_rusts() {
+    let xs = u32_inputs("reversed_iterators", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| ReversedIterators::new().launch(d, c, a, o);
+    check_twin("reversed_iterators", &xs, 5, &launch, reversed_iterators_host);
+}

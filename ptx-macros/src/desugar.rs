@@ -139,9 +139,9 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
 }
 
 /// What a `for` loop over the elements of an array or slice iterates: the array (or
-/// slice), whether the elements are borrowed (`.iter()`, `.copied()`, `.cloned()`: the
-/// array cannot change while the loop runs, so it is not copied) and whether they come
-/// with their indices (`.enumerate()`).
+/// slice), whether the elements are borrowed (`.iter()`, `&a`, `.copied()`, `.cloned()`:
+/// the array cannot change while the loop runs, so it is not copied), whether they come
+/// with their indices (`.enumerate()`) and in which order (`.rev()`).
 struct Elements<'e> {
     base: &'e syn::Expr,
     borrowed: bool,
@@ -149,51 +149,87 @@ struct Elements<'e> {
     copied: bool,
     /// The `.enumerate()`, if any.
     enumerated: Option<&'e syn::ExprMethodCall>,
-    /// Whether an iterator was made of the array (`.iter()`, `.into_iter()`), which
-    /// `.enumerate()` needs: an array or slice is not one.
-    iterator: bool,
+    /// `.rev()`, before `.enumerate()` (`Some(true)`: positions count from the last
+    /// element, 0 up) or after it or without it (`Some(false)`: each index stays its own).
+    reversed: Option<bool>,
+    /// A method that needs an iterator, called on the array or slice itself (which is
+    /// none: `a.enumerate()`, `a.rev()`).
+    not_iterator: Option<&'e syn::ExprMethodCall>,
+    /// `.iter_mut()` or `&mut a`: mutable references, which kernels do not have.
+    mutable: Option<&'e syn::Expr>,
 }
 
-/// The elements `e` iterates over, when it is an array or a slice: a name (`a`), an array
-/// expression (`[16, 8, 4]`, `[0.0; 4]`), either followed by `.into_iter()`, `.iter()`,
-/// `.iter().copied()` or `.iter().cloned()`, and `.enumerate()`.
+/// The elements `e` iterates over, when it is an array or a slice: a name (`a`), `&a`, an
+/// array expression (`[16, 8, 4]`, `[0.0; 4]`), either followed by `.into_iter()`,
+/// `.iter()`, `.iter().copied()` or `.iter().cloned()`, then `.enumerate()` and `.rev()` in
+/// either order.
 fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
-    let (mut base, mut borrowed, mut copied, mut enumerated) = (unparen(e), false, false, None);
-    if let Some(("enumerate", receiver)) = no_argument_call(base) {
-        if let syn::Expr::MethodCall(m) = unparen(base) {
-            enumerated = Some(m);
+    // The method calls from the outermost in.
+    let mut calls: Vec<&syn::ExprMethodCall> = Vec::new();
+    let mut base = unparen(e);
+    while let Some((_, receiver)) = no_argument_call(base) {
+        if let syn::Expr::MethodCall(m) = base {
+            calls.push(m);
         }
         base = receiver;
     }
-    let before = base;
-    if let Some(("copied" | "cloned", receiver)) = no_argument_call(base) {
-        match no_argument_call(receiver) {
-            Some(("iter", r)) => (base, borrowed, copied) = (r, true, true),
-            _ => return None,
+    calls.reverse();
+    let mut found = Elements {
+        base,
+        borrowed: false,
+        copied: false,
+        enumerated: None,
+        reversed: None,
+        not_iterator: None,
+        mutable: None,
+    };
+    if let syn::Expr::Reference(r) = base {
+        found.base = unparen(&r.expr);
+        found.borrowed = true;
+        if r.mutability.is_some() {
+            found.mutable = Some(base);
         }
-    } else if let Some((m, receiver)) = no_argument_call(base) {
-        match m {
-            "iter" => (base, borrowed) = (receiver, true),
-            "into_iter" => base = receiver,
+    }
+    let mut iterator = false;
+    for (k, m) in calls.iter().enumerate() {
+        let name = m.method.to_string();
+        let first = k == 0 && !found.borrowed;
+        match name.as_str() {
+            "iter" | "into_iter" | "iter_mut" if first => {
+                iterator = true;
+                found.borrowed = name == "iter";
+                if name == "iter_mut" {
+                    found.mutable = Some(e);
+                }
+            }
+            "copied" | "cloned" if k == 1 && calls[0].method == "iter" => found.copied = true,
+            "enumerate" if found.enumerated.is_none() => {
+                found.enumerated = Some(m);
+                found.not_iterator = found.not_iterator.or((!iterator).then_some(*m));
+            }
+            "rev" if found.reversed.is_none() => {
+                found.reversed = Some(found.enumerated.is_none());
+                found.not_iterator = found.not_iterator.or((!iterator).then_some(*m));
+            }
             _ => return None,
         }
     }
-    let iterable = match base {
+    let iterable = match found.base {
         syn::Expr::Path(p) => p.path.get_ident().is_some(),
         syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
         _ => false,
     };
-    let iterator = !std::ptr::eq(before, base);
-    iterable.then_some(Elements { base, borrowed, copied, enumerated, iterator })
+    iterable.then_some(found)
 }
 
-/// `receiver.method()` (no arguments, no turbofish) as the method's name and the receiver,
-/// both without parentheses.
+/// `receiver.method()` (no arguments, no turbofish) of the methods a `for` loop over an
+/// array takes, as the method's name and the receiver, both without parentheses.
 fn no_argument_call(e: &syn::Expr) -> Option<(&str, &syn::Expr)> {
     match unparen(e) {
         syn::Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
-            let name =
-                ["enumerate", "copied", "cloned", "iter", "into_iter"].into_iter().find(|n| m.method == n)?;
+            let name = ["enumerate", "copied", "cloned", "iter", "into_iter", "iter_mut", "rev"]
+                .into_iter()
+                .find(|n| m.method == n)?;
             Some((name, unparen(&m.receiver)))
         }
         _ => None,
@@ -210,16 +246,26 @@ pub fn loops_over_array(f: &syn::ExprForLoop) -> bool {
 /// [`loops_over_array`]), as Rust iterates them: by value over a copy,
 /// `{ let __for_N = array; 'label: for __for_N_i in 0..__for_N.len() { let PAT = __for_N[__for_N_i]; .. } }`,
 /// or in place where the elements are borrowed or the name is a constant's (which cannot
-/// change); `.enumerate()` binds the index too (`for (i, v) in ..`), and a borrowed
-/// element's `&v` pattern binds the value (an `#[unroll]` stays on the loop).
+/// change); `.enumerate()` binds the index too (`for (i, v) in ..`), `.rev()` runs the
+/// indices down, and a borrowed element's `&v` pattern binds the value (an `#[unroll]`
+/// stays on the loop).
 pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::Error> {
-    let Some(Elements { base, borrowed, copied, enumerated, iterator }) = elements(&f.expr) else {
+    let Some(found) = elements(&f.expr) else {
         return Err(syn::Error::new_spanned(&f.expr, "a `for` loop over this is not supported in kernels"));
     };
-    if let (Some(m), false) = (enumerated, iterator) {
-        let message = "no method named `enumerate` on an array or a slice: they are not iterators (rustc's \
-                       E0599); write `.iter().enumerate()`";
-        return Err(syn::Error::new(m.method.span(), message));
+    let Elements { base, borrowed, copied, enumerated, reversed, not_iterator, mutable } = found;
+    if let Some(m) = not_iterator {
+        let method = &m.method;
+        let message = format!(
+            "no method named `{method}` on an array or a slice: they are not iterators (rustc's E0599); write \
+             `.iter().{method}()`"
+        );
+        return Err(syn::Error::new(method.span(), message));
+    }
+    if let Some(e) = mutable {
+        let message = "a kernel has no mutable references (`iter_mut()`, `&mut a`): loop over the indices and \
+                       assign the elements, `for i in 0..a.len() { a[i] = .. }`";
+        return Err(syn::Error::new_spanned(e, message));
     }
     let enumerated = enumerated.is_some();
     let span = f.for_token.span;
@@ -247,6 +293,13 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
         syn::Pat::Ident(_) if by_reference => (p.clone(), quote_spanned!(span=> #[#marker])),
         other => (other.clone(), quote_spanned!(span=>)),
     };
+    // The indices run down for `.rev()`; reversed before `.enumerate()`, the positions still
+    // count up while the elements come from the end.
+    let (indices, element_at) = match reversed {
+        None => (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #index)),
+        Some(false) => (quote_spanned!(span=> (0..#array.len()).rev()), quote_spanned!(span=> #index)),
+        Some(true) => (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #array.len() - 1 - #index)),
+    };
     let bindings = if enumerated {
         let (position, element) = match &*f.pat {
             syn::Pat::Tuple(t) if t.elems.len() == 2 => (&t.elems[0], &t.elems[1]),
@@ -256,16 +309,16 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
             }
         };
         let (element, mark) = element_pattern(element);
-        quote_spanned!(span=> let #position = #index; #mark let #element = #array[#index];)
+        quote_spanned!(span=> let #position = #index; #mark let #element = #array[#element_at];)
     } else {
         let (element, mark) = element_pattern(&f.pat);
-        quote_spanned!(span=> #mark let #element = #array[#index];)
+        quote_spanned!(span=> #mark let #element = #array[#element_at];)
     };
     let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
     let stmts = &body.stmts;
     Ok(syn::parse_quote_spanned!(span=> {
         #copy
-        #(#attrs)* #label for #index in 0..#array.len() {
+        #(#attrs)* #label for #index in #indices {
             #bindings
             #(#stmts)*
         }

@@ -49,6 +49,21 @@ fn too_big(y: &mut [u32]) {
     y[0] = big[0];
 }
 
+// Mutable references, and `.rev()` on an array, which is no iterator.
+#[ptx_kernel]
+fn iterators(y: &mut [u32]) {
+    let mut w = [1u32, 2];
+    for v in w.iter_mut() {
+        y[0] = *v;
+    }
+    for v in &mut w {
+        y[1] = *v;
+    }
+    for v in w.rev() {
+        y[2] = v;
+    }
+}
+
 #[ptx_kernel]
 fn past_the_table(y: &mut [u32]) {
     y[0] = TABLE[5];
