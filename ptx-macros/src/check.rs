@@ -872,6 +872,9 @@ impl Checker<'_> {
                         );
                     }
                 }
+                // A value that never comes (`let v = loop { break 'outer; };`) is reported once,
+                // as such; the names it would bind are in error, not diverging again at each use.
+                let t = if self.infer.resolve(&t) == Ty::Never { Ty::Error } else { t };
                 self.bind_pat(pat, &t, comptime);
                 if let Some(name) = const_name {
                     let binding = self.binding_id(name);
@@ -1515,14 +1518,13 @@ impl Checker<'_> {
                 let t = self.block(body);
                 let broken = self.loops.pop().is_some_and(|lp| lp.broken);
                 if self.infer.resolve(&t) != Ty::Never {
-                    // Its own value, where it runs to its end.
+                    // Its own value, where it runs to its end; where that disagrees with its
+                    // `break`s, its type is in error (reported once, here).
                     let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
-                    self.expect(
-                        sp,
-                        &value,
-                        &t,
-                        " (a labelled block's value and the values its `break`s give)",
-                    );
+                    let what = " (a labelled block's value and the values its `break`s give)";
+                    if self.expect(sp, &value, &t, what) == Ty::Error {
+                        return (Ty::Error, false);
+                    }
                 } else if !broken {
                     return (Ty::Never, false);
                 }
