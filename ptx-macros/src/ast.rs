@@ -331,6 +331,17 @@ pub enum TypeAnnot {
     Infer,
 }
 
+/// Whose an [`ExprKind::If`] is: its errors name what the user wrote.
+#[derive(Clone)]
+pub enum IfRole {
+    /// Written as an `if`.
+    Written,
+    /// One of the `if`s a `match` is rewritten as.
+    MatchArms,
+    /// The `if` that picks the value of this name among the cases of a `|` pattern.
+    OrBinding(Ident),
+}
+
 /// A `let` pattern.
 #[derive(Clone)]
 pub enum Pat {
@@ -599,9 +610,8 @@ pub enum ExprKind {
         then: Block,
         /// The `else` branch: a block expression or another `if`.
         els: Option<Box<Expr>>,
-        /// Whether it is one of the `if`s a `match` is rewritten as (its errors name the
-        /// `match`).
-        of_match: bool,
+        /// Whose `if` it is, for its errors.
+        role: IfRole,
     },
     /// `{ ... }`.
     Block(Block),

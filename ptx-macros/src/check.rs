@@ -1404,7 +1404,7 @@ impl Checker<'_> {
                 self.expr(receiver);
                 self.method(e, receiver, method, args)
             }
-            ExprKind::If { cond, then, els, of_match } => {
+            ExprKind::If { cond, then, els, role } => {
                 let asserts = then.stmts.is_empty()
                     && matches!(then.tail.as_deref(), Some(Expr { kind: ExprKind::Panic { .. }, .. }));
                 if asserts && matches!(cond.kind, ExprKind::Unary(UnOp::Not, _)) {
@@ -1425,13 +1425,20 @@ impl Checker<'_> {
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
-                                let what = if *of_match {
-                                    "`match` arms have incompatible types"
-                                } else {
-                                    "`if` and `else` have incompatible types"
+                                let (a, b) = (self.show(&a), self.show(&b));
+                                let msg = match role {
+                                    IfRole::MatchArms => format!("`match` arms have incompatible types: `{a}` and `{b}`"),
+                                    IfRole::Written => format!("`if` and `else` have incompatible types: `{a}` and `{b}`"),
+                                    IfRole::OrBinding(name) => format!(
+                                        "mismatched types: `{name}` has type `{a}` in one case of this `|` pattern and \
+                                         type `{b}` in another; in Rust a name has one type in all of them"
+                                    ),
                                 };
-                                let msg = format!("{what}: `{}` and `{}`", self.show(&a), self.show(&b));
-                                self.errors.at(els.span, msg);
+                                let at = match role {
+                                    IfRole::OrBinding(name) => Sp::of(name),
+                                    _ => els.span,
+                                };
+                                self.errors.at(at, msg);
                                 Ty::Error
                             }
                         }

@@ -45,6 +45,10 @@ pub const BORROWED_ATTRIBUTE: &str = "__ptx_dsl_borrowed";
 /// as it leaves a `while`.
 pub const WHILE_LET_ATTRIBUTE: &str = "__ptx_dsl_while_let";
 
+/// The attribute (with the name) on the `if` that picks, for a name a `|` pattern binds, the
+/// value of the case that matched: its arms disagreeing in type is rustc's error on the name.
+pub const OR_BINDING_ATTRIBUTE: &str = "__ptx_dsl_or_binding";
+
 /// How the hidden names of a `swap`'s indices and element start.
 const SWAP_PREFIX: &str = "__swap_";
 
@@ -561,6 +565,7 @@ fn guarded_cases(
     // Each name from the case found (every case binds the same names, checked with the
     // whole pattern).
     let names = arms[0].bindings.iter().map(|b| {
+        let marker = or_binding_marker(&b.name);
         let mut value = TokenStream::new();
         for (k, arm) in arms.iter().enumerate().rev() {
             let own = arm
@@ -572,7 +577,7 @@ fn guarded_cases(
                 own
             } else {
                 let number = syn::LitInt::new(&format!("{}u32", k + 1), sp);
-                quote_spanned!(sp=> if #case == #number { #own } else { #value })
+                quote_spanned!(sp=> #marker if #case == #number { #own } else { #value })
             };
         }
         Binding { value, mutability: b.mutability, name: b.name.clone(), span: b.span }
@@ -722,11 +727,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 .iter()
                 .map(|b| {
                     let mut chain: Option<TokenStream> = None;
+                    let marker = or_binding_marker(&b.name);
                     for case in cases.iter().rev() {
                         let own = case.bindings.iter().find(|c| c.name == b.name);
                         let v = own.map_or_else(|| b.value.clone(), |c| c.value.clone());
                         chain = Some(match (&case.test, chain) {
-                            (Some(t), Some(rest)) => quote_spanned!(sp=> if #t { #v } else { #rest }),
+                            (Some(t), Some(rest)) => quote_spanned!(sp=> #marker if #t { #v } else { #rest }),
                             _ => v,
                         });
                     }
@@ -766,6 +772,13 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         }
         other => Err(unsupported_pattern(other)),
     }
+}
+
+/// `#[__ptx_dsl_or_binding(name)]`, for the `if` that picks `name`'s value among the cases
+/// of a `|` pattern.
+fn or_binding_marker(name: &syn::Ident) -> TokenStream {
+    let marker = format_ident!("{OR_BINDING_ATTRIBUTE}", span = name.span());
+    quote_spanned!(name.span()=> #[#marker(#name)])
 }
 
 /// The error for a pattern a kernel does not take.

@@ -906,7 +906,10 @@ impl<'e> Parser<'e> {
     /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the mark of the
     /// `loop` a `while let` becomes).
     fn expr_attributes(&mut self, e: &syn::Expr) {
-        let while_let = |a: &syn::Attribute| a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE);
+        let while_let = |a: &syn::Attribute| {
+            a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)
+                || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
+        };
         if let Some(attr) = expr_attrs(e).first().filter(|a| !while_let(a)) {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
             if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
@@ -2042,7 +2045,12 @@ impl<'e> Parser<'e> {
         };
         let then = self.block(&i.then_branch);
         let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
-        ExprKind::If { cond, then, els, of_match: false }
+        let binds = i.attrs.iter().find(|a| a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE));
+        let role = match binds.and_then(|a| a.parse_args::<Ident>().ok()) {
+            Some(name) => IfRole::OrBinding(name),
+            None => IfRole::Written,
+        };
+        ExprKind::If { cond, then, els, role }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Option<ExprKind> {
@@ -2253,8 +2261,8 @@ fn literal_length(len: &syn::Expr) -> Option<u64> {
 
 /// Marks the `if` chain a `match` became as its arms (see [`ExprKind::If`]).
 fn mark_match_arms(e: &mut Expr) {
-    if let ExprKind::If { els, of_match, .. } = &mut e.kind {
-        *of_match = true;
+    if let ExprKind::If { els, role, .. } = &mut e.kind {
+        *role = IfRole::MatchArms;
         if let Some(els) = els {
             mark_match_arms(els);
         }

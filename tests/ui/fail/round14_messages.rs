@@ -64,6 +64,15 @@ fn iterators(y: &mut [u32]) {
     }
 }
 
+// A name bound at two types by the cases of a `|` pattern (rustc's E0308 at the name).
+#[ptx_kernel]
+fn or_pattern_types(y: &mut [u32], a: u32, b: i32) {
+    y[0] = match (a, b) {
+        (n, 0) | (0, n) => 1,
+        _ => 2,
+    };
+}
+
 #[ptx_kernel]
 fn past_the_table(y: &mut [u32]) {
     y[0] = TABLE[5];
