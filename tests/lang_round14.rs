@@ -230,3 +230,33 @@ fn references_and_reversed_iterators_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| ReversedIterators::new().launch(d, c, a, o);
     check_twin("reversed_iterators", &xs, 5, &launch, reversed_iterators_host);
 }
+
+/// Filter taps of the surrounding code, read by methods whose arguments give their type.
+const FIR: [f32; 4] = [0.125, -0.5, 0.75, 0.0625];
+const WEIGHTS: [f64; 2] = [1.5, -2.25];
+
+// A method called on an element of a constant table takes the table's element type from its
+// arguments, as rustc's inference does (`FIR[k].mul_add(x, acc)`), read directly or through
+// the loop variable of a loop over the table.
+twin!(table_methods, table_methods_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let mut acc = 0.0f32;
+    for k in 0..FIR.len() {
+        acc = FIR[k].mul_add(x, acc);
+    }
+    out[3 * i] = acc;
+    let mut m = f32::MIN;
+    for &t in FIR.iter() {
+        m = t.max(x * m.abs().min(1.0));
+    }
+    out[3 * i + 1] = m;
+    let w = (x as f64).mul_add(WEIGHTS[0], WEIGHTS[1]);
+    out[3 * i + 2] = WEIGHTS[1].copysign(w) as f32;
+});
+
+#[test]
+fn methods_on_constant_table_elements_are_rusts() {
+    let xs: Vec<f32> = f32_inputs("table_methods", 300).into_iter().filter(|x| x.is_finite()).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| TableMethods::new().launch(d, c, a, o);
+    check_twin("table_methods", &xs, 3, &launch, table_methods_host);
+}

@@ -992,8 +992,13 @@ impl Checker<'_> {
                 let resolved = self.infer.resolve(ty);
                 let half = resolved.scalar().is_some_and(Scalar::is_half);
                 // A tuple of scalars is a tuple of variables.
-                let tuple_ok = matches!(&resolved, Ty::Tuple(elems) if !elems.is_empty()) && variables(&resolved);
-                if *mutable && (half || matches!(resolved, Ty::Slice { .. } | Ty::Dim3) || (matches!(resolved, Ty::Tuple(_)) && !tuple_ok)) {
+                let tuple_ok =
+                    matches!(&resolved, Ty::Tuple(elems) if !elems.is_empty()) && variables(&resolved);
+                if *mutable
+                    && (half
+                        || matches!(resolved, Ty::Slice { .. } | Ty::Dim3)
+                        || (matches!(resolved, Ty::Tuple(_)) && !tuple_ok))
+                {
                     self.errors.at(
                         Sp::of(name),
                         format!(
@@ -2009,10 +2014,13 @@ impl Checker<'_> {
                         let mut ty = self.infer.resolve(&b.ty);
                         for f in fields {
                             ty = match ty {
-                                Ty::Tuple(elems) if (f.index as usize) < elems.len() => elems[f.index as usize].clone(),
+                                Ty::Tuple(elems) if (f.index as usize) < elems.len() => {
+                                    elems[f.index as usize].clone()
+                                }
                                 Ty::Error => return Ty::Error,
                                 other => {
-                                    let msg = format!("no field `{}` on type `{}`", f.index, self.show(&other));
+                                    let msg =
+                                        format!("no field `{}` on type `{}`", f.index, self.show(&other));
                                     self.errors.at(Sp::of_span(f.span), msg);
                                     return Ty::Error;
                                 }
@@ -2336,11 +2344,31 @@ impl Checker<'_> {
                 return (Ty::Error, false);
             }
         }
-        let resolved = self.infer.resolve(&rt);
+        let mut resolved = self.infer.resolve(&rt);
+        // (Read directly, `TAPS[k]`, or through a name bound to one, `for &t in TAPS.iter()`.)
+        let item_element = matches!(resolved, Ty::Var(_))
+            && self
+                .item_arrays
+                .iter()
+                .any(|a| a.elem.as_ref().is_some_and(|t| self.infer.resolve(t) == resolved));
+        if let (Ty::Var(_), true) = (&resolved, item_element) {
+            // An element of a constant table, whose type only rustc knows: a method whose
+            // arguments have the receiver's type (`TAPS[k].mul_add(x, acc)`) gives it, as it
+            // does in Rust (rustc then checks the table against it at the name).
+            let from_args = arg_types.iter().find_map(|t| self.infer.resolve(t).scalar());
+            let takes_self =
+                |s: &Scalar| method_signature(*s, &name).is_some_and(|sig| sig.args.first() == Some(&None));
+            if let Some(s) = from_args.filter(takes_self) {
+                let _ = self.infer.unify(&rt, &Ty::Scalar(s));
+                resolved = Ty::Scalar(s);
+            }
+        }
         let all_comptime = self.comptime[receiver.id] && args.iter().all(|a| self.comptime[a.id]);
         let scalar = match resolved {
             Ty::Scalar(s) => s,
             Ty::Error => return (Ty::Error, false),
+            // A constant table's element whose type nothing gave: reported once, at the end.
+            Ty::Var(_) if item_element => return (Ty::Error, false),
             // A constant of the surrounding code whose type nothing gave: reported once, at
             // the end of the check.
             Ty::Var(_) if self.item_consts.iter().any(|c| c.expr == receiver.id) => {

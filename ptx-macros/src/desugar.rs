@@ -267,7 +267,8 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
         return Err(syn::Error::new(method.span(), message));
     }
     if let Some(e) = mutable {
-        let message = "a kernel has no mutable references (`iter_mut()`, `&mut a`): loop over the indices and \
+        let message =
+            "a kernel has no mutable references (`iter_mut()`, `&mut a`): loop over the indices and \
                        assign the elements, `for i in 0..a.len() { a[i] = .. }`";
         return Err(syn::Error::new_spanned(e, message));
     }
@@ -302,7 +303,9 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     let (indices, element_at) = match reversed {
         None => (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #index)),
         Some(false) => (quote_spanned!(span=> (0..#array.len()).rev()), quote_spanned!(span=> #index)),
-        Some(true) => (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #array.len() - 1 - #index)),
+        Some(true) => {
+            (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #array.len() - 1 - #index))
+        }
     };
     let bindings = if enumerated {
         let (position, element) = match &*f.pat {

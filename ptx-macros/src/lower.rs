@@ -555,7 +555,11 @@ impl<'a> Lowerer<'a> {
                         // Every element of the value is read (snapshotted where it reads a
                         // variable, `t = (t.1, t.0)`) before any variable is assigned.
                         let value = self.tmp("__tuple");
-                        let v = if self.checked.reads_mutable[rhs.id] { snapshot_of(&v, &self.ty(rhs)) } else { v };
+                        let v = if self.checked.reads_mutable[rhs.id] {
+                            snapshot_of(&v, &self.ty(rhs))
+                        } else {
+                            v
+                        };
                         self.emit(quote!(let #value = #v;));
                         self.assign_leaves(&variable_place(place), &quote!(#value), &self.ty(rhs));
                     }

@@ -1320,30 +1320,8 @@ impl<'e> Parser<'e> {
                 let index = Box::new(self.expr(&ix.index));
                 self.slice_name(&ix.expr).map(|slice| Place::Index { slice, index })
             }
-            syn::Expr::Field(f) => {
-                // `t.1.0`: the positions from the variable outwards.
-                let mut fields = Vec::new();
-                let mut at: &syn::Expr = e;
-                while let syn::Expr::Field(f) = crate::desugar::unparen(at) {
-                    match &f.member {
-                        syn::Member::Unnamed(index) => fields.push(index.clone()),
-                        syn::Member::Named(name) => {
-                            self.err(name, "the only fields that can be assigned are a tuple variable's, `t.0`");
-                            return None;
-                        }
-                    }
-                    at = &f.base;
-                }
-                fields.reverse();
-                match crate::desugar::unparen(at) {
-                    syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                        p.path.get_ident().cloned().map(|base| Place::Field { base, fields })
-                    }
-                    _ => {
-                        self.err(f, "the only fields that can be assigned are a tuple variable's, `t.0`");
-                        None
-                    }
-                }
+            syn::Expr::Field(_) if tuple_element(e).is_some() => {
+                tuple_element(e).map(|(base, fields)| Place::Field { base: base.clone(), fields })
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.err(
@@ -2255,6 +2233,23 @@ fn let_text(local: &syn::Local) -> String {
 fn literal_length(len: &syn::Expr) -> Option<u64> {
     match len {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => n.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// `t.1.0` of a variable `t` as the variable and the positions, outermost first; `None` for
+/// any other expression.
+fn tuple_element(e: &syn::Expr) -> Option<(&Ident, Vec<syn::Index>)> {
+    let mut fields = Vec::new();
+    let mut at = crate::desugar::unparen(e);
+    while let syn::Expr::Field(f) = at {
+        let syn::Member::Unnamed(index) = &f.member else { return None };
+        fields.push(index.clone());
+        at = crate::desugar::unparen(&f.base);
+    }
+    fields.reverse();
+    match at {
+        syn::Expr::Path(p) if p.qself.is_none() && !fields.is_empty() => Some((p.path.get_ident()?, fields)),
         _ => None,
     }
 }

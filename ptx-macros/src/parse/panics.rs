@@ -92,7 +92,9 @@ impl Parser<'_> {
             function_body: false,
             span: sp,
         };
-        Some(self.expr_of(ExprKind::If { cond: Box::new(failed), then, els: None, role: IfRole::Written }, sp))
+        Some(
+            self.expr_of(ExprKind::If { cond: Box::new(failed), then, els: None, role: IfRole::Written }, sp),
+        )
     }
 }
 
