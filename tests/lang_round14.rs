@@ -3,6 +3,7 @@
 //! on edge values and fresh random inputs (the `match` findings are in `lang_match.rs`).
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+use std::cmp::{max, min};
 
 #[macro_use]
 #[path = "common/twin.rs"]
@@ -259,4 +260,18 @@ fn methods_on_constant_table_elements_are_rusts() {
     let xs: Vec<f32> = f32_inputs("table_methods", 300).into_iter().filter(|x| x.is_finite()).collect();
     let launch = |d: &_, c, a: &_, o: &mut _| TableMethods::new().launch(d, c, a, o);
     check_twin("table_methods", &xs, 3, &launch, table_methods_host);
+}
+
+// `min(a, b)` and `max(a, b)` imported from `std::cmp` by name, as Rust code writes them.
+twin!(imported_min_max, imported_min_max_host, |i, a: &[i32], out: &mut [i32]| {
+    let x = a[i];
+    out[2 * i] = min(x, 7).wrapping_add(max(x / 2, -3));
+    out[2 * i + 1] = max(min(x, 100), -100);
+});
+
+#[test]
+fn imported_min_and_max_are_std_cmps() {
+    let xs = i32_inputs("imported_min_max", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| ImportedMinMax::new().launch(d, c, a, o);
+    check_twin("imported_min_max", &xs, 2, &launch, imported_min_max_host);
 }

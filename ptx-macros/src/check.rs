@@ -1131,6 +1131,8 @@ impl Checker<'_> {
                 None => {
                     let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
                         format!("; `{name}` is a built-in: call it, `{name}()`")
+                    } else if let Some(ours) = crate::parse::cuda_name(&name.to_string()) {
+                        format!("; `{name}` is CUDA C's, and in a kernel it is `{ours}`")
                     } else if self.in_const.is_some() {
                         // The block's `const`s are bound before its `let`s (they are in scope
                         // in all of it): a `let` read here is not there yet.

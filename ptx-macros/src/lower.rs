@@ -1685,13 +1685,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The path of `std::cmp::min`/`max` (`cmp::min`, ...) when `e` is a call of it, which
-    /// the generated code names as rustc resolves it (so that a `use std::cmp;` is used, and
-    /// `cmp::min` without one is rustc's error; `()` is an `Ord` type to name it at).
+    /// The path of `std::cmp::min`/`max` (`cmp::min`, `min`, ...) when `e` is a call of it,
+    /// which the generated code names as rustc resolves it (so that a `use std::cmp;` or
+    /// `use std::cmp::min;` is used, and `cmp::min` or `min` without one is rustc's error;
+    /// `()` is an `Ord` type to name it at).
     fn cmp_function(&self, e: &Expr) -> Option<&'a syn::Path> {
         let (_, path) = self.ord_calls.iter().find(|(id, _)| *id == e.id)?;
         let n = path.segments.len();
-        (n >= 2 && path.segments[n - 2].ident == "cmp").then_some(path)
+        (n == 1 || path.segments[n - 2].ident == "cmp").then_some(path)
     }
 
     /// A comptime expression as host Rust.

@@ -73,7 +73,8 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
 }
 
 /// `min` or `max` when `path` names `std::cmp::min`/`max` as code names them: `std::cmp::min`,
-/// `core::cmp::min`, `cmp::min` (with `use std::cmp;`), `Ord::min` or `std::cmp::Ord::min`.
+/// `core::cmp::min`, `cmp::min` (with `use std::cmp;`), `min` (with `use std::cmp::min;`),
+/// `Ord::min` or `std::cmp::Ord::min`.
 fn ord_function(path: &syn::Path) -> Option<&syn::Ident> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = &path.segments.last()?.ident;
@@ -83,7 +84,7 @@ fn ord_function(path: &syn::Path) -> Option<&syn::Ident> {
     let module = names[..names.len() - 1].iter().map(String::as_str).collect::<Vec<_>>();
     let named = matches!(
         module.as_slice(),
-        ["std" | "core", "cmp"] | ["cmp"] | ["Ord"] | ["std" | "core", "cmp", "Ord"] | ["cmp", "Ord"]
+        [] | ["std" | "core", "cmp"] | ["cmp"] | ["Ord"] | ["std" | "core", "cmp", "Ord"] | ["cmp", "Ord"]
     );
     named.then_some(last)
 }
@@ -222,6 +223,37 @@ const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
     "write",
 ];
 
+/// CUDA C's names of what kernels call by other names, for the error at a call of one.
+const CUDA_NAMES: [(&str, &str); 22] = [
+    ("threadIdx", "thread_idx()"),
+    ("blockIdx", "block_idx()"),
+    ("blockDim", "block_dim()"),
+    ("gridDim", "grid_dim()"),
+    ("__syncthreads", "sync_threads()"),
+    ("syncthreads", "sync_threads()"),
+    ("__syncwarp", "sync_warp()"),
+    ("__threadfence", "thread_fence()"),
+    ("__threadfence_block", "thread_fence_block()"),
+    ("__shfl_sync", "shfl_idx(v, lane)"),
+    ("__shfl_xor_sync", "shfl_xor(v, mask)"),
+    ("__shfl_down_sync", "shfl_down(v, delta)"),
+    ("__shfl_up_sync", "shfl_up(v, delta)"),
+    ("__ballot_sync", "ballot(b)"),
+    ("__any_sync", "any(b)"),
+    ("__all_sync", "all(b)"),
+    ("atomicAdd", "atomic_add(&mut x[i], v)"),
+    ("atomicMin", "atomic_min(&mut x[i], v)"),
+    ("atomicMax", "atomic_max(&mut x[i], v)"),
+    ("atomicExch", "atomic_exch(&mut x[i], v)"),
+    ("atomicCAS", "atomic_cas(&mut x[i], current, new)"),
+    ("printf", "gpu_print!(\"{}\", x)"),
+];
+
+/// What a kernel writes for CUDA C's `name` (`threadIdx`: `thread_idx()`), if it is one.
+pub fn cuda_name(name: &str) -> Option<&'static str> {
+    CUDA_NAMES.iter().find(|(cuda, _)| *cuda == name).map(|(_, ours)| *ours)
+}
+
 /// The functions that declare shared arrays.
 const SHARED_FUNCTIONS: [&str; 2] = ["shared", "shared_dyn"];
 
@@ -245,6 +277,11 @@ pub fn reserved_device_name(name: &str) -> Option<String> {
         || VECTOR_ACCESSES.iter().any(|(f, ..)| *f == name);
     if builtin {
         Some(format!("`{name}` is a GPU built-in: a kernel's `{name}(..)` calls the built-in, not this function; rename it"))
+    } else if name == "min" || name == "max" {
+        Some(format!(
+            "a kernel's `{name}(a, b)` is `std::cmp::{name}` (imported with `use std::cmp::{name};`), never this \
+             function; rename it"
+        ))
     } else if NOT_DEVICE_FUNCTIONS.contains(&name) {
         Some(format!("`{name}` is the name of a macro every kernel sees (`{name}!`), which kernels cannot tell from this function; rename it"))
     } else {
@@ -1396,6 +1433,13 @@ impl<'e> Parser<'e> {
                         return self.expr_of(ExprKind::Error, sp);
                     }
                     return self.expr_of(ExprKind::Intrinsic { which, func: only.ident.clone(), args }, sp);
+                }
+                if ord_function(&p.path).is_some() {
+                    return self.ord_call(c, &p.path, args, sp);
+                }
+                if let Some(ours) = cuda_name(&name) {
+                    self.err(&only.ident, format!("`{name}` is CUDA C's; in a kernel it is `{ours}`"));
+                    return self.expr_of(ExprKind::Error, sp);
                 }
                 if name == self.kernel_name && self.inlining.is_empty() {
                     self.err(&only.ident, "recursion is not supported: a kernel cannot call itself");

@@ -73,6 +73,13 @@ fn or_pattern_types(y: &mut [u32], a: u32, b: i32) {
     };
 }
 
+// CUDA C's names, called and read; `min` without its `use` (rustc's error, with the import).
+#[ptx_kernel]
+fn cuda_names(y: &mut [u32], a: u32) {
+    __syncthreads();
+    y[0] = threadIdx.x + min(a, 2);
+}
+
 #[ptx_kernel]
 fn past_the_table(y: &mut [u32]) {
     y[0] = TABLE[5];
