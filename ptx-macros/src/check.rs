@@ -149,6 +149,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         shared_init: None,
         negations: Vec::new(),
         coverage: Vec::new(),
+        arms_before: None,
         assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
@@ -311,6 +312,9 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// The type of the arms of a `match` checked so far, for the `if` of its next arm
+    /// ([`ExprKind::If`] of [`IfRole::MatchArms`]).
+    arms_before: Option<Ty>,
     /// The scrutinee's type and what each unguarded arm takes, for each `match` none of whose
     /// arms takes every value: checked once the types are known.
     coverage: Vec<(Ty, Vec<crate::coverage::Cover>, Sp)>,
@@ -1412,6 +1416,9 @@ impl Checker<'_> {
                 self.method(e, receiver, method, args)
             }
             ExprKind::If { cond, then, els, role } => {
+                // The type of a `match`'s arms before this one, where this `if` is one of its
+                // arms after the first: each arm is typed against them in order, as rustc does.
+                let before = if matches!(role, IfRole::MatchArms) { self.arms_before.take() } else { None };
                 let asserts = then.stmts.is_empty()
                     && matches!(then.tail.as_deref(), Some(Expr { kind: ExprKind::Panic { .. }, .. }));
                 if asserts && matches!(cond.kind, ExprKind::Unary(UnOp::Not, _)) {
@@ -1425,16 +1432,36 @@ impl Checker<'_> {
                 };
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
                 let t = self.block(then);
+                let t = match before {
+                    Some(before) => match self.infer.unify(&before, &t) {
+                        Ok(ty) => ty,
+                        Err((a, b)) => {
+                            let (a, b) = (self.show(&a), self.show(&b));
+                            let sp = then.tail.as_ref().map_or(then.span, |t| t.span);
+                            let msg = format!("`match` arms have incompatible types: expected `{a}`, found `{b}`");
+                            self.errors.at(sp, msg);
+                            Ty::Error
+                        }
+                    },
+                    None => t,
+                };
                 let ty = match els {
                     Some(els) => {
                         self.statement_like[els.id] = true;
+                        if matches!(role, IfRole::MatchArms)
+                            && matches!(&els.kind, ExprKind::If { role: IfRole::MatchArms, .. })
+                        {
+                            self.arms_before = Some(t.clone());
+                        }
                         let f = self.expr(els);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
                                 let (a, b) = (self.show(&a), self.show(&b));
                                 let msg = match role {
-                                    IfRole::MatchArms => format!("`match` arms have incompatible types: `{a}` and `{b}`"),
+                                    IfRole::MatchArms => {
+                                        format!("`match` arms have incompatible types: expected `{a}`, found `{b}`")
+                                    }
                                     IfRole::Written => format!("`if` and `else` have incompatible types: `{a}` and `{b}`"),
                                     IfRole::OrBinding(name) => format!(
                                         "mismatched types: `{name}` has type `{a}` in one case of this `|` pattern and \
@@ -2434,8 +2461,14 @@ impl Checker<'_> {
             );
         }
         if args.len() != sig.args.len() {
-            self.errors
-                .at(e.span, format!("`{name}` takes {} argument(s), {} given", sig.args.len(), args.len()));
+            // Called as `u32::wrapping_add(a, b)`, the value is an argument too.
+            let (called, extra) = match &e.kind {
+                ExprKind::TypeCall { ty, .. } => (format!("{}::{name}", ty.name()), 1),
+                _ => (name.clone(), 0),
+            };
+            let count = |n: usize| if n == 1 { "1 argument".to_string() } else { format!("{n} arguments") };
+            let (want, given) = (count(sig.args.len() + extra), args.len() + extra);
+            self.errors.at(e.span, format!("`{called}` takes {want}, {given} given"));
             return (Ty::Error, false);
         }
         for ((arg, t), want) in args.iter().zip(&arg_types).zip(&sig.args) {
