@@ -1438,7 +1438,8 @@ impl Checker<'_> {
                         Err((a, b)) => {
                             let (a, b) = (self.show(&a), self.show(&b));
                             let sp = then.tail.as_ref().map_or(then.span, |t| t.span);
-                            let msg = format!("`match` arms have incompatible types: expected `{a}`, found `{b}`");
+                            let msg =
+                                format!("`match` arms have incompatible types: expected `{a}`, found `{b}`");
                             self.errors.at(sp, msg);
                             Ty::Error
                         }

@@ -84,11 +84,20 @@ impl PtxModule {
         self.entries.iter().find(|e| e.name == kernel).map(|e| e.params.as_slice())
     }
 
-    /// Why `kernel` cannot be launched through this API (a `.pred` parameter, a malformed
-    /// declaration), naming the line; `None` when it can, or when the module has no such
-    /// kernel.
-    pub fn unsupported(&self, kernel: &str) -> Option<&str> {
-        self.entries.iter().find(|e| e.name == kernel).and_then(|e| e.unsupported.as_deref())
+    /// Why `kernel` cannot be launched here, naming the line: a parameter this API cannot
+    /// pass (a `.pred`), a malformed declaration, or, on the simulator, a construct it does
+    /// not run (`bar.sync` with a thread count, an `f16x2` transcendental, ...; the GPU's
+    /// driver runs those). `None` when it can, or when the module has no such kernel.
+    pub fn unsupported(&self, kernel: &str) -> Option<String> {
+        let entry = self.entries.iter().find(|e| e.name == kernel)?;
+        if let Some(why) = &entry.unsupported {
+            return Some(why.clone());
+        }
+        match &self.loaded {
+            RawLoaded::Sim(module) => module.unsupported(kernel).map(|e| e.to_string()),
+            #[cfg(feature = "cuda")]
+            RawLoaded::Cuda(_) => None,
+        }
     }
 
     /// The device the module is loaded on.

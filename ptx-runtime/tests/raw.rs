@@ -133,7 +133,16 @@ fn unusable_modules_are_errors_naming_the_line() {
     assert!(err.to_string().contains(".pred parameters are not supported"), "{err}");
     assert_eq!(module.params("flag").map(<[_]>::len), Some(0));
     assert!(module.unsupported("flag").is_some_and(|why| why.contains(".pred")));
-    assert_eq!(module.unsupported("saxpy"), None);
+    assert_eq!(module.unsupported("saxpy").as_deref(), None);
+    // A kernel the simulator does not run (a named barrier with a thread count, which a GPU
+    // runs) says so before any launch, beside one it runs.
+    let with_named_barrier = format!(
+        "{NVRTC_SAXPY}\n.visible .entry named_bar(.param .u64 named_bar_param_0)\n{{\n\tbar.sync 1, 64;\n\tret;\n}}\n"
+    );
+    let module = device.load_ptx(&with_named_barrier).expect("the other kernel loads");
+    let why = module.unsupported("named_bar").expect("the simulator refuses it");
+    assert!(why.contains("bar.sync") && why.contains("named_bar"), "{why}");
+    assert_eq!(module.unsupported("saxpy").as_deref(), None);
     let garbled = NVRTC_SAXPY.replace("fma.rn.f32", "fma.rn.q32");
     let err = device.load_ptx(&garbled).expect_err("garbled body");
     assert!(matches!(err, Error::Simulator(_)), "{err}");
