@@ -1569,6 +1569,8 @@ impl<'a> Lowerer<'a> {
         });
     }
 
+    /// `#[unroll] 'label: for var in range { body }`: a host loop over the comptime range
+    /// that lays out one copy of the body per value, `var` a constant in each.
     fn unrolled_for(
         &mut self,
         label: &Option<syn::Lifetime>,
