@@ -1,6 +1,10 @@
 //! What the fourteenth round of probing with fresh code found in the language, each body run
 //! as a `#[ptx_kernel]` on the simulator and as plain Rust on the host, compared bit for bit
 //! on edge values and fresh random inputs (the `match` findings are in `lang_match.rs`).
+// rustc's lint sees a kernel's names: none here may be reported unused (a guarded arm's
+// names, read by the body only, were).
+#![deny(unused_variables)]
+
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 use std::cmp::{max, min};
@@ -274,4 +278,42 @@ fn imported_min_and_max_are_std_cmps() {
     let xs = i32_inputs("imported_min_max", 300);
     let launch = |d: &_, c, a: &_, o: &mut _| ImportedMinMax::new().launch(d, c, a, o);
     check_twin("imported_min_max", &xs, 2, &launch, imported_min_max_host);
+}
+
+// The fifteenth round: byte-literal patterns that cover a `u8` together, a guarded arm whose
+// names only its body reads, `.rev().copied()`, `.enumerate()` bound to one name, and
+// `std::cmp::max` of two literals typed by their use.
+twin!(round15_forms, round15_forms_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let c = x as u8;
+    out[5 * i] = match c {
+        b'0'..=b'9' => 1,
+        b'a'..=b'z' => 2,
+        0..b'0' | b':'..b'a' => 3,
+        b'{'..=u8::MAX => 4,
+    };
+    out[5 * i + 1] = match (x % 7, x % 5) {
+        (p, q) if p > 3 => q + 10,
+        (_, q) => q,
+    };
+    let w = [x & 7, (x >> 3) & 7, (x >> 6) & 7];
+    let mut r = 0u32;
+    for v in w.iter().rev().copied() {
+        r = r * 8 + v;
+    }
+    out[5 * i + 2] = r;
+    let mut s = 0u32;
+    for pair in w.iter().enumerate() {
+        s += (pair.0 as u32 + 1) * pair.1;
+    }
+    out[5 * i + 3] = s;
+    out[5 * i + 4] = x % 3 + std::cmp::max(3, 4);
+});
+
+#[test]
+fn round15_forms_are_rusts() {
+    let mut xs = u32_inputs("round15_forms", 300);
+    xs.extend(0..256);
+    let launch = |d: &_, c, a: &_, o: &mut _| Round15Forms::new().launch(d, c, a, o);
+    check_twin("round15_forms", &xs, 5, &launch, round15_forms_host);
 }

@@ -477,7 +477,8 @@ impl Checker<'_> {
                     format!(
                         "the element type of `{name}` is not known here: a kernel reads a constant array of the \
                          code around it while it is built and takes its elements' type from their use, which \
-                         does not say it; bind the element with its type (`let w: f32 = {name}[i];`)"
+                         does not say it; bind the element with the table's element type (`let w: f32 = {name}[i];` \
+                         for an `f32` table)"
                     ),
                 );
             }
@@ -570,7 +571,7 @@ impl Checker<'_> {
             let Some(space) = coverage_space(&self.infer.resolve(ty)) else { continue };
             if let Some(value) = crate::coverage::uncovered(arms, &space) {
                 let constants = if space != crate::coverage::Space::Open
-                    && arms.iter().any(crate::coverage::has_unknown)
+                    && arms.iter().any(crate::coverage::has_named)
                 {
                     " (a named constant's pattern counts here for no value: its value is rustc's to know, not the kernel's)"
                 } else {
@@ -2399,6 +2400,9 @@ impl Checker<'_> {
             Ty::Error => return (Ty::Error, false),
             // A constant table's element whose type nothing gave: reported once, at the end.
             Ty::Var(_) if item_element => return (Ty::Error, false),
+            // `std::cmp::max(3, 4)` of integer literals: a function generic over `T: Ord`
+            // whose `T` the context gives, as rustc infers it (by default `i32`).
+            Ty::Var(_) if ord_call && self.infer.var_kind(&rt) == Some(VarKind::Int) => return (rt, all_comptime),
             // A constant of the surrounding code whose type nothing gave: reported once, at
             // the end of the check.
             Ty::Var(_) if self.item_consts.iter().any(|c| c.expr == receiver.id) => {

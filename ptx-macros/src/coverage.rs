@@ -25,8 +25,10 @@ pub enum Cover {
     Tuple(Vec<Cover>),
     /// Any of these (`a | b`).
     Or(Vec<Cover>),
-    /// Values the pattern's text does not tell (a named constant, a float): for coverage,
-    /// none.
+    /// A named constant (`LIMIT`, `config::TOP`), whose value only rustc knows: for
+    /// coverage, none.
+    Named,
+    /// Values no finite set of patterns covers (a float): for coverage, none.
     Unknown,
 }
 
@@ -63,11 +65,11 @@ pub fn uncovered(arms: &[Cover], space: &Space) -> Option<String> {
     missing(rows, std::slice::from_ref(space)).map(|mut w| w.remove(0))
 }
 
-/// Whether `cover` has a part whose values its text does not tell (a named constant).
-pub fn has_unknown(cover: &Cover) -> bool {
+/// Whether `cover` has a named constant in it, whose value the check does not know.
+pub fn has_named(cover: &Cover) -> bool {
     match cover {
-        Cover::Unknown => true,
-        Cover::Tuple(items) | Cover::Or(items) => items.iter().any(has_unknown),
+        Cover::Named => true,
+        Cover::Tuple(items) | Cover::Or(items) => items.iter().any(has_named),
         _ => false,
     }
 }
@@ -102,12 +104,19 @@ fn missing(rows: Vec<Vec<&Cover>>, spaces: &[Space]) -> Option<Vec<String>> {
         Space::Open => missing(rows_for(&|_| false), rest).map(|w| with("_".to_string(), w)),
         Space::Int(s) => {
             let (lo, hi) = s.int_range();
+            // As rustc has it, `usize` and `isize` have no fixed ends: ranges written up to
+            // their `MAX` (or down to `isize::MIN`) leave the values past them uncovered, which
+            // only an open range (`5..`) or a name takes. Those values are one more at each
+            // open end here.
+            let pointer_sized = matches!(s, Scalar::Usize | Scalar::Isize);
+            let below = if pointer_sized && s.is_signed_int() { lo - 1 } else { lo };
+            let above = if pointer_sized { hi + 1 } else { hi };
             let range = |c: &Cover| match *c {
-                Cover::Int(a, b) => Some((a.unwrap_or(lo).max(lo), b.unwrap_or(hi).min(hi))),
+                Cover::Int(a, b) => Some((a.map_or(below, |a| a.max(lo)), b.map_or(above, |b| b.min(hi)))),
                 _ => None,
             };
             // The type's range cut at every bound the column's patterns write.
-            let mut cuts: Vec<i128> = vec![lo, hi + 1];
+            let mut cuts: Vec<i128> = vec![below, above + 1];
             for (a, b) in flat.iter().filter_map(|r| range(r[0])).filter(|(a, b)| a <= b) {
                 cuts.push(a);
                 cuts.push(b + 1);
@@ -170,9 +179,15 @@ fn int_text(s: Scalar, v: i128) -> String {
     }
 }
 
-/// The integers `a..=b` of type `s` as rustc writes them.
+/// The integers `a..=b` of type `s` as rustc writes them (for `usize`/`isize`, the values
+/// past their ends as `usize::MAX..` and `..isize::MIN`).
 fn int_range_text(s: Scalar, a: i128, b: i128) -> String {
-    if a == b {
+    let (lo, hi) = s.int_range();
+    if a > hi {
+        format!("{}::MAX..", s.name())
+    } else if b < lo {
+        format!("..{}::MIN", s.name())
+    } else if a == b {
         int_text(s, a)
     } else {
         format!("{}..={}", int_text(s, a), int_text(s, b))
@@ -196,7 +211,20 @@ mod tests {
         let i32s = Space::Int(Scalar::I32);
         assert_eq!(uncovered(&[Cover::Int(Some(0), None)], &i32s).as_deref(), Some("i32::MIN..=-1_i32"));
         assert_eq!(uncovered(&[Cover::Int(None, Some(10))], &i32s).as_deref(), Some("11_i32..=i32::MAX"));
-        assert_eq!(uncovered(&[int(0, 9), Cover::Unknown], &u8s).as_deref(), Some("10_u8..=u8::MAX"));
+        assert_eq!(uncovered(&[int(0, 9), Cover::Named], &u8s).as_deref(), Some("10_u8..=u8::MAX"));
+    }
+
+    #[test]
+    fn pointer_sized_integers_have_no_fixed_ends() {
+        let usizes = Space::Int(Scalar::Usize);
+        let to_max = Cover::Int(Some(0), Some(u64::MAX as i128));
+        assert_eq!(uncovered(std::slice::from_ref(&to_max), &usizes).as_deref(), Some("usize::MAX.."));
+        assert_eq!(uncovered(&[Cover::Int(Some(0), None)], &usizes), None);
+        let isizes = Space::Int(Scalar::Isize);
+        let whole = Cover::Int(Some(i64::MIN as i128), Some(i64::MAX as i128));
+        assert_eq!(uncovered(std::slice::from_ref(&whole), &isizes).as_deref(), Some("..isize::MIN"));
+        let rest = [whole, Cover::Int(None, Some(-1)), Cover::Int(Some(0), None)];
+        assert_eq!(uncovered(&rest, &isizes), None);
     }
 
     #[test]

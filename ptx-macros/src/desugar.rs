@@ -206,7 +206,9 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
                     found.mutable = Some(e);
                 }
             }
-            "copied" | "cloned" if k == 1 && calls[0].method == "iter" => found.copied = true,
+            "copied" | "cloned" if calls[0].method == "iter" && !found.copied && found.enumerated.is_none() => {
+                found.copied = true
+            }
             "enumerate" if found.enumerated.is_none() => {
                 found.enumerated = Some(m);
                 found.not_iterator = found.not_iterator.or((!iterator).then_some(*m));
@@ -307,9 +309,22 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
             (quote_spanned!(span=> 0..#array.len()), quote_spanned!(span=> #array.len() - 1 - #index))
         }
     };
+    let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
+    let stmts = &body.stmts;
     let bindings = if enumerated {
         let (position, element) = match &*f.pat {
             syn::Pat::Tuple(t) if t.elems.len() == 2 => (&t.elems[0], &t.elems[1]),
+            // The pair under one name.
+            syn::Pat::Ident(p) if p.subpat.is_none() => {
+                let pair = quote_spanned!(span=> (#index, #array[#element_at]));
+                return Ok(syn::parse_quote_spanned!(span=> {
+                    #copy
+                    #(#attrs)* #label for #index in #indices {
+                        let #p = #pair;
+                        #(#stmts)*
+                    }
+                }));
+            }
             other => {
                 let message = "a `for` loop over `.enumerate()` binds `(index, element)`";
                 return Err(syn::Error::new_spanned(other, message));
@@ -321,8 +336,6 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
         let (element, mark) = element_pattern(&f.pat);
         quote_spanned!(span=> #mark let #element = #array[#element_at];)
     };
-    let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
-    let stmts = &body.stmts;
     Ok(syn::parse_quote_spanned!(span=> {
         #copy
         #(#attrs)* #label for #index in #indices {
@@ -421,11 +434,14 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Co
         Some(last) => last,
         None => {
             let Some(&last) = unguarded.last() else {
-                return Err(syn::Error::new(
-                    m.expr.span(),
-                    "non-exhaustive patterns: `_` not covered: an arm with a guard (`if ..`) may not \
-                     be taken, so a `match` needs an arm without one; add `_ => ..`",
-                ));
+                let message = if arms.is_empty() {
+                    "non-exhaustive patterns: `_` not covered: a `match` without arms takes no value, and \
+                     the types of kernels all have values; add arms (`_ => ..` takes every value)"
+                } else {
+                    "non-exhaustive patterns: `_` not covered: an arm with a guard (`if ..`) may not be \
+                     taken, so a `match` needs an arm without one; add `_ => ..`"
+                };
+                return Err(syn::Error::new(m.expr.span(), message));
             };
             let arms = unguarded.iter().map(|&i| arms[i].0.cover.clone()).collect();
             coverage = Some(Coverage { value: value.clone(), arms, span: Sp::of(&m.expr) });
@@ -449,8 +465,8 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Co
             }
         }
         let bindings = &a.bindings;
-        // After a guard, which reads the names, the body binds them again: that copy is not
-        // reported unused, as the one binding Rust has is read by the guard.
+        // A guarded arm binds its names twice, for the guard and again for the body: neither
+        // copy is reported unused, as the one binding Rust has may be read by either.
         let allow =
             guard.map(|_| quote_spanned!(body.span()=> #[allow(unused_variables)])).unwrap_or_default();
         let block = quote_spanned!(body.span()=> { #(#allow #bindings)* #body });
@@ -459,7 +475,7 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Co
             // operands of `&&`, for its errors (`crate::check`).
             (test, Some(guard)) => {
                 let test = test.clone().unwrap_or_else(|| quote_spanned!(pat.span()=> true));
-                Some(quote_spanned!(guard.span()=> (#test) && { #(#bindings)* let _ = #value; #guard }))
+                Some(quote_spanned!(guard.span()=> (#test) && { #(#allow #bindings)* let _ = #value; #guard }))
             }
             (test, None) if i != last => test.clone(),
             _ => None,
@@ -473,7 +489,12 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Co
         });
     }
     let chain = chain.unwrap_or_default();
-    let checks = arms.iter().flat_map(|(a, ..)| &a.checks);
+    let mut checks: Vec<TokenStream> = arms.iter().flat_map(|(a, ..)| a.checks.iter().cloned()).collect();
+    // The last arm takes what the others leave, without its test: its pattern is still
+    // checked against the scrutinee's type, as rustc checks it.
+    if let (Some(_), Some(test)) = (&coverage, &arms[last].0.test) {
+        checks.push(type_check(test));
+    }
     let block = syn::parse2(quote_spanned!(span=> { let #value = #scrutinee; #(#checks)* #chain }))?;
     Ok((block, coverage))
 }
@@ -563,7 +584,7 @@ fn guarded_cases(
         let test = arm.test.clone().unwrap_or_else(|| quote_spanned!(sp=> true));
         let bindings = &arm.bindings;
         found = quote_spanned!(sp=>
-            if (#test) && { #(#bindings)* let _ = #value; #guard } { #number } else { #found });
+            if (#test) && { #(#[allow(unused_variables)] #bindings)* let _ = #value; #guard } { #number } else { #found });
     }
     // Each name from the case found (every case binds the same names, checked with the
     // whole pattern).
@@ -590,6 +611,12 @@ fn guarded_cases(
         let #case: u32 = #found;
         if #case != 0u32 { #(#allow #names)* #body } else #rest
     }))
+}
+
+/// `if false { let _: bool = test; }`: the test is type-checked as rustc checks a pattern it
+/// never tries, and builds nothing (the condition is known while the kernel is built).
+fn type_check(test: &TokenStream) -> TokenStream {
+    quote_spanned!(Span::call_site()=> if false { let _: bool = #test; })
 }
 
 /// An arm's pattern and its guard (`n if n > 2`), which syn keeps in the pattern.
@@ -650,6 +677,7 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Cover::Bool(b.value),
         e => match bound(e) {
             Some((Bound::Int(v), _)) => Cover::Int(Some(v), Some(v)),
+            _ if matches!(e, syn::Expr::Path(_)) => Cover::Named,
             _ => Cover::Unknown,
         },
     };
@@ -664,11 +692,11 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         },
         syn::Pat::Path(p) if is_nan(&p.path) => Err(nan(p)),
         syn::Pat::Path(p) if p.qself.is_none() => Ok(equal(p, written(&syn::Expr::Path(p.clone())))),
-        syn::Pat::Const(c) => Ok(equal(c, Cover::Unknown)),
+        syn::Pat::Const(c) => Ok(equal(c, Cover::Named)),
         syn::Pat::Ident(i)
             if i.by_ref.is_none() && i.subpat.is_none() && is_constant_name(&i.ident.to_string()) =>
         {
-            Ok(equal(&i.ident, Cover::Unknown))
+            Ok(equal(&i.ident, Cover::Named))
         }
         syn::Pat::Ident(i) if i.by_ref.is_none() => {
             let name = &i.ident;
@@ -734,9 +762,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                     for case in cases.iter().rev() {
                         let own = case.bindings.iter().find(|c| c.name == b.name);
                         let v = own.map_or_else(|| b.value.clone(), |c| c.value.clone());
+                        // A case after one that takes every value is never taken, but its name
+                        // must have the same type (behind an `if true`, built no further).
                         chain = Some(match (&case.test, chain) {
                             (Some(t), Some(rest)) => quote_spanned!(sp=> #marker if #t { #v } else { #rest }),
-                            _ => v,
+                            (None, Some(rest)) => quote_spanned!(sp=> #marker if true { #v } else { #rest }),
+                            (_, None) => v,
                         });
                     }
                     Binding {
@@ -750,7 +781,12 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
             let every = cases.iter().any(|c| c.test.is_none());
             let tests = cases.iter().filter_map(|c| c.test.as_ref());
             let test = (!every).then(|| quote_spanned!(sp=> #((#tests))||*));
-            let checks = cases.iter().flat_map(|c| c.checks.iter().cloned()).collect();
+            let mut checks: Vec<TokenStream> = cases.iter().flat_map(|c| c.checks.iter().cloned()).collect();
+            if every {
+                // The cases' tests are not built where one case takes every value; they are
+                // still checked against the value's type.
+                checks.extend(cases.iter().filter_map(|c| c.test.as_ref()).map(type_check));
+            }
             let cover = Cover::Or(cases.iter().map(|c| c.cover.clone()).collect());
             Ok(Arm { test, bindings, names: first.names.clone(), checks, cover })
         }
@@ -805,6 +841,8 @@ fn range_cover(r: &syn::PatRange) -> Cover {
         (Some(lo), Some(hi), syn::RangeLimits::Closed(_)) => Cover::Int(lo, hi),
         (Some(lo), Some(Some(hi)), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, Some(hi - 1)),
         (Some(lo), Some(None), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, None),
+        // A bound that is neither written out nor a float is a named constant.
+        _ if [&r.start, &r.end].into_iter().flatten().any(|b| matches!(**b, syn::Expr::Path(_))) => Cover::Named,
         _ => Cover::Unknown,
     }
 }
@@ -827,6 +865,7 @@ fn bound(e: &syn::Expr) -> Option<(Bound, bool)> {
             let least = int_range(i.suffix()).is_some_and(|(lo, _)| lo == v);
             Some((Bound::Int(v), least))
         }
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Byte(b), .. }) => Some((Bound::Int(b.value().into()), b.value() == 0)),
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), .. }) => {
             Some((Bound::Float(f.base10_digits().parse().ok()?), false))
         }

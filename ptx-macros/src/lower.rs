@@ -708,8 +708,8 @@ impl<'a> Lowerer<'a> {
                 None => Atom::Unit,
             },
             ExprKind::MethodCall { receiver, method, args } => {
-                if let Some(path) = self.cmp_function(e) {
-                    self.emit(quote!(let _ = #path::<()>;));
+                if let Some(check) = self.cmp_function(e) {
+                    self.emit(quote!(#check;));
                 }
                 if method == "len" && matches!(self.ty(receiver), Ty::Slice { .. }) {
                     let s = self.value(receiver);
@@ -1687,14 +1687,26 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The path of `std::cmp::min`/`max` (`cmp::min`, `min`, ...) when `e` is a call of it,
-    /// which the generated code names as rustc resolves it (so that a `use std::cmp;` or
-    /// `use std::cmp::min;` is used, and `cmp::min` or `min` without one is rustc's error;
-    /// `()` is an `Ord` type to name it at).
-    fn cmp_function(&self, e: &Expr) -> Option<&'a syn::Path> {
+    /// Where `e` is a call of `std::cmp::min`/`max` written as a path of a function
+    /// (`cmp::min`, `min`, ...), the check that the path names that function, as rustc
+    /// resolves it: a `use std::cmp;` or `use std::cmp::min;` is then used, `min` without one
+    /// is rustc's error, and so is a `min` of the user's, which the kernel would not call.
+    fn cmp_function(&self, e: &Expr) -> Option<TokenStream> {
         let (_, path) = self.ord_calls.iter().find(|(id, _)| *id == e.id)?;
         let n = path.segments.len();
-        (n == 1 || path.segments[n - 2].ident == "cmp").then_some(path)
+        if n != 1 && path.segments[n - 2].ident != "cmp" {
+            return None;
+        }
+        // Two distinct functions have distinct types: the assignment compiles only when the
+        // path names `std::cmp`'s function (`()` is an `Ord` type to name it at).
+        let name = &path.segments[n - 1].ident;
+        let f = Ident::new("__cmp_function", name.span().resolved_at(Span::mixed_site()));
+        Some(quote_spanned!(name.span()=> {
+            #[allow(unused_assignments)]
+            let mut #f = #path;
+            #f = ::core::cmp::#name::<()>;
+            let _ = #f;
+        }))
     }
 
     /// A comptime expression as host Rust.
@@ -1780,7 +1792,7 @@ impl<'a> Lowerer<'a> {
                 let hs: Vec<TokenStream> = args.iter().map(|a| self.host(a)).collect();
                 let f = host_method(method, self.ty(receiver).scalar().unwrap_or(Scalar::F32));
                 match self.cmp_function(e) {
-                    Some(path) => quote!({ let _ = #path::<()>; (#r).#f(#(#hs),*) }),
+                    Some(check) => quote!({ #check; (#r).#f(#(#hs),*) }),
                     None => quote!((#r).#f(#(#hs),*)),
                 }
             }

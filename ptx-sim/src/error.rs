@@ -72,6 +72,10 @@ pub enum SimError {
         thread: [u32; 3],
         /// The budget, in instructions per thread.
         budget: u64,
+        /// Where the block's threads together ran past the instructions they share
+        /// ([`crate::BLOCK_BUDGET_FACTOR`] step budgets) before this one ran past its own: that
+        /// shared budget.
+        block_budget: Option<u64>,
         /// The branch it was taking when the budget ran out, as PTX text, followed by its
         /// source position in parentheses where the PTX gives one.
         instruction: String,
@@ -287,14 +291,22 @@ impl fmt::Display for SimError {
             SimError::Barrier { kernel, message } => {
                 write!(f, "barrier misuse in kernel `{kernel}`: {message}")
             }
-            SimError::StepBudget { kernel, block, thread, budget, instruction } => {
+            SimError::StepBudget { kernel, block, thread, budget, block_budget, instruction } => {
+                let ran_past = match block_budget {
+                    Some(shared) => format!(
+                        "ran past the {shared} instructions its block's threads share ({} step budgets of \
+                         {budget})",
+                        crate::BLOCK_BUDGET_FACTOR
+                    ),
+                    None => format!("ran past its step budget of {budget} instructions"),
+                };
                 write!(
                     f,
-                    "kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) ran past its step budget \
-                     of {budget} instructions at {instruction} (an endless loop, or a wait on \
-                     another thread that cannot make progress first); if the kernel really needs \
-                     more, raise the budget: `SimOptions::step_budget`, in ptx-runtime \
-                     `Device::sim_with_step_budget`, or `PTX_DSL_SIM_STEP_BUDGET` for `Device::sim()`",
+                    "kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {ran_past} at {instruction} \
+                     (an endless loop, or a wait on another thread that cannot make progress first); if \
+                     the kernel really needs more, raise the budget: `SimOptions::step_budget`, in \
+                     ptx-runtime `Device::sim_with_step_budget`, or `PTX_DSL_SIM_STEP_BUDGET` for \
+                     `Device::sim()`",
                     block[0], block[1], block[2], thread[0], thread[1], thread[2],
                 )
             }

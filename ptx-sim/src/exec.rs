@@ -81,6 +81,9 @@ enum Cause {
     Fault(u64),
     /// The step budget ran out.
     Budget,
+    /// The block's threads together ran out of their shared budget ([`BLOCK_BUDGET_FACTOR`]
+    /// step budgets).
+    BlockBudget,
     /// A data race.
     Race(Conflict),
     /// A load or atomic of a never-written shared byte at this offset.
@@ -861,6 +864,11 @@ enum Status {
 /// warps of a block, and since Volta the threads of a warp, make progress independently).
 const SLICE: u64 = 1 << 14;
 
+/// How many step budgets a block's threads may run together (see
+/// [`SimOptions::step_budget`]): a wait none of them ends stops after that many, not after a
+/// budget for each of a thousand threads.
+pub const BLOCK_BUDGET_FACTOR: u64 = 4;
+
 /// A worker's reusable per-block state.
 struct BlockRunner<'k> {
     k: &'k KernelCode,
@@ -927,11 +935,12 @@ impl<'k> BlockRunner<'k> {
                 other_instruction: self.k.text.get(conflict.earlier.pc as usize).cloned().unwrap_or_default(),
                 other_source: self.k.sources.get(conflict.earlier.pc as usize).cloned().flatten(),
             })),
-            Cause::Budget => SimError::StepBudget {
+            Cause::Budget | Cause::BlockBudget => SimError::StepBudget {
                 kernel,
                 block: ctaid,
                 thread,
                 budget: self.options.step_budget,
+                block_budget: matches!(trap.cause, Cause::BlockBudget).then(|| self.block_budget()),
                 instruction: match (instruction.is_empty(), source) {
                     (true, _) => "a branch".to_string(),
                     (false, Some(source)) => format!("`{instruction}` ({source})"),
@@ -1125,6 +1134,17 @@ impl<'k> BlockRunner<'k> {
                         Trap { pc: pc.saturating_sub(1), cause: Cause::Budget },
                     ));
                 }
+                // Many threads each within its budget, spinning on a flag none of them sets,
+                // would take the block's thread count times as long: the block's threads share
+                // a budget too.
+                if *count > self.block_budget() && matches!(result, Err(ref trap) if matches!(trap.cause, Cause::Budget)) {
+                    let pc = self.pcs[t] as usize;
+                    return Err(self.fault(
+                        ctaid,
+                        t,
+                        Trap { pc: pc.saturating_sub(1), cause: Cause::BlockBudget },
+                    ));
+                }
                 match result {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,
                     Ok(Stop::Shfl) => self.status[t] = Status::Shfl,
@@ -1168,6 +1188,12 @@ impl<'k> BlockRunner<'k> {
             }
             return Err(self.deadlock(ctaid, nt, done));
         }
+    }
+
+    /// The instructions a block's threads may run together: [`BLOCK_BUDGET_FACTOR`] step
+    /// budgets.
+    fn block_budget(&self) -> u64 {
+        self.options.step_budget.saturating_mul(BLOCK_BUDGET_FACTOR)
     }
 
     /// The barrier op thread `t` waits at (its pc is past it).

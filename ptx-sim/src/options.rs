@@ -9,7 +9,8 @@ use crate::approx::Approx;
 pub struct SimOptions {
     /// Instructions one thread may run before the launch stops with
     /// [`crate::SimError::StepBudget`] (checked at backward branches and barriers, so a
-    /// thread may run a few instructions past it). Default [`DEFAULT_STEP_BUDGET`].
+    /// thread may run a few instructions past it); a block's threads together may run
+    /// [`crate::BLOCK_BUDGET_FACTOR`] times as many. Default [`DEFAULT_STEP_BUDGET`].
     pub step_budget: u64,
     /// The most threads (grid × block) a launch may have: a larger one is
     /// [`crate::SimError::BadParams`] before any block runs, rather than a simulation of
