@@ -317,3 +317,32 @@ fn round15_forms_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| Round15Forms::new().launch(d, c, a, o);
     check_twin("round15_forms", &xs, 5, &launch, round15_forms_host);
 }
+
+/// A device function taking a table by value, as a `[f32; 4]`.
+#[ptx_device]
+fn weighted(taps: [f32; 4], x: f32) -> f32 {
+    let mut acc = 0.0f32;
+    for k in 0..taps.len() {
+        acc = taps[k].mul_add(x, acc);
+    }
+    acc
+}
+
+// A constant table of the surrounding code used whole: copied into a local array
+// (`let t = FIR;`, whose elements the kernel may then change) and passed to a device function.
+twin!(whole_tables, whole_tables_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let mut t: [f32; 4] = FIR;
+    t[1] = x;
+    out[3 * i] = t[0] + t[1] * t[3];
+    out[3 * i + 1] = weighted(FIR, x);
+    let w = WEIGHTS;
+    out[3 * i + 2] = (w[0] * x as f64 + w[1]) as f32;
+});
+
+#[test]
+fn constant_tables_used_whole_are_rusts() {
+    let xs: Vec<f32> = f32_inputs("whole_tables", 300).into_iter().filter(|x| x.is_finite()).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| WholeTables::new().launch(d, c, a, o);
+    check_twin("whole_tables", &xs, 3, &launch, whole_tables_host);
+}

@@ -408,17 +408,23 @@ impl Checker<'_> {
         }
         // A constant array of the surrounding code is read by element (`TABLE[i]`); used whole,
         // its value would be a host array, not the kernel's.
+        // A constant array of the surrounding code used whole (`let t = TAPS;`, an argument of
+        // a device function) is a local array of its elements, whose type its use must give.
         for c in &self.item_consts {
-            if let Ty::Array(_) = self.infer.resolve(&c.ty) {
-                let name = &c.name;
-                self.errors.at(
-                    c.span,
-                    format!(
-                        "a constant array of the code around a kernel is read by element (`{name}[i]`, \
-                         `{name}.len()`, `for v in {name}.iter()`), not whole: to copy it, write its \
-                         elements, `[{name}[0], {name}[1], ..]`"
-                    ),
-                );
+            if let Ty::Array(elem) = self.infer.resolve(&c.ty) {
+                let known = matches!(self.infer.resolve(&elem), Ty::Scalar(s) if !s.is_half());
+                if !known {
+                    let name = &c.name;
+                    self.errors.at(
+                        c.span,
+                        format!(
+                            "the element type of `{name}` is not known here: a kernel copies a constant array \
+                             of the code around it while it is built, and takes its elements' type from the use, \
+                             which does not say it; bind it with its type (`let t: [f32; 4] = {name};` for a \
+                             `[f32; 4]`)"
+                        ),
+                    );
+                }
             }
         }
         // A constant's type is its item's, which the kernel does not see. Where nothing in the
@@ -1252,6 +1258,7 @@ impl Checker<'_> {
             }
             ExprKind::Index { slice, index } => {
                 self.binding[e.id] = self.binding_id(slice);
+                self.table_copy_is_array(slice);
                 if let Some((elem, mutable)) = self.array_binding(slice) {
                     // An element of a `let mut` array is a variable's register.
                     self.mutable_reads += usize::from(mutable);
@@ -2128,6 +2135,17 @@ impl Checker<'_> {
 
     /// The element type of the local array bound as `name` and whether it is `mut`; `None`
     /// when `name` is not an array.
+    /// A name bound to a constant array of the surrounding code (`let w = TAPS;`), whose type
+    /// nothing has given yet, is an array: indexing it says so.
+    fn table_copy_is_array(&mut self, name: &syn::Ident) {
+        let Some(b) = self.lookup(&name.to_string()).cloned() else { return };
+        let ty = self.infer.resolve(&b.ty);
+        if matches!(ty, Ty::Var(_)) && self.item_consts.iter().any(|c| self.infer.resolve(&c.ty) == ty) {
+            let elem = self.infer.fresh(VarKind::Any);
+            let _ = self.infer.unify(&ty, &Ty::Array(Box::new(elem)));
+        }
+    }
+
     fn array_binding(&self, name: &syn::Ident) -> Option<(Ty, bool)> {
         let b = self.lookup(&name.to_string())?;
         match self.infer.resolve(&b.ty) {

@@ -104,6 +104,24 @@ impl KernelCtx {
         self.local_load(&LocalArray { elems, elem, name }, index, site)
     }
 
+    /// A constant array of the code around the kernel used whole (`let t = TAPS;`): a local
+    /// array of its elements as constants. More than [`MAX_LOCAL_ARRAY`] elements is a fault
+    /// at `site` (and the array empty), as for `[v; n]`.
+    pub fn table_array<T: Copy + Default + Into<Value>>(
+        &mut self,
+        table: &[T],
+        name: &'static str,
+        site: Site,
+    ) -> LocalArray {
+        let elem = T::default().into().ty();
+        if table.len() > MAX_LOCAL_ARRAY {
+            let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
+            self.fault_here(fault, Value::from(table.len() as u64), Value::from(0u64));
+            return LocalArray { elems: Vec::new(), elem, name };
+        }
+        LocalArray { elems: table.iter().map(|&v| v.into()).collect(), elem, name }
+    }
+
     /// `array[index]` (a `usize` index).
     pub fn local_load(&mut self, array: &LocalArray, index: Value, site: Site) -> Value {
         if index.as_bits().is_none() {
