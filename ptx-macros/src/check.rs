@@ -2420,7 +2420,9 @@ impl Checker<'_> {
             Ty::Var(_) if item_element => return (Ty::Error, false),
             // `std::cmp::max(3, 4)` of integer literals: a function generic over `T: Ord`
             // whose `T` the context gives, as rustc infers it (by default `i32`).
-            Ty::Var(_) if ord_call && self.infer.var_kind(&rt) == Some(VarKind::Int) => return (rt, all_comptime),
+            Ty::Var(_) if ord_call && self.infer.var_kind(&rt) == Some(VarKind::Int) => {
+                return (rt, all_comptime)
+            }
             // A constant of the surrounding code whose type nothing gave: reported once, at
             // the end of the check.
             Ty::Var(_) if self.item_consts.iter().any(|c| c.expr == receiver.id) => {
@@ -2437,7 +2439,16 @@ impl Checker<'_> {
                 return (Ty::Error, false);
             }
             other => {
-                let msg = format!("no method `{name}` on `{}` in kernels", self.show(&other));
+                let hint = match name.as_str() {
+                    "get" | "get_mut" | "first" | "last" => {
+                        ": index it, `x[i]` (an index out of range is the launch's error, naming it)"
+                    }
+                    "iter" | "into_iter" | "sum" | "product" | "map" | "fold" => {
+                        ": iterators are `for` loops in kernels, `for v in x.iter() { acc += v; }`"
+                    }
+                    _ => "",
+                };
+                let msg = format!("no method `{name}` on `{}` in kernels{hint}", self.show(&other));
                 self.errors.at(Sp::of(method), msg);
                 return (Ty::Error, false);
             }
@@ -2461,6 +2472,11 @@ impl Checker<'_> {
                     "`{name}` gives an `Option` or a tuple with a flag, which kernels do not have: test the \
                      operands before the operation, or use `wrapping_{operation}` or `saturating_{operation}` \
                      where they exist"
+                )
+            } else if matches!(name.as_str(), "cmp" | "partial_cmp" | "total_cmp") {
+                format!(
+                    "`{name}` gives an `Ordering`, which kernels do not have: compare with `<`, `==` and `>` \
+                     (a `match` on `(a < b, a == b)` takes the three cases)"
                 )
             } else {
                 format!(

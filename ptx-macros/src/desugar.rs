@@ -206,7 +206,9 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
                     found.mutable = Some(e);
                 }
             }
-            "copied" | "cloned" if calls[0].method == "iter" && !found.copied && found.enumerated.is_none() => {
+            "copied" | "cloned"
+                if calls[0].method == "iter" && !found.copied && found.enumerated.is_none() =>
+            {
                 found.copied = true
             }
             "enumerate" if found.enumerated.is_none() => {
@@ -475,7 +477,9 @@ pub fn match_expr(m: &syn::ExprMatch, id: usize) -> Result<(syn::Expr, Option<Co
             // operands of `&&`, for its errors (`crate::check`).
             (test, Some(guard)) => {
                 let test = test.clone().unwrap_or_else(|| quote_spanned!(pat.span()=> true));
-                Some(quote_spanned!(guard.span()=> (#test) && { #(#allow #bindings)* let _ = #value; #guard }))
+                Some(
+                    quote_spanned!(guard.span()=> (#test) && { #(#allow #bindings)* let _ = #value; #guard }),
+                )
             }
             (test, None) if i != last => test.clone(),
             _ => None,
@@ -842,7 +846,9 @@ fn range_cover(r: &syn::PatRange) -> Cover {
         (Some(lo), Some(Some(hi)), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, Some(hi - 1)),
         (Some(lo), Some(None), syn::RangeLimits::HalfOpen(_)) => Cover::Int(lo, None),
         // A bound that is neither written out nor a float is a named constant.
-        _ if [&r.start, &r.end].into_iter().flatten().any(|b| matches!(**b, syn::Expr::Path(_))) => Cover::Named,
+        _ if [&r.start, &r.end].into_iter().flatten().any(|b| matches!(**b, syn::Expr::Path(_))) => {
+            Cover::Named
+        }
         _ => Cover::Unknown,
     }
 }
@@ -865,7 +871,9 @@ fn bound(e: &syn::Expr) -> Option<(Bound, bool)> {
             let least = int_range(i.suffix()).is_some_and(|(lo, _)| lo == v);
             Some((Bound::Int(v), least))
         }
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Byte(b), .. }) => Some((Bound::Int(b.value().into()), b.value() == 0)),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Byte(b), .. }) => {
+            Some((Bound::Int(b.value().into()), b.value() == 0))
+        }
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), .. }) => {
             Some((Bound::Float(f.base10_digits().parse().ok()?), false))
         }

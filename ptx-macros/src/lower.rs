@@ -259,7 +259,9 @@ impl<'a> Lowerer<'a> {
                     ExprKind::Path(name) => name.to_string(),
                     _ => "table".to_string(),
                 };
-                let t = elem.scalar().map_or_else(|| quote!(_), |s| Ident::new(s.name(), e.span.start).into_token_stream());
+                let t = elem
+                    .scalar()
+                    .map_or_else(|| quote!(_), |s| Ident::new(s.name(), e.span.start).into_token_stream());
                 // Checked by rustc at the name, the item's type against the use's (as a table's
                 // elements are), and bound once: the array is read by the calls that check and
                 // bind it.

@@ -1137,7 +1137,9 @@ impl<'k> BlockRunner<'k> {
                 // Many threads each within its budget, spinning on a flag none of them sets,
                 // would take the block's thread count times as long: the block's threads share
                 // a budget too.
-                if *count > self.block_budget() && matches!(result, Err(ref trap) if matches!(trap.cause, Cause::Budget)) {
+                if *count > self.block_budget()
+                    && matches!(result, Err(ref trap) if matches!(trap.cause, Cause::Budget))
+                {
                     let pc = self.pcs[t] as usize;
                     return Err(self.fault(
                         ctaid,

@@ -109,7 +109,8 @@ fn a_wait_nothing_ends_still_runs_out_of_budget() {
 /// of them (256 times as long here), and the error says so.
 #[test]
 fn threads_that_all_spin_share_a_block_budget() {
-    let body = "WAIT:\n\tld.volatile.global.u32 \t%r2, [%rd2];\n\tsetp.eq.u32 \t%p2, %r2, 0;\n\t@%p2 bra \tWAIT;\n";
+    let body =
+        "WAIT:\n\tld.volatile.global.u32 \t%r2, [%rd2];\n\tsetp.eq.u32 \t%p2, %r2, 0;\n\t@%p2 bra \tWAIT;\n";
     let budget = 100_000;
     let options = SimOptions { step_budget: budget, ..SimOptions::default() };
     match run(body, 256, &options) {
