@@ -346,3 +346,46 @@ fn constant_tables_used_whole_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| WholeTables::new().launch(d, c, a, o);
     check_twin("whole_tables", &xs, 3, &launch, whole_tables_host);
 }
+
+/// The better of two (value, index) pairs: the smaller value, the lower index on a tie.
+#[ptx_device]
+fn better(a: (f32, u32), b: (f32, u32)) -> (f32, u32) {
+    if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+        b
+    } else {
+        a
+    }
+}
+
+/// A tuple parameter changed inside the function (`mut`), the caller's value untouched.
+#[ptx_device]
+fn shifted(mut p: (u32, (u32, bool)), by: u32) -> u32 {
+    p.0 += by;
+    p.1 .0 = p.1 .0.wrapping_mul(3);
+    if p.1 .1 {
+        p.0
+    } else {
+        p.1 .0
+    }
+}
+
+// Tuples passed to device functions by value, as Rust passes them.
+twin!(tuple_arguments, tuple_arguments_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let mut best = (f32::MAX, u32::MAX);
+    for k in 0..4u32 {
+        let v = ((x >> (8 * k)) & 0xff) as f32;
+        best = better(best, (v, k));
+    }
+    out[3 * i] = best.0 as u32 * 10 + best.1;
+    let p = (x % 1000, (x >> 10, x % 2 == 0));
+    out[3 * i + 1] = shifted(p, 5);
+    out[3 * i + 2] = p.0 + p.1 .0;
+});
+
+#[test]
+fn tuples_pass_to_device_functions_by_value() {
+    let xs: Vec<u32> = u32_inputs("tuple_arguments", 300).into_iter().map(|x| x & 0x3fff_ffff).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| TupleArguments::new().launch(d, c, a, o);
+    check_twin("tuple_arguments", &xs, 3, &launch, tuple_arguments_host);
+}

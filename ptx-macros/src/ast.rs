@@ -186,7 +186,7 @@ pub struct Param {
 }
 
 /// The kinds of kernel parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamKind {
     /// A scalar passed by value at launch.
     Scalar(Scalar),
@@ -206,6 +206,8 @@ pub enum ParamKind {
         /// The length, an integer literal.
         len: u64,
     },
+    /// A tuple of scalars (and tuples of them) by value (`#[ptx_device]` functions only).
+    Tuple(TypeAnnot),
 }
 
 /// The whole kernel function.

@@ -176,11 +176,12 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
             continue;
         }
         check_param(p, c.errors);
-        let (ty, comptime) = match p.kind {
-            ParamKind::Scalar(s) => (Ty::Scalar(s), device && !p.mutable),
-            ParamKind::Comptime(s) => (Ty::Scalar(s), true),
-            ParamKind::Slice { elem, mutable } => (Ty::Slice { elem, mutable }, false),
-            ParamKind::Array { elem, .. } => (Ty::Array(Box::new(Ty::Scalar(elem))), false),
+        let (ty, comptime) = match &p.kind {
+            ParamKind::Scalar(s) => (Ty::Scalar(*s), device && !p.mutable),
+            ParamKind::Comptime(s) => (Ty::Scalar(*s), true),
+            ParamKind::Slice { elem, mutable } => (Ty::Slice { elem: *elem, mutable: *mutable }, false),
+            ParamKind::Array { elem, .. } => (Ty::Array(Box::new(Ty::Scalar(*elem))), false),
+            ParamKind::Tuple(annot) => (c.annot(annot), false),
         };
         c.bind(&p.name, ty, p.mutable, comptime);
     }

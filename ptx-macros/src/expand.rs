@@ -172,8 +172,8 @@ pub fn expand_kernel(
                     launch_args.push(quote!(#p::KernelArg::scalar(#len)));
                 }
             }
-            // Only `#[ptx_device]` functions take arrays (`Parser::device_signature`).
-            ParamKind::Array { .. } => {}
+            // Only `#[ptx_device]` functions take arrays and tuples (`Parser::device_signature`).
+            ParamKind::Array { .. } | ParamKind::Tuple(_) => {}
         }
     }
     let body = lower_body(kernel, checked, krate);

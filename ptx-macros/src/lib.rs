@@ -45,9 +45,9 @@ fn deep<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(1024 * 1024, 32 * 1024 * 1024, f)
 }
 
-/// Marks a function that kernels can call: written in the kernel language, with scalar and
-/// slice parameters and a scalar, tuple or no result, and inlined into each kernel that
-/// calls it.
+/// Marks a function that kernels can call: written in the kernel language, with scalar,
+/// tuple, array and slice parameters and a scalar, tuple, array or no result, and inlined
+/// into each kernel that calls it.
 /// See the `ptx_dsl` crate docs.
 #[proc_macro_attribute]
 pub fn ptx_device(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {

@@ -250,31 +250,37 @@ impl<'a> Lowerer<'a> {
             return unknown_type_error(e);
         }
         let ty = self.ty(e);
-        match (self.expr(e, None), &ty, self.checked.item_const[e.id]) {
-            // A constant array of the surrounding code, whole: a local array of constants.
-            (Atom::Host(ts), Ty::Array(elem), true) => {
-                let (k, site) = (ctx(), self.site(e.span));
-                let label = match &e.kind {
-                    ExprKind::ItemConst(path) => path.to_token_stream().to_string().replace(' ', ""),
-                    ExprKind::Path(name) => name.to_string(),
-                    _ => "table".to_string(),
-                };
-                let t = elem
-                    .scalar()
-                    .map_or_else(|| quote!(_), |s| Ident::new(s.name(), e.span.start).into_token_stream());
-                // Checked by rustc at the name, the item's type against the use's (as a table's
-                // elements are), and bound once: the array is read by the calls that check and
-                // bind it.
-                let (table, typed) = (self.tmp("__table"), self.tmp("__typed"));
-                let typed = Ident::new(&typed.to_string(), e.span.start.resolved_at(typed.span()));
-                self.emit(quote_spanned!(e.span.start=>
-                    let #table = #k.table_array({ let #typed: &[#t] = &#ts; #typed }, #label, #site);));
-                quote!(#table)
+        if let (Ty::Array(elem), true) = (&ty, self.checked.item_const[e.id]) {
+            if let Some(table) = self.table_array(e, elem) {
+                return table;
             }
-            (Atom::Rt(ts), ..) => ts,
-            (Atom::Host(ts), ..) => self.host_to_rt(ts, &ty),
-            (Atom::Unit, ..) => quote!(()),
         }
+        match self.expr(e, None) {
+            Atom::Rt(ts) => ts,
+            Atom::Host(ts) => self.host_to_rt(ts, &ty),
+            Atom::Unit => quote!(()),
+        }
+    }
+
+    /// A constant array of the surrounding code used whole (`e`, its name or path, of element
+    /// type `elem`): a local array of constants, bound once (the calls that check and bind it
+    /// each read it). rustc checks the item's type against the use's at the name, as for its
+    /// elements.
+    fn table_array(&mut self, e: &Expr, elem: &Ty) -> Option<TokenStream> {
+        let path = match &e.kind {
+            ExprKind::ItemConst(path) => path.to_token_stream(),
+            ExprKind::Path(name) => name.to_token_stream(),
+            _ => return None,
+        };
+        let (k, site, label) = (ctx(), self.site(e.span), path.to_string().replace(' ', ""));
+        let t = elem
+            .scalar()
+            .map_or_else(|| quote!(_), |s| Ident::new(s.name(), e.span.start).into_token_stream());
+        let (table, typed) = (self.tmp("__table"), self.tmp("__typed"));
+        let typed = Ident::new(&typed.to_string(), e.span.start.resolved_at(typed.span()));
+        self.emit(quote_spanned!(e.span.start=>
+            let #table = #k.table_array({ let #typed: &[#t] = &#path; #typed }, #label, #site);));
+        Some(quote!(#table))
     }
 
     /// The expression's value about to be bound to a name. One that reads a mutable

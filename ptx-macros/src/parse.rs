@@ -499,11 +499,12 @@ impl<'e> Parser<'e> {
                     "a `#[comptime]` parameter cannot be `mut`: copy it into a local to change it \
                      (`let mut x = x;`)",
                 ),
-                // `param_type` gives kernels no array parameters.
-                ParamKind::Scalar(_) | ParamKind::Array { .. } => {}
+                // `param_type` gives kernels no array or tuple parameters.
+                ParamKind::Scalar(_) | ParamKind::Array { .. } | ParamKind::Tuple(_) => {}
             }
         }
-        Some(Param { name, kind, mutable: mutability.is_some() && matches!(kind, ParamKind::Scalar(_)) })
+        let mutable = mutability.is_some() && matches!(kind, ParamKind::Scalar(_));
+        Some(Param { name, kind, mutable })
     }
 
     fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
@@ -1648,6 +1649,7 @@ impl<'e> Parser<'e> {
                 ParamKind::Array { elem, len } => {
                     (Some((TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), len), arg.span)), None)
                 }
+                ParamKind::Tuple(annot) => (Some((annot, arg.span)), None),
                 ParamKind::Slice { elem, mutable } => (None, Some((elem, mutable))),
                 ParamKind::Comptime(_) => (None, None),
             };
@@ -1821,6 +1823,12 @@ impl<'e> Parser<'e> {
                 (_, Some(s)) if !s.is_half() => {
                     params.push(Param { name, kind: ParamKind::Scalar(s), mutable })
                 }
+                (syn::Type::Tuple(_) | syn::Type::Paren(_), _) => match self.return_annot(&pt.ty) {
+                    Some(annot @ TypeAnnot::Tuple(_)) if !holds_array(&annot) => {
+                        params.push(Param { name, kind: ParamKind::Tuple(annot), mutable })
+                    }
+                    _ => self.err(&pt.ty, "a tuple parameter holds scalars and tuples of them (`(f32, u32)`)"),
+                },
                 (syn::Type::Array(_), _) => {
                     if let Some(TypeAnnot::Array(elem, len)) = self.type_annot(&pt.ty) {
                         match *elem {
@@ -1835,8 +1843,8 @@ impl<'e> Parser<'e> {
                     &pt.ty,
                     format!(
                         "`#[ptx_device]` functions take scalars by value (bool u8 i8 u16 i16 u32 i32 u64 i64 \
-                         usize isize f32 f64), arrays of them by value (`[f32; 4]`) and slices (`&[T]`, \
-                         `&mut [T]`) {inlined}"
+                         usize isize f32 f64), tuples and arrays of them by value (`(f32, u32)`, `[f32; 4]`) \
+                         and slices (`&[T]`, `&mut [T]`) {inlined}"
                     ),
                 ),
             }
@@ -2295,6 +2303,15 @@ fn tuple_element(e: &syn::Expr) -> Option<(&Ident, Vec<syn::Index>)> {
     match at {
         syn::Expr::Path(p) if p.qself.is_none() && !fields.is_empty() => Some((p.path.get_ident()?, fields)),
         _ => None,
+    }
+}
+
+/// Whether an annotation has an array in it (a tuple of arrays, which kernels do not have).
+fn holds_array(annot: &TypeAnnot) -> bool {
+    match annot {
+        TypeAnnot::Array(..) => true,
+        TypeAnnot::Tuple(items) => items.iter().any(holds_array),
+        _ => false,
     }
 }
 

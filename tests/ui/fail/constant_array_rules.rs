@@ -18,11 +18,16 @@ fn k(x: &[f32], out: &mut [u32]) {
     out[i] = lookup(i);
 }
 
-// Read whole, a constant array of the surrounding code is an error at its name.
+// Read whole, a constant array of the surrounding code is copied, and rustc checks its
+// type against the use's at its name.
 #[ptx_kernel]
 fn whole(out: &mut [u32]) {
-    let w: [u32; 3] = TABLE;
-    out[0] = w[1];
+    let w: [f32; 3] = TABLE;
+    out[0] = w[1] as u32;
+}
+
+#[ptx_kernel]
+fn const_element(out: &mut [u32]) {
     // A `const` array's elements cannot be assigned.
     const W: [u32; 2] = [1, 2];
     W[0] = 3;
