@@ -389,3 +389,20 @@ fn tuples_pass_to_device_functions_by_value() {
     let launch = |d: &_, c, a: &_, o: &mut _| TupleArguments::new().launch(d, c, a, o);
     check_twin("tuple_arguments", &xs, 3, &launch, tuple_arguments_host);
 }
+
+/// Bit masks of the surrounding code.
+const MASKS: [u32; 3] = [0xff, 0xf0f0, 0x8000_0001];
+
+// `-` and `!` of a table's element, whose type the rest of the expression gives.
+twin!(table_unary, table_unary_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[2 * i] = (!MASKS[i % 3] & x) ^ MASKS[(i + 1) % 3];
+    out[2 * i + 1] = (-FIR[i % 4] * x as f32).to_bits();
+});
+
+#[test]
+fn unary_operators_on_table_elements_are_rusts() {
+    let xs = u32_inputs("table_unary", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| TableUnary::new().launch(d, c, a, o);
+    check_twin("table_unary", &xs, 2, &launch, table_unary_host);
+}

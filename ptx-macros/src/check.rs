@@ -150,6 +150,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         negations: Vec::new(),
         coverage: Vec::new(),
         arms_before: None,
+        deferred_unary: Vec::new(),
         assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
@@ -313,6 +314,9 @@ struct Checker<'e> {
     casts: Vec<(usize, Scalar, Sp)>,
     /// Unary minus: (operand expr, span), rejected on unsigned types.
     negations: Vec<(usize, Sp)>,
+    /// `-x` and `!x` of a constant of the surrounding code whose type was not known then:
+    /// the operand's type, the operator and where, checked once the types are known.
+    deferred_unary: Vec<(Ty, UnOp, Sp)>,
     /// The type of the arms of a `match` checked so far, for the `if` of its next arm
     /// ([`ExprKind::If`] of [`IfRole::MatchArms`]).
     arms_before: Option<Ty>,
@@ -572,6 +576,18 @@ impl Checker<'_> {
                         format!("cannot apply unary `-` to type `{}`: unsigned values cannot be negative; use `wrapping_neg()`", s.name()),
                     );
                 }
+            }
+        }
+        for (ty, op, sp) in &self.deferred_unary {
+            let ok = match (self.infer.resolve(ty), op) {
+                (Ty::Scalar(s), UnOp::Neg) => s.is_int() || s.is_float(),
+                (Ty::Scalar(s), UnOp::Not) => s.is_int() || s == Scalar::Bool,
+                // Not known: reported as the constant's own error.
+                _ => true,
+            };
+            if !ok {
+                let (what, t) = (if *op == UnOp::Neg { "unary `-`" } else { "`!`" }, self.show(ty));
+                self.errors.at(*sp, format!("cannot apply {what} to type `{t}`"));
             }
         }
         for (ty, arms, sp) in &self.coverage {
@@ -2147,6 +2163,14 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether `ty` (resolved) is the type of a constant of the surrounding code or of a
+    /// constant table's elements, which only their uses give.
+    fn is_item_type(&self, ty: &Ty) -> bool {
+        let same = |t: &Ty| self.infer.resolve(t) == *ty;
+        self.item_consts.iter().any(|c| same(&c.ty))
+            || self.item_arrays.iter().any(|a| a.elem.as_ref().is_some_and(same))
+    }
+
     fn array_binding(&self, name: &syn::Ident) -> Option<(Ty, bool)> {
         let b = self.lookup(&name.to_string())?;
         match self.infer.resolve(&b.ty) {
@@ -2190,6 +2214,15 @@ impl Checker<'_> {
         let comptime = self.comptime[inner.id];
         let resolved = self.infer.resolve(&t);
         let kind = self.infer.var_kind(&t);
+        // A constant of the surrounding code (or a table's element) whose type its uses give
+        // later (`-TAPS[k] * x`): the operator is checked once they have given it.
+        if kind == Some(VarKind::Any) && self.is_item_type(&resolved) {
+            self.deferred_unary.push((t.clone(), op, e.span));
+            if op == UnOp::Neg {
+                self.negations.push((inner.id, e.span));
+            }
+            return (t, comptime);
+        }
         match op {
             UnOp::Neg => {
                 let ok = match &resolved {
