@@ -48,6 +48,7 @@ impl SimBackend {
                 "a whole number of instructions per thread, at least 1, written in decimal digits",
                 defaults.step_budget,
             ),
+            block_step_budget: defaults.block_step_budget,
             max_threads: count(
                 "PTX_DSL_SIM_MAX_THREADS",
                 "a whole number of threads per launch, at least 1, written in decimal digits",

@@ -73,7 +73,7 @@ pub enum SimError {
         /// The budget, in instructions per thread.
         budget: u64,
         /// Where the block's threads together ran past the instructions they share
-        /// ([`crate::BLOCK_BUDGET_FACTOR`] step budgets) before this one ran past its own: that
+        /// ([`crate::SimOptions::block_step_budget`]) before this one ran past its own: that
         /// shared budget.
         block_budget: Option<u64>,
         /// The branch it was taking when the budget ran out, as PTX text, followed by its
@@ -294,9 +294,8 @@ impl fmt::Display for SimError {
             SimError::StepBudget { kernel, block, thread, budget, block_budget, instruction } => {
                 let ran_past = match block_budget {
                     Some(shared) => format!(
-                        "ran past the {shared} instructions its block's threads share ({} step budgets of \
-                         {budget})",
-                        crate::BLOCK_BUDGET_FACTOR
+                        "ran past the {shared} instructions its block's threads share (each may run \
+                         {budget})"
                     ),
                     None => format!("ran past its step budget of {budget} instructions"),
                 };
@@ -304,9 +303,9 @@ impl fmt::Display for SimError {
                     f,
                     "kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {ran_past} at {instruction} \
                      (an endless loop, or a wait on another thread that cannot make progress first); if \
-                     the kernel really needs more, raise the budget: `SimOptions::step_budget`, in \
-                     ptx-runtime `Device::sim_with_step_budget`, or `PTX_DSL_SIM_STEP_BUDGET` for \
-                     `Device::sim()`",
+                     the kernel really needs more, raise the budget: `SimOptions::step_budget` (and \
+                     `block_step_budget`), in ptx-runtime `Device::sim_with_step_budget`, or \
+                     `PTX_DSL_SIM_STEP_BUDGET` for `Device::sim()`",
                     block[0], block[1], block[2], thread[0], thread[1], thread[2],
                 )
             }

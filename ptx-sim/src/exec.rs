@@ -81,8 +81,8 @@ enum Cause {
     Fault(u64),
     /// The step budget ran out.
     Budget,
-    /// The block's threads together ran out of their shared budget ([`BLOCK_BUDGET_FACTOR`]
-    /// step budgets).
+    /// The block's threads together ran out of the budget they share
+    /// ([`SimOptions::block_step_budget`]).
     BlockBudget,
     /// A data race.
     Race(Conflict),
@@ -864,11 +864,6 @@ enum Status {
 /// warps of a block, and since Volta the threads of a warp, make progress independently).
 const SLICE: u64 = 1 << 14;
 
-/// How many step budgets a block's threads may run together (see
-/// [`SimOptions::step_budget`]): a wait none of them ends stops after that many, not after a
-/// budget for each of a thousand threads.
-pub const BLOCK_BUDGET_FACTOR: u64 = 4;
-
 /// A worker's reusable per-block state.
 struct BlockRunner<'k> {
     k: &'k KernelCode,
@@ -1134,12 +1129,15 @@ impl<'k> BlockRunner<'k> {
                         Trap { pc: pc.saturating_sub(1), cause: Cause::Budget },
                     ));
                 }
-                // Many threads each within its budget, spinning on a flag none of them sets,
-                // would take the block's thread count times as long: the block's threads share
-                // a budget too.
-                if *count > self.block_budget()
-                    && matches!(result, Err(ref trap) if matches!(trap.cause, Cause::Budget))
-                {
+                // Many threads each within its budget, spinning on a flag none of them sets
+                // or looping over a barrier, would take the block's thread count times as
+                // long: the block's threads share a budget too (checked for a thread that goes
+                // on running).
+                let goes_on = match &result {
+                    Ok(stop) => !matches!(stop, Stop::Exit),
+                    Err(trap) => matches!(trap.cause, Cause::Budget),
+                };
+                if *count > self.block_budget() && goes_on {
                     let pc = self.pcs[t] as usize;
                     return Err(self.fault(
                         ctaid,
@@ -1192,10 +1190,10 @@ impl<'k> BlockRunner<'k> {
         }
     }
 
-    /// The instructions a block's threads may run together: [`BLOCK_BUDGET_FACTOR`] step
-    /// budgets.
+    /// The instructions a block's threads may run together: the options' block budget, or
+    /// one thread's where that is larger (a single thread may always run its own).
     fn block_budget(&self) -> u64 {
-        self.options.step_budget.saturating_mul(BLOCK_BUDGET_FACTOR)
+        self.options.block_step_budget.max(self.options.step_budget)
     }
 
     /// The barrier op thread `t` waits at (its pc is past it).

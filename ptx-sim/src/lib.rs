@@ -86,7 +86,7 @@ mod video;
 
 pub use approx::{Approx, Bound};
 pub use error::{AccessKind, DataRace, SimError};
-pub use exec::{launch, launch_with, launch_with_param_bytes, Geometry, LaunchStats, BLOCK_BUDGET_FACTOR};
+pub use exec::{launch, launch_with, launch_with_param_bytes, Geometry, LaunchStats};
 pub use memory::Memory;
-pub use options::{SimOptions, DEFAULT_MAX_THREADS, DEFAULT_STEP_BUDGET};
+pub use options::{SimOptions, DEFAULT_BLOCK_STEP_BUDGET, DEFAULT_MAX_THREADS, DEFAULT_STEP_BUDGET};
 pub use program::{KernelCode, Module, ParamInfo};

@@ -9,9 +9,13 @@ use crate::approx::Approx;
 pub struct SimOptions {
     /// Instructions one thread may run before the launch stops with
     /// [`crate::SimError::StepBudget`] (checked at backward branches and barriers, so a
-    /// thread may run a few instructions past it); a block's threads together may run
-    /// [`crate::BLOCK_BUDGET_FACTOR`] times as many. Default [`DEFAULT_STEP_BUDGET`].
+    /// thread may run a few instructions past it). Default [`DEFAULT_STEP_BUDGET`].
     pub step_budget: u64,
+    /// Instructions the threads of one block may run together (or one thread's budget,
+    /// where that is larger): a block of many threads spinning on a flag none of them sets
+    /// stops after this many, not after a budget for each. Default
+    /// [`DEFAULT_BLOCK_STEP_BUDGET`].
+    pub block_step_budget: u64,
     /// The most threads (grid × block) a launch may have: a larger one is
     /// [`crate::SimError::BadParams`] before any block runs, rather than a simulation of
     /// hours (the step budget bounds each thread, not the grid). Default
@@ -35,6 +39,10 @@ pub struct SimOptions {
 /// seconds of simulation; far more than any test kernel needs).
 pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
 
+/// The default budget of a block's threads together: 2^32 instructions (several seconds of
+/// simulation), four default thread budgets.
+pub const DEFAULT_BLOCK_STEP_BUDGET: u64 = 1 << 32;
+
 /// The default most threads per launch: 2^32, a minute or so of simulating threads that do
 /// little, and far more than a test of a kernel needs.
 pub const DEFAULT_MAX_THREADS: u64 = 1 << 32;
@@ -43,6 +51,7 @@ impl Default for SimOptions {
     fn default() -> SimOptions {
         SimOptions {
             step_budget: DEFAULT_STEP_BUDGET,
+            block_step_budget: DEFAULT_BLOCK_STEP_BUDGET,
             max_threads: DEFAULT_MAX_THREADS,
             global_race_check: false,
             uninit_shared_check: true,

@@ -105,17 +105,17 @@ fn a_wait_nothing_ends_still_runs_out_of_budget() {
 }
 
 /// A wait every thread of a block spins in, which none ends, stops once the block's threads
-/// together have run `BLOCK_BUDGET_FACTOR` step budgets, rather than after a budget for each
-/// of them (256 times as long here), and the error says so.
+/// together have run the block's budget, rather than after a budget for each of them (64
+/// times as long here), and the error says so.
 #[test]
 fn threads_that_all_spin_share_a_block_budget() {
     let body =
         "WAIT:\n\tld.volatile.global.u32 \t%r2, [%rd2];\n\tsetp.eq.u32 \t%p2, %r2, 0;\n\t@%p2 bra \tWAIT;\n";
     let budget = 100_000;
-    let options = SimOptions { step_budget: budget, ..SimOptions::default() };
+    let options = SimOptions { step_budget: budget, block_step_budget: 4 * budget, ..SimOptions::default() };
     match run(body, 256, &options) {
         Err(e @ SimError::StepBudget { block_budget: Some(shared), .. }) => {
-            assert_eq!(shared, budget * ptx_sim::BLOCK_BUDGET_FACTOR, "{e}");
+            assert_eq!(shared, 4 * budget, "{e}");
             assert!(e.to_string().contains("its block's threads share"), "{e}");
         }
         other => panic!("expected StepBudget for the block, got {other:?}"),
