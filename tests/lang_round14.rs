@@ -406,3 +406,20 @@ fn unary_operators_on_table_elements_are_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| TableUnary::new().launch(d, c, a, o);
     check_twin("table_unary", &xs, 2, &launch, table_unary_host);
 }
+
+// A constant table copied into a `let mut` and changed there, the table untouched.
+twin!(table_copies, table_copies_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let mut t = FIR;
+    t[0] = x;
+    t[1] += x * 2.0;
+    out[2 * i] = t[0] + t[1] + t[2];
+    out[2 * i + 1] = FIR[0] + FIR[1];
+});
+
+#[test]
+fn constant_table_copies_change_as_rusts() {
+    let xs: Vec<f32> = f32_inputs("table_copies", 300).into_iter().filter(|x| x.is_finite()).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| TableCopies::new().launch(d, c, a, o);
+    check_twin("table_copies", &xs, 2, &launch, table_copies_host);
+}

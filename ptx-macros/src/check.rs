@@ -1182,6 +1182,9 @@ impl Checker<'_> {
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::Assign(place, rhs) => {
+                if let Place::Index { slice, .. } = place {
+                    self.table_copy_is_array(slice);
+                }
                 self.array_access[e.id] = self.is_array_place(place) || self.is_array_name(place);
                 self.count_local_write(place);
                 self.binding[e.id] = self.place_slice(place);
@@ -1198,6 +1201,9 @@ impl Checker<'_> {
                     );
                     self.errors.at(e.span, msg);
                     return (Ty::unit(), false);
+                }
+                if let Place::Index { slice, .. } = place {
+                    self.table_copy_is_array(slice);
                 }
                 self.array_access[e.id] = self.is_array_place(place);
                 self.count_local_write(place);
@@ -2084,13 +2090,15 @@ impl Checker<'_> {
                         ty
                     }
                     Some(b) if b.ty == Ty::Error => Ty::Error,
-                    Some(_) => {
+                    Some(b) => {
+                        let declare = if b.id < self.param_count {
+                            format!("it is a parameter: declare it `mut {base}` in the parameter list")
+                        } else {
+                            format!("declare it `let mut {base}`")
+                        };
                         self.errors.at(
                             Sp::of(base),
-                            format!(
-                                "cannot assign to `{base}{path}`, as `{base}` is not declared as mutable: declare it \
-                                 `let mut {base}`"
-                            ),
+                            format!("cannot assign to `{base}{path}`, as `{base}` is not declared as mutable: {declare}"),
                         );
                         Ty::Error
                     }

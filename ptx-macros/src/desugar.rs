@@ -755,6 +755,18 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                     let message = format!("variable `{name}` is not bound in all patterns");
                     return Err(syn::Error::new_spanned(case, message));
                 }
+                // And with the same mutability (rustc's E0409).
+                for b in &arm.bindings {
+                    let other = first.bindings.iter().find(|f| f.name == b.name);
+                    if other.is_some_and(|f| f.mutability.is_some() != b.mutability.is_some()) {
+                        let message = format!(
+                            "variable `{}` is bound inconsistently across `|` patterns: `mut` in one case, \
+                             not in another",
+                            b.name
+                        );
+                        return Err(syn::Error::new(b.name.span(), message));
+                    }
+                }
             }
             // A name takes its value from the first case that matches.
             let bindings = first

@@ -251,7 +251,7 @@ impl<'a> Lowerer<'a> {
         }
         let ty = self.ty(e);
         if let (Ty::Array(elem), true) = (&ty, self.checked.item_const[e.id]) {
-            if let Some(table) = self.table_array(e, elem) {
+            if let Some(table) = self.table_array(e, elem, None) {
                 return table;
             }
         }
@@ -262,11 +262,40 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether `e` is written out of literals and constants alone (`3`, `2 + 3`, `I`, `N - 1`),
+    /// so that rustc evaluates it where it checks a constant index.
+    fn written_out(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Lit(Lit::Int { .. }) => true,
+            ExprKind::Path(_) | ExprKind::ItemConst(_) => {
+                self.checked.item_const[e.id]
+                    || self.checked.binding[e.id].is_some_and(|b| self.checked.consts.contains(&b))
+            }
+            ExprKind::Binary(op, l, r) if !op.is_short_circuit() => {
+                self.written_out(l) && self.written_out(r)
+            }
+            _ => false,
+        }
+    }
+
+    /// A [`Lowerer::written_out`] expression as plain Rust (`2 + 3`, not the host code's
+    /// wrapping forms), which rustc evaluates as it checks the code.
+    fn plain_constant(&mut self, e: &Expr) -> TokenStream {
+        match &e.kind {
+            ExprKind::Binary(op, l, r) => {
+                let (l, r) = (self.plain_constant(l), self.plain_constant(r));
+                let op: TokenStream = op.symbol().parse().unwrap_or_default();
+                quote!((#l #op #r))
+            }
+            _ => self.host(e),
+        }
+    }
+
     /// A constant array of the surrounding code used whole (`e`, its name or path, of element
     /// type `elem`): a local array of constants, bound once (the calls that check and bind it
     /// each read it). rustc checks the item's type against the use's at the name, as for its
     /// elements.
-    fn table_array(&mut self, e: &Expr, elem: &Ty) -> Option<TokenStream> {
+    fn table_array(&mut self, e: &Expr, elem: &Ty, len: Option<u64>) -> Option<TokenStream> {
         let path = match &e.kind {
             ExprKind::ItemConst(path) => path.to_token_stream(),
             ExprKind::Path(name) => name.to_token_stream(),
@@ -278,8 +307,16 @@ impl<'a> Lowerer<'a> {
             .map_or_else(|| quote!(_), |s| Ident::new(s.name(), e.span.start).into_token_stream());
         let (table, typed) = (self.tmp("__table"), self.tmp("__typed"));
         let typed = Ident::new(&typed.to_string(), e.span.start.resolved_at(typed.span()));
+        // With the length the use writes (`let t: [f32; 5] = TAPS;`), rustc checks it too.
+        let array = match len {
+            Some(n) => {
+                let n = proc_macro2::Literal::usize_unsuffixed(n as usize);
+                quote_spanned!(e.span.start=> &[#t; #n])
+            }
+            None => quote_spanned!(e.span.start=> &[#t]),
+        };
         self.emit(quote_spanned!(e.span.start=>
-            let #table = #k.table_array({ let #typed: &[#t] = &#path; #typed }, #label, #site);));
+            let #table = #k.table_array({ let #typed: #array = &#path; #typed }, #label, #site);));
         Some(quote!(#table))
     }
 
@@ -369,10 +406,17 @@ impl<'a> Lowerer<'a> {
     /// A `let` statement.
     fn let_stmt(&mut self, pat: &Pat, init: &Expr, role: &LetRole, annot: &Option<(TypeAnnot, Sp)>) {
         let ty = self.ty(init);
-        if let (Ty::Array(_), Pat::Ident { name, .. }) = (&ty, pat) {
+        if let (Ty::Array(elem), Pat::Ident { name, .. }) = (&ty, pat) {
             // Its own registers, as Rust copies an array: assigning an element of one
-            // binding leaves the others as they were.
-            let (v, k, label) = (self.value(init), ctx(), name.to_string());
+            // binding leaves the others as they were. A constant table of the surrounding
+            // code with a length written in the type is rustc's to check against it.
+            let table = match annot {
+                Some((TypeAnnot::Array(_, len), _)) if self.checked.item_const[init.id] => {
+                    self.table_array(init, elem, Some(*len))
+                }
+                _ => None,
+            };
+            let (v, k, label) = (table.unwrap_or_else(|| self.value(init)), ctx(), name.to_string());
             if let Some((TypeAnnot::Array(_, len), sp)) = annot {
                 let (len, site) = (*len as usize, self.site(*sp));
                 self.emit(quote!(#k.local_expect_len(&#v, #len, #site);));
@@ -659,10 +703,10 @@ impl<'a> Lowerer<'a> {
                 let table = Ident::new(&table.to_string(), slice.span().resolved_at(table.span()));
                 // A written-out index is rustc's to check against the item's length (its
                 // `unconditional_panic`, as for any array), at the index.
-                if let ExprKind::Lit(Lit::Int { .. }) = index.kind {
+                if self.written_out(index) {
                     let at = index.span.start;
-                    let lit = self.host(index);
-                    self.emit(quote_spanned!(at=> let _ = #slice[#lit];));
+                    let constant = self.plain_constant(index);
+                    self.emit(quote_spanned!(at=> let _ = #slice[#constant];));
                 }
                 let call = quote_spanned!(slice.span()=>
                     #k.item_array_load({ let #table: &[#elem] = &#slice; #table }, #label, #i, #site));

@@ -240,6 +240,23 @@ impl Folder<'_> {
             ExprKind::Assign(place, value) => {
                 self.place(place);
                 self.expr(value);
+                // A whole local array assigned an array of another length, both written out:
+                // rustc's type error (where the macro cannot count it, a launch fault).
+                if let Place::Local(name) = place {
+                    if let (Some(want), Some(found)) =
+                        (self.length_of(&name.to_string()), self.array_len(value))
+                    {
+                        if want != found {
+                            self.errors.at(
+                                value.span,
+                                format!(
+                                    "mismatched types: expected an array with a size of {want}, found one with a \
+                                     size of {found} (`{name}` has {want} elements)"
+                                ),
+                            );
+                        }
+                    }
+                }
                 None
             }
             ExprKind::CompoundAssign(op, place, value) => {

@@ -224,11 +224,12 @@ const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
 ];
 
 /// CUDA C's names of what kernels call by other names, for the error at a call of one.
-const CUDA_NAMES: [(&str, &str); 22] = [
+const CUDA_NAMES: [(&str, &str); 23] = [
     ("threadIdx", "thread_idx()"),
     ("blockIdx", "block_idx()"),
     ("blockDim", "block_dim()"),
     ("gridDim", "grid_dim()"),
+    ("warpSize", "warp_size()"),
     ("__syncthreads", "sync_threads()"),
     ("syncthreads", "sync_threads()"),
     ("__syncwarp", "sync_warp()"),
@@ -1361,6 +1362,15 @@ impl<'e> Parser<'e> {
             syn::Expr::Field(_) if tuple_element(e).is_some() => {
                 tuple_element(e).map(|(base, fields)| Place::Field { base: base.clone(), fields })
             }
+            syn::Expr::Field(f)
+                if matches!(f.member, syn::Member::Named(_)) && matches!(&*f.base, syn::Expr::Path(_)) =>
+            {
+                self.err(
+                    &f.member,
+                    "no such field: a tuple's fields are `.0`, `.1`, ..; kernels have no structs",
+                );
+                None
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.err(
                     u,
@@ -1409,6 +1419,11 @@ impl<'e> Parser<'e> {
             if let Some(&(_, width, store)) = VECTOR_ACCESSES.iter().find(|(f, ..)| *f == name) {
                 return self.vector(c, width, store, &only.ident, sp);
             }
+            // Before its arguments, whose `&mut x[i]` is the kernel's atomics' too.
+            if let Some(ours) = cuda_name(&name) {
+                self.err(&only.ident, format!("`{name}` is CUDA C's; in a kernel it is `{ours}`"));
+                return self.expr_of(ExprKind::Error, sp);
+            }
         }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
@@ -1437,10 +1452,6 @@ impl<'e> Parser<'e> {
                 }
                 if ord_function(&p.path).is_some() {
                     return self.ord_call(c, &p.path, args, sp);
-                }
-                if let Some(ours) = cuda_name(&name) {
-                    self.err(&only.ident, format!("`{name}` is CUDA C's; in a kernel it is `{ours}`"));
-                    return self.expr_of(ExprKind::Error, sp);
                 }
                 if name == self.kernel_name && self.inlining.is_empty() {
                     self.err(&only.ident, "recursion is not supported: a kernel cannot call itself");
