@@ -322,8 +322,8 @@ fn round15_forms_are_rusts() {
 #[ptx_device]
 fn weighted(taps: [f32; 4], x: f32) -> f32 {
     let mut acc = 0.0f32;
-    for k in 0..taps.len() {
-        acc = taps[k].mul_add(x, acc);
+    for &t in taps.iter() {
+        acc = t.mul_add(x, acc);
     }
     acc
 }
