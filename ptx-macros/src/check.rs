@@ -2091,14 +2091,10 @@ impl Checker<'_> {
                     }
                     Some(b) if b.ty == Ty::Error => Ty::Error,
                     Some(b) => {
-                        let declare = if b.id < self.param_count {
-                            format!("it is a parameter: declare it `mut {base}` in the parameter list")
-                        } else {
-                            format!("declare it `let mut {base}`")
-                        };
+                        let declare = self.how_to_make_mutable(&b, &base.to_string());
                         self.errors.at(
                             Sp::of(base),
-                            format!("cannot assign to `{base}{path}`, as `{base}` is not declared as mutable: {declare}"),
+                            format!("cannot assign to `{base}{path}`, as `{base}` is not declared as mutable; {declare}"),
                         );
                         Ty::Error
                     }
@@ -2108,35 +2104,24 @@ impl Checker<'_> {
                     }
                 }
             }
-            Place::Local(name) => {
-                match self.lookup(&name.to_string()).cloned() {
-                    Some(b) if b.mutable => b.ty,
-                    Some(b) => {
-                        let hint = match b.ty {
-                            Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
-                            _ if b.id < self.param_count && (!b.comptime || self.device) => {
-                                format!("; it is a parameter: declare it `mut {name}` in the parameter list")
-                            }
-                            _ if b.id < self.param_count => {
-                                format!("; it is a parameter: copy it into a variable, `let mut {name} = {name};`")
-                            }
-                            _ if self.loop_variables.contains(&b.id) => {
-                                format!("; it is a `for` loop's variable: declare it `for mut {name} in ..`")
-                            }
-                            _ => format!("; declare it `let mut {name}`"),
-                        };
-                        self.errors.at(
-                            Sp::of(name),
-                            format!("cannot assign twice to immutable variable `{name}`{hint}"),
-                        );
-                        Ty::Error
-                    }
-                    None => {
-                        self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
-                        Ty::Error
-                    }
+            Place::Local(name) => match self.lookup(&name.to_string()).cloned() {
+                Some(b) if b.mutable => b.ty,
+                Some(b) => {
+                    let hint = match b.ty {
+                        Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
+                        _ => format!("; {}", self.how_to_make_mutable(&b, &name.to_string())),
+                    };
+                    self.errors.at(
+                        Sp::of(name),
+                        format!("cannot assign twice to immutable variable `{name}`{hint}"),
+                    );
+                    Ty::Error
                 }
-            }
+                None => {
+                    self.errors.at(Sp::of(name), format!("cannot find value `{name}` in this scope"));
+                    Ty::Error
+                }
+            },
             Place::Index { slice, index } => {
                 if let Some((elem, mutable)) = self.array_binding(slice) {
                     if !mutable {
@@ -2155,6 +2140,19 @@ impl Checker<'_> {
                 self.slice_index(index, "");
                 elem.map_or(Ty::Error, Ty::Scalar)
             }
+        }
+    }
+
+    /// What makes binding `b` (named `name`) mutable, for the error of an assignment to it.
+    fn how_to_make_mutable(&self, b: &Binding, name: &str) -> String {
+        if b.id < self.param_count && (!b.comptime || self.device) {
+            format!("it is a parameter: declare it `mut {name}` in the parameter list")
+        } else if b.id < self.param_count {
+            format!("it is a parameter: copy it into a variable, `let mut {name} = {name};`")
+        } else if self.loop_variables.contains(&b.id) {
+            format!("it is a `for` loop's variable: declare it `for mut {name} in ..`")
+        } else {
+            format!("declare it `let mut {name}`")
         }
     }
 
