@@ -423,3 +423,32 @@ fn constant_table_copies_change_as_rusts() {
     let launch = |d: &_, c, a: &_, o: &mut _| TableCopies::new().launch(d, c, a, o);
     check_twin("table_copies", &xs, 2, &launch, table_copies_host);
 }
+
+// Elements a loop borrows, used as Rust uses references: read through `*v`, added and
+// compared with other references, bound again, and values over an array by value.
+twin!(borrowed_elements, borrowed_elements_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    let w = [x & 0xff, (x >> 8) & 0xff, x >> 16];
+    let mut s = 0u32;
+    for v in w.iter() {
+        let again = v;
+        s += *again + v;
+        if *v > 3 && v == again {
+            s ^= 1;
+        }
+    }
+    for v in w {
+        s = s.wrapping_mul(3).wrapping_add(v);
+    }
+    for (k, &v) in w.iter().enumerate() {
+        s += v * k as u32;
+    }
+    out[i] = s;
+});
+
+#[test]
+fn borrowed_elements_are_rusts_references() {
+    let xs = u32_inputs("borrowed_elements", 300);
+    let launch = |d: &_, c, a: &_, o: &mut _| BorrowedElements::new().launch(d, c, a, o);
+    check_twin("borrowed_elements", &xs, 1, &launch, borrowed_elements_host);
+}

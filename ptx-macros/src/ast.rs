@@ -231,6 +231,30 @@ pub struct KernelFn {
     /// The method calls written as `std::cmp::min(a, b)` or `Ord::max(a, b)` (which take
     /// `Ord` types only, not floats, as rustc's do): their ids and the paths as written.
     pub ord_calls: Vec<(usize, syn::Path)>,
+    /// The elements a `for` loop over an array or slice binds (the `let`'s value, by
+    /// expression id), which are references in Rust where the loop borrows them.
+    pub elements: Vec<Element>,
+}
+
+/// An element a `for` loop over an array or a slice binds ([`crate::desugar::for_in_array`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Element {
+    /// The id of the `let`'s value, `array[index]`.
+    pub init: usize,
+    /// How Rust gives it.
+    pub by: ElementBy,
+}
+
+/// How a `for` loop gives an element in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElementBy {
+    /// A reference (`.iter()`, `&a`): `*v` reads it, and a `T` is not one.
+    Reference,
+    /// A reference when the loop runs over a slice, a value over an array (`for v in a`).
+    NameOfArrayOrSlice,
+    /// Bound by a `&v` pattern over a name: a value, but the loop must give references (over
+    /// an array by value, rustc's E0308).
+    AmpPattern,
 }
 
 /// `{ stmts; tail }`.
@@ -644,6 +668,8 @@ pub enum ExprKind {
         /// What each unguarded arm takes.
         arms: Vec<crate::coverage::Cover>,
     },
+    /// `*v` of the element a `for` loop borrows ([`Element`]): its value.
+    Deref(Box<Expr>),
     /// `'label: { body }`: a block that `break 'label value` leaves early with a value (its
     /// own value otherwise).
     Labeled {

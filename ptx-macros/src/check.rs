@@ -127,6 +127,8 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         errors,
         loop_variables: Vec::new(),
         ord_calls: kernel.ord_calls.iter().map(|(id, _)| *id).collect(),
+        elements: kernel.elements.clone(),
+        references: Vec::new(),
         infer: Infer::default(),
         types: vec![Ty::Error; n],
         comptime: vec![false; n],
@@ -286,6 +288,11 @@ struct Checker<'e> {
     loop_variables: Vec<usize>,
     /// [`KernelFn::ord_calls`]: method calls written as `std::cmp::min(a, b)`.
     ord_calls: Vec<usize>,
+    /// [`KernelFn::elements`]: the elements `for` loops bind.
+    elements: Vec<Element>,
+    /// The bindings that are references in Rust (an element a loop borrows, or a name bound
+    /// to one): `*v` reads them, and a value of their type is not one.
+    references: Vec<usize>,
     infer: Infer,
     types: Vec<Ty>,
     comptime: Vec<bool>,
@@ -838,6 +845,12 @@ impl Checker<'_> {
                 if let Some((TypeAnnot::Array(_, want), _)) = ty {
                     self.array_length(init, *want);
                 }
+                // A reference where a value is wanted: an annotation's, or a device function's
+                // parameter's.
+                if ty.is_some() || matches!(role, LetRole::Argument { slice: None, .. }) {
+                    self.reference_as_value(init, &t, " (a value is wanted)");
+                }
+                let reference = self.element_by_reference(pat, init, &t);
                 if let Some((annot, sp)) = ty {
                     let want = self.annot(annot);
                     if contains_error(&want) {
@@ -904,6 +917,9 @@ impl Checker<'_> {
                 // as such; the names it would bind are in error, not diverging again at each use.
                 let t = if self.infer.resolve(&t) == Ty::Never { Ty::Error } else { t };
                 self.bind_pat(pat, &t, comptime);
+                if let (true, Pat::Ident { name, .. }) = (reference, pat) {
+                    self.references.extend(self.binding_id(name));
+                }
                 if let Some(name) = const_name {
                     let binding = self.binding_id(name);
                     if const_array {
@@ -1119,6 +1135,19 @@ impl Checker<'_> {
                 (suffix.map_or_else(|| self.infer.fresh(VarKind::Float), Ty::Scalar), true)
             }
             ExprKind::Lit(Lit::Bool(_)) => (Ty::Scalar(Scalar::Bool), true),
+            // `*v` reads a reference; anything else has nothing to read through (E0614).
+            ExprKind::Deref(inner) => {
+                let t = self.expr(inner);
+                let reference = self.binding[inner.id].is_some_and(|b| self.references.contains(&b));
+                if !reference && !contains_error(&t) {
+                    let msg = format!(
+                        "type `{}` cannot be dereferenced (rustc's E0614): use the value itself",
+                        self.show(&t)
+                    );
+                    self.errors.at(e.span, msg);
+                }
+                (t, self.comptime[inner.id])
+            }
             ExprKind::Coverage { value, arms } => {
                 if let Some(b) = self.lookup(&value.to_string()) {
                     self.coverage.push((b.ty.clone(), arms.clone(), e.span));
@@ -1190,6 +1219,13 @@ impl Checker<'_> {
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
+                let to_reference = match place {
+                    Place::Local(n) => self.binding_id(n).is_some_and(|b| self.references.contains(&b)),
+                    _ => false,
+                };
+                if !to_reference {
+                    self.reference_as_value(rhs, &t, " (the assigned value)");
+                }
                 self.expect(rhs.span, &target, &t, " (the assigned value)");
                 (Ty::unit(), false)
             }
@@ -1223,6 +1259,7 @@ impl Checker<'_> {
             }
             ExprKind::Cast(inner, to) => {
                 let t = self.expr(inner);
+                self.reference_as_value(inner, &t, " (`as` converts values: E0606)");
                 if let Some(c) = self.item_consts.iter_mut().find(|c| c.expr == inner.id) {
                     c.cast = true;
                 }
@@ -1456,6 +1493,7 @@ impl Checker<'_> {
                     self.assertion_not = Some(cond.id);
                 }
                 let c = self.expr(cond);
+                self.reference_as_value(cond, &c, " (a condition is a `bool`)");
                 let what = if asserts {
                     " (an assertion's condition is a `bool`)"
                 } else {
@@ -2177,6 +2215,54 @@ impl Checker<'_> {
             || self.item_arrays.iter().any(|a| a.elem.as_ref().is_some_and(same))
     }
 
+    /// Whether the `let` of `pat` to `init` (of type `t`) binds a reference in Rust: an
+    /// element a `for` loop borrows (over `.iter()`, `&a`, or a slice by name), or a name bound
+    /// to one (`let w = v;`). A `&v` pattern over an array by value is rustc's E0308.
+    fn element_by_reference(&mut self, pat: &Pat, init: &Expr, t: &Ty) -> bool {
+        if let ExprKind::Path(_) = init.kind {
+            return self.binding[init.id].is_some_and(|b| self.references.contains(&b));
+        }
+        let Some(element) = self.elements.iter().find(|el| el.init == init.id).copied() else { return false };
+        let over_slice = match &init.kind {
+            ExprKind::Index { slice, .. } => self
+                .lookup(&slice.to_string())
+                .is_some_and(|b| matches!(self.infer.resolve(&b.ty), Ty::Slice { .. })),
+            _ => false,
+        };
+        match element.by {
+            ElementBy::Reference => true,
+            ElementBy::NameOfArrayOrSlice => over_slice,
+            ElementBy::AmpPattern => {
+                if !over_slice && !contains_error(t) {
+                    let at = match pat {
+                        Pat::Ident { name, .. } => Sp::of(name),
+                        _ => init.span,
+                    };
+                    let msg = format!(
+                        "mismatched types: expected `{}`, found `&_`: a loop over an array gives its elements \
+                         by value, which a `&` pattern does not take (loop over `a.iter()` for references)",
+                        self.show(t)
+                    );
+                    self.errors.at(at, msg);
+                }
+                false
+            }
+        }
+    }
+
+    /// Reports `e` where Rust wants a value (`what` says where) if it names a reference
+    /// binding ([`Checker::references`]): rustc's E0308 (`expected u32, found &u32`).
+    fn reference_as_value(&mut self, e: &Expr, t: &Ty, what: &str) {
+        let ExprKind::Path(name) = &e.kind else { return };
+        if self.binding[e.id].is_some_and(|b| self.references.contains(&b)) && !contains_error(t) {
+            let t = self.show(t);
+            self.errors.at(
+                e.span,
+                format!("mismatched types: expected `{t}`, found `&{t}`{what}; dereference it, `*{name}`"),
+            );
+        }
+    }
+
     fn array_binding(&self, name: &syn::Ident) -> Option<(Ty, bool)> {
         let b = self.lookup(&name.to_string())?;
         match self.infer.resolve(&b.ty) {
@@ -2201,6 +2287,7 @@ impl Checker<'_> {
     /// A local array's index: a `usize`, as Rust's.
     fn array_index(&mut self, index: &Expr) {
         let t = self.expr(index);
+        self.reference_as_value(index, &t, " (an index is a value: E0277)");
         self.expect(index.span, &Ty::Scalar(Scalar::Usize), &t, " (an array is indexed by a `usize`)");
     }
 
@@ -2317,6 +2404,7 @@ impl Checker<'_> {
     /// records its type ([`Checker::index_types`]).
     fn slice_index(&mut self, index: &Expr, hint: &str) {
         let t = self.expr(index);
+        self.reference_as_value(index, &t, " (an index is a value: E0277)");
         if !self.is_int_like(&t) {
             let msg = format!("a slice index must be an integer, found `{}`{hint}", self.show(&t));
             self.errors.at(index.span, msg);
@@ -2334,6 +2422,16 @@ impl Checker<'_> {
     fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
         let tl = self.expr(l);
         let tr = self.expr(r);
+        // A reference compares with a reference only (`*v == 0.0`, or `v == &0.0` in Rust).
+        if op.is_comparison() {
+            let is_reference =
+                |c: &Checker, x: &Expr| c.binding[x.id].is_some_and(|b| c.references.contains(&b));
+            match (is_reference(self, l), is_reference(self, r)) {
+                (true, false) => self.reference_as_value(l, &tl, " (compared with a value)"),
+                (false, true) => self.reference_as_value(r, &tr, " (compared with a value)"),
+                _ => {}
+            }
+        }
         self.literal_operand(&tl, op, r);
         // An integer `/` or `%` is computed while building only when its divisor is a
         // positive literal: any other divisor could be 0 (or -1 under MIN), which the

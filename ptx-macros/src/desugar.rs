@@ -37,8 +37,10 @@ pub fn is_hidden(name: &syn::Ident) -> bool {
     name.to_string().starts_with(HIDDEN_PREFIX)
 }
 
-/// The attribute on the `let` binding a borrowed element of a `for` loop over
-/// `.iter()` (a `&T` in Rust, which `*v` reads): [`crate::parse`] takes `*v` as `v`.
+/// The attribute on the `let` binding an element of a `for` loop that Rust may give by
+/// reference (`#[..(reference)]` for `.iter()` and `&a`, `#[..(name)]` for a name, a
+/// reference where it is a slice, `#[..(amp)]` for a `&v` pattern over a name), which
+/// [`crate::parse`] records ([`crate::ast::Element`]).
 pub const BORROWED_ATTRIBUTE: &str = "__ptx_dsl_borrowed";
 
 /// The attribute on the `loop` a `while let` becomes: a `break` leaves it without a value,
@@ -294,12 +296,17 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     // A borrowed element (of `.iter()`, or of a name, which may be a slice) is a `&T` in
     // Rust: its `&v` pattern binds the value, and a plain `v` may be read as `*v`.
     let by_reference = !copied && (borrowed || matches!(base, syn::Expr::Path(_)));
+    // The mark says how Rust gives the element (the checker tells a slice from an array).
     let marker = format_ident!("{BORROWED_ATTRIBUTE}", span = span);
+    let mark = |how: &str| {
+        let how = format_ident!("{how}", span = span);
+        quote_spanned!(span=> #[#marker(#how)])
+    };
     let element_pattern = |p: &syn::Pat| match p {
         syn::Pat::Reference(r) if by_reference && r.mutability.is_none() => {
-            ((*r.pat).clone(), quote_spanned!(span=>))
+            ((*r.pat).clone(), if borrowed { quote_spanned!(span=>) } else { mark("amp") })
         }
-        syn::Pat::Ident(_) if by_reference => (p.clone(), quote_spanned!(span=> #[#marker])),
+        syn::Pat::Ident(_) if by_reference => (p.clone(), mark(if borrowed { "reference" } else { "name" })),
         other => (other.clone(), quote_spanned!(span=>)),
     };
     // The indices run down for `.rev()`; reversed before `.enumerate()`, the positions still

@@ -577,6 +577,7 @@ impl<'a> Lowerer<'a> {
         let k = ctx();
         match &e.kind {
             ExprKind::Coverage { .. } => Atom::Unit,
+            ExprKind::Deref(inner) => self.expr(inner, name),
             ExprKind::Lit(_) | ExprKind::Const { .. } | ExprKind::ItemConst(_) => Atom::Host(self.host(e)),
             ExprKind::Path(n) => {
                 let n = self.local_name(n, e);
@@ -1785,6 +1786,7 @@ impl<'a> Lowerer<'a> {
         let ty = if self.checked.host_typed[e.id] { Ty::Error } else { self.ty(e) };
         match &e.kind {
             ExprKind::Lit(lit) => literal(lit, &ty, e.span),
+            ExprKind::Deref(inner) => self.host(inner),
             // A constant of the code around the kernel, read as the type its use gave it
             // (rustc checks the item against it, at the name).
             ExprKind::Path(n) if self.checked.item_const[e.id] => self.item_const(quote!(#n), &ty, e.span),

@@ -310,6 +310,7 @@ impl Folder<'_> {
                 None
             }
             ExprKind::Coverage { .. } => None,
+            ExprKind::Deref(inner) => self.expr(inner),
             ExprKind::For { var, range, body, .. } => {
                 self.expr(&range.start);
                 self.expr(&range.end);

@@ -68,6 +68,7 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
         body,
         expr_count: 0,
         ord_calls: Vec::new(),
+        elements: Vec::new(),
     };
     Some(p.finish(kernel))
 }
@@ -129,6 +130,7 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
         body,
         expr_count: 0,
         ord_calls: Vec::new(),
+        elements: Vec::new(),
     };
     p.finish(kernel)
 }
@@ -137,6 +139,8 @@ struct Parser<'e> {
     errors: &'e mut Errors,
     /// The calls of `std::cmp::min`/`max` ([`KernelFn::ord_calls`]).
     ord_calls: Vec<(usize, syn::Path)>,
+    /// The elements `for` loops bind ([`KernelFn::elements`]).
+    elements: Vec<Element>,
     next_id: usize,
     kernel_name: String,
     /// The `#[ptx_device]` functions known so far.
@@ -153,9 +157,6 @@ struct Parser<'e> {
     /// Recursion found while inlining: reported with the function's errors however deep
     /// the cycle was found (an inlined function's own errors are not).
     cycles: Errors,
-    /// The names bound to borrowed elements of `for` loops over `.iter()` in the blocks being
-    /// parsed (`&T` in Rust): `*v` of one is `v`.
-    borrowed: Vec<String>,
     /// The loops and labelled blocks around the expression being parsed, innermost last:
     /// each one's label, and whether it is a block (which `continue` cannot name and an
     /// unlabelled `break` or `continue` cannot leave, as in Rust).
@@ -331,14 +332,15 @@ impl<'e> Parser<'e> {
             callee_modules: Vec::new(),
             cycles: Errors::default(),
             jump_scopes: Vec::new(),
-            borrowed: Vec::new(),
             ord_calls: Vec::new(),
+            elements: Vec::new(),
         }
     }
 
     fn finish(self, mut kernel: KernelFn) -> Parsed {
         kernel.expr_count = self.next_id;
         kernel.ord_calls = self.ord_calls;
+        kernel.elements = self.elements;
         self.errors.extend(self.cycles);
         Parsed {
             kernel,
@@ -643,7 +645,6 @@ impl<'e> Parser<'e> {
     // ----- statements -------------------------------------------------------------------
 
     fn block(&mut self, b: &syn::Block) -> Block {
-        let borrowed_before = self.borrowed.len();
         let mut stmts = Vec::new();
         let (mut tail, mut tail_text) = (None, String::new());
         let n = b.stmts.len();
@@ -681,7 +682,6 @@ impl<'e> Parser<'e> {
         let mut consts: Vec<Option<Stmt>> = stmts.drain(..order.len()).map(Some).collect();
         let ordered: Vec<Stmt> = order.iter().filter_map(|&i| consts[i].take()).collect();
         stmts.splice(0..0, ordered);
-        self.borrowed.truncate(borrowed_before);
         Block { stmts, tail, tail_text, function_body: false, span: Sp::of_span(b.brace_token.span.join()) }
     }
 
@@ -796,11 +796,15 @@ impl<'e> Parser<'e> {
 
     fn local(&mut self, local: &syn::Local) -> Option<Stmt> {
         let mut role = self.source_role();
+        let mut element = None;
         for a in &local.attrs {
             if a.path().is_ident(crate::desugar::BORROWED_ATTRIBUTE) {
-                if let syn::Pat::Ident(p) = &local.pat {
-                    self.borrowed.push(p.ident.to_string());
-                }
+                let how = a.parse_args::<Ident>().map(|i| i.to_string()).unwrap_or_default();
+                element = Some(match how.as_str() {
+                    "reference" => ElementBy::Reference,
+                    "amp" => ElementBy::AmpPattern,
+                    _ => ElementBy::NameOfArrayOrSlice,
+                });
             } else if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {
                 role = LetRole::Allowed;
             } else {
@@ -836,6 +840,9 @@ impl<'e> Parser<'e> {
                 }
                 let parsed = self.pat(pat);
                 let value = self.expr(&init.expr);
+                if let Some(by) = element {
+                    self.elements.push(Element { init: value.id, by });
+                }
                 match parsed {
                     Some(parsed) => (parsed, value),
                     None => {
@@ -982,11 +989,12 @@ impl<'e> Parser<'e> {
             syn::Expr::Path(p) => return self.path_expr(p, sp),
             syn::Expr::Paren(p) => return self.expr(&p.expr),
             syn::Expr::Group(g) => return self.expr(&g.expr),
-            // `*v` of a borrowed element of a `for` loop over `.iter()` reads the element.
+            // `*v` of a name: an element a `for` loop borrows (or a name bound to one) reads
+            // it; the checker refuses it of anything else.
             syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. })
-                if matches!(crate::desugar::unparen(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|n| self.borrowed.contains(&n.to_string()))) =>
+                if matches!(crate::desugar::unparen(expr), syn::Expr::Path(p) if p.path.get_ident().is_some()) =>
             {
-                return self.expr(expr);
+                ExprKind::Deref(Box::new(self.expr(expr)))
             }
             syn::Expr::Unary(u) => {
                 let op = match u.op {

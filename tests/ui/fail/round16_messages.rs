@@ -53,4 +53,25 @@ fn cuda_and_fields(out: &mut [u32], a: u32) {
     out[2] = second((1.0, a)) + t.0;
 }
 
+// References used as values (rustc's E0308, E0606), `*` of a value (E0614) and a `&`
+// pattern over an array by value (E0308).
+#[ptx_kernel]
+fn references(y: &mut [f32], x: &[f32]) {
+    for (i, v) in x.iter().enumerate() {
+        y[i] = v;
+        let f: f32 = v;
+        let d = v as f64;
+        if v == 0.0 {
+            y[0] = f + d as f32;
+        }
+    }
+    let w = [1.0f32, 2.0];
+    for v in w {
+        y[0] = *v;
+    }
+    for &v in w {
+        y[1] = v;
+    }
+}
+
 fn main() {}
