@@ -255,6 +255,8 @@ pub enum ElementBy {
     /// Bound by a `&v` pattern over a name: a value, but the loop must give references (over
     /// an array by value, rustc's E0308).
     AmpPattern,
+    /// A value of a loop that borrows the array (`.iter().copied()`).
+    Copied,
 }
 
 /// `{ stmts; tail }`.

@@ -129,6 +129,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         ord_calls: kernel.ord_calls.iter().map(|(id, _)| *id).collect(),
         elements: kernel.elements.clone(),
         references: Vec::new(),
+        borrowed_arrays: Vec::new(),
         infer: Infer::default(),
         types: vec![Ty::Error; n],
         comptime: vec![false; n],
@@ -293,6 +294,9 @@ struct Checker<'e> {
     /// The bindings that are references in Rust (an element a loop borrows, or a name bound
     /// to one): `*v` reads them, and a value of their type is not one.
     references: Vec<usize>,
+    /// The arrays and slices (by binding) that the `for` loops being checked borrow, with the
+    /// depth of the loop body's scope: none may be written there.
+    borrowed_arrays: Vec<(usize, usize)>,
     infer: Infer,
     types: Vec<Ty>,
     comptime: Vec<bool>,
@@ -801,6 +805,8 @@ impl Checker<'_> {
             None => Ty::unit(),
         };
         self.scopes.pop();
+        let depth = self.scopes.len();
+        self.borrowed_arrays.retain(|&(_, at)| at <= depth);
         ty
     }
 
@@ -2105,6 +2111,21 @@ impl Checker<'_> {
     }
 
     fn place(&mut self, place: &Place) -> Ty {
+        let written = match place {
+            Place::Local(name) | Place::Index { slice: name, .. } => Some(name),
+            Place::Field { .. } => None,
+        };
+        if let Some(name) = written {
+            if self.binding_id(name).is_some_and(|id| self.borrowed_arrays.iter().any(|&(b, _)| b == id)) {
+                self.errors.at(
+                    Sp::of(name),
+                    format!(
+                        "cannot assign to `{name}` while the `for` loop around it borrows it (rustc's E0506): \
+                         loop over the indices instead, `for i in 0..{name}.len()`"
+                    ),
+                );
+            }
+        }
         match place {
             Place::Field { base, fields } => {
                 let path: String = fields.iter().map(|f| format!(".{}", f.index)).collect();
@@ -2229,8 +2250,20 @@ impl Checker<'_> {
                 .is_some_and(|b| matches!(self.infer.resolve(&b.ty), Ty::Slice { .. })),
             _ => false,
         };
+        // The loop borrows what it runs over, for the whole of its body (this `let` is the
+        // body's first statement): writing it there is rustc's E0506.
+        let borrows = match element.by {
+            ElementBy::Reference | ElementBy::Copied => true,
+            ElementBy::NameOfArrayOrSlice | ElementBy::AmpPattern => over_slice,
+        };
+        if let (true, ExprKind::Index { slice, .. }) = (borrows, &init.kind) {
+            if let Some(id) = self.binding_id(slice) {
+                self.borrowed_arrays.push((id, self.scopes.len()));
+            }
+        }
         match element.by {
             ElementBy::Reference => true,
+            ElementBy::Copied => false,
             ElementBy::NameOfArrayOrSlice => over_slice,
             ElementBy::AmpPattern => {
                 if !over_slice && !contains_error(t) {

@@ -304,9 +304,11 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     };
     let element_pattern = |p: &syn::Pat| match p {
         syn::Pat::Reference(r) if by_reference && r.mutability.is_none() => {
-            ((*r.pat).clone(), if borrowed { quote_spanned!(span=>) } else { mark("amp") })
+            ((*r.pat).clone(), mark(if borrowed { "copied" } else { "amp" }))
         }
         syn::Pat::Ident(_) if by_reference => (p.clone(), mark(if borrowed { "reference" } else { "name" })),
+        // Values, but the loop borrows the array all the same (`.iter().copied()`).
+        syn::Pat::Ident(_) if borrowed => (p.clone(), mark("copied")),
         other => (other.clone(), quote_spanned!(span=>)),
     };
     // The indices run down for `.rev()`; reversed before `.enumerate()`, the positions still

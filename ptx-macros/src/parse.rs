@@ -803,6 +803,7 @@ impl<'e> Parser<'e> {
                 element = Some(match how.as_str() {
                     "reference" => ElementBy::Reference,
                     "amp" => ElementBy::AmpPattern,
+                    "copied" => ElementBy::Copied,
                     _ => ElementBy::NameOfArrayOrSlice,
                 });
             } else if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {

@@ -74,4 +74,25 @@ fn references(y: &mut [f32], x: &[f32]) {
     }
 }
 
+// Writes to what a loop borrows, inside the loop (rustc's E0506); a loop over an array by
+// value runs over a copy, which its body may change.
+#[ptx_kernel]
+fn borrowed_while_written(y: &mut [u32], x: &mut [u32]) {
+    let mut w = [1u32, 2, 3];
+    for v in &w {
+        w[0] = *v;
+    }
+    for v in x.iter() {
+        x[0] = *v;
+    }
+    for (k, &v) in w.iter().enumerate() {
+        w.swap(0, k);
+        y[k] = v;
+    }
+    for v in w {
+        w[2] = v;
+    }
+    y[0] = w[0];
+}
+
 fn main() {}
