@@ -206,7 +206,6 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
     c.finish()
 }
 
-/// Whether a type has an error part (a half-precision annotation, say).
 /// The values of `ty` as [`crate::coverage`] splits them; `None` for a type the check passes
 /// over (one in error, or not known).
 fn coverage_space(ty: &Ty) -> Option<crate::coverage::Space> {
@@ -233,6 +232,7 @@ fn variables(t: &Ty) -> bool {
 /// The most elements a local array may have (the runtime's `MAX_LOCAL_ARRAY`).
 const MAX_LOCAL_ARRAY: u128 = 1024;
 
+/// Whether a type has an error part (a half-precision annotation, say).
 fn contains_error(t: &Ty) -> bool {
     holds(t, &|t| *t == Ty::Error)
 }
@@ -422,8 +422,6 @@ impl Checker<'_> {
                 let _ = self.infer.unify(t, &Ty::Scalar(Scalar::Usize));
             }
         }
-        // A constant array of the surrounding code is read by element (`TABLE[i]`); used whole,
-        // its value would be a host array, not the kernel's.
         // A constant array of the surrounding code used whole (`let t = TAPS;`, an argument of
         // a device function) is a local array of its elements, whose type its use must give.
         for c in &self.item_consts {
@@ -1144,8 +1142,7 @@ impl Checker<'_> {
             // `*v` reads a reference; anything else has nothing to read through (E0614).
             ExprKind::Deref(inner) => {
                 let t = self.expr(inner);
-                let reference = self.binding[inner.id].is_some_and(|b| self.references.contains(&b));
-                if !reference && !contains_error(&t) {
+                if !self.names_reference(inner) && !contains_error(&t) {
                     let msg = format!(
                         "type `{}` cannot be dereferenced (rustc's E0614): use the value itself",
                         self.show(&t)
@@ -2215,14 +2212,12 @@ impl Checker<'_> {
         }
     }
 
-    /// The element type of the local array bound as `name` and whether it is `mut`; `None`
-    /// when `name` is not an array.
     /// A name bound to a constant array of the surrounding code (`let w = TAPS;`), whose type
     /// nothing has given yet, is an array: indexing it says so.
     fn table_copy_is_array(&mut self, name: &syn::Ident) {
         let Some(b) = self.lookup(&name.to_string()).cloned() else { return };
         let ty = self.infer.resolve(&b.ty);
-        if matches!(ty, Ty::Var(_)) && self.item_consts.iter().any(|c| self.infer.resolve(&c.ty) == ty) {
+        if matches!(ty, Ty::Var(_)) && self.is_item_const_type(&ty) {
             let elem = self.infer.fresh(VarKind::Any);
             let _ = self.infer.unify(&ty, &Ty::Array(Box::new(elem)));
         }
@@ -2231,9 +2226,23 @@ impl Checker<'_> {
     /// Whether `ty` (resolved) is the type of a constant of the surrounding code or of a
     /// constant table's elements, which only their uses give.
     fn is_item_type(&self, ty: &Ty) -> bool {
-        let same = |t: &Ty| self.infer.resolve(t) == *ty;
-        self.item_consts.iter().any(|c| same(&c.ty))
-            || self.item_arrays.iter().any(|a| a.elem.as_ref().is_some_and(same))
+        self.is_item_const_type(ty) || self.is_table_element_type(ty)
+    }
+
+    /// Whether `ty` (resolved) is the type of a constant of the surrounding code.
+    fn is_item_const_type(&self, ty: &Ty) -> bool {
+        self.item_consts.iter().any(|c| self.infer.resolve(&c.ty) == *ty)
+    }
+
+    /// Whether `ty` (resolved) is the type of a constant table's elements.
+    fn is_table_element_type(&self, ty: &Ty) -> bool {
+        self.item_arrays.iter().any(|a| a.elem.as_ref().is_some_and(|t| self.infer.resolve(t) == *ty))
+    }
+
+    /// Whether `e` names a binding that is a reference in Rust ([`Checker::references`]).
+    fn names_reference(&self, e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Path(_))
+            && self.binding[e.id].is_some_and(|b| self.references.contains(&b))
     }
 
     /// Whether the `let` of `pat` to `init` (of type `t`) binds a reference in Rust: an
@@ -2241,7 +2250,7 @@ impl Checker<'_> {
     /// to one (`let w = v;`). A `&v` pattern over an array by value is rustc's E0308.
     fn element_by_reference(&mut self, pat: &Pat, init: &Expr, t: &Ty) -> bool {
         if let ExprKind::Path(_) = init.kind {
-            return self.binding[init.id].is_some_and(|b| self.references.contains(&b));
+            return self.names_reference(init);
         }
         let Some(element) = self.elements.iter().find(|el| el.init == init.id).copied() else { return false };
         let over_slice = match &init.kind {
@@ -2250,44 +2259,40 @@ impl Checker<'_> {
                 .is_some_and(|b| matches!(self.infer.resolve(&b.ty), Ty::Slice { .. })),
             _ => false,
         };
-        // The loop borrows what it runs over, for the whole of its body (this `let` is the
-        // body's first statement): writing it there is rustc's E0506.
-        let borrows = match element.by {
-            ElementBy::Reference | ElementBy::Copied => true,
-            ElementBy::NameOfArrayOrSlice | ElementBy::AmpPattern => over_slice,
+        // Whether the loop borrows what it runs over, and whether the element is a reference.
+        let (borrows, reference) = match element.by {
+            ElementBy::Reference => (true, true),
+            ElementBy::Copied => (true, false),
+            ElementBy::NameOfArrayOrSlice => (over_slice, over_slice),
+            ElementBy::AmpPattern => (over_slice, false),
         };
+        if element.by == ElementBy::AmpPattern && !over_slice && !contains_error(t) {
+            let at = match pat {
+                Pat::Ident { name, .. } => Sp::of(name),
+                _ => init.span,
+            };
+            let msg = format!(
+                "mismatched types: expected `{}`, found `&_`: a loop over an array gives its elements by \
+                 value, which a `&` pattern does not take (loop over `a.iter()` for references)",
+                self.show(t)
+            );
+            self.errors.at(at, msg);
+        }
+        // A borrow lasts the whole of the loop's body (this `let` is its first statement):
+        // writing what is borrowed there is rustc's E0506.
         if let (true, ExprKind::Index { slice, .. }) = (borrows, &init.kind) {
             if let Some(id) = self.binding_id(slice) {
                 self.borrowed_arrays.push((id, self.scopes.len()));
             }
         }
-        match element.by {
-            ElementBy::Reference => true,
-            ElementBy::Copied => false,
-            ElementBy::NameOfArrayOrSlice => over_slice,
-            ElementBy::AmpPattern => {
-                if !over_slice && !contains_error(t) {
-                    let at = match pat {
-                        Pat::Ident { name, .. } => Sp::of(name),
-                        _ => init.span,
-                    };
-                    let msg = format!(
-                        "mismatched types: expected `{}`, found `&_`: a loop over an array gives its elements \
-                         by value, which a `&` pattern does not take (loop over `a.iter()` for references)",
-                        self.show(t)
-                    );
-                    self.errors.at(at, msg);
-                }
-                false
-            }
-        }
+        reference
     }
 
     /// Reports `e` where Rust wants a value (`what` says where) if it names a reference
     /// binding ([`Checker::references`]): rustc's E0308 (`expected u32, found &u32`).
     fn reference_as_value(&mut self, e: &Expr, t: &Ty, what: &str) {
         let ExprKind::Path(name) = &e.kind else { return };
-        if self.binding[e.id].is_some_and(|b| self.references.contains(&b)) && !contains_error(t) {
+        if self.names_reference(e) && !contains_error(t) {
             let t = self.show(t);
             self.errors.at(
                 e.span,
@@ -2296,6 +2301,8 @@ impl Checker<'_> {
         }
     }
 
+    /// The element type of the local array bound as `name` and whether it is `mut`; `None`
+    /// when `name` is not an array.
     fn array_binding(&self, name: &syn::Ident) -> Option<(Ty, bool)> {
         let b = self.lookup(&name.to_string())?;
         match self.infer.resolve(&b.ty) {
@@ -2457,9 +2464,7 @@ impl Checker<'_> {
         let tr = self.expr(r);
         // A reference compares with a reference only (`*v == 0.0`, or `v == &0.0` in Rust).
         if op.is_comparison() {
-            let is_reference =
-                |c: &Checker, x: &Expr| c.binding[x.id].is_some_and(|b| c.references.contains(&b));
-            match (is_reference(self, l), is_reference(self, r)) {
+            match (self.names_reference(l), self.names_reference(r)) {
                 (true, false) => self.reference_as_value(l, &tl, " (compared with a value)"),
                 (false, true) => self.reference_as_value(r, &tr, " (compared with a value)"),
                 _ => {}
@@ -2566,11 +2571,7 @@ impl Checker<'_> {
         }
         let mut resolved = self.infer.resolve(&rt);
         // (Read directly, `TAPS[k]`, or through a name bound to one, `for &t in TAPS.iter()`.)
-        let item_element = matches!(resolved, Ty::Var(_))
-            && self
-                .item_arrays
-                .iter()
-                .any(|a| a.elem.as_ref().is_some_and(|t| self.infer.resolve(t) == resolved));
+        let item_element = matches!(resolved, Ty::Var(_)) && self.is_table_element_type(&resolved);
         if let (Ty::Var(_), true) = (&resolved, item_element) {
             // An element of a constant table, whose type only rustc knows: a method whose
             // arguments have the receiver's type (`TAPS[k].mul_add(x, acc)`) gives it, as it

@@ -323,26 +323,20 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     let (attrs, label, body) = (&f.attrs, &f.label, &f.body);
     let stmts = &body.stmts;
     let bindings = if enumerated {
-        let (position, element) = match &*f.pat {
-            syn::Pat::Tuple(t) if t.elems.len() == 2 => (&t.elems[0], &t.elems[1]),
+        match &*f.pat {
+            syn::Pat::Tuple(t) if t.elems.len() == 2 => {
+                let (position, (element, mark)) = (&t.elems[0], element_pattern(&t.elems[1]));
+                quote_spanned!(span=> let #position = #index; #mark let #element = #array[#element_at];)
+            }
             // The pair under one name.
             syn::Pat::Ident(p) if p.subpat.is_none() => {
-                let pair = quote_spanned!(span=> (#index, #array[#element_at]));
-                return Ok(syn::parse_quote_spanned!(span=> {
-                    #copy
-                    #(#attrs)* #label for #index in #indices {
-                        let #p = #pair;
-                        #(#stmts)*
-                    }
-                }));
+                quote_spanned!(span=> let #p = (#index, #array[#element_at]);)
             }
             other => {
                 let message = "a `for` loop over `.enumerate()` binds `(index, element)`";
                 return Err(syn::Error::new_spanned(other, message));
             }
-        };
-        let (element, mark) = element_pattern(element);
-        quote_spanned!(span=> let #position = #index; #mark let #element = #array[#element_at];)
+        }
     } else {
         let (element, mark) = element_pattern(&f.pat);
         quote_spanned!(span=> #mark let #element = #array[#element_at];)
@@ -602,22 +596,16 @@ fn guarded_cases(
     // Each name from the case found (every case binds the same names, checked with the
     // whole pattern).
     let names = arms[0].bindings.iter().map(|b| {
-        let marker = or_binding_marker(&b.name);
-        let mut value = TokenStream::new();
-        for (k, arm) in arms.iter().enumerate().rev() {
-            let own = arm
-                .bindings
-                .iter()
-                .find(|c| c.name == b.name)
-                .map_or_else(|| b.value.clone(), |c| c.value.clone());
-            value = if value.is_empty() {
-                own
-            } else {
-                let number = syn::LitInt::new(&format!("{}u32", k + 1), sp);
-                quote_spanned!(sp=> #marker if #case == #number { #own } else { #value })
-            };
+        let picks = arms.iter().enumerate().map(|(k, arm)| {
+            let number = syn::LitInt::new(&format!("{}u32", k + 1), sp);
+            (quote_spanned!(sp=> #case == #number), case_value(arm, b))
+        });
+        Binding {
+            value: first_picked(b, picks.collect(), sp),
+            mutability: b.mutability,
+            name: b.name.clone(),
+            span: b.span,
         }
-        Binding { value, mutability: b.mutability, name: b.name.clone(), span: b.span }
     });
     let allow = quote_spanned!(body.span()=> #[allow(unused_variables)]);
     Ok(quote_spanned!(sp=> {
@@ -782,21 +770,14 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 .bindings
                 .iter()
                 .map(|b| {
-                    let mut chain: Option<TokenStream> = None;
-                    let marker = or_binding_marker(&b.name);
-                    for case in cases.iter().rev() {
-                        let own = case.bindings.iter().find(|c| c.name == b.name);
-                        let v = own.map_or_else(|| b.value.clone(), |c| c.value.clone());
-                        // A case after one that takes every value is never taken, but its name
-                        // must have the same type (behind an `if true`, built no further).
-                        chain = Some(match (&case.test, chain) {
-                            (Some(t), Some(rest)) => quote_spanned!(sp=> #marker if #t { #v } else { #rest }),
-                            (None, Some(rest)) => quote_spanned!(sp=> #marker if true { #v } else { #rest }),
-                            (_, None) => v,
-                        });
-                    }
+                    // A case after one that takes every value is never taken, but its name
+                    // must have the same type (behind an `if true`, built no further).
+                    let picks = cases.iter().map(|case| {
+                        let test = case.test.clone().unwrap_or_else(|| quote_spanned!(sp=> true));
+                        (test, case_value(case, b))
+                    });
                     Binding {
-                        value: chain.unwrap_or_default(),
+                        value: first_picked(b, picks.collect(), sp),
                         mutability: b.mutability,
                         name: b.name.clone(),
                         span: b.span,
@@ -836,6 +817,22 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         }
         other => Err(unsupported_pattern(other)),
     }
+}
+
+/// The value the case `arm` of a `|` pattern gives the name of binding `b` (every case binds
+/// it; `b`'s own value where one did not, which the pattern's check reports).
+fn case_value(arm: &Arm, b: &Binding) -> TokenStream {
+    arm.bindings.iter().find(|c| c.name == b.name).map_or_else(|| b.value.clone(), |c| c.value.clone())
+}
+
+/// The value of the name `b` binds: of the first of `picks` (each a condition and the value
+/// under it) whose condition holds, the last one's unconditionally, in an `if` chain marked
+/// as the name's ([`or_binding_marker`]) so that cases of two types are reported at it.
+fn first_picked(b: &Binding, picks: Vec<(TokenStream, TokenStream)>, sp: Span) -> TokenStream {
+    let marker = or_binding_marker(&b.name);
+    let mut picks = picks.into_iter().rev();
+    let last = picks.next().map(|(_, v)| v).unwrap_or_default();
+    picks.fold(last, |rest, (test, v)| quote_spanned!(sp=> #marker if #test { #v } else { #rest }))
 }
 
 /// `#[__ptx_dsl_or_binding(name)]`, for the `if` that picks `name`'s value among the cases

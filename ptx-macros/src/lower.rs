@@ -640,8 +640,7 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
                 let current = match place {
-                    Place::Local(n) => quote!(#n),
-                    Place::Field { .. } => variable_place(place),
+                    Place::Local(_) | Place::Field { .. } => variable_place(place),
                     Place::Index { slice, index } => {
                         // Rust's order for scalars: the value, then the place, then the
                         // element's read, the operation and the write. (An element of a local
@@ -1068,8 +1067,7 @@ impl<'a> Lowerer<'a> {
     fn store(&mut self, place: &Place, v: TokenStream, slice_binding: Option<usize>) {
         let k = ctx();
         match place {
-            Place::Local(n) => self.emit(quote!(#k.assign(#n, #v);)),
-            Place::Field { .. } => {
+            Place::Local(_) | Place::Field { .. } => {
                 let target = variable_place(place);
                 self.emit(quote!(#k.assign(#target, #v);));
             }

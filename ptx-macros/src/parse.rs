@@ -224,6 +224,10 @@ const NOT_DEVICE_FUNCTIONS: [&str; 42] = [
     "write",
 ];
 
+/// The error for an assignment to what is no place.
+const NOT_A_PLACE: &str =
+    "only a local variable, an element of a slice or array (`out[i]`) or of a tuple variable (`t.0`) can be assigned";
+
 /// CUDA C's names of what kernels call by other names, for the error at a call of one.
 const CUDA_NAMES: [(&str, &str); 23] = [
     ("threadIdx", "thread_idx()"),
@@ -950,14 +954,14 @@ impl<'e> Parser<'e> {
         }
     }
 
-    /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the mark of the
-    /// `loop` a `while let` becomes).
+    /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the marks the
+    /// rewriting of `while let` and `|` patterns puts on its own expressions).
     fn expr_attributes(&mut self, e: &syn::Expr) {
-        let while_let = |a: &syn::Attribute| {
+        let rewriting_mark = |a: &syn::Attribute| {
             a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
         };
-        if let Some(attr) = expr_attrs(e).first().filter(|a| !while_let(a)) {
+        if let Some(attr) = expr_attrs(e).first().filter(|a| !rewriting_mark(a)) {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
             if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
                 let msg = if is_for {
@@ -1368,16 +1372,15 @@ impl<'e> Parser<'e> {
                 let index = Box::new(self.expr(&ix.index));
                 self.slice_name(&ix.expr).map(|slice| Place::Index { slice, index })
             }
-            syn::Expr::Field(_) if tuple_element(e).is_some() => {
-                tuple_element(e).map(|(base, fields)| Place::Field { base: base.clone(), fields })
-            }
-            syn::Expr::Field(f)
-                if matches!(f.member, syn::Member::Named(_)) && matches!(&*f.base, syn::Expr::Path(_)) =>
-            {
-                self.err(
-                    &f.member,
-                    "no such field: a tuple's fields are `.0`, `.1`, ..; kernels have no structs",
-                );
+            syn::Expr::Field(f) => {
+                match tuple_element(e) {
+                    Some((base, fields)) => return Some(Place::Field { base: base.clone(), fields }),
+                    None if matches!(&*f.base, syn::Expr::Path(_)) => self.err(
+                        &f.member,
+                        "no such field: a tuple's fields are `.0`, `.1`, ..; kernels have no structs",
+                    ),
+                    None => self.err(e, NOT_A_PLACE),
+                }
                 None
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
@@ -1388,11 +1391,7 @@ impl<'e> Parser<'e> {
                 None
             }
             other => {
-                self.err(
-                    other,
-                    "only a local variable, an element of a slice or array (`out[i]`) or of a tuple \
-                     variable (`t.0`) can be assigned",
-                );
+                self.err(other, NOT_A_PLACE);
                 None
             }
         }

@@ -48,9 +48,9 @@ pub enum SimError {
         message: String,
     },
     /// Threads of a block can never all meet: some wait at `bar.sync` (or `shfl.sync`)
-    /// while others wait at a different barrier (threads that exited hold up none); or
-    /// they all wait at one aligned
-    /// barrier (`bar.sync`, `bar.red`, `barrier.sync.aligned`) but reached it through
+    /// while others wait at a different barrier (threads that exited hold up none); or they
+    /// all wait at one aligned barrier (`bar.sync`, `bar.red`, `barrier.sync.aligned`) but
+    /// reached it through
     /// different instructions, which the PTX ISA leaves undefined. Real hardware would hang
     /// or behave undefinedly; the simulator stops the launch instead.
     Barrier {

@@ -1121,14 +1121,6 @@ impl<'k> BlockRunner<'k> {
                     limit,
                 );
                 self.spent[t] += *count - before;
-                if self.spent[t] > self.options.step_budget && result.is_ok() {
-                    let pc = self.pcs[t] as usize;
-                    return Err(self.fault(
-                        ctaid,
-                        t,
-                        Trap { pc: pc.saturating_sub(1), cause: Cause::Budget },
-                    ));
-                }
                 // Many threads each within its budget, spinning on a flag none of them sets
                 // or looping over a barrier, would take the block's thread count times as
                 // long: the block's threads share a budget too (checked for a thread that goes
@@ -1137,13 +1129,16 @@ impl<'k> BlockRunner<'k> {
                     Ok(stop) => !matches!(stop, Stop::Exit),
                     Err(trap) => matches!(trap.cause, Cause::Budget),
                 };
-                if *count > self.block_budget() && goes_on {
+                let over = if self.spent[t] > self.options.step_budget && result.is_ok() {
+                    Some(Cause::Budget)
+                } else if *count > self.block_budget() && goes_on {
+                    Some(Cause::BlockBudget)
+                } else {
+                    None
+                };
+                if let Some(cause) = over {
                     let pc = self.pcs[t] as usize;
-                    return Err(self.fault(
-                        ctaid,
-                        t,
-                        Trap { pc: pc.saturating_sub(1), cause: Cause::BlockBudget },
-                    ));
+                    return Err(self.fault(ctaid, t, Trap { pc: pc.saturating_sub(1), cause }));
                 }
                 match result {
                     Ok(Stop::Exit) => self.status[t] = Status::Done,

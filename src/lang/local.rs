@@ -46,14 +46,19 @@ impl KernelCtx {
     /// `[value; len]`: a length over [`MAX_LOCAL_ARRAY`] is a fault at `site` (and the array
     /// empty) rather than a build that runs out of memory.
     pub fn local_repeat(&mut self, value: Value, len: usize, site: Site) -> LocalArray {
-        let len = if len > MAX_LOCAL_ARRAY {
-            let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
-            self.fault_here(fault, Value::from(len as u64), Value::from(0u64));
-            0
-        } else {
-            len
-        };
+        let len = if self.within_local_limit(len, site) { len } else { 0 };
         LocalArray { elems: vec![value; len], elem: value.ty(), name: "array" }
+    }
+
+    /// Whether a local array of `len` elements is within [`MAX_LOCAL_ARRAY`]; a fault at
+    /// `site` where it is not.
+    fn within_local_limit(&mut self, len: usize, site: Site) -> bool {
+        if len <= MAX_LOCAL_ARRAY {
+            return true;
+        }
+        let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
+        self.fault_here(fault, Value::from(len as u64), Value::from(0u64));
+        false
     }
 
     /// `let a: [T; len] = array;` (and `a = array` with `a` of `len` elements): whether
@@ -114,12 +119,12 @@ impl KernelCtx {
         site: Site,
     ) -> LocalArray {
         let elem = T::default().into().ty();
-        if table.len() > MAX_LOCAL_ARRAY {
-            let fault = site.fault(FaultKind::Panic, "a local array of more than 1024 elements");
-            self.fault_here(fault, Value::from(table.len() as u64), Value::from(0u64));
-            return LocalArray { elems: Vec::new(), elem, name };
-        }
-        LocalArray { elems: table.iter().map(|&v| v.into()).collect(), elem, name }
+        let elems = if self.within_local_limit(table.len(), site) {
+            table.iter().map(|&v| v.into()).collect()
+        } else {
+            Vec::new()
+        };
+        LocalArray { elems, elem, name }
     }
 
     /// `array[index]` (a `usize` index).
