@@ -65,7 +65,7 @@ pub mod __private {
     pub use crate::lang::methods::FloatFn;
     pub use crate::lang::ops::Site;
     pub use crate::lang::warp::{Reduce, Shuffle, Vote, WARP_SIZE};
-    pub use crate::lang::{Builtin, Dim3, KernelCtx, Scalar, Value};
+    pub use crate::lang::{shift_amount, Builtin, Dim3, KernelCtx, Scalar, Value};
     pub use ptx_core::fault::FaultSite;
     pub use ptx_core::ir::{AtomOp, FenceScope};
     pub use ptx_core::{Kernel, KernelIr, Label};

@@ -234,6 +234,12 @@ pub struct KernelFn {
     /// The elements a `for` loop over an array or slice binds (the `let`'s value, by
     /// expression id), which are references in Rust where the loop borrows them.
     pub elements: Vec<Element>,
+    /// The expression ids of the names patterns compare with (`N =>`), which must not be
+    /// variables: Rust binds a new name there.
+    pub pattern_names: Vec<usize>,
+    /// The indexing of a constant array of the surrounding code named by a path
+    /// (`config::GAIN[i]`: an [`ExprKind::Index`] of `GAIN`), by expression id.
+    pub item_paths: Vec<(usize, syn::Path)>,
 }
 
 /// An element a `for` loop over an array or a slice binds ([`crate::desugar::for_in_array`]).

@@ -51,9 +51,10 @@ pub struct Checked {
     /// their first use): their values are part of the kernel's cache key, as two kernels
     /// of one text may read two `TILE`s.
     pub item_const_paths: Vec<proc_macro2::TokenStream>,
-    /// Whether an expression reads a constant array of the surrounding code: `TABLE[i]` (an
-    /// element, of the expression's type) or `TABLE.len()`, by expression id.
-    pub item_array: Vec<bool>,
+    /// The path of the constant array of the surrounding code an expression reads, by
+    /// expression id: `TABLE[i]` or `config::TABLE[i]` (an element, of the expression's
+    /// type), `TABLE.len()`.
+    pub item_array: Vec<Option<proc_macro2::TokenStream>>,
     /// The bindings of the body's `const`s. Rust's `const N` shadows a constant `N` of the
     /// surrounding code, where the generated `let N` would be a pattern matching it: they
     /// are bound under names of their own ([`crate::lower`]).
@@ -128,6 +129,10 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         loop_variables: Vec::new(),
         ord_calls: kernel.ord_calls.iter().map(|(id, _)| *id).collect(),
         elements: kernel.elements.clone(),
+        pattern_names: kernel.pattern_names.clone(),
+        item_paths: kernel.item_paths.iter().cloned().collect(),
+        arms: Vec::new(),
+        moves: Vec::new(),
         references: Vec::new(),
         borrowed_arrays: Vec::new(),
         infer: Infer::default(),
@@ -291,6 +296,16 @@ struct Checker<'e> {
     ord_calls: Vec<usize>,
     /// [`KernelFn::elements`]: the elements `for` loops bind.
     elements: Vec<Element>,
+    /// [`KernelFn::pattern_names`]: the names patterns compare with.
+    pattern_names: Vec<usize>,
+    /// [`KernelFn::item_paths`]: the constant arrays indexed by a path.
+    item_paths: HashMap<usize, syn::Path>,
+    /// The arms of the `if`s being checked, outermost first: the `if`'s id and whether
+    /// the arm is its `else`.
+    arms: Vec<(usize, bool)>,
+    /// The `&mut` slices a `let` moved (`let z = y;`: a `&mut` is not `Copy`), with where
+    /// and in which arms ([`Checker::arms`]), which Rust forbids using again (E0382).
+    moves: Vec<Moved>,
     /// The bindings that are references in Rust (an element a loop borrows, or a name bound
     /// to one): `*v` reads them, and a value of their type is not one.
     references: Vec<usize>,
@@ -398,6 +413,15 @@ struct ItemArrayUse {
     name: String,
     /// The name as written, with its span (the cache key reads the value through it).
     path: proc_macro2::TokenStream,
+}
+
+/// A `&mut` slice moved by a `let` ([`Checker::moves`]).
+struct Moved {
+    binding: usize,
+    /// The name it was moved into.
+    into: String,
+    at: Sp,
+    arms: Vec<(usize, bool)>,
 }
 
 struct ItemConstUse {
@@ -628,9 +652,9 @@ impl Checker<'_> {
                 item_const_paths.push(c.path.clone());
             }
         }
-        let mut item_array = vec![false; types.len()];
+        let mut item_array = vec![None; types.len()];
         for a in &self.item_arrays {
-            item_array[a.expr] = true;
+            item_array[a.expr] = Some(a.path.clone());
             if !named.contains(&a.name.as_str()) {
                 named.push(&a.name);
                 item_const_paths.push(a.path.clone());
@@ -937,6 +961,9 @@ impl Checker<'_> {
                         self.roots.insert(id, root);
                     }
                 }
+                if ty.is_none() && matches!(role, LetRole::Source | LetRole::Allowed) {
+                    self.note_moves(pat, init);
+                }
                 false
             }
             Stmt::Expr { expr, discards, .. } => {
@@ -1018,6 +1045,50 @@ impl Checker<'_> {
                 pats.iter().zip(inits).for_each(|(p, i)| self.aliases(p, i, out));
             }
             _ => {}
+        }
+    }
+
+    /// Records the `&mut` slices `let pat = init;` moves: a name of one bound to a name of
+    /// the user's (a reborrow, `let z: &mut [f32] = y;`, has its type written).
+    fn note_moves(&mut self, pat: &Pat, init: &Expr) {
+        match (pat, &init.kind) {
+            (Pat::Tuple(pats, _), ExprKind::Tuple(inits)) if pats.len() == inits.len() => {
+                pats.iter().zip(inits).for_each(|(p, i)| self.note_moves(p, i));
+            }
+            // The macro's own names (`__ptx_arg0`, `__match_1`) hold a value for a moment.
+            (Pat::Ident { name, .. }, ExprKind::Path(_)) if !name.to_string().starts_with("__") => {
+                let Some(binding) = self.binding[init.id] else { return };
+                if matches!(self.infer.resolve(&self.types[init.id]), Ty::Slice { mutable: true, .. }) {
+                    let (arms, into) = (self.arms.clone(), name.to_string());
+                    self.moves.push(Moved { binding, into, at: init.span, arms });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Reports a use of the binding `id` (at `sp`, named `name`) after a `let` moved it, on
+    /// a path that can follow the move (not in another arm of an `if` or `match`).
+    fn use_after_move(&mut self, id: usize, name: &syn::Ident, sp: Sp) {
+        let here = &self.arms;
+        let other_arm = |arms: &[(usize, bool)]| {
+            arms.iter().zip(here.iter()).find(|(a, b)| a != b).is_some_and(|(a, b)| a.0 == b.0)
+        };
+        let Some(m) = self.moves.iter().find(|m| m.binding == id && !other_arm(&m.arms)) else { return };
+        let (line, into) = (m.at.start.start().line, &m.into);
+        self.errors.at(
+            sp,
+            format!(
+                "borrow of moved value: `{name}` (rustc's E0382): `let {into} = {name};` on line {line} moved this \
+                 `&mut` slice, as a `&mut` is not `Copy`; use `{into}` from there on"
+            ),
+        );
+    }
+
+    /// [`Checker::use_after_move`] of the slice or array `name` indexes or names.
+    fn slice_use(&mut self, name: &syn::Ident) {
+        if let Some(id) = self.binding_id(name) {
+            self.use_after_move(id, name, Sp::of(name));
         }
     }
 
@@ -1158,7 +1229,20 @@ impl Checker<'_> {
                 (Ty::Tuple(vec![]), true)
             }
             ExprKind::Path(name) => match self.lookup(&name.to_string()).cloned() {
+                Some(b) if self.pattern_names.contains(&e.id) && !self.consts.contains(&b.id) => {
+                    let what = if b.id < self.param_count { "a parameter" } else { "a variable" };
+                    self.errors.at(
+                        e.span,
+                        format!(
+                            "`{name}` is {what}: in a pattern, Rust binds a new `{name}` that matches every \
+                             value (a pattern compares only with a constant); to compare with it, write a guard, \
+                             `v if v == {name} =>`"
+                        ),
+                    );
+                    (b.ty, false)
+                }
                 Some(b) => {
+                    self.use_after_move(b.id, name, e.span);
                     self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
                     let comptime_param = b.id < self.param_count && b.comptime && !self.device;
@@ -1189,8 +1273,10 @@ impl Checker<'_> {
                     self.item_const(e, name.to_string(), quote::quote!(#name))
                 }
                 None => {
-                    let hint = if Builtin::ALL.iter().any(|b| *name == b.name()) {
-                        format!("; `{name}` is a built-in: call it, `{name}()`")
+                    let hint = if Builtin::ALL.iter().any(|b| *name == b.name())
+                        || Intrinsic::ALL.iter().any(|f| *name == f.name())
+                    {
+                        format!("; `{name}` is a built-in: call it, `{}`", builtin_usage(&name.to_string()))
                     } else if let Some(ours) = crate::parse::cuda_name(&name.to_string()) {
                         format!("; `{name}` is CUDA C's, and in a kernel it is `{ours}`")
                     } else if self.in_const.is_some() {
@@ -1207,8 +1293,7 @@ impl Checker<'_> {
                 }
             },
             ExprKind::ItemConst(path) => {
-                let text = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
-                self.item_const(e, text, quote::quote!(#path))
+                self.item_const(e, crate::parse::path_text(path), quote::quote!(#path))
             }
             ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
@@ -1302,13 +1387,18 @@ impl Checker<'_> {
             }
             // `TABLE[i]` of a `const TABLE: [T; N]` of the surrounding code: its elements are
             // constants of the kernel, of the type the use gives them (rustc checks the item).
-            ExprKind::Index { slice, index } if self.is_item_array(slice) => {
+            ExprKind::Index { slice, index }
+                if self.is_item_array(slice) || self.item_paths.contains_key(&e.id) =>
+            {
                 self.array_index(index);
-                if self.outer_constant_in_device(e.span, &slice.to_string()) {
+                let (name, path) = match self.item_paths.get(&e.id) {
+                    Some(path) => (crate::parse::path_text(path), quote::quote!(#path)),
+                    None => (slice.to_string(), quote::quote!(#slice)),
+                };
+                if self.outer_constant_in_device(e.span, &name) {
                     return (Ty::Error, false);
                 }
                 let elem = self.infer.fresh(VarKind::Any);
-                let (name, path) = (slice.to_string(), quote::quote!(#slice));
                 self.item_arrays.push(ItemArrayUse {
                     expr: e.id,
                     elem: Some(elem.clone()),
@@ -1320,6 +1410,7 @@ impl Checker<'_> {
                 (elem, false)
             }
             ExprKind::Index { slice, index } => {
+                self.slice_use(slice);
                 self.binding[e.id] = self.binding_id(slice);
                 self.table_copy_is_array(slice);
                 if let Some((elem, mutable)) = self.array_binding(slice) {
@@ -1503,7 +1594,9 @@ impl Checker<'_> {
                     " (an `if` condition is a `bool`)"
                 };
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
+                self.arms.push((e.id, false));
                 let t = self.block(then);
+                self.arms.pop();
                 let t = match before {
                     Some(before) => match self.infer.unify(&before, &t) {
                         Ok(ty) => ty,
@@ -1526,7 +1619,9 @@ impl Checker<'_> {
                         {
                             self.arms_before = Some(t.clone());
                         }
+                        self.arms.push((e.id, true));
                         let f = self.expr(els);
+                        self.arms.pop();
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
@@ -1558,8 +1653,11 @@ impl Checker<'_> {
                                 self.show(&t)
                             );
                             self.errors.at(sp, msg);
+                            // Reported: not `()` again where the value goes.
+                            Ty::Error
+                        } else {
+                            Ty::unit()
                         }
-                        Ty::unit()
                     }
                 };
                 let resolved = self.infer.resolve(&ty);
@@ -1773,6 +1871,7 @@ impl Checker<'_> {
                 (target, false)
             }
             ExprKind::Vector { func, width, slice, index, values } => {
+                self.slice_use(slice);
                 self.binding[e.id] = self.binding_id(slice);
                 let elem = self.vector_slice(func, *width, slice, values.is_some());
                 let t = self.expr(index);
@@ -2113,6 +2212,7 @@ impl Checker<'_> {
             Place::Field { .. } => None,
         };
         if let Some(name) = written {
+            self.slice_use(name);
             if self.binding_id(name).is_some_and(|id| self.borrowed_arrays.iter().any(|&(b, _)| b == id)) {
                 self.errors.at(
                     Sp::of(name),
@@ -2453,7 +2553,11 @@ impl Checker<'_> {
     }
 
     fn shift_amount(&mut self, rhs: &Expr, t: &Ty) {
-        if !self.is_int_like(t) {
+        // A constant of the surrounding code (`x << SHIFT`) is an amount of its own type,
+        // which rustc checks where the kernel is built.
+        let item_const =
+            matches!(self.infer.resolve(t), Ty::Var(_)) && self.is_item_type(&self.infer.resolve(t));
+        if !item_const && !self.is_int_like(t) {
             let msg = format!("a shift amount must be an integer, found `{}`", self.show(t));
             self.errors.at(rhs.span, msg);
         }
@@ -2852,5 +2956,13 @@ fn is_guard(e: &Expr) -> bool {
             matches!(b.stmts.last(), Some(Stmt::Let { pat: Pat::Wild, init, .. }) if of_hidden(init))
         }
         _ => false,
+    }
+}
+
+/// How the built-in `name` is called (`sync_threads()`, `shfl_xor(value, lane_mask)`).
+fn builtin_usage(name: &str) -> String {
+    match Intrinsic::ALL.iter().find(|f| f.name() == name) {
+        Some(f) => f.usage().to_string(),
+        None => format!("{name}()"),
     }
 }

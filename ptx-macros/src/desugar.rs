@@ -51,6 +51,10 @@ pub const WHILE_LET_ATTRIBUTE: &str = "__ptx_dsl_while_let";
 /// value of the case that matched: its arms disagreeing in type is rustc's error on the name.
 pub const OR_BINDING_ATTRIBUTE: &str = "__ptx_dsl_or_binding";
 
+/// The attribute on the name a pattern compares with (`N =>`, `Self::N =>` excluded):
+/// Rust compares only with a constant of that name, and binds a new name over a variable's.
+pub const PATTERN_NAME_ATTRIBUTE: &str = "__ptx_dsl_pattern_name";
+
 /// How the hidden names of a `swap`'s indices and element start.
 const SWAP_PREFIX: &str = "__swap_";
 
@@ -102,10 +106,10 @@ pub(crate) fn unparen(mut e: &syn::Expr) -> &syn::Expr {
     e
 }
 
-/// Whether `a` assigns a tuple of places (`(a, b) = ..`), which [`destructuring_assign`]
-/// rewrites.
+/// Whether `a` assigns a tuple of places (`(a, b) = ..`) or discards (`_ = ..`), which
+/// [`destructuring_assign`] rewrites.
 pub fn assigns_tuple(a: &syn::ExprAssign) -> bool {
-    matches!(unparen(&a.left), syn::Expr::Tuple(_))
+    matches!(unparen(&a.left), syn::Expr::Tuple(_) | syn::Expr::Infer(_))
 }
 
 /// `(a, (b, _)) = value` (a destructuring assignment to a tuple of places, see
@@ -697,7 +701,8 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
         syn::Pat::Ident(i)
             if i.by_ref.is_none() && i.subpat.is_none() && is_constant_name(&i.ident.to_string()) =>
         {
-            Ok(equal(&i.ident, Cover::Named))
+            let (name, marker) = (&i.ident, format_ident!("{PATTERN_NAME_ATTRIBUTE}", span = sp));
+            Ok(equal(&quote_spanned!(sp=> #[#marker] #name), Cover::Named))
         }
         syn::Pat::Ident(i) if i.by_ref.is_none() => {
             let name = &i.ident;

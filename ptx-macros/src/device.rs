@@ -127,7 +127,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(first) = attr.clone().into_iter().next() {
         errors.push(syn::Error::new(first.span(), "`#[ptx_device]` takes no arguments"));
     }
-    let func: ItemFn = match syn::parse2(item.clone()) {
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             errors.push(parse::not_a_function(
@@ -140,6 +140,13 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#errors #item);
         }
     };
+    func.attrs.retain(|a| match parse::stacked_attribute(a, "ptx_device") {
+        Some(why) => {
+            errors.push(syn::Error::new_spanned(a, why));
+            false
+        }
+        None => true,
+    });
     let unraw_name = func.sig.ident.to_string();
     if let Some(why) = parse::reserved_device_name(unraw_name.strip_prefix("r#").unwrap_or(&unraw_name)) {
         errors.push(syn::Error::new(func.sig.ident.span(), why));

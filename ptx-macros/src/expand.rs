@@ -115,6 +115,15 @@ pub fn expand_kernel(
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
+    // The function's `cfg` and the lint levels it sets (`#[allow(unused_variables)]`) are also
+    // its body's, which is in the impls; the type's own `#[deprecated]` is no use of it there.
+    let lints: Vec<&syn::Attribute> = attrs
+        .iter()
+        .filter(|a| ["cfg", "allow", "warn", "deny"].iter().any(|l| a.path().is_ident(l)))
+        .collect();
+    let deprecated =
+        attrs.iter().any(|a| a.path().is_ident("deprecated")).then(|| quote!(#[allow(deprecated)]));
+    let impl_attrs = quote!(#(#lints)* #deprecated);
     let checked_flag = !options.unchecked;
 
     let mut fields = Vec::new();
@@ -290,7 +299,7 @@ pub fn expand_kernel(
     // the device function (a plain `fn` of the name in a block) is a type error here.
     let uses = (!inlined.is_empty()).then(|| {
         let (paths, types): (Vec<_>, Vec<_>) = inlined.iter().cloned().unzip();
-        quote!(const _: () = { #(let _: #types = #paths;)* };)
+        quote!(#impl_attrs const _: () = { #(let _: #types = #paths;)* };)
     });
     quote! {
         #uses
@@ -301,6 +310,7 @@ pub fn expand_kernel(
             #(#[allow(missing_docs)] pub #fields,)*
         }
 
+        #impl_attrs
         impl #ty_name {
             #[doc = #new_doc]
             #[allow(clippy::new_without_default)]
@@ -321,6 +331,7 @@ pub fn expand_kernel(
             }
         }
 
+        #impl_attrs
         impl #p::Kernel for #ty_name {
             fn name(&self) -> &str {
                 #name_str

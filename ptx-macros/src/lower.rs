@@ -244,6 +244,17 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The amount of a shift `op` when it is a constant of the surrounding code's type
+    /// (`x << SHIFT`), which only rustc knows: a value of that type, which rustc checks is
+    /// an integer.
+    fn host_shift_amount(&mut self, op: BinOp, amount: &Expr) -> Option<TokenStream> {
+        if !matches!(op, BinOp::Shl | BinOp::Shr) || !self.checked.host_typed[amount.id] {
+            return None;
+        }
+        let (p, host) = (self.private(), self.host(amount));
+        Some(quote_spanned!(amount.span.start=> #p::shift_amount(#host)))
+    }
+
     /// The expression as runtime tokens, whatever its stage.
     fn value(&mut self, e: &Expr) -> TokenStream {
         if self.checked.host_typed[e.id] {
@@ -599,8 +610,13 @@ impl<'a> Lowerer<'a> {
                         return self.bind(name, "__t", call);
                     }
                 }
-                let mut ops = self.operands([&**l, &**r]).into_iter();
-                let (a, b) = (ops.next().unwrap_or_default(), ops.next().unwrap_or_default());
+                let (a, b) = match self.host_shift_amount(*op, r) {
+                    Some(b) => (self.value(l), b),
+                    None => {
+                        let mut ops = self.operands([&**l, &**r]).into_iter();
+                        (ops.next().unwrap_or_default(), ops.next().unwrap_or_default())
+                    }
+                };
                 let call = match self.ty(l) {
                     tuple @ Ty::Tuple(_) if matches!(op, BinOp::Eq | BinOp::Ne) => {
                         self.tuple_comparison(*op == BinOp::Eq, a, b, &tuple)
@@ -646,7 +662,10 @@ impl<'a> Lowerer<'a> {
                         // element's read, the operation and the write. (An element of a local
                         // array the value reads names its register: `assigned_value` copies
                         // it when the index assigns a local, `w[{ w[0] = 2; 2 }] += w[0]`.)
-                        let v = self.assigned_value(place, rhs);
+                        let v = match self.host_shift_amount(*op, rhs) {
+                            Some(v) => v,
+                            None => self.assigned_value(place, rhs),
+                        };
                         let i = self.value(index);
                         let idx = self.tmp("__index");
                         // Bound once, so the load and the store use the same index.
@@ -676,7 +695,10 @@ impl<'a> Lowerer<'a> {
                         return Atom::Unit;
                     }
                 };
-                let v = self.value(rhs);
+                let v = match self.host_shift_amount(*op, rhs) {
+                    Some(v) => v,
+                    None => self.value(rhs),
+                };
                 let call = self.binary_call(*op, current, v, e.span);
                 let r = self.tmp("__t");
                 self.emit(quote!(let #r = #call;));
@@ -688,12 +710,13 @@ impl<'a> Lowerer<'a> {
                 let s = self.scalar(*to);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
             }
-            ExprKind::Index { slice, index } if self.checked.item_array[e.id] => {
+            ExprKind::Index { slice, index } if self.checked.item_array[e.id].is_some() => {
                 // rustc checks the item's element type against the one the use gave, at the
                 // name (or, for an element only cast, `ORDER[i] as usize`, takes the item's own).
                 // The check is a typed `let` at the name, so that rustc's error is the item's
                 // type against the use's (`expected `&[f32]`, found `&[u32; 3]``), not one of
                 // the builder's method.
+                let path = self.checked.item_array[e.id].clone().unwrap_or_default();
                 let (i, site, label) = (self.value(index), self.site(index.span), slice.to_string());
                 let elem = match self.ty(e).scalar() {
                     Some(s) => Ident::new(s.name(), slice.span()).into_token_stream(),
@@ -706,10 +729,10 @@ impl<'a> Lowerer<'a> {
                 if self.written_out(index) {
                     let at = index.span.start;
                     let constant = self.plain_constant(index);
-                    self.emit(quote_spanned!(at=> let _ = #slice[#constant];));
+                    self.emit(quote_spanned!(at=> let _ = #path[#constant];));
                 }
                 let call = quote_spanned!(slice.span()=>
-                    #k.item_array_load({ let #table: &[#elem] = &#slice; #table }, #label, #i, #site));
+                    #k.item_array_load({ let #table: &[#elem] = &#path; #table }, #label, #i, #site));
                 self.bind(name, "__t", call)
             }
             ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {

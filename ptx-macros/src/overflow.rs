@@ -185,6 +185,11 @@ impl Folder<'_> {
                 match path.segments.last()?.ident.to_string().as_str() {
                     "MAX" => Some(hi),
                     "MIN" => Some(lo),
+                    // `u8::BITS` (a `u32`): the width of the type it names.
+                    "BITS" => {
+                        let owner = path.segments.iter().rev().nth(1)?.ident.to_string();
+                        Some(i128::from(Scalar::from_name(&owner)?.bits()))
+                    }
                     _ => None,
                 }
             }

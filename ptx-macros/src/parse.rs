@@ -69,6 +69,8 @@ pub fn parse_kernel(item: TokenStream, errors: &mut Errors, devices: &Devices) -
         expr_count: 0,
         ord_calls: Vec::new(),
         elements: Vec::new(),
+        pattern_names: Vec::new(),
+        item_paths: Vec::new(),
     };
     Some(p.finish(kernel))
 }
@@ -131,6 +133,8 @@ pub fn parse_device(func: &ItemFn, key: &str, errors: &mut Errors, devices: &Dev
         expr_count: 0,
         ord_calls: Vec::new(),
         elements: Vec::new(),
+        pattern_names: Vec::new(),
+        item_paths: Vec::new(),
     };
     p.finish(kernel)
 }
@@ -141,6 +145,10 @@ struct Parser<'e> {
     ord_calls: Vec<(usize, syn::Path)>,
     /// The elements `for` loops bind ([`KernelFn::elements`]).
     elements: Vec<Element>,
+    /// The names patterns compare with ([`KernelFn::pattern_names`]).
+    pattern_names: Vec<usize>,
+    /// The constant arrays indexed by a path ([`KernelFn::item_paths`]).
+    item_paths: Vec<(usize, syn::Path)>,
     next_id: usize,
     kernel_name: String,
     /// The `#[ptx_device]` functions known so far.
@@ -296,7 +304,7 @@ pub fn reserved_device_name(name: &str) -> Option<String> {
 }
 
 /// The attributes a kernel may carry over to its generated type.
-const CARRIED_ATTRS: [&str; 4] = ["doc", "cfg", "allow", "deprecated"];
+const CARRIED_ATTRS: [&str; 6] = ["doc", "cfg", "allow", "warn", "deny", "deprecated"];
 
 /// The constants of the modules `std::f32::consts` and `std::f64::consts` (`PI` and friends).
 const FLOAT_CONSTS: [&str; 18] = [
@@ -338,6 +346,8 @@ impl<'e> Parser<'e> {
             jump_scopes: Vec::new(),
             ord_calls: Vec::new(),
             elements: Vec::new(),
+            pattern_names: Vec::new(),
+            item_paths: Vec::new(),
         }
     }
 
@@ -345,6 +355,8 @@ impl<'e> Parser<'e> {
         kernel.expr_count = self.next_id;
         kernel.ord_calls = self.ord_calls;
         kernel.elements = self.elements;
+        kernel.pattern_names = self.pattern_names;
+        kernel.item_paths = self.item_paths;
         self.errors.extend(self.cycles);
         Parsed {
             kernel,
@@ -434,10 +446,16 @@ impl<'e> Parser<'e> {
     fn item_attrs(&mut self, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
         let mut kept = Vec::new();
         for a in attrs {
-            if CARRIED_ATTRS.iter().any(|name| a.path().is_ident(name)) {
-                kept.push(a.clone());
+            if let Some(why) = stacked_attribute(a, "ptx_kernel") {
+                self.err(a, why);
+            } else if CARRIED_ATTRS.iter().any(|name| a.path().is_ident(name)) {
+                // An inner attribute of the body (`#![allow(..)]`) is the function's, as
+                // an outer one is.
+                let mut a = a.clone();
+                a.style = syn::AttrStyle::Outer;
+                kept.push(a);
             } else {
-                self.err(a, "this attribute is not supported on a kernel (only doc comments, `cfg`, `allow` and `deprecated` carry over to the generated type)");
+                self.err(a, "this attribute is not supported on a kernel (only doc comments, `cfg`, the lint levels `allow`, `warn` and `deny`, and `deprecated` carry over to the generated type)");
             }
         }
         kept
@@ -960,6 +978,7 @@ impl<'e> Parser<'e> {
         let rewriting_mark = |a: &syn::Attribute| {
             a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
+                || a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)
         };
         if let Some(attr) = expr_attrs(e).first().filter(|a| !rewriting_mark(a)) {
             let is_for = matches!(e, syn::Expr::ForLoop(_));
@@ -1046,6 +1065,18 @@ impl<'e> Parser<'e> {
             }
             syn::Expr::Index(ix) => {
                 let index = Box::new(self.expr(&ix.index));
+                // `config::GAIN[i]`: a constant array of the surrounding code, by its path.
+                if let syn::Expr::Path(p) = crate::desugar::unparen(&ix.expr) {
+                    let last = p.path.segments.last().map(|s| s.ident.clone());
+                    if let Some(slice) = last.filter(|l| p.qself.is_none() && p.path.segments.len() > 1
+                        && is_constant_name(&l.to_string())
+                        && p.path.segments.iter().all(|s| s.arguments.is_none()))
+                    {
+                        let e = self.expr_of(ExprKind::Index { slice, index }, sp);
+                        self.item_paths.push((e.id, p.path.clone()));
+                        return e;
+                    }
+                }
                 match self.slice_name(&ix.expr) {
                     Some(slice) => ExprKind::Index { slice, index },
                     None => ExprKind::Error,
@@ -1246,6 +1277,14 @@ impl<'e> Parser<'e> {
         }
         match Scalar::from_name(suffix) {
             Some(s) if s != Scalar::Bool && !s.is_half() => Some(Some(s)),
+            // A base prefix with a digit past its base (`0b102`) or an exponent without
+            // digits (`1e`) is an error of rustc's own, which needs no second one.
+            _ if suffix.starts_with(['e', 'E'])
+                || (lit.to_token_stream().to_string().starts_with('0')
+                    && suffix.starts_with(['b', 'o', 'x'])) =>
+            {
+                None
+            }
             _ => {
                 self.err(lit, format!("unknown literal suffix `{suffix}`"));
                 None
@@ -1256,7 +1295,11 @@ impl<'e> Parser<'e> {
     fn path_expr(&mut self, p: &syn::ExprPath, sp: Sp) -> Expr {
         if p.qself.is_none() {
             if let Some(ident) = p.path.get_ident() {
-                return self.expr_of(ExprKind::Path(ident.clone()), sp);
+                let e = self.expr_of(ExprKind::Path(ident.clone()), sp);
+                if p.attrs.iter().any(|a| a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)) {
+                    self.pattern_names.push(e.id);
+                }
+                return e;
             }
             if let Some(ty) = self.constant_type(&p.path) {
                 return self.expr_of(ExprKind::Const { ty, path: p.path.clone() }, sp);
@@ -1962,8 +2005,9 @@ impl<'e> Parser<'e> {
         let usage = format!("`{name}(&mut x[i], {values})`");
         let mut args = c.args.iter();
         let place = match args.next() {
-            Some(syn::Expr::Reference(r)) if r.mutability.is_some() => match &*r.expr {
-                syn::Expr::Index(_) => self.place(&r.expr),
+            Some(syn::Expr::Reference(r)) if r.mutability.is_some() => match crate::desugar::unparen(&r.expr)
+            {
+                syn::Expr::Index(_) => self.place(crate::desugar::unparen(&r.expr)),
                 other => {
                     self.err(other, format!("atomics work on elements of slices and shared arrays: {usage}"));
                     None
@@ -2389,6 +2433,28 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
             proc_macro2::TokenTree::Group(g) => token_idents(g.stream(), out),
             _ => {}
         }
+    }
+}
+
+/// A path as its messages write it (`config::TILE`).
+pub fn path_text(path: &syn::Path) -> String {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    format!("{}{}", if path.leading_colon.is_some() { "::" } else { "" }, names.join("::"))
+}
+
+/// What is wrong with `attr` on a function that `#[ON]` (`ptx_kernel` or `ptx_device`)
+/// already marks, when it is one of the two again.
+pub fn stacked_attribute(attr: &syn::Attribute, on: &str) -> Option<String> {
+    let name = attr.path().segments.last()?.ident.to_string();
+    if name == on {
+        Some(format!("`#[{on}]` is given twice: remove one"))
+    } else if name == "ptx_kernel" || name == "ptx_device" {
+        Some(format!(
+            "a function is a kernel (`#[ptx_kernel]`, launched from the host) or a device function \
+             (`#[ptx_device]`, called from kernels), not both: remove `#[{name}]`"
+        ))
+    } else {
+        None
     }
 }
 

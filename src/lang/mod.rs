@@ -235,6 +235,30 @@ host_values! {
     f64 => F64, F64, f64;
 }
 
+/// An integer type a shift amount may have: what `x << N` takes from a constant of the code
+/// around a kernel, whose type only rustc knows (any integer, as in Rust).
+#[diagnostic::on_unimplemented(
+    message = "a shift amount must be an integer, found `{Self}`",
+    label = "not an integer"
+)]
+pub trait ShiftAmount: Into<Value> {}
+
+impl ShiftAmount for u8 {}
+impl ShiftAmount for i8 {}
+impl ShiftAmount for u16 {}
+impl ShiftAmount for i16 {}
+impl ShiftAmount for u32 {}
+impl ShiftAmount for i32 {}
+impl ShiftAmount for u64 {}
+impl ShiftAmount for i64 {}
+impl ShiftAmount for usize {}
+impl ShiftAmount for isize {}
+
+/// A shift amount of the host's computing, as a value of its own type ([`ShiftAmount`]).
+pub fn shift_amount<T: ShiftAmount>(amount: T) -> Value {
+    amount.into()
+}
+
 impl From<bool> for Value {
     fn from(v: bool) -> Value {
         Value::of(Val::<ptx_core::Pred>::Imm(v), Scalar::Bool)

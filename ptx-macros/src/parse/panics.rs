@@ -22,8 +22,14 @@ enum Check<'a> {
 impl Parser<'_> {
     /// The panic macro `mac` as an expression, or `None` when it is no panic macro.
     pub(super) fn panic_macro(&mut self, mac: &syn::Macro, sp: Sp) -> Option<Expr> {
-        let name = mac.path.get_ident()?.to_string();
-        let name = name.strip_prefix("debug_").unwrap_or(&name);
+        // `panic!`, or through the standard library, `std::panic!`, `::core::assert!`.
+        let names: Vec<String> = mac.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let name = match names.as_slice() {
+            [name] if mac.path.leading_colon.is_none() => name,
+            [root, name] if root == "std" || root == "core" => name,
+            _ => return None,
+        };
+        let name = name.strip_prefix("debug_").unwrap_or(name);
         const PANICS: [&str; 7] =
             ["assert", "assert_eq", "assert_ne", "panic", "unreachable", "todo", "unimplemented"];
         if !PANICS.contains(&name) {

@@ -1,0 +1,145 @@
+//! What the seventeenth round of probing with fresh code found in the language, each body run
+//! as a `#[ptx_kernel]` on the simulator and as plain Rust on the host, compared bit for bit
+//! on edge values and fresh random inputs; and kernel attributes that must carry over to the
+//! generated code (this file denies the lints they set).
+#![deny(unused_variables, deprecated)]
+
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+const SHIFT: u32 = 3;
+const SHIFT_U8: u8 = 5;
+const SHIFT_I64: i64 = 7;
+
+mod config {
+    pub const SHIFT: usize = 11;
+    pub const GAIN: [f32; 3] = [0.5, 1.5, -2.0];
+    pub const ORDER: [u32; 4] = [3, 0, 2, 1];
+}
+
+// A shift by a constant of the surrounding code takes the amount in the constant's own type
+// (any integer, as in Rust), by value and in compound assignments to variables and elements.
+twin!(shift_by_item_constants, shift_by_item_constants_host, |i, a: &[u32], out: &mut [u32]| {
+    let x = a[i];
+    out[4 * i] = (x << SHIFT) ^ (x >> SHIFT_U8) ^ (1u32 << SHIFT_I64);
+    out[4 * i + 1] = x >> config::SHIFT;
+    let mut v = x;
+    v <<= SHIFT_U8;
+    v >>= config::SHIFT;
+    out[4 * i + 2] = v;
+    out[4 * i + 3] = x;
+    out[4 * i + 3] >>= SHIFT_I64;
+});
+
+#[test]
+fn shifts_by_constants_of_the_surrounding_code_are_rusts() {
+    let xs = u32_inputs("shift_by_item_constants", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| ShiftByItemConstants::new().launch(d, c, a, o);
+    check_twin("shift_by_item_constants", &xs, 4, &launch, shift_by_item_constants_host);
+}
+
+// A constant array of the surrounding code named by its path, `config::GAIN[k]`, read as the
+// plain name is; and `_ = value;` evaluates the value and drops it.
+twin!(tables_by_path, tables_by_path_host, |i, a: &[f32], out: &mut [f32]| {
+    let x = a[i];
+    let gain: f32 = config::GAIN[i % 3];
+    _ = a[i];
+    _ = x * 2.0;
+    out[2 * i] = gain * x;
+    out[2 * i + 1] = config::ORDER[i % 4] as f32 + self::config::GAIN[(i + 1) % 3];
+});
+
+#[test]
+fn constant_arrays_named_by_their_path_index_as_plain_names_do() {
+    let xs = f32_inputs("tables_by_path", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| TablesByPath::new().launch(d, c, a, o);
+    check_twin("tables_by_path", &xs, 2, &launch, tables_by_path_host);
+}
+
+const LIMIT: u32 = 7;
+
+// A pattern's upper-case name compares with a constant (the body's own `const` or one of the
+// surrounding code), as in Rust.
+twin!(pattern_constants, pattern_constants_host, |i, a: &[u32], out: &mut [u32]| {
+    const SMALL: u32 = 3;
+    let x = a[i] % 9;
+    out[i] = match x {
+        SMALL => 100,
+        LIMIT => 200,
+        0 | 1 => 300,
+        _ => x,
+    };
+});
+
+#[test]
+fn pattern_names_of_constants_compare() {
+    let xs = u32_inputs("pattern_constants", 200);
+    let launch = |d: &_, c, a: &_, o: &mut _| PatternConstants::new().launch(d, c, a, o);
+    check_twin("pattern_constants", &xs, 1, &launch, pattern_constants_host);
+}
+
+/// A panic written through the standard library's path, `std::panic!` and `core::assert!`,
+/// is Rust's panic, as the bare macros are.
+#[ptx_kernel]
+fn panics_by_path(out: &mut [u32], n: u32) {
+    core::assert!(n != 3, "n is three");
+    if n > 5 {
+        std::panic!("n is over five");
+    }
+    out[0] = n;
+}
+
+#[test]
+fn panic_macros_by_their_std_path_are_panics() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    let run = |out: &mut _, n| PanicsByPath::new().launch(&dev, LaunchConfig::for_elements(1, 1), out, n);
+    run(&mut out, 2).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [2]);
+    for (n, want) in [(3, "n is three"), (9, "n is over five")] {
+        match run(&mut out, n) {
+            Err(Error::KernelPanic { message, .. }) => assert_eq!(message, want),
+            other => panic!("n = {n}: expected the kernel's panic, got {other:?}"),
+        }
+    }
+}
+
+// The lint levels a kernel sets, outer or inner, are its body's: with `unused_variables`
+// denied in this file, these compile only if the `allow` reaches the body. A deprecated
+// kernel's own generated code is no use of it (`deprecated` is denied too).
+#[ptx_kernel]
+#[allow(unused_variables)]
+fn allowed_outside(out: &mut [u32]) {
+    let unused = 1u32;
+    out[0] = 1;
+}
+
+#[ptx_kernel]
+fn allowed_inside(out: &mut [u32]) {
+    #![allow(unused_variables)]
+    let unused = 1u32;
+    out[0] = 2;
+}
+
+#[ptx_kernel]
+#[deprecated = "a kernel of an older interface"]
+#[allow(dead_code)]
+fn deprecated_kernel(out: &mut [u32]) {
+    out[0] = 3;
+}
+
+#[test]
+fn kernels_with_lint_attributes_run() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    let one = LaunchConfig::for_elements(1, 1);
+    AllowedOutside::new().launch(&dev, one, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1]);
+    AllowedInside::new().launch(&dev, one, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [2]);
+}
