@@ -122,8 +122,9 @@ pub enum Error {
 
     /// A simulated thread accessed memory that is not allocated (or not accessible).
     #[error(
-        "kernel `{kernel}` faulted in the simulator: block {block:?}, thread {thread:?}, \
-         address {address:#x}, at `{instruction}`{}",
+        "kernel `{kernel}` faulted in the simulator: block ({}, {}, {}), thread ({}, {}, {}) {}{}",
+        block[0], block[1], block[2], thread[0], thread[1], thread[2],
+        ptx_sim::describe_fault(*address, instruction),
         location.as_ref().map(|l| format!(" ({l})")).unwrap_or_default()
     )]
     SimFault {

@@ -476,6 +476,15 @@ impl Decoder {
         Ok(r)
     }
 
+    /// A predicate source: a `.pred` register, or the immediate `0` or `1` (false, true),
+    /// which the PTX ISA allows where an instruction reads a predicate.
+    fn pred_src(&mut self, tok: &str) -> Result<R, SimError> {
+        match tok {
+            "0" | "1" => Ok(self.konst(u64::from(tok == "1"))),
+            _ => self.pred(tok),
+        }
+    }
+
     fn imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
         let bad = || self.parse_err(format!("malformed immediate `{tok}` for type {ty}"));
         let bits = ty.bits();
@@ -1196,7 +1205,7 @@ impl Decoder {
                     Some(r) => (true, r),
                     None => (false, o[1].as_str()),
                 };
-                let a = self.pred(pred)?;
+                let a = self.pred_src(pred)?;
                 let mask = self.src(&o[2], PtxType::U32)?;
                 self.emit(Op::Vote { kind, d, a, negate, mask }, s);
             }
@@ -1429,7 +1438,7 @@ impl Decoder {
                 let d = self.dst(&o[0], ty)?;
                 let a = self.src(&o[1], ty)?;
                 let b = self.src(&o[2], ty)?;
-                let pr = self.pred(&o[3])?;
+                let pr = self.pred_src(&o[3])?;
                 self.emit(Op::Selp { d, a, b, p: pr }, s);
             }
             "bra" => self.bra(s, p, None)?,
@@ -1986,7 +1995,7 @@ impl Decoder {
             Some(r) => (true, r),
             None => (false, o[2].as_str()),
         };
-        let a = self.pred(pred)?;
+        let a = self.pred_src(pred)?;
         self.emit(Op::BarRed { at, kind, d, a, negate }, s);
         Ok(())
     }

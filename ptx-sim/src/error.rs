@@ -199,10 +199,14 @@ impl fmt::Display for SimError {
             SimError::Fault { kernel, block, thread, address, instruction, source } => {
                 write!(
                     f,
-                    "memory fault in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) \
-                     accessed address {address:#x}, which is out of bounds of every live \
-                     allocation (or misaligned for the access size), at `{instruction}`",
-                    block[0], block[1], block[2], thread[0], thread[1], thread[2]
+                    "memory fault in kernel `{kernel}`: block ({}, {}, {}) thread ({}, {}, {}) {}",
+                    block[0],
+                    block[1],
+                    block[2],
+                    thread[0],
+                    thread[1],
+                    thread[2],
+                    describe_fault(*address, instruction)
                 )?;
                 match source {
                     Some(s) => write!(f, " ({s})"),
@@ -323,3 +327,30 @@ impl fmt::Display for SimError {
 }
 
 impl std::error::Error for SimError {}
+
+/// What a memory fault at `address` by `instruction` (its PTX text) did, for messages:
+/// `accessed address 0x.., which is .., at `st.global.u32 [%rd3], %r2``. The space is
+/// read from the instruction: shared and local addresses are offsets in the block's or
+/// the thread's window, anything else a global (or generic) address.
+pub fn describe_fault(address: u64, instruction: &str) -> String {
+    let (place, what) = if instruction.contains(".shared") {
+        (
+            format!("offset {address:#x} of the block's shared memory"),
+            "past the shared memory the kernel declares and the launch gives it (`shared_bytes` for \
+             a dynamic array), or misaligned for the access size",
+        )
+    } else if instruction.contains(".local") {
+        (
+            format!("offset {address:#x} of the thread's local memory"),
+            "past the local memory the kernel declares, or misaligned for the access size",
+        )
+    } else {
+        (
+            format!("address {address:#x}"),
+            "outside every live allocation (an index past a buffer's end, or a pointer that is \
+             no buffer's), or misaligned for the access size",
+        )
+    };
+    let text = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("accessed {place}, which is {what}, at `{text}`")
+}

@@ -85,7 +85,7 @@ mod tensor;
 mod video;
 
 pub use approx::{Approx, Bound};
-pub use error::{AccessKind, DataRace, SimError};
+pub use error::{describe_fault, AccessKind, DataRace, SimError};
 pub use exec::{launch, launch_with, launch_with_param_bytes, Geometry, LaunchStats};
 pub use memory::Memory;
 pub use options::{SimOptions, DEFAULT_BLOCK_STEP_BUDGET, DEFAULT_MAX_THREADS, DEFAULT_STEP_BUDGET};

@@ -253,7 +253,10 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             {
                 let decl = declaration(&lines, &mut i, "a shared variable declaration")?;
                 let decl = decl.trim().trim_start_matches(".visible").trim_start_matches(".weak").trim();
-                statics.push(parse_array_decl(decl.trim_end_matches(';').trim(), lineno)?);
+                match parse_array_decl(decl.trim_end_matches(';').trim(), lineno) {
+                    Ok(def) => statics.push(def),
+                    Err(why) => bad_data.push(leave_out_users(decl, why)?),
+                }
                 i += 1;
             }
             ".global" | ".const" | ".visible"
@@ -261,11 +264,16 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     && !line.contains(".entry") =>
             {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
-                let def = match parse_data_decl(&decl, lineno)? {
-                    DataDecl::Laid(def) => def,
+                let def = match parse_data_decl(&decl, lineno) {
+                    Ok(DataDecl::Laid(def)) => def,
                     // It leaves out the kernels that name it, not the module.
-                    DataDecl::Unlaid { name, why } => {
+                    Ok(DataDecl::Unlaid { name, why }) => {
                         bad_data.push((name, why));
+                        i += 1;
+                        continue;
+                    }
+                    Err(why) => {
+                        bad_data.push(leave_out_users(&decl, why)?);
                         i += 1;
                         continue;
                     }
@@ -294,8 +302,15 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                         l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == v)
                     })
                 };
-                if let Some((_, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {
-                    left_out.push((name, why.clone()));
+                if let Some((variable, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {
+                    let why = match why {
+                        SimError::Unsupported { line, what } => SimError::Unsupported {
+                            line: *line,
+                            what: format!("{what} (the variable `{variable}`, which kernel `{name}` uses)"),
+                        },
+                        other => other.clone(),
+                    };
+                    left_out.push((name, why));
                     i = end;
                     continue;
                 }
@@ -359,6 +374,23 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     Ok(Parsed { kernels, unsupported: left_out })
 }
 
+/// A module variable's declaration the simulator does not support (`why`), as the name the
+/// kernels that use it are left out for; an error of the module when it is malformed, or
+/// when no name can be read from it.
+fn leave_out_users(decl: &str, why: SimError) -> Result<(String, SimError), SimError> {
+    if !matches!(why, SimError::Unsupported { .. }) {
+        return Err(why);
+    }
+    let head = decl.split('=').next().unwrap_or("").trim().trim_end_matches(';');
+    let last = head.split_whitespace().last().unwrap_or("");
+    let name = last.split('[').next().unwrap_or("");
+    if is_ident(name) {
+        Ok((name.to_string(), why))
+    } else {
+        Err(why)
+    }
+}
+
 /// A module variable's declaration as the simulator takes it.
 enum DataDecl {
     /// Laid out in memory.
@@ -368,9 +400,10 @@ enum DataDecl {
     Unlaid { name: String, why: SimError },
 }
 
-/// `[.visible] (.global|.const) [.align A] .type name[N] [= value | = {values}];`: the
-/// variable's bytes as initialised (zero without an initialiser). A variable invalid as
-/// declared (a malformed value, past 2^64 bytes) is an error.
+/// `[.visible] (.global|.const) [.align A] [.v2|.v4] .type name[N][M].. [= value | = {values}];`:
+/// the variable's bytes as initialised (zero without an initialiser; a nested list's
+/// missing values too). A variable invalid as declared (a malformed value, past 2^64 bytes)
+/// is an error.
 fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     let decl = decl.trim().trim_end_matches(';').trim();
     let (head, init) = match decl.split_once('=') {
@@ -378,52 +411,74 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         None => (decl, None),
     };
     let toks: Vec<&str> = head.split_whitespace().filter(|t| *t != ".visible" && *t != ".weak").collect();
-    let (align, ty, spec) = match toks.as_slice() {
-        [".global" | ".const", ".align", a, ty, spec] => {
+    let (align, rest) = match toks.as_slice() {
+        [".global" | ".const", ".align", a, rest @ ..] => {
             let a = a.parse::<u32>().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
             // (ptxas: "Alignment must be a power of two"; 0 is not one.)
             if !a.is_power_of_two() {
                 return Err(parse_err(line, format!("alignment {a} is not a power of two")));
             }
-            (a, *ty, *spec)
+            (a, rest)
         }
-        [".global" | ".const", ty, spec] => (0, *ty, *spec),
+        [".global" | ".const", rest @ ..] => (0, rest),
+        _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
+    };
+    // A vector type (`.v2 .u32`) is that many elements of the type per item.
+    let (lanes, ty, spec) = match rest {
+        [v @ (".v2" | ".v4"), ty, spec] => (if *v == ".v2" { 2 } else { 4 }, *ty, *spec),
+        [ty, spec] => (1, *ty, *spec),
         _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
     };
     let ty = element_type(ty).ok_or_else(|| unsupported(line, format!("variable type `{ty}`")))?;
     let size = ty.bytes() as usize;
-    let (name, count) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
-        Some((n, "")) => (n, None),
-        Some((n, c)) => {
-            (n, Some(c.parse::<usize>().map_err(|_| parse_err(line, format!("bad array size in `{spec}`")))?))
+    // `name`, `name[N]`, `name[]` (its length from the initialiser) and more dimensions.
+    let (name, dims) = match spec.split_once('[') {
+        None => (spec, Vec::new()),
+        Some((n, brackets)) => {
+            let bad = || parse_err(line, format!("bad array size in `{spec}`"));
+            let mut dims = Vec::new();
+            let inner = brackets.strip_suffix(']').ok_or_else(bad)?;
+            for (k, d) in inner.split("][").enumerate() {
+                dims.push(match d {
+                    "" if k == 0 => None,
+                    d => Some(d.parse::<usize>().map_err(|_| bad())?),
+                });
+            }
+            (n, dims)
         }
-        None => (spec, Some(1)),
     };
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad variable name `{name}`")));
     }
-    let values: Vec<&str> = match init {
-        None => Vec::new(),
-        Some(list) => match list.strip_prefix('{').and_then(|l| l.strip_suffix('}')) {
-            Some(inner) => inner.split(',').map(str::trim).filter(|v| !v.is_empty()).collect(),
-            None => vec![list],
-        },
+    let mut shape: Vec<Option<usize>> = dims;
+    if lanes > 1 {
+        shape.push(Some(lanes));
+    }
+    let mut values = Vec::new();
+    let first = match init {
+        None => shape.first().copied().flatten(),
+        Some(list) if shape.is_empty() => {
+            values.push(Some(list));
+            None
+        }
+        Some(list) => Some(initial_values(list, &shape, &mut values).map_err(|why| parse_err(line, format!("`{name}`: {why}")))?),
     };
-    let count = count.unwrap_or(values.len());
-    if values.len() > count {
+    let count = match shape.split_first() {
+        None => Some(1),
+        Some((d0, inner)) => inner.iter().try_fold(d0.or(first).unwrap_or(0), |n, d| n.checked_mul(d.unwrap_or(0))),
+    };
+    let Some(total) = count.and_then(|c| c.checked_mul(size)) else {
+        return Err(unsupported(line, format!("`{name}`: {spec} of {size}-byte elements, more than 2^64 bytes")));
+    };
+    if values.len() * size > total {
         return Err(parse_err(
             line,
-            format!("`{name}` has {} initial values for {count} elements", values.len()),
+            format!("`{name}` has {} initial values for {} elements", values.len(), total / size.max(1)),
         ));
     }
-    let Some(total) = count.checked_mul(size) else {
-        return Err(unsupported(
-            line,
-            format!("`{name}`: {count} elements of {size} bytes, more than 2^64 bytes"),
-        ));
-    };
     let mut bytes = vec![0u8; values.len() * size];
     for (k, v) in values.iter().enumerate() {
+        let Some(v) = v else { continue };
         let Some(bits) = data_value(v, ty) else {
             // A symbol's address (`sq`, `generic(x)`, `x+8`): valid PTX the simulator does not
             // lay out; anything else is a malformed value.
@@ -440,9 +495,73 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         };
         bytes[k * size..(k + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size]);
     }
-    // Without `.align` a variable is aligned to its element size.
-    let align = if align == 0 { size as u32 } else { align };
+    // Without `.align` a variable is aligned to its element size (a vector's to its own).
+    let align = if align == 0 { (size * lanes) as u32 } else { align };
     Ok(DataDecl::Laid(DataDef { name: name.to_string(), align, bytes: total, init: bytes }))
+}
+
+/// Appends to `out` the values of the initialiser `list` of an array of `shape` (outermost
+/// first; `None` only for an outermost `[]`), in memory order, `None` for each value a
+/// shorter inner list leaves zero; returns how many items the outermost list has. Each
+/// level is a braced list (`{{1, 2}, {3}}` of a `[2][2]`; ptxas refuses a flat one).
+fn initial_values<'a>(list: &'a str, shape: &[Option<usize>], out: &mut Vec<Option<&'a str>>) -> Result<usize, String> {
+    let inner = list
+        .trim()
+        .strip_prefix('{')
+        .and_then(|l| l.strip_suffix('}'))
+        .ok_or_else(|| format!("an array's initial values are a braced list, not `{list}`"))?;
+    let items = split_top_level(inner)?;
+    let Some((outer, rest)) = shape.split_first() else {
+        return Err(format!("too many levels of braces in `{list}`"));
+    };
+    if rest.is_empty() {
+        if items.iter().any(|i| i.starts_with('{')) {
+            return Err(format!("too many levels of braces in `{list}`"));
+        }
+        if outer.is_some_and(|n| items.len() > n) {
+            return Err(format!("{} initial values for {} elements", items.len(), outer.unwrap_or(0)));
+        }
+        out.extend(items.iter().map(|i| Some(*i)));
+        return Ok(items.len());
+    }
+    if let Some(flat) = items.iter().find(|i| !i.starts_with('{')) {
+        return Err(format!("`{flat}` where a braced list of the next dimension goes"));
+    }
+    let width = rest.iter().map(|d| d.unwrap_or(0)).product::<usize>();
+    if outer.is_some_and(|n| items.len() > n) {
+        return Err(format!("{} lists for {} rows", items.len(), outer.unwrap_or(0)));
+    }
+    for item in &items {
+        let start = out.len();
+        initial_values(item, rest, out)?;
+        out.resize(start + width, None);
+    }
+    Ok(items.len())
+}
+
+/// The comma-separated items of a list's inside, braces kept whole (`{1, 2}, {3, 4}`).
+fn split_top_level(inner: &str) -> Result<Vec<&str>, String> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (k, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(inner[start..k].trim());
+                start = k + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return Err(format!("unbalanced braces in `{{{inner}}}`"));
+        }
+    }
+    if depth != 0 {
+        return Err(format!("unbalanced braces in `{{{inner}}}`"));
+    }
+    items.push(inner[start..].trim());
+    items.retain(|i| !i.is_empty());
+    Ok(items)
 }
 
 /// The element type of a variable or array declaration (`.f32`, `.u64`, ...): `.b8` (bytes:
@@ -1483,29 +1602,42 @@ fn reg_spec(spec: &str, ty: PtxType, line: usize) -> Result<RegDecl, SimError> {
 fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     let toks: Vec<&str> = stmt.split_whitespace().collect();
     let space = toks.first().map_or("shared", |t| t.trim_start_matches('.'));
-    let (align, ty, spec) = match toks.as_slice() {
-        [".shared" | ".local" | ".param", ".align", a, ty, spec] => {
+    let (align, rest) = match toks.as_slice() {
+        [".shared" | ".local" | ".param", ".align", a, rest @ ..] => {
             let a: u32 = a.parse().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;
-            (Some(a), *ty, *spec)
+            (Some(a), rest)
         }
-        [".shared" | ".local" | ".param", ty, spec] => (None, *ty, *spec),
+        [".shared" | ".local" | ".param", rest @ ..] => (None, rest),
+        _ => return Err(unsupported(line, format!("{space} declaration `{stmt}`"))),
+    };
+    // A vector type (`.v2 .f32`) is that many elements per item.
+    let (lanes, ty, spec) = match rest {
+        [v @ (".v2" | ".v4"), ty, spec] => (if *v == ".v2" { 2u32 } else { 4 }, *ty, *spec),
+        [ty, spec] => (1, *ty, *spec),
         _ => return Err(unsupported(line, format!("{space} declaration `{stmt}`"))),
     };
     let ty =
         element_type(ty).ok_or_else(|| unsupported(line, format!("{space} array element type `{ty}`")))?;
     // (An explicit `.align 0` is an error, as it is to ptxas.)
-    let align = align.unwrap_or(ty.bytes());
+    let align = align.unwrap_or(ty.bytes() * lanes);
     if !align.is_power_of_two() {
         return Err(parse_err(line, format!("alignment {align} is not a power of two")));
     }
+    // `name`, `name[N]`, `name[N][M]`..: the elements of every dimension.
     let (name, n) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
-        Some((name, n)) => (
-            name,
-            n.parse::<u32>().map_err(|_| {
-                parse_err(line, format!("bad {space} array size `{n}` (at most {})", u32::MAX))
-            })?,
-        ),
-        None => (spec, 1),
+        Some((name, dims)) => {
+            let mut n = lanes;
+            for d in dims.split("][") {
+                let d = d.parse::<u32>().map_err(|_| {
+                    parse_err(line, format!("bad {space} array size `{d}` (at most {})", u32::MAX))
+                })?;
+                n = n.checked_mul(d).ok_or_else(|| {
+                    unsupported(line, format!("{space} array `{name}` of more than 2^32 elements"))
+                })?;
+            }
+            (name, n)
+        }
+        None => (spec, lanes),
     };
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad {space} array name `{name}`")));

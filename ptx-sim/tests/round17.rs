@@ -1,0 +1,70 @@
+//! What the seventeenth round of probing with PTX the simulator had not seen found, each
+//! case assembled by ptxas first (`tests/data/round17_module_data.ptx`): module variables
+//! of vector types and of several dimensions with nested initial values, an immediate
+//! predicate operand, a module declaration the simulator does not support leaving out only
+//! the kernels that use it, and memory faults that say which space they missed.
+
+mod common;
+
+use common::{download, geo, upload};
+use ptx_sim::{launch, Memory, Module, SimError};
+
+const MODULE: &str = include_str!("data/round17_module_data.ptx");
+
+#[test]
+fn vector_and_multidimensional_variables_are_laid_out_as_ptxas_lays_them() {
+    let m = Module::parse(MODULE).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[u64::from(u32::MAX); 12], 4);
+    launch(m.kernel("reads").expect("`reads` loads"), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let got = download(&mem, out, 12, 4);
+    // vv = {7, 9}; quad[1] = {5, 6, 7, 8}; grid2 = {{1, 2, 3}, {4, 0, 0}}: [1][0], [1][1]
+    // (left zero by the short row) and [0][2]; flat = {{1, 2}, {3, 4}, {5, 0}}: element 4;
+    // sv[1] stored and read back (7 + 9); `vote.uni` of the immediate 1 (true) and `selp`
+    // of the immediate predicate 0 (false: its second value).
+    assert_eq!(got, [7, 9, 5, 6, 7, 4, 0, 3, 5, 16, 1, 6]);
+}
+
+#[test]
+fn an_unsupported_module_variable_leaves_out_only_the_kernels_that_use_it() {
+    let m = Module::parse(MODULE).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.kernel("reads").is_some(), "a kernel that does not name `tex` loads");
+    let why = m.unsupported("uses_tex").expect("the kernel naming `tex` is left out").to_string();
+    assert!(why.contains("`.texref`") && why.contains("`tex`") && why.contains("`uses_tex`"), "{why}");
+}
+
+/// A kernel `k(out)` with a 16-byte shared array, storing at `offset` in `space`.
+fn faulting(space: &str, offset: u32) -> String {
+    format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\t.shared .align 4 .b8 tile[16];\n\
+         \t.local .align 4 .b8 depot[16];\n\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<2>;\n\
+         \tld.param.u64 %rd0, [out];\n\tmov.u64 %rd1, {base};\n\
+         \tst.{space}.u32 \t[%rd1+{offset}], 1;\n\tret;\n}}\n",
+        base = match space {
+            "shared" => "tile",
+            "local" => "depot",
+            _ => "%rd0",
+        }
+    )
+}
+
+#[test]
+fn a_memory_fault_names_the_space_it_missed() {
+    for (space, offset, says) in [
+        ("shared", 16, "of the block's shared memory"),
+        ("local", 16, "of the thread's local memory"),
+        ("global", 4096, "outside every live allocation"),
+    ] {
+        let text = faulting(space, offset);
+        let m = Module::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mem = Memory::new();
+        let out = upload(&mem, &[0], 4);
+        let err = launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap_err();
+        assert!(matches!(err, SimError::Fault { .. }), "{space}: {err}");
+        let message = err.to_string();
+        // The instruction's text is written with single spaces (NVRTC indents with tabs).
+        assert!(message.contains(says) && message.contains("`st.") && !message.contains('\t'), "{message}");
+    }
+}
