@@ -126,6 +126,17 @@ fn allowed_inside(out: &mut [u32]) {
     out[0] = 2;
 }
 
+// A parameter's own lint level; a `let`'s `#[expect(..)]` and a tool's attribute; a type by
+// the standard library's path.
+#[ptx_kernel]
+fn parameter_attributes(out: &mut [u32], #[allow(unused_variables)] spare: u32, n: core::primitive::u32) {
+    #[expect(unused_variables)]
+    let unused = 1u32;
+    #[rustfmt::skip]
+    let kept = n  +  1;
+    out[0] = kept;
+}
+
 #[ptx_kernel]
 #[deprecated = "a kernel of an older interface"]
 #[allow(dead_code)]
@@ -142,4 +153,6 @@ fn kernels_with_lint_attributes_run() {
     assert_eq!(out.to_vec().unwrap(), [1]);
     AllowedInside::new().launch(&dev, one, &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [2]);
+    ParameterAttributes::new().launch(&dev, one, &mut out, 9, 41).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [42]);
 }

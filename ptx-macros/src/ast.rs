@@ -183,6 +183,9 @@ pub struct Param {
     /// Whether it is declared `mut` (runtime scalars only): the body may assign it, as a
     /// local initialised with the argument.
     pub mutable: bool,
+    /// Its lint-level and tools' attributes (`#[allow(unused_variables)]`), which the
+    /// generated binding of its value carries.
+    pub lints: Vec<syn::Attribute>,
 }
 
 /// The kinds of kernel parameters.

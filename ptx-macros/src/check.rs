@@ -1525,7 +1525,14 @@ impl Checker<'_> {
             }
             ExprKind::TypeCall { ty, func, args } => {
                 let Some((first, rest)) = args.split_first() else {
-                    self.errors.at(e.span, format!("`{}::{func}()` is not supported in kernels", ty.name()));
+                    self.errors.at(
+                        e.span,
+                        format!(
+                            "`{ty}::{func}()` takes its value as the first argument: `{ty}::{func}(x, ..)`, \
+                             as `x.{func}(..)`",
+                            ty = ty.name()
+                        ),
+                    );
                     return (Ty::Error, false);
                 };
                 let t = self.expr(first);
@@ -2262,6 +2269,16 @@ impl Checker<'_> {
             }
             Place::Local(name) => match self.lookup(&name.to_string()).cloned() {
                 Some(b) if b.mutable => b.ty,
+                Some(b) if self.consts.contains(&b.id) || self.const_arrays.contains(&b.id) => {
+                    self.errors.at(
+                        Sp::of(name),
+                        format!(
+                            "invalid left-hand side of assignment: `{name}` is a constant (rustc's E0070); to \
+                             change a value, bind a variable, `let mut v = {name};`"
+                        ),
+                    );
+                    Ty::Error
+                }
                 Some(b) => {
                     let hint = match b.ty {
                         Ty::Slice { .. } => " (to write an element, index it: `x[i] = v`)".to_string(),
@@ -2721,6 +2738,10 @@ impl Checker<'_> {
                     }
                     "iter" | "into_iter" | "sum" | "product" | "map" | "fold" => {
                         ": iterators are `for` loops in kernels, `for v in x.iter() { acc += v; }`"
+                    }
+                    "fill" | "copy_from_slice" | "clone_from_slice" => {
+                        ": write the elements in a loop, `for i in 0..y.len() { y[i] = .. }` (or one element a \
+                         thread, `y[i] = ..` with `i` from `global_idx()`)"
                     }
                     _ => "",
                 };

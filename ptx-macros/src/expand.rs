@@ -135,6 +135,7 @@ pub fn expand_kernel(
     let mut lengths = Vec::new();
     for (index, param) in kernel.params.iter().enumerate() {
         let n = &param.name;
+        let lints = &param.lints;
         let n_str = unraw(n);
         match param.kind {
             ParamKind::Comptime(s) => {
@@ -143,12 +144,12 @@ pub fn expand_kernel(
                 field_names.push(n.clone());
                 // Floats by their bits: `{:?}` prints every NaN alike, whatever its sign.
                 field_keys.push(if s.is_float() { quote!(self.#n.to_bits()) } else { quote!(self.#n) });
-                declare.push(quote!(let #n: #t = self.#n;));
+                declare.push(quote!(#(#lints)* let #n: #t = self.#n;));
             }
             ParamKind::Scalar(s) => {
                 let t = host_type(s);
                 let scalar = format_ident!("{}", lang_scalar(s));
-                declare.push(quote!(let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
+                declare.push(quote!(#(#lints)* let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
                 launch_params.push(quote!(#n: #t));
                 let passed = match s {
                     Scalar::U8 | Scalar::U16 | Scalar::Bool => quote!(#n as u32),
@@ -165,7 +166,7 @@ pub fn expand_kernel(
                 let scalar = format_ident!("{}", lang_scalar(elem));
                 // The length is loaded only where something reads it: the checks, `x.len()`.
                 let with_len = checked_flag || checked.lengths_read.contains(&index);
-                declare.push(quote!(let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);));
+                declare.push(quote!(#(#lints)* let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);));
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
                 if with_len {
                     lengths.push(quote!(let #len = #n.len() as u64;));

@@ -482,14 +482,22 @@ impl<'e> Parser<'e> {
             FnArg::Typed(pt) => pt,
         };
         let mut comptime = false;
+        let mut lints = Vec::new();
         for a in &pt.attrs {
             if a.path().is_ident("comptime") {
                 if a.meta.require_path_only().is_err() {
                     self.err(a, "`#[comptime]` takes no arguments");
                 }
                 comptime = true;
+            } else if is_lint_or_tool_attribute(a) {
+                // The parameter's own lint level, for rustc's lint of unused variables.
+                lints.push(a.clone());
             } else {
-                self.err(a, "the only attribute a kernel parameter takes is `#[comptime]`");
+                self.err(
+                    a,
+                    "a kernel parameter takes `#[comptime]`, the lint levels (`#[allow(unused_variables)]`) \
+                     and tools' attributes",
+                );
             }
         }
         let (name, mutability) = match &*pt.pat {
@@ -529,7 +537,7 @@ impl<'e> Parser<'e> {
             }
         }
         let mutable = mutability.is_some() && matches!(kind, ParamKind::Scalar(_));
-        Some(Param { name, kind, mutable })
+        Some(Param { name, kind, mutable, lints })
     }
 
     fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
@@ -622,7 +630,15 @@ impl<'e> Parser<'e> {
     fn scalar_of(&self, ty: &syn::Type) -> Option<Scalar> {
         match ty {
             syn::Type::Path(p) if p.qself.is_none() => {
-                p.path.get_ident().and_then(|i| Scalar::from_name(&i.to_string()))
+                // `u32`, or by the standard library's path, `core::primitive::u32`.
+                let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let name = match names.as_slice() {
+                    [name] if p.path.leading_colon.is_none() => name,
+                    [root, primitive, name] if (root == "core" || root == "std") && primitive == "primitive" => name,
+                    _ => return None,
+                };
+                let plain = p.path.segments.iter().all(|s| s.arguments.is_none());
+                Scalar::from_name(name).filter(|_| plain)
             }
             syn::Type::Paren(p) => self.scalar_of(&p.elem),
             syn::Type::Group(g) => self.scalar_of(&g.elem),
@@ -828,10 +844,15 @@ impl<'e> Parser<'e> {
                     "copied" => ElementBy::Copied,
                     _ => ElementBy::NameOfArrayOrSlice,
                 });
-            } else if a.path().is_ident("allow") && matches!(a.meta, syn::Meta::List(_)) {
+            } else if (a.path().is_ident("allow") || a.path().is_ident("expect")) && matches!(a.meta, syn::Meta::List(_))
+            {
                 role = LetRole::Allowed;
-            } else {
-                self.err(a, "of the attributes on `let`, kernels take `#[allow(..)]` only");
+            } else if !is_lint_or_tool_attribute(a) {
+                self.err(
+                    a,
+                    "of the attributes on `let`, kernels take the lint levels (`#[allow(..)]`, `#[expect(..)]`, \
+                     `#[warn(..)]`, `#[deny(..)]`) and tools' (`#[rustfmt::skip]`)",
+                );
             }
         }
         let (pat, mut ty) = match &local.pat {
@@ -858,11 +879,15 @@ impl<'e> Parser<'e> {
                 }
             }
             Some(init) => {
-                if let Some((else_token, _)) = &init.diverge {
-                    self.err(else_token, "`let ... else` is not supported in kernels; use `if`");
-                }
+                // A `let .. else` is one error: its pattern (`Some(v)`) and value are
+                // what only it would take.
+                let outer = init.diverge.as_ref().map(|_| std::mem::take(&mut *self.errors));
                 let parsed = self.pat(pat);
                 let value = self.expr(&init.expr);
+                if let (Some(outer), Some((else_token, _))) = (outer, &init.diverge) {
+                    *self.errors = outer;
+                    self.err(else_token, "`let ... else` is not supported in kernels; use `if let` or `match`");
+                }
                 if let Some(by) = element {
                     self.elements.push(Element { init: value.id, by });
                 }
@@ -1024,6 +1049,13 @@ impl<'e> Parser<'e> {
                 let op = match u.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
                     syn::UnOp::Not(_) => UnOp::Not,
+                    _ if matches!(crate::desugar::unparen(&u.expr), syn::Expr::Lit(_)) => {
+                        return self.unsupported(
+                            e,
+                            "a number cannot be dereferenced (rustc's E0614), and Rust has no `**` power \
+                             operator: write `x.pow(2)` for an integer, `x.powi(2)` for a float",
+                        )
+                    }
                     _ => {
                         return self.unsupported(
                             e,
@@ -1204,7 +1236,8 @@ impl<'e> Parser<'e> {
             syn::Expr::Reference(_) | syn::Expr::RawAddr(_) => {
                 return self.unsupported(
                     e,
-                    "references are not supported in kernels: use values directly, and slice parameters by indexing",
+                    "references are not supported in kernels: use values directly, slices by their names (`f(x)`, \
+                     not `f(&x)`), and slice parameters by indexing",
                 )
             }
             syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
@@ -1309,11 +1342,19 @@ impl<'e> Parser<'e> {
                 return self.expr_of(ExprKind::ItemConst(p.path.clone()), sp);
             }
         }
-        self.err(
-            p,
-            "unknown path: kernels use their parameters and locals, associated constants like `u32::MAX` or \
-             `f32::EPSILON`, and `std::f32::consts::PI` and its siblings",
-        );
+        let function = p.path.segments.last().is_some_and(|s| {
+            !s.arguments.is_none() && (s.ident == "shared" || s.ident == "shared_dyn")
+        });
+        if function {
+            let text = p.to_token_stream().to_string().replace(' ', "").replace(',', ", ");
+            self.err(p, format!("`{text}` is a function: call it, `{text}()`"));
+        } else {
+            self.err(
+                p,
+                "unknown path: kernels use their parameters and locals, associated constants like `u32::MAX` or \
+                 `f32::EPSILON`, and `std::f32::consts::PI` and its siblings",
+            );
+        }
         self.expr_of(ExprKind::Error, sp)
     }
 
@@ -1878,16 +1919,16 @@ impl<'e> Parser<'e> {
                                  function write the elements)",
                             );
                         }
-                        params.push(Param { name, kind, mutable: false });
+                        params.push(Param { name, kind, mutable: false, lints: Vec::new() });
                     }
                     _ => {}
                 },
                 (_, Some(s)) if !s.is_half() => {
-                    params.push(Param { name, kind: ParamKind::Scalar(s), mutable })
+                    params.push(Param { name, kind: ParamKind::Scalar(s), mutable, lints: Vec::new() })
                 }
                 (syn::Type::Tuple(_) | syn::Type::Paren(_), _) => match self.return_annot(&pt.ty) {
                     Some(annot @ TypeAnnot::Tuple(_)) if !holds_array(&annot) => {
-                        params.push(Param { name, kind: ParamKind::Tuple(annot), mutable })
+                        params.push(Param { name, kind: ParamKind::Tuple(annot), mutable, lints: Vec::new() })
                     }
                     _ => self.err(&pt.ty, "a tuple parameter holds scalars and tuples of them (`(f32, u32)`)"),
                 },
@@ -1895,7 +1936,7 @@ impl<'e> Parser<'e> {
                     if let Some(TypeAnnot::Array(elem, len)) = self.type_annot(&pt.ty) {
                         match *elem {
                             TypeAnnot::Scalar(elem) if !elem.is_half() => {
-                                params.push(Param { name, kind: ParamKind::Array { elem, len }, mutable })
+                                params.push(Param { name, kind: ParamKind::Array { elem, len }, mutable, lints: Vec::new() })
                             }
                             _ => self.err(&pt.ty, "an array parameter holds a scalar type (`[f32; 4]`)"),
                         }
@@ -2434,6 +2475,17 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
             _ => {}
         }
     }
+}
+
+/// Whether `attr` sets a lint level (`#[allow(..)]`, `#[expect(..)]`, `#[warn(..)]`,
+/// `#[deny(..)]`) or is a tool's (`#[rustfmt::skip]`, `#[clippy::..]`): what rustc takes on
+/// any statement or parameter, and which changes nothing in what a kernel computes.
+fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let lint = ["allow", "expect", "warn", "deny"].iter().any(|l| path.is_ident(l)) && matches!(attr.meta, syn::Meta::List(_));
+    let tool = path.segments.len() > 1
+        && path.segments.first().is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy");
+    lint || tool
 }
 
 /// A path as its messages write it (`config::TILE`).

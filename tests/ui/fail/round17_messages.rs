@@ -99,4 +99,30 @@ fn device_twice(x: f32) -> f32 {
     x
 }
 
+#[ptx_device]
+fn first(x: &[f32]) -> f32 {
+    x[0]
+}
+
+// Messages that say what to write instead.
+#[ptx_kernel]
+fn instead(y: &mut [f32], x: &[f32], n: u32) {
+    const K: f32 = 1.0;
+    K = 5.0;
+    y[0] = (n ** 2) as f32;
+    y[1] = f32::sqrt();
+    let t = shared::<f32, 256>;
+    y.fill(0.0);
+    y[2] = first(&x);
+}
+
+// A `let .. else` is one error, not one for its pattern and one for `Some` too.
+#[ptx_kernel]
+fn let_else(y: &mut [u32], n: u32) {
+    let Some(v) = Some(n) else {
+        return;
+    };
+    y[0] = 1;
+}
+
 fn main() {}
