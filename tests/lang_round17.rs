@@ -156,3 +156,27 @@ fn kernels_with_lint_attributes_run() {
     ParameterAttributes::new().launch(&dev, one, &mut out, 9, 41).unwrap();
     assert_eq!(out.to_vec().unwrap(), [42]);
 }
+
+/// A half-precision value bound with its type, as without it (`let v: f16 = h[i];`).
+#[ptx_kernel]
+fn annotated_halves(h: &mut [f16], b: &mut [bf16]) {
+    let v: f16 = h[0];
+    let w: bf16 = b[0];
+    h[1] = v;
+    b[1] = w;
+    h[2] = f16::from_f32(v.to_f32() + w.to_f32());
+}
+
+#[test]
+fn half_values_take_their_type_annotation() {
+    use half::{bf16, f16};
+    let dev = Device::sim();
+    let mut h = dev.upload(&[f16::from_f32(1.5).to_bits(), 0, 0]).unwrap();
+    let mut b = dev.upload(&[bf16::from_f32(-0.25).to_bits(), 0]).unwrap();
+    AnnotatedHalves::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut h, &mut b).unwrap();
+    let h: Vec<f32> = h.to_vec().unwrap().into_iter().map(|u| f16::from_bits(u).to_f32()).collect();
+    let b: Vec<f32> = b.to_vec().unwrap().into_iter().map(|u| bf16::from_bits(u).to_f32()).collect();
+    // Copies are exact, and 1.5 - 0.25 is exact in f16.
+    assert_eq!(h, [1.5, 1.5, 1.25]);
+    assert_eq!(b, [-0.25, -0.25]);
+}

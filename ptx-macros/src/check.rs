@@ -880,7 +880,14 @@ impl Checker<'_> {
                 }
                 let reference = self.element_by_reference(pat, init, &t);
                 if let Some((annot, sp)) = ty {
-                    let want = self.annot(annot);
+                    // A half-precision value is held as it is read (`let v: f16 = h[i];`), as
+                    // without the annotation; it is only computed with in `f32`.
+                    let want = match (annot, pat) {
+                        (TypeAnnot::Scalar(s), Pat::Ident { mutable: false, .. }) if s.is_half() => {
+                            Ty::Scalar(*s)
+                        }
+                        _ => self.annot(annot),
+                    };
                     if contains_error(&want) {
                         self.errors
                             .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");

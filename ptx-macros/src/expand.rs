@@ -166,7 +166,9 @@ pub fn expand_kernel(
                 let scalar = format_ident!("{}", lang_scalar(elem));
                 // The length is loaded only where something reads it: the checks, `x.len()`.
                 let with_len = checked_flag || checked.lengths_read.contains(&index);
-                declare.push(quote!(#(#lints)* let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);));
+                declare.push(
+                    quote!(#(#lints)* let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);),
+                );
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
                 if with_len {
                     lengths.push(quote!(let #len = #n.len() as u64;));

@@ -634,7 +634,11 @@ impl<'e> Parser<'e> {
                 let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
                 let name = match names.as_slice() {
                     [name] if p.path.leading_colon.is_none() => name,
-                    [root, primitive, name] if (root == "core" || root == "std") && primitive == "primitive" => name,
+                    [root, primitive, name]
+                        if (root == "core" || root == "std") && primitive == "primitive" =>
+                    {
+                        name
+                    }
                     _ => return None,
                 };
                 let plain = p.path.segments.iter().all(|s| s.arguments.is_none());
@@ -844,7 +848,8 @@ impl<'e> Parser<'e> {
                     "copied" => ElementBy::Copied,
                     _ => ElementBy::NameOfArrayOrSlice,
                 });
-            } else if (a.path().is_ident("allow") || a.path().is_ident("expect")) && matches!(a.meta, syn::Meta::List(_))
+            } else if (a.path().is_ident("allow") || a.path().is_ident("expect"))
+                && matches!(a.meta, syn::Meta::List(_))
             {
                 role = LetRole::Allowed;
             } else if !is_lint_or_tool_attribute(a) {
@@ -886,7 +891,10 @@ impl<'e> Parser<'e> {
                 let value = self.expr(&init.expr);
                 if let (Some(outer), Some((else_token, _))) = (outer, &init.diverge) {
                     *self.errors = outer;
-                    self.err(else_token, "`let ... else` is not supported in kernels; use `if let` or `match`");
+                    self.err(
+                        else_token,
+                        "`let ... else` is not supported in kernels; use `if let` or `match`",
+                    );
                 }
                 if let Some(by) = element {
                     self.elements.push(Element { init: value.id, by });
@@ -1342,9 +1350,11 @@ impl<'e> Parser<'e> {
                 return self.expr_of(ExprKind::ItemConst(p.path.clone()), sp);
             }
         }
-        let function = p.path.segments.last().is_some_and(|s| {
-            !s.arguments.is_none() && (s.ident == "shared" || s.ident == "shared_dyn")
-        });
+        let function = p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| !s.arguments.is_none() && (s.ident == "shared" || s.ident == "shared_dyn"));
         if function {
             let text = p.to_token_stream().to_string().replace(' ', "").replace(',', ", ");
             self.err(p, format!("`{text}` is a function: call it, `{text}()`"));
@@ -2482,7 +2492,8 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
 /// any statement or parameter, and which changes nothing in what a kernel computes.
 fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
-    let lint = ["allow", "expect", "warn", "deny"].iter().any(|l| path.is_ident(l)) && matches!(attr.meta, syn::Meta::List(_));
+    let lint = ["allow", "expect", "warn", "deny"].iter().any(|l| path.is_ident(l))
+        && matches!(attr.meta, syn::Meta::List(_));
     let tool = path.segments.len() > 1
         && path.segments.first().is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy");
     lint || tool

@@ -461,14 +461,22 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
             values.push(Some(list));
             None
         }
-        Some(list) => Some(initial_values(list, &shape, &mut values).map_err(|why| parse_err(line, format!("`{name}`: {why}")))?),
+        Some(list) => Some(
+            initial_values(list, &shape, &mut values)
+                .map_err(|why| parse_err(line, format!("`{name}`: {why}")))?,
+        ),
     };
     let count = match shape.split_first() {
         None => Some(1),
-        Some((d0, inner)) => inner.iter().try_fold(d0.or(first).unwrap_or(0), |n, d| n.checked_mul(d.unwrap_or(0))),
+        Some((d0, inner)) => {
+            inner.iter().try_fold(d0.or(first).unwrap_or(0), |n, d| n.checked_mul(d.unwrap_or(0)))
+        }
     };
     let Some(total) = count.and_then(|c| c.checked_mul(size)) else {
-        return Err(unsupported(line, format!("`{name}`: {spec} of {size}-byte elements, more than 2^64 bytes")));
+        return Err(unsupported(
+            line,
+            format!("`{name}`: {spec} of {size}-byte elements, more than 2^64 bytes"),
+        ));
     };
     if values.len() * size > total {
         return Err(parse_err(
@@ -504,7 +512,11 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
 /// first; `None` only for an outermost `[]`), in memory order, `None` for each value a
 /// shorter inner list leaves zero; returns how many items the outermost list has. Each
 /// level is a braced list (`{{1, 2}, {3}}` of a `[2][2]`; ptxas refuses a flat one).
-fn initial_values<'a>(list: &'a str, shape: &[Option<usize>], out: &mut Vec<Option<&'a str>>) -> Result<usize, String> {
+fn initial_values<'a>(
+    list: &'a str,
+    shape: &[Option<usize>],
+    out: &mut Vec<Option<&'a str>>,
+) -> Result<usize, String> {
     let inner = list
         .trim()
         .strip_prefix('{')

@@ -107,13 +107,18 @@ fn first(x: &[f32]) -> f32 {
 // Messages that say what to write instead.
 #[ptx_kernel]
 fn instead(y: &mut [f32], x: &[f32], n: u32) {
+    y[0] = (n ** 2) as f32;
+    let t = shared::<f32, 256>;
+    y[2] = first(&x);
+}
+
+// (The type checker's: in a kernel the parser takes.)
+#[ptx_kernel]
+fn instead_checked(y: &mut [f32]) {
     const K: f32 = 1.0;
     K = 5.0;
-    y[0] = (n ** 2) as f32;
     y[1] = f32::sqrt();
-    let t = shared::<f32, 256>;
     y.fill(0.0);
-    y[2] = first(&x);
 }
 
 // A `let .. else` is one error, not one for its pattern and one for `Some` too.
