@@ -180,3 +180,32 @@ fn half_values_take_their_type_annotation() {
     assert_eq!(h, [1.5, 1.5, 1.25]);
     assert_eq!(b, [-0.25, -0.25]);
 }
+
+/// A slice moved in an arm that never ends (`return`, `break`) is still the parameter's on
+/// every path that goes on, as rustc's borrow checker sees it.
+#[ptx_kernel]
+fn moved_then_left(out: &mut [u32], n: u32) {
+    if n == 1 {
+        let first = out;
+        first[0] = 10;
+        return;
+    }
+    for i in 0..n {
+        if i == 2 {
+            let moved = out;
+            moved[1] = 20;
+            break;
+        }
+        out[2] = i;
+    }
+}
+
+#[test]
+fn a_move_in_an_arm_that_leaves_is_no_move_after_it() {
+    let dev = Device::sim();
+    for (n, want) in [(1, [10, 0, 0]), (5, [0, 20, 1]), (2, [0, 0, 1])] {
+        let mut out = dev.zeroed::<u32>(3).unwrap();
+        MovedThenLeft::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut out, n).unwrap();
+        assert_eq!(out.to_vec().unwrap(), want, "n = {n}");
+    }
+}

@@ -1092,6 +1092,15 @@ impl Checker<'_> {
         );
     }
 
+    /// Forgets the moves an `if`'s or `match`'s arm made (those after the first
+    /// `moves_before`) when the arm never ends (`return`, `break`, a panic, of type `ty`):
+    /// no path goes on from them (`if c { let z = y; ..; return; } y[0] = 1;` is valid).
+    fn forget_moves_of_diverging_arm(&mut self, moves_before: usize, ty: &Ty) {
+        if self.infer.resolve(ty) == Ty::Never {
+            self.moves.truncate(moves_before);
+        }
+    }
+
     /// [`Checker::use_after_move`] of the slice or array `name` indexes or names.
     fn slice_use(&mut self, name: &syn::Ident) {
         if let Some(id) = self.binding_id(name) {
@@ -1609,8 +1618,10 @@ impl Checker<'_> {
                 };
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
                 self.arms.push((e.id, false));
+                let moves_before = self.moves.len();
                 let t = self.block(then);
                 self.arms.pop();
+                self.forget_moves_of_diverging_arm(moves_before, &t);
                 let t = match before {
                     Some(before) => match self.infer.unify(&before, &t) {
                         Ok(ty) => ty,
@@ -1634,8 +1645,10 @@ impl Checker<'_> {
                             self.arms_before = Some(t.clone());
                         }
                         self.arms.push((e.id, true));
+                        let moves_before = self.moves.len();
                         let f = self.expr(els);
                         self.arms.pop();
+                        self.forget_moves_of_diverging_arm(moves_before, &f);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
