@@ -1521,8 +1521,11 @@ impl<'k> BlockRunner<'k> {
             // The source must be a member waiting at a shuffle of this mode.
             let in_mask =
                 (0..32).contains(&j) && regs[mask as usize] >> j & 1 == 1 && same[t - lo] >> j & 1 == 1;
+            // An in-range lane that takes no part (not in the mask, inactive, past the block's
+            // last thread) gives an undefined value (this thread's own, here); the predicate
+            // says only whether the lane is in range, as the PTX ISA's pseudo-code sets it.
             vals[t - lo] = if ok && in_mask { own[j as usize] } else { mine };
-            valid[t - lo] = ok && in_mask;
+            valid[t - lo] = ok;
         }
         for t in lo..hi {
             if ready >> (t - lo) & 1 == 1 {
