@@ -133,6 +133,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         item_paths: kernel.item_paths.iter().cloned().collect(),
         arms: Vec::new(),
         moves: Vec::new(),
+        discarding: false,
         references: Vec::new(),
         borrowed_arrays: Vec::new(),
         infer: Infer::default(),
@@ -306,6 +307,9 @@ struct Checker<'e> {
     /// The `&mut` slices a `let` moved (`let z = y;`: a `&mut` is not `Copy`), with where
     /// and in which arms ([`Checker::arms`]), which Rust forbids using again (E0382).
     moves: Vec<Moved>,
+    /// Whether the expression being checked is the value of a `let _ =` (which is no use
+    /// of a moved slice).
+    discarding: bool,
     /// The bindings that are references in Rust (an element a loop borrows, or a name bound
     /// to one): `*v` reads them, and a value of their type is not one.
     references: Vec<usize>,
@@ -418,6 +422,8 @@ struct ItemArrayUse {
 /// A `&mut` slice moved by a `let` ([`Checker::moves`]).
 struct Moved {
     binding: usize,
+    /// The moved slice's name.
+    name: String,
     /// The name it was moved into.
     into: String,
     at: Sp,
@@ -848,7 +854,11 @@ impl Checker<'_> {
                 self.in_device.extend(device);
                 let own = matches!(role, LetRole::Const).then_some(self.next_binding);
                 let in_const = std::mem::replace(&mut self.in_const, own);
+                // `let _ = y;` neither moves `y` nor reads it.
+                let discards = matches!((pat, &init.kind), (Pat::Wild, ExprKind::Path(_)));
+                let outer_discard = std::mem::replace(&mut self.discarding, discards);
                 let mut t = self.expr(init);
+                self.discarding = outer_discard;
                 self.in_const = in_const;
                 if inside {
                     self.in_device.pop();
@@ -880,14 +890,7 @@ impl Checker<'_> {
                 }
                 let reference = self.element_by_reference(pat, init, &t);
                 if let Some((annot, sp)) = ty {
-                    // A half-precision value is held as it is read (`let v: f16 = h[i];`), as
-                    // without the annotation; it is only computed with in `f32`.
-                    let want = match (annot, pat) {
-                        (TypeAnnot::Scalar(s), Pat::Ident { mutable: false, .. }) if s.is_half() => {
-                            Ty::Scalar(*s)
-                        }
-                        _ => self.annot(annot),
-                    };
+                    let want = self.let_annotation(annot, pat);
                     if contains_error(&want) {
                         self.errors
                             .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
@@ -951,6 +954,9 @@ impl Checker<'_> {
                 // A value that never comes (`let v = loop { break 'outer; };`) is reported once,
                 // as such; the names it would bind are in error, not diverging again at each use.
                 let t = if self.infer.resolve(&t) == Ty::Never { Ty::Error } else { t };
+                if !matches!(role, LetRole::Const) {
+                    self.binds_constant_name(pat);
+                }
                 self.bind_pat(pat, &t, comptime);
                 if let (true, Pat::Ident { name, .. }) = (reference, pat) {
                     self.references.extend(self.binding_id(name));
@@ -986,6 +992,19 @@ impl Checker<'_> {
         }
     }
 
+    /// The type a `let`'s annotation gives its pattern: as [`Checker::annot`], but a
+    /// half-precision value bound to an immutable name (alone or in a tuple) is held as it
+    /// is read, as without the annotation.
+    fn let_annotation(&mut self, a: &TypeAnnot, pat: &Pat) -> Ty {
+        match (a, pat) {
+            (TypeAnnot::Scalar(s), Pat::Ident { mutable: false, .. }) if s.is_half() => Ty::Scalar(*s),
+            (TypeAnnot::Tuple(annots), Pat::Tuple(pats, _)) if annots.len() == pats.len() => {
+                Ty::Tuple(annots.iter().zip(pats).map(|(a, p)| self.let_annotation(a, p)).collect())
+            }
+            _ => self.annot(a),
+        }
+    }
+
     fn annot(&mut self, a: &TypeAnnot) -> Ty {
         match a {
             TypeAnnot::Scalar(s) if s.is_half() => Ty::Error,
@@ -993,6 +1012,25 @@ impl Checker<'_> {
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
             TypeAnnot::Array(elem, _) => Ty::Array(Box::new(self.annot(elem))),
             TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
+        }
+    }
+
+    /// Reports the names `pat` would bind that are constants of the body in scope (a
+    /// lower-case `const lb`): Rust's pattern compares with the constant there (a `match`
+    /// arm, `if let`) or refuses a `let` that might not match (E0005).
+    fn binds_constant_name(&mut self, pat: &Pat) {
+        for name in pat.names() {
+            let constant = self.lookup(&name.to_string()).is_some_and(|b| self.consts.contains(&b.id) || self.const_arrays.contains(&b.id));
+            if constant {
+                self.errors.at(
+                    Sp::of(name),
+                    format!(
+                        "`{name}` is a constant here: a pattern naming it compares with it (in a `match` or \
+                         `if let`), and a `let` that may not match is refused (rustc's E0005); name the new \
+                         binding otherwise, or compare in a guard, `v if v == {name}`"
+                    ),
+                );
+            }
         }
     }
 
@@ -1063,11 +1101,13 @@ impl Checker<'_> {
                 pats.iter().zip(inits).for_each(|(p, i)| self.note_moves(p, i));
             }
             // The macro's own names (`__ptx_arg0`, `__match_1`) hold a value for a moment.
-            (Pat::Ident { name, .. }, ExprKind::Path(_)) if !name.to_string().starts_with("__") => {
+            (Pat::Ident { name, .. }, ExprKind::Path(source)) if !name.to_string().starts_with("__") => {
                 let Some(binding) = self.binding[init.id] else { return };
                 if matches!(self.infer.resolve(&self.types[init.id]), Ty::Slice { mutable: true, .. }) {
+                    // Moved twice by one `let`: `let (p, q) = (y, y);`.
+                    self.use_after_move(binding, source, init.span);
                     let (arms, into) = (self.arms.clone(), name.to_string());
-                    self.moves.push(Moved { binding, into, at: init.span, arms });
+                    self.moves.push(Moved { binding, name: source.to_string(), into, at: init.span, arms });
                 }
             }
             _ => {}
@@ -1077,6 +1117,9 @@ impl Checker<'_> {
     /// Reports a use of the binding `id` (at `sp`, named `name`) after a `let` moved it, on
     /// a path that can follow the move (not in another arm of an `if` or `match`).
     fn use_after_move(&mut self, id: usize, name: &syn::Ident, sp: Sp) {
+        if self.discarding {
+            return;
+        }
         let here = &self.arms;
         let other_arm = |arms: &[(usize, bool)]| {
             arms.iter().zip(here.iter()).find(|(a, b)| a != b).is_some_and(|(a, b)| a.0 == b.0)
@@ -1090,6 +1133,30 @@ impl Checker<'_> {
                  `&mut` slice, as a `&mut` is not `Copy`; use `{into}` from there on"
             ),
         );
+    }
+
+    /// Reports the moves a loop's body made (those after the first `moves_before`) of
+    /// bindings from outside it (ids below `bindings_before`) when the body can run to its
+    /// end (of type `ty`): the next iteration moves them again (rustc's E0382).
+    fn moves_again(&mut self, moves_before: usize, bindings_before: usize, ty: &Ty) {
+        if self.infer.resolve(ty) == Ty::Never {
+            return;
+        }
+        let repeated: Vec<(Sp, String, String)> = self.moves[moves_before..]
+            .iter()
+            .filter(|m| m.binding < bindings_before)
+            .map(|m| (m.at, m.name.clone(), m.into.clone()))
+            .collect();
+        for (at, name, into) in repeated {
+            self.errors.at(
+                at,
+                format!(
+                    "use of moved value: `{name}` (rustc's E0382): `let {into} = {name};` moves this `&mut` \
+                     slice in each iteration of the loop, and a `&mut` is not `Copy`; bind it before the loop, \
+                     or index `{name}` here without binding it again"
+                ),
+            );
+        }
     }
 
     /// Forgets the moves an `if`'s or `match`'s arm made (those after the first
@@ -1556,24 +1623,30 @@ impl Checker<'_> {
                 self.method(e, first, func, rest)
             }
             ExprKind::MethodCall { receiver, method, args } => {
-                if let ExprKind::Path(name) = &receiver.kind {
-                    if (method == "len" || method == "is_empty") && self.is_item_array(name) {
-                        self.no_args(method, args);
-                        if self.outer_constant_in_device(e.span, &name.to_string()) {
-                            return (Ty::Error, false);
-                        }
-                        let (text, path) = (name.to_string(), quote::quote!(#name));
-                        self.item_arrays.push(ItemArrayUse {
-                            expr: e.id,
-                            elem: None,
-                            cast: false,
-                            span: e.span,
-                            name: text,
-                            path,
-                        });
-                        let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
-                        return (Ty::Scalar(ty), true);
+                // `TABLE.len()` or `config::TABLE.len()` of a constant table of the
+                // surrounding code.
+                let table = match &receiver.kind {
+                    ExprKind::Path(name) if self.is_item_array(name) => Some((name.to_string(), quote::quote!(#name))),
+                    ExprKind::ItemConst(path) => Some((crate::parse::path_text(path), quote::quote!(#path))),
+                    _ => None,
+                };
+                if let (Some((text, path)), true) = (table, method == "len" || method == "is_empty") {
+                    self.no_args(method, args);
+                    if self.outer_constant_in_device(e.span, &text) {
+                        return (Ty::Error, false);
                     }
+                    self.item_arrays.push(ItemArrayUse {
+                        expr: e.id,
+                        elem: None,
+                        cast: false,
+                        span: e.span,
+                        name: text,
+                        path,
+                    });
+                    let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
+                    return (Ty::Scalar(ty), true);
+                }
+                if let ExprKind::Path(name) = &receiver.kind {
                     if (method == "len" || method == "is_empty") && self.array_binding(name).is_some() {
                         self.expr(receiver);
                         self.no_args(method, args);
@@ -2118,7 +2191,9 @@ impl Checker<'_> {
     fn loop_body(&mut self, label: &Option<syn::Lifetime>, gives_value: bool, body: &Block) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop::new(label.as_ref(), value, false));
+        let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
         let t = self.block(body);
+        self.moves_again(moves_before, bindings_before, &t);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
             let msg =
@@ -2638,7 +2713,11 @@ impl Checker<'_> {
             }
             b
         } else if op.is_shift() {
-            if !self.is_int_like(&tl) {
+            // A constant of the surrounding code (`MASK << 2`) is shifted in its own type,
+            // which its use settles or rustc infers.
+            let resolved = self.infer.resolve(&tl);
+            let item_const = matches!(resolved, Ty::Var(_)) && self.is_item_type(&resolved);
+            if !item_const && !self.is_int_like(&tl) {
                 let msg = format!("`{}` is not defined for `{}`", op.symbol(), self.show(&tl));
                 self.errors.at(l.span, msg);
             }
@@ -2976,6 +3055,8 @@ fn lossless(from: Scalar, to: Scalar) -> bool {
             | (U32, U64 | I64 | F64)
             | (I32, I64 | F64)
             | (F32, F64)
+            // The `half` crate's `From<f16> for f32` and its siblings.
+            | (F16 | Bf16, F32 | F64)
     )
 }
 

@@ -229,11 +229,19 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
         }
     }
     let iterable = match found.base {
-        syn::Expr::Path(p) => p.path.get_ident().is_some(),
+        // A name, or a constant table's path (`config::TAPS`).
+        syn::Expr::Path(p) => p.path.get_ident().is_some() || names_constant(&p.path),
         syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
         _ => false,
     };
     iterable.then_some(found)
+}
+
+/// Whether `path` names a constant as Rust writes one (`TAPS`, `config::TAPS`: an upper-case
+/// last name, no generic arguments).
+pub fn names_constant(path: &syn::Path) -> bool {
+    path.segments.iter().all(|s| s.arguments.is_none())
+        && path.segments.last().is_some_and(|s| is_constant_name(&s.ident.to_string()))
 }
 
 /// `receiver.method()` (no arguments, no turbofish) of the methods a `for` loop over an
@@ -285,10 +293,9 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     let enumerated = enumerated.is_some();
     let span = f.for_token.span;
     let index = format_ident!("{FOR_PREFIX}{}_i", id, span = span);
+    // A constant's name, plain or by its path (`TAPS`, `config::TAPS`).
     let in_place = match base {
-        syn::Expr::Path(p) => {
-            borrowed || p.path.get_ident().is_some_and(|n| is_constant_name(&n.to_string()))
-        }
+        syn::Expr::Path(p) => borrowed || names_constant(&p.path),
         _ => false,
     };
     let (copy, array) = if in_place {

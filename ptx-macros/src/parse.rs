@@ -639,6 +639,8 @@ impl<'e> Parser<'e> {
                     {
                         name
                     }
+                    // The `half` crate's types, which kernels' `f16` and `bf16` are.
+                    [krate, name] if krate == "half" && (name == "f16" || name == "bf16") => name,
                     _ => return None,
                 };
                 let plain = p.path.segments.iter().all(|s| s.arguments.is_none());
@@ -1108,10 +1110,8 @@ impl<'e> Parser<'e> {
                 // `config::GAIN[i]`: a constant array of the surrounding code, by its path.
                 if let syn::Expr::Path(p) = crate::desugar::unparen(&ix.expr) {
                     let last = p.path.segments.last().map(|s| s.ident.clone());
-                    if let Some(slice) = last.filter(|l| p.qself.is_none() && p.path.segments.len() > 1
-                        && is_constant_name(&l.to_string())
-                        && p.path.segments.iter().all(|s| s.arguments.is_none()))
-                    {
+                    let by_path = p.qself.is_none() && p.path.segments.len() > 1 && crate::desugar::names_constant(&p.path);
+                    if let Some(slice) = last.filter(|_| by_path) {
                         let e = self.expr_of(ExprKind::Index { slice, index }, sp);
                         self.item_paths.push((e.id, p.path.clone()));
                         return e;
@@ -1345,8 +1345,24 @@ impl<'e> Parser<'e> {
             if let Some(ty) = self.constant_type(&p.path) {
                 return self.expr_of(ExprKind::Const { ty, path: p.path.clone() }, sp);
             }
-            let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-            if is_constant_name(&last) && p.path.segments.iter().all(|s| s.arguments.is_none()) {
+            // `f16::ZERO`, `u32::FOO`: a scalar type's constant kernels do not have (a constant
+            // of the surrounding code is not named by a type).
+            if let [ty, name] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
+                if let Some(s) = Scalar::from_name(&ty.ident.to_string()).filter(|_| p.path.leading_colon.is_none()) {
+                    let hint = if s.is_half() {
+                        format!("a half-precision value is made from an `f32`: `{}::from_f32(0.0)`", s.name())
+                    } else if s.is_float() {
+                        "float constants are `MAX MIN MIN_POSITIVE EPSILON INFINITY NEG_INFINITY NAN` and \
+                         `std::f32::consts::PI` and its siblings"
+                            .to_string()
+                    } else {
+                        "integer constants are `MAX`, `MIN` and `BITS`".to_string()
+                    };
+                    self.err(p, format!("`{}::{}` is not supported in kernels: {hint}", s.name(), name.ident));
+                    return self.expr_of(ExprKind::Error, sp);
+                }
+            }
+            if crate::desugar::names_constant(&p.path) {
                 return self.expr_of(ExprKind::ItemConst(p.path.clone()), sp);
             }
         }

@@ -476,12 +476,12 @@ impl Decoder {
         Ok(r)
     }
 
-    /// A predicate source: a `.pred` register, or the immediate `0` or `1` (false, true),
-    /// which the PTX ISA allows where an instruction reads a predicate.
+    /// A predicate source: a `.pred` register, or an integer immediate (true when not zero,
+    /// as ptxas takes `1`, `0x1` or `2`), which PTX allows where an instruction reads one.
     fn pred_src(&mut self, tok: &str) -> Result<R, SimError> {
-        match tok {
-            "0" | "1" => Ok(self.konst(u64::from(tok == "1"))),
-            _ => self.pred(tok),
+        match int_literal(tok) {
+            Some(v) => Ok(self.konst(u64::from(v != 0))),
+            None => self.pred(tok),
         }
     }
 
@@ -1689,7 +1689,7 @@ impl Decoder {
                     Some(r) => (true, r),
                     None => (false, c),
                 };
-                let r = self.pred(name)?;
+                let r = self.pred_src(name)?;
                 Some(if negate {
                     let n = self.scratch();
                     self.emit(Op::Xor { d: n, a: r, b: one }, s);

@@ -331,9 +331,19 @@ impl std::error::Error for SimError {}
 /// What a memory fault at `address` by `instruction` (its PTX text) did, for messages:
 /// `accessed address 0x.., which is .., at `st.global.u32 [%rd3], %r2``. The space is
 /// read from the instruction: shared and local addresses are offsets in the block's or
-/// the thread's window, anything else a global (or generic) address.
+/// the thread's window, anything else a global (or generic) address; a copy between two
+/// spaces names neither.
 pub fn describe_fault(address: u64, instruction: &str) -> String {
-    let (place, what) = if instruction.contains(".shared") {
+    let two_spaces = [".shared", ".global", ".local"].iter().filter(|s| instruction.contains(*s)).count() > 1;
+    let (place, what) = if two_spaces {
+        // A copy between spaces (`cp.async.ca.shared.global`): either side may have missed.
+        (
+            format!("address {address:#x}"),
+            "outside the memory one side of the copy may reach (a global address outside every \
+             live allocation, or an offset past the block's shared memory), or misaligned for the \
+             access size",
+        )
+    } else if instruction.contains(".shared") {
         (
             format!("offset {address:#x} of the block's shared memory"),
             "past the shared memory the kernel declares and the launch gives it (`shared_bytes` for \

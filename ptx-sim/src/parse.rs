@@ -253,10 +253,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             {
                 let decl = declaration(&lines, &mut i, "a shared variable declaration")?;
                 let decl = decl.trim().trim_start_matches(".visible").trim_start_matches(".weak").trim();
-                match parse_array_decl(decl.trim_end_matches(';').trim(), lineno) {
-                    Ok(def) => statics.push(def),
-                    Err(why) => bad_data.push(leave_out_users(decl, why)?),
-                }
+                statics.push(parse_array_decl(decl.trim_end_matches(';').trim(), lineno)?);
                 i += 1;
             }
             ".global" | ".const" | ".visible"
@@ -264,16 +261,11 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     && !line.contains(".entry") =>
             {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
-                let def = match parse_data_decl(&decl, lineno) {
-                    Ok(DataDecl::Laid(def)) => def,
+                let def = match parse_data_decl(&decl, lineno)? {
+                    DataDecl::Laid(def) => def,
                     // It leaves out the kernels that name it, not the module.
-                    Ok(DataDecl::Unlaid { name, why }) => {
+                    DataDecl::Unlaid { name, why } => {
                         bad_data.push((name, why));
-                        i += 1;
-                        continue;
-                    }
-                    Err(why) => {
-                        bad_data.push(leave_out_users(&decl, why)?);
                         i += 1;
                         continue;
                     }
@@ -297,9 +289,10 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
                 }
                 let end = end_of_definition(&lines, i);
+                // Words of the kernel's text, a register's `%` kept (`%p` is no variable `p`).
                 let names_bad = |v: &str| {
                     lines[i..end].iter().any(|l| {
-                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == v)
+                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '%')).any(|w| w == v)
                     })
                 };
                 if let Some((variable, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {
@@ -374,29 +367,13 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     Ok(Parsed { kernels, unsupported: left_out })
 }
 
-/// A module variable's declaration the simulator does not support (`why`), as the name the
-/// kernels that use it are left out for; an error of the module when it is malformed, or
-/// when no name can be read from it.
-fn leave_out_users(decl: &str, why: SimError) -> Result<(String, SimError), SimError> {
-    if !matches!(why, SimError::Unsupported { .. }) {
-        return Err(why);
-    }
-    let head = decl.split('=').next().unwrap_or("").trim().trim_end_matches(';');
-    let last = head.split_whitespace().last().unwrap_or("");
-    let name = last.split('[').next().unwrap_or("");
-    if is_ident(name) {
-        Ok((name.to_string(), why))
-    } else {
-        Err(why)
-    }
-}
-
 /// A module variable's declaration as the simulator takes it.
 enum DataDecl {
     /// Laid out in memory.
     Laid(DataDef),
-    /// Valid PTX whose initial values name a symbol's address (`{sq}`, `generic(x)`), which
-    /// the simulator does not lay out: why, for the kernels that name the variable.
+    /// Valid PTX whose initial values name a symbol's address (`{sq}`, `generic(x)`), or of a
+    /// type it has no values of (`.texref`), which the simulator does not lay out: why, for
+    /// the kernels that name the variable.
     Unlaid { name: String, why: SimError },
 }
 
@@ -429,8 +406,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         [ty, spec] => (1, *ty, *spec),
         _ => return Err(unsupported(line, format!("variable declaration `{head}`"))),
     };
-    let ty = element_type(ty).ok_or_else(|| unsupported(line, format!("variable type `{ty}`")))?;
-    let size = ty.bytes() as usize;
+    let type_name = ty;
     // `name`, `name[N]`, `name[]` (its length from the initialiser) and more dimensions.
     let (name, dims) = match spec.split_once('[') {
         None => (spec, Vec::new()),
@@ -450,6 +426,13 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad variable name `{name}`")));
     }
+    // A type the simulator has no values of (a texture reference, `.texref`): valid PTX it
+    // leaves out the kernels using.
+    let Some(ty) = element_type(type_name) else {
+        let why = unsupported(line, format!("variable type `{type_name}`"));
+        return Ok(DataDecl::Unlaid { name: name.to_string(), why });
+    };
+    let size = ty.bytes() as usize;
     let mut shape: Vec<Option<usize>> = dims;
     if lanes > 1 {
         shape.push(Some(lanes));

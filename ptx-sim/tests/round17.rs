@@ -68,3 +68,19 @@ fn a_memory_fault_names_the_space_it_missed() {
         assert!(message.contains(says) && message.contains("`st.") && !message.contains('\t'), "{message}");
     }
 }
+
+/// Integer immediates where an instruction reads a predicate (`setp`'s combining operand,
+/// negated too, and `vote`'s, any non-zero value true, as ptxas takes them), in a kernel
+/// whose `%p` registers share a name with a `.texref` variable it does not use
+/// (`tests/data/round17_immediate_predicates.ptx`, assembled by ptxas first).
+#[test]
+fn immediate_predicate_operands_read_as_ptxas_takes_them() {
+    let text = include_str!("data/round17_immediate_predicates.ptx");
+    let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[7; 3], 4);
+    let k = m.kernel("k").expect("a register `%p` is no use of the variable `p`");
+    launch(k, &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap_or_else(|e| panic!("{e}"));
+    // Thread 0: `0 == 0 and 1`, `0 == 0 and !1`, `any(2)`.
+    assert_eq!(download(&mem, out, 3, 4), [1, 0, 1]);
+}
