@@ -209,3 +209,59 @@ fn a_move_in_an_arm_that_leaves_is_no_move_after_it() {
         assert_eq!(out.to_vec().unwrap(), want, "n = {n}");
     }
 }
+
+mod tables {
+    pub const WEIGHTS: [u32; 3] = [4, 5, 6];
+}
+
+const MASK: u32 = 0x81;
+
+/// Round 18: a constant table by its path in `len()` and `for` loops; a constant of the
+/// surrounding code shifted; `f32::from` of a half value; a tuple of halves annotated.
+#[ptx_kernel]
+fn paths_and_halves(out: &mut [u32], h: &[f16], a: u32) {
+    let mut s = tables::WEIGHTS.len() as u32;
+    for w in tables::WEIGHTS {
+        s += w;
+    }
+    for (k, &w) in tables::WEIGHTS.iter().enumerate() {
+        s += w * k as u32;
+    }
+    out[0] = s;
+    out[1] = (MASK << 2) + (MASK << a) + (MASK >> 1);
+    let (p, q): (f16, f16) = (h[0], h[1]);
+    out[2] = (f32::from(p) + f64::from(q) as f32) as u32;
+}
+
+#[test]
+fn table_paths_shifted_constants_and_half_conversions_are_rusts() {
+    use half::f16 as host_f16;
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(3).unwrap();
+    let h = dev.upload(&[host_f16::from_f32(2.5).to_bits(), host_f16::from_f32(4.5).to_bits()]).unwrap();
+    PathsAndHalves::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut out, &h, 3).unwrap();
+    let s = 3 + (4 + 5 + 6) + (5 + 2 * 6);
+    assert_eq!(out.to_vec().unwrap(), [s, (MASK << 2) + (MASK << 3) + (MASK >> 1), 7]);
+}
+
+/// An `#[expect(..)]` on a kernel is its body's, fulfilled here (an unused name).
+#[ptx_kernel]
+#[expect(unused_variables)]
+fn expected_lint(out: &mut [u32]) {
+    let spare = 1u32;
+    out[0] = 5;
+}
+
+#[ptx_device]
+fn ignores_second(a: u32, #[allow(unused_variables)] b: u32) -> u32 {
+    a
+}
+
+#[test]
+fn lint_levels_on_kernels_and_device_parameters() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    ExpectedLint::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [5]);
+    assert_eq!(ignores_second(3, 4), 3);
+}

@@ -424,8 +424,8 @@ struct Moved {
     binding: usize,
     /// The moved slice's name.
     name: String,
-    /// The name it was moved into.
-    into: String,
+    /// Where it went: a name (`z`), or `None` for a `for` loop over it (`for v in y`).
+    into: Option<String>,
     at: Sp,
     arms: Vec<(usize, bool)>,
 }
@@ -1020,7 +1020,9 @@ impl Checker<'_> {
     /// arm, `if let`) or refuses a `let` that might not match (E0005).
     fn binds_constant_name(&mut self, pat: &Pat) {
         for name in pat.names() {
-            let constant = self.lookup(&name.to_string()).is_some_and(|b| self.consts.contains(&b.id) || self.const_arrays.contains(&b.id));
+            let constant = self
+                .lookup(&name.to_string())
+                .is_some_and(|b| self.consts.contains(&b.id) || self.const_arrays.contains(&b.id));
             if constant {
                 self.errors.at(
                     Sp::of(name),
@@ -1094,19 +1096,27 @@ impl Checker<'_> {
     }
 
     /// Records the `&mut` slices `let pat = init;` moves: a name of one bound to a name of
-    /// the user's (a reborrow, `let z: &mut [f32] = y;`, has its type written).
+    /// the user's without a type (kernels have no `&mut [T]` annotation to reborrow with),
+    /// or the copy a `for` loop over one takes (`for v in y` consumes the `&mut`).
     fn note_moves(&mut self, pat: &Pat, init: &Expr) {
         match (pat, &init.kind) {
             (Pat::Tuple(pats, _), ExprKind::Tuple(inits)) if pats.len() == inits.len() => {
                 pats.iter().zip(inits).for_each(|(p, i)| self.note_moves(p, i));
             }
-            // The macro's own names (`__ptx_arg0`, `__match_1`) hold a value for a moment.
-            (Pat::Ident { name, .. }, ExprKind::Path(source)) if !name.to_string().starts_with("__") => {
+            (Pat::Ident { name, .. }, ExprKind::Path(source)) => {
+                let into = if crate::desugar::is_for_array(name) {
+                    None
+                } else if name.to_string().starts_with("__") {
+                    // The macro's own names (`__ptx_arg0`, `__match_1`) hold a value for a moment.
+                    return;
+                } else {
+                    Some(name.to_string())
+                };
                 let Some(binding) = self.binding[init.id] else { return };
                 if matches!(self.infer.resolve(&self.types[init.id]), Ty::Slice { mutable: true, .. }) {
                     // Moved twice by one `let`: `let (p, q) = (y, y);`.
-                    self.use_after_move(binding, source, init.span);
-                    let (arms, into) = (self.arms.clone(), name.to_string());
+                    self.use_after_move(binding, source, init.span, false);
+                    let arms = self.arms.clone();
                     self.moves.push(Moved { binding, name: source.to_string(), into, at: init.span, arms });
                 }
             }
@@ -1116,7 +1126,7 @@ impl Checker<'_> {
 
     /// Reports a use of the binding `id` (at `sp`, named `name`) after a `let` moved it, on
     /// a path that can follow the move (not in another arm of an `if` or `match`).
-    fn use_after_move(&mut self, id: usize, name: &syn::Ident, sp: Sp) {
+    fn use_after_move(&mut self, id: usize, name: &syn::Ident, sp: Sp, borrow: bool) {
         if self.discarding {
             return;
         }
@@ -1125,12 +1135,19 @@ impl Checker<'_> {
             arms.iter().zip(here.iter()).find(|(a, b)| a != b).is_some_and(|(a, b)| a.0 == b.0)
         };
         let Some(m) = self.moves.iter().find(|m| m.binding == id && !other_arm(&m.arms)) else { return };
-        let (line, into) = (m.at.start.start().line, &m.into);
+        let line = m.at.start.start().line;
+        let (went, advice) = match &m.into {
+            Some(into) => (format!("into `{into}`"), format!("use `{into}` from there on")),
+            None => {
+                ("into the `for` loop over it".to_string(), format!("loop over `{name}.iter()` to borrow it"))
+            }
+        };
+        let what = if borrow { "borrow" } else { "use" };
         self.errors.at(
             sp,
             format!(
-                "borrow of moved value: `{name}` (rustc's E0382): `let {into} = {name};` on line {line} moved this \
-                 `&mut` slice, as a `&mut` is not `Copy`; use `{into}` from there on"
+                "{what} of moved value: `{name}` (rustc's E0382): line {line} moved this `&mut` slice {went}, \
+                 as a `&mut` is not `Copy`; {advice}"
             ),
         );
     }
@@ -1142,18 +1159,18 @@ impl Checker<'_> {
         if self.infer.resolve(ty) == Ty::Never {
             return;
         }
-        let repeated: Vec<(Sp, String, String)> = self.moves[moves_before..]
+        let repeated: Vec<(Sp, String)> = self.moves[moves_before..]
             .iter()
             .filter(|m| m.binding < bindings_before)
-            .map(|m| (m.at, m.name.clone(), m.into.clone()))
+            .map(|m| (m.at, m.name.clone()))
             .collect();
-        for (at, name, into) in repeated {
+        for (at, name) in repeated {
             self.errors.at(
                 at,
                 format!(
-                    "use of moved value: `{name}` (rustc's E0382): `let {into} = {name};` moves this `&mut` \
-                     slice in each iteration of the loop, and a `&mut` is not `Copy`; bind it before the loop, \
-                     or index `{name}` here without binding it again"
+                    "use of moved value: `{name}` (rustc's E0382): this moves the `&mut` slice in each \
+                     iteration of the loop, and a `&mut` is not `Copy`; move it before the loop, or index \
+                     `{name}` here"
                 ),
             );
         }
@@ -1171,7 +1188,7 @@ impl Checker<'_> {
     /// [`Checker::use_after_move`] of the slice or array `name` indexes or names.
     fn slice_use(&mut self, name: &syn::Ident) {
         if let Some(id) = self.binding_id(name) {
-            self.use_after_move(id, name, Sp::of(name));
+            self.use_after_move(id, name, Sp::of(name), true);
         }
     }
 
@@ -1317,15 +1334,15 @@ impl Checker<'_> {
                     self.errors.at(
                         e.span,
                         format!(
-                            "`{name}` is {what}: in a pattern, Rust binds a new `{name}` that matches every \
-                             value (a pattern compares only with a constant); to compare with it, write a guard, \
-                             `v if v == {name} =>`"
+                            "`{name}` is {what}: a pattern compares only with constants (a name alone binds a \
+                             new `{name}` there, matching every value, and a range's end cannot be a variable, \
+                             rustc's E0080); to compare with it, write a guard, `v if v == {name} =>`"
                         ),
                     );
                     (b.ty, false)
                 }
                 Some(b) => {
-                    self.use_after_move(b.id, name, e.span);
+                    self.use_after_move(b.id, name, e.span, false);
                     self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
                     let comptime_param = b.id < self.param_count && b.comptime && !self.device;
@@ -1626,7 +1643,9 @@ impl Checker<'_> {
                 // `TABLE.len()` or `config::TABLE.len()` of a constant table of the
                 // surrounding code.
                 let table = match &receiver.kind {
-                    ExprKind::Path(name) if self.is_item_array(name) => Some((name.to_string(), quote::quote!(#name))),
+                    ExprKind::Path(name) if self.is_item_array(name) => {
+                        Some((name.to_string(), quote::quote!(#name)))
+                    }
                     ExprKind::ItemConst(path) => Some((crate::parse::path_text(path), quote::quote!(#path))),
                     _ => None,
                 };

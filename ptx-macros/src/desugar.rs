@@ -51,8 +51,9 @@ pub const WHILE_LET_ATTRIBUTE: &str = "__ptx_dsl_while_let";
 /// value of the case that matched: its arms disagreeing in type is rustc's error on the name.
 pub const OR_BINDING_ATTRIBUTE: &str = "__ptx_dsl_or_binding";
 
-/// The attribute on the name a pattern compares with (`N =>`, `Self::N =>` excluded):
-/// Rust compares only with a constant of that name, and binds a new name over a variable's.
+/// The attribute on the name a pattern compares with (`N =>`, a range's end `0..=N`):
+/// Rust compares only with a constant of that name, and binds a new name over a variable's
+/// (or refuses one as a range's end).
 pub const PATTERN_NAME_ATTRIBUTE: &str = "__ptx_dsl_pattern_name";
 
 /// How the hidden names of a `swap`'s indices and element start.
@@ -736,11 +737,21 @@ fn pattern(pat: &syn::Pat, value: &TokenStream) -> Result<Arm, syn::Error> {
                 }
             }
             empty_range(r)?;
+            // A plain name as an end must be a constant's, as a name alone must (a variable
+            // there is rustc's E0080): marked for the checker.
+            let marked = |bound: &syn::Expr| match unparen(bound) {
+                syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                    let marker = format_ident!("{PATTERN_NAME_ATTRIBUTE}", span = sp);
+                    quote_spanned!(sp=> #[#marker] #p)
+                }
+                other => other.to_token_stream(),
+            };
+            let (start, end) = (r.start.as_deref().map(marked), r.end.as_deref().map(marked));
             let mut tests = Vec::new();
-            if let Some(start) = &r.start {
+            if let Some(start) = &start {
                 tests.push(quote_spanned!(sp=> #value >= #start));
             }
-            if let Some(end) = &r.end {
+            if let Some(end) = &end {
                 tests.push(match r.limits {
                     syn::RangeLimits::Closed(_) => quote_spanned!(sp=> #value <= #end),
                     syn::RangeLimits::HalfOpen(_) => quote_spanned!(sp=> #value < #end),

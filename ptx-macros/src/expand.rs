@@ -114,13 +114,15 @@ pub fn expand_kernel(
     let name_str = unraw(&kernel.name);
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
     let vis = &kernel.vis;
-    let attrs = &kernel.attrs;
+    // An `#[expect(..)]` is the body's alone (the impl that builds it): the type and the
+    // other impls would leave it unfulfilled.
+    let is = |a: &syn::Attribute, names: &[&str]| names.iter().any(|n| a.path().is_ident(n));
+    let attrs: Vec<&syn::Attribute> = kernel.attrs.iter().filter(|a| !is(a, &["expect"])).collect();
+    let expect: Vec<&syn::Attribute> = kernel.attrs.iter().filter(|a| is(a, &["expect"])).collect();
     // The function's `cfg` and the lint levels it sets (`#[allow(unused_variables)]`) are also
     // its body's, which is in the impls; the type's own `#[deprecated]` is no use of it there.
-    let lints: Vec<&syn::Attribute> = attrs
-        .iter()
-        .filter(|a| ["cfg", "allow", "warn", "deny"].iter().any(|l| a.path().is_ident(l)))
-        .collect();
+    let lints: Vec<&syn::Attribute> =
+        attrs.iter().copied().filter(|a| is(a, &["cfg", "allow", "warn", "deny"])).collect();
     let deprecated =
         attrs.iter().any(|a| a.path().is_ident("deprecated")).then(|| quote!(#[allow(deprecated)]));
     let impl_attrs = quote!(#(#lints)* #deprecated);
@@ -314,6 +316,7 @@ pub fn expand_kernel(
         }
 
         #impl_attrs
+        #(#expect)*
         impl #ty_name {
             #[doc = #new_doc]
             #[allow(clippy::new_without_default)]

@@ -304,7 +304,7 @@ pub fn reserved_device_name(name: &str) -> Option<String> {
 }
 
 /// The attributes a kernel may carry over to its generated type.
-const CARRIED_ATTRS: [&str; 6] = ["doc", "cfg", "allow", "warn", "deny", "deprecated"];
+const CARRIED_ATTRS: [&str; 7] = ["doc", "cfg", "allow", "expect", "warn", "deny", "deprecated"];
 
 /// The constants of the modules `std::f32::consts` and `std::f64::consts` (`PI` and friends).
 const FLOAT_CONSTS: [&str; 18] = [
@@ -455,7 +455,7 @@ impl<'e> Parser<'e> {
                 a.style = syn::AttrStyle::Outer;
                 kept.push(a);
             } else {
-                self.err(a, "this attribute is not supported on a kernel (only doc comments, `cfg`, the lint levels `allow`, `warn` and `deny`, and `deprecated` carry over to the generated type)");
+                self.err(a, "this attribute is not supported on a kernel (only doc comments, `cfg`, the lint levels `allow`, `expect`, `warn` and `deny`, and `deprecated` carry over to the generated type)");
             }
         }
         kept
@@ -1348,7 +1348,9 @@ impl<'e> Parser<'e> {
             // `f16::ZERO`, `u32::FOO`: a scalar type's constant kernels do not have (a constant
             // of the surrounding code is not named by a type).
             if let [ty, name] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
-                if let Some(s) = Scalar::from_name(&ty.ident.to_string()).filter(|_| p.path.leading_colon.is_none()) {
+                if let Some(s) =
+                    Scalar::from_name(&ty.ident.to_string()).filter(|_| p.path.leading_colon.is_none())
+                {
                     let hint = if s.is_half() {
                         format!("a half-precision value is made from an `f32`: `{}::from_f32(0.0)`", s.name())
                     } else if s.is_float() {
@@ -1358,7 +1360,10 @@ impl<'e> Parser<'e> {
                     } else {
                         "integer constants are `MAX`, `MIN` and `BITS`".to_string()
                     };
-                    self.err(p, format!("`{}::{}` is not supported in kernels: {hint}", s.name(), name.ident));
+                    self.err(
+                        p,
+                        format!("`{}::{}` is not supported in kernels: {hint}", s.name(), name.ident),
+                    );
                     return self.expr_of(ExprKind::Error, sp);
                 }
             }
@@ -1907,8 +1912,13 @@ impl<'e> Parser<'e> {
                 }
                 FnArg::Typed(pt) => pt,
             };
-            if let Some(a) = pt.attrs.first() {
-                self.err(a, "parameters of a `#[ptx_device]` function take no attributes");
+            // A lint level is the host copy's, which carries it.
+            if let Some(a) = pt.attrs.iter().find(|a| !is_lint_or_tool_attribute(a)) {
+                self.err(
+                    a,
+                    "parameters of a `#[ptx_device]` function take only lint levels \
+                     (`#[allow(unused_variables)]`) and tools' attributes",
+                );
             }
             let (name, mutable) = match &*pt.pat {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
@@ -2092,7 +2102,20 @@ impl<'e> Parser<'e> {
                 None
             }
         };
-        let values: Vec<Expr> = args.map(|a| self.expr(a)).collect();
+        let args: Vec<&syn::Expr> = args.collect();
+        // `&mut x[i]` borrows `x` for the whole call: a value reading `x` is rustc's E0503.
+        if let Some(Place::Index { slice, .. }) = &place {
+            if let Some(read) = args.iter().find_map(|a| mentions(a.to_token_stream(), slice)) {
+                self.errors.at(
+                    Sp::of(&read),
+                    format!(
+                        "cannot use `{slice}` because it was mutably borrowed (rustc's E0503): `&mut {slice}[..]` \
+                         borrows it for the whole call; read the value first, `let v = {slice}[..];`"
+                    ),
+                );
+            }
+        }
+        let values: Vec<Expr> = args.into_iter().map(|a| self.expr(a)).collect();
         let Some(place) = place else { return self.expr_of(ExprKind::Error, sp) };
         if values.len() != op.value_count() {
             self.err(
@@ -2513,6 +2536,15 @@ fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let tool = path.segments.len() > 1
         && path.segments.first().is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy");
     lint || tool
+}
+
+/// The first token of `tokens` (groups searched too) that is the identifier `name`.
+fn mentions(tokens: TokenStream, name: &Ident) -> Option<Ident> {
+    tokens.into_iter().find_map(|t| match t {
+        proc_macro2::TokenTree::Ident(i) if i == *name => Some(i),
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+        _ => None,
+    })
 }
 
 /// A path as its messages write it (`config::TILE`).

@@ -292,7 +292,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 // Words of the kernel's text, a register's `%` kept (`%p` is no variable `p`).
                 let names_bad = |v: &str| {
                     lines[i..end].iter().any(|l| {
-                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '%')).any(|w| w == v)
+                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '%'))
+                            .any(|w| w == v)
                     })
                 };
                 if let Some((variable, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {

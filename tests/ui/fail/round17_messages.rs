@@ -130,4 +130,46 @@ fn let_else(y: &mut [u32], n: u32) {
     y[0] = 1;
 }
 
+// Round 18: moves repeated by a loop or taken by a `for` loop, a variable as a range's
+// end, a constant of the body bound by a pattern, a slice read while an atomic borrows it,
+// a half-precision constant kernels do not have.
+#[ptx_kernel]
+fn moves_in_loops(y: &mut [u32], x: &mut [u32], n: u32) {
+    for i in 0..2usize {
+        let z = y;
+        z[i] = 1;
+    }
+    let mut s = 0u32;
+    for v in x {
+        s += v;
+    }
+    x[0] = s + n;
+}
+
+#[ptx_kernel]
+fn pattern_ends(y: &mut [u32], n: u32) {
+    let top = 5u32;
+    y[0] = match n {
+        0..=top => 1,
+        _ => 2,
+    };
+}
+
+#[ptx_kernel]
+fn constant_bound_again(y: &mut [u32]) {
+    const B: u32 = 4;
+    let B = 9u32;
+    y[0] = B;
+}
+
+#[ptx_kernel]
+fn atomic_reads_its_slice(y: &mut [u32]) {
+    atomic_add(&mut y[0], y[1]);
+}
+
+#[ptx_kernel]
+fn half_constant(h: &mut [f16]) {
+    h[0] = f16::ZERO;
+}
+
 fn main() {}
