@@ -265,3 +265,28 @@ fn lint_levels_on_kernels_and_device_parameters() {
     assert_eq!(out.to_vec().unwrap(), [5]);
     assert_eq!(ignores_second(3, 4), 3);
 }
+
+/// `debug_assert!` is built only where the crate building the kernel has debug assertions
+/// on, as Rust compiles it out of release builds (its condition too).
+#[ptx_kernel]
+fn debug_checked(out: &mut [u32], a: u32) {
+    debug_assert!(a < 5, "a is five or more");
+    out[0] = a;
+}
+
+#[test]
+fn debug_assertions_follow_the_build_profile() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    let result = DebugChecked::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut out, 7);
+    if cfg!(debug_assertions) {
+        assert!(
+            matches!(&result, Err(Error::KernelPanic { message, .. }) if message == "a is five or more"),
+            "{result:?}"
+        );
+        assert_eq!(out.to_vec().unwrap(), [0]);
+    } else {
+        result.unwrap();
+        assert_eq!(out.to_vec().unwrap(), [7]);
+    }
+}

@@ -783,6 +783,10 @@ pub enum ExprKind {
         /// The tuple stored; `None` for a load.
         values: Option<Box<Expr>>,
     },
+    /// `debug_assert!` and its siblings: the check, built only where the crate building the
+    /// kernel has debug assertions on (`cfg!(debug_assertions)`), as Rust leaves them out of
+    /// release builds, condition and all.
+    DebugOnly(Box<Expr>),
     /// A panic (`panic!`, a failed `assert!`): the launch's `Err(KernelPanic)` with Rust's
     /// message, and the thread stops.
     Panic {

@@ -1943,6 +1943,10 @@ impl Checker<'_> {
                 (Ty::Never, false)
             }
             ExprKind::Return | ExprKind::Panic { .. } => (Ty::Never, false),
+            ExprKind::DebugOnly(check) => {
+                self.expr(check);
+                (Ty::unit(), false)
+            }
             ExprKind::Error => (Ty::Error, false),
             ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
             ExprKind::Intrinsic { which, func, args } => {

@@ -867,6 +867,14 @@ impl<'a> Lowerer<'a> {
                 self.emit(quote!(#k.panic(#message, #site);));
                 Atom::Unit
             }
+            ExprKind::DebugOnly(check) => {
+                let (built, ()) = self.nested(|l| {
+                    let atom = l.expr(check, None);
+                    l.discard(atom);
+                });
+                self.emit(quote!(if ::core::cfg!(debug_assertions) { #built }));
+                Atom::Unit
+            }
             ExprKind::Error => Atom::Unit,
             ExprKind::Tuple(elems) => {
                 let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();

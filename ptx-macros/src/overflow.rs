@@ -316,6 +316,10 @@ impl Folder<'_> {
             }
             ExprKind::Coverage { .. } => None,
             ExprKind::Deref(inner) => self.expr(inner),
+            ExprKind::DebugOnly(check) => {
+                self.expr(check);
+                None
+            }
             ExprKind::For { var, range, body, .. } => {
                 self.expr(&range.start);
                 self.expr(&range.end);

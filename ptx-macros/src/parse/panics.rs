@@ -29,6 +29,7 @@ impl Parser<'_> {
             [root, name] if root == "std" || root == "core" => name,
             _ => return None,
         };
+        let debug_only = name.starts_with("debug_");
         let name = name.strip_prefix("debug_").unwrap_or(name);
         const PANICS: [&str; 7] =
             ["assert", "assert_eq", "assert_ne", "panic", "unreachable", "todo", "unimplemented"];
@@ -98,9 +99,9 @@ impl Parser<'_> {
             function_body: false,
             span: sp,
         };
-        Some(
-            self.expr_of(ExprKind::If { cond: Box::new(failed), then, els: None, role: IfRole::Written }, sp),
-        )
+        let check =
+            self.expr_of(ExprKind::If { cond: Box::new(failed), then, els: None, role: IfRole::Written }, sp);
+        Some(if debug_only { self.expr_of(ExprKind::DebugOnly(Box::new(check)), sp) } else { check })
     }
 }
 
