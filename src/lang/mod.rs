@@ -254,7 +254,7 @@ impl ShiftAmount for i64 {}
 impl ShiftAmount for usize {}
 impl ShiftAmount for isize {}
 
-/// A shift amount of the host's computing, as a value of its own type ([`ShiftAmount`]).
+/// A shift amount of the host's computing, as a value of its own type (see `ShiftAmount`).
 pub fn shift_amount<T: ShiftAmount>(amount: T) -> Value {
     amount.into()
 }
