@@ -166,6 +166,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     // defined after those kernels (declared before them): read them all first. One the
     // simulator cannot read leaves out only the kernels that call it.
     let mut i = 0;
+    // Each function's name and lines, for what the kernels calling it use.
+    let mut func_lines: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     while i < lines.len() {
         let line = lines[i].trim();
         let first = line.split_whitespace().next().unwrap_or("");
@@ -174,6 +176,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             continue;
         }
         let end = end_of_definition(&lines, i);
+        func_lines.push((definition_name(&lines, i), i..end));
         if lines[i..end].iter().any(|l| l.contains('{')) {
             match parse_function(&lines, i, &files) {
                 Ok(f) => funcs.push(f),
@@ -289,14 +292,8 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     return Err(parse_err(lineno, format!("kernel `{name}` is defined twice")));
                 }
                 let end = end_of_definition(&lines, i);
-                // Words of the kernel's text, a register's `%` kept (`%p` is no variable `p`).
-                let names_bad = |v: &str| {
-                    lines[i..end].iter().any(|l| {
-                        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '%'))
-                            .any(|w| w == v)
-                    })
-                };
-                if let Some((variable, why)) = bad_data.iter().find(|(v, _)| names_bad(v)) {
+                let uses = |v: &str| uses_word(&lines, i..end, v, &func_lines, &mut Vec::new());
+                if let Some((variable, why)) = bad_data.iter().find(|(v, _)| uses(v)) {
                     let why = match why {
                         SimError::Unsupported { line, what } => SimError::Unsupported {
                             line: *line,
@@ -366,6 +363,34 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
         return Err(left_out.swap_remove(0).1);
     }
     Ok(Parsed { kernels, unsupported: left_out })
+}
+
+/// Whether the lines `range` name `word` (a register's `%` kept: `%p` is no variable `p`),
+/// themselves or through the functions of `funcs` they name, and those functions' (`seen`
+/// holds the functions already searched).
+fn uses_word<'f>(
+    lines: &[&str],
+    range: std::ops::Range<usize>,
+    word: &str,
+    funcs: &'f [(String, std::ops::Range<usize>)],
+    seen: &mut Vec<&'f str>,
+) -> bool {
+    let words = || {
+        lines[range.clone()]
+            .iter()
+            .flat_map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '%')))
+    };
+    if words().any(|w| w == word) {
+        return true;
+    }
+    let called: Vec<&'f (String, std::ops::Range<usize>)> = funcs
+        .iter()
+        .filter(|(name, _)| !seen.contains(&name.as_str()) && words().any(|w| w == name))
+        .collect();
+    called.into_iter().any(|(name, body)| {
+        seen.push(name);
+        uses_word(lines, body.clone(), word, funcs, seen)
+    })
 }
 
 /// A module variable's declaration as the simulator takes it.

@@ -84,3 +84,19 @@ fn immediate_predicate_operands_read_as_ptxas_takes_them() {
     // Thread 0: `0 == 0 and 1`, `0 == 0 and !1`, `any(2)`.
     assert_eq!(download(&mem, out, 3, 4), [1, 0, 1]);
 }
+
+/// A module variable the simulator cannot lay out, used only inside a device function:
+/// the kernel calling the function is left out (naming the variable), the others load
+/// (`tests/data/round17_function_uses_texref.ptx`, assembled by ptxas first).
+#[test]
+fn a_variable_used_through_a_function_leaves_out_its_callers_only() {
+    let text = include_str!("data/round17_function_uses_texref.ptx");
+    let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let why = m.unsupported("calls").expect("the kernel calling `f` is left out").to_string();
+    assert!(why.contains("`p`") && why.contains("`calls`"), "{why}");
+    let mem = Memory::new();
+    let out = upload(&mem, &[0], 4);
+    launch(m.kernel("plain").expect("`plain` loads"), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(download(&mem, out, 1, 4), [9]);
+}
