@@ -459,6 +459,12 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         return Ok(DataDecl::Unlaid { name: name.to_string(), why });
     };
     let size = ty.bytes() as usize;
+    if size * lanes > 16 {
+        return Err(parse_err(
+            line,
+            format!("`{name}`: a `.v{lanes}` of {size}-byte elements is more than a vector's 16 bytes"),
+        ));
+    }
     let mut shape: Vec<Option<usize>> = dims;
     if lanes > 1 {
         shape.push(Some(lanes));
@@ -471,7 +477,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
             None
         }
         Some(list) => Some(
-            initial_values(list, &shape, &mut values)
+            initial_values(list, &shape, lanes, &mut values)
                 .map_err(|why| parse_err(line, format!("`{name}`: {why}")))?,
         ),
     };
@@ -524,6 +530,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
 fn initial_values<'a>(
     list: &'a str,
     shape: &[Option<usize>],
+    lanes: usize,
     out: &mut Vec<Option<&'a str>>,
 ) -> Result<usize, String> {
     let inner = list
@@ -538,6 +545,13 @@ fn initial_values<'a>(
     if rest.is_empty() {
         if items.iter().any(|i| i.starts_with('{')) {
             return Err(format!("too many levels of braces in `{list}`"));
+        }
+        // A vector's list is whole (ptxas: "Incorrect number of elements").
+        if lanes > 1 && items.len() != lanes {
+            return Err(format!(
+                "a `.v{lanes}` value takes {lanes} elements, not {} (`{list}`)",
+                items.len()
+            ));
         }
         if outer.is_some_and(|n| items.len() > n) {
             return Err(format!("{} initial values for {} elements", items.len(), outer.unwrap_or(0)));
@@ -554,7 +568,7 @@ fn initial_values<'a>(
     }
     for item in &items {
         let start = out.len();
-        initial_values(item, rest, out)?;
+        initial_values(item, rest, lanes, out)?;
         out.resize(start + width, None);
     }
     Ok(items.len())
@@ -581,7 +595,13 @@ fn split_top_level(inner: &str) -> Result<Vec<&str>, String> {
         return Err(format!("unbalanced braces in `{{{inner}}}`"));
     }
     items.push(inner[start..].trim());
-    items.retain(|i| !i.is_empty());
+    // `{}` is an empty list; an empty item (`{1, 2,}`) is a syntax error to ptxas.
+    if items.len() == 1 && items[0].is_empty() {
+        items.clear();
+    }
+    if items.iter().any(|i| i.is_empty()) {
+        return Err(format!("an empty value in `{{{inner}}}`"));
+    }
     Ok(items)
 }
 
@@ -1639,6 +1659,12 @@ fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
     };
     let ty =
         element_type(ty).ok_or_else(|| unsupported(line, format!("{space} array element type `{ty}`")))?;
+    if ty.bytes() * lanes > 16 {
+        return Err(parse_err(
+            line,
+            format!("a `.v{lanes}` of `{}` is more than a vector's 16 bytes", ty.ptx_name()),
+        ));
+    }
     // (An explicit `.align 0` is an error, as it is to ptxas.)
     let align = align.unwrap_or(ty.bytes() * lanes);
     if !align.is_power_of_two() {

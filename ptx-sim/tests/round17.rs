@@ -100,3 +100,19 @@ fn a_variable_used_through_a_function_leaves_out_its_callers_only() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(download(&mem, out, 1, 4), [9]);
 }
+
+/// Declarations ptxas refuses are the module's parse errors: a vector's initial value
+/// short of its lanes, a vector over 16 bytes, an empty item in a list.
+#[test]
+fn malformed_vector_and_list_declarations_are_parse_errors() {
+    for (decl, says) in [
+        (".global .v2 .u32 v = {7};", "takes 2 elements"),
+        (".global .v4 .f64 v;", "more than a vector's 16 bytes"),
+        (".shared .v4 .u64 s[2];", "more than a vector's 16 bytes"),
+        (".global .u32 a[3] = {1, 2,};", "an empty value"),
+    ] {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{decl}\n");
+        let err = Module::parse(&text).err().unwrap_or_else(|| panic!("`{decl}` parsed"));
+        assert!(matches!(err, SimError::Parse { .. }) && err.to_string().contains(says), "`{decl}`: {err}");
+    }
+}
