@@ -290,3 +290,44 @@ fn debug_assertions_follow_the_build_profile() {
         assert_eq!(out.to_vec().unwrap(), [7]);
     }
 }
+
+#[ptx_device]
+fn plus_one(step: u32) -> u32 {
+    step + 1
+}
+
+/// Round 19, valid Rust the round-18 checks refused: a field named as the atomic's slice
+/// (`thread_idx().x` with a slice `x`), `.into_iter()` (a reborrow, no move), a move before
+/// a `return` in a nested loop, a device function's parameter named as a constant of the
+/// caller's body, `#[expect]` of a lint the kernel's code never raises.
+#[ptx_kernel]
+#[expect(unused_mut)]
+#[allow(non_upper_case_globals)]
+fn round19_valid(x: &mut [u32], n: u32) {
+    const step: u32 = 10;
+    atomic_add(&mut x[0], thread_idx().x + 1);
+    let mut total = 0u32;
+    for v in x.into_iter() {
+        total += v;
+    }
+    x[1] = total + plus_one(step);
+    for _i in 0..n {
+        for _j in 0..n {
+            let moved = x;
+            moved[2] = 7;
+            return;
+        }
+    }
+    x[2] = 9;
+}
+
+#[test]
+fn round19_valid_kernels_run_as_rust() {
+    let dev = Device::sim();
+    for (n, last) in [(0, 9), (2, 7)] {
+        let mut x = dev.zeroed::<u32>(3).unwrap();
+        Round19Valid::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut x, n).unwrap();
+        // One thread: x[0] = 1, the total of (1, 0, 0) is 1, plus 11.
+        assert_eq!(x.to_vec().unwrap(), [1, 12, last], "n = {n}");
+    }
+}

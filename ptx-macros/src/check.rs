@@ -134,6 +134,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         arms: Vec::new(),
         moves: Vec::new(),
         discarding: false,
+        device_bindings_from: Vec::new(),
         references: Vec::new(),
         borrowed_arrays: Vec::new(),
         infer: Infer::default(),
@@ -310,6 +311,9 @@ struct Checker<'e> {
     /// Whether the expression being checked is the value of a `let _ =` (which is no use
     /// of a moved slice).
     discarding: bool,
+    /// For each inlined device function being checked (innermost last), the first binding
+    /// id of its body: the bindings before it are the caller's, not in scope in Rust.
+    device_bindings_from: Vec<usize>,
     /// The bindings that are references in Rust (an element a loop borrows, or a name bound
     /// to one): `*v` reads them, and a value of their type is not one.
     references: Vec<usize>,
@@ -851,6 +855,9 @@ impl Checker<'_> {
                     _ => None,
                 };
                 let inside = device.is_some();
+                if inside {
+                    self.device_bindings_from.push(self.next_binding);
+                }
                 self.in_device.extend(device);
                 let own = matches!(role, LetRole::Const).then_some(self.next_binding);
                 let in_const = std::mem::replace(&mut self.in_const, own);
@@ -862,6 +869,7 @@ impl Checker<'_> {
                 self.in_const = in_const;
                 if inside {
                     self.in_device.pop();
+                    self.device_bindings_from.pop();
                 }
                 if let LetRole::Argument { function, param, slice: Some((elem, mutable)) } = role {
                     t = self.slice_argument(init, &t, *elem, *mutable, function, param);
@@ -954,7 +962,7 @@ impl Checker<'_> {
                 // A value that never comes (`let v = loop { break 'outer; };`) is reported once,
                 // as such; the names it would bind are in error, not diverging again at each use.
                 let t = if self.infer.resolve(&t) == Ty::Never { Ty::Error } else { t };
-                if !matches!(role, LetRole::Const) {
+                if !matches!(role, LetRole::Const | LetRole::Argument { .. }) {
                     self.binds_constant_name(pat);
                 }
                 self.bind_pat(pat, &t, comptime);
@@ -1020,9 +1028,11 @@ impl Checker<'_> {
     /// arm, `if let`) or refuses a `let` that might not match (E0005).
     fn binds_constant_name(&mut self, pat: &Pat) {
         for name in pat.names() {
-            let constant = self
-                .lookup(&name.to_string())
-                .is_some_and(|b| self.consts.contains(&b.id) || self.const_arrays.contains(&b.id));
+            // Inside an inlined device function, only its own constants are in scope in Rust.
+            let own_from = self.device_bindings_from.last().copied().unwrap_or(0);
+            let constant = self.lookup(&name.to_string()).is_some_and(|b| {
+                b.id >= own_from && (self.consts.contains(&b.id) || self.const_arrays.contains(&b.id))
+            });
             if constant {
                 self.errors.at(
                     Sp::of(name),
@@ -1104,7 +1114,7 @@ impl Checker<'_> {
                 pats.iter().zip(inits).for_each(|(p, i)| self.note_moves(p, i));
             }
             (Pat::Ident { name, .. }, ExprKind::Path(source)) => {
-                let into = if crate::desugar::is_for_array(name) {
+                let into = if crate::desugar::is_taken_by_for(name) {
                     None
                 } else if name.to_string().starts_with("__") {
                     // The macro's own names (`__ptx_arg0`, `__match_1`) hold a value for a moment.
@@ -1176,9 +1186,11 @@ impl Checker<'_> {
         }
     }
 
-    /// Forgets the moves an `if`'s or `match`'s arm made (those after the first
-    /// `moves_before`) when the arm never ends (`return`, `break`, a panic, of type `ty`):
-    /// no path goes on from them (`if c { let z = y; ..; return; } y[0] = 1;` is valid).
+    /// Forgets the moves an `if`'s or `match`'s arm (or a loop's body) made (those after the
+    /// first `moves_before`) when it never ends (`return`, `break`, a panic, of type `ty`):
+    /// no path goes on from them (`if c { let z = y; ..; return; } y[0] = 1;` is valid). A
+    /// move before a `break` does reach the code after the loop, which this leaves unchecked
+    /// rather than refuse valid code.
     fn forget_moves_of_diverging_arm(&mut self, moves_before: usize, ty: &Ty) {
         if self.infer.resolve(ty) == Ty::Never {
             self.moves.truncate(moves_before);
@@ -2217,6 +2229,9 @@ impl Checker<'_> {
         let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
         let t = self.block(body);
         self.moves_again(moves_before, bindings_before, &t);
+        // A body that never runs to its end (`return`, `break`) leaves its moves inside: no
+        // path the checker follows goes on from them.
+        self.forget_moves_of_diverging_arm(moves_before, &t);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
             let msg =

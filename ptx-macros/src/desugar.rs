@@ -149,6 +149,15 @@ pub fn is_for_array(name: &syn::Ident) -> bool {
     name.to_string().starts_with(FOR_PREFIX)
 }
 
+/// How the copy a `for` loop takes of a name alone (`for v in y`) ends: what it copies is
+/// moved, where it is a `&mut` slice ([`is_taken_by_for`]).
+const TAKEN_SUFFIX: &str = "_taken";
+
+/// Whether `name` is the copy a `for` loop over a name alone takes (`for v in y`).
+pub fn is_taken_by_for(name: &syn::Ident) -> bool {
+    is_for_array(name) && name.to_string().ends_with(TAKEN_SUFFIX)
+}
+
 /// What a `for` loop over the elements of an array or slice iterates: the array (or
 /// slice), whether the elements are borrowed (`.iter()`, `&a`, `.copied()`, `.cloned()`:
 /// the array cannot change while the loop runs, so it is not copied), whether they come
@@ -168,6 +177,9 @@ struct Elements<'e> {
     not_iterator: Option<&'e syn::ExprMethodCall>,
     /// `.iter_mut()` or `&mut a`: mutable references, which kernels do not have.
     mutable: Option<&'e syn::Expr>,
+    /// The name alone (`for v in a`): the loop takes the value, which moves a `&mut` slice
+    /// (a method's receiver is reborrowed instead).
+    taken: bool,
 }
 
 /// The elements `e` iterates over, when it is an array or a slice: a name (`a`), `&a`, an
@@ -193,6 +205,7 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
         reversed: None,
         not_iterator: None,
         mutable: None,
+        taken: calls.is_empty() && !matches!(base, syn::Expr::Reference(_)),
     };
     if let syn::Expr::Reference(r) = base {
         found.base = unparen(&r.expr);
@@ -276,7 +289,7 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     let Some(found) = elements(&f.expr) else {
         return Err(syn::Error::new_spanned(&f.expr, "a `for` loop over this is not supported in kernels"));
     };
-    let Elements { base, borrowed, copied, enumerated, reversed, not_iterator, mutable } = found;
+    let Elements { base, borrowed, copied, enumerated, reversed, not_iterator, mutable, taken } = found;
     if let Some(m) = not_iterator {
         let method = &m.method;
         let message = format!(
@@ -302,7 +315,8 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     let (copy, array) = if in_place {
         (quote_spanned!(span=>), quote_spanned!(span=> #base))
     } else {
-        let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
+        let taken = if taken { TAKEN_SUFFIX } else { "" };
+        let array = format_ident!("{FOR_PREFIX}{}{taken}", id, span = span);
         (quote_spanned!(span=> let #array = #base;), quote_spanned!(span=> #array))
     };
     // A borrowed element (of `.iter()`, or of a name, which may be a slice) is a `&T` in

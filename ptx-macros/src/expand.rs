@@ -114,11 +114,22 @@ pub fn expand_kernel(
     let name_str = unraw(&kernel.name);
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
     let vis = &kernel.vis;
-    // An `#[expect(..)]` is the body's alone (the impl that builds it): the type and the
-    // other impls would leave it unfulfilled.
+    // An `#[expect(..)]` is an `#[allow(..)]` of the body: what the generated code never
+    // triggers (`unused_mut`, `dead_code`) could not fulfil it.
     let is = |a: &syn::Attribute, names: &[&str]| names.iter().any(|n| a.path().is_ident(n));
     let attrs: Vec<&syn::Attribute> = kernel.attrs.iter().filter(|a| !is(a, &["expect"])).collect();
-    let expect: Vec<&syn::Attribute> = kernel.attrs.iter().filter(|a| is(a, &["expect"])).collect();
+    let expect: Vec<TokenStream> = kernel
+        .attrs
+        .iter()
+        .filter(|a| is(a, &["expect"]))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::List(list) => {
+                let lints = &list.tokens;
+                Some(quote::quote_spanned!(a.pound_token.span=> #[allow(#lints)]))
+            }
+            _ => None,
+        })
+        .collect();
     // The function's `cfg` and the lint levels it sets (`#[allow(unused_variables)]`) are also
     // its body's, which is in the impls; the type's own `#[deprecated]` is no use of it there.
     let lints: Vec<&syn::Attribute> =

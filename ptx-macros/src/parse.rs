@@ -2531,20 +2531,31 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
 /// any statement or parameter, and which changes nothing in what a kernel computes.
 fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
-    let lint = ["allow", "expect", "warn", "deny"].iter().any(|l| path.is_ident(l))
+    let lint = ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| path.is_ident(l))
         && matches!(attr.meta, syn::Meta::List(_));
     let tool = path.segments.len() > 1
         && path.segments.first().is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy");
     lint || tool
 }
 
-/// The first token of `tokens` (groups searched too) that is the identifier `name`.
+/// The first token of `tokens` (groups searched too) that is the identifier `name` as a
+/// name of its own: not a field or method after `.` (`thread_idx().x`), nor a path's later
+/// segment after `::`.
 fn mentions(tokens: TokenStream, name: &Ident) -> Option<Ident> {
-    tokens.into_iter().find_map(|t| match t {
-        proc_macro2::TokenTree::Ident(i) if i == *name => Some(i),
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
-        _ => None,
-    })
+    let mut after_dot_or_colon = false;
+    for t in tokens {
+        let found = match &t {
+            proc_macro2::TokenTree::Ident(i) if i == name && !after_dot_or_colon => Some(i.clone()),
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+        after_dot_or_colon =
+            matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+    }
+    None
 }
 
 /// A path as its messages write it (`config::TILE`).

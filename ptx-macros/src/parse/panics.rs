@@ -29,8 +29,9 @@ impl Parser<'_> {
             [root, name] if root == "std" || root == "core" => name,
             _ => return None,
         };
-        let debug_only = name.starts_with("debug_");
-        let name = name.strip_prefix("debug_").unwrap_or(name);
+        // Only the assertions have `debug_` forms (`debug_panic!` is no macro of Rust's).
+        let debug_only = name.starts_with("debug_assert");
+        let name = if debug_only { &name["debug_".len()..] } else { name.as_str() };
         const PANICS: [&str; 7] =
             ["assert", "assert_eq", "assert_ne", "panic", "unreachable", "todo", "unimplemented"];
         if !PANICS.contains(&name) {
