@@ -27,7 +27,9 @@ pub enum Scaling {
         factor: f64,
         /// Context length the model was trained with.
         original_max_position: u32,
-        /// Current sequence length.
+        /// The sequence length the base is scaled for: as HF computes it, the largest
+        /// position of the batch plus one (not the number of tokens of a decoding step).
+        /// Positions at or above it rotate with the same base, unchecked.
         seq_len: u32,
     },
     /// HF "yarn". attention_factor None means HF's default 0.1*ln(factor)+1 (1 when factor <= 1).

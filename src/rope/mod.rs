@@ -56,7 +56,8 @@ use kernels::{
 /// The production kernels' error bound, as a multiple of `m · max|x|` (`m` the attention
 /// factor), against a float64 reference for every position below 2^24, before the result is
 /// rounded to f16/bf16 storage. Derived in [`kernels`] (1.16e-6); the largest errors
-/// measured (`tests/rope_production.rs`, the `rope` example) are 3.5e-7 to 3.9e-7.
+/// measured (`tests/rope_production.rs`, the `rope` example) are 3.5e-7 to 3.9e-7, and up
+/// to 5.4e-7 in dense sweeps at the extremes (θ near 1, positions near 2^24).
 pub const ACCURACY: f64 = 1.2e-6;
 
 /// The largest rate a pair may rotate at, in turns per position: 1/2π, one radian per
@@ -93,7 +94,10 @@ pub enum Layout {
     HalfSplit,
 }
 
-/// The storage type of the tensors (the math is f32 for all of them).
+/// The storage type of the tensors (the math is f32 for all of them). The two 16-bit types
+/// share their buffer type (`DeviceBuffer<u16>` of the bits), so a launch cannot tell which
+/// one a buffer holds: a RoPE configured for one reads the other's bits as its own (a
+/// wrong result, not an error). Keep the configuration's `dtype` and the buffers together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dtype {
     /// `f32`, in a `DeviceBuffer<f32>`.
@@ -252,14 +256,14 @@ fn invalid(argument: &str, reason: String) -> Error {
 /// most [`MAX_TURNS_PER_POSITION`] in f32 (NaN and ∞ fail too). A rate that underflows to 0
 /// is accepted: its true angle stays below 2^32 · 2^-149 · 2π ≈ 2e-35 radians at every
 /// position, far inside [`ACCURACY`], so not rotating is the right result.
-fn check_rates(turns: &[f32], inverse_frequencies: &[f64]) -> Result<()> {
+fn check_rates(turns: &[f32], inverse_frequencies: &[f64], scaling: &Scaling) -> Result<()> {
     let limit = MAX_TURNS_PER_POSITION as f32;
     match turns.chunks(2).position(|rate| rate[0].is_nan() || rate[0] > limit) {
         None => Ok(()),
         Some(pair) => {
             let inv = inverse_frequencies[pair];
             let reason = format!(
-                "makes pair {pair} rotate {:.6} turns ({inv:.6} radians) per position, more than the \
+                "{scaling:?} makes pair {pair} rotate {:.6} turns ({inv:.6} radians) per position, more than the \
                  {MAX_TURNS_PER_POSITION:.6} turns (1 radian) the kernels' angle reduction is accurate \
                  for (a factor below 1 raises the rates above θ's)",
                 inv / std::f64::consts::TAU
@@ -288,7 +292,7 @@ impl Rope {
         config.validate()?;
         let inv = freq::inverse_frequencies(config.theta, config.rotary_dim, &config.scaling)?;
         let turns = freq::turn_table(&inv);
-        check_rates(&turns, &inv)?;
+        check_rates(&turns, &inv, &config.scaling)?;
         // `Scaling::validate` checked an explicit attention factor to be a normal f32; the
         // default is in 1..=72.
         Ok(Rope { config, turns, attention_factor: config.scaling.attention_factor() as f32 })
@@ -714,7 +718,8 @@ mod sealed {
 }
 
 /// The host element types of RoPE buffers: `f32` for [`Dtype::F32`], `u16` (the bits) for
-/// [`Dtype::F16`] and [`Dtype::Bf16`]. Sealed; it routes a launch to the typed kernel.
+/// [`Dtype::F16`] and [`Dtype::Bf16`], which the launch takes as the configuration says
+/// (it cannot tell f16 bits from bf16 ones). Sealed; it routes a launch to the typed kernel.
 pub trait RopeStorage: DeviceScalar + sealed::Sealed {
     /// The storage types whose buffers hold this element type.
     const DTYPES: &'static [Dtype];
