@@ -331,3 +331,41 @@ fn round19_valid_kernels_run_as_rust() {
         assert_eq!(x.to_vec().unwrap(), [1, 12, last], "n = {n}");
     }
 }
+
+mod helpers {
+    use ptx_dsl::prelude::*;
+
+    /// A `const fn` device function: usable in the host's constants as well.
+    #[ptx_device]
+    pub const fn triple(x: u32) -> u32 {
+        x * 3
+    }
+}
+
+const NINE: u32 = helpers::triple(3);
+
+/// Round 20: a device function a `macro_rules!` passes as `$f:path` or `$f:expr` is called
+/// as Rust calls it; a `const fn` device function is one.
+macro_rules! apply_kernel {
+    ($name:ident, $f:path, $g:expr) => {
+        #[ptx_kernel]
+        fn $name(a: &[u32], out: &mut [u32]) {
+            let i = global_idx().x as usize;
+            if i < a.len() {
+                out[i] = $f(a[i]) + $g(1);
+            }
+        }
+    };
+}
+
+apply_kernel!(through_macro, crate::helpers::triple, helpers::triple);
+
+#[test]
+fn functions_passed_through_macro_rules_and_const_device_functions() {
+    let dev = Device::sim();
+    let a = dev.upload(&[1u32, 2, 3]).unwrap();
+    let mut out = dev.zeroed::<u32>(3).unwrap();
+    ThroughMacro::new().launch(&dev, LaunchConfig::for_elements(3, 32), &a, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [6, 9, 12]);
+    assert_eq!(NINE, 9);
+}

@@ -1527,7 +1527,13 @@ impl<'e> Parser<'e> {
     }
 
     fn call(&mut self, c: &syn::ExprCall, sp: Sp) -> Expr {
-        let syn::Expr::Path(p) = &*c.func else {
+        // A function a `macro_rules!` passes as `$f:path` or `$f:expr` comes in an invisible
+        // group.
+        let mut func = &*c.func;
+        while let syn::Expr::Group(g) = func {
+            func = &g.expr;
+        }
+        let syn::Expr::Path(p) = func else {
             self.err(&c.func, "only the GPU built-ins and `T::function(..)` can be called in kernels");
             return self.expr_of(ExprKind::Error, sp);
         };
@@ -1879,9 +1885,6 @@ impl<'e> Parser<'e> {
     pub fn device_signature(&mut self, f: &ItemFn) -> (Vec<Param>, (TypeAnnot, Sp)) {
         let sig = &f.sig;
         let inlined = "(device functions are inlined into the kernels that call them)";
-        if let Some(t) = &sig.constness {
-            self.err(t, "a `#[ptx_device]` function cannot be a `const fn`: remove `const`");
-        }
         if let Some(t) = &sig.asyncness {
             self.err(t, "a `#[ptx_device]` function cannot be `async`: remove `async`");
         }
