@@ -369,3 +369,33 @@ fn functions_passed_through_macro_rules_and_const_device_functions() {
     assert_eq!(out.to_vec().unwrap(), [6, 9, 12]);
     assert_eq!(NINE, 9);
 }
+
+/// Round 21 (a differential fuzzer against rustc): what rustc's borrow checker accepts, as
+/// the kernel must: a write to a borrowed slice after which the loop never goes round
+/// again (`y[1] = ..; break;`), and a use of a moved slice in code that never runs.
+#[ptx_kernel]
+#[allow(unreachable_code)]
+fn borrows_that_end(y: &mut [u32], c: bool) {
+    for v in y.iter() {
+        if c {
+            y[0] = *v + 5;
+            return;
+        }
+        y[1] = *v + 1;
+        break;
+    }
+    let moved = y;
+    moved[2] = 3;
+    return;
+    y[2] = 4;
+}
+
+#[test]
+fn borrows_and_moves_end_where_rustcs_end() {
+    let dev = Device::sim();
+    for (c, want) in [(true, [15, 20, 30]), (false, [10, 11, 3])] {
+        let mut y = dev.upload(&[10u32, 20, 30]).unwrap();
+        BorrowsThatEnd::new().launch(&dev, LaunchConfig::for_elements(1, 1), &mut y, c).unwrap();
+        assert_eq!(y.to_vec().unwrap(), want, "c = {c}");
+    }
+}

@@ -135,6 +135,9 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         moves: Vec::new(),
         discarding: false,
         device_bindings_from: Vec::new(),
+        unreachable: false,
+        block_completes: true,
+        pending_writes: Vec::new(),
         references: Vec::new(),
         borrowed_arrays: Vec::new(),
         infer: Infer::default(),
@@ -314,6 +317,14 @@ struct Checker<'e> {
     /// For each inlined device function being checked (innermost last), the first binding
     /// id of its body: the bindings before it are the caller's, not in scope in Rust.
     device_bindings_from: Vec<usize>,
+    /// Whether the code being checked follows a statement that never ends (`return;`):
+    /// it never runs, and rustc checks no borrows or moves there.
+    unreachable: bool,
+    /// Whether the block checked last can run to its end (no statement of it diverges).
+    block_completes: bool,
+    /// Writes to what a `for` loop borrows, reported when the loop's body ends unless the
+    /// block holding the write never ends (no next iteration follows it).
+    pending_writes: Vec<PendingWrite>,
     /// The bindings that are references in Rust (an element a loop borrows, or a name bound
     /// to one): `*v` reads them, and a value of their type is not one.
     references: Vec<usize>,
@@ -421,6 +432,15 @@ struct ItemArrayUse {
     name: String,
     /// The name as written, with its span (the cache key reads the value through it).
     path: proc_macro2::TokenStream,
+}
+
+/// A write to what a `for` loop borrows ([`Checker::pending_writes`]).
+struct PendingWrite {
+    binding: usize,
+    /// The scope depth where it stands.
+    depth: usize,
+    at: Sp,
+    name: String,
 }
 
 /// A `&mut` slice moved by a `let` ([`Checker::moves`]).
@@ -824,9 +844,14 @@ impl Checker<'_> {
 
     fn block(&mut self, b: &Block) -> Ty {
         self.scopes.push(HashMap::new());
+        let inside = self.scopes.len();
+        let reachable_before = self.unreachable;
         let mut diverges = false;
         for s in &b.stmts {
             diverges |= self.stmt(s);
+            // What follows a statement that never ends never runs: rustc does not check its
+            // borrows.
+            self.unreachable |= diverges;
         }
         let ty = match &b.tail {
             Some(t) => {
@@ -836,10 +861,39 @@ impl Checker<'_> {
             None if diverges => Ty::Never,
             None => Ty::unit(),
         };
+        self.unreachable = reachable_before;
+        let completes = !diverges && self.infer.resolve(&ty) != Ty::Never;
+        self.block_completes = completes;
+        // A write inside a borrowing loop after which the block never ends (`y[0] = 1;
+        // break;`) is followed by no next iteration: the borrow is over (rustc's NLL).
+        if !completes {
+            self.pending_writes.retain(|w| w.depth < inside);
+        }
         self.scopes.pop();
         let depth = self.scopes.len();
+        let ended: Vec<usize> =
+            self.borrowed_arrays.iter().filter(|&&(_, at)| at > depth).map(|&(b, _)| b).collect();
         self.borrowed_arrays.retain(|&(_, at)| at <= depth);
+        self.report_writes_while_borrowed(&ended);
         ty
+    }
+
+    /// Reports the writes pending ([`Checker::pending_writes`]) to the bindings of `ended`,
+    /// borrows of `for` loops whose bodies just ended (rustc's E0506).
+    fn report_writes_while_borrowed(&mut self, ended: &[usize]) {
+        let (due, kept): (Vec<PendingWrite>, Vec<PendingWrite>) =
+            std::mem::take(&mut self.pending_writes).into_iter().partition(|w| ended.contains(&w.binding));
+        self.pending_writes = kept;
+        for w in due {
+            let name = &w.name;
+            self.errors.at(
+                w.at,
+                format!(
+                    "cannot assign to `{name}` while the `for` loop around it borrows it (rustc's E0506): \
+                     loop over the indices instead, `for i in 0..{name}.len()`"
+                ),
+            );
+        }
     }
 
     /// Checks a statement; returns whether it always diverges (`return;` and the like).
@@ -1109,6 +1163,9 @@ impl Checker<'_> {
     /// the user's without a type (kernels have no `&mut [T]` annotation to reborrow with),
     /// or the copy a `for` loop over one takes (`for v in y` consumes the `&mut`).
     fn note_moves(&mut self, pat: &Pat, init: &Expr) {
+        if self.unreachable {
+            return;
+        }
         match (pat, &init.kind) {
             (Pat::Tuple(pats, _), ExprKind::Tuple(inits)) if pats.len() == inits.len() => {
                 pats.iter().zip(inits).for_each(|(p, i)| self.note_moves(p, i));
@@ -1137,7 +1194,7 @@ impl Checker<'_> {
     /// Reports a use of the binding `id` (at `sp`, named `name`) after a `let` moved it, on
     /// a path that can follow the move (not in another arm of an `if` or `match`).
     fn use_after_move(&mut self, id: usize, name: &syn::Ident, sp: Sp, borrow: bool) {
-        if self.discarding {
+        if self.discarding || self.unreachable {
             return;
         }
         let here = &self.arms;
@@ -1164,9 +1221,9 @@ impl Checker<'_> {
 
     /// Reports the moves a loop's body made (those after the first `moves_before`) of
     /// bindings from outside it (ids below `bindings_before`) when the body can run to its
-    /// end (of type `ty`): the next iteration moves them again (rustc's E0382).
-    fn moves_again(&mut self, moves_before: usize, bindings_before: usize, ty: &Ty) {
-        if self.infer.resolve(ty) == Ty::Never {
+    /// end (`completes`): the next iteration moves them again (rustc's E0382).
+    fn moves_again(&mut self, moves_before: usize, bindings_before: usize, completes: bool) {
+        if !completes || self.unreachable {
             return;
         }
         let repeated: Vec<(Sp, String)> = self.moves[moves_before..]
@@ -1187,12 +1244,12 @@ impl Checker<'_> {
     }
 
     /// Forgets the moves an `if`'s or `match`'s arm (or a loop's body) made (those after the
-    /// first `moves_before`) when it never ends (`return`, `break`, a panic, of type `ty`):
+    /// first `moves_before`) when it never ends (`return`, `break`, a panic: not `completes`):
     /// no path goes on from them (`if c { let z = y; ..; return; } y[0] = 1;` is valid). A
     /// move before a `break` does reach the code after the loop, which this leaves unchecked
     /// rather than refuse valid code.
-    fn forget_moves_of_diverging_arm(&mut self, moves_before: usize, ty: &Ty) {
-        if self.infer.resolve(ty) == Ty::Never {
+    fn forget_moves_of_diverging_arm(&mut self, moves_before: usize, completes: bool) {
+        if !completes {
             self.moves.truncate(moves_before);
         }
     }
@@ -1725,7 +1782,7 @@ impl Checker<'_> {
                 let moves_before = self.moves.len();
                 let t = self.block(then);
                 self.arms.pop();
-                self.forget_moves_of_diverging_arm(moves_before, &t);
+                self.forget_moves_of_diverging_arm(moves_before, self.block_completes);
                 let t = match before {
                     Some(before) => match self.infer.unify(&before, &t) {
                         Ok(ty) => ty,
@@ -1752,7 +1809,12 @@ impl Checker<'_> {
                         let moves_before = self.moves.len();
                         let f = self.expr(els);
                         self.arms.pop();
-                        self.forget_moves_of_diverging_arm(moves_before, &f);
+                        // An `else` block says whether it ends; an `else if` chain, by its type.
+                        let completes = match els.kind {
+                            ExprKind::Block(_) => self.block_completes,
+                            _ => self.infer.resolve(&f) != Ty::Never,
+                        };
+                        self.forget_moves_of_diverging_arm(moves_before, completes);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
@@ -2228,10 +2290,11 @@ impl Checker<'_> {
         self.loops.push(Loop::new(label.as_ref(), value, false));
         let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
         let t = self.block(body);
-        self.moves_again(moves_before, bindings_before, &t);
+        let completes = self.block_completes;
+        self.moves_again(moves_before, bindings_before, completes);
         // A body that never runs to its end (`return`, `break`) leaves its moves inside: no
         // path the checker follows goes on from them.
-        self.forget_moves_of_diverging_arm(moves_before, &t);
+        self.forget_moves_of_diverging_arm(moves_before, completes);
         if self.infer.unify(&t, &Ty::unit()).is_err() {
             let sp = body.tail.as_ref().map_or(body.span, |t| t.span);
             let msg =
@@ -2353,14 +2416,17 @@ impl Checker<'_> {
         };
         if let Some(name) = written {
             self.slice_use(name);
-            if self.binding_id(name).is_some_and(|id| self.borrowed_arrays.iter().any(|&(b, _)| b == id)) {
-                self.errors.at(
-                    Sp::of(name),
-                    format!(
-                        "cannot assign to `{name}` while the `for` loop around it borrows it (rustc's E0506): \
-                         loop over the indices instead, `for i in 0..{name}.len()`"
-                    ),
-                );
+            let borrowed =
+                self.binding_id(name).filter(|id| self.borrowed_arrays.iter().any(|&(b, _)| b == *id));
+            if let (Some(binding), false) = (borrowed, self.unreachable) {
+                // Reported when the loop's body ends, unless no next iteration follows.
+                let write = PendingWrite {
+                    binding,
+                    depth: self.scopes.len(),
+                    at: Sp::of(name),
+                    name: name.to_string(),
+                };
+                self.pending_writes.push(write);
             }
         }
         match place {
