@@ -1049,9 +1049,9 @@ impl Checker<'_> {
         for name in pat.names() {
             // Inside an inlined device function, only its own constants are in scope in Rust.
             let own_from = self.device_bindings_from.last().copied().unwrap_or(0);
-            let constant = self.lookup(&name.to_string()).is_some_and(|b| {
-                b.id >= own_from && (self.consts.contains(&b.id) || self.const_arrays.contains(&b.id))
-            });
+            let constant = self
+                .lookup(&name.to_string())
+                .is_some_and(|b| b.id >= own_from && self.is_body_constant(b.id));
             if constant {
                 self.errors.at(
                     Sp::of(name),
@@ -1325,7 +1325,7 @@ impl Checker<'_> {
                 }
             },
             ExprKind::ItemConst(path) => {
-                self.item_const(e, crate::parse::path_text(path), quote::quote!(#path))
+                self.item_const(e, crate::device::path_key(path), quote::quote!(#path))
             }
             ExprKind::Const { ty, .. } => (Ty::Scalar(*ty), true),
             ExprKind::Unary(op, inner) => self.unary(e, *op, inner),
@@ -1424,7 +1424,7 @@ impl Checker<'_> {
             {
                 self.array_index(index);
                 let (name, path) = match self.item_paths.get(&e.id) {
-                    Some(path) => (crate::parse::path_text(path), quote::quote!(#path)),
+                    Some(path) => (crate::device::path_key(path), quote::quote!(#path)),
                     None => (slice.to_string(), quote::quote!(#slice)),
                 };
                 if self.outer_constant_in_device(e.span, &name) {
@@ -1578,7 +1578,7 @@ impl Checker<'_> {
                     ExprKind::Path(name) if self.is_item_array(name) => {
                         Some((name.to_string(), quote::quote!(#name)))
                     }
-                    ExprKind::ItemConst(path) => Some((crate::parse::path_text(path), quote::quote!(#path))),
+                    ExprKind::ItemConst(path) => Some((crate::device::path_key(path), quote::quote!(#path))),
                     _ => None,
                 };
                 if let (Some((text, path)), true) = (table, method == "len" || method == "is_empty") {
@@ -2331,7 +2331,7 @@ impl Checker<'_> {
             }
             Place::Local(name) => match self.lookup(&name.to_string()).cloned() {
                 Some(b) if b.mutable => b.ty,
-                Some(b) if self.consts.contains(&b.id) || self.const_arrays.contains(&b.id) => {
+                Some(b) if self.is_body_constant(b.id) => {
                     self.errors.at(
                         Sp::of(name),
                         format!(
@@ -2400,6 +2400,18 @@ impl Checker<'_> {
             let elem = self.infer.fresh(VarKind::Any);
             let _ = self.infer.unify(&ty, &Ty::Array(Box::new(elem)));
         }
+    }
+
+    /// Whether `t` is still open and the type of a constant of the surrounding code or of a
+    /// table's elements: one rustc settles where the kernel is built (`x << SHIFT`).
+    fn is_open_item_type(&self, t: &Ty) -> bool {
+        let resolved = self.infer.resolve(t);
+        matches!(resolved, Ty::Var(_)) && self.is_item_type(&resolved)
+    }
+
+    /// Whether the binding `id` is a `const` of the body (a scalar or a table).
+    fn is_body_constant(&self, id: usize) -> bool {
+        self.consts.contains(&id) || self.const_arrays.contains(&id)
     }
 
     /// Whether `ty` (resolved) is the type of a constant of the surrounding code or of a
@@ -2634,9 +2646,7 @@ impl Checker<'_> {
     fn shift_amount(&mut self, rhs: &Expr, t: &Ty) {
         // A constant of the surrounding code (`x << SHIFT`) is an amount of its own type,
         // which rustc checks where the kernel is built.
-        let item_const =
-            matches!(self.infer.resolve(t), Ty::Var(_)) && self.is_item_type(&self.infer.resolve(t));
-        if !item_const && !self.is_int_like(t) {
+        if !self.is_open_item_type(t) && !self.is_int_like(t) {
             let msg = format!("a shift amount must be an integer, found `{}`", self.show(t));
             self.errors.at(rhs.span, msg);
         }
@@ -2682,9 +2692,7 @@ impl Checker<'_> {
         } else if op.is_shift() {
             // A constant of the surrounding code (`MASK << 2`) is shifted in its own type,
             // which its use settles or rustc infers.
-            let resolved = self.infer.resolve(&tl);
-            let item_const = matches!(resolved, Ty::Var(_)) && self.is_item_type(&resolved);
-            if !item_const && !self.is_int_like(&tl) {
+            if !self.is_open_item_type(&tl) && !self.is_int_like(&tl) {
                 let msg = format!("`{}` is not defined for `{}`", op.symbol(), self.show(&tl));
                 self.errors.at(l.span, msg);
             }

@@ -113,7 +113,8 @@ pub fn callee_module_name(module: &[&syn::PathSegment], span: Span) -> syn::Iden
     syn::Ident::new(&name, span)
 }
 
-/// A call's path as the key of the function it fetches: its segments joined by `::`.
+/// A path as text, its segments joined by `::` (`config::TILE`): the key of the function a
+/// call fetches, and how messages name a constant's path.
 pub fn path_key(path: &syn::Path) -> String {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let lead = if path.leading_colon.is_some() { "::" } else { "" };

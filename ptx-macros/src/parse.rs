@@ -2561,12 +2561,6 @@ fn mentions(tokens: TokenStream, name: &Ident) -> Option<Ident> {
     None
 }
 
-/// A path as its messages write it (`config::TILE`).
-pub fn path_text(path: &syn::Path) -> String {
-    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    format!("{}{}", if path.leading_colon.is_some() { "::" } else { "" }, names.join("::"))
-}
-
 /// What is wrong with `attr` on a function that `#[ON]` (`ptx_kernel` or `ptx_device`)
 /// already marks, when it is one of the two again.
 pub fn stacked_attribute(attr: &syn::Attribute, on: &str) -> Option<String> {
