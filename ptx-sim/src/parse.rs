@@ -393,6 +393,15 @@ fn uses_word<'f>(
     })
 }
 
+/// A declaration's `name[N][M]..` as the name and each dimension's text (`""` for `[]`);
+/// no dimensions without brackets, `None` for a `[` without its closing `]`.
+fn array_spec(spec: &str) -> Option<(&str, Vec<&str>)> {
+    match spec.split_once('[') {
+        None => Some((spec, Vec::new())),
+        Some((name, brackets)) => Some((name, brackets.strip_suffix(']')?.split("][").collect())),
+    }
+}
+
 /// A module variable's declaration as the simulator takes it.
 enum DataDecl {
     /// Laid out in memory.
@@ -434,21 +443,15 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     };
     let type_name = ty;
     // `name`, `name[N]`, `name[]` (its length from the initialiser) and more dimensions.
-    let (name, dims) = match spec.split_once('[') {
-        None => (spec, Vec::new()),
-        Some((n, brackets)) => {
-            let bad = || parse_err(line, format!("bad array size in `{spec}`"));
-            let mut dims = Vec::new();
-            let inner = brackets.strip_suffix(']').ok_or_else(bad)?;
-            for (k, d) in inner.split("][").enumerate() {
-                dims.push(match d {
-                    "" if k == 0 => None,
-                    d => Some(d.parse::<usize>().map_err(|_| bad())?),
-                });
-            }
-            (n, dims)
-        }
-    };
+    let bad = || parse_err(line, format!("bad array size in `{spec}`"));
+    let (name, dim_texts) = array_spec(spec).ok_or_else(bad)?;
+    let mut dims = Vec::new();
+    for (k, d) in dim_texts.into_iter().enumerate() {
+        dims.push(match d {
+            "" if k == 0 => None,
+            d => Some(d.parse::<usize>().map_err(|_| bad())?),
+        });
+    }
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad variable name `{name}`")));
     }
@@ -1671,21 +1674,16 @@ fn parse_array_decl(stmt: &str, line: usize) -> Result<SharedDef, SimError> {
         return Err(parse_err(line, format!("alignment {align} is not a power of two")));
     }
     // `name`, `name[N]`, `name[N][M]`..: the elements of every dimension.
-    let (name, n) = match spec.strip_suffix(']').and_then(|s| s.split_once('[')) {
-        Some((name, dims)) => {
-            let mut n = lanes;
-            for d in dims.split("][") {
-                let d = d.parse::<u32>().map_err(|_| {
-                    parse_err(line, format!("bad {space} array size `{d}` (at most {})", u32::MAX))
-                })?;
-                n = n.checked_mul(d).ok_or_else(|| {
-                    unsupported(line, format!("{space} array `{name}` of more than 2^32 elements"))
-                })?;
-            }
-            (name, n)
-        }
-        None => (spec, lanes),
-    };
+    let (name, dims) = array_spec(spec).unwrap_or((spec, Vec::new()));
+    let mut n = lanes;
+    for d in dims {
+        let d = d
+            .parse::<u32>()
+            .map_err(|_| parse_err(line, format!("bad {space} array size `{d}` (at most {})", u32::MAX)))?;
+        n = n
+            .checked_mul(d)
+            .ok_or_else(|| unsupported(line, format!("{space} array `{name}` of more than 2^32 elements")))?;
+    }
     if !is_ident(name) {
         return Err(parse_err(line, format!("bad {space} array name `{name}`")));
     }
