@@ -827,6 +827,13 @@ impl Decoder {
                 }
             }
             "ld" | "st" => self.memory(s, p)?,
+            // `ldu`: a load of read-only data the warp's threads share, which is `ld` for
+            // every value it returns.
+            "ldu" => {
+                let mut as_ld = p.to_vec();
+                as_ld[0] = "ld";
+                self.memory(s, &as_ld)?
+            }
             "createpolicy" => self.create_policy(s, p)?,
             "cp" => self.cp_async(s, p)?,
             "ldmatrix" => self.ldmatrix(s, p)?,
@@ -908,11 +915,12 @@ impl Decoder {
                     // Seeds of the CUDA math library's f64 division and power (refined by
                     // Newton steps): computed exactly here.
                     ("rcp", "approx", true) if ftz => FUn::RcpApproxF64,
+                    ("rsqrt", "approx", true) if ftz => FUn::RsqrtApproxFtzF64,
                     ("rsqrt", "approx", true) => FUn::RsqrtApproxF64,
                     _ => return Err(unsup(self)),
                 };
                 let (d, [mut a]) = self.dst_srcs(s, ty, [ty])?;
-                // (The f64 approximations flush their own subnormals.)
+                // (The f64 approximations with `.ftz` flush their own subnormals.)
                 let ftz32 = ftz && !f64;
                 if ftz32 {
                     a = self.flushed(a, s);
@@ -1230,7 +1238,7 @@ impl Decoder {
                 self.emit(op, s);
                 self.emit(Op::Add { d, a: product, b: c, mask: width_mask(wide.bits()) }, s);
             }
-            "mad" => {
+            "mad" if p.get(1).and_then(|m| parse_rnd(m)).is_none() => {
                 // `mad.lo`/`mad.hi`: the low or high half of the full product plus `c`,
                 // wrapping; `mad.hi.sat.s32` clamps the sum to the s32 range.
                 let (hi, sat, t) = match p {
@@ -1257,7 +1265,8 @@ impl Decoder {
                 };
                 self.emit(op, s);
             }
-            "fma" => {
+            // `mad.rnd.f32`/`.f64` is `fma.rnd` by another name (PTX ISA, since sm_20).
+            "fma" | "mad" => {
                 let [_, m, mods @ .., t] = p else { return Err(unsup(self)) };
                 let ty = self.ty(t)?;
                 let mode = parse_rnd(m).ok_or_else(|| unsup(self))?;
@@ -1351,10 +1360,14 @@ impl Decoder {
                         self.unsupported(format!("`{}` (`.relu` goes with `.rn` or `.rz` alone)", s.opcode))
                     );
                 }
-                // `cvt{.ftz}{.sat}.f32.f32` (and f64): the value itself, flushed or clamped.
-                let float_same = dst == src && dst.is_arith_float() && round.is_none();
+                // `cvt{.ftz}{.sat}.f32.f32` (and f64, f16, bf16): the value itself, flushed or
+                // clamped.
+                let float_same = dst == src && dst.is_float() && round.is_none();
                 if !float_same {
                     eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
+                } else if sat && dst == PtxType::Bf16 {
+                    // (ptxas: "Illegal modifier '.sat'"; `.f16` takes it.)
+                    return Err(self.unsupported(format!("`{}`: `.sat` of a bf16 to bf16", s.opcode)));
                 }
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0], Slot::Wide(dst))?;
@@ -1367,10 +1380,10 @@ impl Decoder {
                     self.emit(Op::FMinMax { max: true, nan: true, f64: false, d: clamped, a, b: zero }, s);
                     a = clamped;
                 }
-                let op = if float_same && sat {
+                let op = if float_same && sat && dst.is_arith_float() {
                     // `cvt.sat.f32.f32`: a clamp to [0, 1].
                     Op::SatFloat { f64: dst == PtxType::F64, d, a }
-                } else if float_same {
+                } else if float_same && !sat {
                     Op::Mov { d, a }
                 } else if dst.is_int() && src.is_int() && !sat {
                     Op::CvtIntInt {
@@ -1525,7 +1538,9 @@ impl Decoder {
             // One simulated thread's accesses are seen in program order by every other, and
             // threads run one after another between sync points: fences change nothing.
             "membar" if matches!(p, ["membar", "cta" | "gl" | "sys"]) => self.expect_ops(s, 0)?,
-            "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]) => {
+            // (`fence.proxy.alias` orders accesses through different virtual addresses of
+            // one location: the simulator's memory has one address per location.)
+            "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"] | ["fence", "proxy", "alias"]) => {
                 self.expect_ops(s, 0)?
             }
             // Programmatic dependent launch (sm_90): `griddepcontrol.wait` waits for the grids

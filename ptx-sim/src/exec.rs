@@ -189,6 +189,7 @@ fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
             FUn::Rcp(m) => float::rcp(F64, x, m),
             FUn::RcpApproxF64 => float::canon64(flush64(1.0 / flush64(f64_of(x)))),
             FUn::RsqrtApproxF64 => float::canon64(1.0 / f64_of(x).sqrt()),
+            FUn::RsqrtApproxFtzF64 => float::canon64(flush64(1.0 / flush64(f64_of(x)).sqrt())),
             _ => F64.nan(),
         };
     }
@@ -206,7 +207,7 @@ fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
         FUn::Sin => (ApproxOp::Sin, w.sin()),
         FUn::Cos => (ApproxOp::Cos, w.cos()),
         FUn::Tanh => (ApproxOp::Tanh, w.tanh()),
-        FUn::RcpApproxF64 | FUn::RsqrtApproxF64 => return F64.nan(),
+        FUn::RcpApproxF64 | FUn::RsqrtApproxF64 | FUn::RsqrtApproxFtzF64 => return F64.nan(),
     };
     approx::result(mode, op, x, w, exact)
 }

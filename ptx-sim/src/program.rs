@@ -43,8 +43,11 @@ pub(crate) enum FUn {
     Tanh,
     /// `rcp.approx.ftz.f64`.
     RcpApproxF64,
-    /// `rsqrt.approx.f64` (with `.ftz` or not).
+    /// `rsqrt.approx.f64`: subnormal inputs and results kept.
     RsqrtApproxF64,
+    /// `rsqrt.approx.ftz.f64`: a subnormal input is a zero of its sign (so the result is
+    /// an infinity of that sign).
+    RsqrtApproxFtzF64,
 }
 
 /// One decoded instruction.

@@ -54,11 +54,14 @@ pub fn cvt_form(dst: PtxType, src: PtxType, round: Option<CvtRound>) -> Result<(
         },
         (true, true) => match round {
             Some(r) if r.is_integer_rounding() && dst == src => Ok(()),
-            Some(r) if !r.is_integer_rounding() && dst.bits() < src.bits() => Ok(()),
+            // f16 and bf16 trade precision for range: each to the other rounds.
+            Some(r) if !r.is_integer_rounding() && (dst.bits() < src.bits() || dst != src && dst.bits() == src.bits()) => {
+                Ok(())
+            }
             None if dst.bits() > src.bits() => Ok(()),
             _ => Err(format!(
-                "cvt{dst}{src}: narrowing needs .rn/.rz/.rm/.rp, widening no modifier, \
-                 equal types .rni/.rzi/.rmi/.rpi"
+                "cvt{dst}{src}: narrowing (and between .f16 and .bf16) needs .rn/.rz/.rm/.rp, widening no \
+                 modifier, equal types .rni/.rzi/.rmi/.rpi or none"
             )),
         },
     }
@@ -198,6 +201,13 @@ mod tests {
         assert_eq!(cvt_bits(PtxType::F16, PtxType::F32, Some(CvtRound::Rn), false, f(0.5)), 0x3800);
         assert_eq!(cvt_bits(PtxType::F32, PtxType::F16, None, false, 0x3800), f(0.5));
         assert!(cvt_form(PtxType::F32, PtxType::F32, None).is_err());
+        assert!(cvt_form(PtxType::Bf16, PtxType::F16, Some(CvtRound::Rz)).is_ok());
+        assert!(cvt_form(PtxType::F16, PtxType::Bf16, None).is_err());
+        // bf16 1 + 2^-7 (0x3f81) is f16 0x3c08 exactly; f16 1 + 2^-10 (0x3c01) rounds to
+        // bf16 1.0 (0x3f80) to nearest and up to 1 + 2^-7 (0x3f81) toward +inf.
+        assert_eq!(cvt_bits(PtxType::F16, PtxType::Bf16, Some(CvtRound::Rn), false, 0x3f81), 0x3c08);
+        assert_eq!(cvt_bits(PtxType::Bf16, PtxType::F16, Some(CvtRound::Rn), false, 0x3c01), 0x3f80);
+        assert_eq!(cvt_bits(PtxType::Bf16, PtxType::F16, Some(CvtRound::Rp), false, 0x3c01), 0x3f81);
         assert!(cvt_form(PtxType::U32, PtxType::F32, Some(CvtRound::Rn)).is_err());
     }
 }
