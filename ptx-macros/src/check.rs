@@ -2839,10 +2839,17 @@ impl Checker<'_> {
                     .to_string()
             } else if scalar.is_int() && (name.starts_with("checked_") || name.starts_with("overflowing_")) {
                 let operation = name.split_once('_').map_or("", |(_, op)| op);
+                let instead: Vec<String> = ["wrapping", "saturating"]
+                    .iter()
+                    .map(|kind| format!("{kind}_{operation}"))
+                    .filter(|method| method_signature(scalar, method).is_some())
+                    .map(|method| format!("`{method}`"))
+                    .collect();
+                let alternative =
+                    if instead.is_empty() { String::new() } else { format!(", or use {}", instead.join(" or ")) };
                 format!(
                     "`{name}` gives an `Option` or a tuple with a flag, which kernels do not have: test the \
-                     operands before the operation, or use `wrapping_{operation}` or `saturating_{operation}` \
-                     where they exist"
+                     operands before the operation{alternative}"
                 )
             } else if matches!(name.as_str(), "cmp" | "partial_cmp" | "total_cmp") {
                 format!(

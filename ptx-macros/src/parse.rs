@@ -679,7 +679,7 @@ impl<'e> Parser<'e> {
             other => match self.scalar_of(other) {
                 Some(s) => Some(TypeAnnot::Scalar(s)),
                 None => {
-                    self.err(other, "a local's type is a scalar (u32, f32, bool, ...) or a tuple of them");
+                    self.err(other, "a local's type is a scalar (u32, f32, bool, ...), a tuple of them or an array of scalars (`[f32; 4]`)");
                     None
                 }
             },
@@ -1269,6 +1269,14 @@ impl<'e> Parser<'e> {
             }
             syn::Expr::Try(_) | syn::Expr::TryBlock(_) => {
                 return self.unsupported(e, "`?` is not supported in kernels: there are no `Result`s on the GPU")
+            }
+            syn::Expr::Const(_) => {
+                return self.unsupported(
+                    e,
+                    "inline `const { .. }` blocks are not supported in kernels: declare a `const` item in the \
+                     body (`const C: u32 = 7 * 6;`) and use its name (arithmetic on constants is folded when the \
+                     kernel is built)",
+                )
             }
             _ => return self.unsupported(e, "this expression is not supported in kernels"),
         };

@@ -1,0 +1,24 @@
+use ptx_dsl::prelude::*;
+
+// An inline `const { .. }` block: the message says what to write instead.
+#[ptx_kernel]
+fn const_block(out: &mut [u32]) {
+    out[0] = const { 7 * 6 };
+}
+
+// `checked_div` has `wrapping_div` beside it in kernels, but no `saturating_div`: the
+// message names only the method that exists (`checked_shl`: `wrapping_shl`).
+#[ptx_kernel]
+fn checked_division(out: &mut [u32], x: u32) {
+    out[0] = x.checked_div(3).unwrap_or(7);
+    out[1] = x.checked_shl(3).unwrap_or(7);
+}
+
+// A local of a type kernels lack: the message lists arrays among the types they have.
+#[ptx_kernel]
+fn wide_local(out: &mut [u32]) {
+    let v: i128 = 5;
+    out[0] = v as u32;
+}
+
+fn main() {}
