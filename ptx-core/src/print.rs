@@ -148,7 +148,7 @@ impl Out {
         Out { text: Vec::with_capacity(bytes), stage: [0; STAGE], len: 0 }
     }
 
-    #[inline]
+    #[inline(always)]
     fn s(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let n = bytes.len();
@@ -188,8 +188,15 @@ impl Out {
     }
 
     /// Writes `text` with each line break (`\n`, `\r`) as a space, so that a comment
-    /// stays on its line (one pass: the copy maps the bytes).
+    /// stays on its line.
     fn one_line(&mut self, text: &str) {
+        // The test has no early exit, so that it runs on whole vectors of bytes; a text
+        // without line breaks (the usual one) is then copied as it is.
+        let breaks = text.bytes().fold(0u8, |any, b| any | u8::from(b == b'\n') | u8::from(b == b'\r'));
+        if breaks == 0 {
+            self.s(text);
+            return;
+        }
         for chunk in text.as_bytes().chunks(STAGE) {
             if self.len + chunk.len() > STAGE {
                 self.flush();
@@ -626,8 +633,13 @@ fn op_ty(out: &mut Out, mnemonic: &str, ty: PtxType) {
 fn regs_ops(out: &mut Out, dst: VReg, srcs: &[Operand]) {
     push_reg(out, dst);
     for s in srcs {
-        out.put(*b", ", 2);
-        push_operand(out, *s);
+        match *s {
+            Operand::Reg(r) => push_reg_after_comma(out, r),
+            Operand::Imm(i) => {
+                out.put(*b", ", 2);
+                push_imm(out, i);
+            }
+        }
     }
 }
 
@@ -661,15 +673,21 @@ const TYPE_NAMES: [([u8; 8], usize); PtxType::COUNT] = {
 };
 
 /// `%r`, `%f`, `%rd`, ... by type.
-const REG_PREFIXES: [([u8; 8], usize); PtxType::COUNT] = {
+const REG_PREFIXES: [([u8; 8], usize); PtxType::COUNT] = reg_prefixes("%");
+
+/// `, %r`, `, %f`, `, %rd`, ... by type: a source operand's separator and prefix.
+const COMMA_REG_PREFIXES: [([u8; 8], usize); PtxType::COUNT] = reg_prefixes(", %");
+
+/// Each type's register prefix after `lead`, packed.
+const fn reg_prefixes(lead: &str) -> [([u8; 8], usize); PtxType::COUNT] {
     let mut t = [([0u8; 8], 0usize); PtxType::COUNT];
     let mut i = 0;
     while i < PtxType::COUNT {
-        t[i] = packed("%", PtxType::EVERY[i].reg_prefix());
+        t[i] = packed(lead, PtxType::EVERY[i].reg_prefix());
         i += 1;
     }
     t
-};
+}
 
 fn push_type(out: &mut Out, ty: PtxType) {
     let (bytes, len) = TYPE_NAMES[ty as usize];
@@ -717,8 +735,19 @@ fn push_address(out: &mut Out, k: &KernelIr, addr: &Address) {
 /// indices below 1000, the digits go straight into the staging buffer.
 #[inline]
 fn push_reg(out: &mut Out, r: VReg) {
-    let (prefix, plen) = REG_PREFIXES[r.ty as usize];
-    let i = r.index;
+    push_reg_with(out, REG_PREFIXES[r.ty as usize], r.index);
+}
+
+/// Writes `, ` and a register name in one step (the separator is part of the prefix).
+#[inline]
+fn push_reg_after_comma(out: &mut Out, r: VReg) {
+    push_reg_with(out, COMMA_REG_PREFIXES[r.ty as usize], r.index);
+}
+
+/// Writes a register's `prefix` (from [`REG_PREFIXES`] or [`COMMA_REG_PREFIXES`]) and
+/// index `i`.
+#[inline(always)]
+fn push_reg_with(out: &mut Out, (prefix, plen): ([u8; 8], usize), i: u32) {
     if i >= 1000 || out.len + 16 > STAGE {
         push_reg_slow(out, prefix, plen, i);
         return;
@@ -733,18 +762,29 @@ fn push_reg(out: &mut Out, r: VReg) {
 }
 
 /// The decimal digits of `i < 1000` (in the first `n` of four bytes) and `n`.
-#[inline]
+#[inline(always)]
 fn below_thousand(i: u32) -> ([u8; 4], usize) {
-    if i < 10 {
-        ([b'0' + i as u8, 0, 0, 0], 1)
-    } else if i < 100 {
-        let [a, b] = digit_pair(i);
-        ([a, b, 0, 0], 2)
-    } else {
-        let [a, b] = digit_pair(i % 100);
-        ([b'0' + (i / 100 % 10) as u8, a, b, 0], 3)
-    }
+    let entry = BELOW_THOUSAND[i as usize % 1000];
+    (entry, entry[3] as usize)
 }
+
+/// `BELOW_THOUSAND[i]`: the decimal digits of `i` in the first bytes, their count in the
+/// last (a count of at most 3, so the digits never reach it).
+const BELOW_THOUSAND: [[u8; 4]; 1000] = {
+    let mut t = [[0u8; 4]; 1000];
+    let mut i = 0;
+    while i < 1000 {
+        t[i] = if i < 10 {
+            [b'0' + i as u8, 0, 0, 1]
+        } else if i < 100 {
+            [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8, 0, 2]
+        } else {
+            [b'0' + (i / 100) as u8, b'0' + (i / 10 % 10) as u8, b'0' + (i % 10) as u8, 3]
+        };
+        i += 1;
+    }
+    t
+};
 
 /// `00`, `01`, .. `99`: two decimal digits per table read.
 const DIGIT_PAIRS: [[u8; 2]; 100] = {
