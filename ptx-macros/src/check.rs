@@ -2845,8 +2845,11 @@ impl Checker<'_> {
                     .filter(|method| method_signature(scalar, method).is_some())
                     .map(|method| format!("`{method}`"))
                     .collect();
-                let alternative =
-                    if instead.is_empty() { String::new() } else { format!(", or use {}", instead.join(" or ")) };
+                let alternative = if instead.is_empty() {
+                    String::new()
+                } else {
+                    format!(", or use {}", instead.join(" or "))
+                };
                 format!(
                     "`{name}` gives an `Option` or a tuple with a flag, which kernels do not have: test the \
                      operands before the operation{alternative}"

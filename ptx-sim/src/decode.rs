@@ -1540,7 +1540,12 @@ impl Decoder {
             "membar" if matches!(p, ["membar", "cta" | "gl" | "sys"]) => self.expect_ops(s, 0)?,
             // (`fence.proxy.alias` orders accesses through different virtual addresses of
             // one location: the simulator's memory has one address per location.)
-            "fence" if matches!(p, ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"] | ["fence", "proxy", "alias"]) => {
+            "fence"
+                if matches!(
+                    p,
+                    ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"] | ["fence", "proxy", "alias"]
+                ) =>
+            {
                 self.expect_ops(s, 0)?
             }
             // Programmatic dependent launch (sm_90): `griddepcontrol.wait` waits for the grids

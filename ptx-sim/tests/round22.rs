@@ -37,7 +37,8 @@ fn run(ptx: &str, input: &[u64], bytes: usize) -> Vec<u64> {
     let mem = Memory::new();
     let (out, inp) = (upload(&mem, &vec![0; input.len()], bytes), upload(&mem, input, bytes));
     let k = m.kernel("k").unwrap_or_else(|| panic!("{:?}\n{ptx}", m.unsupported("k").map(|e| e.to_string())));
-    launch(k, &geo([1, 1, 1], [input.len() as u32, 1, 1]), &[out, inp], &mem, 1).unwrap_or_else(|e| panic!("{e}"));
+    launch(k, &geo([1, 1, 1], [input.len() as u32, 1, 1]), &[out, inp], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
     download(&mem, out, input.len(), bytes)
 }
 

@@ -55,7 +55,10 @@ pub fn cvt_form(dst: PtxType, src: PtxType, round: Option<CvtRound>) -> Result<(
         (true, true) => match round {
             Some(r) if r.is_integer_rounding() && dst == src => Ok(()),
             // f16 and bf16 trade precision for range: each to the other rounds.
-            Some(r) if !r.is_integer_rounding() && (dst.bits() < src.bits() || dst != src && dst.bits() == src.bits()) => {
+            Some(r)
+                if !r.is_integer_rounding()
+                    && (dst.bits() < src.bits() || dst != src && dst.bits() == src.bits()) =>
+            {
                 Ok(())
             }
             None if dst.bits() > src.bits() => Ok(()),
