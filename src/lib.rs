@@ -49,6 +49,9 @@
 
 pub use ptx_core as core;
 pub use ptx_runtime as runtime;
+/// The `half` crate, whose `f16` and `bf16` kernels take as slice elements
+/// (`DeviceBuffer<half::f16>`) and the host-side bodies compute with.
+pub use ptx_runtime::half;
 
 pub mod gpu;
 pub mod kernels;
@@ -70,7 +73,9 @@ pub mod __private {
     pub use ptx_core::ir::{AtomOp, FenceScope};
     pub use ptx_core::{Kernel, KernelIr, Label};
     pub use ptx_macros::ptx_kernel_resume;
-    pub use ptx_runtime::{Device, DeviceBuffer, Error, KernelArg, LaunchConfig, LaunchReport, Result};
+    pub use ptx_runtime::{
+        Bf16Storage, Device, DeviceBuffer, Error, F16Storage, KernelArg, LaunchConfig, LaunchReport, Result,
+    };
 }
 
 /// The names most kernel code needs: the `#[ptx_kernel]` attribute and the built-ins, and
@@ -89,6 +94,7 @@ pub mod prelude {
         math, Cmp, Kernel, KernelIr, PtxType, SpecialReg, Target, F32, F64, S32, S64, U32, U64,
     };
     pub use ptx_macros::{ptx_device, ptx_kernel};
+    pub use ptx_runtime::half::{bf16, f16};
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -174,8 +174,16 @@ pub fn expand_kernel(
                 launch_args.push(quote!(#p::KernelArg::scalar(#passed)));
             }
             ParamKind::Slice { elem, mutable } => {
-                // Half-precision data travels as its raw bits.
-                let t = if elem.is_half() { host_type(Scalar::U16) } else { host_type(elem) };
+                // Half-precision data travels as `half::f16`/`half::bf16` values or as their
+                // raw bits in `u16`s.
+                let t = match elem {
+                    Scalar::F16 => quote!(impl #p::F16Storage),
+                    Scalar::Bf16 => quote!(impl #p::Bf16Storage),
+                    _ => {
+                        let t = host_type(elem);
+                        quote!(#t)
+                    }
+                };
                 let scalar = format_ident!("{}", lang_scalar(elem));
                 // The length is loaded only where something reads it: the checks, `x.len()`.
                 let with_len = checked_flag || checked.lengths_read.contains(&index);
@@ -209,7 +217,7 @@ pub fn expand_kernel(
     let launch_doc = format!(
         "Launches `{name_str}` on `device` over `config`, with the kernel's runtime parameters in \
          declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, \
-         scalars by value)."
+         `f16` and `bf16` elements as `half::f16`/`half::bf16` or `u16` bits, scalars by value)."
     );
     // The two forms differ in their docs, `unsafe`, and the call; the signature is one.
     let (extra_docs, unsafety, lints, call) = if checked_flag {

@@ -7,8 +7,9 @@
 //! - [`Device`]: [`Device::cuda`], [`Device::sim`], [`Device::auto`] / [`Device::from_env`]
 //!   (`PTX_DSL_DEVICE=cuda|sim|auto`). A missing driver or GPU is an [`Error::NoDevice`],
 //!   never a panic.
-//! - [`DeviceBuffer<T>`] for `f32 f64 u8 i8 u16 i16 u32 i32 u64 i64` ([`DeviceScalar`]; f16
-//!   and bf16 data as `u16` bits): upload, zeroed allocation, download, copies; freed on drop.
+//! - [`DeviceBuffer<T>`] for `f32 f64 u8 i8 u16 i16 u32 i32 u64 i64` and `half::f16`,
+//!   `half::bf16` ([`DeviceScalar`]; f16 and bf16 data may also travel as `u16` bits):
+//!   upload, zeroed allocation, download, copies; freed on drop.
 //! - [`Device::launch`] with an explicit [`LaunchConfig`] (checked against the device's
 //!   [`DeviceLimits`] before launching) and [`KernelArg`]s checked against the kernel's
 //!   parameters. [`Stream`]s for explicit ordering.
@@ -66,8 +67,11 @@ pub use buffer::DeviceBuffer;
 pub use cache::CacheStats;
 pub use device::{Device, DeviceKind, Stream, DEVICE_ENV};
 pub use error::{Error, Result};
+/// The `half` crate, whose `f16` and `bf16` are buffer elements here (re-exported so that
+/// its version is the one this crate implements [`DeviceScalar`] for).
+pub use half;
 pub use launch::{DeviceLimits, KernelArg, LaunchConfig, LaunchReport};
 pub use ptx_sim::signature::PtxParam;
 pub use ptx_sim::{Approx, SimOptions};
 pub use raw::PtxModule;
-pub use scalar::{DeviceScalar, Scalar};
+pub use scalar::{Bf16Storage, DeviceScalar, F16Storage, Scalar};

@@ -21,8 +21,8 @@ mod sealed {
 }
 
 /// A type that can live in a [`crate::DeviceBuffer`]: `f32`, `f64`, `u32`, `i32`, `u64`,
-/// `i64`, `u8`, `i8`, and `u16`/`i16`, which also carry f16 and bf16 data as raw bits
-/// (`.b16` loads and stores).
+/// `i64`, `u8`, `i8`, `u16`, `i16`, and the half-precision [`half::f16`] and [`half::bf16`]
+/// (whose data `u16` buffers may also carry as raw bits: see [`F16Storage`]).
 ///
 /// Sealed: the set of types is fixed by this crate, so each has a known PTX type and a
 /// little-endian byte layout shared by the GPU and the simulator.
@@ -57,7 +57,30 @@ macro_rules! device_scalar {
     )*};
 }
 
-device_scalar!(f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16, f64 => F64, u8 => U8, i8 => S8);
+device_scalar!(
+    f32 => F32, u32 => U32, i32 => S32, u64 => U64, i64 => S64, u16 => U16, i16 => S16, f64 => F64, u8 => U8,
+    i8 => S8, half::f16 => F16, half::bf16 => Bf16,
+);
+
+/// The buffer elements a kernel's `&[f16]` slice takes: [`half::f16`] values, or `u16`
+/// holding their bits. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "a buffer of `{Self}` is not f16 data",
+    label = "an `&[f16]` slice takes a `DeviceBuffer<half::f16>`, or a `DeviceBuffer<u16>` of f16 bits"
+)]
+pub trait F16Storage: DeviceScalar {}
+impl F16Storage for half::f16 {}
+impl F16Storage for u16 {}
+
+/// The buffer elements a kernel's `&[bf16]` slice takes: [`half::bf16`] values, or `u16`
+/// holding their bits. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "a buffer of `{Self}` is not bf16 data",
+    label = "an `&[bf16]` slice takes a `DeviceBuffer<half::bf16>`, or a `DeviceBuffer<u16>` of bf16 bits"
+)]
+pub trait Bf16Storage: DeviceScalar {}
+impl Bf16Storage for half::bf16 {}
+impl Bf16Storage for u16 {}
 
 /// Encodes `values` as little-endian bytes.
 pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {

@@ -94,17 +94,20 @@ pub enum Layout {
     HalfSplit,
 }
 
-/// The storage type of the tensors (the math is f32 for all of them). The two 16-bit types
-/// share their buffer type (`DeviceBuffer<u16>` of the bits), so a launch cannot tell which
-/// one a buffer holds: a RoPE configured for one reads the other's bits as its own (a
-/// wrong result, not an error). Keep the configuration's `dtype` and the buffers together.
+/// The storage type of the tensors (the math is f32 for all of them). The 16-bit types come
+/// in typed buffers (`DeviceBuffer<half::f16>`, `DeviceBuffer<half::bf16>`), which a launch
+/// checks against the configuration (an f16 buffer given to a bf16 RoPE is an
+/// `Error::InvalidArgument` for `dtype`), or as their bits in `DeviceBuffer<u16>`, which
+/// both take: then a launch cannot tell which one a buffer holds, and a RoPE configured for
+/// one reads the other's bits as its own (a wrong result, not an error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dtype {
     /// `f32`, in a `DeviceBuffer<f32>`.
     F32,
-    /// IEEE half precision, its bits in a `DeviceBuffer<u16>`.
+    /// IEEE half precision, in a `DeviceBuffer<half::f16>` (or its bits in a
+    /// `DeviceBuffer<u16>`).
     F16,
-    /// bfloat16, its bits in a `DeviceBuffer<u16>`.
+    /// bfloat16, in a `DeviceBuffer<half::bf16>` (or its bits in a `DeviceBuffer<u16>`).
     Bf16,
 }
 
@@ -715,11 +718,14 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for u16 {}
+    impl Sealed for crate::half::f16 {}
+    impl Sealed for crate::half::bf16 {}
 }
 
-/// The host element types of RoPE buffers: `f32` for [`Dtype::F32`], `u16` (the bits) for
-/// [`Dtype::F16`] and [`Dtype::Bf16`], which the launch takes as the configuration says
-/// (it cannot tell f16 bits from bf16 ones). Sealed; it routes a launch to the typed kernel.
+/// The host element types of RoPE buffers: `f32` for [`Dtype::F32`], `half::f16` for
+/// [`Dtype::F16`], `half::bf16` for [`Dtype::Bf16`], and `u16` (the bits) for either
+/// 16-bit type, which the launch takes as the configuration says (it cannot tell f16 bits
+/// from bf16 ones). Sealed; it routes a launch to the typed kernel.
 pub trait RopeStorage: DeviceScalar + sealed::Sealed {
     /// The storage types whose buffers hold this element type.
     const DTYPES: &'static [Dtype];
@@ -849,6 +855,48 @@ impl RopeStorage for f32 {
         }
     }
 }
+
+/// Implements [`RopeStorage`] for a typed half-precision element: the kernels of its one
+/// storage type.
+macro_rules! half_storage {
+    ($t:ty, $dtype:ident, $name:literal, $v8:ident, $scalar:ident, $v8_in_place:ident, $in_place:ident) => {
+        impl RopeStorage for $t {
+            const DTYPES: &'static [Dtype] = &[Dtype::$dtype];
+            const NAME: &'static str = $name;
+
+            fn launch_out_of_place(
+                config: &RopeConfig,
+                direction: Direction,
+                device: &Device,
+                (cfg, vectorised): (LaunchConfig, bool),
+                args: OutOfPlaceArgs<'_, $t>,
+            ) -> Result<LaunchReport> {
+                if vectorised {
+                    launch_out_of_place!($v8, config, direction, device, cfg, args)
+                } else {
+                    launch_out_of_place!($scalar, config, direction, device, cfg, args)
+                }
+            }
+
+            fn launch_in_place(
+                config: &RopeConfig,
+                direction: Direction,
+                device: &Device,
+                (cfg, vectorised): (LaunchConfig, bool),
+                args: InPlaceArgs<'_, $t>,
+            ) -> Result<LaunchReport> {
+                if vectorised {
+                    launch_in_place!($v8_in_place, config, direction, device, cfg, args)
+                } else {
+                    launch_in_place!($in_place, config, direction, device, cfg, args)
+                }
+            }
+        }
+    };
+}
+
+half_storage!(crate::half::f16, F16, "f16", RopeF16V8, RopeF16, RopeF16V8InPlace, RopeF16InPlace);
+half_storage!(crate::half::bf16, Bf16, "bf16", RopeBf16V8, RopeBf16, RopeBf16V8InPlace, RopeBf16InPlace);
 
 impl RopeStorage for u16 {
     const DTYPES: &'static [Dtype] = &[Dtype::F16, Dtype::Bf16];

@@ -1,0 +1,107 @@
+//! Typed half-precision buffers: a kernel's `&[f16]`/`&[bf16]` slice takes a
+//! `DeviceBuffer<half::f16>`/`DeviceBuffer<half::bf16>` as well as `u16` bits, with the same
+//! result; the production RoPE takes them too and refuses a typed buffer of the other
+//! 16-bit type than its configuration's (what `u16` bits cannot tell apart).
+
+use ptx_dsl::half;
+use ptx_dsl::prelude::*;
+use ptx_dsl::rope::{Direction, Dtype, Rope, RopeConfig, TensorView};
+use ptx_dsl::runtime::{Device, Error, LaunchConfig, Result};
+use ptx_tools::rng::Rng;
+
+/// `y = bf16(f32(x) · k)`: f32 math between the two storage types.
+#[ptx_kernel]
+fn rescale(x: &[f16], y: &mut [bf16], k: f32) {
+    let i = (thread_idx().x + block_idx().x * block_dim().x) as usize;
+    if i < x.len() {
+        y[i] = bf16::from_f32(x[i].to_f32() * k);
+    }
+}
+
+#[test]
+fn typed_half_buffers_give_the_bits_of_u16_ones_and_of_the_host() -> Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("half_buffers");
+    // Finite values over f16's range (no NaN: the GPU's canonical NaN differs from the
+    // `half` crate's, as the README says), and a random factor.
+    let xs: Vec<half::f16> = (0..300).map(|_| half::f16::from_f32(rng.signed_f32() * 6.0e4)).collect();
+    let k = rng.signed_f32() * 8.0;
+    let config = LaunchConfig::for_elements(xs.len(), 64);
+
+    let x = dev.upload(&xs)?;
+    let mut y = dev.zeroed::<half::bf16>(xs.len())?;
+    Rescale::new().launch(&dev, config, &x, &mut y, k)?;
+    let typed = y.to_vec()?;
+
+    let bits: Vec<u16> = xs.iter().map(|v| v.to_bits()).collect();
+    let x_bits = dev.upload(&bits)?;
+    let mut y_bits = dev.zeroed::<u16>(xs.len())?;
+    Rescale::new().launch(&dev, config, &x_bits, &mut y_bits, k)?;
+    let y_bits = y_bits.to_vec()?;
+
+    for (i, v) in xs.iter().enumerate() {
+        // The f32 product rounds once to bf16, on the GPU as on the host.
+        let host = half::bf16::from_f32(v.to_f32() * k);
+        assert_eq!(typed[i].to_bits(), host.to_bits(), "bf16({v} · {k})");
+        assert_eq!(y_bits[i], host.to_bits(), "bf16({v} · {k}) through u16 bits");
+    }
+    Ok(())
+}
+
+#[test]
+fn rope_takes_typed_half_buffers_and_refuses_the_other_type() -> Result<()> {
+    let device = Device::sim();
+    let mut rng = Rng::fresh("rope_half_buffers");
+    let (tokens, heads, head_dim) = (5u32, 3u32, 32u32);
+    let view = TensorView::contiguous(tokens, heads, head_dim);
+    let n = view.extent(head_dim);
+    let values: Vec<f32> = (0..n).map(|_| rng.signed_f32()).collect();
+    let positions = device.upload(&(0..tokens).map(|_| (rng.next() % 100_000) as u32).collect::<Vec<_>>())?;
+
+    for dtype in [Dtype::F16, Dtype::Bf16] {
+        let rope = Rope::new(RopeConfig { dtype, ..RopeConfig::new(head_dim) })?.on(&device)?;
+        let bits: Vec<u16> = values
+            .iter()
+            .map(|&v| match dtype {
+                Dtype::F16 => half::f16::from_f32(v).to_bits(),
+                _ => half::bf16::from_f32(v).to_bits(),
+            })
+            .collect();
+        let x_bits = device.upload(&bits)?;
+        let mut out_bits = device.zeroed::<u16>(n)?;
+        rope.apply(Direction::Forward, &positions, &x_bits, view, &mut out_bits, view)?;
+        let want = out_bits.to_vec()?;
+
+        // The typed buffer of the configured type: the same bits. The other type: an
+        // error naming `dtype`, before any launch.
+        let (got, refused) = match dtype {
+            Dtype::F16 => {
+                let x = device.upload(&bits.iter().map(|&b| half::f16::from_bits(b)).collect::<Vec<_>>())?;
+                let mut out = device.zeroed::<half::f16>(n)?;
+                rope.apply(Direction::Forward, &positions, &x, view, &mut out, view)?;
+                let other = device.upload(&vec![half::bf16::ONE; n])?;
+                let mut other_out = device.zeroed::<half::bf16>(n)?;
+                let refused = rope.apply(Direction::Forward, &positions, &other, view, &mut other_out, view);
+                (out.to_vec()?.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), refused.map(|_| ()))
+            }
+            _ => {
+                let x = device.upload(&bits.iter().map(|&b| half::bf16::from_bits(b)).collect::<Vec<_>>())?;
+                let mut out = device.zeroed::<half::bf16>(n)?;
+                rope.apply(Direction::Forward, &positions, &x, view, &mut out, view)?;
+                // (In place, the other path into the kernels.)
+                let mut other = device.upload(&vec![half::f16::ONE; n])?;
+                let refused = rope.apply_in_place(Direction::Forward, &positions, &mut other, view);
+                (out.to_vec()?.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), refused.map(|_| ()))
+            }
+        };
+        assert_eq!(got, want, "{dtype:?}: typed buffers against u16 bits");
+        match refused {
+            Err(Error::InvalidArgument { argument, reason }) => {
+                assert_eq!(argument, "dtype", "{reason}");
+                assert!(reason.contains(dtype.name()), "{reason}");
+            }
+            other => panic!("{dtype:?}: a buffer of the other 16-bit type gave {other:?}"),
+        }
+    }
+    Ok(())
+}
