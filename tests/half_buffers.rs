@@ -105,3 +105,47 @@ fn rope_takes_typed_half_buffers_and_refuses_the_other_type() -> Result<()> {
     }
     Ok(())
 }
+
+/// A raw module as NVRTC writes `__half` code: the halves move as `.u16` (`ld.global.u16`),
+/// which a `half::f16` buffer agrees with, as `u16` bits do.
+const RAW_HALF_COPY: &str = "
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry copy_halves(.param .u64 copy_halves_param_0, .param .u64 copy_halves_param_1)
+{
+    .reg .b16 %rs<2>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [copy_halves_param_0];
+    ld.param.u64 %rd2, [copy_halves_param_1];
+    cvta.to.global.u64 %rd3, %rd1;
+    cvta.to.global.u64 %rd4, %rd2;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd5, %r1, 2;
+    add.s64 %rd6, %rd3, %rd5;
+    ld.global.u16 %rs1, [%rd6];
+    add.s64 %rd6, %rd4, %rd5;
+    st.global.u16 [%rd6], %rs1;
+    ret;
+}
+";
+
+#[test]
+fn raw_ptx_moving_halves_as_u16_takes_typed_half_buffers() -> Result<()> {
+    let dev = Device::sim();
+    let module = dev.load_ptx(RAW_HALF_COPY)?;
+    let xs: Vec<half::bf16> = [1.5f32, -2.0, 3.0e38, 1.0e-39].map(half::bf16::from_f32).to_vec();
+    let x = dev.upload(&xs)?;
+    let mut y = dev.zeroed::<half::bf16>(xs.len())?;
+    // SAFETY: one thread per element of the two equally long buffers.
+    unsafe {
+        module.launch(
+            "copy_halves",
+            LaunchConfig::linear(1, xs.len() as u32),
+            &mut [(&x).into(), (&mut y).into()],
+        )
+    }?;
+    assert_eq!(y.to_vec()?, xs);
+    Ok(())
+}

@@ -348,10 +348,16 @@ pub(crate) fn check_args(kernel: &str, params: &[Param], args: &[KernelArg<'_>])
 /// Whether memory accessed as `access` may hold elements of type `elem`: the same type, or
 /// the same width where one side is untyped bits or both are integers (a reinterpretation
 /// of the same bits, e.g. a `.u32` load of `i32` data), or an untyped access of a whole
-/// number of elements (a `.b32` load of two `f16`). Float against integer and other widths
-/// are refused.
+/// number of elements (a `.b32` load of two `f16`). Half-precision elements also agree with
+/// 16-bit integer accesses, which is how PTX moves them (NVRTC loads a `__half` with
+/// `ld.u16`; there is no float load of 16 bits). Float against integer otherwise, and other
+/// widths, are refused.
 fn memory_types_agree(access: PtxType, elem: PtxType) -> bool {
     if access == elem {
+        return true;
+    }
+    let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
+    if half(elem) && matches!(access, PtxType::U16 | PtxType::S16) {
         return true;
     }
     let same_width = access.bits() == elem.bits();
@@ -460,5 +466,11 @@ mod tests {
         assert!(!agree(PtxType::B16, PtxType::U32), "an access narrower than the element");
         assert!(!agree(PtxType::F32, PtxType::U32), "float against integer");
         assert!(!agree(PtxType::F64, PtxType::F32));
+        assert!(
+            agree(PtxType::U16, PtxType::F16) && agree(PtxType::B16, PtxType::Bf16),
+            "halves move as bits"
+        );
+        assert!(agree(PtxType::B32, PtxType::Bf16), "a packed access of two bf16");
+        assert!(!agree(PtxType::U32, PtxType::F16), "a typed access of a narrower element");
     }
 }
