@@ -149,3 +149,40 @@ fn raw_ptx_moving_halves_as_u16_takes_typed_half_buffers() -> Result<()> {
     assert_eq!(y.to_vec()?, xs);
     Ok(())
 }
+
+/// A device function over half-precision slices: inlined into the kernel, and compiled for
+/// the host as well, where it runs on `half`'s types.
+#[ptx_device]
+fn blend(a: &[f16], b: &mut [bf16], i: usize, w: f32) -> f32 {
+    let v = a[i].to_f32() * w;
+    b[i] = bf16::from_f32(v + b[i].to_f32());
+    v
+}
+
+#[ptx_kernel]
+fn blend_all(a: &[f16], b: &mut [bf16], out: &mut [f32], w: f32) {
+    let i = (thread_idx().x + block_idx().x * block_dim().x) as usize;
+    if i < a.len() {
+        out[i] = blend(a, b, i, w);
+    }
+}
+
+#[test]
+fn device_functions_take_half_slices_and_mean_what_they_do_on_the_host() -> Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("device_half_slices");
+    let n = 100;
+    let a: Vec<f16> = (0..n).map(|_| f16::from_f32(rng.signed_f32() * 100.0)).collect();
+    let b: Vec<bf16> = (0..n).map(|_| bf16::from_f32(rng.signed_f32())).collect();
+    let w = rng.signed_f32() * 4.0;
+    let (ad, mut bd, mut out) = (dev.upload(&a)?, dev.upload(&b)?, dev.zeroed::<f32>(n)?);
+    BlendAll::new().launch(&dev, LaunchConfig::for_elements(n, 64), &ad, &mut bd, &mut out, w)?;
+    let (got_b, got_out) = (bd.to_vec()?, out.to_vec()?);
+    let mut host_b = b.clone();
+    for (i, got) in got_out.iter().enumerate() {
+        let v = blend(&a, &mut host_b, i, w);
+        assert_eq!(got.to_bits(), v.to_bits(), "blend's value at {i}");
+    }
+    assert_eq!(got_b, host_b);
+    Ok(())
+}

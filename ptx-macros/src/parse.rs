@@ -1950,14 +1950,6 @@ impl<'e> Parser<'e> {
             };
             match (&*pt.ty, self.scalar_of(&pt.ty)) {
                 (syn::Type::Reference(_), _) => match self.param_type(&pt.ty, false) {
-                    Some(ParamKind::Slice { elem, .. }) if elem.is_half() => self.err(
-                        &pt.ty,
-                        format!(
-                            "`#[ptx_device]` functions cannot take `{}` slices yet (the function is also compiled \
-                             for the host, which has no such type): pass the values as `f32`",
-                            elem.name()
-                        ),
-                    ),
                     Some(kind @ ParamKind::Slice { .. }) => {
                         if let syn::Pat::Ident(syn::PatIdent { mutability: Some(m), .. }) = &*pt.pat {
                             self.err(
@@ -1977,14 +1969,19 @@ impl<'e> Parser<'e> {
                     Some(annot @ TypeAnnot::Tuple(_)) if !holds_array(&annot) => {
                         params.push(Param { name, kind: ParamKind::Tuple(annot), mutable, lints: Vec::new() })
                     }
-                    _ => self.err(&pt.ty, "a tuple parameter holds scalars and tuples of them (`(f32, u32)`)"),
+                    _ => {
+                        self.err(&pt.ty, "a tuple parameter holds scalars and tuples of them (`(f32, u32)`)")
+                    }
                 },
                 (syn::Type::Array(_), _) => {
                     if let Some(TypeAnnot::Array(elem, len)) = self.type_annot(&pt.ty) {
                         match *elem {
-                            TypeAnnot::Scalar(elem) if !elem.is_half() => {
-                                params.push(Param { name, kind: ParamKind::Array { elem, len }, mutable, lints: Vec::new() })
-                            }
+                            TypeAnnot::Scalar(elem) if !elem.is_half() => params.push(Param {
+                                name,
+                                kind: ParamKind::Array { elem, len },
+                                mutable,
+                                lints: Vec::new(),
+                            }),
                             _ => self.err(&pt.ty, "an array parameter holds a scalar type (`[f32; 4]`)"),
                         }
                     }
