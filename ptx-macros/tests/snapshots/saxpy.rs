@@ -10,7 +10,7 @@ impl Saxpy {
     pub const fn new(unroll: u32) -> Self {
         Self { unroll }
     }
-    ///Launches `saxpy` on `device` over `config`, with the kernel's runtime parameters in declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, scalars by value).
+    ///Launches `saxpy` on `device` over `config`, with the kernel's runtime parameters in declaration order (`&[T]` as `&DeviceBuffer<T>`, `&mut [T]` as `&mut DeviceBuffer<T>`, `f16` and `bf16` elements as `half::f16`/`half::bf16` or `u16` bits, scalars by value).
     ///
     /// Slice accesses are bounds-checked: an out-of-range load reads 0, an
     /// out-of-range store is dropped, and the first one of the launch is reported as
