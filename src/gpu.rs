@@ -137,9 +137,9 @@ pub const fn warp_size() -> u32 {
     32
 }
 
-/// The values a shuffle moves: integers, `f32` and `f64` (64-bit values move as two
-/// 32-bit halves). In a kernel, `f16` and `bf16` values shuffle too (their bits, in the low
-/// half of a 32-bit word); the warp and block reductions take integers, `f32` and `f64`.
+/// The values a shuffle moves: integers, `f16`, `bf16`, `f32` and `f64` (64-bit values
+/// move as two 32-bit halves, 16-bit floats as their bits in the low half of a word); the
+/// warp and block reductions take integers, `f32` and `f64`.
 pub trait WarpValue: Copy + sealed::Sealed {}
 
 /// The element types atomics work on: 32- and 64-bit integers, `f32` and `f64`.
@@ -200,7 +200,7 @@ macro_rules! scalar_traits {
     };
 }
 
-scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16;
+scalar_traits!(ints: u32, i32, u64, i64, usize, isize; narrow: u8, i8, u16, i16, crate::half::f16, crate::half::bf16;
     floats: f32 => flushed_f32_sum, f64 => std::ops::Add::add);
 
 /// `a + b` as the GPU's `f32` atomic addition computes it (`atom.add.f32`, which the PTX ISA
@@ -365,8 +365,7 @@ pub fn atomic_cas<T: AtomicValue>(element: &mut T, current: T, new: T) -> T {
 }
 
 /// The element types of two-element vector accesses ([`load2`], [`store2`]): 16-, 32- and
-/// 64-bit integers, `f32` and `f64` (4, 8 or 16 bytes at once; in a kernel `f16` and `bf16`
-/// slices too).
+/// 64-bit integers, `f16`, `bf16`, `f32` and `f64` (4, 8 or 16 bytes at once).
 pub trait Vector2: Copy + sealed::Sealed {}
 
 /// The element types of four-element vector accesses ([`load4`], [`store4`]): the 16- and
@@ -374,7 +373,7 @@ pub trait Vector2: Copy + sealed::Sealed {}
 pub trait Vector4: Vector2 {}
 
 /// The element types of eight-element vector accesses ([`load8`], [`store8`]): the 16-bit
-/// ones (in a kernel `f16` and `bf16` slices too), 16 bytes at once.
+/// ones (`u16 i16 f16 bf16`), 16 bytes at once.
 pub trait Vector8: Vector4 {}
 
 impl Vector2 for u16 {}
@@ -392,6 +391,12 @@ impl Vector4 for i32 {}
 impl Vector4 for f32 {}
 impl Vector8 for u16 {}
 impl Vector8 for i16 {}
+impl Vector2 for crate::half::f16 {}
+impl Vector4 for crate::half::f16 {}
+impl Vector8 for crate::half::f16 {}
+impl Vector2 for crate::half::bf16 {}
+impl Vector4 for crate::half::bf16 {}
+impl Vector8 for crate::half::bf16 {}
 
 /// The message a vector access of `width` elements at an index that is not a multiple of
 /// `width` panics with (on the host, and as the `Error::KernelPanic` of a checked kernel).

@@ -81,7 +81,10 @@ fn rope_takes_typed_half_buffers_and_refuses_the_other_type() -> Result<()> {
                 rope.apply(Direction::Forward, &positions, &x, view, &mut out, view)?;
                 let other = device.upload(&vec![half::bf16::ONE; n])?;
                 let mut other_out = device.zeroed::<half::bf16>(n)?;
-                let refused = rope.apply(Direction::Forward, &positions, &other, view, &mut other_out, view);
+                // The type is checked first: a view too long for the buffer is not what is
+                // reported.
+                let long = TensorView { tokens: 100 * tokens, ..view };
+                let refused = rope.apply(Direction::Forward, &positions, &other, long, &mut other_out, long);
                 (out.to_vec()?.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), refused.map(|_| ()))
             }
             _ => {
@@ -106,47 +109,46 @@ fn rope_takes_typed_half_buffers_and_refuses_the_other_type() -> Result<()> {
     Ok(())
 }
 
-/// A raw module as NVRTC writes `__half` code: the halves move as `.u16` (`ld.global.u16`),
-/// which a `half::f16` buffer agrees with, as `u16` bits do.
-const RAW_HALF_COPY: &str = "
-.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry copy_halves(.param .u64 copy_halves_param_0, .param .u64 copy_halves_param_1)
-{
-    .reg .b16 %rs<2>;
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<7>;
-    ld.param.u64 %rd1, [copy_halves_param_0];
-    ld.param.u64 %rd2, [copy_halves_param_1];
-    cvta.to.global.u64 %rd3, %rd1;
-    cvta.to.global.u64 %rd4, %rd2;
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd5, %r1, 2;
-    add.s64 %rd6, %rd3, %rd5;
-    ld.global.u16 %rs1, [%rd6];
-    add.s64 %rd6, %rd4, %rd5;
-    st.global.u16 [%rd6], %rs1;
-    ret;
+/// A kernel written against the builder that moves halves as `.u16`, as NVRTC moves a
+/// `__half` (PTX has no 16-bit float load): `dst[i]` gets `src[i]`'s bits plus one.
+struct BumpBits;
+
+impl ptx_dsl::core::Kernel for BumpBits {
+    fn name(&self) -> &str {
+        "bump_bits"
+    }
+    fn build(&self) -> ptx_dsl::core::KernelIr {
+        use ptx_dsl::core::{KernelBuilder, SpecialReg, U16};
+        let mut b = KernelBuilder::new("bump_bits");
+        let (src, dst) = (b.global_pointer("src"), b.global_pointer("dst"));
+        let i = b.special(SpecialReg::TidX);
+        let (from, to) = (b.element_address::<U16>(src, i), b.element_address::<U16>(dst, i));
+        let bits = b.ld_global::<U16>(from, 0);
+        let bumped = b.add(bits, 1u16);
+        b.st_global::<U16>(to, 0, bumped);
+        b.ret();
+        b.finish()
+    }
 }
-";
 
 #[test]
-fn raw_ptx_moving_halves_as_u16_takes_typed_half_buffers() -> Result<()> {
+fn kernels_moving_halves_as_u16_take_typed_half_buffers() -> Result<()> {
+    use ptx_dsl::runtime::KernelArg;
     let dev = Device::sim();
-    let module = dev.load_ptx(RAW_HALF_COPY)?;
-    let xs: Vec<half::bf16> = [1.5f32, -2.0, 3.0e38, 1.0e-39].map(half::bf16::from_f32).to_vec();
+    let xs: Vec<bf16> = [1.5f32, -2.0, 3.0e38, 1.0e-39].map(bf16::from_f32).to_vec();
     let x = dev.upload(&xs)?;
-    let mut y = dev.zeroed::<half::bf16>(xs.len())?;
+    let mut y = dev.zeroed::<bf16>(xs.len())?;
+    let config = LaunchConfig::linear(1, xs.len() as u32);
     // SAFETY: one thread per element of the two equally long buffers.
-    unsafe {
-        module.launch(
-            "copy_halves",
-            LaunchConfig::linear(1, xs.len() as u32),
-            &mut [(&x).into(), (&mut y).into()],
-        )
-    }?;
-    assert_eq!(y.to_vec()?, xs);
+    unsafe { dev.launch(&BumpBits, config, &mut [KernelArg::from(&x), KernelArg::from(&mut y)]) }?;
+    let want: Vec<bf16> = xs.iter().map(|v| bf16::from_bits(v.to_bits() + 1)).collect();
+    assert_eq!(y.to_vec()?, want);
+    // A `.u32` access of 16-bit floats stays refused, as for `u16` buffers.
+    let wide = dev.upload(&[0u32; 4])?;
+    // SAFETY: refused before it runs.
+    let refused =
+        unsafe { dev.launch(&BumpBits, config, &mut [KernelArg::from(&wide), KernelArg::from(&mut y)]) };
+    assert!(refused.is_err(), "a buffer of u32 for a .u16 access");
     Ok(())
 }
 
@@ -184,5 +186,68 @@ fn device_functions_take_half_slices_and_mean_what_they_do_on_the_host() -> Resu
         assert_eq!(got.to_bits(), v.to_bits(), "blend's value at {i}");
     }
     assert_eq!(got_b, host_b);
+    Ok(())
+}
+
+/// The vector built-ins over half-precision slices, in a device function that runs on the
+/// host too (where `load8` and `store2` are functions on the slice).
+#[ptx_device]
+fn pack_sums(h: &[f16], out: &mut [bf16], i: usize) {
+    let (a, b, c, d, e, f, g, k) = load8(h, 8 * i);
+    let low = a.to_f32() + b.to_f32() + c.to_f32() + d.to_f32();
+    let high = e.to_f32() + f.to_f32() + g.to_f32() + k.to_f32();
+    store2(out, 2 * i, (bf16::from_f32(low), bf16::from_f32(high)));
+}
+
+#[ptx_kernel]
+fn pack_all(h: &[f16], out: &mut [bf16]) {
+    let i = (thread_idx().x + block_idx().x * block_dim().x) as usize;
+    if 8 * i + 7 < h.len() && 2 * i + 1 < out.len() {
+        pack_sums(h, out, i);
+    }
+}
+
+#[test]
+fn vector_accesses_of_halves_mean_on_the_gpu_what_they_do_on_the_host() -> Result<()> {
+    let dev = Device::sim();
+    let mut rng = Rng::fresh("half_vectors");
+    let groups = 40;
+    let h: Vec<f16> = (0..8 * groups).map(|_| f16::from_f32(rng.signed_f32() * 1000.0)).collect();
+    let (hd, mut out) = (dev.upload(&h)?, dev.zeroed::<bf16>(2 * groups)?);
+    PackAll::new().launch(&dev, LaunchConfig::for_elements(groups, 32), &hd, &mut out)?;
+    let mut host = vec![bf16::ZERO; 2 * groups];
+    for i in 0..groups {
+        pack_sums(&h, &mut host, i);
+    }
+    assert_eq!(out.to_vec()?, host);
+    Ok(())
+}
+
+/// A raw module with a 16-bit float parameter, passed as `half::f16`/`half::bf16` values.
+const RAW_PUT: &str = "
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry put(.param .u64 put_out, .param .f16 put_v)
+{
+    .reg .b16 %h;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd0, [put_out];
+    cvta.to.global.u64 %rd1, %rd0;
+    ld.param.b16 %h, [put_v];
+    st.global.b16 [%rd1], %h;
+    ret;
+}
+";
+
+#[test]
+fn half_values_pass_as_scalar_arguments() -> Result<()> {
+    let dev = Device::sim();
+    let module = dev.load_ptx(RAW_PUT)?;
+    let mut out = dev.zeroed::<f16>(1)?;
+    let value = f16::from_f32(-1.5);
+    // SAFETY: one thread writes the one element.
+    unsafe { module.launch("put", LaunchConfig::linear(1, 1), &mut [(&mut out).into(), value.into()]) }?;
+    assert_eq!(out.to_vec()?, [value]);
     Ok(())
 }

@@ -1270,13 +1270,18 @@ impl<'e> Parser<'e> {
             syn::Expr::Try(_) | syn::Expr::TryBlock(_) => {
                 return self.unsupported(e, "`?` is not supported in kernels: there are no `Result`s on the GPU")
             }
-            syn::Expr::Const(_) => {
-                return self.unsupported(
-                    e,
-                    "inline `const { .. }` blocks are not supported in kernels: declare a `const` item in the \
-                     body (`const C: u32 = 7 * 6;`) and use its name (arithmetic on constants is folded when the \
-                     kernel is built)",
-                )
+            syn::Expr::Const(c) => {
+                let body = match c.block.stmts.as_slice() {
+                    [syn::Stmt::Expr(value, None)] => quote::ToTokens::to_token_stream(value).to_string(),
+                    _ => "..".to_string(),
+                };
+                let body = if body.len() > 40 { "..".to_string() } else { body };
+                let msg = format!(
+                    "inline `const {{ .. }}` blocks are not supported in kernels: declare a `const` item in the \
+                     body, with its type (`const C: T = {body};`), and use its name (arithmetic on constants is \
+                     folded when the kernel is built)"
+                );
+                return self.unsupported(e, &msg);
             }
             _ => return self.unsupported(e, "this expression is not supported in kernels"),
         };

@@ -286,7 +286,7 @@ macro_rules! arg_from_scalar {
     )*};
 }
 
-arg_from_scalar!(u8, i8, bool, u16, i16, u32, i32, f32, u64, i64, f64);
+arg_from_scalar!(u8, i8, bool, u16, i16, u32, i32, f32, u64, i64, f64, half::f16, half::bf16);
 
 /// Checks `args` against the kernel's parameters: same count, a buffer for each pointer
 /// parameter, a scalar of the parameter's PTX type for each other one.

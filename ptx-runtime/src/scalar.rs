@@ -63,7 +63,8 @@ device_scalar!(
 );
 
 /// The buffer elements a kernel's `&[f16]` slice takes: [`half::f16`] values, or `u16`
-/// holding their bits. Sealed.
+/// holding their bits. Sealed in effect: its supertrait [`DeviceScalar`] is sealed, and no
+/// other crate may implement a foreign trait for the foreign types that implement that.
 #[diagnostic::on_unimplemented(
     message = "a buffer of `{Self}` is not f16 data",
     label = "an `&[f16]` slice takes a `DeviceBuffer<half::f16>`, or a `DeviceBuffer<u16>` of f16 bits"
@@ -73,7 +74,7 @@ impl F16Storage for half::f16 {}
 impl F16Storage for u16 {}
 
 /// The buffer elements a kernel's `&[bf16]` slice takes: [`half::bf16`] values, or `u16`
-/// holding their bits. Sealed.
+/// holding their bits. Sealed in effect, as [`F16Storage`] is.
 #[diagnostic::on_unimplemented(
     message = "a buffer of `{Self}` is not bf16 data",
     label = "an `&[bf16]` slice takes a `DeviceBuffer<half::bf16>`, or a `DeviceBuffer<u16>` of bf16 bits"
@@ -204,3 +205,18 @@ scalar_from!(
     u8 => U8, i8 => I8, bool => Bool, u16 => U16, i16 => I16,
     u32 => U32, i32 => I32, f32 => F32, u64 => U64, i64 => I64, f64 => F64
 );
+
+/// A half-precision value is passed as its bits, [`Scalar::U16`] (which a `.f16`, `.bf16`
+/// or `.b16` parameter takes).
+impl From<half::f16> for Scalar {
+    fn from(v: half::f16) -> Scalar {
+        Scalar::U16(v.to_bits())
+    }
+}
+
+/// A bfloat16 value is passed as its bits, [`Scalar::U16`].
+impl From<half::bf16> for Scalar {
+    fn from(v: half::bf16) -> Scalar {
+        Scalar::U16(v.to_bits())
+    }
+}

@@ -829,7 +829,7 @@ impl Decoder {
             "ld" | "st" => self.memory(s, p)?,
             // `ldu`: a load of read-only data the warp's threads share, which is `ld` for
             // every value it returns.
-            "ldu" => {
+            "ldu" if p[1..p.len() - 1].iter().all(|q| matches!(*q, "global" | "v2" | "v4")) => {
                 let mut as_ld = p.to_vec();
                 as_ld[0] = "ld";
                 self.memory(s, &as_ld)?
@@ -1363,11 +1363,12 @@ impl Decoder {
                 // `cvt{.ftz}{.sat}.f32.f32` (and f64, f16, bf16): the value itself, flushed or
                 // clamped.
                 let float_same = dst == src && dst.is_float() && round.is_none();
+                if sat && (dst == PtxType::Bf16 || src == PtxType::Bf16) {
+                    // (ptxas: "Illegal modifier '.sat'", from or to bf16; `.f16` takes it.)
+                    return Err(self.unsupported(format!("`{}`: `.sat` with a bf16 operand", s.opcode)));
+                }
                 if !float_same {
                     eval::cvt_form(dst, src, round).map_err(|e| self.unsupported(e))?;
-                } else if sat && dst == PtxType::Bf16 {
-                    // (ptxas: "Illegal modifier '.sat'"; `.f16` takes it.)
-                    return Err(self.unsupported(format!("`{}`: `.sat` of a bf16 to bf16", s.opcode)));
                 }
                 self.expect_ops(s, 2)?;
                 let d = self.dst(&o[0], Slot::Wide(dst))?;
@@ -1538,12 +1539,14 @@ impl Decoder {
             // One simulated thread's accesses are seen in program order by every other, and
             // threads run one after another between sync points: fences change nothing.
             "membar" if matches!(p, ["membar", "cta" | "gl" | "sys"]) => self.expect_ops(s, 0)?,
-            // (`fence.proxy.alias` orders accesses through different virtual addresses of
-            // one location: the simulator's memory has one address per location.)
-            "fence"
+            // (`fence.proxy.alias` and `membar.proxy.alias` order accesses through different
+            // virtual addresses of one location: the simulator's memory has one address per
+            // location.)
+            "fence" | "membar"
                 if matches!(
                     p,
-                    ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"] | ["fence", "proxy", "alias"]
+                    ["fence", "sc" | "acq_rel", "cta" | "gpu" | "sys"]
+                        | ["fence" | "membar", "proxy", "alias"]
                 ) =>
             {
                 self.expect_ops(s, 0)?

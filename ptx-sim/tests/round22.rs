@@ -42,6 +42,14 @@ fn run(ptx: &str, input: &[u64], bytes: usize) -> Vec<u64> {
     download(&mem, out, input.len(), bytes)
 }
 
+/// Why the simulator refuses `ptx`'s kernel `k` (empty when it takes it).
+fn refusal(ptx: &str) -> String {
+    match Module::parse(ptx) {
+        Err(e) => e.to_string(),
+        Ok(m) => m.unsupported("k").map(|e| e.to_string()).unwrap_or_default(),
+    }
+}
+
 #[test]
 fn rsqrt_approx_ftz_f64_flushes_a_subnormal_input_and_the_plain_form_keeps_it() {
     let input = [1, 0x8000_0000_0000_0001, 4.0f64.to_bits(), 0x0010_0000_0000_0000];
@@ -81,13 +89,12 @@ fn cvt_of_a_half_type_to_itself_is_the_value_or_its_clamp() {
     // Rounded to an integral value: bf16 1.5 to 2.0 (0x4000), 0.25 to 0.
     let integral = elementwise(2, ".b16", ".b16", "\tcvt.rni.bf16.bf16 %out, %in;");
     assert_eq!(run(&integral, &[0x3fc0, 0x3e80], 2), [0x4000, 0x0000]);
-    // ptxas takes no `.sat` on bf16 to bf16, nor does the simulator.
-    let refused = elementwise(2, ".b16", ".b16", "\tcvt.sat.bf16.bf16 %out, %in;");
-    let why = match Module::parse(&refused) {
-        Err(e) => e.to_string(),
-        Ok(m) => m.unsupported("k").map(|e| e.to_string()).unwrap_or_default(),
-    };
-    assert!(why.contains("cvt.sat.bf16.bf16"), "{why}");
+    // ptxas takes no `.sat` with a bf16 operand (it does for f16), nor does the simulator.
+    for form in ["cvt.sat.bf16.bf16", "cvt.rn.sat.bf16.f16", "cvt.sat.f32.bf16"] {
+        let out_ty = if form.ends_with(".f32.bf16") { ".f32" } else { ".b16" };
+        let why = refusal(&elementwise(2, ".b16", out_ty, &format!("\t{form} %out, %in;")));
+        assert!(why.contains(form) && why.contains(".sat"), "{why}");
+    }
 }
 
 #[test]
@@ -109,7 +116,12 @@ fn mad_with_a_rounding_modifier_is_fma() {
 
 #[test]
 fn ldu_loads_as_ld_does_and_fence_proxy_alias_orders_nothing_here() {
-    let scalar = elementwise(4, ".u32", ".u32", "\tfence.proxy.alias;\n\tldu.global.u32 %out, [%rd3];");
+    let scalar = elementwise(
+        4,
+        ".u32",
+        ".u32",
+        "\tfence.proxy.alias;\n\tmembar.proxy.alias;\n\tldu.global.u32 %out, [%rd3];",
+    );
     assert_eq!(run(&scalar, &[7, 0xffff_ffff, 42], 4), [7, 0xffff_ffff, 42]);
     // A `.v2` pair at the thread's 8-byte element, summed.
     let pair = elementwise(
@@ -120,4 +132,10 @@ fn ldu_loads_as_ld_does_and_fence_proxy_alias_orders_nothing_here() {
     );
     let got = run(&pair, &[(5 << 32) | 9], 8);
     assert_eq!(got[0] & 0xffff_ffff, 14);
+    // `ldu` has no other qualifiers and only the global space (ptxas: "Illegal modifier",
+    // "State space incorrect"); the simulator refuses them too, where `ld` would take them.
+    for form in ["ldu.global.volatile.u32", "ldu.global.nc.u32", "ldu.shared.u32"] {
+        let why = refusal(&elementwise(4, ".u32", ".u32", &format!("\t{form} %out, [%rd3];")));
+        assert!(why.contains(form), "{why}");
+    }
 }

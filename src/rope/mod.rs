@@ -496,19 +496,25 @@ impl DeviceRope {
         self.in_place(direction, positions, x, ("q", q_view), Some(k_view))
     }
 
-    /// Checks what every launch shares: the storage type, the table's device and the
-    /// positions, returning the geometry and whether the vectorised kernel runs.
-    fn common<T: RopeStorage>(
+    /// Checks that buffers of `T` hold the configured storage type: first, as it is what
+    /// the types say, whatever the shapes.
+    fn check_dtype<T: RopeStorage>(&self) -> Result<()> {
+        let dtype = self.rope.config.dtype;
+        if T::DTYPES.contains(&dtype) {
+            return Ok(());
+        }
+        let reason =
+            format!("the buffers hold {}, but the RoPE was configured for {}", T::NAME, dtype.name());
+        Err(invalid("dtype", reason))
+    }
+
+    /// Checks what every launch shares: the table's device and the positions, returning
+    /// the geometry and whether the vectorised kernel runs.
+    fn common(
         &self,
         positions: &DeviceBuffer<u32>,
         views: &[(&str, TensorView)],
     ) -> Result<(LaunchConfig, bool)> {
-        let dtype = self.rope.config.dtype;
-        if !T::DTYPES.contains(&dtype) {
-            let reason =
-                format!("the buffers hold {}, but the RoPE was configured for {}", T::NAME, dtype.name());
-            return Err(invalid("dtype", reason));
-        }
         let tokens = views[0].1.tokens;
         for (argument, view) in views {
             if view.tokens != tokens {
@@ -549,6 +555,7 @@ impl DeviceRope {
         k: Option<(&DeviceBuffer<T>, TensorView, TensorView)>,
         k_out: &mut DeviceBuffer<T>,
     ) -> Result<LaunchReport> {
+        self.check_dtype::<T>()?;
         let hd = self.rope.config.head_dim;
         let (src_name, dst_name) = q.names;
         let mut views = vec![(src_name, q.src_view), (dst_name, q.dst_view)];
@@ -577,7 +584,7 @@ impl DeviceRope {
             (dst_name, q.dst.device()),
             ("k_out", k_out.device()),
         ])?;
-        let (cfg, vectorised) = self.common::<T>(positions, &views)?;
+        let (cfg, vectorised) = self.common(positions, &views)?;
         let args = OutOfPlaceArgs {
             q: (q.src, q.src_view),
             k: (k_src, k_view),
@@ -598,6 +605,7 @@ impl DeviceRope {
         (q_name, q_view): (&'static str, TensorView),
         k_view: Option<TensorView>,
     ) -> Result<LaunchReport> {
+        self.check_dtype::<T>()?;
         let hd = self.rope.config.head_dim;
         q_view.validate(q_name, hd, x.len())?;
         let mut views = vec![(q_name, q_view)];
@@ -611,7 +619,7 @@ impl DeviceRope {
             None => TensorView { heads: 0, ..q_view },
         };
         self.check_devices(&[("positions", positions.device()), ("x", x.device())])?;
-        let (cfg, vectorised) = self.common::<T>(positions, &views)?;
+        let (cfg, vectorised) = self.common(positions, &views)?;
         let args = InPlaceArgs {
             x,
             q: q_view,

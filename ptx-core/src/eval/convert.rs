@@ -64,7 +64,7 @@ pub fn cvt_form(dst: PtxType, src: PtxType, round: Option<CvtRound>) -> Result<(
             None if dst.bits() > src.bits() => Ok(()),
             _ => Err(format!(
                 "cvt{dst}{src}: narrowing (and between .f16 and .bf16) needs .rn/.rz/.rm/.rp, widening no \
-                 modifier, equal types .rni/.rzi/.rmi/.rpi or none"
+                 modifier, equal types .rni/.rzi/.rmi/.rpi"
             )),
         },
     }
