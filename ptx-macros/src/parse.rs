@@ -1954,8 +1954,8 @@ impl<'e> Parser<'e> {
                 }
             };
             match (&*pt.ty, self.scalar_of(&pt.ty)) {
-                (syn::Type::Reference(_), _) => match self.param_type(&pt.ty, false) {
-                    Some(kind @ ParamKind::Slice { .. }) => {
+                (syn::Type::Reference(_), _) => {
+                    if let Some(kind @ ParamKind::Slice { .. }) = self.param_type(&pt.ty, false) {
                         if let syn::Pat::Ident(syn::PatIdent { mutability: Some(m), .. }) = &*pt.pat {
                             self.err(
                                 m,
@@ -1965,8 +1965,7 @@ impl<'e> Parser<'e> {
                         }
                         params.push(Param { name, kind, mutable: false, lints: Vec::new() });
                     }
-                    _ => {}
-                },
+                }
                 (_, Some(s)) if !s.is_half() => {
                     params.push(Param { name, kind: ParamKind::Scalar(s), mutable, lints: Vec::new() })
                 }
