@@ -56,6 +56,7 @@ pub use ptx_runtime::half;
 pub mod gpu;
 pub mod kernels;
 mod lang;
+mod placement;
 pub mod rope;
 
 pub use ptx_macros::{ptx_device, ptx_kernel};

@@ -254,3 +254,29 @@ fn every_library_kernel_assembles_for_sm_80_and_sm_90() {
     common::assert_assembles("scan_blocks_f32", &kernels::ScanBlocksF32::new());
     common::assert_assembles("add_offsets_u32", &kernels::AddOffsetsU32::new());
 }
+
+/// A buffer of another device is an `Error::WrongDevice` naming the argument, whatever the
+/// shape: also where an empty one launches nothing.
+#[test]
+fn buffers_of_another_device_are_refused_even_when_nothing_runs() {
+    let (here, there) = (Device::sim(), Device::sim());
+    let names = |r: ptx_dsl::runtime::Result<()>| match r {
+        Err(Error::WrongDevice { what }) => what,
+        other => panic!("expected WrongDevice, got {other:?}"),
+    };
+    let empty = there.zeroed::<f32>(0).unwrap();
+    let mut out = here.zeroed::<f32>(0).unwrap();
+    let what = names(kernels::sum(&here, &empty).map(drop));
+    assert!(what.contains("`x`"), "{what}");
+    let what = names(kernels::softmax_rows(&here, &empty, 0, 4, &mut out));
+    assert!(what.contains("`x`"), "{what}");
+    let (weight, bias) = (here.zeroed::<f32>(4).unwrap(), there.zeroed::<f32>(4).unwrap());
+    let x = here.zeroed::<f32>(0).unwrap();
+    let what = names(kernels::layer_norm(&here, &x, &weight, &bias, 1e-5, 0, 4, &mut out));
+    assert!(what.contains("`bias`"), "{what}");
+    let mut elsewhere = there.zeroed::<f32>(0).unwrap();
+    let what = names(kernels::prefix_sum(&here, &x, &mut elsewhere));
+    assert!(what.contains("`out`"), "{what}");
+    let what = names(kernels::transpose(&here, &x, 0, 0, &mut elsewhere));
+    assert!(what.contains("`out`"), "{what}");
+}

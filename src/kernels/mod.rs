@@ -10,7 +10,8 @@
 //! - [`transpose`] through a padded shared tile (no bank conflicts),
 //! - [`prefix_sum`]: inclusive scan of `u32` or `f32` values of any length.
 //!
-//! The helpers validate every shape before they launch, and with the indices so proven the
+//! The helpers validate every shape before they launch (and that every buffer lives on the
+//! call's device: an [`Error::WrongDevice`] naming the argument), and with the indices so proven the
 //! kernels are `#[ptx_kernel(unchecked)]`: no per-access checks, the SASS of hand-written
 //! CUDA (docs/performance.md). Each helper's `SAFETY` comment gives the proof; the kernel
 //! types are public for callers who launch them themselves (`unsafe`, on the same terms).
@@ -30,6 +31,11 @@ pub use softmax::{softmax_rows, SoftmaxRowsF32};
 pub use transpose::{transpose, TransposeF32};
 
 use ptx_runtime::{Error, Result};
+
+/// Checks that `buffers` (argument name, buffer's device) live on `device`.
+fn on_device(device: &ptx_runtime::Device, buffers: &[(&str, &ptx_runtime::Device)]) -> Result<()> {
+    crate::placement::check_devices(device, buffers, "the call runs on")
+}
 
 /// Threads per block of the library's kernels: 8 warps.
 pub const BLOCK: u32 = 256;

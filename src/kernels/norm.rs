@@ -83,7 +83,8 @@ fn row_shapes(
 /// sum of squares is finite in f32 (`|x|` below about `1.8e19 / √cols`) and
 /// `mean(x²) + eps` is at least `2^-126`; past the first the scale overflows to 0 (outputs
 /// 0, NaN for an infinite `x`), past the second the squares lose bits to underflow (with
-/// `eps = 0` and every `x²` below `2^-149`, outputs ±inf), as the f32 arithmetic gives.
+/// `eps = 0` and every `x²` below `2^-149`, the scale is infinite: outputs ±inf, NaN where
+/// `x` is 0), as the f32 arithmetic gives.
 /// `eps` must be finite and `>= 0` ([`Error::InvalidArgument`] naming it otherwise).
 ///
 /// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument
@@ -96,6 +97,7 @@ pub fn rms_norm(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    super::on_device(device, &[("x", x.device()), ("weight", weight.device()), ("out", out.device())])?;
     check_eps(eps)?;
     let Some(config) = row_shapes(x.len(), out.len(), &[("weight", weight.len())], rows, cols)? else {
         return Ok(());
@@ -110,7 +112,12 @@ pub fn rms_norm(
 /// variance as `torch.nn.LayerNorm` takes it. Error against float64 within about
 /// `(cols/256 + 24) · 2^-24 · (|w|·(|x - mean| + 2|mean|) / sqrt(var + eps) + |b|)`: the
 /// mean's f32 rounding counts against the row's spread, so a row whose mean is `2^k` times
-/// its standard deviation loses about `k` bits (as any f32 mean does). `eps` must be finite and `>= 0`
+/// its standard deviation loses about `k` bits (as any f32 mean does). As for [`rms_norm`],
+/// the bound holds while the row's sums (of `x`, and of `(x - mean)²`) are finite in f32
+/// (`|x - mean|` below about `1.8e19 / √cols`: past it the variance overflows and the
+/// outputs are `bias`, or NaN where the sum of `x` overflows) and `var + eps` is at least
+/// `2^-126` (below it the squares lose bits to underflow; with `eps = 0` and every
+/// `(x - mean)²` below `2^-149`, outputs ±inf and NaN). `eps` must be finite and `>= 0`
 /// ([`Error::InvalidArgument`] naming it otherwise).
 ///
 /// [`Error::InvalidArgument`]: ptx_runtime::Error::InvalidArgument
@@ -125,6 +132,9 @@ pub fn layer_norm(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    let buffers =
+        [("x", x.device()), ("weight", weight.device()), ("bias", bias.device()), ("out", out.device())];
+    super::on_device(device, &buffers)?;
     check_eps(eps)?;
     let params = [("weight", weight.len()), ("bias", bias.len())];
     let Some(config) = row_shapes(x.len(), out.len(), &params, rows, cols)? else {

@@ -121,8 +121,12 @@ fn reduce<T: Reduction>(device: &Device, x: &DeviceBuffer<T>, pass: Pass<T>) -> 
 /// The sum of every element of `x` (+0.0 for an empty buffer, as `torch.sum`; -0.0 when
 /// every element is -0.0, as IEEE addition gives), in a fixed order: each of up to 262144
 /// threads adds a strided share in sequence, then a tree over blocks. The error is at most
-/// about `(x.len() / 262144 + 30) · ε · Σ|x|` (ε the type's unit roundoff).
+/// about `(x.len() / 262144 + 30) · ε · Σ|x|` (ε the type's unit roundoff) while the
+/// partial sums stay finite: values near the type's largest that cancel (`[2e38, -2e38,
+/// 2e38, -2e38]` in f32) may meet as `inf - inf` in the tree and give NaN, as any parallel
+/// order may (a sequential sum in f64 would give 0).
 pub fn sum<T: Reduction>(device: &Device, x: &DeviceBuffer<T>) -> Result<T> {
+    super::on_device(device, &[("x", x.device())])?;
     if x.is_empty() {
         return Ok(T::default());
     }
@@ -130,7 +134,9 @@ pub fn sum<T: Reduction>(device: &Device, x: &DeviceBuffer<T>) -> Result<T> {
 }
 
 /// The largest element of `x`, as `x.iter().fold(-inf, max)` gives it: NaN is ignored,
-/// `-inf` for an empty buffer.
+/// `-inf` for an empty buffer, `+0.0` of zeros of both signs (where Rust's `max` may give
+/// either).
 pub fn max<T: Reduction>(device: &Device, x: &DeviceBuffer<T>) -> Result<T> {
+    super::on_device(device, &[("x", x.device())])?;
     reduce(device, x, T::max_pass)
 }

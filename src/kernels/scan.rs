@@ -123,8 +123,11 @@ scan_impl!(f32, ScanBlocksF32, AddOffsetsF32);
 /// `out[i] = x[0] + .. + x[i]` (inclusive; `u32` wraps; an `f32` prefix of -0.0s is -0.0,
 /// as `torch.cumsum` on a GPU and NumPy give). `out` has `x`'s length. An `f32`
 /// prefix is formed by a tree of at most 14 additions per 256-fold level, so its error is
-/// at most about `14 · levels · 2^-24 · Σ_{j≤i} |x[j]|`, `levels = ⌈log_256 len⌉`.
+/// at most about `14 · levels · 2^-24 · Σ_{j≤i} |x[j]|`, `levels = ⌈log_256 len⌉`, while
+/// the partial sums of the tree stay finite (values near `f32::MAX` that cancel may meet
+/// as `inf - inf` and give NaN, as in [`super::sum`]).
 pub fn prefix_sum<T: Scan>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
+    super::on_device(device, &[("x", x.device()), ("out", out.device())])?;
     expect_len("out", out.len(), Some(x.len()), "the scan of `x`")?;
     if x.is_empty() {
         return Ok(());

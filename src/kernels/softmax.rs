@@ -50,6 +50,7 @@ pub fn softmax_rows(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    super::on_device(device, &[("x", x.device()), ("out", out.device())])?;
     if !matrix_shapes(x.len(), out.len(), rows, cols, "a [rows, cols] matrix")? {
         return Ok(());
     }

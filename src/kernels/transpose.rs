@@ -49,6 +49,7 @@ pub fn transpose(
     cols: usize,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    super::on_device(device, &[("x", x.device()), ("out", out.device())])?;
     if !matrix_shapes(x.len(), out.len(), rows, cols, "a [cols, rows] matrix")? {
         return Ok(());
     }

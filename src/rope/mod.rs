@@ -539,12 +539,7 @@ impl DeviceRope {
     /// Every buffer must live on this RoPE's device: [`Error::WrongDevice`] naming the
     /// argument as the RoPE API calls it (the launch would name the kernel's parameter).
     fn check_devices(&self, buffers: &[(&str, &Device)]) -> Result<()> {
-        match buffers.iter().find(|(_, device)| !device.same_as(&self.device)) {
-            None => Ok(()),
-            Some((argument, device)) => Err(Error::WrongDevice {
-                what: format!("`{argument}` lives on {device}, but this RoPE runs on {}", self.device),
-            }),
-        }
+        crate::placement::check_devices(&self.device, buffers, "this RoPE runs on")
     }
 
     fn out_of_place<T: RopeStorage>(
