@@ -259,9 +259,32 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 statics.push(parse_array_decl(decl.trim_end_matches(';').trim(), lineno)?);
                 i += 1;
             }
-            ".global" | ".const" | ".visible"
+            // `.extern .global`: a variable another module defines (`extern __device__`, with
+            // `-rdc=true`), which the simulator does not link: the kernels naming it are left
+            // out, not the module.
+            ".extern"
+                if words.clone().any(|w| w == ".global" || w == ".const")
+                    && !line.contains(".entry")
+                    && !line.contains(".func") =>
+            {
+                let decl = declaration(&lines, &mut i, "a variable declaration")?;
+                let name = match parse_data_decl(decl.trim().trim_start_matches(".extern"), lineno)? {
+                    DataDecl::Laid(def) => def.name,
+                    DataDecl::Unlaid { name, .. } => name,
+                };
+                let why = unsupported(
+                    lineno,
+                    format!("the `.extern` variable `{name}`, defined in another module (the simulator links none)"),
+                );
+                bad_data.push((name, why));
+                i += 1;
+            }
+            // `.weak` and `.common` (linking directives, `-rdc=true`'s `inline __device__`
+            // variables) define the variable as a plain one does within one module.
+            ".global" | ".const" | ".visible" | ".weak" | ".common"
                 if words.clone().chain([first]).any(|w| w == ".global" || w == ".const")
-                    && !line.contains(".entry") =>
+                    && !line.contains(".entry")
+                    && !line.contains(".func") =>
             {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
                 let def = match parse_data_decl(&decl, lineno)? {
@@ -342,7 +365,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 }
             }
             _ if first.starts_with('.') => {
-                return Err(unsupported(lineno, format!("module directive `{first}`")));
+                return Err(unsupported(lineno, format!("module directive `{first}` (`{line}`)")));
             }
             _ => return Err(parse_err(lineno, format!("expected a directive, found `{line}`"))),
         }
@@ -412,7 +435,7 @@ enum DataDecl {
     Unlaid { name: String, why: SimError },
 }
 
-/// `[.visible] (.global|.const) [.align A] [.v2|.v4] .type name[N][M].. [= value | = {values}];`:
+/// `[.visible|.weak|.common] (.global|.const) [.align A] [.v2|.v4] .type name[N][M].. [= value | = {values}];`:
 /// the variable's bytes as initialised (zero without an initialiser; a nested list's
 /// missing values too). A variable invalid as declared (a malformed value, past 2^64 bytes)
 /// is an error.
@@ -422,7 +445,8 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         Some((h, i)) => (h.trim(), Some(i.trim())),
         None => (decl, None),
     };
-    let toks: Vec<&str> = head.split_whitespace().filter(|t| *t != ".visible" && *t != ".weak").collect();
+    let toks: Vec<&str> =
+        head.split_whitespace().filter(|t| !matches!(*t, ".visible" | ".weak" | ".common")).collect();
     let (align, rest) = match toks.as_slice() {
         [".global" | ".const", ".align", a, rest @ ..] => {
             let a = a.parse::<u32>().map_err(|_| parse_err(line, format!("bad alignment `{a}`")))?;

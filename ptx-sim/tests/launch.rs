@@ -353,8 +353,14 @@ fn unknown_opcode_and_directive_are_unsupported() {
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }
-    let bad = ptx.replacen(".address_size 64", ".address_size 64\n.extern .global .u32 g;", 1);
-    assert!(matches!(Module::parse(&bad), Err(SimError::Unsupported { .. })));
+    let bad = ptx.replacen(".address_size 64", ".address_size 64\n.alias copy2, copy;", 1);
+    match Module::parse(&bad) {
+        Err(SimError::Unsupported { what, .. }) => assert!(what.contains("`.alias copy2, copy;`"), "{what}"),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+    // An `.extern` variable the kernel does not name leaves it as it is.
+    let unused = ptx.replacen(".address_size 64", ".address_size 64\n.extern .global .u32 g;", 1);
+    assert!(Module::parse(&unused).is_ok_and(|m| m.unsupported("copy").is_none()));
     let bad = ptx.replacen("cvta.to.global.u64", "cvta.to.const.u64", 1);
     assert!(matches!(Module::parse(&bad), Err(SimError::Unsupported { .. })));
     let bad = ptx.replacen("\tret;", "\tret", 1);

@@ -139,3 +139,65 @@ fn ldu_loads_as_ld_does_and_fence_proxy_alias_orders_nothing_here() {
         assert!(why.contains(form), "{why}");
     }
 }
+
+/// `-rdc=true` output: an `inline __device__` variable is `.weak .global` (a `.common` one
+/// alike), an `extern __device__` one `.extern .global`. Within one module the first two are
+/// plain definitions; the third is defined in a module the simulator does not link, so the
+/// kernels naming it are left out, not the module.
+const RDC_MODULE: &str = "
+.version 8.0
+.target sm_90
+.address_size 64
+.weak .global .align 4 .u32 scale = 3;
+.common .global .align 4 .u32 bias;
+.extern .global .align 4 .u32 elsewhere;
+
+.visible .entry uses_scale(.param .u64 uses_scale_param_0)
+{
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [uses_scale_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    ld.global.u32 %r2, [scale];
+    ld.global.u32 %r4, [bias];
+    mad.lo.s32 %r3, %r2, %r1, %r4;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd3, %rd2, %rd3;
+    st.global.u32 [%rd3], %r3;
+    ret;
+}
+
+.visible .entry uses_elsewhere(.param .u64 uses_elsewhere_param_0)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [uses_elsewhere_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r1, [elsewhere];
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+";
+
+#[test]
+fn weak_and_common_variables_are_defined_and_extern_ones_leave_out_their_users() {
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
+        // (An `.extern` variable assembles as relocatable code, `-c`, as `-rdc` builds it.)
+        if let Err(e) = ptx_tools::ptxas::assemble_with_args(&ptxas, RDC_MODULE, "sm_90", &["-c"]) {
+            panic!("ptxas rejects the module: {e}");
+        }
+    }
+    let m = Module::parse(RDC_MODULE).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 4], 4);
+    let k = m.kernel("uses_scale").expect("`uses_scale` loads");
+    launch(k, &geo([1, 1, 1], [4, 1, 1]), &[out], &mem, 1).unwrap_or_else(|e| panic!("{e}"));
+    // scale · tid + bias, the `.common` variable zero-initialised.
+    assert_eq!(download(&mem, out, 4, 4), [0, 3, 6, 9]);
+    let why = m.unsupported("uses_elsewhere").expect("the kernel naming `elsewhere` is left out").to_string();
+    assert!(
+        why.contains("`elsewhere`") && why.contains(".extern") && why.contains("`uses_elsewhere`"),
+        "{why}"
+    );
+}
