@@ -71,6 +71,25 @@ fn layout(arrays: &[SharedDef]) -> (HashMap<String, u32>, u64) {
     (map, offset)
 }
 
+/// The kernel parameters whose address the body takes (`mov.u64 %rd, k_param_0`), as
+/// thread-local arrays of their bytes (rounded up to whole 8-byte slots), for the `mov` to
+/// fill and point at.
+fn addressed_params(params: &[PtxParam], body: &[BodyItem]) -> Vec<SharedDef> {
+    params
+        .iter()
+        .filter(|p| {
+            body.iter().any(|item| {
+                matches!(item, BodyItem::Instr(s) if s.opcode.starts_with("mov.") && s.operands.get(1) == Some(&p.name))
+            })
+        })
+        .map(|p| SharedDef {
+            name: p.name.clone(),
+            align: 8,
+            bytes: u32::try_from(p.size_bytes().div_ceil(8).max(1) * 8).unwrap_or(u32::MAX),
+        })
+        .collect()
+}
+
 /// The value of PTX's `WARP_SZ`: the simulator's warps have 32 lanes, as every GPU's do.
 const WARP_SIZE: u64 = 32;
 
@@ -130,7 +149,8 @@ pub(crate) fn decode_kernel(
     body: Vec<BodyItem>,
     line: usize,
 ) -> Result<KernelCode, SimError> {
-    let Arrays { shared, dynamic, locals, data } = arrays;
+    let Arrays { shared, dynamic, mut locals, data } = arrays;
+    locals.extend(addressed_params(&params, &body));
     let mut regs = HashMap::new();
     let mut singles = HashMap::new();
     let mut nregs: u32 = 0;
@@ -818,9 +838,32 @@ impl Decoder {
                         return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
                     }
                     self.emit(Op::Special { d, which: *sr }, s);
-                } else if self.params.iter().any(|p| p.name == o[1]) {
-                    // `mov.u64 %rd, k_param_0`: the address of a `__grid_constant__` parameter.
-                    return Err(self.unsupported(format!("the address of kernel parameter `{}`", o[1])));
+                } else if let Some(idx) = self.params.iter().position(|p| p.name == o[1]) {
+                    // `mov.u64 %rd, k_param_0`: the address of a parameter (NVRTC's for a struct
+                    // passed by value and indexed at run time), which `ld.param [%rd+n]` and,
+                    // after `cvta.param`, generic loads read. Its bytes are copied from its
+                    // slots into the thread's copy (`addressed_params`; parameters are never
+                    // written), then the copy's address is the value.
+                    let base = match self.locals.get(&o[1]) {
+                        Some(&base) if ty.bits() == 64 => base,
+                        _ => {
+                            return Err(
+                                self.unsupported(format!("`{}` of kernel parameter `{}`", s.opcode, o[1]))
+                            )
+                        }
+                    };
+                    let (first, words) =
+                        (self.param_slots[idx], self.params[idx].size_bytes().div_ceil(8).max(1));
+                    let at = self.konst(u64::from(base));
+                    for word in 0..words as u32 {
+                        let off = i32::try_from(8 * word).unwrap_or(i32::MAX);
+                        let slot = first + word;
+                        self.emit(
+                            Op::St { space: MemSpace::Local, size: 8, n: 1, s: [slot; 4], base: at, off },
+                            s,
+                        );
+                    }
+                    self.emit(Op::Mov { d, a: at }, s);
                 } else {
                     let a = self.src(&o[1], ty)?;
                     self.emit(Op::Mov { d, a }, s);
@@ -849,6 +892,10 @@ impl Decoder {
                     ["cvta", "to", "local", "u64"] => (false, LOCAL_WINDOW),
                     ["cvta", "shared", "u64"] => (true, SHARED_WINDOW),
                     ["cvta", "to", "shared", "u64"] => (false, SHARED_WINDOW),
+                    // Parameters whose address is taken are thread-local copies here (call
+                    // sequences' too): their generic addresses are in the local window.
+                    ["cvta", "param", "u64"] => (true, LOCAL_WINDOW),
+                    ["cvta", "to", "param", "u64"] => (false, LOCAL_WINDOW),
                     _ => return Err(unsup(self)),
                 };
                 let (d, [a]) = self.dst_srcs(s, PtxType::U64, [PtxType::U64])?;

@@ -201,3 +201,44 @@ fn weak_and_common_variables_are_defined_and_extern_ones_leave_out_their_users()
         "{why}"
     );
 }
+
+/// NVRTC's code for a struct passed by value and indexed at run time
+/// (`struct Big { float w[32]; int k; }`, `out[i] = p.w[idx[i] & 31] + p.k`): the parameter's
+/// address (`mov.b64 %rd, k_param_0`), read through `ld.param` and, after `cvta.param`,
+/// a generic load (`tests/data/round22_struct_param_address.ptx`, assembled by ptxas first).
+#[test]
+fn a_by_value_struct_indexed_at_run_time_reads_through_its_address() {
+    let text = include_str!("data/round22_struct_param_address.ptx");
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
+        if let Err(e) = ptx_tools::ptxas::assemble(&ptxas, text, "sm_90") {
+            panic!("ptxas rejects the module: {e}");
+        }
+    }
+    let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let w: Vec<f32> = (0..32).map(|j| j as f32 * 1.5 - 7.0).collect();
+    let k = -3i32;
+    let mut big: Vec<u8> = w.iter().flat_map(|v| v.to_le_bytes()).collect();
+    big.extend(k.to_le_bytes());
+    let idx: Vec<u64> = vec![0, 31, 33, 7, 1000, 16];
+    let n = idx.len();
+    let (idx_addr, out) = (upload(&mem, &idx, 4), upload(&mem, &vec![0; n], 4));
+    let params = vec![big, idx_addr.to_le_bytes().to_vec(), out.to_le_bytes().to_vec()];
+    let code = m.kernel("bigparam").expect("`bigparam` loads");
+    ptx_sim::launch_with_param_bytes(
+        code,
+        &geo([1, 1, 1], [n as u32, 1, 1]),
+        &params,
+        &mem,
+        1,
+        &Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = download(&mem, out, n, 4);
+    for (i, &j) in idx.iter().enumerate() {
+        // w[j & 31] + k, then w[j & 31] again through the generic address.
+        let e = w[(j & 31) as usize];
+        let want = (e + k as f32) + e;
+        assert_eq!(got[i] as u32, want.to_bits(), "idx {j}");
+    }
+}

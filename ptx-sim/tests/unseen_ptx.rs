@@ -171,11 +171,15 @@ fn a_call_of_a_function_the_module_lacks_says_so() {
 
 #[test]
 fn errors_name_what_the_ptx_does() {
-    // A local array larger than a u32 can count, a parameter's address (`__grid_constant__`).
+    // A local array larger than a u32 can count; a parameter's address in 32 bits.
     let err = run(" .local .align 4 .b8 big[99999999999];", "", 1).expect_err("too big");
     assert!(err.contains("bad local array size"), "{err}");
-    let err = run(" mov.u64 %rd5, out;", "", 1).expect_err("a parameter's address");
-    assert!(err.contains("the address of kernel parameter `out`"), "{err}");
+    let err = run(" mov.u32 %r5, out;", "", 1).expect_err("a parameter's address in 32 bits");
+    assert!(err.contains("`mov.u32` of kernel parameter `out`"), "{err}");
+    // In 64 bits it is the address of the thread's copy of the parameter, which `ld.param`
+    // reads (`out`'s own value: the address of the output).
+    let got = run(" mov.u64 %rd5, out;\n ld.param.u64 %rd6, [%rd5];\n st.global.u32 [%rd6], 7;", "", 1);
+    assert_eq!(got, Ok(vec![7]));
 }
 
 #[test]
