@@ -19,8 +19,8 @@ pub struct Dim3 {
 #[cold]
 fn outside_kernel(name: &str) -> ! {
     panic!(
-        "`{name}()` is a GPU built-in: it only has a meaning inside a `#[ptx_kernel]` function, \
-         where the macro turns it into a PTX special register"
+        "`{name}()` is a GPU built-in: it only has a meaning inside a `#[ptx_kernel]` function \
+         (or a `#[ptx_device]` function a kernel calls), where the macro turns it into PTX"
     )
 }
 

@@ -251,3 +251,22 @@ fn half_values_pass_as_scalar_arguments() -> Result<()> {
     assert_eq!(out.to_vec()?, [value]);
     Ok(())
 }
+
+/// The half types named by their path through ptx-dsl's re-export.
+#[ptx_kernel]
+fn widen_by_path(h: &[ptx_dsl::half::f16], out: &mut [f32]) {
+    let i = (thread_idx().x + block_idx().x * block_dim().x) as usize;
+    if i < h.len() {
+        out[i] = h[i].to_f32();
+    }
+}
+
+#[test]
+fn half_types_by_their_re_exported_path() -> Result<()> {
+    let dev = Device::sim();
+    let hs: Vec<f16> = [0.5f32, -3.25, 65504.0].map(f16::from_f32).to_vec();
+    let (h, mut out) = (dev.upload(&hs)?, dev.zeroed::<f32>(hs.len())?);
+    WidenByPath::new().launch(&dev, LaunchConfig::for_elements(hs.len(), 32), &h, &mut out)?;
+    assert_eq!(out.to_vec()?, [0.5, -3.25, 65504.0]);
+    Ok(())
+}

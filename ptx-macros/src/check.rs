@@ -919,8 +919,11 @@ impl Checker<'_> {
                 if let Some((annot, sp)) = ty {
                     let want = self.let_annotation(annot, pat);
                     if contains_error(&want) {
-                        self.errors
-                            .at(*sp, "`f16` and `bf16` values are not supported in kernels yet: use `f32`");
+                        self.errors.at(
+                            *sp,
+                            "`f16` and `bf16` are not supported in this annotation: leave the type to the value \
+                             (`let v = h[i];`), or widen with `.to_f32()` and annotate `f32`",
+                        );
                     }
                     let swap_index =
                         matches!(pat, Pat::Ident { name, .. } if crate::desugar::is_swap_index(name));
@@ -1153,8 +1156,14 @@ impl Checker<'_> {
                     self.errors.at(
                         Sp::of(name),
                         format!(
-                            "only scalar variables can be `mut` in a kernel; `{name}` has type `{}`",
-                            self.show(ty)
+                            "only scalar variables can be `mut` in a kernel; `{name}` has type `{}`{}",
+                            self.show(ty),
+                            if half {
+                                " (half-precision values are storage: keep an `f32` variable and round it \
+                                 when storing, `f16::from_f32(v)`)"
+                            } else {
+                                ""
+                            }
                         ),
                     );
                 }
@@ -2556,7 +2565,12 @@ impl Checker<'_> {
                     _ => false,
                 };
                 if !ok {
-                    let msg = format!("cannot apply unary `-` to type `{}`", self.show(&t));
+                    let hint = if matches!(resolved, Ty::Scalar(s) if s.is_half()) {
+                        ": convert with `.to_f32()` first (kernels compute in `f32`; `f16::from_f32` rounds back)"
+                    } else {
+                        ""
+                    };
+                    let msg = format!("cannot apply unary `-` to type `{}`{hint}", self.show(&t));
                     self.errors.at(e.span, msg);
                 }
                 self.negations.push((inner.id, e.span));

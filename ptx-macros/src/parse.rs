@@ -639,8 +639,14 @@ impl<'e> Parser<'e> {
                     {
                         name
                     }
-                    // The `half` crate's types, which kernels' `f16` and `bf16` are.
+                    // The `half` crate's types, which kernels' `f16` and `bf16` are, also as
+                    // ptx-dsl re-exports it.
                     [krate, name] if krate == "half" && (name == "f16" || name == "bf16") => name,
+                    [dsl, krate, name]
+                        if dsl == "ptx_dsl" && krate == "half" && (name == "f16" || name == "bf16") =>
+                    {
+                        name
+                    }
                     _ => return None,
                 };
                 let plain = p.path.segments.iter().all(|s| s.arguments.is_none());
@@ -1095,7 +1101,7 @@ impl<'e> Parser<'e> {
                     Some(s) => {
                         self.err(
                             &c.ty,
-                            format!("`as {0}` does not exist in Rust, and `{0}` values are not supported in kernels yet", s.name()),
+                            format!("`as {0}` does not exist in Rust: round an `f32` to `{0}` with `{0}::from_f32(x)`", s.name()),
                         );
                         ExprKind::Error
                     }

@@ -21,4 +21,16 @@ fn wide_local(out: &mut [u32]) {
     out[0] = v as u32;
 }
 
+// Half precision as a user new to it writes it: each mistake says what to write.
+#[ptx_kernel]
+fn half_mistakes(h: &mut [f16], x: &[f32]) {
+    let i = thread_idx().x as usize;
+    if i < h.len() && i < x.len() {
+        h[i] = x[i] as f16;
+        let n = -h[i];
+        let mut v = f16::from_f32(0.5);
+        let t: (f16, f32) = (h[i], 1.0);
+    }
+}
+
 fn main() {}
