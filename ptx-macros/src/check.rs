@@ -814,11 +814,8 @@ impl Checker<'_> {
         match self.infer.unify(expected, found) {
             Ok(t) => t,
             Err((a, b)) => {
-                let msg = format!(
-                    "mismatched types: expected `{}`, found `{}`{what}",
-                    self.show(&a),
-                    self.show(&b)
-                );
+                let (a, b) = (self.show(&a), self.show(&b));
+                let msg = format!("mismatched types: expected `{a}`, found `{b}`{what}{}", half_hint(&a, &b));
                 self.errors.at(sp, msg);
                 Ty::Error
             }
@@ -3085,5 +3082,19 @@ fn builtin_usage(name: &str) -> String {
     match Intrinsic::ALL.iter().find(|f| f.name() == name) {
         Some(f) => f.usage().to_string(),
         None => format!("{name}()"),
+    }
+}
+
+/// What to write where a half-precision value and a float meet (types as shown): the
+/// conversion between them, which kernels, as Rust, never make implicitly.
+fn half_hint(expected: &str, found: &str) -> String {
+    let half = |t: &str| matches!(t, "f16" | "bf16");
+    let float = |t: &str| matches!(t, "f32" | "f64" | "{float}");
+    if half(expected) && float(found) {
+        format!("; round an `f32` to `{expected}` with `{expected}::from_f32(..)`")
+    } else if float(expected) && half(found) {
+        "; widen it with `.to_f32()`".to_string()
+    } else {
+        String::new()
     }
 }

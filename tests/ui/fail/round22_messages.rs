@@ -33,4 +33,14 @@ fn half_mistakes(h: &mut [f16], x: &[f32]) {
     }
 }
 
+// A float where a half value goes, and the other way round.
+#[ptx_kernel]
+fn half_conversions(h: &mut [f16], x: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if i < h.len() && i < x.len() {
+        h[i] = 1.0;
+        x[i] = h[i];
+    }
+}
+
 fn main() {}
