@@ -3089,12 +3089,11 @@ fn builtin_usage(name: &str) -> String {
 /// conversion between them, which kernels, as Rust, never make implicitly.
 fn half_hint(expected: &str, found: &str) -> String {
     let half = |t: &str| matches!(t, "f16" | "bf16");
-    let float = |t: &str| matches!(t, "f32" | "f64" | "{float}");
-    if half(expected) && float(found) {
-        format!("; round an `f32` to `{expected}` with `{expected}::from_f32(..)`")
-    } else if float(expected) && half(found) {
-        "; widen it with `.to_f32()`".to_string()
-    } else {
-        String::new()
+    match (expected, found) {
+        (e, "f32" | "{float}") if half(e) => format!("; round an `f32` to `{e}` with `{e}::from_f32(..)`"),
+        (e, "f64") if half(e) => format!("; round it to `{e}` through `f32`, `{e}::from_f32(v as f32)`"),
+        ("f32", f) if half(f) => "; widen it with `.to_f32()`".to_string(),
+        ("f64", f) if half(f) => "; widen it with `.to_f64()`".to_string(),
+        _ => String::new(),
     }
 }

@@ -75,19 +75,27 @@ fn layout(arrays: &[SharedDef]) -> (HashMap<String, u32>, u64) {
 /// thread-local arrays of their bytes (rounded up to whole 8-byte slots), for the `mov` to
 /// fill and point at.
 fn addressed_params(params: &[PtxParam], body: &[BodyItem]) -> Vec<SharedDef> {
+    let takes_address = |s: &crate::parse::Stmt, name: &str| {
+        (s.opcode.starts_with("mov.") || s.opcode.starts_with("cvta.param"))
+            && s.operands.get(1).and_then(|o| param_operand(o)).is_some_and(|(n, _)| n == name)
+    };
     params
         .iter()
-        .filter(|p| {
-            body.iter().any(|item| {
-                matches!(item, BodyItem::Instr(s) if s.opcode.starts_with("mov.") && s.operands.get(1) == Some(&p.name))
-            })
-        })
+        .filter(|p| body.iter().any(|item| matches!(item, BodyItem::Instr(s) if takes_address(s, &p.name))))
         .map(|p| SharedDef {
             name: p.name.clone(),
             align: 8,
             bytes: u32::try_from(p.size_bytes().div_ceil(8).max(1) * 8).unwrap_or(u32::MAX),
         })
         .collect()
+}
+
+/// An operand naming a variable, `name` or `name+N`: the name and the offset.
+fn param_operand(tok: &str) -> Option<(&str, u64)> {
+    match tok.split_once('+') {
+        Some((name, off)) => Some((name.trim(), off.trim().parse().ok()?)),
+        None => Some((tok.trim(), 0)),
+    }
 }
 
 /// The value of PTX's `WARP_SZ`: the simulator's warps have 32 lanes, as every GPU's do.
@@ -838,32 +846,16 @@ impl Decoder {
                         return Err(self.unsupported(format!("`{}` of a special register", s.opcode)));
                     }
                     self.emit(Op::Special { d, which: *sr }, s);
-                } else if let Some(idx) = self.params.iter().position(|p| p.name == o[1]) {
+                } else if let Some(address) = self.kernel_param_address(&o[1], s)? {
                     // `mov.u64 %rd, k_param_0`: the address of a parameter (NVRTC's for a struct
                     // passed by value and indexed at run time), which `ld.param [%rd+n]` and,
-                    // after `cvta.param`, generic loads read. Its bytes are copied from its
-                    // slots into the thread's copy (`addressed_params`; parameters are never
-                    // written), then the copy's address is the value.
-                    let base = match self.locals.get(&o[1]) {
-                        Some(&base) if ty.bits() == 64 => base,
-                        _ => {
-                            return Err(
-                                self.unsupported(format!("`{}` of kernel parameter `{}`", s.opcode, o[1]))
-                            )
-                        }
-                    };
-                    let (first, words) =
-                        (self.param_slots[idx], self.params[idx].size_bytes().div_ceil(8).max(1));
-                    let at = self.konst(u64::from(base));
-                    for word in 0..words as u32 {
-                        let off = i32::try_from(8 * word).unwrap_or(i32::MAX);
-                        let slot = first + word;
-                        self.emit(
-                            Op::St { space: MemSpace::Local, size: 8, n: 1, s: [slot; 4], base: at, off },
-                            s,
+                    // after `cvta.param`, generic loads read.
+                    if ty.bits() != 64 {
+                        return Err(
+                            self.unsupported(format!("`{}` of kernel parameter `{}`", s.opcode, o[1]))
                         );
                     }
-                    self.emit(Op::Mov { d, a: at }, s);
+                    self.emit(Op::Mov { d, a: address }, s);
                 } else {
                     let a = self.src(&o[1], ty)?;
                     self.emit(Op::Mov { d, a }, s);
@@ -886,6 +878,15 @@ impl Decoder {
                 // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]). `.const` variables live in
                 // device memory here, at global addresses: `cvta.const` (LLVM takes one's
                 // generic address so at -O0) keeps the address.
+                // `cvta.param.u64 %rd, k_param_0`: a kernel parameter's generic address.
+                if p == ["cvta", "param", "u64"] && o.len() == 2 {
+                    if let Some(address) = self.kernel_param_address(&o[1], s)? {
+                        let d = self.dst(&o[0], PtxType::U64)?;
+                        let w = self.konst(LOCAL_WINDOW);
+                        self.emit(Op::Add { d, a: address, b: w, mask: width_mask(64) }, s);
+                        return Ok(());
+                    }
+                }
                 let (to_generic, window) = match p {
                     ["cvta", "to", "global", "u64"] | ["cvta", "global" | "const", "u64"] => (true, 0),
                     ["cvta", "local", "u64"] => (true, LOCAL_WINDOW),
@@ -2165,6 +2166,26 @@ impl Decoder {
     /// into the register, or sign-extended for `.s8`/`.s16`/`.s32` into a wider one. A read
     /// past the parameter's end, or one straddling two of its 8-byte slots (which PTX's
     /// natural alignment rules out), is an error naming the parameter.
+    /// For an operand naming a kernel parameter (`k_param_0`, `k_param_0+8`): fills the
+    /// thread's copy of its bytes from its slots (`addressed_params`; parameters are never
+    /// written, so the copy is the parameter) and returns a register holding the copy's
+    /// address plus the offset. `None` for other operands.
+    fn kernel_param_address(&mut self, tok: &str, s: &Stmt) -> Result<Option<R>, SimError> {
+        let Some((name, offset)) = param_operand(tok) else { return Ok(None) };
+        let Some(idx) = self.params.iter().position(|p| p.name == name) else { return Ok(None) };
+        let Some(&base) = self.locals.get(name) else {
+            return Err(self.unsupported(format!("the address of kernel parameter `{name}` here")));
+        };
+        let (first, words) = (self.param_slots[idx], self.params[idx].size_bytes().div_ceil(8).max(1));
+        let at = self.konst(u64::from(base));
+        for word in 0..words as u32 {
+            let off = i32::try_from(8 * word).unwrap_or(i32::MAX);
+            let slot = first + word;
+            self.emit(Op::St { space: MemSpace::Local, size: 8, n: 1, s: [slot; 4], base: at, off }, s);
+        }
+        Ok(Some(self.konst(u64::from(base) + offset)))
+    }
+
     fn load_kernel_param(&mut self, s: &Stmt, ty: PtxType, n: usize) -> Result<(), SimError> {
         let (regs_tok, addr) = (&s.operands[0], &s.operands[1]);
         let inner = addr

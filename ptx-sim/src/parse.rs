@@ -272,6 +272,17 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     DataDecl::Laid(def) => def.name,
                     DataDecl::Unlaid { name, .. } => name,
                 };
+                // A declaration of a variable the module defines too is that definition's.
+                let defines = |l: &&str| {
+                    let l = l.trim();
+                    let first = l.split_whitespace().next().unwrap_or("");
+                    matches!(first, ".global" | ".const" | ".visible" | ".weak" | ".common")
+                        && matches!(parse_data_decl(l, 0), Ok(DataDecl::Laid(def)) if def.name == name)
+                };
+                if lines.iter().any(defines) {
+                    i += 1;
+                    continue;
+                }
                 let why = unsupported(
                     lineno,
                     format!("the `.extern` variable `{name}`, defined in another module (the simulator links none)"),

@@ -242,3 +242,27 @@ fn a_by_value_struct_indexed_at_run_time_reads_through_its_address() {
         assert_eq!(got[i] as u32, want.to_bits(), "idx {j}");
     }
 }
+
+/// Every form that names a parameter's address: `mov` of `name+N`, `cvta.param` of the name
+/// (then a generic load), `mov` of the name; and an `.extern` declaration of a variable the
+/// module also defines, which is that variable (`tests/data/round22_param_address_forms.ptx`,
+/// assembled by ptxas first, as relocatable code).
+#[test]
+fn every_form_of_a_parameter_address_reads_the_parameter() {
+    let text = include_str!("data/round22_param_address_forms.ptx");
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
+        if let Err(e) = ptx_tools::ptxas::assemble_with_args(&ptxas, text, "sm_90", &["-c"]) {
+            panic!("ptxas rejects the module: {e}");
+        }
+    }
+    let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0; 4], 4);
+    let p0: Vec<u8> = (1..=16).collect();
+    let params = vec![p0, out.to_le_bytes().to_vec()];
+    let code = m.kernel("k").unwrap_or_else(|| panic!("{:?}", m.unsupported("k").map(|e| e.to_string())));
+    ptx_sim::launch_with_param_bytes(code, &geo([1, 1, 1], [1, 1, 1]), &params, &mem, 1, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Bytes 8..12, 4..8 and 12..16 of the parameter, little-endian; then `g`.
+    assert_eq!(download(&mem, out, 4, 4), [0x0c0b_0a09, 0x0807_0605, 0x100f_0e0d, 5]);
+}

@@ -35,11 +35,13 @@ fn half_mistakes(h: &mut [f16], x: &[f32]) {
 
 // A float where a half value goes, and the other way round.
 #[ptx_kernel]
-fn half_conversions(h: &mut [f16], x: &mut [f32]) {
+fn half_conversions(h: &mut [f16], x: &mut [f32], y: &mut [f64]) {
     let i = thread_idx().x as usize;
-    if i < h.len() && i < x.len() {
+    if i < h.len() && i < x.len() && i < y.len() {
         h[i] = 1.0;
         x[i] = h[i];
+        y[i] = h[i];
+        h[i] = y[i];
     }
 }
 
