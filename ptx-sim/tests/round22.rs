@@ -25,14 +25,20 @@ fn elementwise(bytes: u32, ty: &str, out_ty: &str, body: &str) -> String {
     )
 }
 
-/// Assembles `ptx` for sm_90 where ptxas is found (so every case is PTX ptxas accepts),
-/// then runs it on `input` (elements of `bytes`) and returns the outputs.
-fn run(ptx: &str, input: &[u64], bytes: usize) -> Vec<u64> {
+/// Assembles `ptx` for sm_90 with ptxas and its `extra` options, where ptxas is found (so
+/// that every case is PTX ptxas accepts); says why it skips otherwise.
+fn assert_ptxas_accepts(ptx: &str, extra: &[&str]) {
     if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
-        if let Err(e) = ptx_tools::ptxas::assemble(&ptxas, ptx, "sm_90") {
+        if let Err(e) = ptx_tools::ptxas::assemble_with_args(&ptxas, ptx, "sm_90", extra) {
             panic!("ptxas rejects the case: {e}\n{ptx}");
         }
     }
+}
+
+/// Assembles `ptx` for sm_90 where ptxas is found (so every case is PTX ptxas accepts),
+/// then runs it on `input` (elements of `bytes`) and returns the outputs.
+fn run(ptx: &str, input: &[u64], bytes: usize) -> Vec<u64> {
+    assert_ptxas_accepts(ptx, &[]);
     let m = Module::parse(ptx).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
     let mem = Memory::new();
     let (out, inp) = (upload(&mem, &vec![0; input.len()], bytes), upload(&mem, input, bytes));
@@ -182,12 +188,8 @@ const RDC_MODULE: &str = "
 
 #[test]
 fn weak_and_common_variables_are_defined_and_extern_ones_leave_out_their_users() {
-    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
-        // (An `.extern` variable assembles as relocatable code, `-c`, as `-rdc` builds it.)
-        if let Err(e) = ptx_tools::ptxas::assemble_with_args(&ptxas, RDC_MODULE, "sm_90", &["-c"]) {
-            panic!("ptxas rejects the module: {e}");
-        }
-    }
+    // (An `.extern` variable assembles as relocatable code, `-c`, as `-rdc` builds it.)
+    assert_ptxas_accepts(RDC_MODULE, &["-c"]);
     let m = Module::parse(RDC_MODULE).unwrap_or_else(|e| panic!("{e}"));
     let mem = Memory::new();
     let out = upload(&mem, &[0; 4], 4);
@@ -209,11 +211,7 @@ fn weak_and_common_variables_are_defined_and_extern_ones_leave_out_their_users()
 #[test]
 fn a_by_value_struct_indexed_at_run_time_reads_through_its_address() {
     let text = include_str!("data/round22_struct_param_address.ptx");
-    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
-        if let Err(e) = ptx_tools::ptxas::assemble(&ptxas, text, "sm_90") {
-            panic!("ptxas rejects the module: {e}");
-        }
-    }
+    assert_ptxas_accepts(text, &[]);
     let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
     let mem = Memory::new();
     let w: Vec<f32> = (0..32).map(|j| j as f32 * 1.5 - 7.0).collect();
@@ -250,11 +248,7 @@ fn a_by_value_struct_indexed_at_run_time_reads_through_its_address() {
 #[test]
 fn every_form_of_a_parameter_address_reads_the_parameter() {
     let text = include_str!("data/round22_param_address_forms.ptx");
-    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round22") {
-        if let Err(e) = ptx_tools::ptxas::assemble_with_args(&ptxas, text, "sm_90", &["-c"]) {
-            panic!("ptxas rejects the module: {e}");
-        }
-    }
+    assert_ptxas_accepts(text, &["-c"]);
     let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}"));
     let mem = Memory::new();
     let out = upload(&mem, &[0; 4], 4);
