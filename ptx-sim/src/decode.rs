@@ -874,11 +874,8 @@ impl Decoder {
             "ldmatrix" => self.ldmatrix(s, p)?,
             "mma" => self.mma(s, p)?,
             "cvta" => {
-                // Generic addresses are global ones, or an offset in the local or shared
-                // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]). `.const` variables live in
-                // device memory here, at global addresses: `cvta.const` (LLVM takes one's
-                // generic address so at -O0) keeps the address.
-                // `cvta.param.u64 %rd, k_param_0`: a kernel parameter's generic address.
+                // `cvta.param.u64 %rd, k_param_0`: the generic address of a kernel parameter
+                // named, its thread's copy's (`kernel_param_address`).
                 if p == ["cvta", "param", "u64"] && o.len() == 2 {
                     if let Some(address) = self.kernel_param_address(&o[1], s)? {
                         let d = self.dst(&o[0], PtxType::U64)?;
@@ -887,6 +884,10 @@ impl Decoder {
                         return Ok(());
                     }
                 }
+                // Generic addresses are global ones, or an offset in the local or shared
+                // window ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]). `.const` variables live in
+                // device memory here, at global addresses: `cvta.const` (LLVM takes one's
+                // generic address so at -O0) keeps the address.
                 let (to_generic, window) = match p {
                     ["cvta", "to", "global", "u64"] | ["cvta", "global" | "const", "u64"] => (true, 0),
                     ["cvta", "local", "u64"] => (true, LOCAL_WINDOW),
@@ -2161,11 +2162,6 @@ impl Decoder {
         Ok(())
     }
 
-    /// `ld.param[.v2|.v4].T d, [name+offset]` of a kernel parameter: each lane's bytes
-    /// (little-endian, at `offset + lane * size`) from the parameter's slots, zero-extended
-    /// into the register, or sign-extended for `.s8`/`.s16`/`.s32` into a wider one. A read
-    /// past the parameter's end, or one straddling two of its 8-byte slots (which PTX's
-    /// natural alignment rules out), is an error naming the parameter.
     /// For an operand naming a kernel parameter (`k_param_0`, `k_param_0+8`): fills the
     /// thread's copy of its bytes from its slots (`addressed_params`; parameters are never
     /// written, so the copy is the parameter) and returns a register holding the copy's
@@ -2186,6 +2182,11 @@ impl Decoder {
         Ok(Some(self.konst(u64::from(base) + offset)))
     }
 
+    /// `ld.param[.v2|.v4].T d, [name+offset]` of a kernel parameter: each lane's bytes
+    /// (little-endian, at `offset + lane * size`) from the parameter's slots, zero-extended
+    /// into the register, or sign-extended for `.s8`/`.s16`/`.s32` into a wider one. A read
+    /// past the parameter's end, or one straddling two of its 8-byte slots (which PTX's
+    /// natural alignment rules out), is an error naming the parameter.
     fn load_kernel_param(&mut self, s: &Stmt, ty: PtxType, n: usize) -> Result<(), SimError> {
         let (regs_tok, addr) = (&s.operands[0], &s.operands[1]);
         let inner = addr
