@@ -356,16 +356,14 @@ fn memory_types_agree(access: PtxType, elem: PtxType) -> bool {
     if access == elem {
         return true;
     }
-    let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
-    if half(elem) && matches!(access, PtxType::U16 | PtxType::S16) {
-        return true;
-    }
     let same_width = access.bits() == elem.bits();
     let untyped = |t: PtxType| matches!(t, PtxType::B16 | PtxType::B32 | PtxType::B64);
     // An untyped access wider than the elements moves several at once (the language's
     // `load8` reads eight 16-bit elements as four `.b32` words).
     let packed = untyped(access) && access.bits() > elem.bits() && access.bits() % elem.bits() == 0;
-    packed || (same_width && (untyped(access) || untyped(elem) || (access.is_int() && elem.is_int())))
+    // Half-precision elements are bits to an integer access as much as integers are.
+    let bits_to_int = |t: PtxType| t.is_int() || matches!(t, PtxType::F16 | PtxType::Bf16);
+    packed || (same_width && (untyped(access) || untyped(elem) || (access.is_int() && bits_to_int(elem))))
 }
 
 fn describe_param(p: &Param) -> String {
