@@ -262,11 +262,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             // `.extern .global`: a variable another module defines (`extern __device__`, with
             // `-rdc=true`), which the simulator does not link: the kernels naming it are left
             // out, not the module.
-            ".extern"
-                if words.clone().any(|w| w == ".global" || w == ".const")
-                    && !line.contains(".entry")
-                    && !line.contains(".func") =>
-            {
+            ".extern" if declares_variable(line.trim_start_matches(".extern")) => {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
                 let name = match parse_data_decl(decl.trim().trim_start_matches(".extern"), lineno)? {
                     DataDecl::Laid(def) => def.name,
@@ -274,9 +270,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                 };
                 // A declaration of a variable the module defines too is that definition's.
                 let defines = |l: &&str| {
-                    let l = l.trim();
-                    let first = l.split_whitespace().next().unwrap_or("");
-                    matches!(first, ".global" | ".const" | ".visible" | ".weak" | ".common")
+                    declares_variable(l)
                         && matches!(parse_data_decl(l, 0), Ok(DataDecl::Laid(def)) if def.name == name)
                 };
                 if lines.iter().any(defines) {
@@ -292,11 +286,7 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             }
             // `.weak` and `.common` (linking directives, `-rdc=true`'s `inline __device__`
             // variables) define the variable as a plain one does within one module.
-            ".global" | ".const" | ".visible" | ".weak" | ".common"
-                if words.clone().chain([first]).any(|w| w == ".global" || w == ".const")
-                    && !line.contains(".entry")
-                    && !line.contains(".func") =>
-            {
+            _ if declares_variable(line) => {
                 let decl = declaration(&lines, &mut i, "a variable declaration")?;
                 let def = match parse_data_decl(&decl, lineno)? {
                     DataDecl::Laid(def) => def,
@@ -444,6 +434,16 @@ enum DataDecl {
     /// type it has no values of (`.texref`), which the simulator does not lay out: why, for
     /// the kernels that name the variable.
     Unlaid { name: String, why: SimError },
+}
+
+/// Whether `line` begins a module variable's definition: `[.visible|.weak|.common]
+/// (.global|.const) ..`, not a function's or kernel's.
+fn declares_variable(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    matches!(words.next(), Some(".global" | ".const" | ".visible" | ".weak" | ".common"))
+        && line.split_whitespace().any(|w| w == ".global" || w == ".const")
+        && !line.contains(".entry")
+        && !line.contains(".func")
 }
 
 /// `[.visible|.weak|.common] (.global|.const) [.align A] [.v2|.v4] .type name[N][M].. [= value | = {values}];`:
