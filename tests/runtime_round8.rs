@@ -23,7 +23,7 @@ fn a_warp_kernel_launched_with_a_block_the_device_refuses_is_a_bad_launch_config
         let cfg = LaunchConfig::new((1, 1, 1), block);
         let err = WarpCount::new().launch(&device, cfg, &mut out).unwrap_err();
         assert!(
-            matches!(&err, Error::BadLaunchConfig { reason } if reason.contains("above the device's limit")),
+            matches!(&err, Error::BadLaunchConfig { reason, .. } if reason.contains("above the device's limit")),
             "{block:?}: {err}"
         );
     }

@@ -267,7 +267,7 @@ pub fn expand_kernel(
         // A configuration the device refuses is reported as such first: a block of
         // 2048 x 1024 x 1 threads is too large, whatever its count modulo 32.
         quote! {
-            #config.validate(&#device.limits())?;
+            #config.validate_for(#name_str, &#device.limits(), 0)?;
             let #threads = #config.threads_per_block();
             if #threads % 32 != 0 {
                 return ::core::result::Result::Err(#p::Error::InvalidArgument {

@@ -364,10 +364,11 @@ impl CudaBackend {
         })
     }
 
-    /// Enqueues `kernel` on `stream` with `args` (already checked against its parameters and
-    /// against this device).
+    /// Enqueues `kernel` (named `name`, for errors) on `stream` with `args` (already checked
+    /// against its parameters and against this device).
     pub(crate) fn launch(
         &self,
+        name: &str,
         kernel: &CudaKernel,
         stream: &CudaStreamHandle,
         cfg: &LaunchConfig,
@@ -378,6 +379,7 @@ impl CudaBackend {
         // launch with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
         if cfg.threads_per_block() > u64::from(kernel.max_threads_per_block) {
             return Err(Error::BadLaunchConfig {
+                kernel: Some(name.to_string()),
                 reason: format!(
                     "block {:?} has {} threads, above the {} threads per block that this compiled \
                      kernel can run with (its register use limits it below the device's limit)",

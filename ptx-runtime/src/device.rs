@@ -445,10 +445,10 @@ impl Device {
                 what: format!("a stream of {} used to launch on {}", stream.device, self),
             });
         }
-        cfg.validate(&self.inner.limits)?;
+        cfg.validate_for(kernel.name(), &self.inner.limits, 0)?;
         let (entry, cache_hit) = self.load_kernel(kernel)?;
         if entry.static_shared > 0 {
-            cfg.validate_with_static_shared(&self.inner.limits, entry.static_shared)?;
+            cfg.validate_for(kernel.name(), &self.inner.limits, entry.static_shared)?;
         }
         check_args(kernel.name(), &entry.params, args)?;
         self.check_owned(kernel.name(), entry.params.iter().map(|p| p.name.as_str()), args)?;
@@ -466,7 +466,7 @@ impl Device {
             }
             #[cfg(feature = "cuda")]
             (Backend::Cuda(cuda), Loaded::Cuda(loaded), StreamInner::Cuda(s)) => {
-                cuda.launch(loaded, s, &cfg, args)?;
+                cuda.launch(kernel.name(), loaded, s, &cfg, args)?;
                 Ok(LaunchReport {
                     kernel: kernel.name().to_string(),
                     cache_hit,

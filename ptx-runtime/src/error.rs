@@ -49,9 +49,13 @@ pub enum Error {
     #[error("invalid kernel: {0}")]
     InvalidKernel(Box<VerifyError>),
 
-    /// The launch configuration does not fit the device; detected before launching.
-    #[error("bad launch configuration: {reason}")]
+    /// The launch configuration does not fit the device (or the compiled kernel); detected
+    /// before launching.
+    #[error("{}bad launch configuration: {reason}", kernel_prefix(.kernel))]
     BadLaunchConfig {
+        /// The kernel whose launch was refused (`None` from [`crate::LaunchConfig::validate`]
+        /// called on its own, where no kernel is known).
+        kernel: Option<String>,
         /// Which limit is exceeded (or which dimension is zero), with the numbers.
         reason: String,
     },
@@ -160,4 +164,9 @@ impl From<VerifyError> for Error {
     fn from(e: VerifyError) -> Self {
         Error::InvalidKernel(Box::new(e))
     }
+}
+
+/// `kernel `name`: ` before a launch error's text, where the kernel is known.
+fn kernel_prefix(kernel: &Option<String>) -> String {
+    kernel.as_ref().map(|k| format!("kernel `{k}`: ")).unwrap_or_default()
 }

@@ -71,13 +71,18 @@ impl LaunchConfig {
     /// Checks the configuration against `limits`: no zero dimension, block dimensions and
     /// threads per block, grid dimensions, and dynamic shared memory within the limits.
     pub fn validate(&self, limits: &DeviceLimits) -> Result<()> {
-        self.validate_with_static_shared(limits, 0)
+        self.check(None, limits, 0)
     }
 
-    /// Like [`LaunchConfig::validate`], counting `static_shared` bytes of the kernel's own
-    /// `.shared` arrays against the shared-memory limit too.
-    pub fn validate_with_static_shared(&self, limits: &DeviceLimits, static_shared: u32) -> Result<()> {
-        let bad = |reason: String| Err(Error::BadLaunchConfig { reason });
+    /// The check a launch of `kernel` makes: [`LaunchConfig::validate`], counting
+    /// `static_shared` bytes of the kernel's own `.shared` arrays against the shared-memory
+    /// limit too, with errors naming the kernel.
+    pub fn validate_for(&self, kernel: &str, limits: &DeviceLimits, static_shared: u32) -> Result<()> {
+        self.check(Some(kernel), limits, static_shared)
+    }
+
+    fn check(&self, kernel: Option<&str>, limits: &DeviceLimits, static_shared: u32) -> Result<()> {
+        let bad = |reason: String| Err(Error::BadLaunchConfig { kernel: kernel.map(str::to_string), reason });
         let grid = [self.grid.0, self.grid.1, self.grid.2];
         let block = [self.block.0, self.block.1, self.block.2];
         const AXES: [&str; 3] = ["x", "y", "z"];
@@ -430,7 +435,7 @@ mod tests {
     fn static_shared_counts_against_the_limit() {
         let cfg = LaunchConfig::linear(1, 32).with_shared_mem(40 * 1024);
         cfg.validate(&DeviceLimits::DEFAULT).unwrap();
-        assert!(cfg.validate_with_static_shared(&DeviceLimits::DEFAULT, 8 * 1024 + 1).is_err());
+        assert!(cfg.validate_for("k", &DeviceLimits::DEFAULT, 8 * 1024 + 1).is_err());
         assert_eq!(cfg.total_threads(), 32);
     }
 

@@ -136,7 +136,7 @@ impl PtxModule {
                 reason: format!("the module has no kernel `{kernel}`; it has {}", names.join(", ")),
             });
         };
-        cfg.validate(&self.device.limits())?;
+        cfg.validate_for(kernel, &self.device.limits(), 0)?;
         if let Some(why) = &self.entries[index].unsupported {
             return Err(Error::InvalidArgument {
                 argument: "kernel".into(),
@@ -157,14 +157,14 @@ impl PtxModule {
         match (self.device.backend(), &self.loaded) {
             (Backend::Sim(sim), RawLoaded::Sim(module)) => {
                 if let Some(code) = module.kernel(kernel) {
-                    cfg.validate_with_static_shared(&self.device.limits(), code.static_shared_bytes())?;
+                    cfg.validate_for(kernel, &self.device.limits(), code.static_shared_bytes())?;
                 }
                 let stats = sim.launch(module, kernel, &cfg, &sim_params(args))?;
                 Ok(report(Some(stats.threads), Some(stats.instructions), stats.printed))
             }
             #[cfg(feature = "cuda")]
             (Backend::Cuda(cuda), RawLoaded::Cuda(kernels)) => {
-                cuda.launch(&kernels[index], &cuda.default_stream_handle(), &cfg, args)?;
+                cuda.launch(kernel, &kernels[index], &cuda.default_stream_handle(), &cfg, args)?;
                 Ok(report(None, None, String::new()))
             }
             #[cfg(feature = "cuda")]

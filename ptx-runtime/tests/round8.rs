@@ -12,7 +12,7 @@ fn launch_configs_of_more_than_2_to_the_64_threads_count_without_overflowing() {
     assert_eq!(LaunchConfig::new(max, (1, 1, 1)).total_threads(), u64::MAX);
     let err = cfg.validate(&DeviceLimits::DEFAULT).unwrap_err();
     assert!(
-        matches!(&err, Error::BadLaunchConfig { reason } if reason.contains("block dimension x")),
+        matches!(&err, Error::BadLaunchConfig { reason, .. } if reason.contains("block dimension x")),
         "{err}"
     );
     // Below the saturation the counts are exact.

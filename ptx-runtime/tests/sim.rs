@@ -116,10 +116,10 @@ fn bad_launch_configs_are_rejected_before_building() {
         }
         .unwrap_err();
         match &err {
-            Error::BadLaunchConfig { reason } => assert!(!reason.is_empty()),
-            other => panic!("{cfg:?}: expected BadLaunchConfig, got {other:?}"),
+            Error::BadLaunchConfig { kernel: Some(k), reason } if k == "saxpy" => assert!(!reason.is_empty()),
+            other => panic!("{cfg:?}: expected BadLaunchConfig naming `saxpy`, got {other:?}"),
         }
-        assert!(err.to_string().starts_with("bad launch configuration"), "{err}");
+        assert!(err.to_string().starts_with("kernel `saxpy`: bad launch configuration"), "{err}");
     }
     assert_eq!(device.cache_stats().builds, 0, "no kernel is built for a bad configuration");
     // The limits themselves are fine.
