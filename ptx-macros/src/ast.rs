@@ -577,8 +577,19 @@ pub struct RangeSpec {
     pub inclusive: bool,
     /// The `step_by` argument.
     pub step: Option<Box<Expr>>,
-    /// `(a..b).rev()`: from the last value down (then `step_by` steps down).
-    pub reversed: bool,
+    /// The order the values come in.
+    pub order: RangeOrder,
+}
+
+/// The order of a `for` range's values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RangeOrder {
+    /// `a..b` and `(a..b).step_by(s)`: up from `a`.
+    Forward,
+    /// `(a..b).rev()` and `(a..b).rev().step_by(s)`: down from the range's last value.
+    Reversed,
+    /// `(a..b).step_by(s).rev()`: the values of `(a..b).step_by(s)`, last first.
+    StepsReversed,
 }
 
 /// The expression kinds of the language.

@@ -167,6 +167,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         coverage: Vec::new(),
         arms_before: None,
         deferred_unary: Vec::new(),
+        stepped_reversals: Vec::new(),
         assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
@@ -253,6 +254,16 @@ fn contains_error(t: &Ty) -> bool {
 /// Whether `t` is, or is a tuple holding, a type that `is` picks out.
 fn holds(t: &Ty, is: &dyn Fn(&Ty) -> bool) -> bool {
     is(t) || matches!(t, Ty::Tuple(v) if v.iter().any(|e| holds(e, is)))
+}
+
+/// Whether Rust reverses `(a..b).step_by(s)` (`..=` when `inclusive`) of `s`: where the
+/// range is an `ExactSizeIterator`.
+fn reversible_after_step(s: Scalar, inclusive: bool) -> bool {
+    use Scalar::*;
+    match inclusive {
+        false => matches!(s, U8 | I8 | U16 | I16 | U32 | I32 | Usize | Isize),
+        true => matches!(s, U8 | I8 | U16 | I16),
+    }
 }
 
 /// Whether the runtime can pass slices of `s`: every scalar type but `bool` and the
@@ -365,6 +376,10 @@ struct Checker<'e> {
     /// `-x` and `!x` of a constant of the surrounding code whose type was not known then:
     /// the operand's type, the operator and where, checked once the types are known.
     deferred_unary: Vec<(Ty, UnOp, Sp)>,
+    /// `(a..b).step_by(s).rev()` loops: the variable's type, whether the range is `..=`,
+    /// and where, checked once the type is known (Rust reverses only ranges of a type whose
+    /// length is an `ExactSizeIterator`'s).
+    stepped_reversals: Vec<(Ty, bool, Sp)>,
     /// The type of the arms of a `match` checked so far, for the `if` of its next arm
     /// ([`ExprKind::If`] of [`IfRole::MatchArms`]).
     arms_before: Option<Ty>,
@@ -634,6 +649,21 @@ impl Checker<'_> {
             if !ok {
                 let (what, t) = (if *op == UnOp::Neg { "unary `-`" } else { "`!`" }, self.show(ty));
                 self.errors.at(*sp, format!("cannot apply {what} to type `{t}`"));
+            }
+        }
+        for (ty, inclusive, sp) in &self.stepped_reversals {
+            let Ty::Scalar(s) = self.infer.resolve(ty) else { continue };
+            if !reversible_after_step(s, *inclusive) {
+                let range = if *inclusive { "RangeInclusive" } else { "Range" };
+                let name = s.name();
+                self.errors.at(
+                    *sp,
+                    format!(
+                        "`.rev()` after `step_by` needs the range to be an `ExactSizeIterator`, which `{range}<{name}>` is not \
+                         in Rust (E0599): count the steps instead (`for k in (0..count).rev()`, the value `a + k * s`), \
+                         or use a `..` range of `u32`, `i32` or `usize`"
+                    ),
+                );
             }
         }
         for (ty, arms, sp) in &self.coverage {
@@ -1818,6 +1848,13 @@ impl Checker<'_> {
                 if !self.is_int_like(&ty) {
                     let msg = format!("a `for` loop runs over an integer range, found `{}`", self.show(&ty));
                     self.errors.at(range.start.span.to(range.end.span), msg);
+                }
+                if range.order == RangeOrder::StepsReversed {
+                    self.stepped_reversals.push((
+                        ty.clone(),
+                        range.inclusive,
+                        range.start.span.to(range.end.span),
+                    ));
                 }
                 let mut known = self.comptime[range.start.id] && self.comptime[range.end.id];
                 if let Some(step) = &range.step {

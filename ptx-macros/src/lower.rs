@@ -631,7 +631,7 @@ impl<'a> Lowerer<'a> {
                 match place {
                     Place::Index { slice, index } if self.checked.array_access[e.id] => {
                         let i = self.value(index);
-                        let site = self.site(index.span);
+                        let site = self.site(e.span);
                         self.emit(quote!(#k.local_store(&#slice, #i, #v, #site);));
                     }
                     Place::Local(array) if self.checked.array_access[e.id] => {
@@ -650,7 +650,7 @@ impl<'a> Lowerer<'a> {
                         self.emit(quote!(let #value = #v;));
                         self.assign_leaves(&variable_place(place), &quote!(#value), &self.ty(rhs));
                     }
-                    _ => self.store(place, v, self.checked.binding[e.id]),
+                    _ => self.store(place, v, self.checked.binding[e.id], e.span),
                 }
                 Atom::Unit
             }
@@ -672,7 +672,7 @@ impl<'a> Lowerer<'a> {
                         self.emit(quote!(let #idx = #i;));
                         let (t, r) = (self.tmp("__t"), self.tmp("__t"));
                         let (load, store) = if self.checked.array_access[e.id] {
-                            let site = self.site(index.span);
+                            let site = self.site(e.span);
                             (
                                 quote!(#k.local_load(&#slice, #idx, #site)),
                                 quote!(#k.local_store(&#slice, #idx, #r, #site)),
@@ -702,7 +702,7 @@ impl<'a> Lowerer<'a> {
                 let call = self.binary_call(*op, current, v, e.span);
                 let r = self.tmp("__t");
                 self.emit(quote!(let #r = #call;));
-                self.store(place, quote!(#r), None);
+                self.store(place, quote!(#r), None, e.span);
                 Atom::Unit
             }
             ExprKind::Cast(inner, to) => {
@@ -717,7 +717,7 @@ impl<'a> Lowerer<'a> {
                 // type against the use's (`expected `&[f32]`, found `&[u32; 3]``), not one of
                 // the builder's method.
                 let path = self.checked.item_array[e.id].clone().unwrap_or_default();
-                let (i, site, label) = (self.value(index), self.site(index.span), slice.to_string());
+                let (i, site, label) = (self.value(index), self.site(e.span), slice.to_string());
                 let elem = match self.ty(e).scalar() {
                     Some(s) => Ident::new(s.name(), slice.span()).into_token_stream(),
                     None => quote_spanned!(slice.span()=> _),
@@ -737,7 +737,7 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Index { slice, index } if self.checked.array_access[e.id] => {
                 let i = self.value(index);
-                let site = self.site(index.span);
+                let site = self.site(e.span);
                 let array = self.local_name(slice, e);
                 self.bind(name, "__t", quote!(#k.local_load(&#array, #i, #site)))
             }
@@ -1095,7 +1095,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn store(&mut self, place: &Place, v: TokenStream, slice_binding: Option<usize>) {
+    /// Stores `v` into `place`, an access at `at` (the assignment's start, where the place
+    /// begins: the location Rust's panic names for an index out of range).
+    fn store(&mut self, place: &Place, v: TokenStream, slice_binding: Option<usize>, at: Sp) {
         let k = ctx();
         match place {
             Place::Local(_) | Place::Field { .. } => {
@@ -1105,7 +1107,7 @@ impl<'a> Lowerer<'a> {
             Place::Index { slice, index } => {
                 if let Some((base, delta)) = self.offset_index(index) {
                     let b = self.value(base);
-                    let site = self.site(index.span);
+                    let site = self.site(at);
                     self.emit(quote!(#k.store_offset(&#slice, #b, #delta, #v, #site);));
                     return;
                 }
@@ -1114,7 +1116,7 @@ impl<'a> Lowerer<'a> {
                     self.emit(quote!(#k.store_in_bounds(&#slice, #i, #v);));
                     return;
                 }
-                let site = self.site(index.span);
+                let site = self.site(at);
                 self.emit(quote!(#k.store(&#slice, #i, #v, #site);));
             }
         }
@@ -1590,7 +1592,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(quote!(let #step = #one;));
             }
         }
-        if range.reversed {
+        if range.order != RangeOrder::Forward {
             self.reversed_for(label, var, (&start, &i, &end, &step), (&next, &exit), range, body, facts);
             return;
         }
@@ -1621,8 +1623,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The rest of [`Self::runtime_for`] for `(start..end).rev()`: one test that the range
-    /// is not empty, then from its last value down, `i - start < step` ending the loop (so
-    /// no step goes below `start`, the range's first value as `first`).
+    /// is not empty, then from its last value down (for `(start..end).step_by(s).rev()`,
+    /// the last value forward steps reach), `i - start < step` ending the loop (so no step
+    /// goes below `start`, the range's first value as `first`).
     #[allow(clippy::too_many_arguments)]
     fn reversed_for(
         &mut self,
@@ -1645,6 +1648,10 @@ impl<'a> Lowerer<'a> {
             quote!(let #top = #end;)
         } else {
             quote!(let #top = #k.cast(#p::Value::from(1u8), #s); let #top = #k.sub(#end, #top);)
+        };
+        let last = match range.order {
+            RangeOrder::StepsReversed => quote!(#last let #top = #k.range_last_stepped(#start, #top, #step);),
+            RangeOrder::Forward | RangeOrder::Reversed => last,
         };
         self.emit(quote! {
             let #start = #first;
@@ -1681,7 +1688,12 @@ impl<'a> Lowerer<'a> {
         let start = self.host(&range.start);
         let end = self.host(&range.end);
         let dots = if range.inclusive { quote!(..=) } else { quote!(..) };
-        let rev = range.reversed.then(|| quote!(.rev()));
+        // `.rev()` before `step_by` or after it, as written.
+        let (rev, rev_after_step) = match range.order {
+            RangeOrder::Forward => (quote!(), quote!()),
+            RangeOrder::Reversed => (quote!(.rev()), quote!()),
+            RangeOrder::StepsReversed => (quote!(), quote!(.rev())),
+        };
         let v = var.map_or_else(|| quote!(_), |v| quote!(#v));
         // `continue` jumps to the end of its iteration's copy (a label of each), `break` past
         // the last copy; the labels are made only where a jump goes to them.
@@ -1711,7 +1723,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(quote! {
                     let #step: usize = #s;
                     if #k.unrolled_step_ok(#step, #site) {
-                        for #v in (#start #dots #end) #rev .step_by(#step) { #stmts }
+                        for #v in (#start #dots #end) #rev .step_by(#step) #rev_after_step { #stmts }
                     }
                 });
             }

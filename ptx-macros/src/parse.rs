@@ -828,7 +828,10 @@ impl<'e> Parser<'e> {
                 format!("`{name}!` is not supported in kernels: print with `gpu_print!(\"x = {{}}\", x)`")
             }
             _ => format!(
-                "macros such as `{name}!` are not supported in kernels (they expand to code the GPU cannot run)"
+                "macros such as `{name}!` are not supported in kernels: `#[ptx_kernel]` reads the body before \
+                 macros expand, so it cannot see what `{name}!` stands for; write the code out or make it a \
+                 `#[ptx_device]` function (kernels take `assert!`, `panic!` and the other panics, `matches!` \
+                 and `gpu_print!`)"
             ),
         };
         self.err(mac, message);
@@ -2323,8 +2326,8 @@ impl<'e> Parser<'e> {
 
     fn range(&mut self, e: &syn::Expr) -> Option<RangeSpec> {
         const HINT: &str =
-            "a `for` loop iterates over a range: `a..b`, `a..=b`, `(a..b).step_by(s)`, `(a..b).rev()` or \
-             `(a..b).rev().step_by(s)`, or over a local array or a slice: `for v in a`, `for d in [16, 8, 4]`, \
+            "a `for` loop iterates over a range: `a..b`, `a..=b`, `(a..b).step_by(s)`, `(a..b).rev()`, \
+             `(a..b).rev().step_by(s)` or `(a..b).step_by(s).rev()`, or over a local array or a slice: `for v in a`, `for d in [16, 8, 4]`, \
              `for (i, &v) in a.iter().enumerate()`";
         match e {
             syn::Expr::Paren(p) => self.range(&p.expr),
@@ -2339,7 +2342,7 @@ impl<'e> Parser<'e> {
                     end: Box::new(self.expr(end)),
                     inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
                     step: None,
-                    reversed: false,
+                    order: RangeOrder::Forward,
                 })
             }
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")) => {
@@ -2355,11 +2358,14 @@ impl<'e> Parser<'e> {
                     return None;
                 }
                 let mut spec = self.range(&m.receiver)?;
-                if spec.step.is_some() || spec.reversed {
-                    // `(a..b).step_by(s).rev()` starts from the forward steps' last value.
-                    self.err(&m.method, "`rev` goes before `step_by`, once: `(a..b).rev().step_by(s)`");
-                }
-                spec.reversed = true;
+                spec.order = match spec.order {
+                    RangeOrder::Forward if spec.step.is_some() => RangeOrder::StepsReversed,
+                    RangeOrder::Forward => RangeOrder::Reversed,
+                    RangeOrder::Reversed | RangeOrder::StepsReversed => {
+                        self.err(&m.method, "`rev` is applied once");
+                        return None;
+                    }
+                };
                 Some(spec)
             }
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
@@ -2396,7 +2402,13 @@ impl Parser<'_> {
         };
         let start = part(Intrinsic::GridStrideStart);
         let step = part(Intrinsic::GridStrideStep);
-        Some(RangeSpec { start, end: Box::new(end), inclusive: false, step: Some(step), reversed: false })
+        Some(RangeSpec {
+            start,
+            end: Box::new(end),
+            inclusive: false,
+            step: Some(step),
+            order: RangeOrder::Forward,
+        })
     }
 }
 

@@ -92,6 +92,17 @@ impl KernelCtx {
         self.lt(left, step)
     }
 
+    /// The last value of `(start..=top).step_by(step)` (`start <= top`, `step` not zero),
+    /// where `(start..end).step_by(step).rev()` begins: `start + (top - start) / step *
+    /// step`, computed without overflow.
+    pub fn range_last_stepped(&mut self, start: Value, top: Value, step: Value) -> Value {
+        let (left, step) = self.distance_and_step(top, start, step);
+        let steps = self.div_defined(left, step);
+        let offset = self.mul(steps, step);
+        let offset = self.cast(offset, start.ty());
+        self.add(start, offset)
+    }
+
     /// `high - low` (a loop variable's distance to a bound, `high >= low`) and `step`, both
     /// as the wider of their unsigned types: `step_by` takes a `usize`, which may exceed
     /// every value of a narrower loop variable (then one step ends the loop).

@@ -187,6 +187,12 @@ impl KernelCtx {
         self.arith(Arith::Div, a, b)
     }
 
+    /// `a / b` of integers the caller knows to be defined (`b` not zero, not `MIN / -1`):
+    /// no check.
+    pub(super) fn div_defined(&mut self, a: Value, b: Value) -> Value {
+        self.arith(Arith::Div, a, b)
+    }
+
     /// `a % b`: the remainder of truncating division, with the sign of `a`. On integers with
     /// the faults of [`Self::div`]; on floats exact, as Rust's (`fmod`:
     /// [`ptx_core::math::rem_f32`]), NaN for a zero divisor or an infinite dividend.

@@ -2,11 +2,8 @@ use ptx_dsl::prelude::*;
 
 #[ptx_kernel]
 fn k(y: &mut [u32]) {
-    // `.rev()` is fine; after `step_by` it would start from the forward steps' last value.
+    // `.rev()` of a range is fine, before or after `step_by`; a grid-stride loop's is not.
     for i in (0..10u32).rev().step_by(3) {
-        y[0] += i;
-    }
-    for i in (0..10u32).step_by(3).rev() {
         y[0] += i;
     }
     for i in grid_stride(y.len()).rev() {

@@ -1,0 +1,35 @@
+use ptx_dsl::prelude::*;
+
+// `(a..b).step_by(s).rev()` where Rust has no reverse of it: a `u64` range and a `u32`
+// `..=` range are no `ExactSizeIterator`s (rustc's E0599); the message says what to write.
+#[ptx_kernel]
+fn steps_reversed_of_wide_ranges(out: &mut [u64], n: u64, m: u32) {
+    for k in (0..n).step_by(3).rev() {
+        out[0] += k;
+    }
+    for k in (0..=m).step_by(3).rev() {
+        out[1] += k as u64;
+    }
+}
+
+// Reversing twice.
+#[ptx_kernel]
+fn reversed_twice(out: &mut [u32]) {
+    for k in (0..8u32).rev().rev() {
+        out[0] += k;
+    }
+}
+
+// A macro of the user's own: the kernel sees the call, not what it expands to.
+macro_rules! twice {
+    ($x:expr) => {
+        2 * $x
+    };
+}
+
+#[ptx_kernel]
+fn own_macro(out: &mut [u32]) {
+    out[0] = twice!(out[1]);
+}
+
+fn main() {}
