@@ -17,6 +17,7 @@ pub struct Dim3 {
 }
 
 #[cold]
+#[track_caller]
 fn outside_kernel(name: &str) -> ! {
     panic!(
         "`{name}()` is a GPU built-in: it only has a meaning inside a `#[ptx_kernel]` function \
@@ -25,27 +26,32 @@ fn outside_kernel(name: &str) -> ! {
 }
 
 /// The index of the calling thread within its block (`%tid`), each component `u32`.
+#[track_caller]
 pub fn thread_idx() -> Dim3 {
     outside_kernel("thread_idx")
 }
 
 /// The index of the calling thread's block within the grid (`%ctaid`).
+#[track_caller]
 pub fn block_idx() -> Dim3 {
     outside_kernel("block_idx")
 }
 
 /// The number of threads per block in each dimension (`%ntid`).
+#[track_caller]
 pub fn block_dim() -> Dim3 {
     outside_kernel("block_dim")
 }
 
 /// The number of blocks in the grid in each dimension (`%nctaid`).
+#[track_caller]
 pub fn grid_dim() -> Dim3 {
     outside_kernel("grid_dim")
 }
 
 /// The calling thread's index in the whole grid, per axis:
 /// `block_idx() * block_dim() + thread_idx()` (each `u32`, wrapping).
+#[track_caller]
 pub fn global_idx() -> Dim3 {
     outside_kernel("global_idx")
 }
@@ -53,6 +59,7 @@ pub fn global_idx() -> Dim3 {
 /// `for i in grid_stride(n)`: the indices `global_idx().x, + grid size, ..` below `n`, so
 /// that a grid of any size covers `0..n` (the grid size is `grid_dim().x * block_dim().x`).
 /// Like `for i in 0..x.len()`, `grid_stride(x.len())` proves `x[i]` in range.
+#[track_caller]
 pub fn grid_stride(n: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
     let _ = n;
     outside_kernel("grid_stride")
@@ -64,6 +71,7 @@ pub fn grid_stride(n: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
 /// `{ .. }` block of comptime values; all of a kernel's shared arrays together may take at
 /// most 48 KiB. Its contents are undefined until written: write, [`sync_threads`], then
 /// read what other threads wrote.
+#[track_caller]
 pub fn shared<T, const N: usize>() -> &'static mut [T; N] {
     outside_kernel("shared")
 }
@@ -72,6 +80,7 @@ pub fn shared<T, const N: usize>() -> &'static mut [T; N] {
 /// elements of `T` as the bytes the launch gives it (`LaunchConfig::with_shared_mem`), so
 /// its length is a runtime value (`buffer.len()`), bounds-checked like a slice in a checked
 /// kernel. Every `shared_dyn` of a kernel is the same memory (as CUDA's `extern __shared__`).
+#[track_caller]
 pub fn shared_dyn<T>() -> &'static mut [T] {
     outside_kernel("shared_dyn")
 }
@@ -98,6 +107,7 @@ macro_rules! gpu_print {
 /// others made before it. Every thread of the block must reach the same `sync_threads()`:
 /// one inside a branch some threads skip (an early `return`, say) is a deadlock, which the
 /// simulator reports as an error and a GPU may hang on.
+#[track_caller]
 pub fn sync_threads() {
     outside_kernel("sync_threads")
 }
@@ -105,28 +115,33 @@ pub fn sync_threads() {
 /// The warp barrier (`bar.warp.sync 0xffffffff`, CUDA's `__syncwarp()`): the 32 lanes of the
 /// warp wait for each other, and their memory accesses before it are seen by each other
 /// after it (the simulator's race checker takes it as ordering the warp's lanes).
+#[track_caller]
 pub fn sync_warp() {
     outside_kernel("sync_warp")
 }
 
 /// A memory fence for the block (`membar.cta`, CUDA's `__threadfence_block()`): this thread's
 /// writes before it are seen by the block's threads before its writes after it.
+#[track_caller]
 pub fn thread_fence_block() {
     outside_kernel("thread_fence_block")
 }
 
 /// A memory fence for the whole GPU (`membar.gl`, `__threadfence()`), e.g. between writing a
 /// result and raising the flag (an atomic) that tells another block it is there.
+#[track_caller]
 pub fn thread_fence() {
     outside_kernel("thread_fence")
 }
 
 /// A memory fence for the GPU and the host (`membar.sys`, `__threadfence_system()`).
+#[track_caller]
 pub fn thread_fence_system() {
     outside_kernel("thread_fence_system")
 }
 
 /// The calling thread's lane in its warp (`%laneid`, 0 to 31).
+#[track_caller]
 pub fn lane_id() -> u32 {
     outside_kernel("lane_id")
 }
@@ -214,6 +229,7 @@ fn flushed_f32_sum(a: f32, b: f32) -> f32 {
 /// The `value` of lane `lane_id() ^ (lane_mask % 32)` (`shfl.sync.bfly`, CUDA's
 /// `__shfl_xor_sync(0xffffffff, ..)`): the butterfly of a warp reduction. All 32 lanes of the
 /// warp must call it together.
+#[track_caller]
 pub fn shfl_xor<T: WarpValue>(value: T, lane_mask: u32) -> T {
     let _ = (value, lane_mask);
     outside_kernel("shfl_xor")
@@ -222,6 +238,7 @@ pub fn shfl_xor<T: WarpValue>(value: T, lane_mask: u32) -> T {
 /// The `value` of lane `lane_id() + delta`; a lane past 31 gets its own (`shfl.sync.down`).
 /// Only `delta`'s low five bits count (`delta % 32`), as in PTX and CUDA's intrinsics. All 32
 /// lanes of the warp must call it together.
+#[track_caller]
 pub fn shfl_down<T: WarpValue>(value: T, delta: u32) -> T {
     let _ = (value, delta);
     outside_kernel("shfl_down")
@@ -230,6 +247,7 @@ pub fn shfl_down<T: WarpValue>(value: T, delta: u32) -> T {
 /// The `value` of lane `lane_id() - delta`; a lane below 0 gets its own (`shfl.sync.up`):
 /// the step of a warp scan. Only `delta`'s low five bits count (`delta % 32`), as in PTX and
 /// CUDA's intrinsics. All 32 lanes of the warp must call it together.
+#[track_caller]
 pub fn shfl_up<T: WarpValue>(value: T, delta: u32) -> T {
     let _ = (value, delta);
     outside_kernel("shfl_up")
@@ -237,6 +255,7 @@ pub fn shfl_up<T: WarpValue>(value: T, delta: u32) -> T {
 
 /// The `value` of lane `source_lane % 32` (`shfl.sync.idx`): a broadcast when every lane
 /// names the same one. All 32 lanes of the warp must call it together.
+#[track_caller]
 pub fn shfl_idx<T: WarpValue>(value: T, source_lane: u32) -> T {
     let _ = (value, source_lane);
     outside_kernel("shfl_idx")
@@ -244,18 +263,21 @@ pub fn shfl_idx<T: WarpValue>(value: T, source_lane: u32) -> T {
 
 /// A `u32` whose bit n is lane n's `condition` (`vote.sync.ballot`). All 32 lanes of the
 /// warp must call it together.
+#[track_caller]
 pub fn ballot(condition: bool) -> u32 {
     let _ = condition;
     outside_kernel("ballot")
 }
 
 /// Whether `condition` holds in some lane of the warp (`vote.sync.any`).
+#[track_caller]
 pub fn any(condition: bool) -> bool {
     let _ = condition;
     outside_kernel("any")
 }
 
 /// Whether `condition` holds in every lane of the warp (`vote.sync.all`).
+#[track_caller]
 pub fn all(condition: bool) -> bool {
     let _ = condition;
     outside_kernel("all")
@@ -264,18 +286,21 @@ pub fn all(condition: bool) -> bool {
 /// The sum of `value` over the 32 lanes of the warp, in every lane: the xor butterfly
 /// (offsets 16, 8, 4, 2, 1), so every lane holds the same bits; integers wrap. All 32 lanes
 /// must call it together.
+#[track_caller]
 pub fn warp_sum<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("warp_sum")
 }
 
 /// The smallest `value` of the warp, in every lane (floats: Rust's `min`, NaN ignored).
+#[track_caller]
 pub fn warp_min<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("warp_min")
 }
 
 /// The largest `value` of the warp, in every lane (floats: Rust's `max`, NaN ignored).
+#[track_caller]
 pub fn warp_max<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("warp_max")
@@ -285,18 +310,21 @@ pub fn warp_max<T: WarpValue>(value: T) -> T {
 /// [`warp_sum`], then the warps' sums through a 32-element shared scratch array, between two
 /// barriers. Every thread of the block must call it (it contains [`sync_threads`]), and the
 /// block's size must be a multiple of 32, at most 1024 threads.
+#[track_caller]
 pub fn block_sum<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("block_sum")
 }
 
 /// The smallest `value` of the block, in every thread (as [`block_sum`]).
+#[track_caller]
 pub fn block_min<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("block_min")
 }
 
 /// The largest `value` of the block, in every thread (as [`block_sum`]).
+#[track_caller]
 pub fn block_max<T: WarpValue>(value: T) -> T {
     let _ = value;
     outside_kernel("block_max")
@@ -417,6 +445,7 @@ pub(crate) const fn misaligned(width: usize) -> &'static str {
 /// # Panics
 ///
 /// On the host, when `index` is odd or `index + 1` is out of range.
+#[track_caller]
 pub fn load2<T: Vector2>(x: &[T], index: usize) -> (T, T) {
     assert!(index % 2 == 0, "{}", misaligned(2));
     (x[index], x[index + 1])
@@ -429,6 +458,7 @@ pub fn load2<T: Vector2>(x: &[T], index: usize) -> (T, T) {
 /// # Panics
 ///
 /// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
+#[track_caller]
 pub fn load4<T: Vector4>(x: &[T], index: usize) -> (T, T, T, T) {
     assert!(index % 4 == 0, "{}", misaligned(4));
     (x[index], x[index + 1], x[index + 2], x[index + 3])
@@ -441,6 +471,7 @@ pub fn load4<T: Vector4>(x: &[T], index: usize) -> (T, T, T, T) {
 /// # Panics
 ///
 /// On the host, when `index` is odd or `index + 1` is out of range.
+#[track_caller]
 pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
     assert!(index % 2 == 0, "{}", misaligned(2));
     x[index..index + 2].copy_from_slice(&[values.0, values.1]);
@@ -453,6 +484,7 @@ pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
 /// # Panics
 ///
 /// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
+#[track_caller]
 pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
     assert!(index % 4 == 0, "{}", misaligned(4));
     x[index..index + 4].copy_from_slice(&[values.0, values.1, values.2, values.3]);
@@ -466,6 +498,7 @@ pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
 /// # Panics
 ///
 /// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
+#[track_caller]
 pub fn load8<T: Vector8>(x: &[T], index: usize) -> (T, T, T, T, T, T, T, T) {
     assert!(index % 8 == 0, "{}", misaligned(8));
     let v = &x[index..index + 8];
@@ -479,6 +512,7 @@ pub fn load8<T: Vector8>(x: &[T], index: usize) -> (T, T, T, T, T, T, T, T) {
 /// # Panics
 ///
 /// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
+#[track_caller]
 pub fn store8<T: Vector8>(x: &mut [T], index: usize, values: (T, T, T, T, T, T, T, T)) {
     assert!(index % 8 == 0, "{}", misaligned(8));
     let (a, b, c, d, e, f, g, h) = values;

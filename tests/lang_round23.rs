@@ -233,3 +233,30 @@ fn a_refused_launch_configuration_names_the_kernel() {
     assert!(matches!(alone, ptx_dsl::runtime::Error::BadLaunchConfig { kernel: None, .. }), "{alone:?}");
     assert!(alone.to_string().starts_with("bad launch configuration: grid dimension x is 0"), "{alone}");
 }
+
+// The vector accesses' host versions panic where they are called, as the kernel reports.
+located!(vector_sites, vector_sites_host, |y, k| {
+    if y[0] == 0 {
+        let (a, b, c, d) = load4(y, k);
+        y[1] = a + b + c + d;
+    } else {
+        store2(y, k, (1, 2));
+    }
+});
+
+#[test]
+fn a_vector_access_out_of_range_or_misaligned_is_reported_where_rust_reports_it() {
+    let dev = Device::sim();
+    for (which, k) in [(0u32, 7usize), (0, 8), (1, 3), (1, 4)] {
+        let want = panic_location(move || vector_sites_host(&mut [which, 0], k))
+            .unwrap_or_else(|| panic!("case {which}, {k}: the host did not panic"));
+        assert!(want.starts_with(file!()), "the host's panic is placed in the caller: {want}");
+        let mut y = dev.upload(&[which, 0]).unwrap();
+        let got = match VectorSites::new().launch(&dev, LaunchConfig::linear(1, 1), &mut y, k) {
+            Err(ptx_dsl::runtime::Error::OutOfBounds { location, .. })
+            | Err(ptx_dsl::runtime::Error::KernelPanic { location, .. }) => location,
+            other => panic!("case {which}, {k}: expected a kernel error, got {other:?}"),
+        };
+        assert_eq!(got, want, "case {which}, {k}");
+    }
+}
