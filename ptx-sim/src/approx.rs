@@ -109,6 +109,72 @@ pub(crate) fn result(mode: Approx, op: ApproxOp, input: u64, x: f64, exact: f64)
     canon32(in_range(op, exact, if up { exact + shift } else { exact - shift }) as f32)
 }
 
+/// `1/sqrt(x)` correctly rounded to f64 (the host's `1.0 / x.sqrt()` rounds twice and errs
+/// by up to about 1.5 ulp): the quotient, then moved an ulp at a time while the exact value
+/// lies beyond the midpoint to its neighbour, which an exact integer comparison decides. No
+/// input falls on a midpoint (the square of one is no power of two's reciprocal), so there
+/// are no ties. Special values as `1.0 / x.sqrt()`: NaN for NaN and negative inputs, ±inf
+/// for ±0, +0 for +inf.
+pub(crate) fn rsqrt_f64(x: f64) -> f64 {
+    let mut y = 1.0 / x.sqrt();
+    if x.is_nan() || x <= 0.0 || x.is_infinite() || !y.is_finite() || y == 0.0 {
+        return y;
+    }
+    // Each step moves one ulp; the quotient is within two of the result.
+    for _ in 0..4 {
+        let up = f64::from_bits(y.to_bits() + 1);
+        let down = f64::from_bits(y.to_bits() - 1);
+        if up.is_finite() && exceeds_midpoint(x, y) {
+            y = up;
+        } else if down > 0.0 && !exceeds_midpoint(x, down) {
+            y = down;
+        } else {
+            break;
+        }
+    }
+    y
+}
+
+/// Whether `1/sqrt(x)` exceeds the midpoint between positive finite `u` and the next f64
+/// up: with `m` that midpoint, whether `x * m * m < 1`, computed exactly in integers.
+fn exceeds_midpoint(x: f64, u: f64) -> bool {
+    let (xm, xe) = integer_and_exponent(x);
+    let (um, ue) = integer_and_exponent(u);
+    // m = (2 um + 1) 2^(ue - 1), so x m^2 = xm (2 um + 1)^2 2^(xe + 2 ue - 2).
+    let m = 2 * u128::from(um) + 1;
+    let product = times_u128(xm, m * m);
+    let shift = xe + 2 * ue - 2;
+    // Below 1 exactly when product < 2^-shift (never equal: `m` is odd and above 1).
+    shift < 0 && bit_length(&product) <= -shift as u32
+}
+
+/// `(n, e)` with `v = n * 2^e` exactly, for a finite positive `v`.
+fn integer_and_exponent(v: f64) -> (u64, i32) {
+    let bits = v.to_bits();
+    let fraction = bits & ((1 << 52) - 1);
+    match ((bits >> 52) & 0x7ff) as i32 {
+        0 => (fraction, -1074),
+        e => (fraction | 1 << 52, e - 1075),
+    }
+}
+
+/// `a * b` as three 64-bit limbs, least significant first.
+fn times_u128(a: u64, b: u128) -> [u64; 3] {
+    let low = u128::from(a) * (b as u64 as u128);
+    let high = u128::from(a) * (b >> 64);
+    let middle = (low >> 64) + (high as u64 as u128);
+    [low as u64, middle as u64, ((high >> 64) + (middle >> 64)) as u64]
+}
+
+/// The number of significant bits of a three-limb integer.
+fn bit_length(n: &[u64; 3]) -> u32 {
+    n.iter()
+        .enumerate()
+        .rev()
+        .find(|(_, &l)| l != 0)
+        .map_or(0, |(i, l)| 64 * i as u32 + 64 - l.leading_zeros())
+}
+
 /// `moved` (the exact result `exact` moved by an error) kept where `op`'s results lie: on
 /// `exact`'s side of zero (at most a zero of its sign: an error never changes a result's
 /// sign), and for `sin`, `cos` and `tanh` within [-1, 1].

@@ -188,8 +188,8 @@ fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
             FUn::Sqrt(m) => float::sqrt(F64, x, m),
             FUn::Rcp(m) => float::rcp(F64, x, m),
             FUn::RcpApproxF64 => float::canon64(flush64(1.0 / flush64(f64_of(x)))),
-            FUn::RsqrtApproxF64 => float::canon64(1.0 / f64_of(x).sqrt()),
-            FUn::RsqrtApproxFtzF64 => float::canon64(flush64(1.0 / flush64(f64_of(x)).sqrt())),
+            FUn::RsqrtApproxF64 => float::canon64(approx::rsqrt_f64(f64_of(x))),
+            FUn::RsqrtApproxFtzF64 => float::canon64(flush64(approx::rsqrt_f64(flush64(f64_of(x))))),
             _ => F64.nan(),
         };
     }
@@ -201,7 +201,7 @@ fn float_unary(op: FUn, wide: bool, x: u64, mode: Approx) -> u64 {
         FUn::Rcp(m) => return float::rcp(F32, x, m),
         FUn::SqrtApprox => (ApproxOp::Sqrt, w.sqrt()),
         FUn::RcpApprox => (ApproxOp::Rcp, 1.0 / w),
-        FUn::Rsqrt => (ApproxOp::Rsqrt, 1.0 / w.sqrt()),
+        FUn::Rsqrt => (ApproxOp::Rsqrt, approx::rsqrt_f64(w)),
         FUn::Ex2 => (ApproxOp::Ex2, w.exp2()),
         FUn::Lg2 => (ApproxOp::Lg2, w.log2()),
         FUn::Sin => (ApproxOp::Sin, w.sin()),
@@ -756,7 +756,13 @@ fn run_thread(
                     },
                     Place::Shared(at) => match shared_at(shared.len(), at, size, size) {
                         Some(at) => {
-                            race!(race.atomic(env.linear, (pc - 1) as u32, at, size as usize));
+                            race!(race.atomic(
+                                env.linear,
+                                (pc - 1) as u32,
+                                at,
+                                size as usize,
+                                kind.reads_old()
+                            ));
                             let old = sh_load(shared, at, size);
                             sh_store(shared, at, size, kind.apply(old, x, y));
                             r!(d) = old;
