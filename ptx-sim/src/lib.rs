@@ -24,8 +24,8 @@
 //!   ([`SimOptions::step_budget`]) is [`SimError::StepBudget`];
 //! - two threads of a block touching one shared byte between barriers, one of them
 //!   storing, is [`SimError::Race`] (global memory too with
-//!   [`SimOptions::global_race_check`]), and a load or atomic of a shared byte that no
-//!   thread of the block has written is [`SimError::UninitializedShared`] (shared memory
+//!   [`SimOptions::global_race_check`]), and a load or atomic (but an exchange) of a
+//!   shared byte that no thread of the block has written is [`SimError::UninitializedShared`] (shared memory
 //!   starts zeroed here, undefined on a GPU; [`SimOptions::uninit_shared_check`]);
 //! - each thread has its own `.local` memory (which also holds the `.param`s of calls, so
 //!   that a callee loads them at any offset and width, and through their addresses), generic

@@ -77,6 +77,11 @@ impl AtomKind {
         }
     }
 
+    /// Whether the value stored depends on the old one (all but an exchange).
+    pub(crate) fn reads_old(self) -> bool {
+        !matches!(self, AtomKind::Exch32 | AtomKind::Exch64)
+    }
+
     /// The new value stored for the old value `old`, operand `a` and (cas) `b`.
     pub(crate) fn apply(self, old: u64, a: u64, b: u64) -> u64 {
         match self {

@@ -25,8 +25,8 @@ pub struct SimOptions {
     /// always is ([`crate::SimError::Race`]). Off by default: it records every global byte
     /// a block touches between two barriers, which slows the launch several times.
     pub global_race_check: bool,
-    /// Refuse a load or atomic of a shared byte that no thread of the block has written
-    /// since the block started ([`crate::SimError::UninitializedShared`]): the simulator
+    /// Refuse a load or atomic (but an exchange, which needs no old value) of a shared byte
+    /// that no thread of the block has written since the block started ([`crate::SimError::UninitializedShared`]): the simulator
     /// zero-fills shared memory, a GPU leaves there what an earlier block did. On by
     /// default; it reads the records the shared-memory race check keeps anyway, so it
     /// costs next to nothing.

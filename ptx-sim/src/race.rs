@@ -108,13 +108,15 @@ struct Access {
 }
 
 /// What the current epoch knows of one byte: its last store (and the step it was, see
-/// [`RaceTracker::set_store_step`]), its loads and its atomics.
+/// [`RaceTracker::set_store_step`]), its loads and its atomics; and whether anything of the
+/// block has written it (a store or an atomic).
 #[derive(Clone, Copy, Debug, Default)]
 struct Records {
     stored: Access,
     stored_step: u64,
     loaded: Access,
     atomic: Access,
+    written: bool,
 }
 
 /// The step of a store that is no instruction of a thread's (an async copy landing).
@@ -223,13 +225,22 @@ impl RaceTracker {
     }
 
     /// Thread `thread` updates shared bytes `at..at + len` atomically at op `pc`: a conflict
-    /// with other threads' plain stores, not with their loads or atomics.
-    pub(crate) fn atomic(&mut self, thread: u32, pc: u32, at: usize, len: usize) -> Result<(), Hazard> {
-        self.touch(Kind::Atomic, thread, pc, at, len)
+    /// with other threads' plain stores, not with their loads or atomics. `reads_old`: the
+    /// new value depends on the old one (all but an exchange, which may initialise memory
+    /// never written: `atomicExch(&s, v)`).
+    pub(crate) fn atomic(
+        &mut self,
+        thread: u32,
+        pc: u32,
+        at: usize,
+        len: usize,
+        reads_old: bool,
+    ) -> Result<(), Hazard> {
+        self.access_bytes(Kind::Atomic, reads_old, thread, pc, at, len)
     }
 
     /// One access of `kind` to shared bytes `at..at + len` at op `pc`: a load or an atomic of
-    /// a byte never stored to is [`Hazard::Unwritten`] when the block checks for it.
+    /// a byte never written is [`Hazard::Unwritten`] when the block checks for it.
     pub(crate) fn touch(
         &mut self,
         kind: Kind,
@@ -238,10 +249,22 @@ impl RaceTracker {
         at: usize,
         len: usize,
     ) -> Result<(), Hazard> {
+        self.access_bytes(kind, !matches!(kind, Kind::Store(_)), thread, pc, at, len)
+    }
+
+    /// [`Self::touch`], where `reads` says whether the access needs the bytes' values.
+    fn access_bytes(
+        &mut self,
+        kind: Kind,
+        reads: bool,
+        thread: u32,
+        pc: u32,
+        at: usize,
+        len: usize,
+    ) -> Result<(), Hazard> {
         let mine = self.access(thread, pc);
-        let reads = !matches!(kind, Kind::Store(_));
         for (i, b) in (at..(at + len).min(self.shared.len())).enumerate() {
-            if reads && self.unwritten && self.shared[b].stored.epoch == 0 {
+            if reads && self.unwritten && !self.shared[b].written {
                 return Err(Hazard::Unwritten(b as u64));
             }
             let conflict = |(other, earlier)| Conflict {
@@ -316,9 +339,9 @@ impl RaceTracker {
             }
         }
         Ok(match kind {
-            Kind::Store(_) => Records { stored: mine, stored_step: self.step, ..r },
+            Kind::Store(_) => Records { stored: mine, stored_step: self.step, written: true, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
-            Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), ..r },
+            Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), written: true, ..r },
         })
     }
 
@@ -481,10 +504,10 @@ mod tests {
     fn atomics_conflict_with_plain_stores_only() {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &races_only(false));
-        r.atomic(1, 101, 0, 4).unwrap();
-        r.atomic(2, 102, 0, 4).expect("atomics of several threads on one word are fine");
+        r.atomic(1, 101, 0, 4, true).unwrap();
+        r.atomic(2, 102, 0, 4, true).expect("atomics of several threads on one word are fine");
         r.load(3, 103, 0, 4).expect("a plain load beside atomics (a CAS loop's first read)");
-        r.atomic(6, 106, 0, 4).expect("an atomic after another thread's plain load");
+        r.atomic(6, 106, 0, 4, true).expect("an atomic after another thread's plain load");
         // A store conflicts with the load (thread 3, checked first) and the atomics.
         assert_eq!(
             r.store(7, 107, 0, 4, 0),
@@ -498,7 +521,7 @@ mod tests {
         );
         r.store(4, 104, 8, 4, 0).unwrap();
         assert_eq!(
-            r.atomic(5, 105, 8, 4),
+            r.atomic(5, 105, 8, 4, true),
             Err(Hazard::Race(Conflict {
                 other: Some(4),
                 offset: 8,
@@ -543,7 +566,7 @@ mod tests {
             })),
             "a rewrite is exempt from other threads' stores only"
         );
-        r.atomic(5, 105, 12, 4).unwrap();
+        r.atomic(5, 105, 12, 4, true).unwrap();
         r.store(6, 106, 12, 4, 0b1111).expect_err("an atomic");
     }
 
@@ -579,18 +602,29 @@ mod tests {
         let mut r = RaceTracker::default();
         r.reset(16, 64, &SimOptions::default());
         assert_eq!(r.load(0, 100, 0, 4), Err(Hazard::Unwritten(0)));
-        assert_eq!(r.atomic(1, 101, 4, 4), Err(Hazard::Unwritten(4)));
+        assert_eq!(r.atomic(1, 101, 4, 4, true), Err(Hazard::Unwritten(4)));
         r.store(2, 102, 0, 2, 0).unwrap();
         assert_eq!(r.load(2, 102, 0, 4), Err(Hazard::Unwritten(2)), "the first byte not stored to");
         r.store(3, 103, 2, 2, 0).unwrap();
         r.barrier();
         r.load(5, 105, 0, 4).expect("two threads wrote it, before the barrier");
-        r.atomic(6, 106, 0, 4).expect("an atomic of written bytes");
+        r.atomic(6, 106, 0, 4, true).expect("an atomic of written bytes");
         r.store(7, 107, 8, 8, 0).unwrap();
-        r.atomic(7, 107, 8, 8).expect("its own store");
+        r.atomic(7, 107, 8, 8, true).expect("its own store");
         r.reset(16, 64, &SimOptions::default());
         assert_eq!(r.load(5, 105, 0, 4), Err(Hazard::Unwritten(0)), "a new block starts unwritten");
         r.reset(16, 64, &races_only(false));
         r.load(5, 105, 0, 4).expect("not checked");
+    }
+
+    #[test]
+    fn an_exchange_writes_bytes_never_written_and_they_read_afterwards() {
+        let mut r = RaceTracker::default();
+        r.reset(16, 64, &SimOptions::default());
+        r.atomic(0, 100, 4, 4, false).expect("an exchange needs no old value");
+        r.barrier();
+        r.load(1, 101, 4, 4).expect("the exchange wrote them");
+        r.atomic(2, 102, 4, 4, true).expect("so can an add");
+        assert_eq!(r.load(1, 101, 8, 4), Err(Hazard::Unwritten(8)), "bytes beside it stay unwritten");
     }
 }

@@ -275,6 +275,25 @@ fn uninit_modules() -> Vec<(&'static str, String)> {
                  \tst.global.u32 [%rd2], %r4;",
             ),
         ),
+        // Thread 0 initialises the word with an exchange (CUDA's `atomicExch(&s, 5)`), whose
+        // new value needs no old one; every thread reads it after the barrier.
+        (
+            "exchange",
+            module(
+                shared,
+                "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 atom.shared.exch.b32 %r2, [s], 5;\n\tbar.sync 0;\n\
+                 \tld.shared.u32 %r4, [s];\n\tst.global.u32 [%rd2], %r4;",
+            ),
+        ),
+        // A compare-and-swap of the word never written: its comparison reads it.
+        (
+            "cas",
+            module(
+                shared,
+                "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 atom.shared.cas.b32 %r2, [s], 0, 5;\n\tbar.sync 0;\n\
+                 \tld.shared.u32 %r4, [s];\n\tst.global.u32 [%rd2], %r4;",
+            ),
+        ),
         // `cp.async` of each thread's `out` word to its shared slot, read after the wait (or,
         // `early`, before it).
         (
@@ -346,6 +365,14 @@ fn loads_of_never_written_shared_bytes_are_errors() {
     let (_, _, offset, instruction, _) = uninit_error(&uninit_module("generic"), 1);
     assert_eq!(offset, 8);
     assert!(instruction.starts_with("ld.u32"), "{instruction}");
+    assert_eq!(
+        run(&uninit_module("exchange"), 64).unwrap(),
+        vec![5; 64],
+        "an exchange writes what it stores"
+    );
+    let (_, thread, offset, instruction, _) = uninit_error(&uninit_module("cas"), 1);
+    assert_eq!((thread, offset), ([0, 0, 0], 0));
+    assert!(instruction.contains("atom.shared.cas"), "{instruction}");
     // Block 0 runs; block 1 starts with nothing written, whatever block 0 left.
     let (block, thread, offset, _, _) = uninit_error(&uninit_module("first block"), 2);
     assert_eq!((block, thread, offset), ([1, 0, 0], [0, 0, 0], 0));
