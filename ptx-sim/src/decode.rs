@@ -200,7 +200,12 @@ pub(crate) fn decode_kernel(
     }
     let (local_map, local_end) = layout(&locals);
     let local_bytes = u32::try_from(local_end).ok().filter(|&b| b <= MAX_LOCAL).ok_or_else(|| {
-        SimError::Unsupported { line, what: format!("{local_end} bytes of .local memory per thread") }
+        let what = format!(
+            "{local_end} bytes of .local memory per thread (the simulator holds at most {} KiB a thread, \
+             CUDA 512 KiB; a recursive function's frame counts once per level it is inlined to)",
+            MAX_LOCAL / 1024
+        );
+        SimError::Unsupported { line, what }
     })?;
     // Each parameter's slots after the registers: one for a scalar, one per 8 bytes of an
     // array (its size is bounded by `signature::MAX_PARAM_BYTES`).

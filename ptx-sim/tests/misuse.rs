@@ -81,3 +81,18 @@ fn a_grid_beyond_the_thread_limit_is_refused_before_it_runs() {
         ptx_sim::launch_with(m.kernel("k").unwrap(), &over, &[], &Memory::new(), 1, &options).unwrap_err();
     assert!(matches!(err, SimError::BadParams { .. }), "{err}");
 }
+
+#[test]
+fn local_memory_past_the_simulators_limit_says_what_the_limit_is() {
+    // Beside a kernel that loads, so that the module does (it leaves `k` out).
+    let other = ".visible .entry other()\n{\nret;\n}";
+    let m = module(other, ".local .align 8 .b8 buf[80000];\n.reg .b64 %rd<2>;\nmov.u64 %rd1, buf;\nret;");
+    assert!(m.kernel("other").is_some());
+    let why = m.unsupported("k").map(|e| e.to_string()).unwrap_or_default();
+    assert!(why.contains("80000 bytes of .local memory per thread"), "{why}");
+    assert!(why.contains("at most 64 KiB a thread") && why.contains("CUDA 512 KiB"), "{why}");
+    // At the limit it runs.
+    let m = module("", ".local .align 8 .b8 buf[65536];\n.reg .b64 %rd<2>;\nmov.u64 %rd1, buf;\nret;");
+    let geometry = Geometry { grid: [1, 1, 1], block: [2, 1, 1], dynamic_shared_bytes: 0 };
+    launch(m.kernel("k").expect("64 KiB is within the limit"), &geometry, &[], &Memory::new(), 1).unwrap();
+}
