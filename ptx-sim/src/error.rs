@@ -185,16 +185,36 @@ impl AccessKind {
     }
 }
 
+/// `text` (a message quoting PTX text) with the characters one cannot see escaped as
+/// Rust escapes them: control characters but the tab (`\0`, `\u{b}`) and whitespace outside
+/// ASCII (`\u{a0}`), so that a message about one shows it.
+pub(crate) fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| (c.is_control() && c != '\t') || (c.is_whitespace() && !c.is_ascii());
+    if !text.contains(hidden) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if c.is_control() && c != '\t' => out.extend(c.escape_debug()),
+            c if hidden(c) => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SimError::Parse { line, message } => {
-                write!(f, "PTX parse error at line {line}: {message}")
+                write!(f, "PTX parse error at line {line}: {}", visible(message))
             }
             SimError::Unsupported { line, what } => write!(
                 f,
-                "PTX line {line}: the simulator does not support {what}; \
-                 run this kernel on a CUDA device or avoid that construct"
+                "PTX line {line}: the simulator does not support {}; \
+                 run this kernel on a CUDA device or avoid that construct",
+                visible(what)
             ),
             SimError::Fault { kernel, block, thread, address, instruction, source } => {
                 write!(

@@ -4,12 +4,12 @@
 //! It reads what `ptx_core::print` and NVRTC write: `//` and `/* */` comments (not in
 //! strings), `.version`, `.target`, `.file` and `.loc` (source positions for messages), `.address_size 64`,
 //! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
-//! initialisers, `.extern .shared` (dynamic shared memory), `[.visible] .shared` variables, the
-//! `vprintf` declaration;
-//! in bodies nested `{ }` scopes, `.reg .T %p<N>;` and `.reg .T %name;`, `.shared` and
-//! `.local` arrays, call-sequence `.param`s, `.branchtargets` lists (of `brx.idx`),
-//! `.pragma` (ignored), labels `name:`, and
-//! statements up to each `;` (over several lines), optionally guarded by `@%p` / `@!%p`.
+//! initialisers (`.attribute(.managed)` ones too), `.extern .shared` (dynamic shared memory),
+//! `[.visible] .shared` variables, the `vprintf` declaration, `.pragma` (ignored);
+//! in bodies nested `{ }` scopes (registers and labels scoped to them), `.reg .T %p<N>;` and
+//! `.reg .T %name;`, `.shared` and `.local` arrays, call-sequence `.param`s, `.branchtargets`
+//! lists (of `brx.idx`), `.pragma` (ignored), labels `name:`, and statements up to each `;`
+//! (over several lines), optionally guarded by `@%p` / `@!%p`.
 //! Device functions (`.func`) are inlined at each call; any other directive is
 //! [`SimError::Unsupported`].
 
@@ -131,9 +131,26 @@ fn declaration(lines: &[&str], i: &mut usize, what: &str) -> Result<String, SimE
     Ok(decl)
 }
 
+/// The first character of `text` (comments removed) that ptxas takes neither as whitespace
+/// nor as part of a token, with its 1-based line, where Rust's `trim` and `split_whitespace`
+/// would take it as whitespace or keep it unseen: a control character other than the tab,
+/// line feed, carriage return and form feed (a NUL, a vertical tab), or whitespace outside
+/// ASCII (a no-break space).
+fn unexpected_character(text: &str) -> Option<(usize, char)> {
+    let bad = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || (c.is_whitespace() && !c.is_ascii())
+    };
+    let at = text.find(bad)?;
+    let c = text[at..].chars().next()?;
+    Some((text[..at].matches('\n').count() + 1, c))
+}
+
 /// Parses a whole module into decoded kernels.
 pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let text = without_comments(text).map_err(|line| parse_err(line, "unterminated block comment `/*`"))?;
+    if let Some((line, c)) = unexpected_character(&text) {
+        return Err(parse_err(line, format!("unexpected character `{c}`")));
+    }
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
     let mut left_out: Vec<(String, SimError)> = Vec::new();
@@ -349,6 +366,14 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             }
             // Source file table entries: read before the kernels (above).
             ".file" => i += 1,
+            // A hint to the compiler (`.pragma "nounroll";`), as in a body: nothing to run.
+            ".pragma" => {
+                let decl = declaration(&lines, &mut i, "a `.pragma` directive")?;
+                if !pragma_arguments(&decl) {
+                    return Err(parse_err(lineno, format!("malformed `.pragma` directive `{decl}`")));
+                }
+                i += 1;
+            }
             ".section" => {
                 // Debug information (`.section .debug_info { .b8 ... }`): nothing to run; the
                 // block is skipped to its closing brace.
@@ -387,6 +412,14 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
         return Err(left_out.swap_remove(0).1);
     }
     Ok(Parsed { kernels, unsupported: left_out })
+}
+
+/// Whether the `.pragma` directive `decl` (with or without its `;`) gives a list of strings,
+/// as the PTX ISA writes its arguments: `.pragma "nounroll";`.
+fn pragma_arguments(decl: &str) -> bool {
+    let args = decl.trim().trim_start_matches(".pragma").trim_end_matches(';').trim();
+    !args.is_empty()
+        && args.split(',').map(str::trim).all(|a| a.len() >= 2 && a.starts_with('"') && a.ends_with('"'))
 }
 
 /// Whether the lines `range` name `word` (a register's `%` kept: `%p` is no variable `p`),
@@ -456,6 +489,7 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
         Some((h, i)) => (h.trim(), Some(i.trim())),
         None => (decl, None),
     };
+    let head = without_attribute(head, line)?;
     let toks: Vec<&str> =
         head.split_whitespace().filter(|t| !matches!(*t, ".visible" | ".weak" | ".common")).collect();
     let (align, rest) = match toks.as_slice() {
@@ -651,6 +685,68 @@ fn element_type(ty: &str) -> Option<PtxType> {
         ".b8" => Some(PtxType::U8),
         other => other.strip_prefix('.').and_then(PtxType::from_ptx_name).filter(|t| *t != PtxType::Pred),
     }
+}
+
+/// A variable declaration's head without its `.attribute(..)`s: `.managed` (a CUDA
+/// `__managed__` variable) and `.unified(uuid1, uuid2)`, which make it memory the host and
+/// the device share; the simulator's device memory is the host's, so such a variable is a
+/// plain `.global` one. Another attribute (ptxas: a syntax error), or one of a variable that
+/// is not `.global`, is an error.
+fn without_attribute(head: &str, line: usize) -> Result<String, SimError> {
+    let mut rest = head.to_string();
+    while let Some((before, after)) = rest.split_once(".attribute") {
+        let malformed = || parse_err(line, format!("malformed `.attribute` in `{head}`"));
+        let inside = after.trim_start().strip_prefix('(').ok_or_else(malformed)?;
+        let (list, after) = balanced(inside).ok_or_else(malformed)?;
+        for attribute in attributes(list) {
+            let unified = attribute.strip_prefix(".unified").is_some_and(|u| u.trim_start().starts_with('('));
+            if attribute != ".managed" && !unified {
+                return Err(parse_err(
+                    line,
+                    format!("unknown variable attribute `{attribute}` (the PTX ISA's are `.managed` and `.unified(..)`)"),
+                ));
+            }
+        }
+        if !before.contains(".global") {
+            return Err(parse_err(line, format!("`.attribute({list})` of a variable that is not `.global`")));
+        }
+        rest = format!("{before} {after}");
+    }
+    Ok(rest)
+}
+
+/// The comma-separated items of an `.attribute(..)` list, commas inside parentheses kept
+/// (`.managed, .unified(1, 2)`).
+fn attributes(list: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (k, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(list[start..k].trim());
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(list[start..].trim());
+    items
+}
+
+/// `text` (after an opening `(`) split at the `)` that closes it: the inside and the text
+/// after the `)`; `None` when it is never closed.
+fn balanced(text: &str) -> Option<(&str, &str)> {
+    let mut depth = 1usize;
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => return Some((&text[..k], &text[k + 1..])),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// One initial value: an integer literal (decimal, `0x` hex, `0b` binary, `0` octal, with
@@ -862,9 +958,9 @@ enum FuncParam {
     },
 }
 
-/// The name a `.param` declaration (after `.param`) declares: a scalar `.T name`, or a byte
-/// array `[.align A] .b8 name[N]` (a structure passed or returned by value; its fields are
-/// reached at offsets, `[name+8]`).
+/// The name a `.param` declaration (after `.param`) declares: a scalar `.T name` (`.b8`, a
+/// CUDA `bool` or `char`, too), or a byte array `[.align A] .b8 name[N]` (a structure passed
+/// or returned by value; its fields are reached at offsets, `[name+8]`).
 fn param_name(decl: &str) -> Option<&str> {
     let toks: Vec<&str> = decl.split_whitespace().collect();
     let (ty, name) = match toks.as_slice() {
@@ -875,7 +971,11 @@ fn param_name(decl: &str) -> Option<&str> {
     match name.strip_suffix(']').and_then(|n| n.split_once('[')) {
         Some((n, len)) if ty == ".b8" && len.parse::<u32>().is_ok() && is_ident(n) => Some(n),
         Some(_) => None,
-        None if is_ident(name) && PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some() => Some(name),
+        None if is_ident(name)
+            && (ty == ".b8" || PtxType::from_ptx_name(ty.trim_start_matches('.')).is_some()) =>
+        {
+            Some(name)
+        }
         None => None,
     }
 }
@@ -931,7 +1031,8 @@ fn func_param(decl: &str, line: usize) -> Result<FuncParam, SimError> {
         _ => Err(unsupported(
             line,
             format!(
-                "function parameter `{decl}` (`.param .bN name`, `.param .align A .b8 name[N]` or `.reg .T name`)"
+                "function parameter `{decl}` (`.param .T name` of a scalar type, `.param .align A .b8 name[N]` or \
+                 `.reg .T name`)"
             ),
         )),
     }
@@ -1314,6 +1415,9 @@ fn parse_body(
     // `zya…_t1`) in the statements it holds; inner scopes shadow outer ones.
     let mut scopes: Vec<Scope> = Vec::new();
     let mut scope_count = 0usize;
+    // Labels are scoped the same way; branches are resolved once the body is read, since
+    // they may jump forward (see [`BlockLabels`]).
+    let mut labels = BlockLabels::default();
     // The body may start on the line of its `{` (`first`, on line `first_line`).
     let pending = split_body_line(first.trim()).into_iter().map(|p| (p, first_line)).collect();
     let mut reader = BodyLines { lines, i, pending };
@@ -1329,7 +1433,9 @@ fn parse_body(
             break;
         }
         while let Some(rest) = line.strip_prefix('{') {
-            scopes.push(Scope::new(letters_tag("zy", scope_count)));
+            let tag = letters_tag("zy", scope_count);
+            let parent = scopes.last().map_or(0, |s| s.block);
+            scopes.push(Scope::new(tag.clone(), labels.open(parent, tag)));
             scope_count += 1;
             line = rest.trim_start();
         }
@@ -1362,7 +1468,9 @@ fn parse_body(
             if !is_ident(label) {
                 return Err(parse_err(lineno, format!("malformed label `{line}`")));
             }
-            body.push(BodyItem::Label(label.to_string(), lineno));
+            let block = scopes.last().map_or(0, |s| s.block);
+            let placed = labels.place(block, label).map_err(|why| parse_err(lineno, why))?;
+            body.push(BodyItem::Label(placed, lineno));
             continue;
         }
         // A statement may continue over several lines (compilers split `call`s), up to `;`.
@@ -1399,6 +1507,9 @@ fn parse_body(
             let stmt = renamed.as_str();
             if stmt.starts_with(".pragma") {
                 // Hints to the optimiser (`.pragma "nounroll";`): nothing to execute.
+                if !pragma_arguments(stmt) {
+                    return Err(parse_err(lineno, format!("malformed `.pragma` directive `{stmt};`")));
+                }
                 continue;
             }
             if stmt.starts_with(".reg") {
@@ -1420,6 +1531,7 @@ fn parse_body(
                 };
                 let mut s = parse_stmt(stmt, lineno)?;
                 s.operands.insert(0, list.clone());
+                labels.item(scopes.last().map_or(0, |s| s.block), body.len());
                 body.push(BodyItem::Instr(s));
             } else if stmt.starts_with(".local") {
                 // A per-thread array (compilers' stack frame `__local_depot`): laid out like
@@ -1431,11 +1543,13 @@ fn parse_body(
             } else {
                 let mut s = parse_stmt(stmt, lineno)?;
                 s.source = source.clone();
+                labels.item(scopes.last().map_or(0, |s| s.block), body.len());
                 body.push(BodyItem::Instr(s));
             }
         }
         close(&mut scopes);
     }
+    labels.resolve(&mut body);
     Ok(Body { regs, shared, locals, items: body })
 }
 
@@ -1541,6 +1655,8 @@ fn tight_guard(stmt: &str) -> String {
 /// A nested `{ }` scope: the registers declared in it and the tag that renames them apart.
 struct Scope {
     tag: String,
+    /// Its number among the body's blocks (see [`BlockLabels`]).
+    block: usize,
     /// Prefixes of `%` registers declared here.
     prefixes: std::collections::HashSet<String>,
     /// Registers declared here without `%`, and their new names.
@@ -1548,8 +1664,8 @@ struct Scope {
 }
 
 impl Scope {
-    fn new(tag: String) -> Scope {
-        Scope { tag, prefixes: Default::default(), names: Default::default() }
+    fn new(tag: String, block: usize) -> Scope {
+        Scope { tag, block, prefixes: Default::default(), names: Default::default() }
     }
 
     /// Records the registers of the `.reg` statement `stmt` as this scope's.
@@ -1584,6 +1700,86 @@ impl Scope {
             return text.to_string();
         }
         rename(text, &self.prefixes, &self.tag, &self.names, true)
+    }
+}
+
+/// The labels of a body's blocks. As registers are, labels are scoped to the `{ }` block
+/// placing them (inline assembly with a label, inlined twice, places it in two sibling
+/// blocks), and a branch goes to the label its own block sees: its own block's, else the
+/// enclosing block's, outward. Block 0 is the body itself, whose labels keep their names; a
+/// nested block's are renamed apart with its tag (`DONE` to `DONE_zya`), and so are the
+/// branches that see them.
+#[derive(Default)]
+struct BlockLabels {
+    /// Per nested block (block `k + 1` at `k`): its enclosing block, its tag, and the labels
+    /// placed in it.
+    blocks: Vec<(usize, String, std::collections::HashSet<String>)>,
+    /// The labels placed in the body itself.
+    top: std::collections::HashSet<String>,
+    /// The body items in nested blocks, each with its innermost block.
+    items: Vec<(usize, usize)>,
+}
+
+impl BlockLabels {
+    /// Opens a block inside block `parent`, with `tag`; returns its number.
+    fn open(&mut self, parent: usize, tag: String) -> usize {
+        self.blocks.push((parent, tag, Default::default()));
+        self.blocks.len()
+    }
+
+    /// Places `label` in `block`; returns the name it gets, or why it cannot be placed (it
+    /// is already placed in that block).
+    fn place(&mut self, block: usize, label: &str) -> Result<String, String> {
+        let (placed, new) = match block.checked_sub(1).and_then(|k| self.blocks.get_mut(k)) {
+            Some((_, tag, labels)) => (format!("{label}_{tag}"), labels.insert(label.to_string())),
+            None => (label.to_string(), self.top.insert(label.to_string())),
+        };
+        if !new {
+            return Err(format!("label `{label}` is placed twice in one `{{ }}` block"));
+        }
+        Ok(placed)
+    }
+
+    /// Records that body item `index` is in `block` (nothing for the body itself).
+    fn item(&mut self, block: usize, index: usize) {
+        if block > 0 {
+            self.items.push((index, block));
+        }
+    }
+
+    /// The labels of nested blocks that block `block` sees, with their new names: its own,
+    /// then those of the blocks around it that none nearer hides.
+    fn visible(&self, mut block: usize) -> std::collections::HashMap<String, String> {
+        let mut seen = std::collections::HashMap::new();
+        while let Some((parent, tag, labels)) = block.checked_sub(1).and_then(|k| self.blocks.get(k)) {
+            for l in labels {
+                seen.entry(l.clone()).or_insert_with(|| format!("{l}_{tag}"));
+            }
+            block = *parent;
+        }
+        seen
+    }
+
+    /// Renames, in the statements of nested blocks in `body`, the labels they name to the
+    /// labels they see. A label no block sees is left as written (the decoder's "undefined
+    /// label" names it).
+    fn resolve(&self, body: &mut [BodyItem]) {
+        if self.blocks.iter().all(|(_, _, labels)| labels.is_empty()) {
+            return;
+        }
+        let none = std::collections::HashSet::new();
+        let mut cache = std::collections::HashMap::new();
+        for &(index, block) in &self.items {
+            let Some(BodyItem::Instr(s)) = body.get_mut(index) else { continue };
+            let seen = cache.entry(block).or_insert_with(|| self.visible(block));
+            if seen.is_empty() {
+                continue;
+            }
+            s.text = rename(&s.text, &none, "", seen, true);
+            for o in &mut s.operands {
+                *o = rename(o, &none, "", seen, false);
+            }
+        }
     }
 }
 
