@@ -11,8 +11,9 @@ use ptx_core::eval;
 use ptx_core::ir::{BinaryOp, Cmp, CvtRound, ShflMode, SpecialReg, UnaryOp};
 use ptx_core::PtxType;
 
+use crate::const_expr::{int_const, is_name, mentions_float, symbol_offset, IntConst};
 use crate::error::SimError;
-use crate::literal::{float_literal, float_literal_bits, int_literal};
+use crate::literal::{float_literal, float_literal_bits};
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
@@ -90,16 +91,14 @@ fn addressed_params(params: &[PtxParam], body: &[BodyItem]) -> Vec<SharedDef> {
         .collect()
 }
 
-/// An operand naming a variable, `name` or `name+N`: the name and the offset.
+/// An operand naming a variable, `name` or `name+offset` (an integer constant expression,
+/// [`symbol_offset`]): the name and the offset.
 fn param_operand(tok: &str) -> Option<(&str, u64)> {
-    match tok.split_once('+') {
-        Some((name, off)) => Some((name.trim(), off.trim().parse().ok()?)),
-        None => Some((tok.trim(), 0)),
+    match symbol_offset(tok) {
+        Some((name, offset)) => Some((name, offset.ok()?)),
+        None => (!tok.contains('+')).then(|| (tok.trim(), 0)),
     }
 }
-
-/// The value of PTX's `WARP_SZ`: the simulator's warps have 32 lanes, as every GPU's do.
-const WARP_SIZE: u64 = 32;
 
 fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
@@ -509,22 +508,30 @@ impl Decoder {
         Ok(r)
     }
 
-    /// A predicate source: a `.pred` register, or an integer immediate (true when not zero,
-    /// as ptxas takes `1`, `0x1` or `2`), which PTX allows where an instruction reads one.
+    /// A predicate source: a `.pred` register, or an integer immediate or constant
+    /// expression (true when not zero, as ptxas takes `1`, `0x1`, `2` or `1 > 0`), which PTX
+    /// allows where an instruction reads one.
     fn pred_src(&mut self, tok: &str) -> Result<R, SimError> {
-        match int_literal(tok) {
-            Some(v) => Ok(self.konst(u64::from(v != 0))),
-            None => self.pred(tok),
+        if is_name(tok) {
+            return self.pred(tok);
         }
+        let v = self.int_const(tok)?;
+        Ok(self.konst(u64::from(v.bits != 0)))
     }
 
+    /// The value of integer constant expression `tok` ([`int_const`]: a literal,
+    /// `WARP_SZ`, `(1 << 4) + 3`); an error says what is wrong with it.
+    fn int_const(&self, tok: &str) -> Result<IntConst, SimError> {
+        int_const(tok).map_err(|e| self.parse_err(e))
+    }
+
+    /// Immediate `tok` read as `ty`: the bits of a `0f`/`0d` literal, a decimal float of a
+    /// float type, or an integer constant expression that fits `ty` ([`IntConst::fits`]),
+    /// truncated to its width.
     fn imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
         let bad = || self.parse_err(format!("malformed immediate `{tok}` for type {ty}"));
         let bits = ty.bits();
-        let v = if tok == "WARP_SZ" && !ty.is_float() {
-            // PTX's predefined constant for the warp size (what CUDA's `warpSize` becomes).
-            WARP_SIZE & width_mask(bits)
-        } else if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
+        let v = if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
             if bits != 32 || h.len() != 8 {
                 return Err(bad());
             }
@@ -538,20 +545,25 @@ impl Decoder {
             if ty.is_float() && !tok.starts_with("0x") && !tok.starts_with("0X") {
                 return self.float_imm(tok, ty);
             }
-            let v = int_literal(tok).ok_or_else(bad)?;
-            let lo = -(1i128 << (bits.max(2) - 1));
-            let hi = (1i128 << bits) - 1;
-            if v < lo || v > hi {
+            let v = self.int_const(tok)?;
+            if !v.fits(bits) {
                 return Err(self.parse_err(format!("immediate `{tok}` does not fit {ty}")));
             }
-            (v as u64) & width_mask(bits)
+            v.bits & width_mask(bits)
         };
         Ok(v)
     }
 
     /// A decimal float immediate (`1.5`, `1e-3`) of a `.f32` or `.f64` instruction: the
-    /// nearest double, rounded to nearest f32 for `.f32`, as ptxas reads it.
+    /// nearest double, rounded to nearest f32 for `.f32`, as ptxas reads it. An expression
+    /// of floats (`1.5 * 2`, which ptxas evaluates) is unsupported.
     fn float_imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
+        if float_literal(tok).is_none() && mentions_float(tok) {
+            return Err(self.unsupported(format!(
+                "floating-point constant expression `{tok}` (write its value; integer constant expressions are \
+                 evaluated)"
+            )));
+        }
         if float_literal(tok).is_none() {
             return Err(self.parse_err(format!("malformed float immediate `{tok}` for type {ty}")));
         }
@@ -584,12 +596,14 @@ impl Decoder {
         if let Some(r) = self.variable(tok) {
             return Ok(r);
         }
-        // `name+8`: an address into a module variable or a shared or local array.
-        if let Some((name, offset)) = tok.split_once('+') {
-            if let Ok(offset) = offset.trim().parse::<u64>() {
-                let name = name.trim();
-                if let Some(&base) = self.shared.get(name).or_else(|| self.locals.get(name)) {
-                    return Ok(self.konst((base as u64).wrapping_add(offset)));
+        // `name+8`, `name+0x8`, `name+2*4`: an address into a module variable or a shared or
+        // local array (the offset an integer constant expression).
+        if let Some((name, offset)) = symbol_offset(tok) {
+            let array = self.shared.get(name).or_else(|| self.locals.get(name)).copied();
+            if array.is_some() || self.data.contains_key(name) {
+                let offset = offset.map_err(|e| self.parse_err(e))?;
+                if let Some(base) = array {
+                    return Ok(self.konst(u64::from(base).wrapping_add(offset)));
                 }
                 if let Some(r) = self.variable_at(name, offset) {
                     return Ok(r);
@@ -597,6 +611,11 @@ impl Decoder {
             }
         }
         let lit = Literal::of(tok);
+        if lit == Literal::Int {
+            // What is wrong with a malformed one (an unknown name, a division by zero), before
+            // whether the slot takes an integer.
+            self.int_const(tok)?;
+        }
         if !slot.takes_literal(lit) {
             return Err(self.parse_err(format!(
                 "`{tok}` is {} immediate, which this {} operand cannot take",
@@ -609,9 +628,9 @@ impl Decoder {
     }
 
     /// A `bfe`/`bfi` bit position or length: a `.u32` operand, an immediate one 0..=255
-    /// (ptxas: "value out of range").
+    /// (ptxas: "value out of range", the value read as signed).
     fn bit_field(&mut self, tok: &str) -> Result<R, SimError> {
-        if int_literal(tok).is_some_and(|v| !(0..=255).contains(&v)) {
+        if int_const(tok).is_ok_and(|v| !(0..=255).contains(&(v.bits as i64))) {
             return Err(self.parse_err(format!("bit-field immediate `{tok}` is not in 0..=255")));
         }
         self.src(tok, PtxType::U32)
@@ -632,26 +651,7 @@ impl Decoder {
         let (base, off) = match split {
             Some(i) => {
                 let (b, o) = inner.split_at(i);
-                let malformed = || self.parse_err(format!("malformed address offset in `{tok}`"));
-                // `+n` and `+-n` (what ptxas accepts and our printer writes; `-n` alone is
-                // ptxas's syntax error).
-                let digits = o.strip_prefix('+').ok_or_else(malformed)?.trim();
-                let (neg, digits) = match digits.strip_prefix('-') {
-                    Some(d) => (true, d.trim_start()),
-                    None => (false, digits),
-                };
-                let v: i64 = match digits.strip_prefix("0x") {
-                    Some(h) => hex_digits(h).and_then(|v| i64::try_from(v).ok()).ok_or_else(malformed)?,
-                    None if digits.bytes().all(|c| c.is_ascii_digit()) => {
-                        digits.parse().map_err(|_| malformed())?
-                    }
-                    None => return Err(malformed()),
-                };
-                let v = if neg { v.checked_neg() } else { Some(v) }
-                    .ok_or_else(|| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
-                let v = i32::try_from(v)
-                    .map_err(|_| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))?;
-                (b.trim(), v)
+                (b.trim(), self.address_offset(o, tok)?)
             }
             None => (inner, 0),
         };
@@ -682,6 +682,19 @@ impl Decoder {
             return Err(self.unsupported(format!("absolute address `{tok}`")));
         }
         Err(self.parse_err(format!("unknown address base `{base}`")))
+    }
+
+    /// The offset `off` of address `tok` (`[%rd1+off]`): `+` and an integer constant
+    /// expression (`+8`, `+-8`, `+0x10`, `+2*4`, `+(4)`; `-8` alone is ptxas's syntax error),
+    /// read as signed; one beyond 32 bits is unsupported.
+    fn address_offset(&self, off: &str, tok: &str) -> Result<i32, SimError> {
+        let Some(expr) = off.strip_prefix('+') else {
+            return Err(self.parse_err(format!(
+                "malformed address offset in `{tok}` (PTX writes a negative one `+-n`)"
+            )));
+        };
+        let v = self.int_const(expr)?.bits as i64;
+        i32::try_from(v).map_err(|_| self.unsupported(format!("address offset in `{tok}` beyond 32 bits")))
     }
 
     /// The registers of operand `tok` of `slot`, destinations (`dst`) or sources: the one
@@ -2042,9 +2055,9 @@ impl Decoder {
         let q: Vec<&str> = p[1..].iter().copied().filter(|q| !matches!(*q, "cta" | "aligned")).collect();
         let o = &s.operands;
         let at = |d: &Decoder, op: &String| -> Result<BarSite, SimError> {
-            let id = op.parse().ok().filter(|v| *v < 16).ok_or_else(|| {
-                d.unsupported(format!("barrier operand `{op}` (an immediate 0..15 is needed)"))
-            })?;
+            let id = int_const(op).ok().map(|c| c.bits).filter(|v| *v < 16).map(|v| v as u32).ok_or_else(
+                || d.unsupported(format!("barrier operand `{op}` (an immediate 0..15 is needed)")),
+            )?;
             Ok(BarSite { id, aligned: p[0] == "bar" || aligned_mods == 1, line: s.line as u32 })
         };
         if q == ["sync"] {
@@ -2184,7 +2197,7 @@ impl Decoder {
             let slot = first + word;
             self.emit(Op::St { space: MemSpace::Local, size: 8, n: 1, s: [slot; 4], base: at, off }, s);
         }
-        Ok(Some(self.konst(u64::from(base) + offset)))
+        Ok(Some(self.konst(u64::from(base).wrapping_add(offset))))
     }
 
     /// `ld.param[.v2|.v4].T d, [name+offset]` of a kernel parameter: each lane's bytes
@@ -2199,13 +2212,10 @@ impl Decoder {
             .and_then(|x| x.strip_suffix(']'))
             .map(str::trim)
             .ok_or_else(|| self.parse_err(format!("expected `[param]`, found `{addr}`")))?;
-        let (name, offset) = match inner.split_once('+') {
-            Some((n, off)) => (
-                n.trim(),
-                off.trim()
-                    .parse::<u64>()
-                    .map_err(|_| self.parse_err(format!("bad parameter offset in `{addr}`")))?,
-            ),
+        let (name, offset) = match symbol_offset(inner) {
+            Some((n, off)) => {
+                (n, off.map_err(|e| self.parse_err(format!("bad parameter offset in `{addr}`: {e}")))?)
+            }
             None => (inner, 0),
         };
         let idx = self
@@ -2215,7 +2225,7 @@ impl Decoder {
             .ok_or_else(|| self.parse_err(format!("unknown parameter `{name}`")))?;
         let param = self.params[idx].clone();
         let size = u64::from(ty.bytes());
-        let end = offset + size * n as u64;
+        let end = offset.saturating_add(size * n as u64);
         if end > param.size_bytes() {
             return Err(self.parse_err(format!(
                 "`{}` reads beyond parameter `{}`: bytes {offset}..{end} of `{param}`, which has {} \

@@ -69,6 +69,7 @@ mod approx;
 mod async_copy;
 mod bits;
 mod comments;
+mod const_expr;
 mod decode;
 mod error;
 mod exec;

@@ -16,9 +16,10 @@
 use ptx_core::PtxType;
 
 use crate::comments::without_comments;
+use crate::const_expr::{int_const, mentions_float};
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
-use crate::literal::{float_literal_bits, int_literal};
+use crate::literal::float_literal_bits;
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
 
@@ -578,6 +579,11 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
             // A symbol's address (`sq`, `generic(x)`, `x+8`): valid PTX the simulator does not
             // lay out; anything else is a malformed value.
             let symbol = v.trim_start_matches("generic(").split(['+', ')']).next().is_some_and(is_ident);
+            // A malformed integer expression (`1 / 0`) says what is wrong with it.
+            let integer = !symbol && !ty.is_float() && !mentions_float(v);
+            if let (true, Err(e)) = (integer, int_const(v)) {
+                return Err(parse_err(line, format!("`{name}`: {e}")));
+            }
             let what = if symbol { "the address" } else { "initial value" };
             let why = unsupported(
                 line,
@@ -749,9 +755,10 @@ fn balanced(text: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// One initial value: an integer literal (decimal, `0x` hex, `0b` binary, `0` octal, with
-/// an optional `U` suffix; negative ones in two's complement), the bits of a float
-/// (`0f`/`0d`), or a decimal float (`1.5`, `1e-3`) of an `.f32`/`.f64` variable.
+/// One initial value: an integer constant expression (literals decimal, `0x` hex, `0b`
+/// binary, `0` octal, with an optional `U` suffix; `3 + 4`, `1 << 8`; negative values in
+/// two's complement), the bits of a float (`0f`/`0d`), or a decimal float (`1.5`, `1e-3`)
+/// of an `.f32`/`.f64` variable.
 fn data_value(v: &str, ty: PtxType) -> Option<u64> {
     let hex = |h: &str| {
         (!h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()))
@@ -777,7 +784,7 @@ fn data_value(v: &str, ty: PtxType) -> Option<u64> {
     if ty.is_float() && !v.starts_with("0x") {
         return float_literal_bits(v, ty.bits());
     }
-    int_literal(v).filter(|x| *x >= -(1i128 << 63)).map(|x| x as u64)
+    int_const(v).ok().map(|c| c.bits)
 }
 
 /// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.

@@ -110,13 +110,15 @@ fn negative_offsets_parse_in_every_spelling_ptxas_takes() {
         "\tld.global.u32 %r1, [%rd1+-4];",
         "\tld.global.u32 %r1, [%rd1 + -4];",
         "\tld.global.u32 %r1, [%rd1+0x10];",
+        // The offset is a constant expression: `++4` is `+(+4)` to ptxas 13.5.
+        "\tld.global.u32 %r1, [%rd1++4];",
+        "\tld.global.u32 %r1, [%rd1+2*-2];",
     ] {
         assert!(Module::parse(&mini(body)).is_ok(), "{body:?}");
     }
     // (`[%rd1-4]` is ptxas's "Parsing error near '-'".)
     for body in [
         "\tld.global.u32 %r1, [%rd1-4];",
-        "\tld.global.u32 %r1, [%rd1++4];",
         "\tld.global.u32 %r1, [%rd1--4];",
         "\tld.global.u32 %r1, [%rd1+0x+4];",
     ] {

@@ -7,7 +7,8 @@
 use ptx_core::types::TypeClass;
 use ptx_core::PtxType;
 
-use crate::literal::int_literal;
+use crate::const_expr::mentions_float;
+use crate::literal::float_literal;
 
 /// What an operand position of an instruction holds, and so which registers fit it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,23 +41,26 @@ impl From<PtxType> for Slot {
 /// The kind of an immediate operand, which decides the types it may stand for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Literal {
-    /// An integer (`1`, `0x10`, `WARP_SZ`): any integer or bit type, never a float.
+    /// An integer (`1`, `0x10`, `WARP_SZ`) or an integer constant expression (`(1 << 4) +
+    /// 3`): any integer or bit type, never a float.
     Int,
     /// `0fXXXXXXXX`: `.f32`, `.f64` and `.b32`.
     F32,
-    /// `0dXXXXXXXXXXXXXXXX` or a decimal float (`1.5`): `.f32`, `.f64` and `.b64`.
+    /// `0dXXXXXXXXXXXXXXXX`, a decimal float (`1.5`) or an expression with a float in it
+    /// (which the simulator does not evaluate): `.f32`, `.f64` and `.b64`.
     F64,
 }
 
 impl Literal {
-    /// The kind of immediate `tok` (a malformed one is left to the parser of its type).
+    /// The kind of immediate `tok`: a float if it is or mentions one, else an integer (a
+    /// malformed one is left to the parser of its type).
     pub(crate) fn of(tok: &str) -> Literal {
         let prefix = tok.get(..2).map(str::to_ascii_lowercase);
         match prefix.as_deref() {
             Some("0f") => Literal::F32,
             Some("0d") => Literal::F64,
-            _ if tok == "WARP_SZ" || int_literal(tok).is_some() => Literal::Int,
-            _ => Literal::F64,
+            _ if float_literal(tok).is_some() || mentions_float(tok) => Literal::F64,
+            _ => Literal::Int,
         }
     }
 
@@ -176,6 +180,9 @@ mod tests {
         assert_eq!(Literal::of("0F3F800000"), Literal::F32);
         assert_eq!(Literal::of("-0x10"), Literal::Int);
         assert_eq!(Literal::of("1.5"), Literal::F64);
+        assert_eq!(Literal::of("(1 << 4) + 3"), Literal::Int);
+        assert_eq!(Literal::of("WARP_SZ"), Literal::Int);
+        assert_eq!(Literal::of("2 * 1.5"), Literal::F64);
         assert!(Slot::Exact(B32).takes_literal(Literal::F32));
         assert!(!Slot::Exact(U32).takes_literal(Literal::F32));
         assert!(!Slot::Exact(F32).takes_literal(Literal::Int));
