@@ -31,7 +31,8 @@ pub fn kernel_ptx(kernel: &KernelIr, target: Target) -> String {
     module_ptx(std::slice::from_ref(kernel), target)
 }
 
-/// A module of several kernels with one header.
+/// A module of several kernels with one header (check them with
+/// [`crate::verify::verify_module`], which also finds names two kernels would both declare).
 pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
     // About 40 bytes an instruction, and each source note's text with its comment and
     // `.loc` lines, so that the text is allocated once.
@@ -52,11 +53,7 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
         out.s(if n == 0 { "\n.file " } else { ".file " });
         push_u32(&mut out, n as u32 + 1);
         out.s(" \"");
-        if f.contains(['"', '\\']) {
-            out.s(&f.replace(['"', '\\'], "/"));
-        } else {
-            out.s(f);
-        }
+        out.s(&file_name_text(f));
         out.s("\"\n");
     }
     if kernels.iter().any(|k| k.print_buffer_bytes > 0) {
@@ -67,6 +64,29 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
         write_entry(&mut out, k, &files);
     }
     out.finish()
+}
+
+/// A source file's name as a `.file` string: `"` and `\\` as `/`, and each byte of a
+/// character outside ASCII (which ptxas refuses anywhere but in comments) as `%XX`, as a
+/// URL writes it, so that `größe.rs` is `gr%C3%B6%C3%9Fe.rs`.
+fn file_name_text(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.is_ascii() && !name.contains(['"', '\\']) {
+        return name.into();
+    }
+    let mut text = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            '"' | '\\' => text.push('/'),
+            c if c.is_ascii() => text.push(c),
+            c => {
+                let mut bytes = [0u8; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    text.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+    }
+    text.into()
 }
 
 /// The distinct source files the kernels' notes name, in first-use order (`.file` 1, 2, ..).

@@ -33,13 +33,18 @@ macro_rules! rules {
 }
 
 rules! {
-    /// The kernel's name is a PTX identifier.
+    /// The kernel's name is a PTX identifier, none PTX or the printer reserves (`WARP_SZ`,
+    /// `vprintf`, a label's `$L<n>`); in a module ([`verify_module`]), no other kernel's, nor
+    /// one the printer gives a kernel's strings or dynamic shared array.
     KernelName,
     /// Parameter names are PTX identifiers, each used once.
     ParamName,
-    /// No parameter is a predicate, and pointer parameters are `.u64`.
+    /// No parameter is a predicate or a `.bf16`, and pointer parameters are `.u64`.
     ParamType,
-    /// Shared arrays are aligned to a power of two.
+    /// The parameters, each at its alignment, fit the 4 352 bytes of parameter space a
+    /// kernel has at the PTX versions the printer writes.
+    ParamSpace,
+    /// Shared arrays are aligned to a power of two of at most 2^30.
     SharedAlignment,
     /// A static shared array has at least one byte.
     SharedNonEmpty,
@@ -115,6 +120,8 @@ rules! {
     WarpSyncMask,
     /// Every `printf` format and choice string is declared.
     PrintfString,
+    /// A string (a `printf` format or choice) has at least one byte, its terminating NUL.
+    StringNotEmpty,
     /// A `printf` value is passed as `.u32 .s32 .u64 .s64` or `.f64`.
     PrintfArgType,
     /// A `printf` argument is aligned to its size and inside the argument buffer.
@@ -327,6 +334,30 @@ pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
     check_definitions(k)
 }
 
+/// Checks kernels meant for one module ([`crate::print::module_ptx`]): each with [`verify`],
+/// and the names the module declares at its scope all distinct — the kernels' own and those
+/// the printer gives their strings (`<kernel>_str<N>`) and dynamic shared arrays
+/// (`<kernel>_smem<N>`): a kernel named `a_str0` beside a kernel `a` that prints is an error.
+pub fn verify_module(kernels: &[KernelIr]) -> Result<(), VerifyError> {
+    let mut declared = std::collections::HashSet::new();
+    for k in kernels {
+        verify(k)?;
+        let strings = (0..k.strings.len()).map(|i| format!("{}_str{i}", k.name));
+        let dynamic = k
+            .shared
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.dynamic)
+            .map(|(i, _)| format!("{}_smem{i}", k.name));
+        for name in std::iter::once(k.name.clone()).chain(strings).chain(dynamic) {
+            if !declared.insert(name.clone()) {
+                return Err(kernel_error(k, Rule::KernelName, VerifyErrorKind::BadName { name }));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Each register in [`KernelIr::assumptions`] is written exactly once in the whole body.
 fn check_assumptions(k: &KernelIr) -> Result<(), VerifyError> {
     // One walk of the body finds, for each assumed register, the first two instructions
@@ -416,34 +447,65 @@ pub fn source_of(k: &KernelIr, index: usize) -> Option<String> {
     Some(format!("{}:{}:{}", note.file, note.line, note.column))
 }
 
-/// True for a PTX identifier: a letter, `_` or `$` first, then letters, digits, `_`, `$`.
+/// True for a PTX identifier: a letter then letters, digits, `_` and `$`, or `_` or `$`
+/// then at least one of those (`_` and `$` alone are none).
 pub fn is_identifier(name: &str) -> bool {
     // Bytes, not chars: every allowed character is ASCII, and a non-ASCII byte fails.
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$';
     match name.as_bytes() {
-        [first, rest @ ..] => !first.is_ascii_digit() && word(first) && rest.iter().all(word),
-        [] => false,
+        [first, rest @ ..] if first.is_ascii_alphabetic() => rest.iter().all(word),
+        [b'_' | b'$', rest @ ..] => !rest.is_empty() && rest.iter().all(word),
+        _ => false,
     }
 }
+
+/// Names a kernel cannot take although they are identifiers: `WARP_SZ` (PTX's predefined
+/// constant), `vprintf` (the function `printf` calls, which the printer declares) and the
+/// printer's label names (`$L0`, `$L1`, ..).
+pub fn is_reserved_kernel_name(name: &str) -> bool {
+    let label =
+        name.strip_prefix("$L").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    label || name == "WARP_SZ" || name == "vprintf"
+}
+
+/// The most bytes of `.param` space a kernel's parameters may take at the PTX versions the
+/// printer writes (4 KiB and 256 bytes; PTX 8.1 on sm_70 and later allows more).
+pub const MAX_PARAM_BYTES: u64 = 4352;
 
 fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
     let bad = |rule, name: &str| kernel_error(k, rule, VerifyErrorKind::BadName { name: name.to_string() });
     let invalid = |rule, reason: String| kernel_error(k, rule, VerifyErrorKind::InvalidForm { reason });
-    if !is_identifier(&k.name) {
+    if !is_identifier(&k.name) || is_reserved_kernel_name(&k.name) {
         return Err(bad(Rule::KernelName, &k.name));
     }
+    let mut param_bytes = 0u64;
     for (i, p) in k.params.iter().enumerate() {
         if !is_identifier(&p.name) || k.params[..i].iter().any(|q| q.name == p.name) {
             return Err(bad(Rule::ParamName, &p.name));
         }
-        if p.ty == PtxType::Pred || (p.is_pointer && p.ty != PtxType::U64) {
-            let reason = format!("parameter `{}` cannot have type {}", p.name, p.ty);
+        if matches!(p.ty, PtxType::Pred | PtxType::Bf16) || (p.is_pointer && p.ty != PtxType::U64) {
+            let hint = if p.ty == PtxType::Bf16 { " (pass a bf16 as its `.b16` bits)" } else { "" };
+            let reason = format!("parameter `{}` cannot have type {}{hint}", p.name, p.ty);
             return Err(invalid(Rule::ParamType, reason));
         }
+        let size = u64::from(p.ty.bits().div_ceil(8));
+        param_bytes = param_bytes.next_multiple_of(size) + size;
+    }
+    if param_bytes > MAX_PARAM_BYTES {
+        let reason = format!(
+            "the {} parameters take {param_bytes} bytes, more than the {MAX_PARAM_BYTES} bytes of parameter \
+             space a kernel has: pass the values in a buffer",
+            k.params.len()
+        );
+        return Err(invalid(Rule::ParamSpace, reason));
+    }
+    if let Some(index) = k.strings.iter().position(|s| s.is_empty()) {
+        let reason = format!("string {index} is empty: a string holds at least its terminating NUL");
+        return Err(invalid(Rule::StringNotEmpty, reason));
     }
     for (index, s) in k.shared.iter().enumerate() {
-        if !s.align.is_power_of_two() {
-            let reason = format!("shared alignment {} is not a power of two", s.align);
+        if !s.align.is_power_of_two() || s.align > 1 << 30 {
+            let reason = format!("shared alignment {} is not a power of two of at most 2^30", s.align);
             return Err(invalid(Rule::SharedAlignment, reason));
         }
         if s.bytes == 0 && !s.dynamic {

@@ -54,3 +54,99 @@ fn printing_is_identical_across_processes() {
     assert_eq!(outputs[0], outputs[1], "two processes printed different PTX");
     assert_eq!(outputs[0], ptx, "a child process printed different PTX from this one");
 }
+
+/// The verifier's limits are ptxas's: kernels just inside them (4 352 bytes of parameters,
+/// shared arrays aligned to 2^30, names such as `$a` and `_1`, an `.f16` parameter, a
+/// source file named outside ASCII) assemble; just past them (one parameter more, a `.bf16`
+/// parameter, the names `_` and `WARP_SZ`), which `verify` refuses, ptxas refuses too, and
+/// so it does a kernel named `vprintf` in a module where a kernel prints. (Alignment 2^31,
+/// also refused by `verify`, crashes ptxas 13.5, so it is not run.)
+#[test]
+fn the_verifiers_limits_are_ptxas_limits() {
+    use ptx_core::{KernelBuilder, PtxType};
+    let build = |name: &str, params: &[PtxType], align: u32, file: &str| {
+        let mut b = KernelBuilder::new(name);
+        for (i, &ty) in params.iter().enumerate() {
+            b.raw_param(format!("p{i}"), ty);
+        }
+        b.shared_array(16, align);
+        b.note_source(file.to_string(), 1, 1, "the kernel");
+        b.ret();
+        b.finish()
+    };
+    let wide =
+        |n: usize, first: PtxType| std::iter::once(first).chain(vec![PtxType::U64; n]).collect::<Vec<_>>();
+    let inside = [
+        build("inside", &wide(543, PtxType::U64), 1 << 30, "src/größe.rs"),
+        build("$a", &wide(543, PtxType::U32), 16, "a.rs"),
+        build("_1", &[PtxType::F16], 4, "a.rs"),
+    ];
+    let past = [
+        build("past", &wide(544, PtxType::U64), 16, "a.rs"),
+        build("half", &[PtxType::Bf16], 16, "a.rs"),
+        build("_", &[], 16, "a.rs"),
+        build("WARP_SZ", &[], 16, "a.rs"),
+    ];
+    let vprintf = build("vprintf", &[], 16, "a.rs");
+    let prints = {
+        let mut b = KernelBuilder::new("prints");
+        let format = b.string(b"hello\n");
+        b.printf(format, vec![]);
+        b.ret();
+        b.finish()
+    };
+    for k in inside.iter().chain([&prints]) {
+        ptx_core::verify::verify(k).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+    for k in past.iter().chain([&vprintf]) {
+        assert!(ptx_core::verify::verify(k).is_err(), "{} verifies", k.name);
+    }
+    let ptx = ptx_core::print::kernel_ptx(&inside[0], Target::SM_90);
+    assert!(ptx.contains(".file 1 \"src/gr%C3%B6%C3%9Fe.rs\""), "{ptx}");
+    let Some(ptxas) = ptxas::ptxas_or_skip("the_verifiers_limits_are_ptxas_limits") else { return };
+    for k in &inside {
+        let ptx = ptx_core::print::kernel_ptx(k, Target::SM_90);
+        if let Err(e) = ptxas::assemble(&ptxas, &ptx, "sm_90") {
+            panic!("{}: ptxas refuses a kernel inside the limits: {e}", k.name);
+        }
+    }
+    for k in &past {
+        let ptx = ptx_core::print::kernel_ptx(k, Target::SM_90);
+        assert!(ptxas::assemble(&ptxas, &ptx, "sm_90").is_err(), "{}: ptxas takes it", k.name);
+    }
+    let module = ptx_core::print::module_ptx(&[prints, vprintf], Target::SM_90);
+    assert!(
+        ptxas::assemble(&ptxas, &module, "sm_90").is_err(),
+        "ptxas takes a kernel named vprintf beside printf"
+    );
+}
+
+/// Kernels of one module declare distinct names at its scope: a kernel named like another's
+/// string (`a_str0`) is refused by `verify_module`, as ptxas refuses the module; distinct
+/// ones pass both.
+#[test]
+fn a_module_declares_each_name_once() {
+    use ptx_core::KernelBuilder;
+    let kernel = |name: &str, prints: bool| {
+        let mut b = KernelBuilder::new(name);
+        if prints {
+            let format = b.string(b"hi\n");
+            b.printf(format, vec![]);
+        }
+        b.ret();
+        b.finish()
+    };
+    let clash = [kernel("a", true), kernel("a_str0", false)];
+    let err = ptx_core::verify::verify_module(&clash).unwrap_err();
+    assert_eq!(err.rule, ptx_core::Rule::KernelName, "{err}");
+    assert!(err.to_string().contains("a_str0"), "{err}");
+    let twice = [kernel("b", false), kernel("b", false)];
+    assert!(ptx_core::verify::verify_module(&twice).is_err(), "two kernels of one name");
+    let fine = [kernel("a", true), kernel("b_str0", false)];
+    ptx_core::verify::verify_module(&fine).unwrap();
+    let Some(ptxas) = ptxas::ptxas_or_skip("a_module_declares_each_name_once") else { return };
+    let clash_ptx = ptx_core::print::module_ptx(&clash, Target::SM_90);
+    assert!(ptxas::assemble(&ptxas, &clash_ptx, "sm_90").is_err(), "ptxas takes the clash");
+    let fine_ptx = ptx_core::print::module_ptx(&fine, Target::SM_90);
+    ptxas::assemble(&ptxas, &fine_ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+}

@@ -203,9 +203,14 @@ fn assumption(writes: usize) -> KernelIr {
 fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
     use FloatMode::{Approx, Full, Rm, Rn, Rz};
     match rule {
-        Rule::KernelName => {
-            (vec![named("1k", |_| {}), named("a-b", |_| {}), named("", |_| {})], vec![named("_k$1", |_| {})])
-        }
+        Rule::KernelName => (
+            ["1k", "a-b", "", "_", "$", "WARP_SZ", "vprintf", "$L0", "$L12"]
+                .map(|n| named(n, |_| {}))
+                .to_vec(),
+            ["_k$1", "$a", "_1", "$L", "$Lx", "warp_sz", "vprintf2", "ret"]
+                .map(|n| named(n, |_| {}))
+                .to_vec(),
+        ),
         Rule::ParamName => (
             vec![
                 kernel(|b| {
@@ -226,6 +231,9 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
                 kernel(|b| {
                     b.raw_param("p", Pred);
                 }),
+                kernel(|b| {
+                    b.raw_param("h", Bf16);
+                }),
                 edited(
                     |b| {
                         b.pointer_param("p");
@@ -236,9 +244,25 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
             vec![kernel(|b| {
                 b.pointer_param("p");
                 b.raw_param("n", U32);
+                b.raw_param("h", F16);
             })],
         ),
-        Rule::SharedAlignment => (vec![shared(&[(4, 3)], 0)], vec![shared(&[(4, 1), (4, 16)], 0)]),
+        Rule::ParamSpace => {
+            // 4352 bytes fit: 544 `.u64`s, or a `.u32` (padded to 8) then 543 `.u64`s.
+            let params = |first: PtxType, wide: usize| {
+                kernel(move |b| {
+                    b.raw_param("p", first);
+                    for i in 0..wide {
+                        b.raw_param(format!("q{i}"), U64);
+                    }
+                })
+            };
+            (vec![params(U64, 544), params(U32, 544)], vec![params(U64, 543), params(U32, 543)])
+        }
+        Rule::SharedAlignment => (
+            vec![shared(&[(4, 3)], 0), shared(&[(4, 1 << 31)], 0)],
+            vec![shared(&[(4, 1), (4, 16)], 0), shared(&[(4, 1 << 30)], 0)],
+        ),
         Rule::SharedNonEmpty => (vec![shared(&[(0, 4)], 0)], vec![shared(&[(1, 4)], 1)]),
         Rule::OneDynamicShared => (vec![shared(&[], 2)], vec![shared(&[(4, 4)], 1)]),
         Rule::SharedLimit => (
@@ -549,6 +573,16 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
             };
             (vec![print(1, 0), print(0, 1)], vec![print(0, 0)])
         }
+        Rule::StringNotEmpty => (
+            vec![edited(
+                |b| {
+                    let format = b.string(b"%d\n");
+                    b.printf(format, vec![]);
+                },
+                |ir| ir.strings[0].clear(),
+            )],
+            vec![printf(U32, 0, None)],
+        ),
         Rule::PrintfArgType => (
             vec![printf(F32, 0, None), printf(U16, 0, None)],
             vec![printf(S64, 0, None), printf(F64, 8, None)],
