@@ -260,3 +260,84 @@ fn a_vector_access_out_of_range_or_misaligned_is_reported_where_rust_reports_it(
         assert_eq!(got, want, "case {which}, {k}");
     }
 }
+
+/// A device function whose whole body panics: valid Rust (`!` coerces to `u32`), and a
+/// call of it stops the thread there, as on the host.
+#[ptx_device]
+fn never_returns(code: u32) -> u32 {
+    let _ = code;
+    panic!("no value for this input")
+}
+
+/// The same through a tuple result, the panic after a statement.
+#[ptx_device]
+fn never_returns_pair(code: u32) -> (u32, f32) {
+    let twice = code * 2;
+    let _ = twice;
+    unreachable!()
+}
+
+#[ptx_kernel]
+fn calls_a_function_that_never_returns(x: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < x.len() {
+        if x[i] == 7 {
+            x[i] = never_returns(x[i]);
+        } else if x[i] == 8 {
+            let (a, _) = never_returns_pair(x[i]);
+            x[i] = a;
+        }
+        x[i] += 1;
+    }
+}
+
+#[test]
+fn a_device_function_whose_body_panics_stops_the_calling_thread() {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[1u32, 2, 3]).unwrap();
+    CallsAFunctionThatNeverReturns::new().launch(&dev, LaunchConfig::linear(1, 3), &mut x).unwrap();
+    assert_eq!(x.to_vec().unwrap(), [2, 3, 4]);
+    for (input, message) in
+        [(7u32, "no value for this input"), (8, "internal error: entered unreachable code")]
+    {
+        let mut x = dev.upload(&[1, input, 3]).unwrap();
+        match CallsAFunctionThatNeverReturns::new().launch(&dev, LaunchConfig::linear(1, 3), &mut x) {
+            Err(ptx_dsl::runtime::Error::KernelPanic { message: m, .. }) => assert_eq!(m, message),
+            other => panic!("expected the panic, got {other:?}"),
+        }
+        assert_eq!(x.to_vec().unwrap(), [2, input, 4], "the panicking thread stopped, the others ran on");
+        let host = std::panic::catch_unwind(|| never_returns(input)).is_err();
+        assert!(host, "the host function panics too");
+    }
+}
+
+/// A device function of no result whose body panics.
+#[ptx_device]
+fn never_returns_unit(code: u32) {
+    let _ = code;
+    todo!()
+}
+
+#[ptx_kernel]
+fn calls_a_unit_function_that_never_returns(x: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    if i < x.len() {
+        if x[i] == 9 {
+            never_returns_unit(x[i]);
+        }
+        x[i] += 1;
+    }
+}
+
+#[test]
+fn a_unit_device_function_whose_body_panics_stops_the_calling_thread() {
+    let dev = Device::sim();
+    let mut x = dev.upload(&[1u32, 9]).unwrap();
+    match CallsAUnitFunctionThatNeverReturns::new().launch(&dev, LaunchConfig::linear(1, 2), &mut x) {
+        Err(ptx_dsl::runtime::Error::KernelPanic { message, .. }) => {
+            assert_eq!(message, "not yet implemented")
+        }
+        other => panic!("expected the panic, got {other:?}"),
+    }
+    assert_eq!(x.to_vec().unwrap(), [2, 9]);
+}

@@ -50,6 +50,9 @@ pub struct Checked {
     /// The type of the target of each compound shift (`t <<= amount`), by the amount's
     /// expression id: an amount that is a constant must be below the target's width.
     pub shift_targets: HashMap<usize, Scalar>,
+    /// A device function's body that never gives its value (`{ panic!("..") }`), by the
+    /// body's expression id: the function's return type, which the call's result still has.
+    pub never_results: HashMap<usize, Ty>,
     /// The paths of those constants, each once (`TILE`, `config::TILE`, with the spans of
     /// their first use): their values are part of the kernel's cache key, as two kernels
     /// of one text may read two `TILE`s.
@@ -173,6 +176,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         statement_like: vec![false; n],
         literal_operands: Vec::new(),
         shift_targets: Vec::new(),
+        never_results: Vec::new(),
         index_types: Vec::new(),
         item_consts: Vec::new(),
         item_arrays: Vec::new(),
@@ -401,6 +405,8 @@ struct Checker<'e> {
     literal_operands: Vec<(Ty, BinOp, u128, bool, Sp)>,
     /// The amount's expression id and the target's type of each compound shift.
     shift_targets: Vec<(usize, Ty)>,
+    /// [`Checked::never_results`], its types before inference ends.
+    never_results: Vec<(usize, Ty)>,
     /// The type of each slice index: one that nothing else decides is `usize`, as Rust's
     /// indexing makes it (`for i in 0..N { x[i] }` reads the constant `N` as a `usize`).
     index_types: Vec<Ty>,
@@ -708,10 +714,12 @@ impl Checker<'_> {
             .iter()
             .filter_map(|(id, ty)| Some((*id, self.infer.resolve(ty).scalar()?)))
             .collect();
+        let never_results = self.never_results.iter().map(|(id, ty)| (*id, self.infer.resolve(ty))).collect();
         Checked {
             types,
             host_typed,
             shift_targets,
+            never_results,
             comptime: self.comptime,
             reads_mutable: self.reads_mutable,
             writes_local: self.writes_local,
@@ -903,6 +911,9 @@ impl Checker<'_> {
                 let inside = device.is_some();
                 if inside {
                     self.device_bindings_from.push(self.next_binding);
+                    // A function's body may never give its value (`{ panic!("..") }`): the
+                    // call then never returns, which is no value used where none comes.
+                    self.statement_like[init.id] = true;
                 }
                 self.in_device.extend(device);
                 let own = matches!(role, LetRole::Const).then_some(self.next_binding);
@@ -917,6 +928,7 @@ impl Checker<'_> {
                     self.in_device.pop();
                     self.device_bindings_from.pop();
                 }
+                let never_gives = inside && self.infer.resolve(&t) == Ty::Never;
                 if let LetRole::Argument { function, param, slice: Some((elem, mutable)) } = role {
                     t = self.slice_argument(init, &t, *elem, *mutable, function, param);
                 }
@@ -968,6 +980,15 @@ impl Checker<'_> {
                         }
                     };
                     t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
+                    if never_gives && matches!(want, Ty::Array(_)) {
+                        self.errors.at(
+                            init.span,
+                            "a device function returning an array must give one: a body that never returns \
+                             (`{ panic!(..) }`) is supported for scalar and tuple results",
+                        );
+                    } else if never_gives {
+                        self.never_results.push((init.id, want.clone()));
+                    }
                 }
                 let comptime = self.comptime[init.id];
                 // A `const` array is a local array of constants (its elements registers).

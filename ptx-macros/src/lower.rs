@@ -416,6 +416,19 @@ impl<'a> Lowerer<'a> {
 
     /// A `let` statement.
     fn let_stmt(&mut self, pat: &Pat, init: &Expr, role: &LetRole, annot: &Option<(TypeAnnot, Sp)>) {
+        if let (Some(result), Pat::Ident { name, .. }) = (self.checked.never_results.get(&init.id), pat) {
+            // A device function's body that never gives its value: its code, then the result
+            // as a value of the return type that nothing assigns (no thread goes on to read it).
+            let holder = match result {
+                Ty::Tuple(elems) if elems.is_empty() => Some(quote!(())),
+                other => self.holder(other),
+            };
+            self.expr_stmt(init);
+            if let Some(holder) = holder {
+                self.emit(quote!(let #name = #holder;));
+            }
+            return;
+        }
         let ty = self.ty(init);
         if let (Ty::Array(elem), Pat::Ident { name, .. }) = (&ty, pat) {
             // Its own registers, as Rust copies an array: assigning an element of one

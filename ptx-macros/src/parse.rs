@@ -385,6 +385,17 @@ impl<'e> Parser<'e> {
     fn signature(&mut self, f: &ItemFn) -> bool {
         let sig = &f.sig;
         self.require_ptx_name(&sig.ident, "kernel");
+        let reserved = match sig.ident.to_string().trim_start_matches("r#") {
+            "WARP_SZ" => Some("PTX's predefined warp-size constant"),
+            "vprintf" => Some("the function `gpu_print!` calls in the PTX"),
+            _ => None,
+        };
+        if let Some(what) = reserved {
+            self.err(
+                &sig.ident,
+                format!("`{}` is {what}, which a kernel cannot be named: rename it", sig.ident),
+            );
+        }
         if let Some(t) = &sig.constness {
             self.err(t, "a kernel cannot be a `const fn`: remove `const`");
         }

@@ -32,4 +32,22 @@ fn own_macro(out: &mut [u32]) {
     out[0] = twice!(out[1]);
 }
 
+// Names PTX or the printer reserves.
+#[ptx_kernel]
+#[allow(non_snake_case)]
+fn WARP_SZ(out: &mut [u32]) {
+    out[0] = 32;
+}
+
+#[ptx_kernel]
+fn vprintf(out: &mut [u32]) {
+    out[0] = 1;
+}
+
+// A device function returning an array must give one (scalars and tuples need not).
+#[ptx_device]
+fn never_an_array() -> [f32; 2] {
+    panic!("no array")
+}
+
 fn main() {}
