@@ -787,7 +787,18 @@ fn data_value(v: &str, ty: PtxType) -> Option<u64> {
     int_const(v).ok().map(|c| c.bits)
 }
 
-/// Parses `.visible .entry name(...) { ... }` starting at line `*i`; leaves `*i` after `}`.
+/// Whether an `.entry` header read so far reaches its body's `{` before any `(`: a kernel
+/// without a parameter list.
+fn entry_has_no_parameter_list(header: &str) -> bool {
+    match (header.find('{'), header.find('(')) {
+        (Some(brace), Some(paren)) => brace < paren,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+/// Parses `.visible .entry name(...) { ... }` (or `.entry name { ... }`) starting at line
+/// `*i`; leaves `*i` after `}`.
 fn parse_entry(
     lines: &[&str],
     i: &mut usize,
@@ -797,22 +808,36 @@ fn parse_entry(
     funcs: &[FuncDef],
 ) -> Result<KernelCode, SimError> {
     let start = *i + 1;
-    // Gather the header up to and including ')'.
+    // Gather the header up to and including ')', or up to the body's `{` when the kernel
+    // has no parameter list (`.entry k { .. }`, which the PTX ISA allows).
     let mut header = String::new();
     loop {
         let Some(l) = lines.get(*i) else {
-            return Err(parse_err(start, "unterminated `.entry` header (missing `)`)"));
+            return Err(parse_err(start, "unterminated `.entry` header (missing `)` or `{`)"));
         };
         header.push_str(l);
         header.push(' ');
         *i += 1;
-        if header.contains(')') {
+        if header.contains(')') || entry_has_no_parameter_list(&header) {
             break;
         }
     }
-    let (head, rest) = header
-        .split_once('(')
-        .ok_or_else(|| parse_err(start, "`.entry` needs a parameter list `( ... )`"))?;
+    let (head, rest) = match entry_has_no_parameter_list(&header) {
+        // An empty list, then what follows the name.
+        true => {
+            let name_at = header.find(".entry").map_or(0, |e| e + ".entry".len());
+            let name_start = name_at + (header[name_at..].len() - header[name_at..].trim_start().len());
+            let name_end = header[name_start..]
+                .find(|c: char| c.is_whitespace() || c == '{')
+                .map_or(header.len(), |e| e + name_start);
+            (&header[..name_end], format!(")\n{}", &header[name_end..]))
+        }
+        false => header
+            .split_once('(')
+            .map(|(head, rest)| (head, rest.to_string()))
+            .ok_or_else(|| parse_err(start, "`.entry` needs a parameter list `( ... )`"))?,
+    };
+    let rest = rest.as_str();
     let mut hw = head.split_whitespace();
     let mut name = None;
     for w in hw.by_ref() {

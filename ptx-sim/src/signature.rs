@@ -73,9 +73,15 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// Every `.entry` of `ptx`, in order; `Err` says which line is malformed or unsupported.
+/// A kernel may have no parameter list (`.entry k { .. }`, which the PTX ISA allows); one
+/// whose parameters take more `.param` space than its PTX version allows (ptxas refuses
+/// it) is [`PtxEntry::unsupported`], saying so.
 pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
     let text =
         without_comments(ptx).map_err(|line| format!("line {line}: unterminated block comment `/*`"))?;
+    // `.entry` in a string (`.file 1 "/src/a.entry.cu"`) is no entry.
+    let text = without_strings(&text);
+    let space = param_space(&text);
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(pos) = text[from..].find(".entry").map(|p| p + from) {
@@ -85,38 +91,148 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
             continue;
         }
         let line = line_of(&text, pos);
-        let open = text[from..].find('(').map(|o| o + from);
-        let close = open.and_then(|o| text[o..].find(')').map(|c| c + o));
-        let (Some(open), Some(close)) = (open, close) else {
-            return Err(format!("line {line}: `.entry` without a parameter list `( ... )`"));
-        };
-        let name = text[from..open].trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || "_$.".contains(c)) {
-            return Err(format!("line {line}: `{name}` is not a kernel name"));
+        let rest = &text[from..];
+        let start = rest.len() - rest.trim_start().len();
+        let name_len = rest[start..]
+            .find(|c: char| !(c.is_alphanumeric() || "_$.".contains(c)))
+            .unwrap_or(rest.len() - start);
+        let name = &rest[start..start + name_len];
+        let next = |at: usize| text[at..].split_whitespace().next().unwrap_or("").to_string();
+        if name.is_empty() {
+            return Err(format!("line {line}: `.entry` needs a kernel name, found `{}`", next(from)));
         }
+        let after = from + start + name_len;
+        let follows = text[after..].trim_start();
+        let body_next =
+            follows.starts_with('{') || PERFORMANCE_DIRECTIVES.iter().any(|d| follows.starts_with(d));
+        let list = match follows.starts_with('(') {
+            false if !body_next => {
+                return Err(format!(
+                    "line {line}: `.entry {name}` is followed by `{}`, neither a parameter list `( ... )` nor \
+                     its body",
+                    next(after)
+                ));
+            }
+            true => {
+                let open = after + text[after..].find('(').unwrap_or(0);
+                let Some(close) = text[open..].find(')').map(|c| c + open) else {
+                    return Err(format!(
+                        "line {line}: the parameter list of `{name}` is not closed with `)`"
+                    ));
+                };
+                Some((open, close))
+            }
+            // No parameter list: the body (or a performance directive) follows the name.
+            false => None,
+        };
         let mut params = Vec::new();
         let mut unsupported = None;
-        let mut at = open + 1;
-        for piece in text[open + 1..close].split(',') {
-            let decl = piece.trim();
-            // The declaration's own line, for the message.
-            let decl_line = line_of(&text, at + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0));
-            at += piece.len() + 1;
-            if decl.is_empty() || unsupported.is_some() {
-                continue;
+        let mut bytes = 0u64;
+        if let Some((open, close)) = list {
+            let mut at = open + 1;
+            for piece in text[open + 1..close].split(',') {
+                let decl = piece.trim();
+                // The declaration's own line, for the message.
+                let decl_line = line_of(&text, at + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0));
+                at += piece.len() + 1;
+                if decl.is_empty() || unsupported.is_some() {
+                    continue;
+                }
+                match param(decl) {
+                    Ok(p) => {
+                        let align = declared_align(decl).unwrap_or(u64::from(p.ty.bytes())).max(1);
+                        bytes = bytes.next_multiple_of(align) + p.size_bytes();
+                        params.push(p);
+                    }
+                    Err(e) => unsupported = Some(format!("line {decl_line}, kernel `{name}`: {e}")),
+                }
             }
-            match param(decl) {
-                Ok(p) => params.push(p),
-                Err(e) => unsupported = Some(format!("line {decl_line}, kernel `{name}`: {e}")),
-            }
+            from = close;
+        }
+        if unsupported.is_none() && bytes > space.bytes {
+            unsupported = Some(format!(
+                "line {line}, kernel `{name}`: its parameters take {bytes} bytes, more than the {} bytes of \
+                 parameter space {} (ptxas refuses it)",
+                space.bytes, space.why
+            ));
         }
         if unsupported.is_some() {
             params.clear();
         }
         found.push(PtxEntry { name: name.to_string(), params, unsupported });
-        from = close;
     }
     Ok(found)
+}
+
+/// The directives that may stand between a kernel's name (or parameter list) and its body.
+const PERFORMANCE_DIRECTIVES: [&str; 9] = [
+    ".maxntid",
+    ".reqntid",
+    ".minnctapersm",
+    ".maxnctapersm",
+    ".maxnreg",
+    ".maxclusterrank",
+    ".reqnctapercluster",
+    ".explicitcluster",
+    ".pragma",
+];
+
+/// `text` with the inside of each string literal blanked (line breaks kept): what a search
+/// for directives must not see.
+fn without_strings(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('"') {
+        return text.into();
+    }
+    let (mut out, mut inside, mut escaped) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        match c {
+            '"' if !escaped => {
+                inside = !inside;
+                out.push(c);
+            }
+            // A string ends at its line's end at the latest (as `without_comments` reads it).
+            '\n' => {
+                inside = false;
+                out.push(c);
+            }
+            _ if inside => out.push(' '),
+            _ => out.push(c),
+        }
+        escaped = inside && c == '\\' && !escaped;
+    }
+    out.into()
+}
+
+/// The `.align N` of a parameter declaration, if it gives one.
+fn declared_align(decl: &str) -> Option<u64> {
+    let mut tokens = decl.split_whitespace();
+    tokens.find(|t| *t == ".align")?;
+    tokens.next()?.parse().ok()
+}
+
+/// How much `.param` space a kernel has, and why.
+struct ParamSpace {
+    bytes: u64,
+    why: String,
+}
+
+/// The parameter space of a module's kernels by its `.version`: [`MAX_PARAM_BYTES`] from
+/// PTX 8.1 on (CUDA 12.1, on Volta and later), 4 352 bytes before.
+fn param_space(text: &str) -> ParamSpace {
+    let version = text.split_whitespace().skip_while(|t| *t != ".version").nth(1).and_then(|v| {
+        let (major, minor) = v.split_once('.')?;
+        Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?))
+    });
+    match version {
+        Some(v) if v >= (8, 1) => {
+            ParamSpace { bytes: MAX_PARAM_BYTES, why: format!("a kernel has at PTX {}.{}", v.0, v.1) }
+        }
+        Some(v) => ParamSpace {
+            bytes: 4352,
+            why: format!("a kernel has at PTX {}.{} (PTX 8.1 and later allow {MAX_PARAM_BYTES})", v.0, v.1),
+        },
+        None => ParamSpace { bytes: MAX_PARAM_BYTES, why: "a kernel has".to_string() },
+    }
 }
 
 /// The most bytes one parameter may have: CUDA's limit on all of a kernel's parameters
@@ -228,9 +344,10 @@ mod tests {
                 ("fine", None, 1)
             );
         }
-        for (ptx, want) in
-            [("\n\n.entry k .param", "line 3"), (".entry (.param .u32 a)", "not a kernel name")]
-        {
+        for (ptx, want) in [
+            ("\n\n.entry k .param", "line 3"),
+            (".entry (.param .u32 a)", "needs a kernel name, found `(.param`"),
+        ] {
             let err = entries(ptx).unwrap_err();
             assert!(err.contains(want), "{ptx:?}: {err}");
         }
