@@ -67,17 +67,18 @@ pub fn module_ptx(kernels: &[KernelIr], target: Target) -> String {
 }
 
 /// A source file's name as a `.file` string: `"` and `\\` as `/`, and each byte of a
-/// character outside ASCII (which ptxas refuses anywhere but in comments) as `%XX`, as a
-/// URL writes it, so that `größe.rs` is `gr%C3%B6%C3%9Fe.rs`.
+/// character outside ASCII (which ptxas refuses anywhere but in comments) or of a control
+/// character as `%XX`, as a URL writes it, so that `größe.rs` is `gr%C3%B6%C3%9Fe.rs`.
 fn file_name_text(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.is_ascii() && !name.contains(['"', '\\']) {
+    let plain = |c: char| c.is_ascii() && !c.is_ascii_control() && c != '"' && c != '\\';
+    if name.chars().all(plain) {
         return name.into();
     }
     let mut text = String::with_capacity(name.len() + 8);
     for c in name.chars() {
         match c {
             '"' | '\\' => text.push('/'),
-            c if c.is_ascii() => text.push(c),
+            c if plain(c) => text.push(c),
             c => {
                 let mut bytes = [0u8; 4];
                 for b in c.encode_utf8(&mut bytes).bytes() {

@@ -41,8 +41,8 @@ rules! {
     ParamName,
     /// No parameter is a predicate or a `.bf16`, and pointer parameters are `.u64`.
     ParamType,
-    /// The parameters, each at its alignment, fit the 4 352 bytes of parameter space a
-    /// kernel has at the PTX versions the printer writes.
+    /// The parameters, each at its alignment, fit the 4 352 bytes of parameter space every
+    /// target gives a kernel ([`PARAM_SPACE_BYTES`]).
     ParamSpace,
     /// Shared arrays are aligned to a power of two of at most 2^30.
     SharedAlignment,
@@ -468,9 +468,11 @@ pub fn is_reserved_kernel_name(name: &str) -> bool {
     label || name == "WARP_SZ" || name == "vprintf"
 }
 
-/// The most bytes of `.param` space a kernel's parameters may take at the PTX versions the
-/// printer writes (4 KiB and 256 bytes; PTX 8.1 on sm_70 and later allows more).
-pub const MAX_PARAM_BYTES: u64 = 4352;
+/// The most bytes of `.param` space the parameters of a kernel [`verify`] accepts may take:
+/// 4 352 (4 KiB and 256 bytes), what every target allows. PTX 8.1 and later (which the
+/// printer writes for sm_100 and later) allow 32 764 on sm_70 and later, but `verify` does
+/// not know the target, so it holds every kernel to the limit all of them share.
+pub const PARAM_SPACE_BYTES: u64 = 4352;
 
 fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
     let bad = |rule, name: &str| kernel_error(k, rule, VerifyErrorKind::BadName { name: name.to_string() });
@@ -491,9 +493,9 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
         let size = u64::from(p.ty.bits().div_ceil(8));
         param_bytes = param_bytes.next_multiple_of(size) + size;
     }
-    if param_bytes > MAX_PARAM_BYTES {
+    if param_bytes > PARAM_SPACE_BYTES {
         let reason = format!(
-            "the {} parameters take {param_bytes} bytes, more than the {MAX_PARAM_BYTES} bytes of parameter \
+            "the {} parameters take {param_bytes} bytes, more than the {PARAM_SPACE_BYTES} bytes of parameter \
              space a kernel has: pass the values in a buffer",
             k.params.len()
         );

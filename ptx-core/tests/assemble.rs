@@ -56,11 +56,12 @@ fn printing_is_identical_across_processes() {
 }
 
 /// The verifier's limits are ptxas's: kernels just inside them (4 352 bytes of parameters,
-/// shared arrays aligned to 2^30, names such as `$a` and `_1`, an `.f16` parameter, a
-/// source file named outside ASCII) assemble; just past them (one parameter more, a `.bf16`
-/// parameter, the names `_` and `WARP_SZ`), which `verify` refuses, ptxas refuses too, and
-/// so it does a kernel named `vprintf` in a module where a kernel prints. (Alignment 2^31,
-/// also refused by `verify`, crashes ptxas 13.5, so it is not run.)
+/// shared arrays aligned to 2^30, names such as `$a` and `_1`, an `.f16` parameter, source
+/// files named outside ASCII or with control characters and quotes) assemble; just past
+/// them (one parameter more, a `.bf16` parameter, the names `_` and `WARP_SZ`), which
+/// `verify` refuses, ptxas refuses too, and so it does a kernel named `vprintf` in a module
+/// where a kernel prints. (Alignment 2^31, also refused by `verify`, crashes ptxas 13.5, so
+/// it is not run.)
 #[test]
 fn the_verifiers_limits_are_ptxas_limits() {
     use ptx_core::{KernelBuilder, PtxType};
@@ -79,7 +80,7 @@ fn the_verifiers_limits_are_ptxas_limits() {
     let inside = [
         build("inside", &wide(543, PtxType::U64), 1 << 30, "src/größe.rs"),
         build("$a", &wide(543, PtxType::U32), 16, "a.rs"),
-        build("_1", &[PtxType::F16], 4, "a.rs"),
+        build("_1", &[PtxType::F16], 4, "a\u{1}\"b\".rs"),
     ];
     let past = [
         build("past", &wide(544, PtxType::U64), 16, "a.rs"),
@@ -103,6 +104,8 @@ fn the_verifiers_limits_are_ptxas_limits() {
     }
     let ptx = ptx_core::print::kernel_ptx(&inside[0], Target::SM_90);
     assert!(ptx.contains(".file 1 \"src/gr%C3%B6%C3%9Fe.rs\""), "{ptx}");
+    let ptx = ptx_core::print::kernel_ptx(&inside[2], Target::SM_90);
+    assert!(ptx.contains(".file 1 \"a%01/b/.rs\""), "{ptx}");
     let Some(ptxas) = ptxas::ptxas_or_skip("the_verifiers_limits_are_ptxas_limits") else { return };
     for k in &inside {
         let ptx = ptx_core::print::kernel_ptx(k, Target::SM_90);

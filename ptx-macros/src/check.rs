@@ -980,11 +980,11 @@ impl Checker<'_> {
                         }
                     };
                     t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
-                    if never_gives && matches!(want, Ty::Array(_)) {
+                    if never_gives && holds(&want, &|t| matches!(t, Ty::Array(_))) {
                         self.errors.at(
                             init.span,
-                            "a device function returning an array must give one: a body that never returns \
-                             (`{ panic!(..) }`) is supported for scalar and tuple results",
+                            "a device function whose result holds an array must give one: a body that never \
+                             returns (`{ panic!(..) }`) is supported for results of scalars and tuples of them",
                         );
                     } else if never_gives {
                         self.never_results.push((init.id, want.clone()));

@@ -2360,7 +2360,8 @@ impl<'e> Parser<'e> {
                 self.grid_stride(c)
             }
             syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
-                if matches!(&*m.receiver, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")))
+                let receiver = crate::desugar::unparen(&m.receiver);
+                if matches!(receiver, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("grid_stride")))
                 {
                     self.err(
                         &m.method,
@@ -2373,7 +2374,11 @@ impl<'e> Parser<'e> {
                     RangeOrder::Forward if spec.step.is_some() => RangeOrder::StepsReversed,
                     RangeOrder::Forward => RangeOrder::Reversed,
                     RangeOrder::Reversed | RangeOrder::StepsReversed => {
-                        self.err(&m.method, "`rev` is applied once");
+                        self.err(
+                            &m.method,
+                            "a second `.rev()` is not supported in a kernel's `for` range: reverse it once, \
+                             `(a..b).rev()`, `(a..b).rev().step_by(s)` or `(a..b).step_by(s).rev()`",
+                        );
                         return None;
                     }
                 };

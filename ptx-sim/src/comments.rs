@@ -43,6 +43,32 @@ pub(crate) fn without_comments(ptx: &str) -> Result<String, usize> {
     Ok(out)
 }
 
+/// `text` with the inside of each string literal blanked (line breaks kept): what a search
+/// for directives must not see.
+pub(crate) fn without_strings(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('"') {
+        return text.into();
+    }
+    let (mut out, mut inside, mut escaped) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        match c {
+            '"' if !escaped => {
+                inside = !inside;
+                out.push(c);
+            }
+            // A string ends at its line's end at the latest (as `without_comments` reads it).
+            '\n' => {
+                inside = false;
+                out.push(c);
+            }
+            _ if inside => out.push(' '),
+            _ => out.push(c),
+        }
+        escaped = inside && c == '\\' && !escaped;
+    }
+    out.into()
+}
+
 /// Copies the rest of a string literal, up to and including its closing `"` (or up to its
 /// line's end), from `chars` to `out`.
 fn copy_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String) {

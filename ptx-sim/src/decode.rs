@@ -556,7 +556,7 @@ impl Decoder {
 
     /// A decimal float immediate (`1.5`, `1e-3`) of a `.f32` or `.f64` instruction: the
     /// nearest double, rounded to nearest f32 for `.f32`, as ptxas reads it. An expression
-    /// of floats (`1.5 * 2`, which ptxas evaluates) is unsupported.
+    /// of floats (`1.5 * 2.0`, which ptxas evaluates) is unsupported.
     fn float_imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
         if float_literal(tok).is_none() && mentions_float(tok) {
             return Err(self.unsupported(format!(

@@ -141,6 +141,8 @@ fn unexpected_character(text: &str) -> Option<(usize, char)> {
     let bad = |c: char| {
         (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) || (c.is_whitespace() && !c.is_ascii())
     };
+    // Inside a string (a `.file` name) ptxas takes any character.
+    let text = crate::comments::without_strings(text);
     let at = text.find(bad)?;
     let c = text[at..].chars().next()?;
     Some((text[..at].matches('\n').count() + 1, c))
@@ -418,9 +420,17 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
 /// Whether the `.pragma` directive `decl` (with or without its `;`) gives a list of strings,
 /// as the PTX ISA writes its arguments: `.pragma "nounroll";`.
 fn pragma_arguments(decl: &str) -> bool {
-    let args = decl.trim().trim_start_matches(".pragma").trim_end_matches(';').trim();
-    !args.is_empty()
-        && args.split(',').map(str::trim).all(|a| a.len() >= 2 && a.starts_with('"') && a.ends_with('"'))
+    let mut rest = decl.trim().trim_start_matches(".pragma").trim_end_matches(';').trim();
+    loop {
+        // One string (a comma inside it is part of it), then a comma and another, or the end.
+        let Some(inside) = rest.strip_prefix('"') else { return false };
+        let Some(close) = inside.find('"') else { return false };
+        rest = inside[close + 1..].trim_start();
+        match rest.strip_prefix(',') {
+            Some(more) => rest = more.trim_start(),
+            None => return rest.is_empty(),
+        }
+    }
 }
 
 /// Whether the lines `range` name `word` (a register's `%` kept: `%p` is no variable `p`),

@@ -11,7 +11,7 @@
 
 use ptx_core::PtxType;
 
-use crate::comments::without_comments;
+use crate::comments::{without_comments, without_strings};
 
 /// One parameter of a kernel in a raw PTX module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,8 +103,9 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
         }
         let after = from + start + name_len;
         let follows = text[after..].trim_start();
+        // The body, or a performance directive before it (`.maxntid 256, 1, 1`).
         let body_next =
-            follows.starts_with('{') || PERFORMANCE_DIRECTIVES.iter().any(|d| follows.starts_with(d));
+            follows.starts_with('{') || (follows.starts_with('.') && !follows.starts_with(".param"));
         let list = match follows.starts_with('(') {
             false if !body_next => {
                 return Err(format!(
@@ -164,55 +165,19 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
     Ok(found)
 }
 
-/// The directives that may stand between a kernel's name (or parameter list) and its body.
-const PERFORMANCE_DIRECTIVES: [&str; 9] = [
-    ".maxntid",
-    ".reqntid",
-    ".minnctapersm",
-    ".maxnctapersm",
-    ".maxnreg",
-    ".maxclusterrank",
-    ".reqnctapercluster",
-    ".explicitcluster",
-    ".pragma",
-];
-
-/// `text` with the inside of each string literal blanked (line breaks kept): what a search
-/// for directives must not see.
-fn without_strings(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('"') {
-        return text.into();
-    }
-    let (mut out, mut inside, mut escaped) = (String::with_capacity(text.len()), false, false);
-    for c in text.chars() {
-        match c {
-            '"' if !escaped => {
-                inside = !inside;
-                out.push(c);
-            }
-            // A string ends at its line's end at the latest (as `without_comments` reads it).
-            '\n' => {
-                inside = false;
-                out.push(c);
-            }
-            _ if inside => out.push(' '),
-            _ => out.push(c),
-        }
-        escaped = inside && c == '\\' && !escaped;
-    }
-    out.into()
-}
-
-/// The `.align N` of a parameter declaration, if it gives one.
+/// The `.align N` of a parameter declaration, if it gives the parameter's own: one after
+/// `.ptr` is the alignment of the memory the pointer points to, not the parameter's.
 fn declared_align(decl: &str) -> Option<u64> {
-    let mut tokens = decl.split_whitespace();
+    let mut tokens = decl.split_whitespace().take_while(|t| *t != ".ptr");
     tokens.find(|t| *t == ".align")?;
     tokens.next()?.parse().ok()
 }
 
 /// How much `.param` space a kernel has, and why.
 struct ParamSpace {
+    /// The bytes the parameters may take together.
     bytes: u64,
+    /// Why, for the message: the PTX version that allows it.
     why: String,
 }
 

@@ -87,3 +87,33 @@ fn parameters_past_the_versions_param_space_are_refused_by_name() {
         }
     }
 }
+
+#[test]
+fn a_pointers_alignment_is_not_the_parameters() {
+    // `.ptr .global .align 16` aligns what `p` points to; `p` itself sits at offset 8, so
+    // the parameters take 4 + 4 + 8 + 4 336 = 4 352 bytes: just within PTX 7.8's space.
+    let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n\
+               .visible .entry k(.param .u32 a, .param .u64 .ptr .global .align 16 p, .param .align 8 .b8 s[4336])\n\
+               {\n ret;\n}\n";
+    let e = &entries(ptx).unwrap()[0];
+    assert!(e.unsupported.is_none(), "{:?}", e.unsupported);
+    assert_eq!(e.params.len(), 3);
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("round23_entries") {
+        ptx_tools::ptxas::assemble(&ptxas, ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn strings_may_hold_what_the_text_around_them_may_not() {
+    // A control character inside a `.file` name, and a comma inside a `.pragma` string.
+    let ptx = format!(
+        "{HEADER}.file 1 \"a\u{1}b\u{7f}.cu\"\n.pragma \"nounroll\", \"a,b\";\n\
+         .visible .entry k()\n{{\n .pragma \"x,y\";\n ret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.kernel("k").is_some());
+    // Outside a string the same character is refused, naming it.
+    let outside = format!("{HEADER}.visible .entry k()\n{{\n ret;\u{1}\n}}\n");
+    let err = Module::parse(&outside).unwrap_err().to_string();
+    assert!(err.contains("unexpected character `\\u{1}`") && err.contains("line 6"), "{err}");
+}

@@ -50,4 +50,17 @@ fn never_an_array() -> [f32; 2] {
     panic!("no array")
 }
 
+#[ptx_device]
+fn never_a_pair_with_an_array() -> (u32, [u32; 2]) {
+    panic!("no pair")
+}
+
+// Reversing a grid-stride loop, also in parentheses.
+#[ptx_kernel]
+fn reversed_grid_stride(y: &mut [u32]) {
+    for i in (grid_stride(y.len())).rev() {
+        y[i] = 1;
+    }
+}
+
 fn main() {}
