@@ -29,9 +29,15 @@ impl Target {
     /// Hopper H100/H200.
     pub const SM_90: Target = Target { major: 9, minor: 0 };
 
-    /// The target for a device of compute capability `major.minor`.
+    /// The newest target whose PTX ISA version [`Target::min_isa`] knows (GB10, sm_121).
+    pub const NEWEST_KNOWN: Target = Target { major: 12, minor: 1 };
+
+    /// The target for a device of compute capability `major.minor`. A capability newer than
+    /// [`Target::NEWEST_KNOWN`] gets that target: its ISA version is one this code knows,
+    /// and a newer GPU's driver compiles PTX of an older target for it (the JIT is forward
+    /// compatible), where a `.target` it names with too low a `.version` would be refused.
     pub fn from_compute_capability(major: u32, minor: u32) -> Target {
-        Target { major, minor }
+        Target { major, minor }.min(Target::NEWEST_KNOWN)
     }
 
     /// Parses `"sm_80"` / `"sm_90"`.
@@ -44,18 +50,22 @@ impl Target {
         Some(Target { major: major.parse().ok()?, minor: minor.parse().ok()? })
     }
 
-    /// The lowest PTX ISA version that can name this target (7.0 for sm_80, 7.8 for sm_90).
+    /// The lowest PTX ISA version that can name this target (7.0 for sm_80, 7.8 for sm_90),
+    /// as ptxas 13.5 takes them (`ptx-core/tests/assemble.rs` checks each against it).
     pub fn min_isa(self) -> IsaVersion {
         let (major, minor) = match (self.major, self.minor) {
             (m, _) if m < 8 => (7, 0),
             (8, 0) => (7, 0),
             (8, 6) => (7, 1),
             (8, 7) => (7, 4),
+            (8, 8) => (9, 0),
             (8, _) => (7, 8),
             (9, _) => (7, 8),
-            (10, _) => (8, 6),
+            (10, 0) | (10, 1) => (8, 6),
+            (10, _) => (8, 8),
             (11, _) => (9, 0),
-            _ => (8, 7),
+            (12, 0) => (8, 7),
+            _ => (8, 8),
         };
         IsaVersion { major, minor }
     }

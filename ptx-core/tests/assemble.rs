@@ -153,3 +153,27 @@ fn a_module_declares_each_name_once() {
     let fine_ptx = ptx_core::print::module_ptx(&fine, Target::SM_90);
     ptxas::assemble(&ptxas, &fine_ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Each target's `.version` is one ptxas takes for it (too low a version for a newer target,
+/// as 8.6 for sm_103, makes every kernel unloadable there), and a capability newer than any
+/// the table knows gets the newest target it knows.
+#[test]
+fn every_known_target_gets_a_version_ptxas_takes() {
+    use ptx_core::KernelBuilder;
+    assert_eq!(Target::from_compute_capability(13, 0), Target::NEWEST_KNOWN);
+    assert_eq!(Target::from_compute_capability(10, 3), Target { major: 10, minor: 3 });
+    let mut b = KernelBuilder::new("k");
+    b.ret();
+    let k = b.finish();
+    let Some(ptxas) = ptxas::ptxas_or_skip("every_known_target_gets_a_version_ptxas_takes") else { return };
+    // sm_101 is left out: ptxas 13 knows it as sm_110.
+    for (major, minor) in
+        [(8, 0), (8, 6), (8, 7), (8, 8), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)]
+    {
+        let target = Target { major, minor };
+        let ptx = ptx_core::print::kernel_ptx(&k, target);
+        if let Err(e) = ptxas::assemble(&ptxas, &ptx, &target.to_string()) {
+            panic!("{target} (.version {}): {e}", target.min_isa());
+        }
+    }
+}
