@@ -39,6 +39,21 @@ pub(crate) struct PendingChecks {
     list: Mutex<Vec<PendingCheck>>,
 }
 
+impl PendingChecks {
+    /// Drops the pending records when they hold the last `holders` handles of their device
+    /// but `keeping` (each record's buffer holds one): nothing is left to synchronise and
+    /// report their faults, and they would otherwise keep the device, and its modules and
+    /// context, alive for good.
+    pub(crate) fn release_if_last(&self, holders: usize, keeping: usize) {
+        let orphaned = match self.list.try_lock() {
+            Ok(mut list) if !list.is_empty() && holders == keeping + list.len() => std::mem::take(&mut *list),
+            _ => return,
+        };
+        // Dropped with the lock released: each record drops a handle of the device.
+        drop(orphaned);
+    }
+}
+
 impl Device {
     /// Launches a checked kernel: `args` are its declared parameters, the fault record is
     /// appended as the last one. `sites` describes the kernel's fault sites (called only
@@ -174,6 +189,19 @@ mod tests {
         device.pending_checks().list.lock().unwrap().push(faulted_check(&device));
         assert!(matches!(buf.to_vec(), Err(Error::OutOfBounds { .. })), "to_vec synchronises too");
         assert_eq!(buf.to_vec().unwrap(), [1.0]);
+    }
+
+    #[test]
+    fn a_device_whose_last_handles_are_pending_records_is_freed() {
+        let device = Device::sim();
+        device.pending_checks().list.lock().unwrap().push(faulted_check(&device));
+        device.pending_checks().list.lock().unwrap().push(faulted_check(&device));
+        let kept = device.upload(&[1u32]).unwrap();
+        let inner = device.downgrade();
+        drop(device);
+        assert!(inner.upgrade().is_some(), "a buffer of the user's keeps the device and its records");
+        drop(kept);
+        assert!(inner.upgrade().is_none(), "the records alone do not keep the device alive");
     }
 
     #[test]

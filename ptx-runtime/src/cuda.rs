@@ -81,9 +81,38 @@ fn is_ptx_error(e: &DriverError) -> bool {
             | R::CUDA_ERROR_INVALID_IMAGE
             | R::CUDA_ERROR_NO_BINARY_FOR_GPU
             | R::CUDA_ERROR_INVALID_SOURCE
-            | R::CUDA_ERROR_JIT_COMPILER_NOT_FOUND
-            | R::CUDA_ERROR_JIT_COMPILATION_DISABLED
     )
+}
+
+/// The oldest driver whose API this backend calls, as `cuDriverGetVersion` writes it (CUDA
+/// 12.8, the R570 series: `cuEventElapsedTime_v2`, which [`CudaBackend::time`] calls through
+/// cudarc, is newer than every other function used).
+const MIN_DRIVER_VERSION: std::ffi::c_int = 12080;
+
+/// Why a driver of CUDA `version` (as `cuDriverGetVersion` writes it) cannot be used.
+fn old_driver(version: std::ffi::c_int) -> String {
+    format!(
+        "the NVIDIA driver supports CUDA {}.{}, but ptx-runtime needs a driver for CUDA 12.8 (R570) or later: \
+         update the NVIDIA driver; {USE_SIM}",
+        version / 1000,
+        version % 1000 / 10
+    )
+}
+
+/// What to do about a `cuModuleLoadDataEx` error that says the driver cannot compile PTX at
+/// all (whatever the PTX), or `None` for another error.
+fn jit_unavailable(e: &DriverError) -> Option<&'static str> {
+    match e.0 {
+        sys::CUresult::CUDA_ERROR_JIT_COMPILER_NOT_FOUND => Some(
+            "the driver's PTX compiler library (libnvidia-ptxjitcompiler) is missing: install the full NVIDIA \
+             driver (a container needs the `compute` driver capability)",
+        ),
+        sys::CUresult::CUDA_ERROR_JIT_COMPILATION_DISABLED => Some(
+            "PTX compilation is disabled on this machine (the CUDA_DISABLE_PTX_JIT environment variable, or \
+             the driver's settings): enable it",
+        ),
+        _ => None,
+    }
 }
 
 /// An open CUDA device: its context and default stream.
@@ -129,6 +158,12 @@ impl CudaBackend {
             Error::NoDevice { reason: format!("{what} failed with {name} ({message}); {USE_SIM}") }
         };
         result::init().map_err(|e| no_device("initialising the CUDA driver (cuInit)", e))?;
+        let mut version: std::ffi::c_int = 0;
+        // SAFETY: the driver writes one `int` through the pointer, which outlives the call.
+        let status = unsafe { sys::cuDriverGetVersion(&mut version) };
+        if status == sys::CUresult::CUDA_SUCCESS && version < MIN_DRIVER_VERSION {
+            return Err(Error::NoDevice { reason: old_driver(version) });
+        }
         let count = result::device::get_count().map_err(|e| no_device("counting CUDA devices", e))?;
         if ordinal >= usize::try_from(count).unwrap_or(0) {
             return Err(Error::NoDevice {
@@ -321,17 +356,35 @@ impl CudaBackend {
         };
         if let Err(e) = status.result() {
             let (err_name, message) = error_text(&e);
+            if let Some(fix) = jit_unavailable(&e) {
+                // Nothing is wrong with the PTX: this machine cannot compile any.
+                return Err(Error::Driver {
+                    call: "cuModuleLoadDataEx",
+                    name: err_name,
+                    message: format!("{message}; {fix}"),
+                });
+            }
             let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
             let jit_log = String::from_utf8_lossy(&error_log[..end]).trim().to_string();
             if jit_log.is_empty() && !is_ptx_error(&e) {
                 // Not about the PTX: out of memory, or a sticky error of an earlier launch.
                 return Err(Error::Driver { call: "cuModuleLoadDataEx", name: err_name, message });
             }
+            let advice = match e.0 {
+                sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
+                    " (the PTX's `.version` is newer than this driver's JIT compiler: update the NVIDIA driver, \
+                     or write the PTX for an older `.version`)"
+                }
+                _ => "",
+            };
             let log = if jit_log.is_empty() {
                 let head: Vec<&str> = ptx.lines().take(12).collect();
-                format!("{err_name} ({message}); the JIT wrote no log. The PTX begins:\n{}", head.join("\n"))
+                format!(
+                    "{err_name} ({message}){advice}; the JIT wrote no log. The PTX begins:\n{}",
+                    head.join("\n")
+                )
             } else {
-                format!("{err_name} ({message}):\n{jit_log}")
+                format!("{err_name} ({message}){advice}:\n{jit_log}")
             };
             return Err(rejected(log));
         }

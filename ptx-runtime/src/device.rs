@@ -46,6 +46,15 @@ pub struct Device {
     inner: Arc<DeviceInner>,
 }
 
+impl Drop for Device {
+    /// The device's pending fault records (checked launches on CUDA not yet synchronised)
+    /// each hold a handle of it through their buffers; when they hold all that is left but
+    /// this one, they are dropped, so that the device is freed.
+    fn drop(&mut self) {
+        self.inner.pending.release_if_last(Arc::strong_count(&self.inner), 1);
+    }
+}
+
 struct DeviceInner {
     id: u64,
     ordinal: Option<usize>,
@@ -306,9 +315,11 @@ impl Device {
     }
 
     /// How long `work` (launches and copies on the default stream) takes on the device: on
-    /// CUDA the GPU time between two events recorded around it (so the host's queuing is not
-    /// counted), on the simulator the wall-clock time of the synchronous calls. Then reports
-    /// faults as [`Device::synchronize`] does.
+    /// CUDA the GPU time between two events recorded around it, on the simulator the
+    /// wall-clock time of the synchronous calls. Then reports faults as
+    /// [`Device::synchronize`] does. On CUDA, host time the stream waits through between the
+    /// events counts too (a kernel's first launch builds and loads its module there): call
+    /// [`Device::preload`] first, or time a later run.
     pub fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(std::time::Duration, R)> {
         let timed = match &self.inner.backend {
             Backend::Sim(_) => {
@@ -333,6 +344,12 @@ impl Device {
         &self.inner.pending
     }
 
+    /// A weak handle of the device's state, for tests that it is freed.
+    #[cfg(test)]
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<impl Sized> {
+        Arc::downgrade(&self.inner)
+    }
+
     /// The device's default stream: the one [`Device::launch`] and buffer transfers use.
     pub fn default_stream(&self) -> Stream {
         let inner = match &self.inner.backend {
@@ -348,6 +365,12 @@ impl Device {
     /// a stream is dropped the default stream waits for the work queued on it); on the
     /// simulator a stream is only an ordering token, as every launch runs to completion
     /// before returning.
+    ///
+    /// One limit on CUDA: cudarc keeps one read event per buffer, which each read records
+    /// anew, so a buffer a kernel reads on this stream and that is then read on another
+    /// stream (a `to_vec`, another launch) must not be written or dropped until this stream
+    /// is synchronised ([`Stream::synchronize`]): the write would wait for the later read
+    /// only.
     pub fn new_stream(&self) -> Result<Stream> {
         let inner = match &self.inner.backend {
             Backend::Sim(sim) => StreamInner::Sim { id: sim.new_stream_id() },
