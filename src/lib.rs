@@ -64,6 +64,7 @@ pub use ptx_macros::{ptx_device, ptx_kernel};
 /// What the code `#[ptx_kernel]` generates refers to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::lang::cache_key::{ByDebug, ConstantKey, NoKey};
     pub use crate::lang::launch::is_bounds_check;
     pub use crate::lang::memory::Slice;
     pub use crate::lang::methods::FloatFn;

@@ -303,14 +303,21 @@ pub fn expand_kernel(
     let definition = format!("{definition:016x}");
     // The constants it reads too: one text in two blocks may read two `TILE`s.
     let constants = &checked.item_const_paths;
+    let count = constants.len();
     // Each value by itself: `Debug` is implemented for tuples of at most 12 elements.
-    let cache_key = quote!(::std::format!(
-        "{}#{}{:?}{:?}",
-        ::core::module_path!(),
-        #definition,
-        &[#(&#field_keys as &dyn ::core::fmt::Debug),*] as &[&dyn ::core::fmt::Debug],
-        &[#(&#constants as &dyn ::core::fmt::Debug),*] as &[&dyn ::core::fmt::Debug]
-    ));
+    // A constant's key is its `Debug` text where it has one (`ConstantKey`): one of another
+    // type is a type error of the user's anyway, which the key must not add to.
+    let cache_key = quote!({
+        #[allow(unused_imports)]
+        use #p::{ByDebug as _, NoKey as _};
+        ::std::format!(
+            "{}#{}{:?}{:?}",
+            ::core::module_path!(),
+            #definition,
+            &[#(&#field_keys as &dyn ::core::fmt::Debug),*] as &[&dyn ::core::fmt::Debug],
+            { let keys: [::std::string::String; #count] = [#((&#p::ConstantKey(&#constants)).key()),*]; keys }
+        )
+    });
     // The generated type is public API of the user's crate: give it a doc line when the
     // function had none, for crates that deny `missing_docs`.
     let default_doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {

@@ -237,7 +237,7 @@ const NOT_A_PLACE: &str =
     "only a local variable, an element of a slice or array (`out[i]`) or of a tuple variable (`t.0`) can be assigned";
 
 /// CUDA C's names of what kernels call by other names, for the error at a call of one.
-const CUDA_NAMES: [(&str, &str); 23] = [
+const CUDA_NAMES: [(&str, &str); 63] = [
     ("threadIdx", "thread_idx()"),
     ("blockIdx", "block_idx()"),
     ("blockDim", "block_dim()"),
@@ -260,7 +260,47 @@ const CUDA_NAMES: [(&str, &str); 23] = [
     ("atomicMax", "atomic_max(&mut x[i], v)"),
     ("atomicExch", "atomic_exch(&mut x[i], v)"),
     ("atomicCAS", "atomic_cas(&mut x[i], current, new)"),
+    ("atomicSub", "atomic_add(&mut x[i], v.wrapping_neg())"),
+    ("atomicAnd", "atomic_and(&mut x[i], v)"),
+    ("atomicOr", "atomic_or(&mut x[i], v)"),
+    ("atomicXor", "atomic_xor(&mut x[i], v)"),
+    ("atomicInc", "atomic_cas(&mut x[i], old, new)"),
+    ("atomicDec", "atomic_cas(&mut x[i], old, new)"),
     ("printf", "gpu_print!(\"{}\", x)"),
+    ("fminf", "a.min(b)"),
+    ("fmaxf", "a.max(b)"),
+    ("fabsf", "x.abs()"),
+    ("sqrtf", "x.sqrt()"),
+    ("rsqrtf", "x.sqrt().recip()"),
+    ("expf", "x.exp()"),
+    ("__expf", "x.exp()"),
+    ("exp2f", "x.exp2()"),
+    ("logf", "x.ln()"),
+    ("__logf", "x.ln()"),
+    ("log2f", "x.log2()"),
+    ("sinf", "x.sin()"),
+    ("__sinf", "x.fast_sin()"),
+    ("cosf", "x.cos()"),
+    ("__cosf", "x.fast_cos()"),
+    ("sincosf", "let (s, c) = x.sin_cos();"),
+    ("tanhf", "x.tanh()"),
+    ("powf", "x.powf(y)"),
+    ("floorf", "x.floor()"),
+    ("ceilf", "x.ceil()"),
+    ("roundf", "x.round()"),
+    ("truncf", "x.trunc()"),
+    ("fmaf", "a.mul_add(b, c)"),
+    ("__fdividef", "a / b"),
+    ("__frcp_rn", "x.recip()"),
+    ("__float2int_rn", "x.round_ties_even() as i32"),
+    ("__float2int_rz", "x as i32"),
+    ("__int2float_rn", "i as f32"),
+    ("__popc", "x.count_ones()"),
+    ("__popcll", "x.count_ones()"),
+    ("__clz", "x.leading_zeros()"),
+    ("__clzll", "x.leading_zeros()"),
+    ("__brev", "x.reverse_bits()"),
+    ("__ldg", "x[i]"),
 ];
 
 /// What a kernel writes for CUDA C's `name` (`threadIdx`: `thread_idx()`), if it is one.
@@ -284,12 +324,7 @@ const VECTOR_ACCESSES: [(&str, usize, bool); 6] = [
 /// Why a `#[ptx_device]` function cannot be named `name`: a kernel's call of that name is
 /// a built-in or a macro of Rust's prelude, never the function.
 pub fn reserved_device_name(name: &str) -> Option<String> {
-    let builtin = Builtin::ALL.iter().any(|b| b.name() == name)
-        || Intrinsic::ALL.iter().any(|i| i.name() == name)
-        || AtomicOp::ALL.iter().any(|o| o.name() == name)
-        || SHARED_FUNCTIONS.contains(&name)
-        || VECTOR_ACCESSES.iter().any(|(f, ..)| *f == name);
-    if builtin {
+    if is_builtin(name) {
         Some(format!("`{name}` is a GPU built-in: a kernel's `{name}(..)` calls the built-in, not this function; rename it"))
     } else if name == "min" || name == "max" {
         Some(format!(
@@ -302,6 +337,19 @@ pub fn reserved_device_name(name: &str) -> Option<String> {
         None
     }
 }
+
+/// Whether `name` is a GPU built-in of `ptx_dsl::gpu` a kernel calls by that name.
+fn is_builtin(name: &str) -> bool {
+    Builtin::ALL.iter().any(|b| b.name() == name)
+        || Intrinsic::ALL.iter().any(|i| i.name() == name)
+        || AtomicOp::ALL.iter().any(|o| o.name() == name)
+        || SHARED_FUNCTIONS.contains(&name)
+        || VECTOR_ACCESSES.iter().any(|(f, ..)| *f == name)
+}
+
+/// The error for `Option`'s and `Result`'s values in a kernel.
+const NO_OPTION: &str = "kernels have no `Option` or `Result`: keep a `bool` beside the value \
+                         (`let (found, v) = (true, x);`), or use a value that cannot occur as the mark";
 
 /// The attributes a kernel may carry over to its generated type.
 const CARRIED_ATTRS: [&str; 7] = ["doc", "cfg", "allow", "expect", "warn", "deny", "deprecated"];
@@ -835,7 +883,7 @@ impl<'e> Parser<'e> {
             "vec" => "`vec!` allocates on the heap, which a kernel cannot do: use a local array, `[0.0f32; 4]` or \
                       `[a, b, c]`"
                 .to_string(),
-            "format" | "println" | "print" | "eprintln" | "eprint" => {
+            "format" | "println" | "print" | "eprintln" | "eprint" | "dbg" | "write" | "writeln" => {
                 format!("`{name}!` is not supported in kernels: print with `gpu_print!(\"x = {{}}\", x)`")
             }
             _ => format!(
@@ -1360,7 +1408,18 @@ impl<'e> Parser<'e> {
                 None
             }
             _ => {
-                self.err(lit, format!("unknown literal suffix `{suffix}`"));
+                let hint = match suffix {
+                    "f" | "F" => {
+                        ": C's float suffix is Rust's `f32` (`1.0f32`, or `1.0` where the type is known)"
+                    }
+                    "u128" | "i128" => ": kernels have no 128-bit integers; use `u64` or `i64`",
+                    "u" | "U" | "ul" | "UL" | "ull" | "ULL" => {
+                        ": C's unsigned suffixes are Rust's `u32` and `u64`"
+                    }
+                    "l" | "L" | "ll" | "LL" => ": C's long suffixes are Rust's `i64`",
+                    _ => "",
+                };
+                self.err(lit, format!("unknown literal suffix `{suffix}`{hint}"));
                 None
             }
         }
@@ -1368,6 +1427,10 @@ impl<'e> Parser<'e> {
 
     fn path_expr(&mut self, p: &syn::ExprPath, sp: Sp) -> Expr {
         if p.qself.is_none() {
+            if p.path.is_ident("None") {
+                self.err(p, NO_OPTION);
+                return self.expr_of(ExprKind::Error, sp);
+            }
             if let Some(ident) = p.path.get_ident() {
                 let e = self.expr_of(ExprKind::Path(ident.clone()), sp);
                 if p.attrs.iter().any(|a| a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)) {
@@ -1619,6 +1682,10 @@ impl<'e> Parser<'e> {
                     self.err(&only.ident, "recursion is not supported: a kernel cannot call itself");
                     return self.expr_of(ExprKind::Error, sp);
                 }
+                if matches!(name.as_str(), "Some" | "Ok" | "Err") {
+                    self.err(&only.ident, NO_OPTION);
+                    return self.expr_of(ExprKind::Error, sp);
+                }
                 return match self.device_call(&p.path, args, sp) {
                     Some(call) => call,
                     None => {
@@ -1648,7 +1715,11 @@ impl<'e> Parser<'e> {
             }
         }
         let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        let msg = if reserved_device_name(&last).is_some() {
+        let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string()).unwrap_or_default();
+        let msg = if let Some(ty) = Scalar::from_name(&owner) {
+            // `std::f32::max(a, b)`: the type's function, named by the type alone.
+            format!("write `{}::{last}(..)`, the type's own function, without the module path", ty.name())
+        } else if is_builtin(&last) {
             format!("call the built-in by its name alone: `{last}(..)`, imported from `ptx_dsl::gpu` or the prelude")
         } else {
             "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins, \

@@ -12,6 +12,7 @@
 //!
 //! Generated code reaches this module as `ptx_dsl::__private`; it is not a stable API.
 
+pub mod cache_key;
 pub mod flow;
 mod integers;
 mod known;

@@ -188,11 +188,15 @@ impl ::ptx_dsl::__private::Kernel for Saxpy {
         self.build_with_sites().0
     }
     fn cache_key(&self) -> ::std::string::String {
-        ::std::format!(
-            "{}#{}{:?}{:?}", ::core::module_path!(), "236a669f364ec23c", & [& self.unroll
-            as & dyn ::core::fmt::Debug] as & [& dyn ::core::fmt::Debug], & [] as & [&
-            dyn ::core::fmt::Debug]
-        )
+        {
+            #[allow(unused_imports)]
+            use ::ptx_dsl::__private::{ByDebug as _, NoKey as _};
+            ::std::format!(
+                "{}#{}{:?}{:?}", ::core::module_path!(), "236a669f364ec23c", & [& self
+                .unroll as & dyn ::core::fmt::Debug] as & [& dyn ::core::fmt::Debug], {
+                let keys : [::std::string::String; 0usize] = []; keys }
+            )
+        }
     }
     /// The slice accesses not proven in range by a dominating guard
     /// (`if i < x.len()`, `for i in 0..x.len()`).

@@ -63,4 +63,25 @@ fn reversed_grid_stride(y: &mut [u32]) {
     }
 }
 
+// What a CUDA C programmer writes first: each says what a kernel writes instead.
+#[ptx_kernel]
+fn cuda_habits(x: &mut [f32], n: &mut [u32]) {
+    x[0] = fminf(x[0], 1.0);
+    x[1] = rsqrtf(x[1]);
+    x[2] = __expf(x[2]);
+    n[0] = __popc(n[1]);
+    atomicSub(&mut n[2], 1);
+    x[3] = std::f32::max(x[3], 0.0);
+    x[4] = 2.5f;
+    let big = 5u128;
+    dbg!(big);
+}
+
+// `Option` and `Result`, which kernels do not have.
+#[ptx_kernel]
+fn optional(x: &mut [u32]) {
+    let found = if x[0] > 0 { Some(x[0]) } else { None };
+    let ok = Ok(3);
+}
+
 fn main() {}
