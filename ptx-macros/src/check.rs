@@ -2879,7 +2879,7 @@ impl Checker<'_> {
                     "get" | "get_mut" | "first" | "last" => {
                         ": index it, `x[i]` (an index out of range is the launch's error, naming it)"
                     }
-                    "iter" | "into_iter" | "sum" | "product" | "map" | "fold" => {
+                    "sum" | "product" | "map" | "fold" => {
                         ": iterators are `for` loops in kernels, `for v in x.iter() { acc += v; }`"
                     }
                     "fill" | "copy_from_slice" | "clone_from_slice" => {
@@ -2888,7 +2888,16 @@ impl Checker<'_> {
                     }
                     _ => "",
                 };
-                let msg = format!("no method `{name}` on `{}` in kernels{hint}", self.show(&other));
+                // `.iter()` and `.into_iter()` exist, as a `for` loop's: out of one they are no
+                // value to call `sum` or `map` on.
+                let msg = if matches!(name.as_str(), "iter" | "into_iter") {
+                    format!(
+                        "`{name}()` is only a `for` loop's in kernels (`for v in x.{name}() {{ .. }}`): no iterator \
+                         value to call methods on; accumulate in the loop, `for v in x.iter() {{ acc += v; }}`"
+                    )
+                } else {
+                    format!("no method `{name}` on `{}` in kernels{hint}", self.show(&other))
+                };
                 self.errors.at(Sp::of(method), msg);
                 return (Ty::Error, false);
             }

@@ -84,4 +84,10 @@ fn optional(x: &mut [u32]) {
     let ok = Ok(3);
 }
 
+// An iterator chain out of a `for` loop.
+#[ptx_kernel]
+fn summed(x: &[f32], y: &mut [f32]) {
+    y[0] = x.iter().sum();
+}
+
 fn main() {}
