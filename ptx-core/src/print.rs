@@ -549,10 +549,28 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
     out.put(*b";\n", 2);
 }
 
+/// What the printer puts between a kernel's name and the number of one of its shared
+/// arrays (`<kernel>_smem<N>`) and strings (`<kernel>_str<N>`).
+const SHARED_INFIX: &str = "_smem";
+const STRING_INFIX: &str = "_str";
+
+/// The names the printer declares at module scope for `k`: the entry's, its strings'
+/// (`.global` arrays) and its dynamic shared array's (`.extern .shared`).
+pub(crate) fn module_scope_names(k: &KernelIr) -> impl Iterator<Item = String> + '_ {
+    let strings = (0..k.strings.len()).map(|i| format!("{}{STRING_INFIX}{i}", k.name));
+    let dynamic = k
+        .shared
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.dynamic)
+        .map(|(i, _)| format!("{}{SHARED_INFIX}{i}", k.name));
+    std::iter::once(k.name.clone()).chain(strings).chain(dynamic)
+}
+
 /// The name of shared array `id` of kernel `k` (`<kernel>_smem<N>`).
 fn push_shared_name(out: &mut Out, k: &KernelIr, id: SharedId) {
     out.s(&k.name);
-    out.s("_smem");
+    out.s(SHARED_INFIX);
     push_u32(out, id.0);
 }
 
@@ -572,7 +590,7 @@ fn push_shared_decl(out: &mut Out, k: &KernelIr, id: u32, s: &SharedDecl) {
 /// The name of string `id` of kernel `k` (`<kernel>_str<N>`).
 fn push_string_name(out: &mut Out, k: &KernelIr, id: StringId) {
     out.s(&k.name);
-    out.s("_str");
+    out.s(STRING_INFIX);
     push_u32(out, id.0);
 }
 

@@ -342,14 +342,7 @@ pub fn verify_module(kernels: &[KernelIr]) -> Result<(), VerifyError> {
     let mut declared = std::collections::HashSet::new();
     for k in kernels {
         verify(k)?;
-        let strings = (0..k.strings.len()).map(|i| format!("{}_str{i}", k.name));
-        let dynamic = k
-            .shared
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.dynamic)
-            .map(|(i, _)| format!("{}_smem{i}", k.name));
-        for name in std::iter::once(k.name.clone()).chain(strings).chain(dynamic) {
+        for name in crate::print::module_scope_names(k) {
             if !declared.insert(name.clone()) {
                 return Err(kernel_error(k, Rule::KernelName, VerifyErrorKind::BadName { name }));
             }

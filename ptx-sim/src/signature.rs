@@ -193,7 +193,7 @@ fn param_space(text: &str) -> ParamSpace {
             ParamSpace { bytes: MAX_PARAM_BYTES, why: format!("a kernel has at PTX {}.{}", v.0, v.1) }
         }
         Some(v) => ParamSpace {
-            bytes: 4352,
+            bytes: ptx_core::verify::PARAM_SPACE_BYTES,
             why: format!("a kernel has at PTX {}.{} (PTX 8.1 and later allow {MAX_PARAM_BYTES})", v.0, v.1),
         },
         None => ParamSpace { bytes: MAX_PARAM_BYTES, why: "a kernel has".to_string() },
