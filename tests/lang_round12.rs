@@ -47,6 +47,9 @@ fn rot_all_twin() {
         }
     }
     xs.extend([0x80, 0x7f, 0x81, 0x8000, 0x7fff, 0xff, 0xffff, 299, 256, 255, 257]);
+    // `i8::MIN.rem_euclid(-1)` (slot 15, low bytes 0x80 and 0xfe or 0xff) panics in Rust
+    // as in the kernel: one random input in about 43 000 drew it.
+    xs.retain(|&x| !(x as i8 == i8::MIN && (((x >> 8) as i8) | 1) == -1));
     let launch = |d: &_, c, a: &_, o: &mut _| RotAll::new().launch(d, c, a, o);
     check_twin("rot_all", &xs, 16, &launch, rot_all_host);
 }

@@ -1181,8 +1181,12 @@ fn recursive_device_functions_run_to_the_recursion_limit_and_trap_beyond() {
         let device = Device::sim();
         let mut rng = Rng::fresh("nvrtc_recursion");
         let n = 200;
-        let x: Vec<u32> =
-            (0..n).map(|i| if i == 0 { 4_000_000_000 } else { rng.next() as u32 >> (i % 32) }).collect();
+        // 0xdead is the value the kernel traps on (the launch below must not): a random one
+        // is moved off it.
+        let x: Vec<u32> = (0..n)
+            .map(|i| if i == 0 { 4_000_000_000 } else { rng.next() as u32 >> (i % 32) })
+            .map(|v| if v == 0xdead { v ^ 1 } else { v })
+            .collect();
         let xd = device.upload(&x).unwrap();
         let module = load(&device, "recursion");
         let mut out = device.zeroed::<u32>(3 * n).unwrap();

@@ -277,8 +277,8 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
 /// Mutants of the fixtures parse to a module or an error, never a panic; what loads runs
 /// on small grids to an `Ok` or an error within a small step budget, never a panic. (The
 /// round's scratch fuzzer ran 60 000 such mutants in a release build, each under a deadline
-/// and a cap on single allocations; this runs up to 2 000, at most 8 s, a fresh seed each
-/// run.)
+/// and a cap on single allocations; this runs at least 100 and up to 2 000, for 8 s, a fresh
+/// seed each run: the count, not the machine's speed, decides the least it checks.)
 #[test]
 fn mutants_of_the_fixtures_never_panic() {
     let files = fixtures();
@@ -286,7 +286,7 @@ fn mutants_of_the_fixtures_never_panic() {
     let mut rng = Rng::fresh("round10_mutants");
     let started = std::time::Instant::now();
     let mut mutants = 0;
-    while started.elapsed().as_secs() < 8 && mutants < 2000 {
+    while mutants < 100 || (started.elapsed().as_secs() < 8 && mutants < 2000) {
         let (path, base) = &files[(rng.next() % files.len() as u64) as usize];
         let text = mutate(base, &mut rng);
         mutants += 1;
@@ -314,5 +314,4 @@ fn mutants_of_the_fixtures_never_panic() {
             panic!("a mutant of {path} panicked; it is in {}", saved.display());
         }
     }
-    assert!(mutants >= 50, "only {mutants} mutants in the time");
 }
