@@ -710,8 +710,9 @@ pub enum ExprKind {
         range: RangeSpec,
         /// The body.
         body: Block,
-        /// `#[unroll]`: the range is comptime and the body is repeated at build time.
-        unroll: bool,
+        /// `#[unroll]`: the range is comptime and the body is repeated at build time. It holds
+        /// the `for` keyword's span, where an error about the unrolling points.
+        unroll: Option<Sp>,
     },
     /// `break 'label value`.
     Break {

@@ -81,7 +81,8 @@ pub fn fetch(
         let key: TokenStream = key.parse().unwrap_or_default();
         quote!([#status #sig #block] {#key})
     });
+    let private = crate::expand::private_path(krate);
     quote! {
-        #path! { [#krate::__private::ptx_kernel_resume] {#path} #(#known)* (#attr) #item }
+        #path! { [#private::ptx_kernel_resume] {#path} #(#known)* (#attr) #item }
     }
 }

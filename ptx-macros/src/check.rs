@@ -976,7 +976,24 @@ impl Checker<'_> {
                             format!(" (argument `{param}` of `{function}`)")
                         }
                         LetRole::Result { function } => {
-                            format!(" (the return type of `{function}` and the value of its body)")
+                            // rustc's hint: a body whose last expression a `;` discards.
+                            let discarded = match &init.kind {
+                                ExprKind::Block(Block { stmts, tail: None, .. }) => match stmts.last() {
+                                    Some(Stmt::Expr { expr, discards: true, .. }) => {
+                                        let last = self.infer.resolve(&self.types[expr.id]);
+                                        !matches!(last, Ty::Never) && last != Ty::unit()
+                                    }
+                                    _ => false,
+                                },
+                                _ => false,
+                            };
+                            let hint = if discarded {
+                                "; the body's last expression ends in `;`, which discards it: remove the `;` to \
+                                 return its value"
+                            } else {
+                                ""
+                            };
+                            format!(" (the return type of `{function}` and the value of its body{hint})")
                         }
                     };
                     t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
@@ -1886,13 +1903,13 @@ impl Checker<'_> {
                         self.errors.at(step.span, "`step_by(0)` panics: the step must be positive");
                     }
                 }
-                if *unroll && !known {
+                if unroll.is_some() && !known {
                     let msg = self.unroll_refusal();
                     self.errors.at(range.start.span.to(range.end.span), msg);
                 }
                 self.scopes.push(HashMap::new());
                 if let Some(v) = var {
-                    let id = self.bind(v, ty, false, *unroll && known);
+                    let id = self.bind(v, ty, false, unroll.is_some() && known);
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
@@ -2096,8 +2113,15 @@ impl Checker<'_> {
     fn array_of(&mut self, sp: Sp, elem: Ty) -> Ty {
         match self.infer.resolve(&elem) {
             Ty::Tuple(_) | Ty::Array(_) | Ty::Slice { .. } | Ty::Dim3 => {
-                let msg =
-                    format!("a local array holds scalars (`u32`, `f32`, ...), not `{}`", self.show(&elem));
+                let nested = if matches!(self.infer.resolve(&elem), Ty::Array(_)) {
+                    ": for a table, use one flat array indexed `m[row * columns + column]`"
+                } else {
+                    ""
+                };
+                let msg = format!(
+                    "a local array holds scalars (`u32`, `f32`, ...), not `{}`{nested}",
+                    self.show(&elem)
+                );
                 self.errors.at(sp, msg);
                 Ty::Error
             }
@@ -2123,7 +2147,21 @@ impl Checker<'_> {
         }
         let Some(len) = len else { return (Ty::Slice { elem, mutable: true }, false) };
         let t = self.expr(len);
-        self.expect(len.span, &Ty::Scalar(Scalar::Usize), &t, " (a shared array's length is a `usize`)");
+        if !self.comptime[len.id] {
+            self.errors.at(
+                len.span,
+                "a shared array's length must be known when the kernel is built: a literal, a `#[comptime]` \
+                 parameter, or a `{ .. }` expression of them (integer `/` and `%` are computed then only by \
+                 a positive literal divisor)",
+            );
+            return (Ty::Slice { elem, mutable: true }, false);
+        }
+        self.expect(
+            len.span,
+            &Ty::Scalar(Scalar::Usize),
+            &t,
+            " (a shared array's length is a `usize`: `{ n as usize }` converts another integer)",
+        );
         match len.kind {
             ExprKind::Lit(Lit::Int { value: 0, .. }) => {
                 self.errors.at(len.span, "a shared array needs at least one element")
@@ -2142,14 +2180,6 @@ impl Checker<'_> {
                 )
             }
             _ => {}
-        }
-        if !self.comptime[len.id] {
-            self.errors.at(
-                len.span,
-                "a shared array's length must be known when the kernel is built: a literal, a `#[comptime]` \
-                 parameter, or a `{ .. }` expression of them (integer `/` and `%` are computed then only by \
-                 a positive literal divisor)",
-            );
         }
         (Ty::Slice { elem, mutable: true }, false)
     }
@@ -2886,6 +2916,7 @@ impl Checker<'_> {
                         ": write the elements in a loop, `for i in 0..y.len() { y[i] = .. }` (or one element a \
                          thread, `y[i] = ..` with `i` from `global_idx()`)"
                     }
+                    "x" | "y" | "z" if other == Ty::Dim3 => ": it is a field, without parentheses (`thread_idx().x`)",
                     _ => "",
                 };
                 // `.iter()` and `.into_iter()` exist, as a `for` loop's: out of one they are no
@@ -2937,6 +2968,8 @@ impl Checker<'_> {
                     "`{name}` gives an `Ordering`, which kernels do not have: compare with `<`, `==` and `>` \
                      (a `match` on `(a < b, a == b)` takes the three cases)"
                 )
+            } else if let Some(instead) = method_of_other_kind(scalar, &name) {
+                instead
             } else {
                 format!(
                     "no method `{name}` on `{}` in kernels; supported: {}",
@@ -3038,6 +3071,39 @@ fn methods_help(scalar: Scalar) -> &'static str {
     } else {
         "none (use `!`, `&`, `|`, `^`, or `as u32`)"
     }
+}
+
+/// The message for a method `scalar` lacks that the other kind of number has (`pow` on a
+/// float, `sqrt` on an integer), saying what to write; `None` when neither kind has it.
+fn method_of_other_kind(scalar: Scalar, name: &str) -> Option<String> {
+    let ty = scalar.name();
+    if scalar.is_float() && name == "pow" {
+        return Some(format!(
+            "no method `pow` on `{ty}`: `pow` takes an integer receiver; a float is raised by `x.powi(n)` \
+             (an `i32` exponent) or `x.powf(y)`"
+        ));
+    }
+    let args = |sig: Signature| if sig.args.is_empty() { "()" } else { "(..)" };
+    let int_method = method_signature(Scalar::I64, name).or_else(|| method_signature(Scalar::U64, name));
+    if scalar.is_float() {
+        if let Some(sig) = int_method {
+            return Some(format!(
+                "no method `{name}` on `{ty}`: it is an integer method (convert first, or work on the bits, \
+                 `x.to_bits().{name}{}`)",
+                args(sig)
+            ));
+        }
+    }
+    if scalar.is_int() && int_method.is_none() {
+        if let Some(sig) = method_signature(Scalar::F64, name) {
+            return Some(format!(
+                "no method `{name}` on `{ty}`: it is a float method; convert first, `(x as f64).{name}{}` \
+                 (or `as f32`)",
+                args(sig)
+            ));
+        }
+    }
+    None
 }
 
 /// The methods of the language, by receiver type and name.

@@ -86,6 +86,14 @@ pub fn parse_options(attr: TokenStream) -> syn::Result<Options> {
     Ok(options)
 }
 
+/// The facade's hidden module, `<krate>::__private`, spanned at the path's last token: a
+/// `crate = path` naming another crate is reported at that path, not at the attribute.
+pub fn private_path(krate: &TokenStream) -> TokenStream {
+    let span = krate.clone().into_iter().last().map_or_else(Span::call_site, |t| t.span());
+    let private = proc_macro2::Ident::new("__private", span);
+    quote!(#krate::#private)
+}
+
 /// `snake_case` to `UpperCamelCase`.
 pub fn camel_case(name: &str) -> String {
     let name = name.strip_prefix("r#").unwrap_or(name);
@@ -109,7 +117,7 @@ pub fn expand_kernel(
     inlined: &[(syn::Path, TokenStream)],
 ) -> TokenStream {
     let krate = &options.krate;
-    let p = quote!(#krate::__private);
+    let p = private_path(krate);
     let k = ctx();
     let name_str = unraw(&kernel.name);
     let ty_name = format_ident!("{}", camel_case(&name_str), span = kernel.name.span());
@@ -242,7 +250,7 @@ pub fn expand_kernel(
                 )
             }
         };
-        (docs, quote!(), quote!(clippy::too_many_arguments), call)
+        (docs, quote!(), quote!(clippy::too_many_arguments, non_snake_case), call)
     } else {
         let safety = "# Safety\n\nThe kernel was built with `#[ptx_kernel(unchecked)]`: its slice \
             accesses are not bounds-checked. The caller guarantees that every index the kernel \
@@ -253,7 +261,8 @@ pub fn expand_kernel(
             #[doc = #safety]
         };
         // The section is there; clippy does not read docs written by a proc macro.
-        let lints = quote!(clippy::missing_safety_doc, clippy::too_many_arguments, unused_unsafe);
+        let lints =
+            quote!(clippy::missing_safety_doc, clippy::too_many_arguments, unused_unsafe, non_snake_case);
         let call = quote!(unsafe { #device.launch(self, #config, &mut [#(#launch_args),*]) });
         (docs, quote!(unsafe), lints, call)
     };
@@ -332,20 +341,26 @@ pub fn expand_kernel(
         let (paths, types): (Vec<_>, Vec<_>) = inlined.iter().cloned().unzip();
         quote!(#impl_attrs const _: () = { #(let _: #types = #paths;)* };)
     });
+    // The type at the function's name: a second definition of its name (another kernel's
+    // `k_2` beside `k2`, a `struct K` beside `fn k`) is reported there, not at the attribute.
+    let ty = quote::quote_spanned! {kernel.name.span()=>
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #ty_name {
+            #(#[allow(missing_docs)] pub #fields,)*
+        }
+    };
     quote! {
         #uses
         #(#attrs)*
         #default_doc
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        #vis struct #ty_name {
-            #(#[allow(missing_docs)] pub #fields,)*
-        }
+        #ty
 
         #impl_attrs
         #(#expect)*
         impl #ty_name {
             #[doc = #new_doc]
-            #[allow(clippy::new_without_default)]
+            #[allow(clippy::new_without_default, non_snake_case)]
             #vis const fn new(#(#fields),*) -> Self {
                 Self { #(#field_names),* }
             }

@@ -106,8 +106,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn private(&self) -> TokenStream {
-        let krate = self.krate;
-        quote!(#krate::__private)
+        crate::expand::private_path(self.krate)
     }
 
     fn scalar(&self, s: Scalar) -> TokenStream {
@@ -844,8 +843,8 @@ impl<'a> Lowerer<'a> {
                 self.labeled_block(label, body, &ty, name)
             }
             ExprKind::For { label, var, range, body, unroll } => {
-                if *unroll {
-                    self.unrolled_for(label, var.as_ref(), range, body);
+                if let Some(at) = unroll {
+                    self.unrolled_for(*at, label, var.as_ref(), range, body);
                 } else {
                     self.runtime_for(label, var.as_ref(), self.checked.binding[e.id], range, body);
                 }
@@ -1315,15 +1314,20 @@ impl<'a> Lowerer<'a> {
         let (stmts, tail) = self.block_parts(b);
         // A local array is the block's value as it is, with no holder to assign.
         let has_value = self.holder(ty).is_some() || matches!(ty, Ty::Array(_));
+        // An inlined device function's names are the function's, which rustc's style lint
+        // reports at its host copy: not again here, in each call.
+        let inlined = b.stmts.iter().any(|s| matches!(s, Stmt::Let { role: LetRole::Result { .. }, .. }));
+        let lint = inlined.then(|| quote!(#[allow(non_snake_case)]));
         match (tail, has_value) {
             (Some(v), true) => {
                 let n = name.cloned().unwrap_or_else(|| self.tmp("__block"));
-                self.emit(quote!(let #n = { #stmts #v };));
+                self.emit(quote!(#lint let #n = { #stmts #v };));
                 Atom::Rt(quote!(#n))
             }
             (tail, _) => {
                 let tail = tail.map(|t| quote!(let _ = #t;));
-                self.emit(quote!({ #stmts #tail }));
+                let block = quote!({ #stmts #tail });
+                self.emit(if inlined { quote!(#lint let _ = #block;) } else { block });
                 Atom::Unit
             }
         }
@@ -1690,9 +1694,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `#[unroll] 'label: for var in range { body }`: a host loop over the comptime range
-    /// that lays out one copy of the body per value, `var` a constant in each.
+    /// that lays out one copy of the body per value, `var` a constant in each; `at` is the
+    /// loop's position, which a runaway count's error names.
     fn unrolled_for(
         &mut self,
+        at: Sp,
         label: &Option<syn::Lifetime>,
         var: Option<&Ident>,
         range: &RangeSpec,
@@ -1725,8 +1731,9 @@ impl<'a> Lowerer<'a> {
         if breaks {
             self.emit(quote!(let #exit = #k.label();));
         }
-        // A runaway count stops at the instruction limit (the verifier's error at launch).
-        let stmts = quote!(if !#k.within_instruction_limit() { break; } #new_next #stmts #tail #place_next);
+        // A runaway count stops at the limits (the verifier's error at launch, at the loop).
+        let site = self.site(at);
+        let stmts = quote!(if !#k.unroll_copy(#site) { break; } #new_next #stmts #tail #place_next);
         match &range.step {
             Some(st) => {
                 let (s, step) = (self.host(st), self.tmp("__step"));

@@ -169,6 +169,9 @@ struct Parser<'e> {
     /// each one's label, and whether it is a block (which `continue` cannot name and an
     /// unlabelled `break` or `continue` cannot leave, as in Rust).
     jump_scopes: Vec<(Option<String>, bool)>,
+    /// Parameters refused for being references to scalars (`s: &mut f32`): dereferencing
+    /// one (`*s = ..`) is that mistake again, not reported twice.
+    refused_references: Vec<Ident>,
 }
 
 /// How many times a device function of one identity may be inlined inside itself before
@@ -392,6 +395,7 @@ impl<'e> Parser<'e> {
             callee_modules: Vec::new(),
             cycles: Errors::default(),
             jump_scopes: Vec::new(),
+            refused_references: Vec::new(),
             ord_calls: Vec::new(),
             elements: Vec::new(),
             pattern_names: Vec::new(),
@@ -411,6 +415,14 @@ impl<'e> Parser<'e> {
             unresolved: self.unresolved,
             inlined: self.inlined,
             callee_modules: self.callee_modules,
+        }
+    }
+
+    /// Whether `e` names a parameter refused for being a reference to a scalar.
+    fn names_refused_reference(&self, e: &syn::Expr) -> bool {
+        match crate::desugar::unparen(e) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| self.refused_references.contains(i)),
+            _ => false,
         }
     }
 
@@ -575,7 +587,12 @@ impl<'e> Parser<'e> {
                 return None;
             }
         };
-        let kind = self.param_type(&pt.ty, comptime)?;
+        let Some(kind) = self.param_type(&pt.ty, comptime) else {
+            if matches!(&*pt.ty, syn::Type::Reference(_)) {
+                self.refused_references.push(name);
+            }
+            return None;
+        };
         if !comptime {
             self.require_ptx_name(&name, "parameter");
         }
@@ -595,14 +612,15 @@ impl<'e> Parser<'e> {
                 ParamKind::Scalar(_) | ParamKind::Array { .. } | ParamKind::Tuple(_) => {}
             }
         }
-        let mutable = mutability.is_some() && matches!(kind, ParamKind::Scalar(_));
+        // A `mut` refused above still counts, so that its assignments are not reported again.
+        let mutable = mutability.is_some() && matches!(kind, ParamKind::Scalar(_) | ParamKind::Comptime(_));
         Some(Param { name, kind, mutable, lints })
     }
 
     fn param_type(&mut self, ty: &syn::Type, comptime: bool) -> Option<ParamKind> {
         const HINT: &str = "parameters are `&[T]` (read), `&mut [T]` (read and write), a scalar `T` by value, \
                             or `#[comptime] name: T`, with T one of u8 i8 u16 i16 u32 i32 u64 i64 usize isize f32 f64 \
-                            bool";
+                            bool (and slices of f16 and bf16)";
         match ty {
             syn::Type::Paren(p) => self.param_type(&p.elem, comptime),
             syn::Type::Group(g) => self.param_type(&g.elem, comptime),
@@ -618,20 +636,37 @@ impl<'e> Parser<'e> {
                                 .to_string()
                         }
                         other if self.scalar_of(other).is_some() => format!(
-                            "pass scalars by value (`x: {}`), not by reference",
-                            other.to_token_stream()
+                            "pass scalars by value (`x: {}`), not by reference{}",
+                            other.to_token_stream(),
+                            if r.mutability.is_some() {
+                                format!(
+                                    "; a kernel gives results through a slice (`out: &mut [{}]`, written \
+                                     `out[0] = ..`)",
+                                    other.to_token_stream()
+                                )
+                            } else {
+                                String::new()
+                            }
                         ),
-                        _ => HINT.to_string(),
+                        other => match collection_element(other) {
+                            Some(elem) => format!(
+                                "a kernel takes a slice: write `&{}[{}]`",
+                                if r.mutability.is_some() { "mut " } else { "" },
+                                elem.to_token_stream()
+                            ),
+                            None => format!("unsupported parameter type; {HINT}"),
+                        },
                     };
                     self.err(r, msg);
                     return None;
                 };
                 let Some(elem) = self.scalar_of(&s.elem) else {
-                    self.err(
-                        &s.elem,
+                    let message = format!(
                         "unsupported slice element type: slices hold one of u8 i8 u16 i16 u32 i32 u64 i64 \
-                         f32 f64 f16 bf16 (`&[T]` to read, `&mut [T]` to read and write)",
+                         f32 f64 f16 bf16 (`&[T]` to read, `&mut [T]` to read and write){}",
+                        unseen_alias(&s.elem)
                     );
+                    self.err(&s.elem, message);
                     return None;
                 };
                 if elem == Scalar::Bool {
@@ -676,7 +711,7 @@ impl<'e> Parser<'e> {
                         syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => {
                             "strings cannot be passed to a kernel; use numbers".to_string()
                         }
-                        _ => format!("unsupported parameter type; {HINT}"),
+                        _ => format!("unsupported parameter type; {HINT}{}", unseen_alias(other)),
                     };
                     self.err(other, msg);
                     None
@@ -886,6 +921,7 @@ impl<'e> Parser<'e> {
             "format" | "println" | "print" | "eprintln" | "eprint" | "dbg" | "write" | "writeln" => {
                 format!("`{name}!` is not supported in kernels: print with `gpu_print!(\"x = {{}}\", x)`")
             }
+            "cfg" => format!("`cfg!` is not supported in kernels: {CHOOSE_BY_CONSTANT}"),
             _ => format!(
                 "macros such as `{name}!` are not supported in kernels: `#[ptx_kernel]` reads the body before \
                  macros expand, so it cannot see what `{name}!` stands for; write the code out or make it a \
@@ -922,7 +958,9 @@ impl<'e> Parser<'e> {
                 && matches!(a.meta, syn::Meta::List(_))
             {
                 role = LetRole::Allowed;
-            } else if !is_lint_or_tool_attribute(a) {
+            } else if let Some(message) = statement_attribute_message(a) {
+                self.err(a, message);
+            } else if !is_lint_or_tool_attribute(a) && !is_doc_comment(a) {
                 self.err(
                     a,
                     "of the attributes on `let`, kernels take the lint levels (`#[allow(..)]`, `#[expect(..)]`, \
@@ -1083,9 +1121,14 @@ impl<'e> Parser<'e> {
                 || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)
         };
-        if let Some(attr) = expr_attrs(e).first().filter(|a| !rewriting_mark(a)) {
+        let attrs: Vec<&syn::Attribute> = expr_attrs(e).iter().filter(|a| !is_doc_comment(a)).collect();
+        if let Some(attr) = attrs.first().filter(|a| !rewriting_mark(a)) {
+            if let Some(message) = statement_attribute_message(attr) {
+                self.err(attr, message);
+                return;
+            }
             let is_for = matches!(e, syn::Expr::ForLoop(_));
-            if !(is_for && attr.path().is_ident("unroll") && expr_attrs(e).len() == 1) {
+            if !(is_for && attr.path().is_ident("unroll") && attrs.len() == 1) {
                 let msg = if is_for {
                     "the only attribute a loop takes is `#[unroll]`"
                 } else {
@@ -1121,6 +1164,9 @@ impl<'e> Parser<'e> {
             syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. })
                 if matches!(crate::desugar::unparen(expr), syn::Expr::Path(p) if p.path.get_ident().is_some()) =>
             {
+                if self.names_refused_reference(expr) {
+                    return self.expr_of(ExprKind::Error, sp);
+                }
                 ExprKind::Deref(Box::new(self.expr(expr)))
             }
             syn::Expr::Unary(u) => {
@@ -1134,6 +1180,7 @@ impl<'e> Parser<'e> {
                              operator: write `x.pow(2)` for an integer, `x.powi(2)` for a float",
                         )
                     }
+                    _ if self.names_refused_reference(&u.expr) => return self.expr_of(ExprKind::Error, sp),
                     _ => {
                         return self.unsupported(
                             e,
@@ -1594,6 +1641,11 @@ impl<'e> Parser<'e> {
                 }
                 None
             }
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.names_refused_reference(&u.expr) =>
+            {
+                return None
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.err(
                     u,
@@ -1614,6 +1666,14 @@ impl<'e> Parser<'e> {
             syn::Expr::Paren(p) => self.slice_name(&p.expr),
             syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 p.path.get_ident().cloned()
+            }
+            syn::Expr::Index(inner) => {
+                self.err(
+                    inner,
+                    "indexing twice (`m[i][j]`) is not supported in kernels: slices and arrays hold scalars; \
+                     index one flat slice or array, `m[row * columns + column]`",
+                );
+                None
             }
             other => {
                 self.err(other, "only slice parameters, shared arrays and local arrays can be indexed, by their names (`x[i]`; bind a computed array first: `let a = f(x); a[i]`)");
@@ -1650,6 +1710,11 @@ impl<'e> Parser<'e> {
                 return self.expr_of(ExprKind::Error, sp);
             }
         }
+        // Before its arguments, whose `&mut a` would each be an error of their own.
+        if let Some(instead) = mem_function_instead(&p.path) {
+            self.err(&p.path, instead);
+            return self.expr_of(ExprKind::Error, sp);
+        }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         if p.qself.is_none() && segments.iter().all(|s| s.arguments.is_none()) {
@@ -1658,6 +1723,7 @@ impl<'e> Parser<'e> {
                 if let Some(b) = Builtin::ALL.into_iter().find(|b| b.name() == name) {
                     if let Some(extra) = c.args.first() {
                         self.err(extra, format!("`{name}()` takes no arguments"));
+                        return self.expr_of(ExprKind::Error, sp);
                     }
                     return self.expr_of(ExprKind::Builtin(b), sp);
                 }
@@ -2045,6 +2111,15 @@ impl<'e> Parser<'e> {
                 }
             };
             match (&*pt.ty, self.scalar_of(&pt.ty)) {
+                (syn::Type::Reference(r), _) if self.scalar_of(&r.elem).is_some() => {
+                    let message = format!(
+                        "pass scalars by value (`{name}: {}`), not by reference; to change the caller's \
+                         value, return the new one (`-> {0}`) and assign it at the call",
+                        r.elem.to_token_stream()
+                    );
+                    self.err(r, message);
+                    self.refused_references.push(name);
+                }
                 (syn::Type::Reference(_), _) => {
                     if let Some(kind @ ParamKind::Slice { .. }) = self.param_type(&pt.ty, false) {
                         if let syn::Pat::Ident(syn::PatIdent { mutability: Some(m), .. }) = &*pt.pat {
@@ -2340,7 +2415,7 @@ impl<'e> Parser<'e> {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Option<ExprKind> {
-        let unroll = f.attrs.iter().any(|a| a.path().is_ident("unroll"));
+        let unroll = f.attrs.iter().any(|a| a.path().is_ident("unroll")).then(|| Sp::of(&f.for_token));
         for a in f.attrs.iter().filter(|a| a.path().is_ident("unroll")) {
             if a.meta.require_path_only().is_err() {
                 self.err(a, "`#[unroll]` takes no arguments: it unrolls every iteration of a comptime range");
@@ -2646,6 +2721,82 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
 /// Whether `attr` sets a lint level (`#[allow(..)]`, `#[expect(..)]`, `#[warn(..)]`,
 /// `#[deny(..)]`) or is a tool's (`#[rustfmt::skip]`, `#[clippy::..]`): what rustc takes on
 /// any statement or parameter, and which changes nothing in what a kernel computes.
+/// The element type of `Vec<T>`, `[T; N]` or `[T]` behind a reference parameter, which a
+/// kernel takes as the slice `&[T]`.
+fn collection_element(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(elem)) if last.ident == "Vec" && args.args.len() == 1 => {
+                    Some(elem)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// For a type named by one identifier the macro does not know (a struct, a `type` alias):
+/// the note that kernels take no structs and the macro reads types as written; otherwise
+/// nothing.
+fn unseen_alias(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(p)
+            if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| {
+                    !["char", "str", "u128", "i128", "f128", "String"].contains(&i.to_string().as_str())
+                }) =>
+        {
+            format!(
+                "; `{}` is none of these: kernels take no structs, and `#[ptx_kernel]` reads types as \
+                 written, before Rust resolves names, so it does not see through a `type` alias (write the \
+                 type itself)",
+                p.path.to_token_stream()
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// For `std::mem::swap`, `replace` and `take` (by any path ending `mem::f`), which take
+/// references: the message saying what a kernel writes instead.
+fn mem_function_instead(path: &syn::Path) -> Option<String> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let [.., module, function] = names.as_slice() else { return None };
+    let instead = match function.as_str() {
+        "swap" => "swap with a tuple assignment, `(a, b) = (b, a);` (slice elements: `x.swap(i, j)`)",
+        "replace" => "write `let old = a; a = new;`",
+        "take" => "write `let old = a; a = 0;`",
+        _ => return None,
+    };
+    (module == "mem")
+        .then(|| format!("`mem::{function}` takes references, which kernels do not have: {instead}"))
+}
+
+/// How to choose code by configuration in a kernel, whose body the macro reads before
+/// `cfg` is applied.
+const CHOOSE_BY_CONSTANT: &str = "`#[ptx_kernel]` reads the body before `cfg` is applied; choose with a \
+    constant outside the kernel (`const DEBUG: bool = cfg!(debug_assertions);`, then `if DEBUG { .. }` \
+    in the kernel), or put `#[cfg(..)]` on two `#[ptx_device]` functions of one name";
+
+/// The message for an attribute on a statement that has one of its own (`#[cfg]`), or
+/// `None`; a doc comment (`/// ..`) on a statement is a comment, as rustc takes it.
+fn statement_attribute_message(attr: &syn::Attribute) -> Option<String> {
+    let path = attr.path();
+    (path.is_ident("cfg") || path.is_ident("cfg_attr")).then(|| {
+        format!("`#[{}]` is not supported inside kernels: {CHOOSE_BY_CONSTANT}", path.to_token_stream())
+    })
+}
+
+/// Whether `attr` is a doc comment, which on a statement is only a comment.
+fn is_doc_comment(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("doc")
+}
+
 fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
     let lint = ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| path.is_ident(l))

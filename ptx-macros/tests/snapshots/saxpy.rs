@@ -1,12 +1,13 @@
 /// y = a·x + y
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(non_snake_case)]
 pub struct Saxpy {
     #[allow(missing_docs)]
     pub unroll: u32,
 }
 impl Saxpy {
     ///The kernel with its `#[comptime]` parameters, in declaration order.
-    #[allow(clippy::new_without_default)]
+    #[allow(clippy::new_without_default, non_snake_case)]
     pub const fn new(unroll: u32) -> Self {
         Self { unroll }
     }
@@ -17,7 +18,7 @@ impl Saxpy {
     /// `Error::OutOfBounds` naming the parameter, index, length and Rust line — by
     /// this call on the simulator, by the next synchronising call (`synchronize`,
     /// `to_vec`) on CUDA, so that a launch never waits for the kernel.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, non_snake_case)]
     pub fn launch(
         &self,
         device: &::ptx_dsl::__private::Device,
