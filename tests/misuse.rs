@@ -171,7 +171,8 @@ fn unrolled_fill(out: &mut [u32], #[comptime] n: u32) {
     let t = thread_idx().x as usize;
     #[unroll]
     for k in 0..n {
-        out[t] = out[t].wrapping_add(k); // the unrolled statement
+        // the unrolled loop, above
+        out[t] = out[t].wrapping_add(k);
     }
 }
 
@@ -182,10 +183,11 @@ fn an_unroll_over_a_runaway_count_is_an_error_naming_its_line() {
     // A modest count unrolls and runs as the loop would.
     UnrolledFill::new(5).launch(&device, LaunchConfig::linear(1, 32), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), vec![10u32; 32]);
-    // Four thousand million iterations stop at the instruction limit: an error, quickly.
+    // Four thousand million iterations stop at the instruction limit: an error, quickly,
+    // at the loop (the line above the marker).
     let err = UnrolledFill::new(u32::MAX).launch(&device, LaunchConfig::linear(1, 32), &mut out).unwrap_err();
     let line =
-        include_str!("misuse.rs").lines().position(|l| l.ends_with("// the unrolled statement")).unwrap() + 1;
+        include_str!("misuse.rs").lines().position(|l| l.ends_with("// the unrolled loop, above")).unwrap();
     let text = err.to_string();
     assert!(text.contains("unrolled_fill"), "{text}");
     assert!(text.contains(&format!("tests/misuse.rs:{line}:")), "{text}");

@@ -185,6 +185,7 @@ impl KernelBuilder {
                 strings: Vec::new(),
                 print_buffer_bytes: 0,
                 assumptions: Vec::new(),
+                refusal: None,
             },
             pointer_origin: Vec::new(),
             facts: RangeFacts::default(),
@@ -204,6 +205,15 @@ impl KernelBuilder {
     /// How many instructions (labels included) the body has so far.
     pub fn instruction_count(&self) -> usize {
         self.ir.body.len()
+    }
+
+    /// Refuses to build what was asked for at `source` (`file:line:column`), for `reason`
+    /// (the first refusal is kept): the kernel then fails verification, breaking
+    /// [`crate::Rule::NothingRefused`].
+    pub fn refuse(&mut self, reason: &'static str, source: Option<String>) {
+        if self.ir.refusal.is_none() {
+            self.ir.refusal = Some(crate::ir::Refusal { source, reason });
+        }
     }
 
     /// Ends the kernel: appends `ret` unless the body already ends in `ret` or an

@@ -1210,6 +1210,21 @@ pub struct KernelIr {
     /// e.g. the sine leaving out its large-argument path); the verifier requires each to be
     /// written exactly once, so that the bound holds wherever it is read.
     pub assumptions: Vec<VReg>,
+    /// What the builder was asked to build and refused ([`KernelBuilder::refuse`]), which
+    /// the verifier reports: the first refusal, if any.
+    ///
+    /// [`KernelBuilder::refuse`]: crate::KernelBuilder::refuse
+    pub refusal: Option<Refusal>,
+}
+
+/// Code a kernel's builder refused to build (an `#[ptx_kernel]`'s `#[unroll]` loop
+/// unrolling past the limits), reported by the verifier where it was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// Where in the kernel's source it was asked for (`file:line:column`), if known.
+    pub source: Option<String>,
+    /// Why it was refused, and what to do instead.
+    pub reason: &'static str,
 }
 
 /// A statement of the kernel's source (Rust, for `#[ptx_kernel]` kernels), attached to the

@@ -60,6 +60,8 @@ rules! {
     EndsInRetOrBranch,
     /// The body has at most [`MAX_INSTRUCTIONS`] instructions.
     InstructionLimit,
+    /// The builder refused nothing it was asked to build ([`KernelIr::refusal`]).
+    NothingRefused,
     /// A register whose range the builder relied on is written exactly once.
     AssumptionWrittenOnce,
     /// Every register read is written on every path from the entry before it.
@@ -218,6 +220,11 @@ pub enum VerifyErrorKind {
     FallsOffEnd,
     /// The body has more than [`MAX_INSTRUCTIONS`] instructions.
     TooManyInstructions,
+    /// The builder refused to build something it was asked for ([`KernelIr::refusal`]).
+    Refused {
+        /// Why, and what to do instead.
+        reason: &'static str,
+    },
     /// A register whose proven range the builder relied on ([`KernelIr::assumptions`]) is
     /// written more than once (or never), so the range may not hold where it is read.
     AssumptionBroken {
@@ -278,6 +285,7 @@ impl fmt::Display for VerifyError {
             VerifyErrorKind::FallsOffEnd => {
                 f.write_str("the body does not end in `ret` or an unconditional branch")
             }
+            VerifyErrorKind::Refused { reason } => f.write_str(reason),
             VerifyErrorKind::TooManyInstructions => write!(
                 f,
                 "the body has more than {MAX_INSTRUCTIONS} instructions (this one is the first over the \
@@ -296,12 +304,24 @@ impl std::error::Error for VerifyError {}
 
 /// The most instructions a kernel body may have: far above any real kernel, a bound on
 /// what an `#[unroll]` loop over a runaway count builds (it stops there,
-/// `ptx_dsl::lang::KernelCtx::within_instruction_limit`) before ptxas or the simulator
+/// `ptx_dsl::lang::KernelCtx::unroll_copy`) before ptxas or the simulator
 /// would take it in.
 pub const MAX_INSTRUCTIONS: usize = 1 << 18;
 
 /// Checks `k`; `Ok(())` means the printer's output is valid PTX.
 pub fn verify(k: &KernelIr) -> Result<(), VerifyError> {
+    // First: what the builder refused is why the rest may be unfinished (an `#[unroll]`
+    // loop stopped past the instruction limit).
+    if let Some(refusal) = &k.refusal {
+        return Err(VerifyError {
+            kernel: k.name.clone(),
+            index: None,
+            instr: None,
+            source: refusal.source.as_deref().map(Box::from),
+            rule: Rule::NothingRefused,
+            kind: VerifyErrorKind::Refused { reason: refusal.reason },
+        });
+    }
     if k.body.len() > MAX_INSTRUCTIONS {
         return Err(error_at(
             k,

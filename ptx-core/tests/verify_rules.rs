@@ -286,6 +286,10 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
             };
             (vec![placed(2)], vec![placed(1)])
         }
+        Rule::NothingRefused => {
+            let refused = kernel(|b| b.refuse("asked for too much", Some("k.rs:3:5".to_string())));
+            (vec![refused], vec![kernel(|_| {})])
+        }
         Rule::InstructionLimit => {
             // `finish` appends the `ret`: the bodies are the limit and one more.
             let movs = |n: usize| {
@@ -731,7 +735,8 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
 }
 
 /// The rules checked over the whole body rather than one instruction at a time.
-const WHOLE_BODY_RULES: [Rule; 5] = [
+const WHOLE_BODY_RULES: [Rule; 6] = [
+    Rule::NothingRefused,
     Rule::LabelPlacedOnce,
     Rule::AssumptionWrittenOnce,
     Rule::DefinedBeforeUse,

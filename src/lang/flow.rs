@@ -63,12 +63,26 @@ impl KernelCtx {
         self.jump_if(is_zero, exit);
     }
 
-    /// Whether the body is still within [`ptx_core::verify::MAX_INSTRUCTIONS`]: an
-    /// `#[unroll]` loop stops unrolling once it is not, so that a runaway count ends in the
-    /// verifier's error (naming the loop's line) at launch rather than in a build that
+    /// Whether the `#[unroll]` loop at `site` may unroll one more copy: the kernel's copies
+    /// of unrolled bodies and its instructions are each within
+    /// [`ptx_core::verify::MAX_INSTRUCTIONS`]. Past either, the loop stops unrolling and
+    /// the builder refuses the kernel there, so that a runaway count (of empty copies too)
+    /// ends in the verifier's error naming the loop's line at launch, not in a build that
     /// does not end.
-    pub fn within_instruction_limit(&self) -> bool {
-        self.b.instruction_count() <= ptx_core::verify::MAX_INSTRUCTIONS
+    pub fn unroll_copy(&mut self, site: Site) -> bool {
+        const LIMIT: usize = ptx_core::verify::MAX_INSTRUCTIONS;
+        // The message below spells the limit.
+        const _: () = assert!(LIMIT == 262_144);
+        self.unrolled_copies += 1;
+        if self.unrolled_copies <= LIMIT && self.b.instruction_count() <= LIMIT {
+            return true;
+        }
+        self.b.refuse(
+            "this `#[unroll]` loop unrolls past 262144 copies or instructions: unroll a smaller count, or \
+             make it a runtime loop (without `#[unroll]`)",
+            Some(format!("{}:{}:{}", site.file, site.line, site.column)),
+        );
+        false
     }
 
     /// Checks the comptime `step_by` amount of an `#[unroll]` loop: zero, which panics in

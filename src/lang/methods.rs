@@ -369,8 +369,8 @@ impl KernelCtx {
     pub fn clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
         let ordered = self.le(lo, hi);
         let unordered = self.not(ordered);
-        let message =
-            if x.ty().is_float() { "min > max, or either was NaN" } else { "assertion failed: min <= max" };
+        // The start of std's messages (which go on with the values).
+        let message = if x.ty().is_float() { "min > max, or either was NaN" } else { "min > max" };
         self.panic_if(unordered, site, message);
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);

@@ -305,6 +305,8 @@ pub struct KernelCtx {
     known: known::Known,
     /// The registers of the `let mut` variables ([`KernelCtx::mutable_var`]).
     mutable: Vec<Operand>,
+    /// How many copies of `#[unroll]` loop bodies the kernel has ([`KernelCtx::unroll_copy`]).
+    unrolled_copies: usize,
 }
 
 impl KernelCtx {
@@ -318,6 +320,7 @@ impl KernelCtx {
             exit: None,
             known: Default::default(),
             mutable: Vec::new(),
+            unrolled_copies: 0,
         }
     }
 

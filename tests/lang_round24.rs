@@ -1,0 +1,110 @@
+//! What the twenty-fourth round of probing found in the language: `#[unroll]` loops over
+//! runaway counts of empty copies (a build that did not end) and their error's location,
+//! and doc comments on statements (refused as attributes).
+
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+/// The 1-based line of this file holding `marker`.
+fn line_of(marker: &str) -> usize {
+    include_str!("lang_round24.rs")
+        .lines()
+        .position(|l| l.contains(marker))
+        .expect("the marker is in the file")
+        + 1
+}
+
+/// Asserts `err` is the verifier's refusal of an unrolled loop at the line marked `marker`.
+fn assert_refused_at(err: &Error, kernel: &str, marker: &str) {
+    let Error::InvalidKernel(e) = err else { panic!("expected InvalidKernel, got {err:?}") };
+    assert_eq!(e.rule, ptx_dsl::core::Rule::NothingRefused, "{e}");
+    assert_eq!(e.kernel, kernel, "{e}");
+    let at = format!("{}:{}:", file!(), line_of(marker));
+    assert!(e.source.as_deref().is_some_and(|s| s.starts_with(&at)), "{e} (want {at})");
+    assert!(e.to_string().contains("#[unroll]"), "{e}");
+}
+
+#[ptx_kernel]
+fn empty_unroll(out: &mut [u32], #[comptime] n: u64) {
+    #[unroll]
+    for _k in 0..n {} // empty copies
+    out[0] = 1;
+}
+
+#[ptx_kernel]
+fn nested_empty_unroll(out: &mut [u32], #[comptime] n: u32, #[comptime] m: u32) {
+    #[unroll]
+    for _k in 0..n {
+        // the outer loop
+        #[unroll]
+        for _j in 0..m {}
+    }
+    out[0] = 2;
+}
+
+#[ptx_kernel]
+fn unroll_with_break(out: &mut [u32], #[comptime] n: u32) {
+    #[unroll]
+    for k in 0..n {
+        // the breaking loop
+        if k == 3 {
+            break;
+        }
+        out[0] += 1;
+    }
+}
+
+/// An `#[unroll]` loop of empty copies over a runaway count ended the build only after
+/// `u64::MAX` iterations; now it stops at the copy limit, an error at the loop's line. A
+/// count within the limit still builds and runs.
+#[test]
+fn unrolled_empty_copies_past_the_limit_are_an_error_at_the_loop() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    EmptyUnroll::new(1000).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1]);
+    let err = EmptyUnroll::new(u64::MAX).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    assert_refused_at(&err, "empty_unroll", "// empty copies");
+    // An outer loop over inner loops of no copies: the outer one is named.
+    let err =
+        NestedEmptyUnroll::new(u32::MAX, 0).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    assert_refused_at(&err, "nested_empty_unroll", "// the outer loop");
+    NestedEmptyUnroll::new(300, 300).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [2]);
+}
+
+/// A loop that unrolls past the instruction limit (each copy laid out, the `break` taken
+/// at run time) is reported at the loop, not at a statement of its body.
+#[test]
+fn unrolling_past_the_instruction_limit_names_the_loop() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    UnrollWithBreak::new(10).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [3]);
+    let err = UnrollWithBreak::new(1_000_000).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    assert_refused_at(&err, "unroll_with_break", "// the breaking loop");
+}
+
+/// Doc comments on statements are comments, as rustc takes them (it warns that they
+/// document nothing); they were refused as attributes.
+#[ptx_kernel]
+#[allow(unused_doc_comments)]
+fn documented_statements(out: &mut [u32]) {
+    /// The first value.
+    let a = 3u32;
+    /// Sums four copies.
+    #[unroll]
+    for k in 0..4u32 {
+        out[0] += a + k;
+    }
+    /// Then one more.
+    out[1] = a;
+}
+
+#[test]
+fn doc_comments_on_statements_are_comments() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(2).unwrap();
+    DocumentedStatements::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [18, 3]);
+}
