@@ -13,7 +13,7 @@ use ptx_core::PtxType;
 
 use crate::const_expr::{int_const, is_name, mentions_float, symbol_offset, IntConst};
 use crate::error::SimError;
-use crate::literal::{float_literal, float_literal_bits};
+use crate::literal::{float_literal, float_literal_bits, hex_float_bits, is_hex_float};
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
@@ -525,33 +525,23 @@ impl Decoder {
         int_const(tok).map_err(|e| self.parse_err(e))
     }
 
-    /// Immediate `tok` read as `ty`: the bits of a `0f`/`0d` literal, a decimal float of a
-    /// float type, or an integer constant expression that fits `ty` ([`IntConst::fits`]),
-    /// truncated to its width.
+    /// Immediate `tok` read as `ty`: the bits of a `0f`/`0d` literal ([`hex_float_bits`]), a
+    /// decimal float of a float type, or an integer constant expression that fits `ty`
+    /// ([`IntConst::fits`]), truncated to its width.
     fn imm(&self, tok: &str, ty: PtxType) -> Result<u64, SimError> {
-        let bad = || self.parse_err(format!("malformed immediate `{tok}` for type {ty}"));
+        if is_hex_float(tok) {
+            return hex_float_bits(tok, ty)
+                .ok_or_else(|| self.parse_err(format!("malformed immediate `{tok}` for type {ty}")));
+        }
+        if ty.is_float() && !tok.starts_with("0x") && !tok.starts_with("0X") {
+            return self.float_imm(tok, ty);
+        }
         let bits = ty.bits();
-        let v = if let Some(h) = tok.strip_prefix("0f").or_else(|| tok.strip_prefix("0F")) {
-            if bits != 32 || h.len() != 8 {
-                return Err(bad());
-            }
-            hex_digits(h).ok_or_else(bad)?
-        } else if let Some(h) = tok.strip_prefix("0d").or_else(|| tok.strip_prefix("0D")) {
-            if bits != 64 || h.len() != 16 {
-                return Err(bad());
-            }
-            hex_digits(h).ok_or_else(bad)?
-        } else {
-            if ty.is_float() && !tok.starts_with("0x") && !tok.starts_with("0X") {
-                return self.float_imm(tok, ty);
-            }
-            let v = self.int_const(tok)?;
-            if !v.fits(bits) {
-                return Err(self.parse_err(format!("immediate `{tok}` does not fit {ty}")));
-            }
-            v.bits & width_mask(bits)
-        };
-        Ok(v)
+        let v = self.int_const(tok)?;
+        if !v.fits(bits) {
+            return Err(self.parse_err(format!("immediate `{tok}` does not fit {ty}")));
+        }
+        Ok(v.bits & width_mask(bits))
     }
 
     /// A decimal float immediate (`1.5`, `1e-3`) of a `.f32` or `.f64` instruction: the
@@ -2559,15 +2549,6 @@ impl Decoder {
         self.emit(op, s);
         Ok(())
     }
-}
-
-/// The value of `h`, one or more hexadecimal digits and nothing else (no sign: Rust's
-/// `from_str_radix` would take `+1f`, which PTX does not write).
-fn hex_digits(h: &str) -> Option<u64> {
-    if h.is_empty() || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    u64::from_str_radix(h, 16).ok()
 }
 
 /// The slot of a 16-bit float operand of type `name` (`f16 bf16 f16x2 bf16x2`): an `.f16`

@@ -1,5 +1,7 @@
 //! PTX's numeric literals, shared by instruction immediates and variable initialisers.
 
+use ptx_core::PtxType;
+
 /// An integer literal as the PTX ISA writes it: an optional leading `-`, then hexadecimal
 /// `0[xX][0-9a-fA-F]+`, binary `0[bB][01]+`, octal `0[0-7]+` or decimal `[1-9][0-9]*` (and
 /// `0`), then an optional `U` suffix. `None` for anything else, or a magnitude beyond 64 bits.
@@ -59,6 +61,36 @@ pub(crate) fn float_literal_bits(tok: &str, bits: u32) -> Option<u64> {
     match bits {
         32 => Some((v as f32).to_bits() as u64),
         64 => Some(v.to_bits()),
+        _ => None,
+    }
+}
+
+/// Whether `tok` is written as a float's bits: `0f` or `0d` (either case), then anything.
+pub(crate) fn is_hex_float(tok: &str) -> bool {
+    matches!(tok.get(..2), Some("0f" | "0F" | "0d" | "0D"))
+}
+
+/// The bits a `0f`/`0d` literal `tok` gives a value of type `ty`, as ptxas stores it in an
+/// instruction's immediate and a variable's initial value alike: `0f` and 8 hex digits (an
+/// f32's bits) as they are, zero-extended in a 64-bit value (`add.f64 %fd1, %fd2,
+/// 0f3FC00000` adds the double of bits `0x3fc00000`); `0d` and 16 (an f64's) as they are,
+/// or rounded to the nearest f32 (ties to even) in a 32-bit value (`0d3FF8000000000000` is
+/// 1.5 in either). `None` for other digits, an integer type (ptxas: "Initial value type
+/// mismatch", "Arguments mismatch") or a width other than 32 and 64 bits.
+pub(crate) fn hex_float_bits(tok: &str, ty: PtxType) -> Option<u64> {
+    let (digits, double) = match tok.get(..2)? {
+        "0f" | "0F" => (8, false),
+        "0d" | "0D" => (16, true),
+        _ => return None,
+    };
+    let hex = &tok[2..];
+    if ty.is_int() || hex.len() != digits || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let bits = u64::from_str_radix(hex, 16).ok()?;
+    match (double, ty.bits()) {
+        (true, 32) => Some(u64::from((f64::from_bits(bits) as f32).to_bits())),
+        (_, 32 | 64) => Some(bits),
         _ => None,
     }
 }

@@ -19,7 +19,7 @@ use crate::comments::without_comments;
 use crate::const_expr::{int_const, mentions_float};
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
-use crate::literal::float_literal_bits;
+use crate::literal::{float_literal_bits, hex_float_bits, is_hex_float};
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
 
@@ -767,29 +767,12 @@ fn balanced(text: &str) -> Option<(&str, &str)> {
 
 /// One initial value: an integer constant expression (literals decimal, `0x` hex, `0b`
 /// binary, `0` octal, with an optional `U` suffix; `3 + 4`, `1 << 8`; negative values in
-/// two's complement), the bits of a float (`0f`/`0d`), or a decimal float (`1.5`, `1e-3`)
-/// of an `.f32`/`.f64` variable.
+/// two's complement), the bits of a float (`0f`/`0d`, as an instruction's immediate reads
+/// them: [`hex_float_bits`]), or a decimal float (`1.5`, `1e-3`) of an `.f32`/`.f64`
+/// variable.
 fn data_value(v: &str, ty: PtxType) -> Option<u64> {
-    let hex = |h: &str| {
-        (!h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()))
-            .then(|| u64::from_str_radix(h, 16).ok())
-            .flatten()
-    };
-    // `0f` takes the 8 hex digits of an `.f32` (ptxas: a syntax error with fewer), stored
-    // as they are (zero-extended in a 64-bit variable, as ptxas does); `0d` the 16 of an
-    // `.f64`, converted to `.f32` in a 32-bit variable as ptxas does (its low half used to
-    // be stored: 0 for `0d3FF0000000000000`). Neither initialises an integer (ptxas:
-    // "Initial value type mismatch") or a 16-bit variable.
-    if let Some(h) = v.strip_prefix(['0']).and_then(|h| h.strip_prefix(['f', 'F'])) {
-        return (h.len() == 8 && !ty.is_int() && ty.bits() >= 32).then(|| hex(h)).flatten();
-    }
-    if let Some(h) = v.strip_prefix(['0']).and_then(|h| h.strip_prefix(['d', 'D'])) {
-        let bits = (h.len() == 16 && !ty.is_int()).then(|| hex(h)).flatten()?;
-        return match ty.bits() {
-            64 => Some(bits),
-            32 => Some(u64::from((f64::from_bits(bits) as f32).to_bits())),
-            _ => None,
-        };
+    if is_hex_float(v) {
+        return hex_float_bits(v, ty);
     }
     if ty.is_float() && !v.starts_with("0x") {
         return float_literal_bits(v, ty.bits());

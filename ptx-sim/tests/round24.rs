@@ -1,0 +1,117 @@
+//! What the twenty-fourth round of probing found: `0d` immediates of `.f32` instructions and
+//! `0f` ones of `.f64` instructions (valid PTX) called malformed; `.blocksareclusters` and
+//! `.alias` refusing a whole module; PTX that ptxas refuses (an unknown `.version` or
+//! `.target`, a float literal past a double's range, an empty `.branchtargets`) accepted; a
+//! vector store to a call parameter faulting, as a global access, only after a sibling call
+//! block; and an out-of-range `brx.idx` reported as a bare trap. Each valid module is
+//! assembled for sm_90 by ptxas first, and each invalid one checked to be refused by it too,
+//! where ptxas is found.
+
+mod common;
+
+use common::{download, geo, upload};
+use ptx_sim::{launch, Memory, Module};
+
+/// Whether ptxas takes `ptx` for sm_90; `None` (having said why) where it is not found.
+fn ptxas_takes(ptx: &str) -> Option<bool> {
+    let ptxas = ptx_tools::ptxas::ptxas_or_skip("round24")?;
+    Some(ptx_tools::ptxas::assemble_with_args(&ptxas, ptx, "sm_90", &[]).is_ok())
+}
+
+/// Panics unless ptxas (where found) takes `ptx`.
+fn assert_ptxas_accepts(ptx: &str) {
+    assert_ne!(ptxas_takes(ptx), Some(false), "ptxas rejects the case:\n{ptx}");
+}
+
+/// Panics unless ptxas (where found) refuses `ptx`.
+fn assert_ptxas_refuses(ptx: &str) {
+    assert_ne!(ptxas_takes(ptx), Some(true), "ptxas accepts the case:\n{ptx}");
+}
+
+/// A module of the header lines (PTX 8.0, sm_90) and `rest`.
+fn module(rest: &str) -> String {
+    format!(".version 8.0\n.target sm_90\n.address_size 64\n{rest}\n")
+}
+
+/// A module with a one-thread kernel `k(out)` running `body` after loading `out`'s first
+/// element (registers `%f1..3` `.f32`, `%fd1..3` `.f64`, `%p1`, `%rd1` = out; `%f2` holds
+/// the element as an f32).
+fn float_kernel(body: &str) -> String {
+    module(&format!(
+        ".visible .entry k(.param .u64 out)\n{{\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n\
+         .reg .pred %p1;\nld.param.u64 %rd1, [out];\nld.global.f32 %f2, [%rd1];\n{body}\nret;\n}}"
+    ))
+}
+
+/// Runs kernel `k` of `ptx` on one thread with a one-element buffer of `bytes` holding
+/// `input`; the element after the launch, or why the simulator refused or stopped.
+fn run_one(ptx: &str, input: u64, bytes: usize) -> Result<u64, String> {
+    let m = Module::parse(ptx).map_err(|e| e.to_string())?;
+    let k = m.kernel("k").ok_or_else(|| m.unsupported("k").map(|e| e.to_string()).unwrap_or_default())?;
+    let mem = Memory::new();
+    let out = upload(&mem, &[input], bytes);
+    launch(k, &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).map_err(|e| e.to_string())?;
+    Ok(download(&mem, out, 1, bytes)[0])
+}
+
+/// Why the simulator refuses `ptx` (its kernel `k`); empty when it takes it.
+fn refusal(ptx: &str) -> String {
+    match Module::parse(ptx) {
+        Err(e) => e.to_string(),
+        Ok(m) => m.unsupported("k").map(|e| e.to_string()).unwrap_or_default(),
+    }
+}
+
+/// A `0d` (double) immediate of an `.f32` instruction is the double rounded to the nearest
+/// f32, ties to even (ptxas: `fma.rn.f32 %f1, %f2, 0d4000000000000000, 0d3FF0000000000000`
+/// is `FFMA R5, R0, 2, 1`), as a decimal literal is: it used to be "malformed".
+#[test]
+fn a_0d_immediate_of_an_f32_instruction_is_rounded_to_f32() {
+    let one = u64::from(1.0f32.to_bits());
+    for (body, want) in [
+        ("mov.f32 %f1, 0d3FF8000000000000;", 1.5f32),
+        ("add.f32 %f1, %f2, 0d3FF8000000000000;", 2.5),
+        ("fma.rn.f32 %f1, %f2, 0d4000000000000000, 0d3FF0000000000000;", 3.0),
+        // 1 + 2^-24 lies halfway between 1 and the next f32: to even, 1.
+        ("mul.f32 %f1, %f2, 0d3FF0000010000000;", 1.0),
+        // 1 + 3·2^-25 is nearer 1 + 2^-23.
+        ("mul.f32 %f1, %f2, 0D3FF0000018000000;", 1.0 + f32::EPSILON),
+        // Past f32's range: infinity, as ptxas stores it.
+        ("mov.f32 %f1, 0d47F0000000000000;", f32::INFINITY),
+        ("setp.lt.f32 %p1, %f2, 0d4000000000000000;\nselp.f32 %f1, 0f40400000, 0f00000000, %p1;", 3.0),
+    ] {
+        let ptx = float_kernel(&format!("{body}\nst.global.f32 [%rd1], %f1;"));
+        assert_ptxas_accepts(&ptx);
+        let got = run_one(&ptx, one, 4).unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert_eq!(got as u32, want.to_bits(), "{body}");
+    }
+}
+
+/// A `0f` immediate of an `.f64` instruction is its 32 bits zero-extended (ptxas: `UMOV UR6,
+/// 0x3fc00000; UMOV UR7, 0x0; DADD`), as the same literal initialises an `.f64` variable:
+/// one reading for both.
+#[test]
+fn a_0f_immediate_of_an_f64_instruction_is_zero_extended_as_in_an_initialiser() {
+    let ptx = module(
+        ".global .f64 y = 0f3FC00000;\n\
+         .visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n.reg .f64 %fd<4>;\n\
+         ld.param.u64 %rd1, [out];\nld.global.f64 %fd1, [%rd1];\nadd.f64 %fd2, %fd1, 0f3FC00000;\n\
+         ld.global.f64 %fd3, [y];\nadd.f64 %fd3, %fd1, %fd3;\nsub.f64 %fd3, %fd3, %fd2;\n\
+         st.global.v2.f64 [%rd1], {%fd2, %fd3};\nret;\n}",
+    );
+    assert_ptxas_accepts(&ptx);
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[1.0f64.to_bits(), 7], 8);
+    launch(m.kernel("k").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let got = download(&mem, out, 2, 8);
+    assert_eq!(f64::from_bits(got[0]), 1.0 + f64::from_bits(0x3fc0_0000));
+    assert_eq!(f64::from_bits(got[1]), 0.0, "the immediate and the initialiser differ");
+    // A `0f` or `0d` literal of the wrong length is still malformed, as to ptxas.
+    for imm in ["0f3FC0000", "0d3FF000000000000"] {
+        let bad = float_kernel(&format!("add.f64 %fd1, %fd2, {imm};"));
+        assert_ptxas_refuses(&bad);
+        assert!(refusal(&bad).contains(&format!("malformed immediate `{imm}` for type .f64")), "{imm}");
+    }
+}
