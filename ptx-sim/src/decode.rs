@@ -13,7 +13,7 @@ use ptx_core::PtxType;
 
 use crate::const_expr::{int_const, is_name, mentions_float, symbol_offset, IntConst};
 use crate::error::SimError;
-use crate::literal::{float_literal, float_literal_bits, hex_float_bits, is_hex_float};
+use crate::literal::{float_literal, float_literal_bits, float_overflow, hex_float_bits, is_hex_float};
 use crate::memory::{AtomKind, IntAtom};
 use crate::parse::{BodyItem, Stmt};
 use crate::program::{
@@ -556,6 +556,9 @@ impl Decoder {
         }
         if float_literal(tok).is_none() {
             return Err(self.parse_err(format!("malformed float immediate `{tok}` for type {ty}")));
+        }
+        if let Some(why) = float_overflow(tok) {
+            return Err(self.parse_err(why));
         }
         float_literal_bits(tok, ty.bits()).ok_or_else(|| {
             self.unsupported(format!("decimal float immediate `{tok}` for type {ty} (write its bits)"))

@@ -65,6 +65,23 @@ pub(crate) fn float_literal_bits(tok: &str, bits: u32) -> Option<u64> {
     }
 }
 
+/// Why ptxas refuses decimal float literal `tok` as "Constant overflow" (whatever the
+/// type: it reads every decimal as a double, with C's `strtod`, and refuses a result out of
+/// range): a value past `f64::MAX` (`1e400`), or a nonzero one below the smallest normal
+/// double (`1e-400`, `1e-310`, which round to zero or to a subnormal). `None` for a literal
+/// in range, or what is no decimal float literal. (A subnormal written out exactly, over
+/// 700 digits, ptxas takes; the simulator refuses it too.)
+pub(crate) fn float_overflow(tok: &str) -> Option<String> {
+    let v = float_literal(tok)?;
+    let mantissa = tok.split(['e', 'E']).next().unwrap_or(tok);
+    let nonzero = mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'));
+    (v.is_infinite() || (nonzero && v.abs() < f64::MIN_POSITIVE)).then(|| {
+        format!(
+            "constant overflow: `{tok}` is beyond the range of a double, as which PTX reads a float literal"
+        )
+    })
+}
+
 /// Whether `tok` is written as a float's bits: `0f` or `0d` (either case), then anything.
 pub(crate) fn is_hex_float(tok: &str) -> bool {
     matches!(tok.get(..2), Some("0f" | "0F" | "0d" | "0D"))

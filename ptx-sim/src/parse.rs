@@ -19,7 +19,7 @@ use crate::comments::without_comments;
 use crate::const_expr::{int_const, mentions_float};
 use crate::decode::{decode_kernel, Arrays, RegDecl, SharedDef};
 use crate::error::SimError;
-use crate::literal::{float_literal_bits, hex_float_bits, is_hex_float};
+use crate::literal::{float_literal_bits, float_overflow, hex_float_bits, is_hex_float};
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
 
@@ -585,6 +585,9 @@ fn parse_data_decl(decl: &str, line: usize) -> Result<DataDecl, SimError> {
     let mut bytes = vec![0u8; values.len() * size];
     for (k, v) in values.iter().enumerate() {
         let Some(v) = v else { continue };
+        if let Some(why) = float_overflow(v) {
+            return Err(parse_err(line, format!("`{name}`: {why}")));
+        }
         let Some(bits) = data_value(v, ty) else {
             // A symbol's address (`sq`, `generic(x)`, `x+8`): valid PTX the simulator does not
             // lay out; anything else is a malformed value.

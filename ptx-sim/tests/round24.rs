@@ -115,3 +115,43 @@ fn a_0f_immediate_of_an_f64_instruction_is_zero_extended_as_in_an_initialiser() 
         assert!(refusal(&bad).contains(&format!("malformed immediate `{imm}` for type .f64")), "{imm}");
     }
 }
+
+/// A kernel `k` that does nothing, for modules whose header is the case.
+const EMPTY_KERNEL: &str = ".visible .entry k(.param .u64 out)\n{\nret;\n}";
+
+/// A float literal past a double's range, as ptxas reads every decimal, is its "Constant
+/// overflow" in an instruction or an initial value, of an `.f32` or an `.f64`; the
+/// simulator used to store infinity or zero. Within a double's range a literal is read
+/// however it rounds in an f32 (`1e39` is +inf, `1e-50` zero; an exact zero with a huge
+/// exponent is zero), as ptxas reads it.
+#[test]
+fn float_literals_past_a_doubles_range_are_refused() {
+    let overflow = |line: usize, what: &str, lit: &str| {
+        format!(
+            "PTX parse error at line {line}: {what}constant overflow: `{lit}` is beyond the range of a \
+             double, as which PTX reads a float literal"
+        )
+    };
+    for (body, lit) in [
+        ("mov.f32 %f1, 1e400;", "1e400"),
+        ("mov.f64 %fd1, -1e400;", "-1e400"),
+        ("add.f64 %fd1, %fd1, 1e-310;", "1e-310"),
+        ("mov.f32 %f1, 1e-400;", "1e-400"),
+    ] {
+        let ptx = float_kernel(body);
+        assert_ptxas_refuses(&ptx);
+        assert_eq!(refusal(&ptx), overflow(12, "", lit), "{ptx}");
+    }
+    let ptx = module(&format!(".global .f64 x = 1.7976931348623159e308;\n{EMPTY_KERNEL}"));
+    assert_ptxas_refuses(&ptx);
+    assert_eq!(refusal(&ptx), overflow(4, "`x`: ", "1.7976931348623159e308"));
+    for (lit, want) in [("1e39", f32::INFINITY), ("-1e39", f32::NEG_INFINITY), ("1e-50", 0.0), ("0e999", 0.0)]
+    {
+        let ptx = float_kernel(&format!("mov.f32 %f1, {lit};\nst.global.f32 [%rd1], %f1;"));
+        assert_ptxas_accepts(&ptx);
+        assert_eq!(run_one(&ptx, 7, 4), Ok(u64::from(want.to_bits())), "{lit}");
+    }
+    let ptx = float_kernel("mov.f64 %fd1, 2.2250738585072014e-308;\nst.global.f64 [%rd1], %fd1;");
+    assert_ptxas_accepts(&ptx);
+    assert_eq!(run_one(&ptx, 7, 8), Ok(f64::MIN_POSITIVE.to_bits()));
+}
