@@ -83,6 +83,7 @@ mod program;
 mod race;
 pub mod signature;
 mod tensor;
+mod versions;
 mod video;
 
 pub use approx::{Approx, Bound};

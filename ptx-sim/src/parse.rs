@@ -22,6 +22,7 @@ use crate::error::SimError;
 use crate::literal::{float_literal_bits, float_overflow, hex_float_bits, is_hex_float};
 use crate::program::KernelCode;
 use crate::program::{BlockLimit, DataDef, ModuleData};
+use crate::versions::{unknown_target, unknown_version};
 
 /// One instruction statement of a kernel body.
 #[derive(Clone, Debug)]
@@ -219,17 +220,24 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
         match first {
             ".version" => {
                 let v = words.next().unwrap_or("");
-                let ok = v
+                let version = v
                     .split_once('.')
-                    .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
-                if !ok || words.next().is_some() {
+                    .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+                let Some((major, minor)) = version.filter(|_| words.next().is_none()) else {
                     return Err(parse_err(lineno, format!("malformed `.version` directive `{line}`")));
+                };
+                if let Some(why) = unknown_version(major, minor) {
+                    return Err(unsupported(lineno, why));
                 }
                 i += 1;
             }
             ".target" => {
-                if words.next().is_none() {
+                let items = line.strip_prefix(".target").unwrap_or("").split(',').map(str::trim);
+                if items.clone().next().is_none_or(str::is_empty) {
                     return Err(parse_err(lineno, "`.target` needs a target name"));
+                }
+                if let Some(why) = items.filter_map(unknown_target).next() {
+                    return Err(unsupported(lineno, why));
                 }
                 i += 1;
             }

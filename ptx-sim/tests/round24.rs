@@ -119,6 +119,41 @@ fn a_0f_immediate_of_an_f64_instruction_is_zero_extended_as_in_an_initialiser() 
 /// A kernel `k` that does nothing, for modules whose header is the case.
 const EMPTY_KERNEL: &str = ".visible .entry k(.param .u64 out)\n{\nret;\n}";
 
+/// A `.version` or `.target` ptxas 13.5 does not know is refused as ptxas refuses it
+/// ("Unsupported .version 99.9; current version is '9.5'", "Unsupported .target
+/// 'sm_1000'"); the simulator used to read any. Those it knows are read.
+#[test]
+fn versions_and_targets_ptxas_does_not_know_are_refused() {
+    let unknown = |what: &str| {
+        format!(
+            "the simulator does not support {what}, which ptxas 13.5 does not know (the simulator reads \
+             {}); run this kernel on a CUDA device or avoid that construct",
+            if what.starts_with("PTX") {
+                "those it does, 1.0 to 9.5"
+            } else {
+                "the targets it does, sm_10 to sm_121"
+            }
+        )
+    };
+    for (version, target, want) in [
+        ("99.9", "sm_90", format!("PTX line 1: {}", unknown("PTX ISA version 99.9"))),
+        ("8.9", "sm_90", format!("PTX line 1: {}", unknown("PTX ISA version 8.9"))),
+        ("8.0", "sm_1000", format!("PTX line 2: {}", unknown("target `sm_1000`"))),
+        ("8.0", "sm_90f", format!("PTX line 2: {}", unknown("target `sm_90f`"))),
+        ("8.0", "sm_90, textmode_unified", format!("PTX line 2: {}", unknown("target `textmode_unified`"))),
+    ] {
+        let ptx = format!(".version {version}\n.target {target}\n.address_size 64\n{EMPTY_KERNEL}");
+        assert_ptxas_refuses(&ptx);
+        assert_eq!(refusal(&ptx), want, "{ptx}");
+    }
+    for (version, target) in [("9.5", "sm_90"), ("7.8", "sm_90, texmode_independent"), ("8.8", "compute_90")]
+    {
+        let ptx = format!(".version {version}\n.target {target}\n.address_size 64\n{EMPTY_KERNEL}");
+        assert_ptxas_accepts(&ptx);
+        assert_eq!(refusal(&ptx), "", "{ptx}");
+    }
+}
+
 /// A float literal past a double's range, as ptxas reads every decimal, is its "Constant
 /// overflow" in an instruction or an initial value, of an `.f32` or an `.f64`; the
 /// simulator used to store infinity or zero. Within a double's range a literal is read
