@@ -749,8 +749,11 @@ impl Decoder {
     fn stmt(&mut self, s: &Stmt) -> Result<(), SimError> {
         if s.opcode == ".branchtargets" {
             // `tlist: .branchtargets L1, L2;` (the parser puts `tlist` first): no code.
-            let (list, targets) =
-                s.operands.split_first().ok_or_else(|| self.parse_err("empty `.branchtargets`"))?;
+            let (list, targets) = s
+                .operands
+                .split_first()
+                .filter(|(_, targets)| !targets.is_empty())
+                .ok_or_else(|| self.parse_err("`.branchtargets` without a label to branch to"))?;
             self.branch_targets.insert(list.clone(), targets.to_vec());
             return Ok(());
         }

@@ -190,3 +190,12 @@ fn float_literals_past_a_doubles_range_are_refused() {
     assert_ptxas_accepts(&ptx);
     assert_eq!(run_one(&ptx, 7, 8), Ok(f64::MIN_POSITIVE.to_bits()));
 }
+
+/// A `.branchtargets` list without a label is ptxas's syntax error; the simulator used to
+/// take it as an empty jump table.
+#[test]
+fn a_branchtargets_list_without_a_label_is_refused() {
+    let ptx = float_kernel("ts: .branchtargets ;");
+    assert_ptxas_refuses(&ptx);
+    assert_eq!(refusal(&ptx), "PTX parse error at line 12: `.branchtargets` without a label to branch to");
+}
