@@ -918,6 +918,14 @@ fn parse_entry(
             }
             ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".explicitcluster" | ".noreturn"
             | ".pragma" => {}
+            // PTX 9.0's: the launch's grid counts clusters of `.reqnctapercluster` blocks, a
+            // launch the simulator does not make. The kernel is left out, not the module.
+            ".blocksareclusters" => {
+                return Err(unsupported(
+                    start,
+                    "entry directive `.blocksareclusters` (a grid counted in clusters of blocks)",
+                ))
+            }
             _ => break,
         }
         after = rest.to_string();

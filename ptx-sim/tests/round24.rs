@@ -116,6 +116,31 @@ fn a_0f_immediate_of_an_f64_instruction_is_zero_extended_as_in_an_initialiser() 
     }
 }
 
+/// `.blocksareclusters` (PTX 9.0: the launch's grid counts clusters) leaves out only its
+/// kernel, naming the directive; it used to make the whole module a parse error.
+#[test]
+fn blocksareclusters_leaves_out_only_its_kernel() {
+    let ptx = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry other(.param .u64 out)\n{\n.reg .b64 %rd1;\nld.param.u64 %rd1, [out];\n\
+        st.global.u32 [%rd1], 9;\nret;\n}\n\
+        .visible .entry k3(.param .u64 out) .reqntid 32, 1, 1 .reqnctapercluster 2, 1, 1 .blocksareclusters\n\
+        {\nret;\n}\n";
+    assert_ptxas_accepts(ptx);
+    let m = Module::parse(ptx).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    let out = upload(&mem, &[0], 4);
+    launch(m.kernel("other").unwrap(), &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap();
+    assert_eq!(download(&mem, out, 1, 4), [9]);
+    assert!(m.kernel("k3").is_none());
+    let why = m.unsupported("k3").map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(
+        why,
+        "PTX line 11: the simulator does not support entry directive `.blocksareclusters` (a grid \
+         counted in clusters of blocks) in kernel `k3`; run this kernel on a CUDA device or avoid that \
+         construct"
+    );
+}
+
 /// A kernel `k` that does nothing, for modules whose header is the case.
 const EMPTY_KERNEL: &str = ".visible .entry k(.param .u64 out)\n{\nret;\n}";
 
