@@ -5,7 +5,8 @@
 //! strings), `.version`, `.target`, `.file` and `.loc` (source positions for messages), `.address_size 64`,
 //! `.visible .entry name(.param .T name, ...)`, module `.global`/`.const` variables with
 //! initialisers (`.attribute(.managed)` ones too), `.extern .shared` (dynamic shared memory),
-//! `[.visible] .shared` variables, the `vprintf` declaration, `.pragma` (ignored);
+//! `[.visible] .shared` variables, the `vprintf` declaration, `.pragma` (ignored), `.alias`
+//! (a device function standing for another);
 //! in bodies nested `{ }` scopes (registers and labels scoped to them), `.reg .T %p<N>;` and
 //! `.reg .T %name;`, `.shared` and `.local` arrays, call-sequence `.param`s, `.branchtargets`
 //! lists (of `brx.idx`), `.pragma` (ignored), labels `name:`, and statements up to each `;`
@@ -189,9 +190,18 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
     let mut i = 0;
     // Each function's name and lines, for what the kernels calling it use.
     let mut func_lines: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    // `.alias` directives (line, alias, aliasee), resolved once every function is read.
+    let mut aliases: Vec<(usize, String, String)> = Vec::new();
     while i < lines.len() {
         let line = lines[i].trim();
         let first = line.split_whitespace().next().unwrap_or("");
+        if first == ".alias" {
+            let at = i + 1;
+            let (alias, aliasee) = alias_names(&declaration(&lines, &mut i, "an `.alias` directive")?, at)?;
+            aliases.push((at, alias, aliasee));
+            i += 1;
+            continue;
+        }
         if !(matches!(first, ".visible" | ".weak" | ".func") && line.contains(".func")) {
             i += 1;
             continue;
@@ -206,6 +216,9 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
             }
         }
         i = end;
+    }
+    for directive in &aliases {
+        add_alias(directive, &aliases, &mut funcs, &mut bad_funcs, &mut func_lines)?;
     }
     let mut i = 0;
     while i < lines.len() {
@@ -375,8 +388,12 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
                     Err(e) => return Err(e),
                 }
             }
-            // Source file table entries: read before the kernels (above).
+            // Source file table entries and aliases: read before the kernels (above).
             ".file" => i += 1,
+            ".alias" => {
+                declaration(&lines, &mut i, "an `.alias` directive")?;
+                i += 1;
+            }
             // A hint to the compiler (`.pragma "nounroll";`), as in a body: nothing to run.
             ".pragma" => {
                 let decl = declaration(&lines, &mut i, "a `.pragma` directive")?;
@@ -423,6 +440,64 @@ pub(crate) fn parse_module(text: &str) -> Result<Parsed, SimError> {
         return Err(left_out.swap_remove(0).1);
     }
     Ok(Parsed { kernels, unsupported: left_out })
+}
+
+/// The two names of `.alias fAlias, fAliasee;` (`decl`, the directive on line `line`): the
+/// alias, a function declared without a body, and the function it stands for.
+fn alias_names(decl: &str, line: usize) -> Result<(String, String), SimError> {
+    let names =
+        decl.strip_prefix(".alias").and_then(|r| r.trim().strip_suffix(';')).and_then(|r| r.split_once(','));
+    match names.map(|(a, b)| (a.trim(), b.trim())) {
+        Some((a, b)) if is_ident(a) && is_ident(b) => Ok((a.to_string(), b.to_string())),
+        _ => Err(parse_err(line, format!("malformed `.alias` directive `{decl}`"))),
+    }
+}
+
+/// Makes `alias` of `.alias alias, aliasee;` (`directive`, with its 1-based line; `aliases`
+/// all the module's, so that an aliasee that is an alias itself is followed to the function
+/// it stands for) a device function of `funcs` with `aliasee`'s parameters and body, so that
+/// a call of it calls `aliasee`; or, where the simulator could not read `aliasee`, one of
+/// `bad_funcs` with its reason. `func_lines` gets the alias with `aliasee`'s lines. As to
+/// ptxas, the alias must be a function declared without a body and `aliasee` one the module
+/// defines (ptxas also checks that their prototypes match; a call of the alias is checked
+/// against `aliasee`'s).
+fn add_alias(
+    directive: &(usize, String, String),
+    aliases: &[(usize, String, String)],
+    funcs: &mut Vec<FuncDef>,
+    bad_funcs: &mut Vec<(String, SimError)>,
+    func_lines: &mut Vec<(String, std::ops::Range<usize>)>,
+) -> Result<(), SimError> {
+    let (line, alias, aliasee) = directive;
+    let declared = func_lines.iter().any(|(n, _)| n == alias);
+    if !declared || funcs.iter().any(|f| f.name == *alias) {
+        return Err(parse_err(
+            *line,
+            format!("`.alias {alias}, {aliasee}`: `{alias}` is no function declared without a body"),
+        ));
+    }
+    let mut target = aliasee;
+    for _ in 0..aliases.len() {
+        match aliases.iter().find(|(_, a, _)| a == target) {
+            Some((_, _, b)) => target = b,
+            None => break,
+        }
+    }
+    let ranges: Vec<_> = func_lines.iter().filter(|(n, _)| n == target).map(|(_, r)| r.clone()).collect();
+    func_lines.extend(ranges.into_iter().map(|r| (alias.clone(), r)));
+    if let Some(f) = funcs.iter().find(|f| f.name == *target) {
+        let def = FuncDef { name: alias.clone(), ..f.clone() };
+        funcs.push(def);
+    } else if let Some((_, why)) = bad_funcs.iter().find(|(n, _)| n == target) {
+        let why = why.clone();
+        bad_funcs.push((alias.clone(), why));
+    } else {
+        return Err(parse_err(
+            *line,
+            format!("`.alias {alias}, {aliasee}`: the module defines no function `{target}`"),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the `.pragma` directive `decl` (with or without its `;`) gives a list of strings,
@@ -979,6 +1054,7 @@ fn directive_arguments<'t>(directive: &str, text: &'t str) -> (&'t str, &'t str)
 
 /// A device function (`.func`): its results and parameters, and its body, inlined at
 /// every call.
+#[derive(Clone)]
 pub(crate) struct FuncDef {
     name: String,
     ret: Vec<FuncParam>,
@@ -987,6 +1063,7 @@ pub(crate) struct FuncDef {
 }
 
 /// A device function's parameter or result.
+#[derive(Clone)]
 enum FuncParam {
     /// `.param .T name` (or a byte array): the call passes a call-sequence `.param` of its
     /// own, which the inlined body reads or writes under the parameter's name.
@@ -1431,6 +1508,7 @@ fn inline_calls(
 }
 
 /// The declarations and statements of a kernel's or a function's `{ ... }`.
+#[derive(Clone)]
 struct Body {
     regs: Vec<RegDecl>,
     shared: Vec<SharedDef>,

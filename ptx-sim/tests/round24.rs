@@ -141,6 +141,86 @@ fn blocksareclusters_leaves_out_only_its_kernel() {
     );
 }
 
+/// `twice(a) = 2a` and `.alias` names for it: a call of an alias calls its aliasee (an alias
+/// of an alias too, declared in either order), and kernels that call none load as before.
+/// `.alias` used to refuse the whole module.
+#[test]
+fn a_call_of_an_alias_calls_its_aliasee() {
+    let call = |kernel: &str, f: &str, x: u32| {
+        format!(
+            ".visible .entry {kernel}(.param .u64 out)\n{{\n.reg .b32 %r<3>;\n.reg .b64 %rd1;\n\
+             ld.param.u64 %rd1, [out];\n{{\n.param .b32 a;\n.param .b32 r;\nst.param.b32 [a], {x};\n\
+             call.uni (r), {f}, (a);\nld.param.b32 %r2, [r];\n}}\nst.global.u32 [%rd1], %r2;\nret;\n}}\n"
+        )
+    };
+    let ptx = module(&format!(
+        ".func (.param .b32 r) twice (.param .b32 a)\n{{\n.reg .b32 %x;\nld.param.b32 %x, [a];\n\
+         add.u32 %x, %x, %x;\nst.param.b32 [r], %x;\nret;\n}}\n\
+         .func (.param .b32 r) twice_alias (.param .b32 a);\n\
+         .func (.param .b32 r) second (.param .b32 a);\n\
+         .alias second, twice_alias;\n\
+         {}{}{}.alias twice_alias, twice;\n",
+        call("k", "twice", 21),
+        call("via_alias", "twice_alias", 5),
+        call("via_second", "second", 7),
+    ));
+    assert_ptxas_accepts(&ptx);
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+    let mem = Memory::new();
+    for (kernel, want) in [("k", 42), ("via_alias", 10), ("via_second", 14)] {
+        let out = upload(&mem, &[0], 4);
+        let k = m.kernel(kernel).unwrap_or_else(|| panic!("{kernel}: {:?}", m.unsupported(kernel)));
+        launch(k, &geo([1, 1, 1], [1, 1, 1]), &[out], &mem, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(download(&mem, out, 1, 4), [want], "{kernel}");
+    }
+}
+
+/// An alias of a function the simulator cannot read leaves out only the kernels that call
+/// it, with the function's reason, as a call of the function itself does.
+#[test]
+fn an_alias_of_an_unreadable_function_leaves_out_only_its_callers() {
+    let ptx = module(
+        ".func (.param .b64 r) sp ()\n{\n.reg .b64 %s;\nstacksave.u64 %s;\nst.param.b64 [r], %s;\nret;\n}\n\
+         .func (.param .b64 r) sp_alias ();\n.alias sp_alias, sp;\n\
+         .visible .entry k()\n{\n.reg .b64 %rd1;\n{\n.param .b64 r;\ncall.uni (r), sp_alias, ();\n\
+         ld.param.b64 %rd1, [r];\n}\nret;\n}\n\
+         .visible .entry other()\n{\nret;\n}",
+    );
+    assert_ptxas_accepts(&ptx);
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.kernel("other").is_some());
+    assert!(refusal(&ptx).contains("stacksave"), "{}", refusal(&ptx));
+}
+
+/// An `.alias` of a function the module does not define, or whose alias is defined with a
+/// body, is refused, as ptxas refuses it ("Unknown symbol", "Illegal redefinition of
+/// function .. as alias").
+#[test]
+fn an_alias_of_nothing_or_of_a_defined_function_is_refused() {
+    let twice = ".func (.param .b32 r) twice (.param .b32 a)\n{\n.reg .b32 %x;\nld.param.b32 %x, [a];\n\
+                 add.u32 %x, %x, %x;\nst.param.b32 [r], %x;\nret;\n}\n";
+    let decl = ".func (.param .b32 r) ta (.param .b32 a);\n";
+    let kernel = ".visible .entry k()\n{\nret;\n}";
+    for (rest, want) in [
+        (
+            format!("{twice}{decl}.alias ta, nope;\n{kernel}"),
+            "PTX parse error at line 13: `.alias ta, nope`: the module defines no function `nope`",
+        ),
+        (
+            format!("{twice}{decl}.alias twice, ta;\n{kernel}"),
+            "PTX parse error at line 13: `.alias twice, ta`: `twice` is no function declared without a body",
+        ),
+        (
+            format!("{twice}.alias ta twice;\n{kernel}"),
+            "PTX parse error at line 12: malformed `.alias` directive `.alias ta twice;`",
+        ),
+    ] {
+        let ptx = module(&rest);
+        assert_ptxas_refuses(&ptx);
+        assert_eq!(refusal(&ptx), want, "{ptx}");
+    }
+}
+
 /// A kernel `k` that does nothing, for modules whose header is the case.
 const EMPTY_KERNEL: &str = ".visible .entry k(.param .u64 out)\n{\nret;\n}";
 
