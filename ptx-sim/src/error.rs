@@ -350,9 +350,9 @@ impl std::error::Error for SimError {}
 
 /// What a memory fault at `address` by `instruction` (its PTX text) did, for messages:
 /// `accessed address 0x.., which is .., at `st.global.u32 [%rd3], %r2``. The space is
-/// read from the instruction: shared and local addresses are offsets in the block's or
-/// the thread's window, anything else a global (or generic) address; a copy between two
-/// spaces names neither.
+/// read from the instruction: shared, local and (a call's) `.param` addresses are offsets
+/// in the block's or the thread's window, anything else a global (or generic) address; a
+/// copy between two spaces names neither.
 pub fn describe_fault(address: u64, instruction: &str) -> String {
     let two_spaces = [".shared", ".global", ".local"].iter().filter(|s| instruction.contains(*s)).count() > 1;
     let (place, what) = if two_spaces {
@@ -373,6 +373,14 @@ pub fn describe_fault(address: u64, instruction: &str) -> String {
         (
             format!("offset {address:#x} of the thread's local memory"),
             "past the local memory the kernel declares, or misaligned for the access size",
+        )
+    } else if instruction.contains(".param") {
+        // A call sequence's parameters, which the simulator keeps in the thread's local memory.
+        (
+            format!("offset {address:#x} of the thread's call parameters (`.param` space)"),
+            "past the call parameters and local arrays the thread declares, or misaligned for the \
+             access size (a vector access must be aligned to the whole vector's size, which a \
+             parameter declared with a smaller `.align` does not promise past its start)",
         )
     } else {
         (

@@ -1507,6 +1507,13 @@ fn inline_calls(
     Ok(Body { regs, shared, locals, items: out })
 }
 
+/// The least alignment of a call-sequence `.param` in the thread's memory, whatever it
+/// declares: a vector's 16 bytes, so that a vector access at the parameter's start is
+/// aligned wherever its sibling call blocks put it (`st.param.v2.u32 [in], {%r1, %r2}` to a
+/// `.param .align 4 .b8 in[8]`, which ptxas takes, used to fault only after a call block
+/// with a 4-byte parameter).
+const CALL_PARAM_ALIGN: u32 = 16;
+
 /// The declarations and statements of a kernel's or a function's `{ ... }`.
 #[derive(Clone)]
 struct Body {
@@ -1643,8 +1650,11 @@ fn parse_body(
                 // of the thread's own, as on a GPU, which the caller's `st.param`s and the
                 // callee's `ld.param`s reach at any offset and width, and a `mov` of its name
                 // gives the address of (LLVM indexes a structure passed by value so). Each
-                // call sequence's scope declares its own, one after another.
-                add_local(&mut locals, parse_array_decl(stmt, lineno)?);
+                // call sequence's scope declares its own, one after another, each aligned to
+                // at least `CALL_PARAM_ALIGN`.
+                let mut param = parse_array_decl(stmt, lineno)?;
+                param.align = param.align.max(CALL_PARAM_ALIGN);
+                add_local(&mut locals, param);
             } else if stmt.starts_with(".branchtargets") {
                 // `tlist: .branchtargets L1, L2;`, the targets of `brx.idx`: a statement
                 // naming its label first, so that inlining renames it with the others.

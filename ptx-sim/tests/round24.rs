@@ -304,3 +304,37 @@ fn a_branchtargets_list_without_a_label_is_refused() {
     assert_ptxas_refuses(&ptx);
     assert_eq!(refusal(&ptx), "PTX parse error at line 12: `.branchtargets` without a label to branch to");
 }
+
+/// A call parameter declared `.align 4` and stored whole by `st.param.v2.u32` (as ptxas takes
+/// it) after a sibling call block with a 4-byte parameter: it used to be placed at offset 4,
+/// where the 8-byte store faulted as a global access "outside every live allocation";
+/// call parameters now start 16-byte aligned. A vector access misaligned inside a parameter
+/// still faults, naming the `.param` space and why.
+#[test]
+fn a_vector_store_to_a_call_parameter_is_aligned_after_a_sibling_call_block() {
+    let ptx = |offset: u32| {
+        module(&format!(
+            ".func g (.param .b32 n)\n{{\nret;\n}}\n\
+             .func (.param .b32 res) first (.param .align 4 .b8 in[12])\n{{\n.reg .b32 %a;\n\
+             ld.param.u32 %a, [in+{}];\nst.param.b32 [res], %a;\nret;\n}}\n\
+             .visible .entry k(.param .u64 pout)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd1;\nmov.u32 %r1, 5;\n\
+             {{\n.param .b32 n;\nst.param.b32 [n], %r1;\ncall.uni g, (n);\n}}\n\
+             {{\n.param .align 4 .b8 in[12];\n.param .b32 res;\nst.param.v2.u32 [in+{offset}], {{%r1, 1000}};\n\
+             call.uni (res), first, (in);\nld.param.b32 %r2, [res];\n}}\n\
+             ld.param.u64 %rd1, [pout];\nst.global.u32 [%rd1], %r2;\nret;\n}}",
+            offset + 4
+        ))
+    };
+    let aligned = ptx(0);
+    assert_ptxas_accepts(&aligned);
+    assert_eq!(run_one(&aligned, 0, 4), Ok(1000));
+    let misaligned = ptx(4);
+    assert_ptxas_accepts(&misaligned);
+    let err = run_one(&misaligned, 0, 4).unwrap_err();
+    assert!(
+        err.contains("accessed offset 0x14 of the thread's call parameters (`.param` space)")
+            && err.contains("a vector access must be aligned to the whole vector's size")
+            && err.contains("at `st.param.v2.u32 [in+4], {%r1, 1000}`"),
+        "{err}"
+    );
+}
