@@ -798,7 +798,7 @@ impl Decoder {
     /// `brx.idx[.uni] index, tlist`: a branch to target `index` of the `.branchtargets`
     /// list `tlist` (declared before it, as the PTX ISA requires), taken apart into one
     /// conditional branch per target; an index past the list, undefined in the PTX ISA,
-    /// traps.
+    /// stops the launch naming the index and the list's length ([`Op::BrxOutside`]).
     fn brx(&mut self, s: &Stmt, parts: &[&str]) -> Result<(), SimError> {
         if !(parts == ["brx", "idx"] || parts == ["brx", "idx", "uni"]) {
             return Err(self.unsupported(format!("opcode `{}`", s.opcode)));
@@ -808,13 +808,14 @@ impl Decoder {
         let targets = self.branch_targets.get(&s.operands[1]).cloned().ok_or_else(|| {
             self.parse_err(format!("`{}` is no `.branchtargets` list declared before", s.operands[1]))
         })?;
+        let count = targets.len() as u32;
         for (k, target) in targets.into_iter().enumerate() {
             let (p, b) = (self.scratch(), self.konst(k as u64));
             self.emit(Op::SetpU { cmp: Cmp::Eq, d: p, a: index, b }, s);
             self.fixups.push((self.code.len(), target, self.line));
             self.emit(Op::BraIf { p, t: 0 }, s);
         }
-        self.emit(Op::Trap, s);
+        self.emit(Op::BrxOutside { index, targets: count }, s);
         Ok(())
     }
 

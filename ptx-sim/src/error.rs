@@ -103,8 +103,10 @@ pub enum SimError {
         /// Its source position (`file:line:column`), when the PTX has `.loc` directives.
         source: Option<String>,
     },
-    /// A thread executed `trap` (CUDA's `__trap()`), or called a device function deeper
-    /// than the simulator's recursion limit: the launch stops, as a GPU's kernel aborts.
+    /// A thread executed `trap` (CUDA's `__trap()`), called a device function deeper than
+    /// the simulator's recursion limit, or took a `brx.idx` with an index outside its list
+    /// of targets (undefined in the PTX ISA; the instruction's text then names the index and
+    /// the list's length): the launch stops, as a GPU's kernel aborts.
     Trap {
         /// The kernel's name.
         kernel: String,

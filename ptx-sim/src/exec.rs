@@ -90,6 +90,8 @@ enum Cause {
     Unwritten(u64),
     /// A `trap` instruction.
     Trapped,
+    /// A `brx.idx` with this index, outside its list of `targets` labels.
+    BranchIndex { index: u64, targets: u32 },
 }
 
 impl From<Conflict> for Cause {
@@ -578,10 +580,14 @@ fn run_thread(
                 *count += n;
                 return Ok(Stop::Exit);
             }
-            Op::Trap => {
+            Op::Trap | Op::BrxOutside { .. } => {
                 *pc_io = (pc - 1) as u32;
                 *count += n;
-                return Err(Trap { pc: pc - 1, cause: Cause::Trapped });
+                let cause = match *op {
+                    Op::BrxOutside { index, targets } => Cause::BranchIndex { index: r!(index), targets },
+                    _ => Cause::Trapped,
+                };
+                return Err(Trap { pc: pc - 1, cause });
             }
             Op::CpAsync { dst, doff, src, soff, size, src_size } => {
                 let d = r!(dst).wrapping_add(doff as i64 as u64);
@@ -956,6 +962,12 @@ impl<'k> BlockRunner<'k> {
                 SimError::UninitializedShared { kernel, block: ctaid, thread, offset, instruction, source }
             }
             Cause::Trapped => SimError::Trap { kernel, block: ctaid, thread, instruction, source },
+            Cause::BranchIndex { index, targets } => {
+                let instruction = format!(
+                    "{instruction} (index {index}, outside its list of {targets} targets: undefined in the PTX ISA)"
+                );
+                SimError::Trap { kernel, block: ctaid, thread, instruction, source }
+            }
         }
     }
 
@@ -1684,7 +1696,7 @@ fn reaches(code: &[Op], from: u32, to: u32) -> bool {
         let next: [Option<u32>; 2] = match code[pc] {
             Op::Bra { t } => [Some(t), None],
             Op::BraIf { t, .. } | Op::BraIfNot { t, .. } => [Some(pc as u32 + 1), Some(t)],
-            Op::Ret | Op::Trap => [None, None],
+            Op::Ret | Op::Trap | Op::BrxOutside { .. } => [None, None],
             _ => [Some(pc as u32 + 1), None],
         };
         for n in next.into_iter().flatten() {

@@ -287,6 +287,12 @@ pub(crate) enum Op {
     /// `trap`: the thread stops the launch with [`crate::SimError::Trap`] (also what a call
     /// beyond the recursion limit becomes).
     Trap,
+    /// The end of a `brx.idx`'s branches, reached with an `index` outside its list of
+    /// `targets` labels (undefined in the PTX ISA): a [`Op::Trap`] whose error names both.
+    BrxOutside {
+        index: R,
+        targets: u32,
+    },
     LdG32 {
         d: R,
         base: R,

@@ -338,3 +338,25 @@ fn a_vector_store_to_a_call_parameter_is_aligned_after_a_sibling_call_block() {
         "{err}"
     );
 }
+
+/// `brx.idx` with an index past its `.branchtargets` list (undefined in the PTX ISA) stops
+/// the launch naming the index and the list's length; it used to read as a bare `trap`.
+#[test]
+fn an_out_of_range_brx_index_names_the_index_and_the_list() {
+    let ptx = module(
+        ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd1;\n\
+         ld.param.u64 %rd1, [out];\nld.global.u32 %r1, [%rd1];\n\
+         ts: .branchtargets L0, L1;\nbrx.idx %r1, ts;\n\
+         L0: mov.u32 %r2, 100;\nbra.uni D;\nL1: mov.u32 %r2, 201;\n\
+         D: st.global.u32 [%rd1], %r2;\nret;\n}",
+    );
+    assert_ptxas_accepts(&ptx);
+    assert_eq!(run_one(&ptx, 0, 4), Ok(100));
+    assert_eq!(run_one(&ptx, 1, 4), Ok(201));
+    assert_eq!(
+        run_one(&ptx, 7, 4),
+        Err("kernel `k` trapped: block (0, 0, 0) thread (0, 0, 0) executed `brx.idx %r1, ts (index 7, \
+             outside its list of 2 targets: undefined in the PTX ISA)`"
+            .to_string())
+    );
+}
