@@ -169,18 +169,17 @@ impl Device {
     /// launch (default [`ptx_sim::DEFAULT_STEP_BUDGET`], or `PTX_DSL_SIM_STEP_BUDGET`): an
     /// endless loop is then an error naming the kernel and the thread, never a hang.
     pub fn sim_with_step_budget(steps: u64) -> Device {
-        Device::sim_with_options(ptx_sim::SimOptions {
-            step_budget: steps.max(1),
-            ..SimBackend::env_options()
-        })
+        Device::sim_with_options(ptx_sim::SimOptions { step_budget: steps, ..SimBackend::env_options() })
     }
 
     /// A new simulated device whose launches run with `options` (the environment's
     /// settings of them are not read; `PTX_DSL_SIM_THREADS` still sets the worker threads):
     /// e.g. `global_race_check` to find races in global memory as well as shared, or
     /// `approx: Approx::WorstCase` to test that a kernel's results hold with the hardware's
-    /// worst `.approx` accuracy.
+    /// worst `.approx` accuracy. A step budget of 0 is taken as 1, as
+    /// [`Device::sim_with_step_budget`] takes it.
     pub fn sim_with_options(options: ptx_sim::SimOptions) -> Device {
+        let options = ptx_sim::SimOptions { step_budget: options.step_budget.max(1), ..options };
         let sim = SimBackend::new(options);
         let name = sim.name();
         let limits = sim.limits();

@@ -86,7 +86,11 @@ pub enum Error {
     },
 
     /// A host slice or buffer does not have the length an operation needs.
-    #[error("size mismatch: expected {expected} elements, found {found}")]
+    #[error(
+        "size mismatch: expected {expected} elements, found {found} (a copy between a buffer and a \
+         host slice or another buffer needs equal lengths: `copy_from` and `copy_from_buffer` copy \
+         whole buffers)"
+    )]
     SizeMismatch {
         /// The length the destination (or the operation) requires.
         expected: usize,

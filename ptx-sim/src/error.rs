@@ -323,7 +323,10 @@ impl fmt::Display for SimError {
                         "ran past the {shared} instructions its block's threads share (each may run \
                          {budget})"
                     ),
-                    None => format!("ran past its step budget of {budget} instructions"),
+                    None => format!(
+                        "ran past its step budget of {budget} instruction{}",
+                        if *budget == 1 { "" } else { "s" }
+                    ),
                 };
                 write!(
                     f,

@@ -188,6 +188,10 @@ impl RopeConfig {
 /// tensor has `offset` 0 and `stride` `heads · head_dim`; q and k inside a fused qkv buffer
 /// of rows `(q_heads + 2·kv_heads) · head_dim` long have that row as their stride and
 /// offsets 0 and `q_heads · head_dim`.
+///
+/// A view has at least one token and one head: the `apply` functions refuse an empty one
+/// as [`crate::runtime::Error::InvalidArgument`] (nothing is launched for it), so a caller
+/// whose batch can be empty (a decode step with no sequences) skips the call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TensorView {
     /// Tokens (rows); token `t` uses `positions[t]`.
