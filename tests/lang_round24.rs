@@ -14,12 +14,12 @@ fn line_of(marker: &str) -> usize {
         + 1
 }
 
-/// Asserts `err` is the verifier's refusal of an unrolled loop at the line marked `marker`.
-fn assert_refused_at(err: &Error, kernel: &str, marker: &str) {
+/// Asserts `err` is the verifier's refusal of an unrolled loop at line `line`.
+fn assert_refused_at(err: &Error, kernel: &str, line: usize) {
     let Error::InvalidKernel(e) = err else { panic!("expected InvalidKernel, got {err:?}") };
     assert_eq!(e.rule, ptx_dsl::core::Rule::NothingRefused, "{e}");
     assert_eq!(e.kernel, kernel, "{e}");
-    let at = format!("{}:{}:", file!(), line_of(marker));
+    let at = format!("{}:{line}:", file!());
     assert!(e.source.as_deref().is_some_and(|s| s.starts_with(&at)), "{e} (want {at})");
     assert!(e.to_string().contains("#[unroll]"), "{e}");
 }
@@ -35,7 +35,7 @@ fn empty_unroll(out: &mut [u32], #[comptime] n: u64) {
 fn nested_empty_unroll(out: &mut [u32], #[comptime] n: u32, #[comptime] m: u32) {
     #[unroll]
     for _k in 0..n {
-        // the outer loop
+        // the outer loop, above
         #[unroll]
         for _j in 0..m {}
     }
@@ -46,7 +46,7 @@ fn nested_empty_unroll(out: &mut [u32], #[comptime] n: u32, #[comptime] m: u32) 
 fn unroll_with_break(out: &mut [u32], #[comptime] n: u32) {
     #[unroll]
     for k in 0..n {
-        // the breaking loop
+        // the breaking loop, above
         if k == 3 {
             break;
         }
@@ -64,11 +64,11 @@ fn unrolled_empty_copies_past_the_limit_are_an_error_at_the_loop() {
     EmptyUnroll::new(1000).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [1]);
     let err = EmptyUnroll::new(u64::MAX).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
-    assert_refused_at(&err, "empty_unroll", "// empty copies");
+    assert_refused_at(&err, "empty_unroll", line_of("// empty copies"));
     // An outer loop over inner loops of no copies: the outer one is named.
     let err =
         NestedEmptyUnroll::new(u32::MAX, 0).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
-    assert_refused_at(&err, "nested_empty_unroll", "// the outer loop");
+    assert_refused_at(&err, "nested_empty_unroll", line_of("// the outer loop, above") - 1);
     NestedEmptyUnroll::new(300, 300).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [2]);
 }
@@ -82,7 +82,7 @@ fn unrolling_past_the_instruction_limit_names_the_loop() {
     UnrollWithBreak::new(10).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [3]);
     let err = UnrollWithBreak::new(1_000_000).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
-    assert_refused_at(&err, "unroll_with_break", "// the breaking loop");
+    assert_refused_at(&err, "unroll_with_break", line_of("// the breaking loop, above") - 1);
 }
 
 /// Doc comments on statements are comments, as rustc takes them (it warns that they
@@ -107,4 +107,20 @@ fn doc_comments_on_statements_are_comments() {
     let mut out = dev.zeroed::<u32>(2).unwrap();
     DocumentedStatements::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [18, 3]);
+}
+
+/// A `#[ptx_kernel]` kernel launched through the raw `Device::launch` with its visible
+/// arguments only: the error lists the hidden parameters, and now says to use the typed
+/// `launch`, which passes them.
+#[test]
+fn a_raw_launch_of_a_macro_kernel_points_to_its_typed_launch() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(2).unwrap();
+    let kernel = DocumentedStatements::new();
+    let args = &mut [ptx_dsl::runtime::KernelArg::buffer_mut(&mut out)];
+    // SAFETY: refused before anything runs (the argument count is wrong).
+    let err = unsafe { dev.launch(&kernel, LaunchConfig::linear(1, 1), args) }.unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::ArgumentMismatch { .. }), "{text}");
+    assert!(text.contains("fault__record") && text.contains("is a `#[ptx_kernel]` kernel"), "{text}");
 }

@@ -22,6 +22,10 @@
 //! word, so exactly one fault is reported per launch; the values at 8 and 16 are written by
 //! that thread only.
 
+/// The name of the fault record's parameter: the hidden last parameter of a checked
+/// kernel (`#[ptx_kernel]`'s), which its launch passes itself.
+pub const FAULT_PARAM: &str = "fault__record";
+
 /// Size in bytes of a fault record.
 pub const RECORD_BYTES: u32 = 24;
 /// Byte offset of the site word (`u32`: site index + 1, or 0).

@@ -202,25 +202,34 @@ impl Device {
                 ));
                 Device::sim()
             }),
-            EnvChoice::Auto => Device::auto_detect(),
-            EnvChoice::Invalid(v) => {
-                note_once(&format!(
-                    "ignoring {DEVICE_ENV}={v:?} (expected cuda, cuda:N, sim or auto); choosing automatically"
-                ));
-                Device::auto_detect()
-            }
+            EnvChoice::Auto => Device::auto_detect(""),
+            // One note says both: the value ignored, and where the kernels then run.
+            EnvChoice::Invalid(v) => Device::auto_detect(&format!(
+                "ignoring {DEVICE_ENV}={v:?} (expected cuda, cuda:N, sim or auto) and choosing automatically: "
+            )),
         }
     }
 
-    fn auto_detect() -> Device {
-        Device::cuda(0).unwrap_or_else(|e| {
-            let why = match e {
-                Error::NoDevice { reason } => reason,
-                other => other.to_string(),
-            };
-            note_once(&format!("no usable CUDA device ({why}); running kernels on the CPU simulator"));
-            Device::sim()
-        })
+    /// CUDA device 0, or the simulator with a note (after `said`) saying why.
+    fn auto_detect(said: &str) -> Device {
+        match Device::cuda(0) {
+            Ok(device) => {
+                if !said.is_empty() {
+                    note_once(&format!("{said}CUDA device 0"));
+                }
+                device
+            }
+            Err(e) => {
+                let why = match e {
+                    Error::NoDevice { reason } => reason,
+                    other => other.to_string(),
+                };
+                note_once(&format!(
+                    "{said}no usable CUDA device ({why}); running kernels on the CPU simulator"
+                ));
+                Device::sim()
+            }
+        }
     }
 
     /// The device `PTX_DSL_DEVICE` asks for, as an error when it cannot be had: like
@@ -228,7 +237,7 @@ impl Device {
     /// names no device, is [`Error::NoDevice`].
     pub fn from_env() -> Result<Device> {
         match env_choice() {
-            EnvChoice::Auto => Ok(Device::auto_detect()),
+            EnvChoice::Auto => Ok(Device::auto_detect("")),
             EnvChoice::Sim => Ok(Device::sim()),
             EnvChoice::Cuda(n) => Device::cuda(n),
             EnvChoice::Invalid(v) => Err(Error::NoDevice {

@@ -303,9 +303,20 @@ pub(crate) fn check_args(kernel: &str, params: &[Param], args: &[KernelArg<'_>])
         found,
     };
     if params.len() != args.len() {
+        // A `#[ptx_kernel]` kernel's hidden parameters (the lengths, the fault record) are
+        // its typed launch's to pass.
+        let hint = if params.last().is_some_and(|p| p.name == ptx_core::fault::FAULT_PARAM) {
+            format!(
+                "; `{kernel}` is a `#[ptx_kernel]` kernel: launch it with its type's `launch` \
+                 (`MyKernel::new(..).launch(&device, config, ..)`), which passes the slices' lengths \
+                 and the fault record itself"
+            )
+        } else {
+            String::new()
+        };
         return Err(mismatch(
             params.len().min(args.len()),
-            format!("{} arguments ({})", params.len(), describe_params(params)),
+            format!("{} arguments ({}){hint}", params.len(), describe_params(params)),
             format!("{} arguments", args.len()),
         ));
     }

@@ -115,6 +115,26 @@ fn simulator_variables_with_values_they_do_not_take_are_ignored_with_a_note_sayi
     assert!(stderr.contains(&format!("; using {}\n", ptx_sim::DEFAULT_STEP_BUDGET)), "{stderr}");
 }
 
+/// In the child: chooses a device as `Device::auto` does.
+#[test]
+fn child_chooses_a_device() {
+    if std::env::var_os("ROUND8_CHILD").is_none() {
+        return;
+    }
+    let _device = Device::auto();
+}
+
+/// A `PTX_DSL_DEVICE` value that names no device is ignored with one note that also says
+/// where the kernels run (the note about the fallback was lost: one note per process).
+#[test]
+fn an_unknown_device_choice_is_one_note_saying_what_runs_instead() {
+    let stderr = child_stderr("child_chooses_a_device", &[("PTX_DSL_DEVICE", "bogus")]);
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("ptx-runtime:")).collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].contains("ignoring PTX_DSL_DEVICE=\"bogus\""), "{stderr}");
+    assert!(notes[0].contains("CPU simulator") || notes[0].ends_with("CUDA device 0"), "{stderr}");
+}
+
 #[test]
 fn a_ptx_module_debugs_as_its_device_and_kernel_names() {
     let device = Device::sim();

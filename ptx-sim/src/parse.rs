@@ -743,10 +743,21 @@ fn initial_values<'a>(
     for item in &items {
         let start = out.len();
         initial_values(item, rest, lanes, out)?;
+        // Each row is padded to its full width: a huge inner dimension would be a huge
+        // list (`[2][1 << 31]` asked for 32 GiB and aborted the process).
+        if start + width > MAX_INITIALISED_ELEMENTS {
+            return Err(format!(
+                "an initialiser reaching past {MAX_INITIALISED_ELEMENTS} elements (rows padded to their \
+                 width of {width}) is more than the simulator lays out"
+            ));
+        }
         out.resize(start + width, None);
     }
     Ok(items.len())
 }
+
+/// The most elements (padding of nested rows included) an initialiser may reach.
+const MAX_INITIALISED_ELEMENTS: usize = 1 << 24;
 
 /// The comma-separated items of a list's inside, braces kept whole (`{1, 2}, {3, 4}`).
 fn split_top_level(inner: &str) -> Result<Vec<&str>, String> {

@@ -360,3 +360,17 @@ fn an_out_of_range_brx_index_names_the_index_and_the_list() {
             .to_string())
     );
 }
+
+/// An initialiser of a two-dimensional array with a huge inner dimension: each row was
+/// padded to its width in memory first (`[2][2147483648]`, 32 GiB), which aborted the
+/// process; now an error saying the simulator does not lay it out. (A mutant of the
+/// fixtures found it.)
+#[test]
+fn an_initialiser_padded_past_the_limit_is_an_error_not_an_abort() {
+    let ptx = module(".global .u32 t[2][2147483648] = {{1}, {2}};\n.visible .entry k()\n{\nret;\n}");
+    let why = Module::parse(&ptx).map(|_| ()).unwrap_err().to_string();
+    assert!(why.contains("more than the simulator lays out"), "{why}");
+    // A small one is laid out as before.
+    let ptx = module(".global .u32 t[2][3] = {{1}, {2, 3}};\n.visible .entry k()\n{\nret;\n}");
+    assert!(Module::parse(&ptx).is_ok());
+}

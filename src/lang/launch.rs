@@ -4,8 +4,7 @@
 
 use ptx_core::fault::{FaultKind, FaultSite};
 
-/// The name of the hidden fault-record parameter, the last one of a checked kernel.
-pub const FAULT_PARAM: &str = "fault__record";
+pub use ptx_core::fault::FAULT_PARAM;
 
 /// Whether a fault site is a slice bounds check (rather than a division check, say).
 pub fn is_bounds_check(site: &FaultSite) -> bool {
