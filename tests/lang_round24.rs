@@ -124,3 +124,32 @@ fn a_raw_launch_of_a_macro_kernel_points_to_its_typed_launch() {
     assert!(matches!(err, Error::ArgumentMismatch { .. }), "{text}");
     assert!(text.contains("fault__record") && text.contains("is a `#[ptx_kernel]` kernel"), "{text}");
 }
+
+/// A builder kernel with an `.f16` parameter takes a `half::f16` at launch (it was refused:
+/// the value arrives as `u16` bits, which only a `.b16` parameter took).
+#[test]
+fn a_half_parameter_takes_a_half_value() {
+    use ptx_dsl::core::{Kernel, KernelBuilder, KernelIr, F16, F32};
+    struct HalfParam;
+    impl Kernel for HalfParam {
+        fn name(&self) -> &str {
+            "half_param"
+        }
+        fn build(&self) -> KernelIr {
+            let mut b = KernelBuilder::new("half_param");
+            let p = b.param::<F16>("h");
+            let out = b.global_pointer("out");
+            let h = b.load_param(p);
+            let f = b.cast::<F32, F16>(h);
+            b.st_global::<F32>(out, 0, f);
+            b.finish()
+        }
+    }
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(1).unwrap();
+    let half = ptx_dsl::half::f16::from_f32(-2.75);
+    let args = &mut [half.into(), ptx_dsl::runtime::KernelArg::buffer_mut(&mut out)];
+    // SAFETY: the kernel writes one f32 through `out`, which holds one.
+    unsafe { dev.launch(&HalfParam, LaunchConfig::linear(1, 1), args) }.unwrap();
+    assert_eq!(out.to_vec().unwrap(), [-2.75]);
+}

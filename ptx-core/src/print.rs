@@ -368,7 +368,10 @@ fn write_instr(out: &mut Out, k: &KernelIr, instr: &Instr) {
             out.s(reg.ptx_name());
         }
         Instr::LdParam { ty, dst, param } => {
-            op_ty(out, "ld.param", *ty);
+            // `ld` has no `.f16` type: a half parameter is read as its 16 bits (the
+            // verifier refuses `.bf16` parameters).
+            let ty = if *ty == PtxType::F16 { PtxType::B16 } else { *ty };
+            op_ty(out, "ld.param", ty);
             push_reg(out, *dst);
             out.s(", [");
             push_param_name(out, k, *param);

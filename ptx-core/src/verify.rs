@@ -784,7 +784,13 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
                     VerifyErrorKind::ParamType { param: p.name.clone(), declared: p.ty, read_as: *ty },
                 ));
             }
-            reg_fits(k, "dst", *dst, *ty)
+            // A byte parameter is read into a wider integer register, as a byte load is
+            // (`ld.param.u8 %rs1, [p]`, which NVRTC writes).
+            if ty.is_memory_only() {
+                byte_reg_fits(k, "dst", *dst, *ty)
+            } else {
+                reg_fits(k, "dst", *dst, *ty)
+            }
         }
         Instr::CvtaGlobal { dst, src } => {
             reg_fits(k, "dst", *dst, PtxType::U64)?;
@@ -835,6 +841,15 @@ fn check(k: &KernelIr, instr: &Instr) -> Check {
         Instr::Cvt { dst_ty, src_ty, round, sat, dst, src } => {
             check_cvt(*dst_ty, *src_ty, *round, *sat)?;
             reg_fits(k, "dst", *dst, *dst_ty)?;
+            // ptxas takes no half-precision immediate as `cvt`'s source ("Arguments mismatch").
+            if let (Operand::Imm(i), PtxType::F16 | PtxType::Bf16) = (src, src_ty) {
+                let expected =
+                    format!("a register (`cvt` takes no {src_ty} immediate: move it into one first)");
+                return Err(broken(
+                    Rule::ImmediateType,
+                    VerifyErrorKind::OperandType { operand: "src", expected, found: i.ty },
+                ));
+            }
             src_fits(k, "src", *src, *src_ty)
         }
         Instr::Setp { cmp, ty, dst, a, b } => {

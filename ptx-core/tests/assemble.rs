@@ -177,3 +177,56 @@ fn every_known_target_gets_a_version_ptxas_takes() {
         }
     }
 }
+
+/// A `.f16` parameter read with the typed builder: `ld` has no `.f16` type, so the read is
+/// printed as `ld.param.b16` (it was `ld.param.f16`, which ptxas refuses) and assembles.
+#[test]
+fn a_half_parameter_is_read_as_its_bits() {
+    use ptx_core::{KernelBuilder, F16, F32};
+    let mut b = KernelBuilder::new("half_param");
+    let p = b.param::<F16>("h");
+    let out = b.global_pointer("out");
+    let h = b.load_param(p);
+    let f = b.cast::<F32, F16>(h);
+    b.st_global::<F32>(out, 0, f);
+    let ir = b.finish();
+    ptx_core::verify::verify(&ir).expect("verifies");
+    let ptx = ptx_core::print::kernel_ptx(&ir, Target::SM_80);
+    assert!(ptx.contains("ld.param.b16 ") && !ptx.contains("ld.param.f16"), "{ptx}");
+    let Some(ptxas) = ptxas::ptxas_or_skip("a_half_parameter_is_read_as_its_bits") else { return };
+    for target in [Target::SM_80, Target::SM_90] {
+        let ptx = ptx_core::print::kernel_ptx(&ir, target);
+        if let Err(e) = ptxas::assemble(&ptxas, &ptx, &target.to_string()) {
+            panic!("{e}");
+        }
+    }
+}
+
+/// A `.u8` parameter read into a 16- or 32-bit register, as NVRTC writes it
+/// (`ld.param.u8 %rs1, [p]`): valid PTX the verifier refused (no byte register can hold
+/// it); it verifies and assembles, and a 64-bit register is still refused.
+#[test]
+fn a_byte_parameter_is_read_into_a_wider_register() {
+    use ptx_core::ir::Instr;
+    use ptx_core::{KernelBuilder, PtxType};
+    let build = |reg: PtxType| {
+        let mut b = KernelBuilder::new("byte_param");
+        let p = b.raw_param("p", PtxType::U8);
+        let dst = b.raw_reg(reg);
+        b.push(Instr::LdParam { ty: PtxType::U8, dst, param: p });
+        b.finish()
+    };
+    let wide = build(PtxType::U64);
+    assert!(ptx_core::verify::verify(&wide).is_err(), "a 64-bit register is no byte load's");
+    let irs = [build(PtxType::U16), build(PtxType::U32)];
+    for ir in &irs {
+        ptx_core::verify::verify(ir).expect("verifies");
+    }
+    let Some(ptxas) = ptxas::ptxas_or_skip("a_byte_parameter_is_read_into_a_wider_register") else { return };
+    for ir in &irs {
+        let ptx = ptx_core::print::kernel_ptx(ir, Target::SM_80);
+        if let Err(e) = ptxas::assemble(&ptxas, &ptx, "sm_80") {
+            panic!("{e}");
+        }
+    }
+}

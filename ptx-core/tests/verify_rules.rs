@@ -430,18 +430,27 @@ fn cases(rule: Rule) -> (Vec<KernelIr>, Vec<KernelIr>) {
             // `mov.pred %p, 1` takes a predicate immediate, and no other.
             let set_pred =
                 |ty: PtxType| one(move |b| Instr::Mov { ty: Pred, dst: b.raw_reg(Pred), src: imm(ty, 1) });
+            // `cvt.f32.f16 %f, 0x3C00`: ptxas takes no half immediate there, only a register.
+            let widen = |src: fn(&mut KernelBuilder) -> Operand| {
+                one(move |b| {
+                    let src = src(b);
+                    Instr::Cvt { dst_ty: F32, src_ty: F16, round: None, sat: false, dst: b.raw_reg(F32), src }
+                })
+            };
             (
                 vec![
                     add(U32, None, imm(F32, one_f32)),
                     add(F32, Some(Rn), imm(U32, 1)),
                     add(U32, None, imm(U64, 1)),
                     set_pred(U32),
+                    widen(|_| imm(F16, 0x3c00)),
                 ],
                 vec![
                     add(U32, None, imm(U32, 1)),
                     add(F32, Some(Rn), imm(F32, one_f32)),
                     add(S32, None, imm(U32, 1)),
                     set_pred(Pred),
+                    widen(|b| val(b, F16)),
                 ],
             )
         }

@@ -1644,7 +1644,7 @@ impl<'e> Parser<'e> {
             syn::Expr::Unary(u)
                 if matches!(u.op, syn::UnOp::Deref(_)) && self.names_refused_reference(&u.expr) =>
             {
-                return None
+                None
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.err(

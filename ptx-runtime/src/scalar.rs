@@ -175,6 +175,8 @@ impl Scalar {
         own == param
             || match param {
                 PtxType::B16 => matches!(self, Scalar::U16(_) | Scalar::I16(_)),
+                // A half's bits (`half::f16` arrives as `Scalar::U16`).
+                PtxType::F16 => matches!(self, Scalar::U16(_)),
                 PtxType::B32 => matches!(self, Scalar::U32(_) | Scalar::I32(_)),
                 PtxType::B64 => matches!(self, Scalar::U64(_) | Scalar::I64(_)),
                 _ => false,
