@@ -153,3 +153,31 @@ fn a_half_parameter_takes_a_half_value() {
     unsafe { dev.launch(&HalfParam, LaunchConfig::linear(1, 1), args) }.unwrap();
     assert_eq!(out.to_vec().unwrap(), [-2.75]);
 }
+
+/// A module `mem` of the user's with a device function `swap`: called as `mem::swap(..)`
+/// with values, it is that function, not `std::mem::swap` (whose message is for calls with
+/// references or through `std::`/`core::`).
+mod mem {
+    use ptx_dsl::prelude::*;
+
+    /// The pair, swapped.
+    #[ptx_device]
+    pub fn swap(a: u32, b: u32) -> (u32, u32) {
+        (b, a)
+    }
+}
+
+#[ptx_kernel]
+fn calls_own_mem_swap(out: &mut [u32]) {
+    let (a, b) = mem::swap(out[0], out[1]);
+    out[0] = a;
+    out[1] = b;
+}
+
+#[test]
+fn a_device_function_named_mem_swap_is_called() {
+    let dev = Device::sim();
+    let mut out = dev.upload(&[1u32, 2]).unwrap();
+    CallsOwnMemSwap::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [2, 1]);
+}

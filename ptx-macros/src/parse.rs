@@ -1711,7 +1711,7 @@ impl<'e> Parser<'e> {
             }
         }
         // Before its arguments, whose `&mut a` would each be an error of their own.
-        if let Some(instead) = mem_function_instead(&p.path) {
+        if let Some(instead) = mem_function_instead(c) {
             self.err(&p.path, instead);
             return self.expr_of(ExprKind::Error, sp);
         }
@@ -2762,11 +2762,21 @@ fn unseen_alias(ty: &syn::Type) -> String {
     }
 }
 
-/// For `std::mem::swap`, `replace` and `take` (by any path ending `mem::f`), which take
-/// references: the message saying what a kernel writes instead.
-fn mem_function_instead(path: &syn::Path) -> Option<String> {
-    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let [.., module, function] = names.as_slice() else { return None };
+/// For a call of `std::mem::swap`, `replace` or `take`, which take references: the message
+/// saying what a kernel writes instead. The path is `std::mem::f` or `core::mem::f`, or
+/// `mem::f` given a reference (a device function of a module `mem` of the user's takes none).
+fn mem_function_instead(call: &syn::ExprCall) -> Option<String> {
+    let syn::Expr::Path(p) = &*call.func else { return None };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (library, [.., module, function]) =
+        (matches!(names.first().map(String::as_str), Some("std" | "core")), names.as_slice())
+    else {
+        return None;
+    };
+    let reference = call.args.iter().any(|a| matches!(crate::desugar::unparen(a), syn::Expr::Reference(_)));
+    if !library && !reference {
+        return None;
+    }
     let instead = match function.as_str() {
         "swap" => "swap with a tuple assignment, `(a, b) = (b, a);` (slice elements: `x.swap(i, j)`)",
         "replace" => "write `let old = a; a = new;`",
