@@ -113,9 +113,9 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
                 if self.len == 0 {
                     return Ok(Vec::new());
                 }
-                let mut bytes = vec![0u8; self.size_bytes()];
+                let mut bytes = scalar::host_vec::<u8>(self.size_bytes(), 0)?;
                 sim.read(*addr, &mut bytes)?;
-                Ok(scalar::from_bytes(&bytes))
+                scalar::from_bytes(&bytes)
             }
             #[cfg(feature = "cuda")]
             (Storage::Cuda(slice), Backend::Cuda(cuda)) => cuda.download(slice, self.len),

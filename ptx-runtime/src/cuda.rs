@@ -294,8 +294,9 @@ impl CudaBackend {
             return Ok(Vec::new());
         }
         let view = src.try_slice(..len).ok_or(Error::SizeMismatch { expected: src.len(), found: len })?;
+        let mut out = crate::scalar::host_vec::<T>(len, 0)?;
         self.bind()?;
-        let out = self.stream.clone_dtoh(&view).map_err(driver("cuMemcpyDtoH"))?;
+        self.stream.memcpy_dtoh(&view, &mut out).map_err(driver("cuMemcpyDtoH"))?;
         CudaBackend::synchronize_stream(&self.stream)?;
         Ok(out)
     }

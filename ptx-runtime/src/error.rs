@@ -85,6 +85,17 @@ pub enum Error {
         reason: String,
     },
 
+    /// The host cannot allocate the memory a copy to it needs (a download of a buffer larger
+    /// than the host's free memory).
+    #[error(
+        "the host cannot allocate {bytes} bytes to copy the buffer into: free host memory, or work \
+         on smaller buffers"
+    )]
+    HostOutOfMemory {
+        /// The size asked for.
+        bytes: usize,
+    },
+
     /// A host slice or buffer does not have the length an operation needs.
     #[error(
         "size mismatch: expected {expected} elements, found {found} (a copy between a buffer and a \

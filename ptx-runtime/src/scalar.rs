@@ -93,8 +93,23 @@ pub(crate) fn to_bytes<T: DeviceScalar>(values: &[T]) -> Vec<u8> {
 }
 
 /// Decodes little-endian bytes (a multiple of `T::SIZE` long).
-pub(crate) fn from_bytes<T: DeviceScalar>(bytes: &[u8]) -> Vec<T> {
-    bytes.chunks_exact(T::SIZE).map(T::read_le).collect()
+pub(crate) fn from_bytes<T: DeviceScalar>(bytes: &[u8]) -> crate::Result<Vec<T>> {
+    let mut out = host_vec::<T>(0, bytes.len() / T::SIZE)?;
+    out.extend(bytes.chunks_exact(T::SIZE).map(T::read_le));
+    Ok(out)
+}
+
+/// `len` default values with room for `capacity` (at least `len`), or
+/// [`crate::Error::HostOutOfMemory`] when the host cannot allocate them: a download the
+/// host cannot hold is an error, not an aborted process.
+pub(crate) fn host_vec<T: Copy + Default>(len: usize, capacity: usize) -> crate::Result<Vec<T>> {
+    let mut out = Vec::new();
+    let capacity = capacity.max(len);
+    out.try_reserve_exact(capacity).map_err(|_| crate::Error::HostOutOfMemory {
+        bytes: capacity.saturating_mul(std::mem::size_of::<T>()),
+    })?;
+    out.resize(len, T::default());
+    Ok(out)
 }
 
 /// A scalar kernel argument, passed by value: exactly as many bytes as its type has.
@@ -220,5 +235,25 @@ impl From<half::f16> for Scalar {
 impl From<half::bf16> for Scalar {
     fn from(v: half::bf16) -> Scalar {
         Scalar::U16(v.to_bits())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host vector the host cannot hold is `Error::HostOutOfMemory` with its size, not
+    /// an aborted process; one it can is that many default values.
+    #[test]
+    fn host_vectors_too_large_are_errors() {
+        let err = host_vec::<u64>(0, usize::MAX / 8).unwrap_err();
+        assert!(
+            matches!(err, crate::Error::HostOutOfMemory { bytes } if bytes == usize::MAX / 8 * 8),
+            "{err}"
+        );
+        assert!(err.to_string().contains("cannot allocate"), "{err}");
+        assert_eq!(host_vec::<u16>(3, 0).unwrap(), [0, 0, 0]);
+        let bytes = [1u8, 0, 2, 0];
+        assert_eq!(from_bytes::<u16>(&bytes).unwrap(), [1, 2]);
     }
 }
