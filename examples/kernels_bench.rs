@@ -30,7 +30,7 @@ struct Args {
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,
     /// Sizes of x in MiB, comma-separated [default: 64,1024 on a GPU, 1 on the simulator].
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     mib: Vec<usize>,
     /// Elements per row.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]

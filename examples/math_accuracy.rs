@@ -204,6 +204,11 @@ fn routines() -> Vec<(String, Routine, Reference)> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let names: Vec<String> = routines().into_iter().map(|(name, _, _)| name).collect();
+    if let Some(unknown) = args.routine.iter().find(|r| !names.contains(r)) {
+        eprintln!("math_accuracy: --routine {unknown:?} is none of: {}", names.join(", "));
+        return ExitCode::from(2);
+    }
     let device = match args.on {
         None => None,
         Some(OnDevice::Sim) => Some(Device::sim()),

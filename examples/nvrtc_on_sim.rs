@@ -21,6 +21,11 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
 "#;
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !matches!(args.as_slice(), [] | [_, _] if args[0] == "--emit") {
+        eprintln!("usage: nvrtc_on_sim [--emit PATH]  (PATH receives NVRTC's PTX)");
+        return ExitCode::from(2);
+    }
     // SAFETY: only tries to load libnvrtc by its usual names.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         println!("nvrtc_on_sim: libnvrtc not found (pip install nvidia-cuda-nvrtc, then set LD_LIBRARY_PATH to its nvidia/cu13/lib): skipped");

@@ -64,7 +64,7 @@ struct Args {
     #[arg(long, default_value = "none", value_parser = parse_scaling)]
     scaling: ScalingArg,
     /// Positions are drawn uniformly below this (the first tokens get 0, 1 and max-pos − 1).
-    #[arg(long, alias = "max-position", default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(3..))]
+    #[arg(long, visible_alias = "max-position", default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(3..))]
     max_pos: u32,
     /// Seed of the random inputs, decimal or 0x hex as printed [default: fresh each run].
     #[arg(long, value_parser = parse_seed)]
@@ -120,9 +120,14 @@ enum ScalingKind {
 }
 
 fn parse_scaling(text: &str) -> Result<ScalingArg, String> {
+    // Below 1 every variant would turn pair 0 faster than one radian per position, which
+    // the kernels refuse (`rope::MAX_TURNS_PER_POSITION`): say so here, in the flag's terms.
     let factor = |f: &str| match f.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("the factor in `{text}` must be a positive number")),
+        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
+        _ => Err(format!(
+            "the factor in `{text}` must be a number >= 1 (a scaling stretches positions; below 1 the \
+             fastest pair would turn more than one radian per position)"
+        )),
     };
     let kind = match text.split_once(':') {
         None if text == "none" => ScalingKind::None,
@@ -225,6 +230,10 @@ fn flag_of(argument: &str) -> &str {
         "head_dim" => "--head-dim",
         "rotary_dim" => "--rotary-dim",
         "theta" => "--theta",
+        // The seed port's: one sequence per token.
+        "num_heads" => "--heads",
+        "positions" => "--tokens",
+        "x" => "--tokens x --heads x --head-dim",
         a if a.starts_with("scaling.") => "--scaling",
         other => other,
     }
@@ -234,10 +243,14 @@ impl Args {
     /// The flags' values together: the seed port's conflicts, or the configuration
     /// `Rope::new` refuses, as one line naming the flag.
     fn check(&self) -> Result<(), String> {
-        if self.seed_port {
-            return self.check_seed_port();
-        }
-        Rope::new(self.config()).map(|_| ()).map_err(|e| match e {
+        let checked = if self.seed_port {
+            self.check_seed_port()?;
+            // The seed computes in f32: θ as an f32 (1e300 is inf there).
+            seed::check_shape(self.heads, self.head_dim, self.theta as f32, self.tokens as usize).map(|_| ())
+        } else {
+            Rope::new(self.config()).map(|_| ())
+        };
+        checked.map_err(|e| match e {
             Error::InvalidArgument { argument, reason } => {
                 let flag = flag_of(&argument);
                 let default = if argument == "rotary_dim" && self.rotary_dim.is_none() {
@@ -245,7 +258,12 @@ impl Args {
                 } else {
                     ""
                 };
-                format!("invalid value for {flag}{default}: {reason}")
+                let f32_theta = if self.seed_port && argument == "theta" {
+                    " (the seed port takes θ as an f32)"
+                } else {
+                    ""
+                };
+                format!("invalid value for {flag}{default}: {reason}{f32_theta}")
             }
             other => other.to_string(),
         })
@@ -262,6 +280,24 @@ fn parse_checked<I: IntoIterator<Item = T>, T: Into<std::ffi::OsString> + Clone>
         Ok(()) => Ok(args),
         Err(msg) => Err(Args::command().error(clap::error::ErrorKind::ValueValidation, msg)),
     }
+}
+
+/// `println!` that ends the program quietly when stdout is closed (`rope | head -1`)
+/// instead of panicking on the broken pipe; any other failure to write is an error.
+macro_rules! say {
+    () => {
+        say!("")
+    };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write to stdout: {e}");
+                std::process::exit(2);
+            }
+            std::process::exit(0);
+        }
+    }};
 }
 
 fn main() -> ExitCode {
@@ -301,11 +337,11 @@ impl Rng {
 
 fn open_device(arg: DeviceArg) -> Result<Device, String> {
     match arg {
-        DeviceArg::Auto => Device::from_env(),
-        DeviceArg::Cuda => Device::cuda(0),
+        DeviceArg::Auto => Device::from_env().map_err(err),
+        // The library's advice names its API; on the command line the simulator is a flag.
+        DeviceArg::Cuda => Device::cuda(0).map_err(|e| format!("{e} (or run with --device sim)")),
         DeviceArg::Sim => Ok(Device::sim()),
     }
-    .map_err(|e| e.to_string())
 }
 
 fn err(e: Error) -> String {
@@ -387,14 +423,14 @@ fn run(args: &Args) -> Result<bool, String> {
         Some(rope) => run_production(args, rope, &device, &x, &k, &positions)?,
     };
 
-    println!();
-    println!("device        {} ({})", device.name(), device.kind());
-    println!("positions     < {}, seed {seed:#x}", args.max_pos);
+    say!();
+    say!("device        {} ({})", device.name(), device.kind());
+    say!("positions     < {}, seed {seed:#x}", args.max_pos);
     for line in &outcome.lines {
-        println!("{line}");
+        say!("{line}");
     }
     let bytes = outcome.bytes_per_pass as f64;
-    println!(
+    say!(
         "time          forward {:.2?} ({:.2} GB/s), backward {:.2?} ({:.2} GB/s)",
         outcome.forward_time,
         bytes / outcome.forward_time.as_secs_f64() / 1e9,
@@ -403,7 +439,7 @@ fn run(args: &Args) -> Result<bool, String> {
     );
     if device.kind() == DeviceKind::Sim {
         if let Some(instr) = outcome.sim_instructions {
-            println!(
+            say!(
                 "simulator     {instr} instructions per forward pass, {:.1} M instructions/s",
                 instr as f64 / outcome.forward_time.as_secs_f64() / 1e6
             );
@@ -411,12 +447,9 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     if let Some(dir) = &args.save {
         save(dir, args, &device, seed, &positions, &outcome)?;
-        println!(
-            "saved         x.npy positions.npy forward.npy backward.npy params.json in {}",
-            dir.display()
-        );
+        say!("saved         x.npy positions.npy forward.npy backward.npy params.json in {}", dir.display());
     }
-    println!("result        {}", if outcome.pass { "PASS" } else { "FAIL: an error bound is exceeded" });
+    say!("result        {}", if outcome.pass { "PASS" } else { "FAIL: an error bound is exceeded" });
     Ok(outcome.pass)
 }
 
@@ -429,12 +462,15 @@ fn direction_name(d: Direction) -> &'static str {
 
 fn print_header(args: &Args) {
     if args.seed_port {
-        println!(
+        say!(
             "seed port: {} sequences x {} heads x head_dim {}, interleaved, f32, theta {}",
-            args.tokens, args.heads, args.head_dim, args.theta
+            args.tokens,
+            args.heads,
+            args.head_dim,
+            args.theta
         );
     } else {
-        println!(
+        say!(
             "RoPE: {} tokens, {} q heads + {} kv heads, head_dim {} (rotary {}), {} pairs, {}, theta {}, scaling {}",
             args.tokens,
             args.heads,
@@ -456,7 +492,7 @@ fn print_kernels(
     emit: Option<&Path>,
 ) -> Result<(), String> {
     let ptxas = ptxas::find_ptxas();
-    println!("{:<28} {:>12} {:>10} {:>11} {:>7}", "kernel", "instructions", "PTX gen", "sm_90 regs", "stack");
+    say!("{:<28} {:>12} {:>10} {:>11} {:>7}", "kernel", "instructions", "PTX gen", "sm_90 regs", "stack");
     for (label, kernel) in kernels {
         let ir = kernel.build();
         verify::verify(&ir).map_err(|e| e.to_string())?;
@@ -478,7 +514,7 @@ fn print_kernels(
             }
             None => ("-".to_string(), "-".to_string()),
         };
-        println!("{label:<28} {:>12} {:>10.1?} {regs:>11} {stack:>7}", ir.instruction_count(), times[100]);
+        say!("{label:<28} {:>12} {:>10.1?} {regs:>11} {stack:>7}", ir.instruction_count(), times[100]);
         if let Some(dir) = emit {
             // `rope_f32 (forward)` -> `rope_f32_forward.ptx`: both directions are one entry name.
             let file: String = label.replace(" (", "_").replace(')', "").replace(' ', "_");
@@ -486,11 +522,11 @@ fn print_kernels(
             std::fs::create_dir_all(dir)
                 .and_then(|_| std::fs::write(&path, kernel.ptx_for(target)))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            println!("  wrote {}", path.display());
+            say!("  wrote {}", path.display());
         }
     }
     if ptxas.is_none() {
-        println!("(ptxas not found: registers and stack skipped; run scripts/install-ptxas.sh or set PTXAS)");
+        say!("(ptxas not found: registers and stack skipped; run scripts/install-ptxas.sh or set PTXAS)");
     }
     Ok(())
 }
@@ -691,7 +727,12 @@ fn run_production(
     let mut lines = Vec::new();
     let mut line = |what: &str, (worst, ok): (f64, bool), bound: f64| {
         pass &= ok;
-        let storage_note = if storage > 0.0 { " + storage rounding" } else { "" };
+        // The storage rounding is relative: a bound of its own on each element's magnitude.
+        let storage_note = if storage > 0.0 {
+            format!(" + {storage:.3e} x |value|, the storage rounding")
+        } else {
+            String::new()
+        };
         let verdict = if ok { "" } else { "  EXCEEDED" };
         lines
             .push(format!("{what:<13} max abs error {worst:.3e} (bound {bound:.3e}{storage_note}){verdict}"));

@@ -33,7 +33,7 @@ struct Args {
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,
     /// Sizes of x in MiB, comma-separated [default: 16,64,256,1024,4096 on a GPU, 4 on the simulator].
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     mib: Vec<usize>,
     /// Timed launches per figure (the median is reported).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]

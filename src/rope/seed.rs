@@ -1,5 +1,5 @@
 //! The seed port: the batched RoPE forward and backward kernels this project started from
-//! (`shared/seed/`), written with `#[ptx_kernel]`.
+//! (the project's seed, kept outside this repository), written with `#[ptx_kernel]`.
 //!
 //! For sequence `s` (grid y), head `h` (grid x) and pair `p` (thread x) of a
 //! `[batch, num_heads, head_dim]` f32 tensor, with `pos = positions[s]`:
@@ -86,8 +86,30 @@ fn checked_config(
     out: usize,
     positions: usize,
 ) -> Result<LaunchConfig> {
-    let invalid =
-        |argument: &str, reason: String| Error::InvalidArgument { argument: argument.into(), reason };
+    let expected = check_shape(num_heads, head_dim, theta, positions)?;
+    for (argument, found) in [("x", x), ("out", out)] {
+        if found as u64 != expected {
+            return Err(invalid(
+                argument,
+                format!(
+                    "holds {found} values, but {positions} sequences x {num_heads} heads x {head_dim} \
+                     need {expected}"
+                ),
+            ));
+        }
+    }
+    Ok(launch_config(num_heads, head_dim, positions as u32))
+}
+
+/// An [`Error::InvalidArgument`] naming `argument`.
+fn invalid(argument: &str, reason: String) -> Error {
+    Error::InvalidArgument { argument: argument.into(), reason }
+}
+
+/// Checks what a launch of the seed kernels over `positions` sequences needs of the shape
+/// and θ, before any buffer exists ([`Error::InvalidArgument`] naming `head_dim`,
+/// `num_heads`, `theta`, `positions` or `x`); returns the number of values `x` holds.
+pub fn check_shape(num_heads: u32, head_dim: u32, theta: f32, positions: usize) -> Result<u64> {
     if head_dim == 0 || head_dim % 2 != 0 || head_dim > 2048 {
         return Err(invalid("head_dim", format!("must be even and in 2..=2048, not {head_dim}")));
     }
@@ -115,18 +137,7 @@ fn checked_config(
         );
         return Err(invalid("x", reason));
     }
-    for (argument, found) in [("x", x), ("out", out)] {
-        if found as u64 != expected {
-            return Err(invalid(
-                argument,
-                format!(
-                    "holds {found} values, but {positions} sequences x {num_heads} heads x {head_dim} \
-                     need {expected}"
-                ),
-            ));
-        }
-    }
-    Ok(launch_config(num_heads, head_dim, positions as u32))
+    Ok(expected)
 }
 
 /// The checked `apply` and the f64 `reference` of a seed kernel type (`backward` says which
