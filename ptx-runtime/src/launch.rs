@@ -376,7 +376,7 @@ fn memory_types_agree(access: PtxType, elem: PtxType) -> bool {
     let untyped = |t: PtxType| matches!(t, PtxType::B16 | PtxType::B32 | PtxType::B64);
     // An untyped access wider than the elements moves several at once (the language's
     // `load8` reads eight 16-bit elements as four `.b32` words).
-    let packed = untyped(access) && access.bits() > elem.bits() && access.bits() % elem.bits() == 0;
+    let packed = untyped(access) && access.bits() > elem.bits() && access.bits().is_multiple_of(elem.bits());
     // Half-precision elements are bits to an integer access as much as integers are.
     let bits_to_int = |t: PtxType| t.is_int() || matches!(t, PtxType::F16 | PtxType::Bf16);
     packed || (same_width && (untyped(access) || untyped(elem) || (access.is_int() && bits_to_int(elem))))

@@ -32,10 +32,10 @@ impl Device {
     /// log); on the simulator it is parsed ([`Error::Simulator`] naming the line and the
     /// construct). Parameters of every scalar width (`.u8` for a CUDA `bool` or `char`,
     /// `.u16` for a `short`) and by-value byte arrays (`.b8 name[N]`: a struct, a `__half`)
-    /// are launched with the matching [`KernelArg`]s. A kernel whose parameters this crate
-    /// cannot check arguments against (a `.pred` parameter) stays in the module: launching it
-    /// is an [`Error::InvalidArgument`] naming the line, and the module's other kernels
-    /// launch.
+    /// are launched with the matching [`KernelArg`]s. A parameter declaration ptxas refuses
+    /// (a `.pred` parameter, `name[]`, more parameter space than the PTX version allows) is
+    /// an [`Error::InvalidArgument`] for the whole module, naming the line, as the driver
+    /// refuses the whole module too.
     pub fn load_ptx(&self, ptx: &str) -> Result<PtxModule> {
         let entries = signature::entries(ptx)
             .map_err(|reason| Error::InvalidArgument { argument: "ptx".into(), reason })?;
@@ -84,15 +84,11 @@ impl PtxModule {
         self.entries.iter().find(|e| e.name == kernel).map(|e| e.params.as_slice())
     }
 
-    /// Why `kernel` cannot be launched here, naming the line: a parameter this API cannot
-    /// pass (a `.pred`), a malformed declaration, or, on the simulator, a construct it does
-    /// not run (`bar.sync` with a thread count, an `f16x2` transcendental, ...; the GPU's
-    /// driver runs those). `None` when it can, or when the module has no such kernel.
+    /// Why `kernel` cannot be launched here, naming the line: on the simulator, a construct
+    /// it does not run (`bar.sync` with a thread count, an `f16x2` transcendental, ...; the
+    /// GPU's driver runs those). `None` when it can, or when the module has no such kernel.
     pub fn unsupported(&self, kernel: &str) -> Option<String> {
-        let entry = self.entries.iter().find(|e| e.name == kernel)?;
-        if let Some(why) = &entry.unsupported {
-            return Some(why.clone());
-        }
+        self.entries.iter().find(|e| e.name == kernel)?;
         match &self.loaded {
             RawLoaded::Sim(module) => module.unsupported(kernel).map(|e| e.to_string()),
             #[cfg(feature = "cuda")]
@@ -137,12 +133,6 @@ impl PtxModule {
             });
         };
         cfg.validate_for(kernel, &self.device.limits(), 0)?;
-        if let Some(why) = &self.entries[index].unsupported {
-            return Err(Error::InvalidArgument {
-                argument: "kernel".into(),
-                reason: format!("`{kernel}` cannot be launched through this API: {why}"),
-            });
-        }
         check_raw_args(kernel, &self.entries[index].params, args)?;
         let names = self.entries[index].params.iter().map(|p| p.name.as_str());
         self.device.check_owned(kernel, names, args)?;

@@ -2139,7 +2139,7 @@ impl Decoder {
         let o = &s.operands;
         let (packing, group) = if o[1].starts_with('{') { (true, &o[1]) } else { (false, &o[0]) };
         let count = self.group_tokens(group).len() as u32;
-        if !(count == 2 || count == 4) || ty.bits() % count != 0 || ty.is_float() {
+        if !(count == 2 || count == 4) || !ty.bits().is_multiple_of(count) || ty.is_float() {
             return Err(self.unsupported(format!("`{}` with {count} elements", s.opcode)));
         }
         let width = ty.bits() / count;

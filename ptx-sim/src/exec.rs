@@ -597,7 +597,7 @@ fn run_thread(
                 // Both addresses aligned to the copy's size; the source readable for the
                 // bytes read (none: any address), which may not exceed the copy.
                 if read > size as u64
-                    || (read > 0 && (s % size as u64 != 0 || g.resolve(s, read, 1).is_none()))
+                    || (read > 0 && (!s.is_multiple_of(size as u64) || g.resolve(s, read, 1).is_none()))
                 {
                     trap!(s)
                 }
@@ -1750,7 +1750,7 @@ fn check_geometry(kernel: &KernelCode, g: &Geometry) -> Result<(), SimError> {
         _ => {}
     }
     if let Some(c) = kernel.cluster {
-        if (0..3).any(|i| g.grid[i] % c[i] != 0) {
+        if (0..3).any(|i| !g.grid[i].is_multiple_of(c[i])) {
             return Err(bad(
                 kernel,
                 format!(

@@ -454,7 +454,7 @@ mod tests {
         let m = Memory::new();
         let a = m.alloc(10);
         let b = m.alloc(8);
-        assert!(a != 0 && a % 256 == 0 && b % 256 == 0);
+        assert!(a != 0 && a.is_multiple_of(256) && b.is_multiple_of(256));
         assert!(b >= a + 256 + 10, "a gap separates allocations");
         m.write(a + 1, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
         let mut out = [0u8; 10];

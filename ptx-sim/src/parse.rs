@@ -954,8 +954,9 @@ fn parse_entry(
         if p.is_empty() {
             continue;
         }
+        // Each refusal is ptxas's too: invalid PTX, an error for the whole module.
         let decl =
-            crate::signature::param(p).map_err(|why| unsupported(start, format!("the parameter {why}")))?;
+            crate::signature::param(p).map_err(|why| parse_err(start, format!("the parameter {why}")))?;
         params.push(decl);
     }
     let mut after = after.trim().to_string();

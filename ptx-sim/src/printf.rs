@@ -872,7 +872,7 @@ mod tests {
                 b's' => (
                     "",
                     Some(Arg::Str(
-                        (rng.next() % 4 != 0).then(|| (rng.next() % STRINGS.len() as u64) as usize),
+                        (!rng.next().is_multiple_of(4)).then(|| (rng.next() % STRINGS.len() as u64) as usize),
                     )),
                 ),
                 b'p' => ("", Some(Arg::Ptr(integer(rng) as u64))),

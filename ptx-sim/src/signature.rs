@@ -58,13 +58,8 @@ impl std::fmt::Display for PtxParam {
 pub struct PtxEntry {
     /// The `.entry` name, as a launch names it.
     pub name: String,
-    /// Its parameters, in order (empty when [`PtxEntry::unsupported`] says why they are not
-    /// known).
+    /// Its parameters, in order.
     pub params: Vec<PtxParam>,
-    /// Why its parameters cannot be checked (a `.pred` parameter, a malformed
-    /// declaration), naming the line: the module's other kernels still load, and launching
-    /// this one is an error saying so.
-    pub unsupported: Option<String>,
 }
 
 /// The 1-based line of byte offset `at` in `text`.
@@ -73,9 +68,10 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 /// Every `.entry` of `ptx`, in order; `Err` says which line is malformed or unsupported.
-/// A kernel may have no parameter list (`.entry k { .. }`, which the PTX ISA allows); one
-/// whose parameters take more `.param` space than its PTX version allows (ptxas refuses
-/// it) is [`PtxEntry::unsupported`], saying so.
+/// A kernel may have no parameter list (`.entry k { .. }`, which the PTX ISA allows). A
+/// parameter declaration ptxas refuses (a `.pred` parameter, no name, `name[]`) or
+/// parameters taking more `.param` space than the module's PTX version allows is an `Err`
+/// for the whole module, as ptxas (and so the CUDA driver) refuses the whole module.
 pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
     let text =
         without_comments(ptx).map_err(|line| format!("line {line}: unterminated block comment `/*`"))?;
@@ -127,7 +123,6 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
             false => None,
         };
         let mut params = Vec::new();
-        let mut unsupported = None;
         let mut bytes = 0u64;
         if let Some((open, close)) = list {
             let mut at = open + 1;
@@ -136,31 +131,26 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, String> {
                 // The declaration's own line, for the message.
                 let decl_line = line_of(&text, at + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0));
                 at += piece.len() + 1;
-                if decl.is_empty() || unsupported.is_some() {
+                if decl.is_empty() {
                     continue;
                 }
-                match param(decl) {
-                    Ok(p) => {
-                        let align = declared_align(decl).unwrap_or(u64::from(p.ty.bytes())).max(1);
-                        bytes = bytes.next_multiple_of(align) + p.size_bytes();
-                        params.push(p);
-                    }
-                    Err(e) => unsupported = Some(format!("line {decl_line}, kernel `{name}`: {e}")),
-                }
+                let p = param(decl).map_err(|e| {
+                    format!("line {decl_line}, kernel `{name}`: {e} (ptxas refuses the whole module)")
+                })?;
+                let align = declared_align(decl).unwrap_or(u64::from(p.ty.bytes())).max(1);
+                bytes = bytes.next_multiple_of(align) + p.size_bytes();
+                params.push(p);
             }
             from = close;
         }
-        if unsupported.is_none() && bytes > space.bytes {
-            unsupported = Some(format!(
+        if bytes > space.bytes {
+            return Err(format!(
                 "line {line}, kernel `{name}`: its parameters take {bytes} bytes, more than the {} bytes of \
-                 parameter space {} (ptxas refuses it)",
+                 parameter space {} (ptxas refuses the whole module)",
                 space.bytes, space.why
             ));
         }
-        if unsupported.is_some() {
-            params.clear();
-        }
-        found.push(PtxEntry { name: name.to_string(), params, unsupported });
+        found.push(PtxEntry { name: name.to_string(), params });
     }
     Ok(found)
 }
@@ -238,7 +228,12 @@ pub(crate) fn param(decl: &str) -> Result<PtxParam, String> {
         .collect();
     let p = match types.as_slice() {
         [ty] if *ty != PtxType::Pred => PtxParam { name: name.to_string(), ty: *ty, array },
-        [ty] => return Err(format!("`{decl}`: .{} parameters are not supported", ty.ptx_name())),
+        [_] => {
+            return Err(format!(
+                "`{decl}`: a `.pred` parameter is invalid PTX (ptxas: a predicate must be in the register \
+                 state space); pass a `.u8` or `.u32` and compare it"
+            ))
+        }
         _ => return Err(format!("`{decl}` does not name exactly one type")),
     };
     if p.size_bytes() > MAX_PARAM_BYTES {
@@ -284,30 +279,26 @@ mod tests {
         let types: Vec<PtxType> = e[0].params.iter().map(|p| p.ty).collect();
         assert_eq!(types, [PtxType::U64, PtxType::U64, PtxType::F32, PtxType::U32]);
         assert_eq!(e[0].params[3].name, "vec_add_param_3");
-        assert_eq!(e[1], PtxEntry { name: "empty".into(), params: vec![], unsupported: None });
+        assert_eq!(e[1], PtxEntry { name: "empty".into(), params: vec![] });
         assert!(e[0].params.iter().all(|p| p.array.is_none()));
     }
 
     #[test]
-    fn malformed_or_unsupported_declarations_name_their_line() {
-        // A parameter that cannot be checked marks its kernel, not the module.
-        let unchecked = [
+    fn malformed_declarations_refuse_the_module_naming_their_line() {
+        // Each is invalid PTX, which ptxas (and so the CUDA driver) refuses as a whole module:
+        // the other kernel does not load either.
+        let invalid = [
             (".entry k(.param .u64)", "has no name"),
             (".entry k(.param .u64 .u32 a)", "exactly one type"),
             (".entry k(.param .align 8 .b8 s[])", "positive element count"),
             (".entry k(.param .align 8 .b8 s[x])", "positive element count"),
             (".entry k(.param .b8 s[40000])", "40000 bytes"),
-            (".entry k(.param .pred p)", ".pred parameters"),
+            (".entry k(.param .pred p)", "`.pred` parameter is invalid PTX"),
             (".entry k(.reg .u32 a)", "not a `.param`"),
         ];
-        for (ptx, want) in unchecked {
-            let e = entries(&format!("{ptx}\n.entry fine(.param .u32 b)")).unwrap();
-            let why = e[0].unsupported.as_deref().unwrap_or_default();
-            assert!(why.contains(want) && e[0].params.is_empty(), "{ptx:?}: {why}");
-            assert_eq!(
-                (e[1].name.as_str(), e[1].unsupported.as_deref(), e[1].params.len()),
-                ("fine", None, 1)
-            );
+        for (ptx, want) in invalid {
+            let err = entries(&format!("{ptx}\n.entry fine(.param .u32 b)")).unwrap_err();
+            assert!(err.contains(want) && err.contains("line 1, kernel `k`"), "{ptx:?}: {err}");
         }
         for (ptx, want) in [
             ("\n\n.entry k .param", "line 3"),
@@ -335,7 +326,6 @@ mod tests {
 	ret;
 }";
         let e = entries(ptx).unwrap();
-        assert_eq!(e[0].unsupported, None);
         let got: Vec<(PtxType, Option<u32>, u64, String)> =
             e[0].params.iter().map(|p| (p.ty, p.array, p.size_bytes(), p.to_string())).collect();
         let want = [

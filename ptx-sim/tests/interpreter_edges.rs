@@ -114,7 +114,7 @@ fn random_accesses(r: &mut Rng, n: usize) -> Vec<Access> {
         }
         let total = size * count;
         let offset = (r.next() as usize % (BUF / total)) * total;
-        accesses.push(Access { store: r.next() % 2 == 0, size, count, offset });
+        accesses.push(Access { store: r.next().is_multiple_of(2), size, count, offset });
     }
     accesses
 }

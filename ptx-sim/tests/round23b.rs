@@ -42,10 +42,10 @@ fn module(rest: &str) -> String {
 /// from the branches its comment describes.
 fn scoped_labels_expected(x: u32) -> u32 {
     let mut acc = x.wrapping_mul(3).wrapping_mul(4);
-    if x % 2 == 0 && x > 100 {
+    if x.is_multiple_of(2) && x > 100 {
         return acc;
     }
-    if x % 2 == 0 {
+    if x.is_multiple_of(2) {
         acc = acc.wrapping_add(1000);
     }
     acc = acc.wrapping_add(1);

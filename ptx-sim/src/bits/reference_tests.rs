@@ -25,7 +25,7 @@ fn operand(rng: &mut Rng) -> u64 {
         0x1_0000_0000,
     ];
     let r = rng.next();
-    if r % 4 == 0 {
+    if r.is_multiple_of(4) {
         EDGES[(r >> 8) as usize % EDGES.len()]
     } else {
         rng.next()
@@ -36,7 +36,7 @@ fn operand(rng: &mut Rng) -> u64 {
 /// any value, whose bits above the low 8 the instructions ignore.
 fn small(rng: &mut Rng) -> u64 {
     let r = rng.next();
-    if r % 8 == 0 {
+    if r.is_multiple_of(8) {
         rng.next()
     } else {
         (r >> 8) % 71
@@ -321,7 +321,7 @@ fn sad_fns_dot_products_and_tf32_match_their_references() {
         }
         for mode in [Tf32Round::NearestAway, Tf32Round::NearestEven, Tf32Round::Zero] {
             // Ties and near-ties need the dropped bits near 0x1000: set them one time in two.
-            let x = if rng.next() % 2 == 0 { (a & !0x1fff) | 0x1000 | (rng.next() % 2) } else { a };
+            let x = if rng.next().is_multiple_of(2) { (a & !0x1fff) | 0x1000 | (rng.next() % 2) } else { a };
             assert_eq!(to_tf32(x, mode), tf32_ref(x, mode), "cvt.tf32 ({mode:?}) {x:#x}");
         }
     }

@@ -55,7 +55,7 @@ pub fn map3<A: MemTy, B: MemTy, C: MemTy, O: MemTy>(
     f: impl FnOnce(&mut KernelBuilder, Reg<A>, Reg<B>, Reg<C>) -> Val<O>,
 ) -> Vec<u64> {
     let n = a.len();
-    assert!(n % 128 == 0 && b.len() == n && c.len() == n);
+    assert!(n.is_multiple_of(128) && b.len() == n && c.len() == n);
     let mut kb = KernelBuilder::new(name);
     let pa = kb.global_pointer("a");
     let pb = kb.global_pointer("b");
