@@ -447,7 +447,7 @@ pub(crate) const fn misaligned(width: usize) -> &'static str {
 /// On the host, when `index` is odd or `index + 1` is out of range.
 #[track_caller]
 pub fn load2<T: Vector2>(x: &[T], index: usize) -> (T, T) {
-    assert!(index % 2 == 0, "{}", misaligned(2));
+    assert!(index.is_multiple_of(2), "{}", misaligned(2));
     (x[index], x[index + 1])
 }
 
@@ -460,7 +460,7 @@ pub fn load2<T: Vector2>(x: &[T], index: usize) -> (T, T) {
 /// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
 #[track_caller]
 pub fn load4<T: Vector4>(x: &[T], index: usize) -> (T, T, T, T) {
-    assert!(index % 4 == 0, "{}", misaligned(4));
+    assert!(index.is_multiple_of(4), "{}", misaligned(4));
     (x[index], x[index + 1], x[index + 2], x[index + 3])
 }
 
@@ -473,7 +473,7 @@ pub fn load4<T: Vector4>(x: &[T], index: usize) -> (T, T, T, T) {
 /// On the host, when `index` is odd or `index + 1` is out of range.
 #[track_caller]
 pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
-    assert!(index % 2 == 0, "{}", misaligned(2));
+    assert!(index.is_multiple_of(2), "{}", misaligned(2));
     x[index..index + 2].copy_from_slice(&[values.0, values.1]);
 }
 
@@ -486,7 +486,7 @@ pub fn store2<T: Vector2>(x: &mut [T], index: usize, values: (T, T)) {
 /// On the host, when `index` is not a multiple of 4 or `index + 3` is out of range.
 #[track_caller]
 pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
-    assert!(index % 4 == 0, "{}", misaligned(4));
+    assert!(index.is_multiple_of(4), "{}", misaligned(4));
     x[index..index + 4].copy_from_slice(&[values.0, values.1, values.2, values.3]);
 }
 
@@ -500,7 +500,7 @@ pub fn store4<T: Vector4>(x: &mut [T], index: usize, values: (T, T, T, T)) {
 /// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
 #[track_caller]
 pub fn load8<T: Vector8>(x: &[T], index: usize) -> (T, T, T, T, T, T, T, T) {
-    assert!(index % 8 == 0, "{}", misaligned(8));
+    assert!(index.is_multiple_of(8), "{}", misaligned(8));
     let v = &x[index..index + 8];
     (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 }
@@ -514,7 +514,7 @@ pub fn load8<T: Vector8>(x: &[T], index: usize) -> (T, T, T, T, T, T, T, T) {
 /// On the host, when `index` is not a multiple of 8 or `index + 7` is out of range.
 #[track_caller]
 pub fn store8<T: Vector8>(x: &mut [T], index: usize, values: (T, T, T, T, T, T, T, T)) {
-    assert!(index % 8 == 0, "{}", misaligned(8));
+    assert!(index.is_multiple_of(8), "{}", misaligned(8));
     let (a, b, c, d, e, f, g, h) = values;
     x[index..index + 8].copy_from_slice(&[a, b, c, d, e, f, g, h]);
 }

@@ -32,7 +32,7 @@ fn div_rem(a: u32, b: u32) -> (u32, u32) {
 fn collatz_steps(mut n: u32) -> u32 {
     let mut steps = 0;
     while n > 1 && steps < 40 {
-        n = if n % 2 == 0 { n / 2 } else { n.wrapping_mul(3).wrapping_add(1) };
+        n = if n.is_multiple_of(2) { n / 2 } else { n.wrapping_mul(3).wrapping_add(1) };
         steps += 1;
     }
     steps

@@ -124,7 +124,7 @@ fn control_host(x: u32) -> [u32; 8] {
     let mut k = x;
     let mut steps = 0u32;
     while k != 1 && steps < 100 {
-        let next = if k % 2 == 0 { k / 2 } else { 3 * (k % 1000) + 1 };
+        let next = if k.is_multiple_of(2) { k / 2 } else { 3 * (k % 1000) + 1 };
         k = next;
         steps += 1;
     }
@@ -133,7 +133,7 @@ fn control_host(x: u32) -> [u32; 8] {
     #[allow(clippy::never_loop)]
     'outer: loop {
         for d in 2..=9u32 {
-            if x % d == 0 {
+            if x.is_multiple_of(d) {
                 found = d;
                 break 'outer;
             }
@@ -151,7 +151,7 @@ fn control_host(x: u32) -> [u32; 8] {
     let big = if x > 1000 {
         true
     } else if x > 10 {
-        x % 3 == 0
+        x.is_multiple_of(3)
     } else {
         false
     };
@@ -851,11 +851,11 @@ fn tricky_host(a: &[u32], i: usize, wide: bool) -> u32 {
     let mut m = a[i];
     let before = m;
     m = m.wrapping_add(1);
-    let pair = if m % 2 == 0 { (m, before) } else { (before, m) };
+    let pair = if m.is_multiple_of(2) { (m, before) } else { (before, m) };
     let (p, q) = pair;
     m = m.wrapping_mul(3);
     let mut k = 0u32;
-    while k < 40 && a[(i + k as usize) % a.len()] % 7 != 0 {
+    while k < 40 && !a[(i + k as usize) % a.len()].is_multiple_of(7) {
         k += 1;
     }
     loop {
@@ -1164,7 +1164,7 @@ fn all_types(a: &[u32], out: &mut [u64]) {
 }
 
 fn all_types_host(x: u32) -> u64 {
-    let mut b = x % 2 == 0;
+    let mut b = x.is_multiple_of(2);
     b = !b || x > 100;
     let mut c = x as u8;
     c = if b { c.wrapping_add(7) } else { c / 3 };
@@ -1248,7 +1248,7 @@ fn addressing_host(x: &[i32], t: u32, k: u32) -> ([i32; 7], i64, u8) {
     let next = m + 1;
     m += 2;
     out[2] = x[next].wrapping_sub(x[m - 2]);
-    out[3] = if t % 2 == 0 { x[i].wrapping_mul(10) } else { x[i + 1].wrapping_mul(100) };
+    out[3] = if t.is_multiple_of(2) { x[i].wrapping_mul(10) } else { x[i + 1].wrapping_mul(100) };
     let mut acc = 0i32;
     for q in 0..3usize {
         acc = acc.wrapping_add(x[i - 1 + q]);

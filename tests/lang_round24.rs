@@ -181,3 +181,50 @@ fn a_device_function_named_mem_swap_is_called() {
     CallsOwnMemSwap::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [2, 1]);
 }
+
+/// `is_multiple_of` (std since Rust 1.87, which clippy suggests for `a % b == 0`) on every
+/// unsigned width, zero divisors included (`a.is_multiple_of(0)` is `a == 0`, no panic),
+/// against the host on edge values and fresh random ones.
+#[ptx_kernel]
+fn multiples(a: &[u64], b: &[u64], out: &mut [u8]) {
+    let i = global_idx().x as usize;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        out[5 * i] = x.is_multiple_of(y) as u8;
+        out[5 * i + 1] = (x as u32).is_multiple_of(y as u32) as u8;
+        out[5 * i + 2] = (x as u16).is_multiple_of(y as u16) as u8;
+        out[5 * i + 3] = (x as u8).is_multiple_of(y as u8) as u8;
+        out[5 * i + 4] = (x as usize).is_multiple_of(3) as u8 + 2 * (x as u32).is_multiple_of(0) as u8;
+    }
+}
+
+#[test]
+fn is_multiple_of_matches_the_host_in_every_unsigned_width() {
+    let mut rng = ptx_tools::rng::Rng::fresh("is_multiple_of");
+    let mut a: Vec<u64> = vec![0, 0, 7, 12, 1 << 40, u64::MAX, 256, 65536 * 3];
+    let mut b: Vec<u64> = vec![0, 5, 0, 4, 1 << 20, 3, 256, 3];
+    for _ in 0..500 {
+        let d = rng.next() >> (rng.next() % 64);
+        let m = rng.next() % 1000;
+        // Half the pairs are multiples by construction.
+        a.push(if rng.next().is_multiple_of(2) { d.wrapping_mul(m) } else { rng.next() });
+        b.push(d);
+    }
+    let host = |x: u64, y: u64| {
+        [
+            x.is_multiple_of(y) as u8,
+            (x as u32).is_multiple_of(y as u32) as u8,
+            (x as u16).is_multiple_of(y as u16) as u8,
+            (x as u8).is_multiple_of(y as u8) as u8,
+            (x as usize).is_multiple_of(3) as u8 + 2 * (x as u32).is_multiple_of(0) as u8,
+        ]
+    };
+    let dev = Device::sim();
+    let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+    let mut out = dev.zeroed::<u8>(5 * a.len()).unwrap();
+    Multiples::new().launch(&dev, LaunchConfig::for_elements(a.len(), 128), &da, &db, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..a.len() {
+        assert_eq!(got[5 * i..5 * i + 5], host(a[i], b[i]), "a = {:#x}, b = {:#x}", a[i], b[i]);
+    }
+}

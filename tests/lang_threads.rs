@@ -191,7 +191,7 @@ fn shuffles_and_votes_move_what_cuda_defines() -> ptx_dsl::runtime::Result<()> {
     for i in 0..n {
         let (warp, lane) = (i / 32 * 32, i % 32);
         let at = |l: usize| warp + l;
-        let ballot = (0..32).filter(|&l| a[at(l)] % 3 == 0).fold(0u32, |m, l| m | 1 << l);
+        let ballot = (0..32).filter(|&l| a[at(l)].is_multiple_of(3)).fold(0u32, |m, l| m | 1 << l);
         let any = (0..32).any(|l| a[at(l)] == 12345);
         let all = (0..32).all(|l| a[at(l)] < 1000);
         let want = [

@@ -84,7 +84,7 @@ fn random_scaling(rng: &mut Rng) -> Scaling {
                 original_max_position: between(rng, 1, 65536) as u32,
                 beta_fast: beta_slow * log_between(rng, 1.01, 64.0),
                 beta_slow,
-                attention_factor: (rng.next() % 2 == 0).then(|| log_between(rng, 0.5, 2.0)),
+                attention_factor: rng.next().is_multiple_of(2).then(|| log_between(rng, 0.5, 2.0)),
             }
         }
         _ => {
@@ -150,7 +150,7 @@ struct Case {
 fn random_case(rng: &mut Rng) -> Case {
     let dtype = pick(rng, &[Dtype::F32, Dtype::F16, Dtype::Bf16]);
     let layout = pick(rng, &[Layout::Interleaved, Layout::HalfSplit]);
-    let head_dim = if rng.next() % 3 == 0 {
+    let head_dim = if rng.next().is_multiple_of(3) {
         between(rng, 2, 160) as u32
     } else {
         pick(rng, &[2u32, 6, 8, 10, 16, 32, 40, 64, 80, 96, 128, 256])
@@ -164,13 +164,14 @@ fn random_case(rng: &mut Rng) -> Case {
     let config = RopeConfig { head_dim, rotary_dim, layout, dtype, theta, scaling: random_scaling(rng) };
     // Small enough for about 0.1 s a case in a debug build.
     let big = head_dim > 96;
-    let tokens = if rng.next() % 4 == 0 { 1 } else { between(rng, 2, if big { 8 } else { 32 }) as u32 };
+    let tokens =
+        if rng.next().is_multiple_of(4) { 1 } else { between(rng, 2, if big { 8 } else { 32 }) as u32 };
     let (qh, kh) = (between(rng, 1, if big { 3 } else { 9 }) as u32, between(rng, 1, 4) as u32);
     let (hd, gaps) = (head_dim as usize, [0usize, 1, 2, 3, 4, 8]);
     let (base, gap, end) = (pick(rng, &gaps), pick(rng, &gaps), pick(rng, &gaps));
     let (q_row, k_row) = (qh as usize * hd, kh as usize * hd);
     let (mut q, mut k, len);
-    if rng.next() % 4 == 0 {
+    if rng.next().is_multiple_of(4) {
         // Two regions, each with its own stride.
         let (qs, ks) = (q_row + gap, k_row + end);
         q = TensorView { tokens, heads: qh, offset: base, stride: qs };
@@ -179,7 +180,7 @@ fn random_case(rng: &mut Rng) -> Case {
     } else {
         // One fused qkv row: q, a gap, k (or k, a gap, q), v, a gap.
         let row = q_row + gap + 2 * k_row + end;
-        let (q_at, k_at) = if rng.next() % 2 == 0 { (0, q_row + gap) } else { (k_row + gap, 0) };
+        let (q_at, k_at) = if rng.next().is_multiple_of(2) { (0, q_row + gap) } else { (k_row + gap, 0) };
         q = TensorView { tokens, heads: qh, offset: base + q_at, stride: row };
         k = TensorView { tokens, heads: kh, offset: base + k_at, stride: row };
         len = base + tokens as usize * row + end;
@@ -195,7 +196,7 @@ fn random_case(rng: &mut Rng) -> Case {
         TensorView { tokens, heads, offset: pick(rng, &gaps), stride }
     };
     let (q_out, k_out) = (out(rng, qh), out(rng, kh));
-    let limit = if rng.next() % 8 == 0 { u32::MAX } else { 1 << 20 };
+    let limit = if rng.next().is_multiple_of(8) { u32::MAX } else { 1 << 20 };
     let mut positions: Vec<u32> = (0..tokens).map(|_| (rng.next() % limit as u64) as u32).collect();
     positions[0] = 0;
     if tokens > 2 {
@@ -359,7 +360,7 @@ fn random_bad_arguments_are_errors_not_panics() {
                 original_max_position: n(&mut rng),
                 beta_fast: f(&mut rng),
                 beta_slow: f(&mut rng),
-                attention_factor: (rng.next() % 2 == 0).then(|| f(&mut rng)),
+                attention_factor: rng.next().is_multiple_of(2).then(|| f(&mut rng)),
             },
             _ => Scaling::Llama3 {
                 factor: f(&mut rng),
@@ -368,9 +369,9 @@ fn random_bad_arguments_are_errors_not_panics() {
                 original_max_position: n(&mut rng),
             },
         };
-        let head_dim = if rng.next() % 2 == 0 { n(&mut rng) } else { 64 };
-        let rotary_dim = if rng.next() % 2 == 0 { n(&mut rng) } else { head_dim };
-        let theta = if rng.next() % 2 == 0 { f(&mut rng) } else { 10_000.0 };
+        let head_dim = if rng.next().is_multiple_of(2) { n(&mut rng) } else { 64 };
+        let rotary_dim = if rng.next().is_multiple_of(2) { n(&mut rng) } else { head_dim };
+        let theta = if rng.next().is_multiple_of(2) { f(&mut rng) } else { 10_000.0 };
         let config =
             RopeConfig { head_dim, rotary_dim, layout: Layout::HalfSplit, dtype: Dtype::F32, theta, scaling };
         let what = format!("{config:?}");
@@ -440,7 +441,7 @@ fn in_place_q_and_k_are_refused_exactly_when_they_share_an_element() {
             }
         };
         let (q, mut k) = (view(&mut rng), view(&mut rng));
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             k.stride = q.stride.max(2 * k.heads as usize);
         }
         if q.extent(2) > 64 || k.extent(2) > 64 {

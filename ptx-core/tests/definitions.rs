@@ -37,7 +37,7 @@ fn random_kernel(rng: &mut Rng) -> KernelIr {
         b.push(Instr::Mov { ty: r.ty, dst: r, src: Operand::Imm(Imm::new(r.ty, 1)) });
     }
     let read = |rng: &mut Rng, seen: &[VReg], all: &[VReg]| {
-        if rng.next() % 256 == 0 {
+        if rng.next().is_multiple_of(256) {
             pick(rng, all)
         } else {
             pick(rng, seen)

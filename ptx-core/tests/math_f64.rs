@@ -214,7 +214,10 @@ fn trig_inputs(test: &str, n: usize) -> Vec<f64> {
     v.extend((0..n).map(|_| (rng.unit() - 0.5) * 2f64.powi(27)));
     v.extend(
         (0..n)
-            .map(|_| f64::from_bits(rng.next() & !(1 << 63)) * if rng.next() % 2 == 0 { 1.0 } else { -1.0 })
+            .map(|_| {
+                f64::from_bits(rng.next() & !(1 << 63))
+                    * if rng.next().is_multiple_of(2) { 1.0 } else { -1.0 }
+            })
             .filter(|x| x.is_finite()),
     );
     v.extend((0..n / 4).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1000) as i32))));
@@ -305,7 +308,7 @@ fn inverse_trigonometric_f64_are_within_one_ulp() {
     // Next to ±1, where 1 − x² cancels, and tiny arguments.
     unit.extend((0..4000).map(|_| {
         (1.0 - rng.unit() * 2f64.powi(-((rng.next() % 52) as i32)))
-            * if rng.next() % 2 == 0 { 1.0 } else { -1.0 }
+            * if rng.next().is_multiple_of(2) { 1.0 } else { -1.0 }
     }));
     unit.extend((0..2000).map(|_| (rng.unit() - 0.5) * 2f64.powi(-((rng.next() % 1070) as i32))));
     check_exact("asin", math::asin_f64, |x, cc| x.asin(PREC, RM, cc), &unit, ROUNDED_ONCE);

@@ -3058,7 +3058,7 @@ const INT_METHODS_HELP: &str =
      wrapping_pow wrapping_shl wrapping_shr saturating_add saturating_sub saturating_mul rotate_left rotate_right \
      swap_bytes reverse_bits abs_diff rem_euclid div_euclid count_ones count_zeros leading_zeros trailing_zeros \
      leading_ones trailing_ones ilog2, abs signum wrapping_abs unsigned_abs is_positive is_negative (signed), \
-     is_power_of_two next_power_of_two div_ceil next_multiple_of (unsigned)";
+     is_power_of_two next_power_of_two div_ceil next_multiple_of is_multiple_of (unsigned)";
 
 /// The list of `scalar`'s methods that an error about an unknown one shows.
 fn methods_help(scalar: Scalar) -> &'static str {
@@ -3150,6 +3150,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
                 sig(vec![], Ret::Scalar(Scalar::Bool), false)
             }
             "is_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "is_multiple_of" if !recv.is_signed_int() => sig(vec![None], Ret::Scalar(Scalar::Bool), false),
             "div_ceil" | "next_multiple_of" if !recv.is_signed_int() => sig(vec![None], Ret::SelfTy, false),
             "next_power_of_two" if !recv.is_signed_int() => sig(vec![], Ret::SelfTy, false),
             "abs_diff" => sig(vec![None], Ret::Scalar(recv.unsigned()), false),

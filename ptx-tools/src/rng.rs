@@ -52,7 +52,7 @@ impl Rng {
     /// (normal, below 2^-106); random sign and mantissa. One draw.
     pub fn moderate_f32(&mut self) -> f32 {
         let r = self.next();
-        let e = if r % 10 == 0 { 1 + (r >> 8) % 20 } else { 110 + (r >> 8) % 36 };
+        let e = if r.is_multiple_of(10) { 1 + (r >> 8) % 20 } else { 110 + (r >> 8) % 36 };
         let bits = ((r >> 32) as u32 & 0x807f_ffff) | (e as u32) << 23;
         f32::from_bits(bits)
     }

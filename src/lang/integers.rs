@@ -345,6 +345,19 @@ impl KernelCtx {
         self.add(quotient, up)
     }
 
+    /// `a.is_multiple_of(b)` of unsigned integers: whether `a % b` is 0, and for a zero `b`
+    /// whether `a` is 0 (std's definition, which never panics).
+    pub fn is_multiple_of(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        let (zero, one) = (self.int_constant(0, ty), self.int_constant(1, ty));
+        let by_zero = self.eq(b, zero);
+        let divisor = self.select(by_zero, one, b);
+        let remainder = self.int_rem(a, divisor);
+        let exact = self.eq(remainder, zero);
+        let a_zero = self.eq(a, zero);
+        self.select(by_zero, a_zero, exact)
+    }
+
     /// `a.next_multiple_of(b)` of unsigned integers: the smallest multiple of `b` at least
     /// `a`, wrapping past the type as in a release build (a zero `b` is the fault `%` has).
     pub fn next_multiple_of(&mut self, a: Value, b: Value, site: Site) -> Value {

@@ -105,7 +105,7 @@ impl KernelCtx {
         }
     }
 
-    fn int_rem(&mut self, a: Value, b: Value) -> Value {
+    pub(super) fn int_rem(&mut self, a: Value, b: Value) -> Value {
         let ty = a.ty;
         let v = dispatch!(ty.reg_type(), T => Value::of(self.b.rem(a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64]);

@@ -185,7 +185,7 @@ fn plain(base: f64, d: u32) -> Vec<f64> {
 /// ([`Error::InvalidArgument`] naming `rotary_dim` or `theta` otherwise), and the checks of
 /// [`Scaling::validate`].
 pub fn inverse_frequencies(theta: f64, rotary_dim: u32, scaling: &Scaling) -> Result<Vec<f64>> {
-    if rotary_dim < 2 || rotary_dim % 2 != 0 {
+    if rotary_dim < 2 || !rotary_dim.is_multiple_of(2) {
         return Err(invalid("rotary_dim", format!("must be even and >= 2, not {rotary_dim}")));
     }
     if !(theta.is_finite() && theta > 1.0) {

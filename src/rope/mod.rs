@@ -170,7 +170,7 @@ impl RopeConfig {
             return Err(invalid("head_dim", format!("must be in 2..=65536, not {}", self.head_dim)));
         }
         let r = self.rotary_dim;
-        if r < 2 || r % 2 != 0 || r > self.head_dim || r > 2048 {
+        if r < 2 || !r.is_multiple_of(2) || r > self.head_dim || r > 2048 {
             return Err(invalid(
                 "rotary_dim",
                 format!(
@@ -373,7 +373,8 @@ impl Rope {
     /// multiple of it (every head starts on a vector). `None` otherwise.
     pub fn vector_width(&self) -> Option<u32> {
         let width = 16 / self.config.dtype.size() as u32;
-        let fits = self.config.rotary_dim % (2 * width) == 0 && self.config.head_dim % width == 0;
+        let fits =
+            self.config.rotary_dim.is_multiple_of(2 * width) && self.config.head_dim.is_multiple_of(width);
         fits.then_some(width)
     }
 

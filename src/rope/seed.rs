@@ -110,7 +110,7 @@ fn invalid(argument: &str, reason: String) -> Error {
 /// and θ, before any buffer exists ([`Error::InvalidArgument`] naming `head_dim`,
 /// `num_heads`, `theta`, `positions` or `x`); returns the number of values `x` holds.
 pub fn check_shape(num_heads: u32, head_dim: u32, theta: f32, positions: usize) -> Result<u64> {
-    if head_dim == 0 || head_dim % 2 != 0 || head_dim > 2048 {
+    if head_dim == 0 || !head_dim.is_multiple_of(2) || head_dim > 2048 {
         return Err(invalid("head_dim", format!("must be even and in 2..=2048, not {head_dim}")));
     }
     if num_heads == 0 || num_heads > i32::MAX as u32 {

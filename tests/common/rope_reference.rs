@@ -49,7 +49,7 @@ fn plain_frequencies(base: f64, d: usize) -> Vec<f64> {
 /// The rotation's angle per position for each pair i in 0..rotary_dim/2 (radians per position), and the factor
 /// on cos/sin.
 pub fn reference_frequencies(theta: f64, rotary_dim: usize, scaling: RefScaling) -> (Vec<f64>, f64) {
-    assert!(rotary_dim >= 2 && rotary_dim % 2 == 0, "rotary_dim must be even and positive");
+    assert!(rotary_dim >= 2 && rotary_dim.is_multiple_of(2), "rotary_dim must be even and positive");
     let d = rotary_dim;
     let df = d as f64;
     match scaling {

@@ -156,7 +156,7 @@ pub fn f64_inputs(test: &str, count: usize) -> Vec<f64> {
     xs.extend([f32::MAX as f64 * 1.0000001, 3.4028235677973366e38, 1.401298464324817e-45 / 2.0, 1e-46]);
     while xs.len() < count {
         let r = rng.next();
-        xs.push(if r % 2 == 0 { f64::from_bits(rng.next()) } else { rng.moderate_f64() * 1000.0 });
+        xs.push(if r.is_multiple_of(2) { f64::from_bits(rng.next()) } else { rng.moderate_f64() * 1000.0 });
     }
     xs
 }
