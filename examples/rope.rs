@@ -946,9 +946,10 @@ mod tests {
             (&["--head-dim", "0"], "--head-dim"),
             (&["--theta", "1"], "--theta"),
             (&["--theta=-5"], "--theta"),
-            (&["--scaling", "linear:0.5"], "--scaling"),
-            (&["--scaling", "yarn:0.5"], "--scaling"),
             (&["--seed-port", "--rotary-dim", "4"], "--seed-port"),
+            (&["--seed-port", "--theta", "nan"], "--theta"),
+            (&["--seed-port", "--head-dim", "7"], "--head-dim"),
+            (&["--seed-port", "--tokens", "70000"], "--tokens"),
         ] {
             let err = parse_checked(argv(flags)).map(|_| ()).unwrap_err();
             let text = err.render().to_string();
@@ -956,6 +957,16 @@ mod tests {
             assert!(first.starts_with("error: ") && first.contains(flag), "{flags:?}: {text}");
             assert!(text.contains("Usage: rope"), "{flags:?}: {text}");
             assert_eq!(err.exit_code(), 2, "{flags:?}");
+        }
+        // A scaling factor below 1 is refused by the flag's own parser, saying why.
+        for factor in ["linear:0.5", "yarn:0.5", "ntk:0"] {
+            let err = parse_checked(argv(&["--scaling", factor])).map(|_| ()).unwrap_err();
+            let text = err.render().to_string();
+            assert!(
+                text.starts_with("error: ") && text.contains("--scaling") && text.contains(">= 1"),
+                "{text}"
+            );
+            assert_eq!(err.exit_code(), 2, "{factor}");
         }
         // Good values pass, and --help is still help (exit 0).
         assert!(parse_checked(argv(&["--rotary-dim", "64", "--scaling", "yarn:4"])).is_ok());
