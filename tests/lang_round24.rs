@@ -228,3 +228,113 @@ fn is_multiple_of_matches_the_host_in_every_unsigned_width() {
         assert_eq!(got[5 * i..5 * i + 5], host(a[i], b[i]), "a = {:#x}, b = {:#x}", a[i], b[i]);
     }
 }
+
+/// Newer std integer methods (`isqrt`, `ilog10`, `midpoint`, `unbounded_shl`/`shr`,
+/// `cast_signed`/`cast_unsigned`) on every width, against the host on edge values and fresh
+/// random ones (the inputs that panic on the host are left out here; `isqrt`'s and
+/// `ilog10`'s panics are checked below).
+#[ptx_kernel]
+fn newer_methods(a: &[u64], b: &[u64], out: &mut [u64]) {
+    let i = global_idx().x as usize;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        let o = 12 * i;
+        out[o] = x.isqrt() + (x as u32).isqrt() as u64 * 3 + (x as u8).isqrt() as u64 * 7;
+        out[o + 1] = (x as i64 & i64::MAX).isqrt() as u64 + (x as u16).isqrt() as u64;
+        out[o + 2] =
+            (x | 1).ilog10() as u64 + (x as u32 | 1).ilog10() as u64 * 100 + (x as u8 | 1).ilog10() as u64;
+        out[o + 3] = x.midpoint(y);
+        out[o + 4] = (x as i64).midpoint(y as i64) as u64;
+        out[o + 5] = (x as i8).midpoint(y as i8) as u64 ^ ((x as u16).midpoint(y as u16) as u64) << 8;
+        out[o + 6] = (x as i32).midpoint(y as i32) as u64;
+        out[o + 7] = x.unbounded_shl(y as u32 % 80) ^ (x as u8).unbounded_shl(y as u32 % 12) as u64;
+        out[o + 8] = (x as i64).unbounded_shr(y as u32 % 80) as u64;
+        out[o + 9] =
+            (x as i16).unbounded_shr(y as u32 % 20) as u64 ^ (x as u32).unbounded_shr(y as u32 % 40) as u64;
+        out[o + 10] = (x as u32).cast_signed() as i64 as u64 ^ ((x as i8).cast_unsigned() as u64) << 40;
+        out[o + 11] = ((x as i16).cast_unsigned() as u64).wrapping_add(x.cast_signed() as u64);
+    }
+}
+
+fn newer_methods_host(x: u64, y: u64) -> [u64; 12] {
+    [
+        x.isqrt() + (x as u32).isqrt() as u64 * 3 + (x as u8).isqrt() as u64 * 7,
+        (x as i64 & i64::MAX).isqrt() as u64 + (x as u16).isqrt() as u64,
+        (x | 1).ilog10() as u64 + (x as u32 | 1).ilog10() as u64 * 100 + (x as u8 | 1).ilog10() as u64,
+        x.midpoint(y),
+        (x as i64).midpoint(y as i64) as u64,
+        (x as i8).midpoint(y as i8) as u64 ^ ((x as u16).midpoint(y as u16) as u64) << 8,
+        (x as i32).midpoint(y as i32) as u64,
+        x.unbounded_shl(y as u32 % 80) ^ (x as u8).unbounded_shl(y as u32 % 12) as u64,
+        (x as i64).unbounded_shr(y as u32 % 80) as u64,
+        (x as i16).unbounded_shr(y as u32 % 20) as u64 ^ (x as u32).unbounded_shr(y as u32 % 40) as u64,
+        (x as u32).cast_signed() as i64 as u64 ^ ((x as i8).cast_unsigned() as u64) << 40,
+        ((x as i16).cast_unsigned() as u64).wrapping_add(x.cast_signed() as u64),
+    ]
+}
+
+#[test]
+fn newer_integer_methods_match_the_host() {
+    let mut rng = ptx_tools::rng::Rng::fresh("newer_integer_methods");
+    let mut a: Vec<u64> =
+        vec![0, 1, 2, 3, 4, 15, 16, 255, 1 << 32, (1 << 32) - 1, u64::MAX, u64::MAX - 1, 1 << 63];
+    // Squares and their neighbours, where a square root's rounding would show.
+    for r in [3u64, 4_294_967_295, 3_037_000_499, 1 << 31, 65_535, 65_536, 999_999_999] {
+        a.extend([r * r, r * r - 1, r.wrapping_mul(r).wrapping_add(1)]);
+    }
+    a.extend([9, 10, 99, 100, 999, 1000, 10_u64.pow(19), 10_u64.pow(19) - 1, 10_u64.pow(9) - 1]);
+    let mut b: Vec<u64> = (0..a.len() as u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    for _ in 0..400 {
+        a.push(rng.next() >> (rng.next() % 64));
+        b.push(rng.next() >> (rng.next() % 64));
+    }
+    let dev = Device::sim();
+    let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+    let mut out = dev.zeroed::<u64>(12 * a.len()).unwrap();
+    NewerMethods::new().launch(&dev, LaunchConfig::for_elements(a.len(), 128), &da, &db, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..a.len() {
+        assert_eq!(
+            got[12 * i..12 * i + 12],
+            newer_methods_host(a[i], b[i]),
+            "a = {:#x}, b = {:#x}",
+            a[i],
+            b[i]
+        );
+    }
+}
+
+#[ptx_kernel]
+fn root_and_log(x: &[i32], out: &mut [u32]) {
+    let i = global_idx().x as usize;
+    if i < x.len() {
+        out[2 * i] = x[i].isqrt() as u32;
+        out[2 * i + 1] = x[i].ilog10();
+    }
+}
+
+/// A negative `isqrt` and a non-positive `ilog10` are the host's panics, at the call.
+#[test]
+fn isqrt_and_ilog10_panic_as_the_host_does() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(2).unwrap();
+    RootAndLog::new()
+        .launch(&dev, LaunchConfig::linear(1, 1), &dev.upload(&[1_000_000i32]).unwrap(), &mut out)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1000, 6]);
+    for (x, message) in [
+        (-4i32, "argument of integer square root cannot be negative"),
+        (0, "argument of integer logarithm must be positive"),
+    ] {
+        let host = std::panic::catch_unwind(|| (x.isqrt(), x.ilog10())).unwrap_err();
+        let host = host
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| host.downcast_ref::<String>().cloned());
+        assert!(host.is_some_and(|h| h.contains(message)), "the host's message differs");
+        let err = RootAndLog::new()
+            .launch(&dev, LaunchConfig::linear(1, 1), &dev.upload(&[x]).unwrap(), &mut out)
+            .unwrap_err();
+        assert!(matches!(err, Error::KernelPanic { .. }) && err.to_string().contains(message), "{err}");
+    }
+}

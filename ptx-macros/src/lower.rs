@@ -1775,7 +1775,7 @@ impl<'a> Lowerer<'a> {
             ("pow" | "wrapping_pow", _) => quote!(#k.int_pow(#recv, #(#vs),*)),
             (
                 "clamp" | "rem_euclid" | "div_euclid" | "wrapping_div" | "wrapping_rem" | "ilog2"
-                | "div_ceil" | "next_multiple_of",
+                | "div_ceil" | "next_multiple_of" | "isqrt" | "ilog10",
                 _,
             ) => {
                 let site = self.site(Sp::of(method));
@@ -1785,6 +1785,7 @@ impl<'a> Lowerer<'a> {
             ("signum", _) if self.ty(receiver).scalar().is_some_and(Scalar::is_int) => {
                 quote!(#k.int_signum(#recv))
             }
+            ("midpoint", _) => quote!(#k.int_midpoint(#recv, #(#vs),*)),
             ("to_f32" | "to_f64", _) => {
                 let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });
                 quote!(#k.cast(#recv, #s))

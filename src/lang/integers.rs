@@ -345,6 +345,121 @@ impl KernelCtx {
         self.add(quotient, up)
     }
 
+    /// `x.cast_signed()` / `x.cast_unsigned()`: the same bits as the integer type of the
+    /// other signedness.
+    pub fn cast_signed(&mut self, x: Value) -> Value {
+        self.cast(x, x.ty().signed())
+    }
+
+    /// See [`Self::cast_signed`].
+    pub fn cast_unsigned(&mut self, x: Value) -> Value {
+        self.cast(x, x.ty().unsigned())
+    }
+
+    /// `a.unbounded_shl(n)` (`n` a `u32`): `a << n`, and 0 once `n` reaches the width.
+    pub fn unbounded_shl(&mut self, a: Value, n: Value) -> Value {
+        let zero = self.int_constant(0, a.ty());
+        self.unbounded_shift(a, n, zero, true)
+    }
+
+    /// `a.unbounded_shr(n)` (`n` a `u32`): `a >> n`, and once `n` reaches the width 0 (-1
+    /// for a negative signed `a`, every bit its sign).
+    pub fn unbounded_shr(&mut self, a: Value, n: Value) -> Value {
+        let ty = a.ty();
+        let zero = self.int_constant(0, ty);
+        let fill = if ty.is_signed() {
+            let negative = self.lt(a, zero);
+            let minus_one = self.int_constant(-1, ty);
+            self.select(negative, minus_one, zero)
+        } else {
+            zero
+        };
+        self.unbounded_shift(a, n, fill, false)
+    }
+
+    /// `a << n` or `a >> n` (`left`), `past` once `n` reaches the width.
+    fn unbounded_shift(&mut self, a: Value, n: Value, past: Value, left: bool) -> Value {
+        let shifted = if left { self.shl(a, n) } else { self.shr(a, n) };
+        let width = Value::from(a.ty().bits());
+        let beyond = self.ge(n, width);
+        self.select(beyond, past, shifted)
+    }
+
+    /// `a.midpoint(b)`: `(a + b) / 2` as if in a wider type, rounded down for unsigned
+    /// integers and toward zero for signed ones (std's definitions).
+    pub fn int_midpoint(&mut self, a: Value, b: Value) -> Value {
+        let ty = a.ty();
+        let (both, either) = (self.bitand(a, b), self.bitxor(a, b));
+        let one = self.int_constant(1, ty);
+        let half = self.shr(either, one);
+        // `floor((a + b) / 2)`, without overflow.
+        let floor = self.add(both, half);
+        if !ty.is_signed() {
+            return floor;
+        }
+        // Toward zero: one up where the sum is negative and odd.
+        let zero = self.int_constant(0, ty);
+        let odd_bit = self.bitand(either, one);
+        let odd = self.ne(odd_bit, zero);
+        let negative = self.lt(floor, zero);
+        let up = self.bitand(odd, negative);
+        let step = self.cast(up, ty);
+        self.add(floor, step)
+    }
+
+    /// `x.isqrt()`: the integer square root, rounded down; a negative signed `x` is Rust's
+    /// panic at `site`. From the f64 square root, corrected by one where the f64 rounding
+    /// of a 64-bit `x` made it one off.
+    pub fn isqrt(&mut self, x: Value, site: Site) -> Value {
+        let ty = x.ty();
+        if ty.is_signed() {
+            let zero = self.int_constant(0, ty);
+            let negative = self.lt(x, zero);
+            self.panic_if(negative, site, "argument of integer square root cannot be negative");
+        }
+        let unsigned = ty.unsigned();
+        let u = self.cast(x, unsigned);
+        let wide = self.cast(u, Scalar::F64);
+        let root = self.sqrt(wide);
+        // At most 2^(bits/2) − 1, whose square fits the type.
+        let largest = self.int_constant((1i128 << (unsigned.bits() / 2)) - 1, unsigned);
+        let guess = self.cast(root, unsigned);
+        let guess = self.min(guess, largest);
+        let square = self.mul(guess, guess);
+        let over = self.gt(square, u);
+        let one = self.int_constant(1, unsigned);
+        let lowered = self.sub(guess, one);
+        let guess = self.select(over, lowered, guess);
+        // One more where (guess + 1)^2 still fits below x (guess below the largest root).
+        let next = self.add(guess, one);
+        let next_square = self.mul(next, next);
+        let room = self.lt(guess, largest);
+        let fits = self.le(next_square, u);
+        let raise = self.bitand(room, fits);
+        let root = self.select(raise, next, guess);
+        self.cast(root, ty)
+    }
+
+    /// `x.ilog10()`: how many powers of ten from 10 up are at most `x` (a value that is not
+    /// positive is Rust's panic at `site`).
+    pub fn ilog10(&mut self, x: Value, site: Site) -> Value {
+        let ty = x.ty();
+        let zero = self.int_constant(0, ty);
+        let not_positive = self.le(x, zero);
+        self.panic_if(not_positive, site, "argument of integer logarithm must be positive");
+        let (_, max) = ty.int_range();
+        let mut count = Value::from(0u32);
+        let mut power: i128 = 10;
+        while power <= max {
+            let p = self.int_constant(power, ty);
+            let reached = self.ge(x, p);
+            let step = self.cast(reached, Scalar::U32);
+            count = self.add(count, step);
+            power *= 10;
+        }
+        count
+    }
+
     /// `a.is_multiple_of(b)` of unsigned integers: whether `a % b` is 0, and for a zero `b`
     /// whether `a` is 0 (std's definition, which never panics).
     pub fn is_multiple_of(&mut self, a: Value, b: Value) -> Value {

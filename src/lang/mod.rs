@@ -109,6 +109,18 @@ impl Scalar {
         matches!(self, Scalar::F32 | Scalar::F64)
     }
 
+    /// The signed integer type of the same width (itself for the other types).
+    pub fn signed(self) -> Scalar {
+        match self {
+            Scalar::U8 => Scalar::I8,
+            Scalar::U16 => Scalar::I16,
+            Scalar::U32 => Scalar::I32,
+            Scalar::U64 => Scalar::I64,
+            Scalar::Usize => Scalar::Isize,
+            other => other,
+        }
+    }
+
     /// The unsigned integer type of the same width (itself for the other types).
     pub fn unsigned(self) -> Scalar {
         match self {
