@@ -338,3 +338,33 @@ fn isqrt_and_ilog10_panic_as_the_host_does() {
         assert!(matches!(err, Error::KernelPanic { .. }) && err.to_string().contains(message), "{err}");
     }
 }
+
+/// The newer methods on constants and comptime values: folded or not, the values the host
+/// computes.
+#[ptx_kernel]
+fn newer_methods_of_constants(out: &mut [u32], #[comptime] n: u32) {
+    out[0] = 16u32.isqrt() + 1000u64.ilog10() + 7u8.midpoint(9) as u32 + n.isqrt();
+    out[1] = (-7i32).midpoint(2) as u32 ^ n.ilog10() << 8 ^ 3u32.unbounded_shl(n) << 16;
+    out[2] = (n.is_multiple_of(7) as u32 + (-1i8).cast_unsigned() as u32)
+        .wrapping_add(n.cast_signed().unbounded_shr(40) as u32);
+}
+
+#[test]
+fn newer_methods_of_constants_match_the_host() {
+    let dev = Device::sim();
+    for n in [1u32, 7, 35, 1000, 999_999, u32::MAX] {
+        let mut out = dev.zeroed::<u32>(3).unwrap();
+        NewerMethodsOfConstants::new(n).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap();
+        let want = [
+            16u32.isqrt() + 1000u64.ilog10() + 7u8.midpoint(9) as u32 + n.isqrt(),
+            (-7i32).midpoint(2) as u32 ^ n.ilog10() << 8 ^ 3u32.unbounded_shl(n) << 16,
+            (n.is_multiple_of(7) as u32 + (-1i8).cast_unsigned() as u32)
+                .wrapping_add(n.cast_signed().unbounded_shr(40) as u32),
+        ];
+        assert_eq!(out.to_vec().unwrap(), want, "n = {n}");
+        let ptx = NewerMethodsOfConstants::new(n).ptx_for(ptx_dsl::core::Target::SM_80);
+        if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("newer_methods_of_constants") {
+            ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
