@@ -368,3 +368,75 @@ fn newer_methods_of_constants_match_the_host() {
         }
     }
 }
+
+/// `midpoint` of floats as std computes it (f32 through f64; f64 halving where the sum could
+/// overflow), on extremes, subnormals, infinities, NaN and random bit patterns.
+#[ptx_kernel]
+fn float_midpoints(a: &[f64], b: &[f64], out: &mut [f64], out32: &mut [f32]) {
+    let i = global_idx().x as usize;
+    if i < a.len() {
+        out[i] = a[i].midpoint(b[i]);
+        out32[i] = (a[i] as f32).midpoint(b[i] as f32);
+    }
+}
+
+#[test]
+fn float_midpoint_matches_the_host() {
+    let mut rng = ptx_tools::rng::Rng::fresh("float_midpoint");
+    let edges = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::MAX,
+        -f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -5e-324,
+        1e308,
+        -1e308,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        3.4e38,
+        -3.4e38,
+        1e-45,
+        2.2250738585072014e-308,
+    ];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &edges {
+        for &y in &edges {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    for _ in 0..500 {
+        a.push(f64::from_bits(rng.next()));
+        b.push(f64::from_bits(rng.next()));
+    }
+    let dev = Device::sim();
+    let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+    let (mut out, mut out32) = (dev.zeroed::<f64>(a.len()).unwrap(), dev.zeroed::<f32>(a.len()).unwrap());
+    FloatMidpoints::new()
+        .launch(&dev, LaunchConfig::for_elements(a.len(), 128), &da, &db, &mut out, &mut out32)
+        .unwrap();
+    let (got, got32) = (out.to_vec().unwrap(), out32.to_vec().unwrap());
+    // NaN results compare as NaN (their payload is unspecified in Rust).
+    for i in 0..a.len() {
+        let (w, w32) = (a[i].midpoint(b[i]), (a[i] as f32).midpoint(b[i] as f32));
+        assert!(
+            got[i].to_bits() == w.to_bits() || (got[i].is_nan() && w.is_nan()),
+            "{} {}: {} vs {w}",
+            a[i],
+            b[i],
+            got[i]
+        );
+        assert!(
+            got32[i].to_bits() == w32.to_bits() || (got32[i].is_nan() && w32.is_nan()),
+            "{} {}: {} vs {w32}",
+            a[i] as f32,
+            b[i] as f32,
+            got32[i]
+        );
+    }
+}

@@ -3049,7 +3049,7 @@ struct Signature {
 }
 
 const FLOAT_METHODS_HELP: &str = "sin cos tan sin_cos atan asin acos atan2 exp exp2 ln log2 log10 log powf powi tanh \
-     cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max \
+     cbrt exp_m1 ln_1p sinh cosh hypot sqrt recip abs min max midpoint \
      mul_add floor ceil round round_ties_even trunc fract clamp signum copysign to_radians to_degrees is_nan is_finite \
      is_infinite is_normal is_subnormal is_sign_negative is_sign_positive to_bits rem_euclid div_euclid (and `f32::from_bits`), and fast_sin \
      fast_cos fast_exp2 fast_log2 fast_recip fast_sqrt";
@@ -3086,8 +3086,7 @@ fn method_of_other_kind(scalar: Scalar, name: &str) -> Option<String> {
     }
     let args = |sig: Signature| if sig.args.is_empty() { "()" } else { "(..)" };
     let int_method = method_signature(Scalar::I64, name).or_else(|| method_signature(Scalar::U64, name));
-    // `midpoint` is std's on floats too (not a kernel's yet): the general message says so.
-    if scalar.is_float() && name != "midpoint" {
+    if scalar.is_float() {
         if let Some(sig) = int_method {
             return Some(format!(
                 "no method `{name}` on `{ty}`: it is an integer method (convert first, or work on the bits, \
@@ -3122,6 +3121,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             | "signum" | "to_radians" | "to_degrees" => sig(vec![], Ret::SelfTy, false),
             "is_nan" | "is_finite" | "is_infinite" | "is_normal" | "is_subnormal" | "is_sign_negative"
             | "is_sign_positive" => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "midpoint" => sig(vec![None], Ret::SelfTy, false),
             "sin_cos" => sig(vec![], Ret::Pair, false),
             "powf" | "hypot" | "atan2" | "log" | "rem_euclid" | "div_euclid" => {
                 sig(vec![None], Ret::SelfTy, false)

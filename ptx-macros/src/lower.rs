@@ -1785,7 +1785,6 @@ impl<'a> Lowerer<'a> {
             ("signum", _) if self.ty(receiver).scalar().is_some_and(Scalar::is_int) => {
                 quote!(#k.int_signum(#recv))
             }
-            ("midpoint", _) => quote!(#k.int_midpoint(#recv, #(#vs),*)),
             ("to_f32" | "to_f64", _) => {
                 let s = self.scalar(if m == "to_f32" { Scalar::F32 } else { Scalar::F64 });
                 quote!(#k.cast(#recv, #s))

@@ -385,10 +385,21 @@ impl KernelCtx {
         self.select(beyond, past, shifted)
     }
 
-    /// `a.midpoint(b)`: `(a + b) / 2` as if in a wider type, rounded down for unsigned
-    /// integers and toward zero for signed ones (std's definitions).
-    pub fn int_midpoint(&mut self, a: Value, b: Value) -> Value {
+    /// `a.midpoint(b)`: for integers `(a + b) / 2` as if in a wider type, rounded down for
+    /// unsigned ones and toward zero for signed ones; for floats std's too (f32 through f64,
+    /// f64 halving first where the sum could overflow or a half underflow).
+    pub fn midpoint(&mut self, a: Value, b: Value) -> Value {
         let ty = a.ty();
+        if ty == Scalar::F32 {
+            let (wa, wb) = (self.cast(a, Scalar::F64), self.cast(b, Scalar::F64));
+            let sum = self.add(wa, wb);
+            let two = Value::from(2.0f64);
+            let half = self.float_div(sum, two);
+            return self.cast(half, Scalar::F32);
+        }
+        if ty == Scalar::F64 {
+            return self.f64_midpoint(a, b);
+        }
         let (both, either) = (self.bitand(a, b), self.bitxor(a, b));
         let one = self.int_constant(1, ty);
         let half = self.shr(either, one);
@@ -405,6 +416,26 @@ impl KernelCtx {
         let up = self.bitand(odd, negative);
         let step = self.cast(up, ty);
         self.add(floor, step)
+    }
+
+    /// std's `f64::midpoint`: `(a + b) / 2` where neither is above `f64::MAX / 2`, else the
+    /// halves' sum, halving only an operand that stays normal.
+    fn f64_midpoint(&mut self, a: Value, b: Value) -> Value {
+        let (low, high) = (Value::from(f64::MIN_POSITIVE * 2.0), Value::from(f64::MAX / 2.0));
+        let two = Value::from(2.0f64);
+        let (abs_a, abs_b) = (self.abs(a), self.abs(b));
+        let (a_small, b_small) = (self.le(abs_a, high), self.le(abs_b, high));
+        let no_overflow = self.bitand(a_small, b_small);
+        let sum = self.add(a, b);
+        let plain = self.float_div(sum, two);
+        let (half_a, half_b) = (self.float_div(a, two), self.float_div(b, two));
+        let keep_a = self.add(a, half_b);
+        let keep_b = self.add(half_a, b);
+        let both_halved = self.add(half_a, half_b);
+        let (a_tiny, b_tiny) = (self.lt(abs_a, low), self.lt(abs_b, low));
+        let otherwise = self.select(b_tiny, keep_b, both_halved);
+        let otherwise = self.select(a_tiny, keep_a, otherwise);
+        self.select(no_overflow, plain, otherwise)
     }
 
     /// `x.isqrt()`: the integer square root, rounded down; a negative signed `x` is Rust's

@@ -187,6 +187,11 @@ impl KernelCtx {
         self.arith(Arith::Div, a, b)
     }
 
+    /// `a / b` of floats (`div.rn`).
+    pub(super) fn float_div(&mut self, a: Value, b: Value) -> Value {
+        self.arith(Arith::Div, a, b)
+    }
+
     /// `a / b` of integers the caller knows to be defined (`b` not zero, not `MIN / -1`):
     /// no check.
     pub(super) fn div_defined(&mut self, a: Value, b: Value) -> Value {
