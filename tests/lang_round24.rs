@@ -440,3 +440,39 @@ fn float_midpoint_matches_the_host() {
         );
     }
 }
+
+/// Half-precision constants of the surrounding code (a `const` of type `f16`, the `half`
+/// crate's own by their full paths) were an error from inside the generated code (no
+/// `Value` from an `f16`), and `f16::MAX` refused; they are constants of their bits, stored
+/// and widened as the host does.
+const THREE_HALVES: ptx_dsl::half::f16 = ptx_dsl::half::f16::from_f32_const(1.5);
+const BF_THIRD: ptx_dsl::half::bf16 = ptx_dsl::half::bf16::from_f32_const(1.0 / 3.0);
+
+#[ptx_kernel]
+fn half_constants_of_the_code_around(h: &mut [f16], b: &mut [bf16], out: &mut [f32]) {
+    h[0] = THREE_HALVES;
+    h[1] = ptx_dsl::half::f16::MAX;
+    h[2] = f16::MIN_POSITIVE_SUBNORMAL;
+    b[2] = bf16::MAX;
+    b[0] = BF_THIRD;
+    b[1] = ptx_dsl::half::bf16::NEG_INFINITY;
+    out[0] = h[0].to_f32() + b[0].to_f32();
+    out[1] = h[1].to_f32();
+}
+
+#[test]
+fn half_constants_of_the_code_around_are_their_values() {
+    use ptx_dsl::half::{bf16, f16};
+    let dev = Device::sim();
+    let (mut h, mut b, mut out) =
+        (dev.zeroed::<f16>(3).unwrap(), dev.zeroed::<bf16>(3).unwrap(), dev.zeroed::<f32>(2).unwrap());
+    let kernel = HalfConstantsOfTheCodeAround::new();
+    kernel.launch(&dev, LaunchConfig::linear(1, 1), &mut h, &mut b, &mut out).unwrap();
+    assert_eq!(h.to_vec().unwrap(), [THREE_HALVES, f16::MAX, f16::MIN_POSITIVE_SUBNORMAL]);
+    assert_eq!(b.to_vec().unwrap(), [BF_THIRD, bf16::NEG_INFINITY, bf16::MAX]);
+    assert_eq!(out.to_vec().unwrap(), [THREE_HALVES.to_f32() + BF_THIRD.to_f32(), f16::MAX.to_f32()]);
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("half_constants_of_the_code_around") {
+        let ptx = kernel.ptx_for(ptx_dsl::core::Target::SM_80);
+        ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -1488,20 +1488,19 @@ impl<'e> Parser<'e> {
             if let Some(ty) = self.constant_type(&p.path) {
                 return self.expr_of(ExprKind::Const { ty, path: p.path.clone() }, sp);
             }
-            // `f16::ZERO`, `u32::FOO`: a scalar type's constant kernels do not have (a constant
-            // of the surrounding code is not named by a type).
+            // `u32::FOO`: a scalar type's constant kernels do not have (a constant of the
+            // surrounding code is not named by a type).
             if let [ty, name] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
-                if let Some(s) =
-                    Scalar::from_name(&ty.ident.to_string()).filter(|_| p.path.leading_colon.is_none())
+                // The `half` crate's constants (`f16::MAX`) are constants of the code around the
+                // kernel, as a path to them is (below).
+                if let Some(s) = Scalar::from_name(&ty.ident.to_string())
+                    .filter(|s| p.path.leading_colon.is_none() && !s.is_half())
                 {
-                    let hint = if s.is_half() {
-                        format!("a half-precision value is made from an `f32`: `{}::from_f32(0.0)`", s.name())
-                    } else if s.is_float() {
+                    let hint = if s.is_float() {
                         "float constants are `MAX MIN MIN_POSITIVE EPSILON INFINITY NEG_INFINITY NAN` and \
                          `std::f32::consts::PI` and its siblings"
-                            .to_string()
                     } else {
-                        "integer constants are `MAX`, `MIN` and `BITS`".to_string()
+                        "integer constants are `MAX`, `MIN` and `BITS`"
                     };
                     self.err(
                         p,

@@ -272,6 +272,21 @@ pub fn shift_amount<T: ShiftAmount>(amount: T) -> Value {
     amount.into()
 }
 
+/// A half-precision constant of the code around a kernel (`const H: f16 = ..`,
+/// `half::f16::MAX`), as its bits.
+impl From<crate::half::f16> for Value {
+    fn from(v: crate::half::f16) -> Value {
+        Value::of(Val::<ptx_core::F16>::Imm(v.to_bits()), Scalar::F16)
+    }
+}
+
+/// See the `half::f16` conversion.
+impl From<crate::half::bf16> for Value {
+    fn from(v: crate::half::bf16) -> Value {
+        Value::of(Val::<ptx_core::Bf16>::Imm(v.to_bits()), Scalar::Bf16)
+    }
+}
+
 impl From<bool> for Value {
     fn from(v: bool) -> Value {
         Value::of(Val::<ptx_core::Pred>::Imm(v), Scalar::Bool)

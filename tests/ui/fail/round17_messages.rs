@@ -167,9 +167,4 @@ fn atomic_reads_its_slice(y: &mut [u32]) {
     atomic_add(&mut y[0], y[1]);
 }
 
-#[ptx_kernel]
-fn half_constant(h: &mut [f16]) {
-    h[0] = f16::ZERO;
-}
-
 fn main() {}
