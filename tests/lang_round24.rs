@@ -476,3 +476,40 @@ fn half_constants_of_the_code_around_are_their_values() {
         ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+/// `to_bits()` of a half and `f16::from_bits(u)` / `bf16::from_bits(u)`, as the `half` crate
+/// has them (they were refused), on every 16-bit pattern.
+#[ptx_kernel]
+fn half_bits(h: &[f16], b: &[bf16], bits: &mut [u16], back: &mut [f16], back_b: &mut [bf16]) {
+    let i = global_idx().x as usize;
+    if i < h.len() {
+        bits[2 * i] = h[i].to_bits();
+        bits[2 * i + 1] = b[i].to_bits();
+        back[i] = f16::from_bits(i as u16);
+        back_b[i] = bf16::from_bits((i as u16).rotate_left(3));
+    }
+}
+
+#[test]
+fn half_bits_round_trip_every_pattern() {
+    use ptx_dsl::half::{bf16, f16};
+    let n = 1usize << 16;
+    let h: Vec<f16> = (0..n).map(|k| f16::from_bits(k as u16)).collect();
+    let b: Vec<bf16> = (0..n).map(|k| bf16::from_bits((k as u16).wrapping_mul(40503))).collect();
+    let dev = Device::sim();
+    let (dh, db) = (dev.upload(&h).unwrap(), dev.upload(&b).unwrap());
+    let mut bits = dev.zeroed::<u16>(2 * n).unwrap();
+    let (mut back, mut back_b) = (dev.zeroed::<f16>(n).unwrap(), dev.zeroed::<bf16>(n).unwrap());
+    let launch = LaunchConfig::for_elements(n, 256);
+    HalfBits::new().launch(&dev, launch, &dh, &db, &mut bits, &mut back, &mut back_b).unwrap();
+    let (bits, back, back_b) = (bits.to_vec().unwrap(), back.to_vec().unwrap(), back_b.to_vec().unwrap());
+    for k in 0..n {
+        assert_eq!([bits[2 * k], bits[2 * k + 1]], [h[k].to_bits(), b[k].to_bits()], "{k}");
+        assert_eq!(back[k].to_bits(), k as u16);
+        assert_eq!(back_b[k].to_bits(), (k as u16).rotate_left(3));
+    }
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("half_bits") {
+        let ptx = HalfBits::new().ptx_for(ptx_dsl::core::Target::SM_80);
+        ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -1567,11 +1567,15 @@ impl Checker<'_> {
                 }
             }
             // `f16::to_f32(h)` is the method `h.to_f32()`, checked below with the others.
-            ExprKind::TypeCall { ty, func, args } if ty.is_half() && func != "to_f32" && func != "to_f64" => {
+            ExprKind::TypeCall { ty, func, args }
+                if ty.is_half()
+                    && !["to_f32", "to_f64", "to_bits", "from_bits"].contains(&func.to_string().as_str()) =>
+            {
                 let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
                 if func != "from_f32" || args.len() != 1 {
                     let msg = format!(
-                        "`{0}` values are made with `{0}::from_f32(x)` (rounded to nearest even)",
+                        "`{0}` values are made with `{0}::from_f32(x)` (rounded to nearest even) or \
+                         `{0}::from_bits(u)` (a `u16`)",
                         ty.name()
                     );
                     self.errors.at(e.span, msg);
@@ -1610,9 +1614,13 @@ impl Checker<'_> {
                 (Ty::Scalar(*ty), self.comptime[args[0].id])
             }
             ExprKind::TypeCall { ty, func, args }
-                if func == "from_bits" && ty.is_float() && args.len() == 1 =>
+                if func == "from_bits" && (ty.is_float() || ty.is_half()) && args.len() == 1 =>
             {
-                let bits = if *ty == Scalar::F32 { Scalar::U32 } else { Scalar::U64 };
+                let bits = match ty {
+                    Scalar::F32 => Scalar::U32,
+                    Scalar::F64 => Scalar::U64,
+                    _ => Scalar::U16,
+                };
                 let t = self.expr(&args[0]);
                 self.expect(args[0].span, &Ty::Scalar(bits), &t, &format!(" (`{}::from_bits`)", ty.name()));
                 (Ty::Scalar(*ty), self.comptime[args[0].id])
@@ -3066,7 +3074,7 @@ fn methods_help(scalar: Scalar) -> &'static str {
     if scalar.is_float() {
         FLOAT_METHODS_HELP
     } else if scalar.is_half() {
-        "to_f32 to_f64 (half-precision values are a storage type)"
+        "to_f32 to_f64 to_bits (half-precision values are a storage type)"
     } else if scalar.is_int() {
         INT_METHODS_HELP
     } else {
@@ -3138,6 +3146,7 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
         match name {
             "to_f32" => sig(vec![], Ret::Scalar(Scalar::F32), false),
             "to_f64" => sig(vec![], Ret::Scalar(Scalar::F64), false),
+            "to_bits" => sig(vec![], Ret::Scalar(Scalar::U16), false),
             _ => None,
         }
     } else if recv.is_int() {

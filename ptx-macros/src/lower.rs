@@ -803,6 +803,12 @@ impl<'a> Lowerer<'a> {
                     Atom::Rt(quote!(#v.#m))
                 }
             },
+            // `f16::from_bits(u)` and `bf16::from_bits(u)` take the same `u16`: the type says which.
+            ExprKind::TypeCall { ty, func, args } if ty.is_half() && func == "from_bits" => {
+                let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
+                let s = self.scalar(*ty);
+                self.bind(name, "__t", quote!(#k.half_from_bits(#v, #s)))
+            }
             ExprKind::TypeCall { ty, func, args } if ty.is_half() && func == "from_f32" || func == "from" => {
                 let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
                 let s = self.scalar(*ty);

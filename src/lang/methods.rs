@@ -5,7 +5,7 @@
 
 use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
-use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U32, U64};
+use ptx_core::{math, Bf16, Cmp, CvtRound, PtxType, B32, B64, F16, F32, F64, S32, S64, U16, U32, U64};
 
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -490,6 +490,15 @@ impl KernelCtx {
         match x.ty() {
             Scalar::F32 => Value::of(self.b.bitcast::<U32, F32>(x.typed::<F32>()), Scalar::U32),
             Scalar::F64 => Value::of(self.b.bitcast::<U64, F64>(x.typed::<F64>()), Scalar::U64),
+            // A `u16` lives in a 32-bit register: the 16 bits, widened.
+            Scalar::F16 => {
+                let bits = self.b.bitcast::<U16, F16>(x.typed::<F16>());
+                Value::of(self.b.cvt::<U32, U16>(bits, None, false), Scalar::U16)
+            }
+            Scalar::Bf16 => {
+                let bits = self.b.bitcast::<U16, Bf16>(x.typed::<Bf16>());
+                Value::of(self.b.cvt::<U32, U16>(bits, None, false), Scalar::U16)
+            }
             other => internal_error(&format!("to_bits of a {}", other.name())),
         }
     }
@@ -501,6 +510,17 @@ impl KernelCtx {
             Scalar::U32 => Value::of(self.b.bitcast::<F32, U32>(x.typed::<U32>()), Scalar::F32),
             Scalar::U64 => Value::of(self.b.bitcast::<F64, U64>(x.typed::<U64>()), Scalar::F64),
             other => internal_error(&format!("from_bits of a {}", other.name())),
+        }
+    }
+
+    /// `f16::from_bits(x)` or `bf16::from_bits(x)` (`ty`) for a `u16`: the half with those bits.
+    pub fn half_from_bits(&mut self, x: Value, ty: Scalar) -> Value {
+        // The `u16`'s 32-bit register, narrowed to its 16 bits.
+        let bits = self.b.cvt::<U16, U32>(x.typed::<U32>(), None, false);
+        match ty {
+            Scalar::F16 => Value::of(self.b.bitcast::<F16, U16>(bits), ty),
+            Scalar::Bf16 => Value::of(self.b.bitcast::<Bf16, U16>(bits), ty),
+            other => internal_error(&format!("half_from_bits to a {}", other.name())),
         }
     }
 
