@@ -69,8 +69,13 @@ pub struct FaultSite {
 impl FaultSite {
     /// `file:line:column`, as rustc prints source positions.
     pub fn location(&self) -> String {
-        format!("{}:{}:{}", self.file, self.line, self.column)
+        location(self.file, self.line, self.column)
     }
+}
+
+/// A source position as rustc prints it: `file:line:column`.
+pub fn location(file: &str, line: u32, column: u32) -> String {
+    format!("{file}:{line}:{column}")
 }
 
 /// A decoded fault record: which site faulted, and its two values.

@@ -457,7 +457,7 @@ fn error_at(k: &KernelIr, index: usize, rule: Rule, kind: VerifyErrorKind) -> Ve
 /// or before it.
 pub fn source_of(k: &KernelIr, index: usize) -> Option<String> {
     let note = k.notes.iter().take_while(|n| n.at <= index).last()?;
-    Some(format!("{}:{}:{}", note.file, note.line, note.column))
+    Some(crate::fault::location(&note.file, note.line, note.column))
 }
 
 /// True for a PTX identifier: a letter then letters, digits, `_` and `$`, or `_` or `$`

@@ -1180,7 +1180,6 @@ impl<'e> Parser<'e> {
                              operator: write `x.pow(2)` for an integer, `x.powi(2)` for a float",
                         )
                     }
-                    _ if self.names_refused_reference(&u.expr) => return self.expr_of(ExprKind::Error, sp),
                     _ => {
                         return self.unsupported(
                             e,
@@ -2717,9 +2716,6 @@ fn token_idents(tokens: TokenStream, out: &mut Vec<String>) {
     }
 }
 
-/// Whether `attr` sets a lint level (`#[allow(..)]`, `#[expect(..)]`, `#[warn(..)]`,
-/// `#[deny(..)]`) or is a tool's (`#[rustfmt::skip]`, `#[clippy::..]`): what rustc takes on
-/// any statement or parameter, and which changes nothing in what a kernel computes.
 /// The element type of `Vec<T>`, `[T; N]` or `[T]` behind a reference parameter, which a
 /// kernel takes as the slice `&[T]`.
 fn collection_element(ty: &syn::Type) -> Option<&syn::Type> {
@@ -2806,6 +2802,9 @@ fn is_doc_comment(attr: &syn::Attribute) -> bool {
     attr.path().is_ident("doc")
 }
 
+/// Whether `attr` sets a lint level (`#[allow(..)]`, `#[expect(..)]`, `#[warn(..)]`,
+/// `#[deny(..)]`) or is a tool's (`#[rustfmt::skip]`, `#[clippy::..]`): what rustc takes on
+/// any statement or parameter, and which changes nothing in what a kernel computes.
 fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
     let lint = ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| path.is_ident(l))

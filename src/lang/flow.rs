@@ -80,7 +80,7 @@ impl KernelCtx {
         self.b.refuse(
             "this `#[unroll]` loop unrolls past 262144 copies or instructions: unroll a smaller count, or \
              make it a runtime loop (without `#[unroll]`)",
-            Some(format!("{}:{}:{}", site.file, site.line, site.column)),
+            Some(ptx_core::fault::location(site.file, site.line, site.column)),
         );
         false
     }

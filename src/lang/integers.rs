@@ -326,13 +326,17 @@ impl KernelCtx {
     /// `x.ilog2()`, a `u32`: the position of the highest set bit. `x ≤ 0` is Rust's panic,
     /// a fault at `site` (in an unchecked kernel the value is then meaningless).
     pub fn ilog2(&mut self, x: Value, site: Site) -> Value {
-        let zero = self.int_constant(0, x.ty());
-        let not_positive = self.le(x, zero);
-        let message = "argument of integer logarithm must be positive";
-        self.panic_if(not_positive, site, message);
+        self.require_log_argument(x, site);
         let zeros = self.leading_zeros(x);
         let top = Value::from(x.ty().bits() - 1);
         self.sub(top, zeros)
+    }
+
+    /// Rust's panic at `site` for an integer logarithm of `x` not positive.
+    fn require_log_argument(&mut self, x: Value, site: Site) {
+        let zero = self.int_constant(0, x.ty());
+        let not_positive = self.le(x, zero);
+        self.panic_if(not_positive, site, "argument of integer logarithm must be positive");
     }
 
     /// `a.div_ceil(b)` of unsigned integers: the quotient rounded up (a zero divisor is the
@@ -475,9 +479,7 @@ impl KernelCtx {
     /// positive is Rust's panic at `site`).
     pub fn ilog10(&mut self, x: Value, site: Site) -> Value {
         let ty = x.ty();
-        let zero = self.int_constant(0, ty);
-        let not_positive = self.le(x, zero);
-        self.panic_if(not_positive, site, "argument of integer logarithm must be positive");
+        self.require_log_argument(x, site);
         let (_, max) = ty.int_range();
         let mut count = Value::from(0u32);
         let mut power: i128 = 10;
