@@ -236,11 +236,10 @@ fn coverage_space(ty: &Ty) -> Option<crate::coverage::Space> {
     }
 }
 
-/// Whether a `mut` binding of type `t` can be variables: a scalar but the storage-only
-/// halves, or a tuple of such (an unresolved or erroneous type passes, reported elsewhere).
+/// Whether a `mut` binding of type `t` can be variables: a scalar, or a tuple of such (an unresolved or erroneous type passes, reported elsewhere).
 fn variables(t: &Ty) -> bool {
     match t {
-        Ty::Scalar(s) => !s.is_half(),
+        Ty::Scalar(_) => true,
         Ty::Tuple(elems) => elems.iter().all(variables),
         Ty::Var(_) | Ty::Error => true,
         _ => false,
@@ -647,7 +646,7 @@ impl Checker<'_> {
         }
         for (ty, op, sp) in &self.deferred_unary {
             let ok = match (self.infer.resolve(ty), op) {
-                (Ty::Scalar(s), UnOp::Neg) => s.is_int() || s.is_float(),
+                (Ty::Scalar(s), UnOp::Neg) => s.is_int() || s.is_float() || s.is_half(),
                 (Ty::Scalar(s), UnOp::Not) => s.is_int() || s == Scalar::Bool,
                 // Not known: reported as the constant's own error.
                 _ => true,
@@ -956,14 +955,7 @@ impl Checker<'_> {
                 }
                 let reference = self.element_by_reference(pat, init, &t);
                 if let Some((annot, sp)) = ty {
-                    let want = self.let_annotation(annot, pat);
-                    if contains_error(&want) {
-                        self.errors.at(
-                            *sp,
-                            "`f16` and `bf16` are not supported in this annotation: leave the type to the value \
-                             (`let v = h[i];`), or widen with `.to_f32()` and annotate `f32`",
-                        );
-                    }
+                    let want = self.annot(annot);
                     let swap_index =
                         matches!(pat, Pat::Ident { name, .. } if crate::desugar::is_swap_index(name));
                     let context = match role {
@@ -1087,22 +1079,8 @@ impl Checker<'_> {
         }
     }
 
-    /// The type a `let`'s annotation gives its pattern: as [`Checker::annot`], but a
-    /// half-precision value bound to an immutable name (alone or in a tuple) is held as it
-    /// is read, as without the annotation.
-    fn let_annotation(&mut self, a: &TypeAnnot, pat: &Pat) -> Ty {
-        match (a, pat) {
-            (TypeAnnot::Scalar(s), Pat::Ident { mutable: false, .. }) if s.is_half() => Ty::Scalar(*s),
-            (TypeAnnot::Tuple(annots), Pat::Tuple(pats, _)) if annots.len() == pats.len() => {
-                Ty::Tuple(annots.iter().zip(pats).map(|(a, p)| self.let_annotation(a, p)).collect())
-            }
-            _ => self.annot(a),
-        }
-    }
-
     fn annot(&mut self, a: &TypeAnnot) -> Ty {
         match a {
-            TypeAnnot::Scalar(s) if s.is_half() => Ty::Error,
             TypeAnnot::Scalar(s) => Ty::Scalar(*s),
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
             TypeAnnot::Array(elem, _) => Ty::Array(Box::new(self.annot(elem))),
@@ -1209,26 +1187,18 @@ impl Checker<'_> {
         match pat {
             Pat::Ident { name, mutable } => {
                 let resolved = self.infer.resolve(ty);
-                let half = resolved.scalar().is_some_and(Scalar::is_half);
                 // A tuple of scalars is a tuple of variables.
                 let tuple_ok =
                     matches!(&resolved, Ty::Tuple(elems) if !elems.is_empty()) && variables(&resolved);
                 if *mutable
-                    && (half
-                        || matches!(resolved, Ty::Slice { .. } | Ty::Dim3)
+                    && (matches!(resolved, Ty::Slice { .. } | Ty::Dim3)
                         || (matches!(resolved, Ty::Tuple(_)) && !tuple_ok))
                 {
                     self.errors.at(
                         Sp::of(name),
                         format!(
-                            "only scalar variables can be `mut` in a kernel; `{name}` has type `{}`{}",
-                            self.show(ty),
-                            if half {
-                                " (half-precision values are storage: keep an `f32` variable and round it \
-                                 when storing, `f16::from_f32(v)`)"
-                            } else {
-                                ""
-                            }
+                            "only scalar variables can be `mut` in a kernel; `{name}` has type `{}`",
+                            self.show(ty)
                         ),
                     );
                 }
@@ -1569,10 +1539,12 @@ impl Checker<'_> {
             // `f16::to_f32(h)` is the method `h.to_f32()`, checked below with the others.
             ExprKind::TypeCall { ty, func, args }
                 if ty.is_half()
-                    && !["to_f32", "to_f64", "to_bits", "from_bits"].contains(&func.to_string().as_str()) =>
+                    && func != "from_bits"
+                    && method_signature(*ty, &func.to_string()).is_none() =>
             {
                 let arg_types: Vec<Ty> = args.iter().map(|a| self.expr(a)).collect();
-                if func != "from_f32" || args.len() != 1 {
+                // `from_f32_const` is `from_f32` as a `const fn`: the same rounding.
+                if !(func == "from_f32" || func == "from_f32_const") || args.len() != 1 {
                     let msg = format!(
                         "`{0}` values are made with `{0}::from_f32(x)` (rounded to nearest even) or \
                          `{0}::from_bits(u)` (a `u16`)",
@@ -1585,9 +1557,11 @@ impl Checker<'_> {
                     args[0].span,
                     &Ty::Scalar(Scalar::F32),
                     &arg_types[0],
-                    &format!(" (`{}::from_f32` takes an `f32`)", ty.name()),
+                    &format!(" (`{}::{func}` takes an `f32`)", ty.name()),
                 );
-                (Ty::Scalar(*ty), false)
+                // A constant rounds while the kernel is built, as the `half` crate rounds it
+                // (to nearest even, as `cvt.rn` does).
+                (Ty::Scalar(*ty), self.comptime[args[0].id])
             }
             ExprKind::TypeCall { ty, func, args } if func == "from" && args.len() == 1 => {
                 let t = self.expr(&args[0]);
@@ -1650,7 +1624,14 @@ impl Checker<'_> {
                     return (Ty::Error, false);
                 };
                 let t = self.expr(first);
-                self.expect(first.span, &Ty::Scalar(*ty), &t, "");
+                if self.expect(first.span, &Ty::Scalar(*ty), &t, "") == Ty::Error {
+                    // Reported at the value: its other arguments are still checked, and the
+                    // call's type is not guessed from it.
+                    for a in rest {
+                        self.expr(a);
+                    }
+                    return (Ty::Error, false);
+                }
                 self.method(e, first, func, rest)
             }
             ExprKind::MethodCall { receiver, method, args } => {
@@ -1799,12 +1780,7 @@ impl Checker<'_> {
                     }
                 };
                 let resolved = self.infer.resolve(&ty);
-                let refusal = if holds(&resolved, &|t| t.scalar().is_some_and(Scalar::is_half)) {
-                    Some(
-                        "an `if` cannot give a half-precision value yet: convert the arms with `.to_f32()`"
-                            .into(),
-                    )
-                } else if holds(&resolved, &|t| matches!(t, Ty::Array(_))) {
+                let refusal = if holds(&resolved, &|t| matches!(t, Ty::Array(_))) {
                     Some("an `if` cannot give a local array: assign its elements in the arms instead".into())
                 } else if holds(&resolved, &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
                     Some(format!(
@@ -2609,7 +2585,7 @@ impl Checker<'_> {
         fn leaves_ok(infer: &crate::types::Infer, ty: &Ty) -> bool {
             match infer.resolve(ty) {
                 Ty::Tuple(elems) => elems.iter().all(|e| leaves_ok(infer, e)),
-                Ty::Scalar(s) => !s.is_half(),
+                Ty::Scalar(_) => true,
                 Ty::Var(_) | Ty::Error => true,
                 _ => false,
             }
@@ -2652,18 +2628,13 @@ impl Checker<'_> {
         match op {
             UnOp::Neg => {
                 let ok = match &resolved {
-                    Ty::Scalar(s) => s.is_int() || s.is_float(),
+                    Ty::Scalar(s) => s.is_int() || s.is_float() || s.is_half(),
                     Ty::Var(_) => kind != Some(VarKind::Any),
                     Ty::Error => true,
                     _ => false,
                 };
                 if !ok {
-                    let hint = if matches!(resolved, Ty::Scalar(s) if s.is_half()) {
-                        ": convert with `.to_f32()` first (kernels compute in `f32`; `f16::from_f32` rounds back)"
-                    } else {
-                        ""
-                    };
-                    let msg = format!("cannot apply unary `-` to type `{}`{hint}", self.show(&t));
+                    let msg = format!("cannot apply unary `-` to type `{}`", self.show(&t));
                     self.errors.at(e.span, msg);
                 }
                 self.negations.push((inner.id, e.span));
@@ -2694,7 +2665,7 @@ impl Checker<'_> {
         let bitwise = matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor);
         let ok = match &resolved {
             Ty::Scalar(Scalar::Bool) => bitwise,
-            Ty::Scalar(s) if s.is_float() => !bitwise,
+            Ty::Scalar(s) if s.is_float() || s.is_half() => !bitwise,
             Ty::Scalar(s) => s.is_int(),
             Ty::Var(_) => match kind {
                 Some(VarKind::Float) => !bitwise,
@@ -2709,10 +2680,7 @@ impl Checker<'_> {
         let shown = self.show(t);
         let msg = match &resolved {
             Ty::Scalar(s) if s.is_half() => {
-                format!(
-                    "`{}` is not defined for `{shown}`, a storage type: convert with `.to_f32()` first",
-                    op.symbol()
-                )
+                format!("`{}` is not defined for `{shown}`: move its bits with `.to_bits()`", op.symbol())
             }
             Ty::Scalar(Scalar::Bool) => format!(
                 "`{}` is not defined for `bool`: convert it with `as u32`, or use `&`, `|`, `^`, `&&`, `||`",
@@ -2780,6 +2748,9 @@ impl Checker<'_> {
         let what = if of_hidden(l) {
             // A pattern's test (see `crate::desugar`): `value == 1`, `value >= 1`.
             " (a pattern has the type of the value it matches)".to_string()
+        } else if [&tl, &tr].iter().any(|t| self.infer.resolve(t).scalar().is_some_and(Scalar::is_half)) {
+            // No `as` for the `half` crate's types: the hint after the message says what to write.
+            format!(" (both sides of `{}` have one type)", op.symbol())
         } else {
             format!(" (both sides of `{}` have one type; convert one with `as`)", op.symbol())
         };
@@ -2822,10 +2793,7 @@ impl Checker<'_> {
             if op == BinOp::Lt && of_hidden(l) && least.is_some() && bound == least {
                 self.errors.at(e.span, "exclusive upper bound for a range bound cannot be the minimum");
             }
-            if resolved.scalar().is_some_and(Scalar::is_half) {
-                let msg = format!("`{}` on `{}`: convert with `.to_f32()` first", op.symbol(), self.show(&u));
-                self.errors.at(e.span, msg);
-            } else if self.comparable_tuple(&resolved) {
+            if self.comparable_tuple(&resolved) {
                 // Rust's tuple `PartialEq` and `PartialOrd`: element by element, in order.
             } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_)) {
                 let msg =
@@ -2837,11 +2805,6 @@ impl Checker<'_> {
             && !matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
         {
             self.arith_operand(e.span, op, &Ty::Scalar(Scalar::Bool));
-            Ty::Error
-        } else if let Some(half) =
-            [&tl, &tr].iter().find_map(|t| self.infer.resolve(t).scalar().filter(|s| s.is_half()))
-        {
-            self.arith_operand(e.span, op, &Ty::Scalar(half));
             Ty::Error
         } else {
             let u = self.expect(r.span, &tl, &tr, &what);
@@ -2872,12 +2835,14 @@ impl Checker<'_> {
             }
         }
         let mut resolved = self.infer.resolve(&rt);
-        // (Read directly, `TAPS[k]`, or through a name bound to one, `for &t in TAPS.iter()`.)
-        let item_element = matches!(resolved, Ty::Var(_)) && self.is_table_element_type(&resolved);
+        // (Read directly, `TAPS[k]` or `NEG_INF`, or through a name bound to one,
+        // `for &t in TAPS.iter()`, `let mut m = NEG_INF;`.)
+        let item_element = matches!(resolved, Ty::Var(_)) && self.is_item_type(&resolved);
         if let (Ty::Var(_), true) = (&resolved, item_element) {
-            // An element of a constant table, whose type only rustc knows: a method whose
-            // arguments have the receiver's type (`TAPS[k].mul_add(x, acc)`) gives it, as it
-            // does in Rust (rustc then checks the table against it at the name).
+            // An element of a constant table or a constant of the surrounding code, whose
+            // type only rustc knows: a method whose arguments have the receiver's type
+            // (`TAPS[k].mul_add(x, acc)`, `m.max(x[i])`) gives it, as it does in Rust (rustc
+            // then checks the item against it at the name).
             let from_args = arg_types.iter().find_map(|t| self.infer.resolve(t).scalar());
             let takes_self =
                 |s: &Scalar| method_signature(*s, &name).is_some_and(|sig| sig.args.first() == Some(&None));
@@ -2890,6 +2855,17 @@ impl Checker<'_> {
         let scalar = match resolved {
             Ty::Scalar(s) => s,
             Ty::Error => return (Ty::Error, false),
+            // `H.to_f32()` of a half constant of the surrounding code: only the `half` crate's
+            // types have these methods, and their value is an `f32`/`f64` whatever the
+            // constant's type, so the call is computed while building, as rustc types it.
+            Ty::Var(_)
+                if item_element
+                    && all_comptime
+                    && args.is_empty()
+                    && (name == "to_f32" || name == "to_f64") =>
+            {
+                return (Ty::Scalar(if name == "to_f32" { Scalar::F32 } else { Scalar::F64 }), true);
+            }
             // A constant table's element whose type nothing gave: reported once, at the end.
             Ty::Var(_) if item_element => return (Ty::Error, false),
             // `std::cmp::max(3, 4)` of integer literals: a function generic over `T: Ord`
@@ -3021,7 +2997,7 @@ impl Checker<'_> {
         };
         // `fast_*` have no host form; std's `clamp` panics when `min > max`, the integer
         // `rem_euclid`/`div_euclid`/`wrapping_div`/`wrapping_rem` on a zero divisor, `ilog2`
-        // on a value that is not positive and `next_power_of_two` past the type (in a debug
+        // and `ilog10` on a value that is not positive, `isqrt` on a negative one and `next_power_of_two` past the type (in a debug
         // build), which must be a launch fault or wrap rather than panic while building, so
         // these are computed by the builder (which folds constants) instead.
         let may_panic = name == "clamp"
@@ -3032,6 +3008,8 @@ impl Checker<'_> {
                         "wrapping_div"
                             | "wrapping_rem"
                             | "ilog2"
+                            | "ilog10"
+                            | "isqrt"
                             | "next_power_of_two"
                             | "div_ceil"
                             | "next_multiple_of"
@@ -3074,7 +3052,8 @@ fn methods_help(scalar: Scalar) -> &'static str {
     if scalar.is_float() {
         FLOAT_METHODS_HELP
     } else if scalar.is_half() {
-        "to_f32 to_f64 to_bits (half-precision values are a storage type)"
+        "to_f32 to_f64 to_bits is_nan is_finite is_infinite is_normal is_sign_negative is_sign_positive signum \
+         min max copysign clamp (the `half` crate's; for others, widen with `.to_f32()`)"
     } else if scalar.is_int() {
         INT_METHODS_HELP
     } else {
@@ -3147,6 +3126,11 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "to_f32" => sig(vec![], Ret::Scalar(Scalar::F32), false),
             "to_f64" => sig(vec![], Ret::Scalar(Scalar::F64), false),
             "to_bits" => sig(vec![], Ret::Scalar(Scalar::U16), false),
+            "is_nan" | "is_finite" | "is_infinite" | "is_normal" | "is_sign_negative"
+            | "is_sign_positive" => sig(vec![], Ret::Scalar(Scalar::Bool), false),
+            "signum" => sig(vec![], Ret::SelfTy, false),
+            "min" | "max" | "copysign" => sig(vec![None], Ret::SelfTy, false),
+            "clamp" => sig(vec![None, None], Ret::SelfTy, false),
             _ => None,
         }
     } else if recv.is_int() {

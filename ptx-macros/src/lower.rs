@@ -809,7 +809,9 @@ impl<'a> Lowerer<'a> {
                 let s = self.scalar(*ty);
                 self.bind(name, "__t", quote!(#k.half_from_bits(#v, #s)))
             }
-            ExprKind::TypeCall { ty, func, args } if ty.is_half() && func == "from_f32" || func == "from" => {
+            ExprKind::TypeCall { ty, func, args }
+                if ty.is_half() && (func == "from_f32" || func == "from_f32_const") || func == "from" =>
+            {
                 let v = args.first().map(|a| self.value(a)).unwrap_or_else(|| quote!(()));
                 let s = self.scalar(*ty);
                 self.bind(name, "__t", quote!(#k.cast(#v, #s)))
@@ -2070,7 +2072,8 @@ fn one_of(s: Scalar) -> TokenStream {
 /// that the kernel would compute with at run time: its type is not known to the macro.
 fn unknown_type_error(e: &Expr) -> TokenStream {
     let message = "the type of this value is not known here: it comes from a constant of the code around \
-                   the kernel, whose type its uses do not say; write it with a cast (`N as u32`, ...)";
+                   the kernel, whose type its uses do not say; bind it with its type (`let n: f32 = N;`, \
+                   `let h: f16 = H;`) or write it with a cast (`N as u32`, ...)";
     quote_spanned!(e.span.start=> ::core::compile_error!(#message))
 }
 

@@ -381,6 +381,41 @@ const FLOAT_CONSTS: [&str; 18] = [
 
 /// Associated constants of the float types.
 const FLOAT_ASSOC: [&str; 7] = ["MAX", "MIN", "EPSILON", "INFINITY", "NEG_INFINITY", "NAN", "MIN_POSITIVE"];
+/// The `half` crate's constants of `f16` and `bf16` of their own type (its integer ones,
+/// `DIGITS` and the like, are constants of the surrounding code, typed by their use).
+const HALF_ASSOC: [&str; 31] = [
+    "EPSILON",
+    "INFINITY",
+    "MAX",
+    "MIN",
+    "MIN_POSITIVE",
+    "NAN",
+    "NEG_INFINITY",
+    "MIN_POSITIVE_SUBNORMAL",
+    "MAX_SUBNORMAL",
+    "ONE",
+    "ZERO",
+    "NEG_ZERO",
+    "NEG_ONE",
+    "E",
+    "PI",
+    "FRAC_1_PI",
+    "FRAC_1_SQRT_2",
+    "FRAC_2_PI",
+    "FRAC_2_SQRT_PI",
+    "FRAC_PI_2",
+    "FRAC_PI_3",
+    "FRAC_PI_4",
+    "FRAC_PI_6",
+    "FRAC_PI_8",
+    "LN_10",
+    "LN_2",
+    "LOG10_E",
+    "LOG10_2",
+    "LOG2_E",
+    "LOG2_10",
+    "SQRT_2",
+];
 
 impl<'e> Parser<'e> {
     fn new(errors: &'e mut Errors, devices: &'e Devices, kernel_name: String) -> Parser<'e> {
@@ -1472,6 +1507,9 @@ impl<'e> Parser<'e> {
     }
 
     fn path_expr(&mut self, p: &syn::ExprPath, sp: Sp) -> Expr {
+        if let Some((ty, path)) = self.qualified_constant(p) {
+            return self.expr_of(ExprKind::Const { ty, path }, sp);
+        }
         if p.qself.is_none() {
             if p.path.is_ident("None") {
                 self.err(p, NO_OPTION);
@@ -1535,6 +1573,27 @@ impl<'e> Parser<'e> {
     /// is an error of rustc's, unless a `use std::f32;` makes it this path: it is read as a
     /// constant of the surrounding code), and a path with a leading `::` only when it starts
     /// with one of them.
+    /// `<f16>::ZERO` or `<u32>::MAX`, as a `macro_rules!` kernel over a `$t:ty` writes
+    /// `T::NAME`: the constant's type and its path with the type's own path in front
+    /// (`ptx_dsl::half::f16::ZERO`), which the host reads where the kernel is written.
+    fn qualified_constant(&self, p: &syn::ExprPath) -> Option<(Scalar, syn::Path)> {
+        let q = p.qself.as_ref().filter(|q| q.position == 0)?;
+        let [name] = p.path.segments.iter().collect::<Vec<_>>()[..] else { return None };
+        let scalar = self.scalar_of(&q.ty)?;
+        let short: syn::Path = syn::parse_str(&format!("{}::{}", scalar.name(), name.ident)).ok()?;
+        let ty = self.constant_type(&short)?;
+        let mut elem = &*q.ty;
+        while let syn::Type::Group(syn::TypeGroup { elem: inner, .. })
+        | syn::Type::Paren(syn::TypeParen { elem: inner, .. }) = elem
+        {
+            elem = inner;
+        }
+        let syn::Type::Path(type_path) = elem else { return None };
+        let mut path = type_path.path.clone();
+        path.segments.push(name.clone());
+        Some((ty, path))
+    }
+
     fn constant_type(&self, path: &syn::Path) -> Option<Scalar> {
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             return None;
@@ -1554,7 +1613,8 @@ impl<'e> Parser<'e> {
             }
             [ty, name] => {
                 let ty = Scalar::from_name(ty)?;
-                let float_const = ty.is_float() && FLOAT_ASSOC.contains(name);
+                let float_const = (ty.is_float() && FLOAT_ASSOC.contains(name))
+                    || (ty.is_half() && !in_std && HALF_ASSOC.contains(name));
                 if float_const || (ty.is_int() && (*name == "MAX" || *name == "MIN")) {
                     Some(ty)
                 } else if ty.is_int() && *name == "BITS" {
@@ -1715,6 +1775,12 @@ impl<'e> Parser<'e> {
         }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        // `<f16>::from_f32(x)`, as a `macro_rules!` kernel over a `$t:ty` writes `T::f(..)`.
+        if let (Some(q), [func]) = (&p.qself, segments.as_slice()) {
+            if let (0, Some(ty), true) = (q.position, self.scalar_of(&q.ty), func.arguments.is_none()) {
+                return self.expr_of(ExprKind::TypeCall { ty, func: func.ident.clone(), args }, sp);
+            }
+        }
         if p.qself.is_none() && segments.iter().all(|s| s.arguments.is_none()) {
             if let [only] = segments.as_slice() {
                 let name = only.ident.to_string();

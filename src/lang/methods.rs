@@ -7,6 +7,7 @@ use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
 use ptx_core::{math, Bf16, Cmp, CvtRound, PtxType, B32, B64, F16, F32, F64, S32, S64, U16, U32, U64};
 
+use super::half::HalfTest;
 use super::ops::{dispatch, Site};
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -201,6 +202,9 @@ impl KernelCtx {
     /// `a.min(b)`: for floats, the other operand when one is NaN.
     pub fn min(&mut self, a: Value, b: Value) -> Value {
         let ty = a.ty();
+        if ty.is_half() {
+            return self.half_extreme(a, b, false);
+        }
         dispatch!(ty.reg_type(), T => Value::of(self.b.min(a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64, F32, F64])
     }
@@ -208,6 +212,9 @@ impl KernelCtx {
     /// `a.max(b)`: for floats, the other operand when one is NaN.
     pub fn max(&mut self, a: Value, b: Value) -> Value {
         let ty = a.ty();
+        if ty.is_half() {
+            return self.half_extreme(a, b, true);
+        }
         dispatch!(ty.reg_type(), T => Value::of(self.b.max(a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64, F32, F64])
     }
@@ -270,6 +277,9 @@ impl KernelCtx {
     /// `x.copysign(sign)`: `x`'s magnitude with `sign`'s sign bit.
     pub fn copysign(&mut self, x: Value, sign: Value) -> Value {
         let ty = x.ty();
+        if ty.is_half() {
+            return self.half_copysign(x, sign);
+        }
         match ty.reg_type() {
             PtxType::F32 => {
                 let (m, s) = (
@@ -298,6 +308,9 @@ impl KernelCtx {
     /// `x.signum()`: Rust's `NAN` constant (not `x`'s own NaN) for NaN, else 1.0 with `x`'s
     /// sign (so `-0.0` gives `-1.0`).
     pub fn signum(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_signum(x);
+        }
         let one = self.cast(Value::from(1.0f64), x.ty());
         let r = self.copysign(one, x);
         let nan = self.is_nan(x);
@@ -307,12 +320,18 @@ impl KernelCtx {
 
     /// `x.is_nan()`.
     pub fn is_nan(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_test(x, HalfTest::Nan);
+        }
         let v = dispatch!(x.ty().reg_type(), T => self.b.setp::<T>(Cmp::Nan, x.typed::<T>(), x.typed::<T>()), [F32, F64]);
         Value::of(v, Scalar::Bool)
     }
 
     /// `x.is_finite()`: neither infinite nor NaN.
     pub fn is_finite(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_test(x, HalfTest::Finite);
+        }
         let a = self.abs(x);
         let inf = self.cast(Value::from(f64::INFINITY), x.ty());
         self.lt(a, inf)
@@ -320,6 +339,9 @@ impl KernelCtx {
 
     /// `x.is_infinite()`.
     pub fn is_infinite(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_test(x, HalfTest::Infinite);
+        }
         let a = self.abs(x);
         let inf = self.cast(Value::from(f64::INFINITY), x.ty());
         self.eq(a, inf)
@@ -327,6 +349,9 @@ impl KernelCtx {
 
     /// `x.is_normal()`: neither zero, subnormal, infinite nor NaN.
     pub fn is_normal(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_test(x, HalfTest::Normal);
+        }
         let a = self.abs(x);
         let smallest = self.smallest_normal(x.ty());
         let inf = self.cast(Value::from(f64::INFINITY), x.ty());
@@ -351,6 +376,9 @@ impl KernelCtx {
 
     /// `x.is_sign_negative()`: the sign bit, also of `-0.0` and NaN.
     pub fn is_sign_negative(&mut self, x: Value) -> Value {
+        if x.ty().is_half() {
+            return self.half_test(x, HalfTest::SignNegative);
+        }
         let one = self.cast(Value::from(1.0f64), x.ty());
         let signed_one = self.copysign(one, x);
         let zero = self.cast(Value::from(0.0f64), x.ty());
@@ -367,6 +395,9 @@ impl KernelCtx {
     /// when `x > hi`, else `x` (so a NaN `x` stays NaN). Where std panics, `lo > hi` or a NaN
     /// bound, a checked kernel records a fault at `site` (the value is computed all the same).
     pub fn clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
+        if x.ty().is_half() {
+            return self.half_clamp(x, lo, hi, site);
+        }
         let ordered = self.le(lo, hi);
         let unordered = self.not(ordered);
         // The start of std's messages (which go on with the values).

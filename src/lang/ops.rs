@@ -7,7 +7,7 @@ use ptx_core::builder::Val;
 use ptx_core::fault::{FaultKind, FaultSite};
 use ptx_core::ir::Operand;
 use ptx_core::math;
-use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U32, U64};
+use ptx_core::{Bf16, Cmp, Pred, PtxType, F16, F32, F64, S32, S64, U16, U32, U64};
 
 use super::{internal_error, KernelCtx, Scalar, Value};
 
@@ -70,6 +70,9 @@ enum Bitwise {
 impl KernelCtx {
     fn arith(&mut self, op: Arith, a: Value, b: Value) -> Value {
         let ty = a.ty;
+        if ty.is_half() {
+            return self.in_single(a, b, |ctx, x, y| ctx.arith(op, x, y));
+        }
         let v = dispatch!(ty.reg_type(), T => {
             let (x, y) = (a.typed::<T>(), b.typed::<T>());
             let r = match op {
@@ -84,6 +87,17 @@ impl KernelCtx {
             self.note_sum(op == Arith::Sub, a, b, v);
         }
         self.normalize(v)
+    }
+
+    /// `f(a, b)` of two 16-bit floats as the `half` crate computes it: both widened to
+    /// `f32` (exactly), `f` there, the result rounded back to nearest even. For `+ - * /`
+    /// this is the correctly rounded 16-bit result (`f32` has more than twice the
+    /// precision plus two bits, so the double rounding is harmless); `%` is exact.
+    fn in_single(&mut self, a: Value, b: Value, f: impl FnOnce(&mut Self, Value, Value) -> Value) -> Value {
+        let ty = a.ty;
+        let (x, y) = (self.cast(a, Scalar::F32), self.cast(b, Scalar::F32));
+        let r = f(self, x, y);
+        self.cast(r, ty)
     }
 
     /// Records a 64-bit integer `r = a ± constant` (or `constant + a`) for slice accesses,
@@ -179,7 +193,7 @@ impl KernelCtx {
     /// division by zero or `MIN / -1` is a fault at `site` in a checked kernel (Rust panics
     /// there whatever the profile), an unspecified value in an unchecked one.
     pub fn div(&mut self, a: Value, b: Value, site: Site) -> Value {
-        if a.ty.is_float() {
+        if a.ty.is_float() || a.ty.is_half() {
             return self.arith(Arith::Div, a, b);
         }
         let b =
@@ -203,6 +217,7 @@ impl KernelCtx {
     /// [`ptx_core::math::rem_f32`]), NaN for a zero divisor or an infinite dividend.
     pub fn rem(&mut self, a: Value, b: Value, site: Site) -> Value {
         match a.ty {
+            Scalar::F16 | Scalar::Bf16 => return self.in_single(a, b, |ctx, x, y| ctx.rem(x, y, site)),
             Scalar::F32 => {
                 return Value::of(math::rem_f32(&mut self.b, a.typed::<F32>(), b.typed::<F32>()), a.ty)
             }
@@ -305,6 +320,12 @@ impl KernelCtx {
         if a.ty == Scalar::Bool {
             return self.compare_bools(cmp, a, b);
         }
+        if a.ty.is_half() {
+            // Widening is exact: the order, equal zeros and unordered NaNs are the `half`
+            // crate's.
+            let (x, y) = (self.cast(a, Scalar::F32), self.cast(b, Scalar::F32));
+            return self.compare(cmp, x, y);
+        }
         let cmp = if cmp == Cmp::Ne && a.ty.is_float() { Cmp::Neu } else { cmp };
         self.compare_raw(cmp, a, b)
     }
@@ -373,6 +394,12 @@ impl KernelCtx {
         if ty.is_float() {
             return dispatch!(ty.reg_type(), T => Value::of(self.b.flip_sign(a.typed::<T>()), ty), [F32, F64]);
         }
+        if ty.is_half() {
+            // The `half` crate's `-` flips the sign bit, a NaN's too.
+            let bits = self.half_raw_bits(a);
+            let flipped = self.b.xor::<U16>(bits, 0x8000u16);
+            return self.half_of_raw_bits(flipped, ty);
+        }
         let zero = self.cast(Value::from(0u32), ty);
         self.sub(zero, a)
     }
@@ -394,6 +421,12 @@ impl KernelCtx {
             let not_cond = self.not(cond);
             let keep_b = self.bitand(not_cond, b);
             return self.bitor(keep_a, keep_b);
+        }
+        if ty.is_half() {
+            // `selp.b16` moves the bits (PTX has no `selp.f16`).
+            let (x, y) = (self.half_raw_bits(a), self.half_raw_bits(b));
+            let picked = self.b.selp::<U16>(pred, x, y);
+            return self.half_of_raw_bits(picked, ty);
         }
         dispatch!(ty.reg_type(), T => Value::of(self.b.selp(pred, a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64, F32, F64])

@@ -159,10 +159,10 @@ pub fn cvt_bits(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool, 
 }
 
 /// `cvt` on an immediate, folded with [`cvt_bits`]; `None` for a form PTX does not define
-/// and for half-precision operands (PTX has no f16/bf16 immediates to hold the result).
+/// and for a half-precision result (PTX has no f16/bf16 immediates to hold it). A half
+/// source folds: its value, widened as `cvt` widens it, is an immediate of the wider type.
 pub fn cvt(dst: PtxType, src: PtxType, round: Option<CvtRound>, sat: bool, a: Imm) -> Option<Imm> {
-    let half = |t: PtxType| matches!(t, PtxType::F16 | PtxType::Bf16);
-    if half(dst) || half(src) || cvt_form(dst, src, round).is_err() {
+    if matches!(dst, PtxType::F16 | PtxType::Bf16) || cvt_form(dst, src, round).is_err() {
         return None;
     }
     Some(Imm::new(dst, cvt_bits(dst, src, round, sat, a.bits)))

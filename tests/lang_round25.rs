@@ -1,0 +1,49 @@
+//! What the twenty-fifth round of probing found in the language: `ilog10` and `isqrt` of
+//! constants computed with std while the kernel was built, so a zero or negative operand
+//! panicked on the host (even in a branch never taken) instead of being the launch's
+//! `Err(KernelPanic)` where the call runs, as the other panicking methods are.
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+#[ptx_kernel]
+fn comptime_logs(out: &mut [u32], roots: &mut [i32], #[comptime] n: u32, #[comptime] m: i32) {
+    out[0] = n.ilog10();
+    roots[0] = m.isqrt();
+}
+
+#[ptx_kernel]
+fn untaken_isqrt(x: &[i32], out: &mut [i32]) {
+    if x[0] > 0 {
+        out[0] = (-4i32).isqrt();
+    }
+    if x[0] > 1 {
+        out[0] = 0u64.ilog10() as i32;
+    }
+    out[1] = 7 + x[1];
+}
+
+#[test]
+fn logs_and_roots_of_constants_panic_where_they_run() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    let mut roots = dev.zeroed::<i32>(1).unwrap();
+    let one = LaunchConfig::linear(1, 1);
+    for (n, m) in [(1, 0), (9, 1), (10, 17), (999_999, 1 << 30), (u32::MAX, i32::MAX)] {
+        ComptimeLogs::new(n, m).launch(&dev, one, &mut out, &mut roots).unwrap();
+        assert_eq!((out.to_vec().unwrap(), roots.to_vec().unwrap()), (vec![n.ilog10()], vec![m.isqrt()]));
+    }
+    let r = ComptimeLogs::new(0, 4).launch(&dev, one, &mut out, &mut roots);
+    let want = "argument of integer logarithm must be positive";
+    assert!(matches!(&r, Err(Error::KernelPanic { message, .. }) if message == want), "{r:?}");
+    let r = ComptimeLogs::new(10, -1).launch(&dev, one, &mut out, &mut roots);
+    let want = "argument of integer square root cannot be negative";
+    assert!(matches!(&r, Err(Error::KernelPanic { message, .. }) if message == want), "{r:?}");
+
+    // Not reached: no panic, as in Rust. Reached: the first panic of the body.
+    let mut o = dev.zeroed::<i32>(2).unwrap();
+    let r = UntakenIsqrt::new().launch(&dev, one, &dev.upload(&[0, 0]).unwrap(), &mut o);
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(o.to_vec().unwrap(), [0, 7]);
+    let r = UntakenIsqrt::new().launch(&dev, one, &dev.upload(&[1, 0]).unwrap(), &mut o);
+    assert!(matches!(&r, Err(Error::KernelPanic { message, .. }) if message == want), "{r:?}");
+}

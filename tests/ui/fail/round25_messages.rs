@@ -1,0 +1,29 @@
+use ptx_dsl::prelude::*;
+
+const HEAD_DIM_F: f32 = 128.0;
+
+// One error for a mistyped first argument of `T::method(..)` (the call's type was taken
+// from the argument, a second error where it was stored).
+#[ptx_kernel]
+fn typed_calls(x: &[u32], out: &mut [i64]) {
+    out[0] = i64::unbounded_shl(x[0], 3);
+    out[1] = i64::midpoint(x[1], 5);
+}
+
+// A constant of the surrounding code whose type nothing says: bind it with its type.
+#[ptx_kernel]
+fn untyped_constant(x: &[f32], out: &mut [f32]) {
+    out[0] = HEAD_DIM_F.sqrt() * x[0];
+}
+
+// Half values have no literals and no bit operators.
+#[ptx_kernel]
+fn half_mistakes(h: &mut [f16]) {
+    h[0] = h[1] + 1.0;
+    h[2] = h[3] ^ h[4];
+    let mut acc = f16::ZERO;
+    acc += 0.5;
+    h[5] = acc;
+}
+
+fn main() {}
