@@ -195,7 +195,13 @@ fn half_variables_loops_and_constants_run_as_on_the_host() {
     assert_eq!(bbits(&bd.to_vec().unwrap()), bbits(&b));
     if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("half_variables_loops_and_constants") {
         use ptx_dsl::core::{Kernel, Target};
-        let kernels: [&dyn Kernel; 3] = [&HalfForms::new(n), &F16Ops::new(), &Bf16Ops::new()];
+        let kernels: [&dyn Kernel; 5] = [
+            &HalfForms::new(n),
+            &F16Ops::new(),
+            &Bf16Ops::new(),
+            &HalfArraySilu::new(),
+            &HalfConstantsAsValues::new(),
+        ];
         for kernel in kernels {
             // bf16 arithmetic conversions need sm_90's PTX (`cvt.rn.bf16.f32` is sm_80, the
             // `.f32.bf16` widening sm_90); the target raises the ISA version as needed.
@@ -326,5 +332,90 @@ fn kernels_stamped_by_macro_rules_over_half_types_run_as_on_the_host() {
     assert!(want.iter().any(|w| w.to_f32() > 1.0), "the host computed nothing of size");
     for (k, (g, w)) in out.to_vec().unwrap().iter().zip(&want).enumerate() {
         assert!(near(g.to_bits(), w.to_bits()), "bf16 x = {}: kernel {g}, host {w}", b[k]);
+    }
+}
+
+/// Local arrays of halves (refused: "cannot hold half-precision values yet"), filled from
+/// an eight-wide load, updated in a loop and stored back, against the same body on the host.
+#[ptx_kernel]
+fn half_array_silu(x: &[f16], out: &mut [f16]) {
+    let i = 8 * (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i + 8 > x.len() {
+        return;
+    }
+    let (a, b, c, d, e, f, g, h) = load8(x, i);
+    let mut v = [a, b, c, d, e, f, g, h];
+    let mut biggest = [f16::NEG_INFINITY; 2];
+    for k in 0..8 {
+        let t = v[k].to_f32();
+        v[k] = f16::from_f32(t / (1.0 + (-t).exp()));
+        biggest[k % 2] = biggest[k % 2].max(v[k]);
+    }
+    v[0] = biggest[0] - biggest[1];
+    store8(out, i, (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
+}
+
+#[test]
+fn local_arrays_of_halves_run_as_on_the_host() {
+    use half::f16;
+    let mut rng = ptx_tools::rng::Rng::fresh("half_array_silu");
+    let x: Vec<f16> = (0..512).map(|_| f16::from_f32(rng.signed_f32() * 10.0)).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f16>(x.len()).unwrap();
+    HalfArraySilu::new()
+        .launch(&dev, LaunchConfig::for_elements(x.len() / 8, 32), &dev.upload(&x).unwrap(), &mut out)
+        .unwrap();
+    let got = out.to_vec().unwrap();
+    for (chunk, (xs, gs)) in x.chunks(8).zip(got.chunks(8)).enumerate() {
+        let mut v: Vec<f16> = xs.to_vec();
+        let mut biggest = [f16::NEG_INFINITY; 2];
+        for k in 0..8 {
+            let t = v[k].to_f32();
+            v[k] = f16::from_f32(t / (1.0 + (-t).exp()));
+            biggest[k % 2] = biggest[k % 2].max(v[k]);
+        }
+        v[0] = biggest[0] - biggest[1];
+        for k in 0..8 {
+            // `exp` within an ulp or two of the host's in f32: one unit of f16 apart at
+            // most, where the f32 value lies that close to a rounding boundary.
+            let (g, w) = (gs[k].to_bits() as i32, v[k].to_bits() as i32);
+            assert!((g - w).abs() <= 1, "chunk {chunk}, element {k}: kernel {}, host {}", gs[k], v[k]);
+        }
+    }
+}
+
+/// Half scalar parameters (refused: "pass an `f32`"), and a half comptime parameter.
+#[ptx_kernel]
+fn half_params(x: &[f16], out: &mut [f16], b: &mut [bf16], scale: f16, shift: bf16, #[comptime] bias: f16) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        out[i] = x[i] * scale + bias;
+        b[i] = bf16::from_f32(x[i].to_f32()) - shift;
+    }
+}
+
+#[test]
+fn half_parameters_take_half_values() {
+    use half::{bf16, f16};
+    let x: Vec<f16> = (0..100).map(|k| f16::from_f32(k as f32 * 0.37 - 11.0)).collect();
+    let (scale, shift, bias) = (f16::from_f32(-1.75), bf16::from_f32(0.3), f16::from_f32(0.125));
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f16>(x.len()).unwrap();
+    let mut b = dev.zeroed::<bf16>(x.len()).unwrap();
+    let kernel = HalfParams::new(bias);
+    let xd = dev.upload(&x).unwrap();
+    kernel
+        .launch(&dev, LaunchConfig::for_elements(x.len(), 64), &xd, &mut out, &mut b, scale, shift)
+        .unwrap();
+    let want: Vec<f16> = x.iter().map(|&v| v * scale + bias).collect();
+    let want_b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v.to_f32()) - shift).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    assert_eq!(b.to_vec().unwrap(), want_b);
+    if let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("half_parameters_take_half_values") {
+        for target in [ptx_dsl::core::Target::SM_80, ptx_dsl::core::Target::SM_90] {
+            let ptx = ptx_dsl::core::Kernel::ptx_for(&kernel, target);
+            let arch = format!("sm_{}{}", target.major, target.minor);
+            ptx_tools::ptxas::assemble(&ptxas, &ptx, &arch).unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+        }
     }
 }

@@ -2109,10 +2109,6 @@ impl Checker<'_> {
                 self.errors.at(sp, msg);
                 Ty::Error
             }
-            Ty::Scalar(s) if s.is_half() => {
-                self.errors.at(sp, "a local array cannot hold half-precision values yet: use `f32`");
-                Ty::Error
-            }
             _ => Ty::Array(Box::new(elem)),
         }
     }

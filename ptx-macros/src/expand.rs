@@ -164,7 +164,11 @@ pub fn expand_kernel(
                 fields.push(quote!(#n: #t));
                 field_names.push(n.clone());
                 // Floats by their bits: `{:?}` prints every NaN alike, whatever its sign.
-                field_keys.push(if s.is_float() { quote!(self.#n.to_bits()) } else { quote!(self.#n) });
+                field_keys.push(if s.is_float() || s.is_half() {
+                    quote!(self.#n.to_bits())
+                } else {
+                    quote!(self.#n)
+                });
                 declare.push(quote!(#(#lints)* let #n: #t = self.#n;));
             }
             ParamKind::Scalar(s) => {

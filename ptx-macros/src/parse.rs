@@ -730,13 +730,6 @@ impl<'e> Parser<'e> {
                 None
             }
             other => match self.scalar_of(other) {
-                Some(s) if s.is_half() => {
-                    self.err(
-                        other,
-                        format!("`{}` values are not supported in kernels yet: pass an `f32`", s.name()),
-                    );
-                    None
-                }
                 Some(s) => Some(if comptime { ParamKind::Comptime(s) } else { ParamKind::Scalar(s) }),
                 None => {
                     let msg = match other {

@@ -97,9 +97,11 @@ impl KernelCtx {
             let word = self.scalar_param(name, Scalar::U32);
             return self.ne(word, Value::from(0u32));
         }
-        let index = self.b.raw_param(name, ty.reg_type());
+        // PTX has no `.bf16` parameters: a `bf16` travels as its `.b16` bits.
+        let param_ty = if ty == Scalar::Bf16 { PtxType::B16 } else { ty.reg_type() };
+        let index = self.b.raw_param(name, param_ty);
         let dst = self.b.raw_reg(ty.reg_type());
-        self.b.push(Instr::LdParam { ty: ty.reg_type(), dst, param: index });
+        self.b.push(Instr::LdParam { ty: param_ty, dst, param: index });
         Value::new(Operand::Reg(dst), ty)
     }
 
