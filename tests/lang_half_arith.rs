@@ -419,3 +419,47 @@ fn half_parameters_take_half_values() {
         }
     }
 }
+
+/// Device functions over halves: parameters, a tuple and an array of them returned (each
+/// was refused as "not a scalar").
+#[ptx_device]
+fn fused_scale(v: f16, s: f16) -> (f16, f16, f16) {
+    let y = v * s;
+    let pair = both(y.min(v), -y);
+    (y, pair[0], pair[1])
+}
+
+#[ptx_device]
+fn both(a: f16, b: f16) -> [f16; 2] {
+    [a, b]
+}
+
+#[ptx_kernel]
+fn half_device_calls(x: &[f16], out: &mut [f16]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if 3 * i + 2 < out.len() {
+        let (y, low, negated) = fused_scale(x[i], f16::from_f32(0.75));
+        out[3 * i] = y;
+        out[3 * i + 1] = low;
+        out[3 * i + 2] = negated;
+    }
+}
+
+#[test]
+fn device_functions_take_and_give_halves() {
+    use half::f16;
+    let x: Vec<f16> = (0..64).map(|k| f16::from_f32((k as f32 - 30.0) * 1.3)).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f16>(3 * x.len()).unwrap();
+    HalfDeviceCalls::new()
+        .launch(&dev, LaunchConfig::for_elements(x.len(), 32), &dev.upload(&x).unwrap(), &mut out)
+        .unwrap();
+    let want: Vec<f16> = x
+        .iter()
+        .flat_map(|&v| {
+            let y = v * f16::from_f32(0.75);
+            [y, y.min(v), -y]
+        })
+        .collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}

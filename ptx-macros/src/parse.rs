@@ -2189,7 +2189,7 @@ impl<'e> Parser<'e> {
                         params.push(Param { name, kind, mutable: false, lints: Vec::new() });
                     }
                 }
-                (_, Some(s)) if !s.is_half() => {
+                (_, Some(s)) => {
                     params.push(Param { name, kind: ParamKind::Scalar(s), mutable, lints: Vec::new() })
                 }
                 (syn::Type::Tuple(_) | syn::Type::Paren(_), _) => match self.return_annot(&pt.ty) {
@@ -2203,7 +2203,7 @@ impl<'e> Parser<'e> {
                 (syn::Type::Array(_), _) => {
                     if let Some(TypeAnnot::Array(elem, len)) = self.type_annot(&pt.ty) {
                         match *elem {
-                            TypeAnnot::Scalar(elem) if !elem.is_half() => params.push(Param {
+                            TypeAnnot::Scalar(elem) => params.push(Param {
                                 name,
                                 kind: ParamKind::Array { elem, len },
                                 mutable,
@@ -2217,7 +2217,7 @@ impl<'e> Parser<'e> {
                     &pt.ty,
                     format!(
                         "`#[ptx_device]` functions take scalars by value (bool u8 i8 u16 i16 u32 i32 u64 i64 \
-                         usize isize f32 f64), tuples and arrays of them by value (`(f32, u32)`, `[f32; 4]`) \
+                         usize isize f32 f64 f16 bf16), tuples and arrays of them by value (`(f32, u32)`, `[f32; 4]`) \
                          and slices (`&[T]`, `&mut [T]`) {inlined}"
                     ),
                 ),
@@ -2230,7 +2230,7 @@ impl<'e> Parser<'e> {
                     self.err(
                         ty,
                         "a `#[ptx_device]` function returns a scalar (bool u8 i8 u16 i16 u32 i32 u64 i64 usize \
-                         isize f32 f64), a tuple of them, an array of them (`[f32; 4]`), or nothing",
+                         isize f32 f64 f16 bf16), a tuple of them, an array of them (`[f32; 4]`), or nothing",
                     );
                     TypeAnnot::Infer
                 });
@@ -2249,10 +2249,10 @@ impl<'e> Parser<'e> {
             }
             syn::Type::Paren(p) => self.return_annot(&p.elem),
             syn::Type::Array(a) => {
-                let elem = self.scalar_of(&a.elem).filter(|s| !s.is_half())?;
+                let elem = self.scalar_of(&a.elem)?;
                 Some(TypeAnnot::Array(Box::new(TypeAnnot::Scalar(elem)), literal_length(&a.len)?))
             }
-            other => self.scalar_of(other).filter(|s| !s.is_half()).map(TypeAnnot::Scalar),
+            other => self.scalar_of(other).map(TypeAnnot::Scalar),
         }
     }
 
