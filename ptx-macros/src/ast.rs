@@ -744,6 +744,20 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `[a, b, c]`: a local array.
     Array(Vec<Expr>),
+    /// `&x[start..end]` (`&mut` when `mutable`; either bound may be left out,
+    /// `..=end` when `inclusive`): the elements of slice `x` in that range, as a slice.
+    SubSlice {
+        /// The slice whose elements it borrows.
+        slice: Box<Expr>,
+        /// The first index (`0` when left out).
+        start: Option<Box<Expr>>,
+        /// The end (the slice's length when left out).
+        end: Option<Box<Expr>>,
+        /// Whether `end` is included (`..=`).
+        inclusive: bool,
+        /// Whether it is `&mut`.
+        mutable: bool,
+    },
     /// `[value; len]`: a local array of `len` (a comptime `usize`) copies of `value`.
     Repeat {
         /// Every element's value.

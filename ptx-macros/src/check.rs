@@ -1126,6 +1126,61 @@ impl Checker<'_> {
         }
     }
 
+    /// The type of `&x[start..end]` (`&mut` when `mutable`): a slice of `x`'s elements, its
+    /// bounds `usize`s as Rust's slice ranges take them.
+    fn sub_slice(
+        &mut self,
+        e: &Expr,
+        slice: &Expr,
+        start: Option<&Expr>,
+        end: Option<&Expr>,
+        mutable: bool,
+    ) -> Ty {
+        let t = self.expr(slice);
+        for bound in [start, end].into_iter().flatten() {
+            let bt = self.expr(bound);
+            self.reference_as_value(bound, &bt, " (a range bound is a value)");
+            self.expect(bound.span, &Ty::Scalar(Scalar::Usize), &bt, " (a slice's range is of `usize`s)");
+        }
+        match self.infer.resolve(&t) {
+            Ty::Slice { elem, mutable: writable } => {
+                if mutable && !writable {
+                    let name = match &slice.kind {
+                        ExprKind::Path(n) => format!("`{n}`"),
+                        _ => "the slice".to_string(),
+                    };
+                    let msg = format!(
+                        "cannot borrow {name} as mutable: it is a `&[{0}]` (rustc's E0596); declare it `&mut [{0}]`",
+                        elem.name()
+                    );
+                    self.errors.at(e.span, msg);
+                }
+                // Without an end, the range ends at the slice's length: the kernel reads it.
+                if let (None, Some(id)) = (end, self.binding[slice.id]) {
+                    self.lengths_read.push(self.root(id));
+                }
+                Ty::Slice { elem, mutable }
+            }
+            Ty::Error => Ty::Error,
+            Ty::Array(_) => {
+                self.errors.at(
+                    e.span,
+                    "a local array's elements are registers, which cannot be borrowed as a slice: index the \
+                     array itself (`a[start + k]`)",
+                );
+                Ty::Error
+            }
+            other => {
+                let msg = format!(
+                    "cannot take a range of `{}`: slices and shared arrays have ranges (`&x[a..b]`)",
+                    self.show(&other)
+                );
+                self.errors.at(slice.span, msg);
+                Ty::Error
+            }
+        }
+    }
+
     /// The type a device function's slice parameter `param` (`&[elem]`, or `&mut [elem]`
     /// when `mutable`) has for the argument `arg` of type `t`: a slice of `elem`, writable
     /// when the parameter needs it (a `&mut [T]` is also passed as a `&[T]`).
@@ -1684,6 +1739,18 @@ impl Checker<'_> {
                         }
                     }
                 }
+                // `x[a..].len()` of a range of a slice.
+                if (method == "len" || method == "is_empty")
+                    && matches!(receiver.kind, ExprKind::SubSlice { .. })
+                {
+                    let t = self.expr(receiver);
+                    self.no_args(method, args);
+                    if matches!(self.infer.resolve(&t), Ty::Slice { .. } | Ty::Error) {
+                        let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
+                        return (Ty::Scalar(ty), false);
+                    }
+                    return self.method(e, receiver, method, args);
+                }
                 self.expr(receiver);
                 self.method(e, receiver, method, args)
             }
@@ -2026,6 +2093,9 @@ impl Checker<'_> {
             }
             ExprKind::Array(elems) => (self.array_literal(e, elems), false),
             ExprKind::Repeat { value, len } => (self.array_repeat(value, len), false),
+            ExprKind::SubSlice { slice, start, end, mutable, .. } => {
+                (self.sub_slice(e, slice, start.as_deref(), end.as_deref(), *mutable), false)
+            }
         }
     }
 
@@ -2270,14 +2340,21 @@ impl Checker<'_> {
     fn slice_of(&mut self, name: &syn::Ident, store: bool) -> Option<Scalar> {
         let binding = self.lookup(&name.to_string()).cloned();
         match binding.map(|b| Binding { ty: self.infer.resolve(&b.ty), ..b }) {
-            Some(Binding { ty: Ty::Slice { elem, mutable }, .. }) => {
+            Some(Binding { ty: Ty::Slice { elem, mutable }, id, .. }) => {
                 if store && !mutable {
+                    // A parameter (or a name for one) is declared `&mut`; a range of a
+                    // slice is borrowed `&mut x[a..b]`.
+                    let instead = if self.root(id) < self.param_count {
+                        format!("a `&[{0}]` parameter; declare it `&mut [{0}]`", elem.name())
+                    } else {
+                        format!(
+                            "a `&[{0}]`; borrow it `&mut` (`&mut x[a..b]`, of a `&mut [{0}]`)",
+                            elem.name()
+                        )
+                    };
                     self.errors.at(
                         Sp::of(name),
-                        format!(
-                            "cannot store into `{name}`: it is a `&[{0}]` parameter; declare it `&mut [{0}]` to write to it",
-                            elem.name()
-                        ),
+                        format!("cannot store into `{name}`: it is {instead} to write to it"),
                     );
                 }
                 Some(elem)

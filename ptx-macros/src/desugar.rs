@@ -246,6 +246,8 @@ fn elements(e: &syn::Expr) -> Option<Elements<'_>> {
         // A name, or a constant table's path (`config::TAPS`).
         syn::Expr::Path(p) => p.path.get_ident().is_some() || names_constant(&p.path),
         syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+        // A range of a slice, borrowed: `&x[a..b]`, `x[a..].iter()`.
+        syn::Expr::Index(ix) => found.borrowed && matches!(unparen(&ix.index), syn::Expr::Range(_)),
         _ => false,
     };
     iterable.then_some(found)
@@ -314,6 +316,10 @@ pub fn for_in_array(f: &syn::ExprForLoop, id: usize) -> Result<syn::Expr, syn::E
     };
     let (copy, array) = if in_place {
         (quote_spanned!(span=>), quote_spanned!(span=> #base))
+    } else if let syn::Expr::Index(_) = base {
+        // A range of a slice: the sub-slice, borrowed once.
+        let array = format_ident!("{FOR_PREFIX}{}", id, span = span);
+        (quote_spanned!(span=> let #array = &#base;), quote_spanned!(span=> #array))
     } else {
         let taken = if taken { TAKEN_SUFFIX } else { "" };
         let array = format_ident!("{FOR_PREFIX}{}{taken}", id, span = span);

@@ -407,6 +407,6 @@ pub fn expand_kernel(
 
 /// An identifier as PTX and the runtime's errors name it: without the `r#` of a raw
 /// identifier (`r#type` is the parameter `type`).
-fn unraw(name: &proc_macro2::Ident) -> String {
+pub(crate) fn unraw(name: &proc_macro2::Ident) -> String {
     name.to_string().trim_start_matches("r#").to_string()
 }

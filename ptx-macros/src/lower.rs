@@ -758,6 +758,31 @@ impl<'a> Lowerer<'a> {
                 let elem = self.array_elem(e);
                 self.bind(name, "__array", quote!(#k.local_array(&[#(#values),*], #elem)))
             }
+            ExprKind::SubSlice { slice, start, end, inclusive, .. } => {
+                let s = self.value(slice);
+                let start = match start {
+                    Some(x) => {
+                        let v = self.value(x);
+                        quote!(::core::option::Option::Some(#v))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                let end = match end {
+                    Some(x) => {
+                        let v = self.value(x);
+                        quote!(::core::option::Option::Some(#v))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                // Faults through it name the binding (`row`), else the slice's range.
+                let label = match (name, &slice.kind) {
+                    (Some(n), _) if !n.to_string().starts_with("__") => crate::expand::unraw(n),
+                    (_, ExprKind::Path(p)) => format!("{}[..]", crate::expand::unraw(p)),
+                    _ => "slice[..]".to_string(),
+                };
+                let site = self.site(e.span);
+                self.bind(name, "__slice", quote!(#k.sub_slice(&#s, #start, #end, #inclusive, #label, #site)))
+            }
             ExprKind::Repeat { value, len } => {
                 let v = self.value(value);
                 let n = self.host(len);

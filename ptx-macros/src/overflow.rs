@@ -351,6 +351,13 @@ impl Folder<'_> {
                 self.expr(len);
                 None
             }
+            ExprKind::SubSlice { slice, start, end, .. } => {
+                self.expr(slice);
+                for bound in [start, end].into_iter().flatten() {
+                    self.expr(bound);
+                }
+                None
+            }
             ExprKind::Shared { len, .. } => {
                 if let Some(len) = len {
                     self.expr(len);

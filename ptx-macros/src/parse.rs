@@ -1247,6 +1247,13 @@ impl<'e> Parser<'e> {
                     }
                 }
             }
+            syn::Expr::Index(ix) if matches!(crate::desugar::unparen(&ix.index), syn::Expr::Range(_)) => {
+                return self.unsupported(
+                    e,
+                    "a range of a slice is borrowed, as in Rust: `&x[a..b]` (or `&mut x[a..b]`), bound to a name or \
+                     passed on (`let row = &x[a..b];`, `row.len()`)",
+                );
+            }
             syn::Expr::Index(ix) => {
                 let index = Box::new(self.expr(&ix.index));
                 // `config::GAIN[i]`: a constant array of the surrounding code, by its path.
@@ -1302,7 +1309,15 @@ impl<'e> Parser<'e> {
                 if let Some(t) = &m.turbofish {
                     self.err(t, "method calls in kernels take no type arguments");
                 }
-                let receiver = Box::new(self.expr(&m.receiver));
+                // `x[a..].len()`: a method's receiver is borrowed, a range of a slice too.
+                let receiver = match range_index(&m.receiver) {
+                    Some((slice, range)) => {
+                        let kind = self.sub_slice(slice, range, false);
+                        self.expr_of(kind, Sp::of(&m.receiver))
+                    }
+                    None => self.expr(&m.receiver),
+                };
+                let receiver = Box::new(receiver);
                 let args = m.args.iter().map(|a| self.expr(a)).collect();
                 ExprKind::MethodCall { receiver, method: m.method.clone(), args }
             }
@@ -1383,6 +1398,10 @@ impl<'e> Parser<'e> {
             syn::Expr::Struct(_) => {
                 return self.unsupported(e, "struct literals are not supported in kernels; use scalars and tuples")
             }
+            syn::Expr::Reference(r) if range_index(&r.expr).is_some() => match range_index(&r.expr) {
+                Some((slice, range)) => self.sub_slice(slice, range, r.mutability.is_some()),
+                None => ExprKind::Error,
+            },
             syn::Expr::Reference(_) | syn::Expr::RawAddr(_) => {
                 return self.unsupported(
                     e,
@@ -1566,6 +1585,17 @@ impl<'e> Parser<'e> {
     /// is an error of rustc's, unless a `use std::f32;` makes it this path: it is read as a
     /// constant of the surrounding code), and a path with a leading `::` only when it starts
     /// with one of them.
+    /// `&slice[range]` (`&mut` when `mutable`).
+    fn sub_slice(&mut self, slice: &syn::Expr, range: &syn::ExprRange, mutable: bool) -> ExprKind {
+        ExprKind::SubSlice {
+            slice: Box::new(self.expr(slice)),
+            start: range.start.as_ref().map(|x| Box::new(self.expr(x))),
+            end: range.end.as_ref().map(|x| Box::new(self.expr(x))),
+            inclusive: matches!(range.limits, syn::RangeLimits::Closed(_)),
+            mutable,
+        }
+    }
+
     /// `<f16>::ZERO` or `<u32>::MAX`, as a `macro_rules!` kernel over a `$t:ty` writes
     /// `T::NAME`: the constant's type and its path with the type's own path in front
     /// (`ptx_dsl::half::f16::ZERO`), which the host reads where the kernel is written.
@@ -3084,6 +3114,26 @@ fn is_unit(ty: &syn::Type) -> bool {
         syn::Type::Paren(p) => is_unit(&p.elem),
         syn::Type::Group(g) => is_unit(&g.elem),
         _ => false,
+    }
+}
+
+/// `x[a..b]` (any range form, through parentheses and macro groups): the indexed
+/// expression and the range, for `&x[a..b]`.
+fn range_index(e: &syn::Expr) -> Option<(&syn::Expr, &syn::ExprRange)> {
+    match e {
+        syn::Expr::Group(g) => range_index(&g.expr),
+        syn::Expr::Paren(p) => range_index(&p.expr),
+        syn::Expr::Index(ix) => {
+            let mut index = &*ix.index;
+            while let syn::Expr::Group(g) = index {
+                index = &g.expr;
+            }
+            match index {
+                syn::Expr::Range(range) => Some((&ix.expr, range)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

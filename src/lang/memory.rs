@@ -29,8 +29,10 @@ pub struct Slice {
 enum Base {
     /// Global memory from this 64-bit address.
     Global(Reg<U64>),
-    /// A shared array, and its 32-bit shared-window address in a register.
-    Shared(SharedId, Reg<U32>),
+    /// A shared array, the 32-bit shared-window address of the slice's first element in a
+    /// register, and that element's byte offset in the array when it is a constant (a
+    /// constant index is then an offset from the array's name).
+    Shared(SharedId, Reg<U32>, Option<i32>),
 }
 
 /// A slice's length.
@@ -122,6 +124,70 @@ impl KernelCtx {
         Slice { base: Base::Global(base), len: Length::Loaded(len), elem, name }
     }
 
+    /// `&x[start..end]` (`..=end` when `inclusive`; a bound left out is `0` or `x.len()`):
+    /// the slice of those elements, named `name` in its faults. A range outside `x` is
+    /// Rust's panic at `site` in a checked kernel, where the slice is then clamped to `x`
+    /// (so that no access through it leaves `x`); undefined behaviour in an unchecked one.
+    pub fn sub_slice(
+        &mut self,
+        x: &Slice,
+        start: Option<Value>,
+        end: Option<Value>,
+        inclusive: bool,
+        name: &'static str,
+        site: Site,
+    ) -> Slice {
+        let start = start.map_or(Val::Imm(0), |v| self.index_u64(v));
+        let end = match end {
+            Some(v) => {
+                let end = self.index_u64(v);
+                if inclusive {
+                    let at_max = self.b.setp::<U64>(Cmp::Eq, end, u64::MAX);
+                    self.panic_if(
+                        Value::of(at_max, Scalar::Bool),
+                        site,
+                        "attempted to index slice up to maximum usize",
+                    );
+                    self.b.add(end, 1u64)
+                } else {
+                    end
+                }
+            }
+            None => x.len_val(),
+        };
+        let (start, end) = if self.checked {
+            let len = x.len_val();
+            let reversed = self.b.setp::<U64>(Cmp::Gt, start, end);
+            self.panic_if(Value::of(reversed, Scalar::Bool), site, "slice index starts after its end");
+            let past = self.b.setp::<U64>(Cmp::Gt, end, len);
+            self.panic_if(Value::of(past, Scalar::Bool), site, "range end index out of range for slice");
+            let end = self.b.min(end, len);
+            (self.b.min(start, end), end)
+        } else {
+            (start, end)
+        };
+        let bytes = element_bytes(x.elem);
+        let base = match x.base {
+            Base::Global(base) => {
+                let offset = self.b.mul(start, u64::from(bytes));
+                Base::Global(self.b.offset_address(base, offset))
+            }
+            Base::Shared(id, address, first) => {
+                let start32 = self.b.cast::<U32, U64>(start);
+                let moved = self.b.mad_lo::<U32>(start32, bytes, address);
+                let offset =
+                    start.as_imm().and_then(|i| i32::try_from(i.checked_mul(u64::from(bytes))?).ok());
+                let first = first.zip(offset).and_then(|(a, b)| a.checked_add(b));
+                Base::Shared(id, self.b.to_reg(moved), first)
+            }
+        };
+        let len = match self.b.sub(end, start) {
+            Val::Reg(r) => Length::Loaded(Some(r)),
+            Val::Imm(n) => Length::Fixed(n),
+        };
+        Slice { base, len, elem: x.elem, name }
+    }
+
     /// `let name = shared::<elem, len>();`: declares a `.shared` array of `len` elements,
     /// aligned to its element size. A size over the 48 KiB of static shared memory (or
     /// zero) is reported by the verifier when the kernel is launched.
@@ -130,7 +196,7 @@ impl KernelCtx {
         let total = u32::try_from(len.saturating_mul(u64::from(bytes))).unwrap_or(u32::MAX);
         let id = self.b.shared_array(total, bytes);
         let address = self.b.shared_address(id);
-        Slice { base: Base::Shared(id, address), len: Length::Fixed(len), elem, name }
+        Slice { base: Base::Shared(id, address, Some(0)), len: Length::Fixed(len), elem, name }
     }
 
     /// `let name = shared_dyn::<elem>();`: the kernel's dynamic shared memory (every
@@ -144,7 +210,7 @@ impl KernelCtx {
         let count = self.b.div::<U32>(size, bytes);
         let len = self.b.cast::<U64, U32>(count);
         let len = self.b.to_reg(len);
-        Slice { base: Base::Shared(id, address), len: Length::Loaded(Some(len)), elem, name }
+        Slice { base: Base::Shared(id, address, Some(0)), len: Length::Loaded(Some(len)), elem, name }
     }
 
     /// The index as a `u64` (a negative signed index becomes huge, so one unsigned
@@ -161,18 +227,30 @@ impl KernelCtx {
                 let (address, offset) = self.element_address(base, slice.elem, index);
                 (Space::Global, Address { base: AddrBase::Reg(address.raw()), offset })
             }
-            Base::Shared(id, address) => (Space::Shared, self.shared_element(id, address, slice.elem, index)),
+            Base::Shared(id, address, first) => {
+                (Space::Shared, self.shared_element(id, address, first, slice.elem, index))
+            }
         }
     }
 
     /// The address of element `index` of a shared array: the array plus a constant offset
     /// for a constant index, else `index * bytes + base` in 32 bits (a shared window is
     /// smaller than 4 GiB; a checked kernel has compared the full index with the length).
-    fn shared_element(&mut self, id: SharedId, base: Reg<U32>, elem: Scalar, index: Value) -> Address {
+    fn shared_element(
+        &mut self,
+        id: SharedId,
+        base: Reg<U32>,
+        first: Option<i32>,
+        elem: Scalar,
+        index: Value,
+    ) -> Address {
         let bytes = element_bytes(elem);
-        // A constant index (its bits zero-extended: a negative one is huge) within i32 range.
+        // A constant index (its bits zero-extended: a negative one is huge) within i32 range,
+        // from a first element at a constant place in the array.
         let constant = index.as_bits().and_then(|bits| bits.checked_mul(u64::from(bytes)));
-        if let Some(offset) = constant.and_then(|o| i32::try_from(o).ok()) {
+        let offset =
+            constant.and_then(|o| i32::try_from(o).ok()).zip(first).and_then(|(o, f)| o.checked_add(f));
+        if let Some(offset) = offset {
             return Address { base: AddrBase::Shared(id), offset };
         }
         let index32 = self.cast(index, Scalar::U32).typed::<U32>();

@@ -1,0 +1,232 @@
+//! Sub-slices, `&x[a..b]` and `&mut y[a..]` in every range form, as Rust has them: a row of
+//! a matrix passed to a device function, a tail or head of it, a `&mut` window written
+//! through, a window of a shared array; each kernel body also run as plain Rust and the
+//! results compared, and a range outside its slice the launch's `Err(KernelPanic)` with the
+//! start of Rust's message, an index past a sub-slice's end an `OutOfBounds` naming it.
+use ptx_dsl::prelude::*;
+use ptx_dsl::runtime::{Device, Error, LaunchConfig};
+
+/// The sum of `a[k] * b[k]` over `a`'s length.
+#[ptx_device]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for k in 0..a.len() {
+        s += a[k] * b[k];
+    }
+    s
+}
+
+/// One thread a row of `m` (`cols` wide), checked and unchecked.
+macro_rules! row_dots {
+    ($name:ident, $attr:meta) => {
+        #[$attr]
+        fn $name(m: &[f32], v: &[f32], out: &mut [f32], pairs: &mut [u32], #[comptime] cols: usize) {
+            let r = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if r < out.len() {
+                let row = &m[r * cols..(r + 1) * cols];
+                let tail = &row[1..];
+                let head = &row[..=1];
+                let all = &row[..];
+                out[r] =
+                    dot(row, v) + tail[0] * 2.0 + head.len() as f32 + all[cols - 1] + dot(&v[2..], &row[2..]);
+                let dst = &mut pairs[2 * r..2 * r + 2];
+                dst[0] = tail.len() as u32;
+                dst[1] = (r as u32) << 8;
+                let again = &mut dst[1..];
+                again[0] += 1;
+            }
+        }
+    };
+}
+
+row_dots!(row_dots, ptx_kernel);
+row_dots!(row_dots_unchecked, ptx_kernel(unchecked));
+
+/// [`row_dots`]'s body as plain Rust, for row `r`.
+#[allow(clippy::redundant_slicing)]
+fn row_dots_host(m: &[f32], v: &[f32], out: &mut [f32], pairs: &mut [u32], cols: usize, r: usize) {
+    let dot = |a: &[f32], b: &[f32]| {
+        let mut s = 0.0;
+        for k in 0..a.len() {
+            s += a[k] * b[k];
+        }
+        s
+    };
+    let row = &m[r * cols..(r + 1) * cols];
+    let tail = &row[1..];
+    let head = &row[..=1];
+    let all = &row[..];
+    out[r] = dot(row, v) + tail[0] * 2.0 + head.len() as f32 + all[cols - 1] + dot(&v[2..], &row[2..]);
+    let dst = &mut pairs[2 * r..2 * r + 2];
+    dst[0] = tail.len() as u32;
+    dst[1] = (r as u32) << 8;
+    let again = &mut dst[1..];
+    again[0] += 1;
+}
+
+#[test]
+fn rows_tails_and_windows_are_the_hosts() {
+    let mut rng = ptx_tools::rng::Rng::fresh("row_dots");
+    let (rows, cols) = (37, 9);
+    let m: Vec<f32> = (0..rows * cols).map(|_| rng.signed_f32()).collect();
+    let v: Vec<f32> = (0..cols).map(|_| rng.signed_f32()).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(rows).unwrap();
+    let mut pairs = dev.zeroed::<u32>(2 * rows).unwrap();
+    let config = LaunchConfig::for_elements(rows, 32);
+    for checked in [true, false] {
+        let (md, vd) = (dev.upload(&m).unwrap(), dev.upload(&v).unwrap());
+        if checked {
+            RowDots::new(cols).launch(&dev, config, &md, &vd, &mut out, &mut pairs).unwrap();
+        } else {
+            // SAFETY: every range and index of the body is within its slice for these shapes
+            // (the checked launch before this one says so).
+            unsafe { RowDotsUnchecked::new(cols).launch(&dev, config, &md, &vd, &mut out, &mut pairs) }
+                .unwrap();
+        }
+        let (mut want, mut want_pairs) = (vec![0.0f32; rows], vec![0u32; 2 * rows]);
+        for r in 0..rows {
+            row_dots_host(&m, &v, &mut want, &mut want_pairs, cols, r);
+        }
+        // The same operations in the same order: bit for bit.
+        assert_eq!(out.to_vec().unwrap(), want, "checked {checked}");
+        assert_eq!(pairs.to_vec().unwrap(), want_pairs, "checked {checked}");
+    }
+}
+
+#[ptx_kernel]
+fn window(x: &[u32], out: &mut [u32], start: usize, end: usize, at: usize) {
+    let w = &x[start..end];
+    out[0] = w[at];
+}
+
+#[test]
+fn ranges_outside_their_slice_are_rusts_panics() {
+    let dev = Device::sim();
+    let x = dev.upload(&[10u32, 11, 12, 13, 14]).unwrap();
+    let mut out = dev.zeroed::<u32>(1).unwrap();
+    let one = LaunchConfig::linear(1, 1);
+    let run = |start: usize, end: usize, at: usize, out: &mut _| {
+        Window::new().launch(&dev, one, &x, out, start, end, at)
+    };
+    run(1, 4, 2, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [13]);
+    run(5, 5, 0, &mut out).map(|_| ()).unwrap_err();
+    for (start, end, message) in
+        [(3, 2, "slice index starts after its end"), (2, 6, "range end index out of range for slice")]
+    {
+        let r = run(start, end, 0, &mut out);
+        assert!(
+            matches!(&r, Err(Error::KernelPanic { message: m, .. }) if m == message),
+            "{start}..{end}: {r:?}"
+        );
+    }
+    // Past the window's own end (not `x`'s): the window is what was indexed.
+    let r = run(1, 3, 2, &mut out);
+    assert!(matches!(&r, Err(Error::OutOfBounds { param, index: 2, len: 2, .. }) if param == "w"), "{r:?}");
+}
+
+/// Halves of a shared tile, written and read through windows, constant and computed.
+#[ptx_kernel]
+fn shared_windows(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    let tile = shared::<f32, 64>();
+    let upper = &mut tile[32..];
+    upper[t] = x[t];
+    let lower = &mut tile[..32];
+    lower[t] = -x[t];
+    sync_threads();
+    let k = x.len() + 31 - t;
+    let moving = &tile[k..];
+    out[t] = moving[0] + tile[33] + upper[1];
+}
+
+#[test]
+fn windows_of_shared_arrays_are_the_hosts() {
+    let x: Vec<f32> = (0..32).map(|k| k as f32 * 1.5 + 0.25).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(32).unwrap();
+    SharedWindows::new()
+        .launch(&dev, LaunchConfig::linear(1, 32), &dev.upload(&x).unwrap(), &mut out)
+        .unwrap();
+    let mut tile = [0.0f32; 64];
+    for t in 0..32 {
+        tile[32 + t] = x[t];
+        tile[t] = -x[t];
+    }
+    let want: Vec<f32> = (0..32).map(|t| tile[x.len() + 31 - t] + tile[33] + tile[33]).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+/// Loops over ranges of a slice (`&x[a..]`, `x[a..b].iter()`, `.enumerate()`) and a
+/// range's `len()`/`is_empty()` without a name, one thread a start.
+macro_rules! range_loops {
+    ($kernel:ident, $host:ident) => {
+        #[ptx_kernel]
+        fn $kernel(x: &[f32], out: &mut [f32]) {
+            let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if t < x.len() {
+                let mut s = 0.0;
+                for v in &x[t..] {
+                    s += v;
+                }
+                for v in x[t / 2..t].iter() {
+                    s -= *v * 0.5;
+                }
+                for (i, &v) in x[..t].iter().enumerate().rev() {
+                    s += v * i as f32;
+                }
+                out[t] = s + x[t..].len() as f32 + x[t..t].is_empty() as u32 as f32;
+            }
+        }
+
+        fn $host(x: &[f32], out: &mut [f32], t: usize) {
+            let mut s = 0.0;
+            for v in &x[t..] {
+                s += v;
+            }
+            for v in x[t / 2..t].iter() {
+                s -= *v * 0.5;
+            }
+            for (i, &v) in x[..t].iter().enumerate().rev() {
+                s += v * i as f32;
+            }
+            out[t] = s + x[t..].len() as f32 + x[t..t].is_empty() as u32 as f32;
+        }
+    };
+}
+
+range_loops!(range_loops, range_loops_host);
+
+#[test]
+fn loops_over_ranges_are_the_hosts() {
+    let mut rng = ptx_tools::rng::Rng::fresh("range_loops");
+    let x: Vec<f32> = (0..70).map(|_| rng.signed_f32()).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(x.len()).unwrap();
+    RangeLoops::new()
+        .launch(&dev, LaunchConfig::for_elements(x.len(), 32), &dev.upload(&x).unwrap(), &mut out)
+        .unwrap();
+    let mut want = vec![0.0f32; x.len()];
+    for t in 0..x.len() {
+        range_loops_host(&x, &mut want, t);
+    }
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+#[test]
+fn kernels_with_sub_slices_assemble() {
+    let Some(ptxas) = ptx_tools::ptxas::ptxas_or_skip("kernels_with_sub_slices_assemble") else { return };
+    use ptx_dsl::core::{Kernel, Target};
+    let kernels: [&dyn Kernel; 5] = [
+        &RowDots::new(9),
+        &RowDotsUnchecked::new(4),
+        &Window::new(),
+        &SharedWindows::new(),
+        &RangeLoops::new(),
+    ];
+    for kernel in kernels {
+        let ptx = kernel.ptx_for(Target::SM_80);
+        ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    }
+}
