@@ -1,7 +1,8 @@
 //! What the twenty-fifth round of probing found in the language: `ilog10` and `isqrt` of
 //! constants computed with std while the kernel was built, so a zero or negative operand
 //! panicked on the host (even in a branch never taken) instead of being the launch's
-//! `Err(KernelPanic)` where the call runs, as the other panicking methods are.
+//! `Err(KernelPanic)` where the call runs, as the other panicking methods are; and a
+//! `clamp` that panics stopped no thread (the clamped value was stored and the body went on).
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 
@@ -46,4 +47,38 @@ fn logs_and_roots_of_constants_panic_where_they_run() {
     assert_eq!(o.to_vec().unwrap(), [0, 7]);
     let r = UntakenIsqrt::new().launch(&dev, one, &dev.upload(&[1, 0]).unwrap(), &mut o);
     assert!(matches!(&r, Err(Error::KernelPanic { message, .. }) if message == want), "{r:?}");
+}
+
+#[ptx_kernel]
+fn clamp_stops(x: &[i32], h: &[f16], out: &mut [i32]) {
+    out[0] = 1;
+    out[1] = x[0].clamp(x[1], x[2]);
+    out[2] = h[0].clamp(h[1], h[2]).to_f32() as i32;
+    out[3] = 4;
+}
+
+/// `clamp` with `min > max` panics in Rust, which stops the thread: the kernel's thread
+/// stopped there too (it stored the clamped value and went on), for integers and halves.
+#[test]
+fn a_clamp_that_panics_stops_the_thread() {
+    use ptx_dsl::half::f16;
+    let dev = Device::sim();
+    let halves = |v: [f32; 3]| dev.upload(&v.map(f16::from_f32)).unwrap();
+    let one = LaunchConfig::linear(1, 1);
+    let mut out = dev.zeroed::<i32>(4).unwrap();
+    ClampStops::new()
+        .launch(&dev, one, &dev.upload(&[5, 2, 9]).unwrap(), &halves([7.0, 1.0, 3.0]), &mut out)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1, 5, 3, 4]);
+    for (ints, hs, message) in [
+        ([5, 9, 2], [7.0, 1.0, 3.0], "min > max"),
+        ([5, 2, 9], [7.0, 3.0, 1.0], "assertion failed: min <= max"),
+        ([5, 2, 9], [7.0, f32::NAN, 1.0], "assertion failed: min <= max"),
+    ] {
+        let mut out = dev.zeroed::<i32>(4).unwrap();
+        let r = ClampStops::new().launch(&dev, one, &dev.upload(&ints).unwrap(), &halves(hs), &mut out);
+        assert!(matches!(&r, Err(Error::KernelPanic { message: m, .. }) if m == message), "{r:?}");
+        let stored = if message == "min > max" { vec![1, 0, 0, 0] } else { vec![1, 5, 0, 0] };
+        assert_eq!(out.to_vec().unwrap(), stored, "{message}: the thread went on");
+    }
 }

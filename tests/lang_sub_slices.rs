@@ -111,15 +111,24 @@ fn ranges_outside_their_slice_are_rusts_panics() {
     };
     run(1, 4, 2, &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), [13]);
-    run(5, 5, 0, &mut out).map(|_| ()).unwrap_err();
-    for (start, end, message) in
-        [(3, 2, "slice index starts after its end"), (2, 6, "range end index out of range for slice")]
-    {
+    // An empty window at the end is a window; indexing it is out of its bounds.
+    let r = run(5, 5, 0, &mut out);
+    assert!(matches!(&r, Err(Error::OutOfBounds { param, index: 0, len: 0, .. }) if param == "w"), "{r:?}");
+    // Checked in Rust's order, and the thread stops there: `out` keeps the 13 stored here.
+    run(1, 4, 2, &mut out).unwrap();
+    let cases = [
+        (3, 2, "slice index starts after its end"),
+        (2, 6, "range end index out of range for slice"),
+        (6, 7, "range start index out of range for slice"),
+        (usize::MAX, 2, "range start index out of range for slice"),
+    ];
+    for (start, end, message) in cases {
         let r = run(start, end, 0, &mut out);
         assert!(
             matches!(&r, Err(Error::KernelPanic { message: m, .. }) if m == message),
             "{start}..{end}: {r:?}"
         );
+        assert_eq!(out.to_vec().unwrap(), [13], "{start}..{end}: the thread went on");
     }
     // Past the window's own end (not `x`'s): the window is what was indexed.
     let r = run(1, 3, 2, &mut out);
@@ -229,4 +238,29 @@ fn kernels_with_sub_slices_assemble() {
         let ptx = kernel.ptx_for(Target::SM_80);
         ptx_tools::ptxas::assemble(&ptxas, &ptx, "sm_80").unwrap_or_else(|e| panic!("{e}\n{ptx}"));
     }
+}
+
+/// A range of a range (`&x[a..][..b]`, which was refused) and a range's `len()`.
+#[ptx_kernel]
+fn nested_ranges(x: &[u32], out: &mut [u32], a: usize, b: usize) {
+    let w = &x[a..][..b];
+    let v = &mut out[1..][1..];
+    v[0] = w[b - 1] + x[a..].len() as u32;
+}
+
+#[test]
+fn ranges_of_ranges_are_the_hosts() {
+    let dev = Device::sim();
+    let x = dev.upload(&[10u32, 11, 12, 13, 14, 15]).unwrap();
+    let mut out = dev.zeroed::<u32>(3).unwrap();
+    NestedRanges::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out, 2, 3).unwrap();
+    let host = [10u32, 11, 12, 13, 14, 15];
+    let mut want = [0u32; 3];
+    let w = &host[2..][..3];
+    let v = &mut want[1..][1..];
+    v[0] = w[3 - 1] + host[2..].len() as u32;
+    assert_eq!(out.to_vec().unwrap(), want);
+    let r = NestedRanges::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out, 4, 3);
+    let message = "range end index out of range for slice";
+    assert!(matches!(&r, Err(Error::KernelPanic { message: m, .. }) if m == message), "{r:?}");
 }

@@ -2391,7 +2391,9 @@ impl Checker<'_> {
         let elem = self.slice_of(name, store)?;
         if !is_param {
             let msg = format!(
-                "`{func}` works on slice parameters; `{name}` is a shared array: index it element by element"
+                "`{func}` works on slice parameters (the alignment it needs is checked on their indices); \
+                 `{name}` is a shared array or a range of a slice: index it element by element, or call `{func}` \
+                 on the parameter with the range's start added to the index"
             );
             self.errors.at(Sp::of(name), msg);
             return None;
@@ -2866,6 +2868,16 @@ impl Checker<'_> {
             if op == BinOp::Lt && of_hidden(l) && least.is_some() && bound == least {
                 self.errors.at(e.span, "exclusive upper bound for a range bound cannot be the minimum");
             }
+            // The `half` crate's types compare by hand-written `PartialEq`, which patterns do
+            // not take (rustc: "constant of non-structural type in a pattern").
+            if of_hidden(l) && resolved.scalar().is_some_and(Scalar::is_half) {
+                let msg = format!(
+                    "constant of non-structural type `{}` in a pattern: compare in an `if` (`h == {0}::ZERO`), or \
+                     match its bits (`h.to_bits()`)",
+                    self.show(&u)
+                );
+                self.errors.at(r.span, msg);
+            }
             if self.comparable_tuple(&resolved) {
                 // Rust's tuple `PartialEq` and `PartialOrd`: element by element, in order.
             } else if matches!(resolved, Ty::Tuple(_) | Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_)) {
@@ -2990,7 +3002,7 @@ impl Checker<'_> {
                 return (Ty::Error, false);
             }
         };
-        if ord_call && scalar.is_float() {
+        if ord_call && (scalar.is_float() || scalar.is_half()) {
             let msg = format!(
                 "`std::cmp::{name}` takes `Ord` values, and `{0}` is not `Ord` (a NaN is unordered): \
                  write `a.{name}(b)`, `{0}::{name}`, which gives the other value when one is a NaN",

@@ -1587,8 +1587,16 @@ impl<'e> Parser<'e> {
     /// with one of them.
     /// `&slice[range]` (`&mut` when `mutable`).
     fn sub_slice(&mut self, slice: &syn::Expr, range: &syn::ExprRange, mutable: bool) -> ExprKind {
+        // `&x[a..][..b]`: a range of a range.
+        let slice = match range_index(slice) {
+            Some((inner, inner_range)) => {
+                let kind = self.sub_slice(inner, inner_range, mutable);
+                self.expr_of(kind, Sp::of(slice))
+            }
+            None => self.expr(slice),
+        };
         ExprKind::SubSlice {
-            slice: Box::new(self.expr(slice)),
+            slice: Box::new(slice),
             start: range.start.as_ref().map(|x| Box::new(self.expr(x))),
             end: range.end.as_ref().map(|x| Box::new(self.expr(x))),
             inclusive: matches!(range.limits, syn::RangeLimits::Closed(_)),

@@ -131,12 +131,12 @@ impl KernelCtx {
     }
 
     /// `x.clamp(lo, hi)` of halves, as the `half` crate computes it: it asserts `lo <= hi`
-    /// (a NaN bound fails it too), a fault at `site` in a checked kernel; then `lo` when
-    /// `x < lo`, `hi` when that is above `hi`.
+    /// (a NaN bound fails it too), a panic at `site` that stops the thread in a checked
+    /// kernel; then `lo` when `x < lo`, `hi` when that is above `hi`.
     pub(crate) fn half_clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
         let ordered = self.le(lo, hi);
         let unordered = self.not(ordered);
-        self.panic_if(unordered, site, "assertion failed: min <= max");
+        self.panic_and_stop_if(unordered, site, "assertion failed: min <= max");
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);
         let above = self.gt(t, hi);

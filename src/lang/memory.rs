@@ -126,8 +126,9 @@ impl KernelCtx {
 
     /// `&x[start..end]` (`..=end` when `inclusive`; a bound left out is `0` or `x.len()`):
     /// the slice of those elements, named `name` in its faults. A range outside `x` is
-    /// Rust's panic at `site` in a checked kernel, where the slice is then clamped to `x`
-    /// (so that no access through it leaves `x`); undefined behaviour in an unchecked one.
+    /// Rust's panic at `site` in a checked kernel, which stops the thread there (checked in
+    /// the order Rust's slices check: the start past the length, the end past it, the
+    /// start past the end); undefined behaviour in an unchecked one.
     pub fn sub_slice(
         &mut self,
         x: &Slice,
@@ -142,12 +143,10 @@ impl KernelCtx {
             Some(v) => {
                 let end = self.index_u64(v);
                 if inclusive {
+                    // `..=usize::MAX` ends past every slice.
                     let at_max = self.b.setp::<U64>(Cmp::Eq, end, u64::MAX);
-                    self.panic_if(
-                        Value::of(at_max, Scalar::Bool),
-                        site,
-                        "attempted to index slice up to maximum usize",
-                    );
+                    let message = "range end index out of range for slice";
+                    self.panic_and_stop_if(Value::of(at_max, Scalar::Bool), site, message);
                     self.b.add(end, 1u64)
                 } else {
                     end
@@ -155,17 +154,18 @@ impl KernelCtx {
             }
             None => x.len_val(),
         };
-        let (start, end) = if self.checked {
+        if self.checked {
             let len = x.len_val();
-            let reversed = self.b.setp::<U64>(Cmp::Gt, start, end);
-            self.panic_if(Value::of(reversed, Scalar::Bool), site, "slice index starts after its end");
-            let past = self.b.setp::<U64>(Cmp::Gt, end, len);
-            self.panic_if(Value::of(past, Scalar::Bool), site, "range end index out of range for slice");
-            let end = self.b.min(end, len);
-            (self.b.min(start, end), end)
-        } else {
-            (start, end)
-        };
+            let checks = [
+                (start, len, "range start index out of range for slice"),
+                (end, len, "range end index out of range for slice"),
+                (start, end, "slice index starts after its end"),
+            ];
+            for (a, b, message) in checks {
+                let past = self.b.setp::<U64>(Cmp::Gt, a, b);
+                self.panic_and_stop_if(Value::of(past, Scalar::Bool), site, message);
+            }
+        }
         let bytes = element_bytes(x.elem);
         let base = match x.base {
             Base::Global(base) => {
@@ -519,6 +519,17 @@ impl KernelCtx {
     /// one the build already knows happens, as a panic or a constant index past the end.
     pub(crate) fn fault_here(&mut self, site: FaultSite, value: Value, extra: Value) {
         self.fault_if(Value::from(true), site, value, extra);
+    }
+
+    /// Records Rust's panic with `message` at `site` when `cond` holds, and stops the thread
+    /// there, as a panicking Rust thread stops (checked kernels only: in an unchecked one
+    /// the condition is undefined behaviour, and nothing is built for it).
+    pub(crate) fn panic_and_stop_if(&mut self, cond: Value, site: Site, message: &'static str) {
+        if !self.checked || cond.as_bits() == Some(0) {
+            return;
+        }
+        self.panic_if(cond, site, message);
+        self.return_if(cond);
     }
 
     /// Records Rust's panic with `message` at `site` when `cond` holds (checked kernels only;

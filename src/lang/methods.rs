@@ -393,7 +393,7 @@ impl KernelCtx {
 
     /// `x.clamp(lo, hi)` as the standard library computes it: `lo` when `x < lo`, then `hi`
     /// when `x > hi`, else `x` (so a NaN `x` stays NaN). Where std panics, `lo > hi` or a NaN
-    /// bound, a checked kernel records a fault at `site` (the value is computed all the same).
+    /// bound, a checked kernel records a panic at `site` and the thread stops there.
     pub fn clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
         if x.ty().is_half() {
             return self.half_clamp(x, lo, hi, site);
@@ -402,7 +402,7 @@ impl KernelCtx {
         let unordered = self.not(ordered);
         // The start of std's messages (which go on with the values).
         let message = if x.ty().is_float() { "min > max, or either was NaN" } else { "min > max" };
-        self.panic_if(unordered, site, message);
+        self.panic_and_stop_if(unordered, site, message);
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);
         let above = self.gt(t, hi);

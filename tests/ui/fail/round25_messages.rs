@@ -26,4 +26,23 @@ fn half_mistakes(h: &mut [f16]) {
     h[5] = acc;
 }
 
+
+// Half values are not structural (no patterns) and not `Ord`.
+#[ptx_kernel]
+fn half_patterns(x: &[f16], out: &mut [u32]) {
+    out[0] = match x[0] {
+        f16::ZERO => 1,
+        _ => 0,
+    };
+    out[1] = std::cmp::max(x[0], x[1]).to_bits() as u32;
+}
+
+// Vector accesses take slice parameters, whose index carries the alignment.
+#[ptx_kernel]
+fn vector_of_range(x: &[f32], out: &mut [f32]) {
+    let r = &x[1..];
+    let (a, b, c, d) = load4(r, 0);
+    out[0] = a + b + c + d;
+}
+
 fn main() {}
