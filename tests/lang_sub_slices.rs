@@ -264,3 +264,51 @@ fn ranges_of_ranges_are_the_hosts() {
     let message = "range end index out of range for slice";
     assert!(matches!(&r, Err(Error::KernelPanic { message: m, .. }) if m == message), "{r:?}");
 }
+
+#[ptx_kernel]
+fn swap_through(out: &mut [u32], shared_out: &mut [u32], i: usize, j: usize) {
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        let row = &mut out[2..6];
+        row.swap(i, j);
+    }
+    let tile = shared::<u32, 8>();
+    tile[t] = t as u32;
+    sync_threads();
+    if t == 0 {
+        let half = &mut tile[4..];
+        half.swap(j, i);
+    }
+    sync_threads();
+    shared_out[t] = tile[t];
+}
+
+/// `swap` through a range, in and out of range: an index past the end is reported before
+/// any element is written, and none is (it stored the out-of-range read's 0 into the other
+/// element).
+#[test]
+fn swaps_out_of_range_write_nothing() {
+    let dev = Device::sim();
+    let one_block = LaunchConfig::linear(1, 8);
+    let start: Vec<u32> = (0..10).collect();
+    for (i, j) in [(1, 3), (4, 0), (0, 4), (7, 9)] {
+        let mut out = dev.upload(&start).unwrap();
+        let mut shared_out = dev.zeroed::<u32>(8).unwrap();
+        let r = SwapThrough::new().launch(&dev, one_block, &mut out, &mut shared_out, i, j);
+        let mut want = start.clone();
+        let mut tile: Vec<u32> = (0..8).collect();
+        if i < 4 && j < 4 {
+            want[2..6].swap(i, j);
+            tile[4..].swap(j, i);
+            r.unwrap();
+        } else {
+            let first_out = if i >= 4 { i } else { j };
+            assert!(
+                matches!(&r, Err(Error::OutOfBounds { param, index, len: 4, .. }) if param == "row" && *index == first_out as i128),
+                "{i}, {j}: {r:?}"
+            );
+        }
+        assert_eq!(out.to_vec().unwrap(), want, "{i}, {j}");
+        assert_eq!(shared_out.to_vec().unwrap(), tile, "{i}, {j}");
+    }
+}

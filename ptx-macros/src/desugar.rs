@@ -82,7 +82,10 @@ pub fn is_swap_index(name: &syn::Ident) -> bool {
 
 /// `x.swap(i, j)` as the standard library's `<[T]>::swap` does it, on `usize` indices:
 /// `{ let __swap_N_i: usize = i; let __swap_N_j: usize = j; let __swap_N = x[__swap_N_i];
-/// x[__swap_N_i] = x[__swap_N_j]; x[__swap_N_j] = __swap_N; }`.
+/// let __swap_N_o = x[__swap_N_j]; if __swap_N_i < x.len() && __swap_N_j < x.len() {
+/// x[__swap_N_i] = __swap_N_o; x[__swap_N_j] = __swap_N; } }`: both reads first, so that an
+/// index out of range is reported (the first of the two, as Rust's panic names it) before
+/// any element is written, and none is written then.
 pub fn swap(m: &syn::ExprMethodCall, id: usize) -> syn::Expr {
     let x = unparen(&m.receiver);
     let (i, j) = (&m.args[0], &m.args[1]);
@@ -90,12 +93,16 @@ pub fn swap(m: &syn::ExprMethodCall, id: usize) -> syn::Expr {
     let element = format_ident!("{SWAP_PREFIX}{}", id, span = span);
     let first = format_ident!("{SWAP_PREFIX}{}_i", id, span = i.span());
     let second = format_ident!("{SWAP_PREFIX}{}_j", id, span = j.span());
+    let other = format_ident!("{SWAP_PREFIX}{}_o", id, span = span);
     syn::parse_quote_spanned!(span=> {
         let #first: usize = #i;
         let #second: usize = #j;
         let #element = #x[#first];
-        #x[#first] = #x[#second];
-        #x[#second] = #element;
+        let #other = #x[#second];
+        if #first < #x.len() && #second < #x.len() {
+            #x[#first] = #other;
+            #x[#second] = #element;
+        }
     })
 }
 
