@@ -312,3 +312,27 @@ fn swaps_out_of_range_write_nothing() {
         assert_eq!(shared_out.to_vec().unwrap(), tile, "{i}, {j}");
     }
 }
+
+/// Slices bound with their types written (`let row: &[f32] = ..`, refused as "a local's type
+/// is a scalar"), a `&mut [T]` given where a `&[T]` is written, and a tuple of them.
+#[ptx_kernel]
+fn annotated_ranges(x: &[f32], out: &mut [f32], s: usize) {
+    let head: &[f32] = &x[..s];
+    let tail: &[f32] = &x[s..];
+    let (a, b): (&[f32], &[f32]) = (&x[..1], &x[1..]);
+    let w: &mut [f32] = &mut out[1..];
+    w[0] = b[0];
+    let read_only: &[f32] = w;
+    let n = read_only.len() as f32;
+    out[0] = head[0] + tail[0] + n + a.len() as f32;
+}
+
+#[test]
+fn ranges_bound_with_their_types() {
+    let dev = Device::sim();
+    let x = dev.upload(&[1.0f32, 2.0, 4.0, 8.0]).unwrap();
+    let mut out = dev.zeroed::<f32>(3).unwrap();
+    AnnotatedRanges::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out, 1).unwrap();
+    // head[0] + tail[0] + read_only.len() + a.len() = 1 + 2 + 2 + 1; out[1] = b[0] = 2.
+    assert_eq!(out.to_vec().unwrap(), [6.0, 2.0, 0.0]);
+}

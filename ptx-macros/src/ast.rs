@@ -376,6 +376,8 @@ pub enum TypeAnnot {
     Tuple(Vec<TypeAnnot>),
     /// `[T; N]` (`T` a scalar or `_`), with `N` an integer literal.
     Array(Box<TypeAnnot>, u64),
+    /// `&[T]` or `&mut [T]` (`T` a scalar): a slice, as a range of one is bound.
+    Slice(Scalar, bool),
     /// `_`: inferred.
     Infer,
 }

@@ -988,6 +988,14 @@ impl Checker<'_> {
                             format!(" (the return type of `{function}` and the value of its body{hint})")
                         }
                     };
+                    // A `&mut [T]` coerces to the `&[T]` an annotation asks for, as in Rust.
+                    if let (Ty::Slice { elem, mutable: false }, Ty::Slice { elem: found, mutable: true }) =
+                        (&want, self.infer.resolve(&t))
+                    {
+                        if *elem == found {
+                            t = want.clone();
+                        }
+                    }
                     t = self.expect(if swap_index { init.span } else { *sp }, &want, &t, &context);
                     if never_gives && holds(&want, &|t| matches!(t, Ty::Array(_))) {
                         self.errors.at(
@@ -1084,6 +1092,7 @@ impl Checker<'_> {
             TypeAnnot::Scalar(s) => Ty::Scalar(*s),
             TypeAnnot::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.annot(x)).collect()),
             TypeAnnot::Array(elem, _) => Ty::Array(Box::new(self.annot(elem))),
+            TypeAnnot::Slice(elem, mutable) => Ty::Slice { elem: *elem, mutable: *mutable },
             TypeAnnot::Infer => self.infer.fresh(VarKind::Any),
         }
     }

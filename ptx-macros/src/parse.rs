@@ -804,10 +804,25 @@ impl<'e> Parser<'e> {
                 };
                 Some(TypeAnnot::Array(Box::new(elem), len))
             }
+            syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_)) && r.lifetime.is_none() => {
+                let syn::Type::Slice(slice) = &*r.elem else { return None };
+                match self.scalar_of(&slice.elem) {
+                    Some(elem) if elem != Scalar::Bool => {
+                        Some(TypeAnnot::Slice(elem, r.mutability.is_some()))
+                    }
+                    _ => {
+                        self.err(
+                            &slice.elem,
+                            "a slice holds one of the element types of slice parameters (`&[f32]`)",
+                        );
+                        None
+                    }
+                }
+            }
             other => match self.scalar_of(other) {
                 Some(s) => Some(TypeAnnot::Scalar(s)),
                 None => {
-                    self.err(other, "a local's type is a scalar (u32, f32, bool, ...), a tuple of them or an array of scalars (`[f32; 4]`)");
+                    self.err(other, "a local's type is a scalar (u32, f32, bool, ...), a tuple of them, an array of scalars (`[f32; 4]`) or a slice (`&[f32]`)");
                     None
                 }
             },
