@@ -82,3 +82,42 @@ fn a_clamp_that_panics_stops_the_thread() {
         assert_eq!(out.to_vec().unwrap(), stored, "{message}: the thread went on");
     }
 }
+
+/// A constant zero divisor or out-of-range constant index in code a constant condition
+/// rules out (`if d != 0 { x / d }`, `0 == 0 || x % 0 == 1`, a `match` arm that cannot
+/// match) was refused as "always panics"; rustc compiles it (its lints do not look into
+/// code that cannot run), and it runs as on the host.
+#[ptx_kernel]
+fn guarded_constants(a: &[u64], out: &mut [u64]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i >= a.len() {
+        return;
+    }
+    let o = 6 * i;
+    let d = 0u32;
+    out[o] = if d != 0 { (a[i] as u32 / d) as u64 } else { 7 };
+    const DD: u64 = 0;
+    out[o + 1] = if DD > 0 { a[i] % DD } else { a[i] };
+    let x = a[i] as u32;
+    out[o + 2] = (0u32 == 0 || x % 0u32 == 1) as u64;
+    out[o + 3] = match 0u8 {
+        0 => 5,
+        d => (a[i] as u8 / d) as u64,
+    };
+    let arr = [a[i], 2u64];
+    let k = 7usize;
+    out[o + 4] = if k < 2 { arr[k] } else { 3 };
+    out[o + 5] = (k < 2 && arr[k] == 1) as u64;
+}
+
+#[test]
+fn constants_in_code_that_cannot_run_are_no_errors() {
+    let a: Vec<u64> = vec![0, 1, 255, 256, u64::MAX, 0x1234_5678_9abc];
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u64>(6 * a.len()).unwrap();
+    GuardedConstants::new()
+        .launch(&dev, LaunchConfig::for_elements(a.len(), 32), &dev.upload(&a).unwrap(), &mut out)
+        .unwrap();
+    let want: Vec<u64> = a.iter().flat_map(|&v| [7, v, 1, 5, 3, 0]).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}

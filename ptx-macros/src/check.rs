@@ -174,7 +174,6 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         assertion_not: None,
         diverging: Vec::new(),
         statement_like: vec![false; n],
-        literal_operands: Vec::new(),
         shift_targets: Vec::new(),
         never_results: Vec::new(),
         index_types: Vec::new(),
@@ -398,10 +397,6 @@ struct Checker<'e> {
     /// Whether an expression stands where its value may be `!`: a statement, a block's
     /// tail, an `else`.
     statement_like: Vec<bool>,
-    /// Shifts, divisions and remainders by a literal: (left operand's type, operator,
-    /// literal, whether negated, span), rejected where rustc rejects them as always
-    /// overflowing or panicking (`x << 40` on `u32`, `x / 0`).
-    literal_operands: Vec<(Ty, BinOp, u128, bool, Sp)>,
     /// The amount's expression id and the target's type of each compound shift.
     shift_targets: Vec<(usize, Ty)>,
     /// [`Checked::never_results`], its types before inference ends.
@@ -524,8 +519,6 @@ impl Checker<'_> {
                 host_typed[id] = false;
             }
         }
-        self.literal_operands
-            .retain(|(ty, ..)| open(&self.infer, ty).is_none_or(|v| !open_vars.contains(&v)));
         for ItemConstUse { ty, span, name, cast, .. } in &self.item_consts {
             if let (Some(v), false) = (open(&self.infer, ty), cast) {
                 if !runtime_vars.contains(&v) {
@@ -626,12 +619,6 @@ impl Checker<'_> {
                     "this expression never has a value (it leaves with `return`, `break` or `continue`, or \
                      loops forever), so it cannot be used as one: write it as a statement of its own",
                 );
-            }
-        }
-        for (ty, op, value, negated, sp) in &self.literal_operands {
-            let Some(s) = self.infer.resolve(ty).scalar().filter(|s| s.is_int()) else { continue };
-            if let Some(msg) = crate::overflow::always_failing(*op, s, *value, *negated) {
-                self.errors.at(*sp, msg);
             }
         }
         for &(id, sp) in &self.negations {
@@ -1474,7 +1461,6 @@ impl Checker<'_> {
                 self.binding[e.id] = self.place_slice(place);
                 let target = self.place(place);
                 let t = self.expr(rhs);
-                self.literal_operand(&target, *op, rhs);
                 if op.is_shift() {
                     self.shift_amount(rhs, &t);
                     self.shift_targets.push((rhs.id, target.clone()));
@@ -2775,21 +2761,6 @@ impl Checker<'_> {
         self.errors.at(sp, msg);
     }
 
-    /// Records `op` applied to a left operand of type `left` and a literal `rhs` (maybe
-    /// negated), for [`Checker::literal_operands`].
-    fn literal_operand(&mut self, left: &Ty, op: BinOp, rhs: &Expr) {
-        if !matches!(op, BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr) {
-            return;
-        }
-        let (lit, negated) = match &rhs.kind {
-            ExprKind::Unary(UnOp::Neg, inner) => (&inner.kind, true),
-            other => (other, false),
-        };
-        if let ExprKind::Lit(Lit::Int { value, .. }) = lit {
-            self.literal_operands.push((left.clone(), op, *value, negated, rhs.span));
-        }
-    }
-
     /// Checks a slice index, which must be an integer (`hint` follows the error), and
     /// records its type ([`Checker::index_types`]).
     fn slice_index(&mut self, index: &Expr, hint: &str) {
@@ -2822,7 +2793,6 @@ impl Checker<'_> {
                 _ => {}
             }
         }
-        self.literal_operand(&tl, op, r);
         // An integer `/` or `%` is computed while building only when its divisor is a
         // positive literal: any other divisor could be 0 (or -1 under MIN), which the
         // kernel reports as a fault at launch rather than the build panicking.

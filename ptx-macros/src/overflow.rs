@@ -8,6 +8,9 @@
 //! not constants here, as rustc does not see through either. An index of a local array
 //! whose length is such a constant (`[0.0; 4]`, `[a, b]`) that is a constant past the end
 //! (`acc[4]`, `let j = 4; acc[j]`) is reported as rustc's `unconditional_panic` reports it.
+//! As rustc's lints, these look only into code that can run: an arm of an `if` that a
+//! condition of such constants rules out (`if z != 0 { x / z }`, also a `match` arm, which
+//! is one), or the right operand of `&&`/`||` that the left one decides, is not checked.
 
 use crate::ast::*;
 use crate::check::Checked;
@@ -210,6 +213,10 @@ impl Folder<'_> {
                     UnOp::Not => Some(wrap(!v, ty)),
                 }
             }
+            ExprKind::Binary(BinOp::And | BinOp::Or, ..) => {
+                self.truth(e);
+                None
+            }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.expr(a), self.expr(b));
                 let ty = self.scalar(e)?;
@@ -297,10 +304,13 @@ impl Folder<'_> {
                 self.exprs(args);
                 None
             }
+            // An arm that a known condition rules out never runs: not looked into.
             ExprKind::If { cond, then, els, .. } => {
-                self.expr(cond);
-                self.block(then);
-                if let Some(els) = els {
+                let known = self.truth(cond);
+                if known != Some(false) {
+                    self.block(then);
+                }
+                if let (Some(els), true) = (els, known != Some(true)) {
                     self.expr(els);
                 }
                 None
@@ -391,14 +401,45 @@ impl Folder<'_> {
     /// literal is reported here (`let s = 32; x << s`), a literal one by the checker.
     fn always_fails(&mut self, op: BinOp, ty: Scalar, value: i128, rhs: &Expr) -> bool {
         let Some(message) = always_failing(op, ty, value.unsigned_abs(), value < 0) else { return false };
-        let literal = match &rhs.kind {
-            ExprKind::Unary(UnOp::Neg, inner) => &inner.kind,
-            other => other,
-        };
-        if !matches!(literal, ExprKind::Lit(_)) {
-            self.errors.at(rhs.span, message);
-        }
+        self.errors.at(rhs.span, message);
         true
+    }
+
+    /// The value of the condition `e` when it is known (a `bool` literal, a comparison of
+    /// constants, `!`, `&&` and `||` of such), visiting what of it runs: the right operand of
+    /// `&&` or `||` is not visited when the left one decides (it never runs), as rustc's
+    /// lints do not look into code that cannot run.
+    fn truth(&mut self, e: &Expr) -> Option<bool> {
+        match &e.kind {
+            ExprKind::Lit(Lit::Bool(b)) => Some(*b),
+            ExprKind::Unary(UnOp::Not, x) => self.truth(x).map(|b| !b),
+            ExprKind::Block(Block { stmts, tail: Some(tail), .. }) if stmts.is_empty() => self.truth(tail),
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let left = self.truth(a);
+                let decides = *op == BinOp::Or;
+                if left == Some(decides) {
+                    return left;
+                }
+                let right = self.truth(b);
+                left.and(right)
+            }
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let (va, vb) = (self.expr(a), self.expr(b));
+                let (va, vb) = (va?, vb?);
+                Some(match op {
+                    BinOp::Eq => va == vb,
+                    BinOp::Ne => va != vb,
+                    BinOp::Lt => va < vb,
+                    BinOp::Le => va <= vb,
+                    BinOp::Gt => va > vb,
+                    _ => va >= vb,
+                })
+            }
+            _ => {
+                self.expr(e);
+                None
+            }
+        }
     }
 
     /// `value` when it fits `ty`; else the overflow of the operation `what` is reported.
