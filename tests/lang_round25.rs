@@ -121,3 +121,39 @@ fn constants_in_code_that_cannot_run_are_no_errors() {
     let want: Vec<u64> = a.iter().flat_map(|&v| [7, v, 1, 5, 3, 0]).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 }
+
+/// `min`/`max` of `bool`s (refused: "no method"), which are `Ord` with `false < true`.
+#[ptx_kernel]
+fn bool_extremes(a: &[u32], out: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < a.len() {
+        let (b, c) = (a[i] > 3, a[i] % 2 == 0);
+        out[i] = b.max(c) as u32
+            | (b.min(c) as u32) << 1
+            | (std::cmp::min(b, c) as u32) << 2
+            | (std::cmp::max(c, b) as u32) << 3
+            | (bool::max(b, true) as u32) << 4;
+    }
+}
+
+#[test]
+fn bools_have_min_and_max() {
+    let a: Vec<u32> = (0..8).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(a.len()).unwrap();
+    BoolExtremes::new()
+        .launch(&dev, LaunchConfig::for_elements(a.len(), 32), &dev.upload(&a).unwrap(), &mut out)
+        .unwrap();
+    let want: Vec<u32> = a
+        .iter()
+        .map(|&v| {
+            let (b, c) = (v > 3, v % 2 == 0);
+            b.max(c) as u32
+                | (b.min(c) as u32) << 1
+                | (std::cmp::min(b, c) as u32) << 2
+                | (std::cmp::max(c, b) as u32) << 3
+                | (bool::max(b, true) as u32) << 4
+        })
+        .collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}

@@ -3121,7 +3121,7 @@ fn methods_help(scalar: Scalar) -> &'static str {
     } else if scalar.is_int() {
         INT_METHODS_HELP
     } else {
-        "none (use `!`, `&`, `|`, `^`, or `as u32`)"
+        "min max (and `!`, `&`, `|`, `^`, `as u32`)"
     }
 }
 
@@ -3225,6 +3225,12 @@ fn method_signature(recv: Scalar, name: &str) -> Option<Signature> {
             "pow" | "wrapping_pow" | "wrapping_shl" | "wrapping_shr" | "rotate_left" | "rotate_right" => {
                 sig(vec![Some(Scalar::U32)], Ret::SelfTy, false)
             }
+            _ => None,
+        }
+    } else if recv == Scalar::Bool {
+        // `bool` is `Ord` (`false < true`).
+        match name {
+            "min" | "max" => sig(vec![None], Ret::SelfTy, false),
             _ => None,
         }
     } else {

@@ -205,6 +205,10 @@ impl KernelCtx {
         if ty.is_half() {
             return self.half_extreme(a, b, false);
         }
+        if ty == Scalar::Bool {
+            // `false < true`.
+            return self.bitand(a, b);
+        }
         dispatch!(ty.reg_type(), T => Value::of(self.b.min(a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64, F32, F64])
     }
@@ -214,6 +218,9 @@ impl KernelCtx {
         let ty = a.ty();
         if ty.is_half() {
             return self.half_extreme(a, b, true);
+        }
+        if ty == Scalar::Bool {
+            return self.bitor(a, b);
         }
         dispatch!(ty.reg_type(), T => Value::of(self.b.max(a.typed::<T>(), b.typed::<T>()), ty),
             [U32, S32, U64, S64, F32, F64])
