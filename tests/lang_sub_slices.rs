@@ -336,3 +336,35 @@ fn ranges_bound_with_their_types() {
     // head[0] + tail[0] + read_only.len() + a.len() = 1 + 2 + 2 + 1; out[1] = b[0] = 2.
     assert_eq!(out.to_vec().unwrap(), [6.0, 2.0, 0.0]);
 }
+
+/// The sum of `x` from `from` to its end (its length read only here).
+#[ptx_device]
+fn tail_sum(x: &[f32], from: usize) -> f32 {
+    let mut s = 0.0;
+    for v in &x[from..] {
+        s += v;
+    }
+    s
+}
+
+/// An unchecked kernel reads a slice's length only where the body does: here only inside
+/// the device function's open range.
+#[ptx_kernel(unchecked)]
+fn unchecked_tail(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    out[t] = tail_sum(x, t);
+}
+
+#[test]
+fn an_open_range_in_a_device_function_reads_the_length() {
+    let x: Vec<f32> = (0..16).map(|k| k as f32).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(16).unwrap();
+    // SAFETY: every thread's range `t..` is within `x` (16 threads, 16 elements).
+    unsafe {
+        UncheckedTail::new().launch(&dev, LaunchConfig::linear(1, 16), &dev.upload(&x).unwrap(), &mut out)
+    }
+    .unwrap();
+    let want: Vec<f32> = (0..16).map(|t| x[t..].iter().sum()).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
