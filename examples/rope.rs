@@ -275,11 +275,30 @@ impl Args {
 fn parse_checked<I: IntoIterator<Item = T>, T: Into<std::ffi::OsString> + Clone>(
     argv: I,
 ) -> Result<Args, clap::Error> {
-    let args = Args::try_parse_from(argv)?;
+    let args = Args::try_parse_from(argv).map_err(with_usage)?;
     match args.check() {
         Ok(()) => Ok(args),
         Err(msg) => Err(Args::command().error(clap::error::ErrorKind::ValueValidation, msg)),
     }
+}
+
+/// A value clap refuses itself, rendered as the example's own checks are: the error's line,
+/// then the usage (clap's own rendering of a refused value leaves the usage out). Help and
+/// version requests pass as they are.
+fn with_usage(e: clap::Error) -> clap::Error {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return e;
+    }
+    let text = e.render().to_string();
+    let line = text.lines().next().unwrap_or_default();
+    let message = line.strip_prefix("error: ").unwrap_or(line).to_string();
+    Args::command().error(e.kind(), message)
 }
 
 /// `println!` that ends the program quietly when stdout is closed (`rope | head -1`)
@@ -356,14 +375,53 @@ fn elements(tokens: usize, heads: u32, head_dim: u32, heads_flag: &str) -> Resul
         .ok_or_else(|| format!("--tokens x {heads_flag} x --head-dim overflows this machine's address space"))
 }
 
-/// An empty vector with room for exactly `len` values, or an error naming `what` when the
-/// host cannot allocate it (rather than aborting).
-fn host_vec<T>(what: &str, len: usize) -> Result<Vec<T>, String> {
+/// An empty vector with room for exactly `len` values, or an error naming `what` and the
+/// `flags` that size it when the host cannot allocate it (rather than aborting).
+fn host_vec<T>(what: &str, len: usize, flags: &str) -> Result<Vec<T>, String> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| {
-        format!("cannot allocate {len} values for {what} on the host: choose smaller --tokens, --heads or --head-dim")
+        format!("cannot allocate {len} values for {what} on the host: choose smaller {flags}")
     })?;
     Ok(v)
+}
+
+/// Bytes of host memory a run needs for each element of q and k, rounded up: the input, the
+/// simulator's four tensors (input, forward, backward, round trip), their read-backs, and the
+/// float64 reference's input and output.
+const HOST_BYTES_PER_ELEMENT: usize = 80;
+
+/// Checks up front that the host can hold what a run over `elements` values of q and k
+/// needs (the read-backs and references are allocated as they come, and a failed
+/// allocation would abort the process): an error naming the `flags` that size it when this
+/// process cannot reserve that much, or when the machine has less available.
+fn check_host_memory(elements: usize, flags: &str) -> Result<(), String> {
+    let bytes = elements.saturating_mul(HOST_BYTES_PER_ELEMENT);
+    let mib = |b: usize| b >> 20;
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes).map_err(|_| {
+        format!(
+            "this run needs about {} MiB of host memory, more than this process can allocate: choose smaller {flags}",
+            mib(bytes)
+        )
+    })?;
+    drop(probe);
+    match available_memory() {
+        Some(available) if bytes > available => Err(format!(
+            "this run needs about {} MiB of host memory and the machine has {} MiB available: choose smaller {flags}",
+            mib(bytes),
+            mib(available)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The memory the machine has available for new allocations (Linux's `MemAvailable`), if
+/// it says.
+fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 fn run(args: &Args) -> Result<bool, String> {
@@ -406,16 +464,17 @@ fn run(args: &Args) -> Result<bool, String> {
     print_kernels(&kernels, target, args.emit_ptx.as_deref())?;
 
     let tokens = args.tokens as usize;
-    let mut positions = host_vec::<u32>("positions", tokens)?;
+    let mut positions = host_vec::<u32>("positions", tokens, "--tokens")?;
     positions.extend((0..tokens).map(|_| (rng.next() % args.max_pos as u64) as u32));
     for (slot, p) in positions.iter_mut().zip([0, 1, args.max_pos - 1]) {
         *slot = p;
     }
     let q_len = elements(tokens, args.heads, args.head_dim, "--heads")?;
-    let mut x = host_vec::<f32>("q", q_len)?;
-    x.extend((0..q_len).map(|_| rng.signed_unit()));
     let k_len = elements(tokens, args.kv_heads(), args.head_dim, "--kv-heads")?;
-    let mut k = host_vec::<f32>("k", k_len)?;
+    check_host_memory(q_len.saturating_add(k_len), "--tokens, --heads, --kv-heads or --head-dim")?;
+    let mut x = host_vec::<f32>("q", q_len, "--tokens, --heads or --head-dim")?;
+    x.extend((0..q_len).map(|_| rng.signed_unit()));
+    let mut k = host_vec::<f32>("k", k_len, "--tokens, --kv-heads or --head-dim")?;
     k.extend((0..k_len).map(|_| rng.signed_unit()));
 
     let outcome = match &rope {
@@ -492,6 +551,7 @@ fn print_kernels(
     emit: Option<&Path>,
 ) -> Result<(), String> {
     let ptxas = ptxas::find_ptxas();
+    let mut unusable_ptxas: Option<String> = None;
     say!("{:<28} {:>12} {:>10} {:>11} {:>7}", "kernel", "instructions", "PTX gen", "sm_90 regs", "stack");
     for (label, kernel) in kernels {
         let ir = kernel.build();
@@ -505,10 +565,21 @@ fn print_kernels(
             })
             .collect();
         times.sort();
-        let (regs, stack) = match &ptxas {
-            Some(path) => {
-                let a = ptxas::assemble(path, &kernel.ptx_for(Target::SM_90), "sm_90")
-                    .map_err(|e| e.to_string())?;
+        let assembled = match &ptxas {
+            Some(path) => match ptxas::assemble(path, &kernel.ptx_for(Target::SM_90), "sm_90") {
+                Ok(a) => Some(a),
+                // A ptxas that cannot be run only loses these two columns, as a missing one
+                // does; one that runs and refuses the PTX is an error of the kernel's.
+                Err(e @ ptxas::PtxasError::Spawn { .. }) => {
+                    unusable_ptxas.get_or_insert(e.to_string());
+                    None
+                }
+                Err(e) => return Err(e.to_string()),
+            },
+            None => None,
+        };
+        let (regs, stack) = match assembled {
+            Some(a) => {
                 let stack: u32 = a.functions.iter().map(|f| f.stack_frame_bytes).sum();
                 (a.registers.map_or("?".into(), |r| r.to_string()), format!("{stack} B"))
             }
@@ -527,6 +598,9 @@ fn print_kernels(
     }
     if ptxas.is_none() {
         say!("(ptxas not found: registers and stack skipped; run scripts/install-ptxas.sh or set PTXAS)");
+    }
+    if let Some(e) = unusable_ptxas {
+        say!("(registers and stack skipped: {e}; run scripts/install-ptxas.sh or set PTXAS)");
     }
     Ok(())
 }
@@ -950,6 +1024,11 @@ mod tests {
             (&["--seed-port", "--theta", "nan"], "--theta"),
             (&["--seed-port", "--head-dim", "7"], "--head-dim"),
             (&["--seed-port", "--tokens", "70000"], "--tokens"),
+            // Values clap's own parsers refuse, and unknown flags: the usage too.
+            (&["--tokens", "0"], "--tokens"),
+            (&["--seed", "garbage"], "--seed"),
+            (&["--dtype", "f64"], "--dtype"),
+            (&["--bogus"], "--bogus"),
         ] {
             let err = parse_checked(argv(flags)).map(|_| ()).unwrap_err();
             let text = err.render().to_string();
