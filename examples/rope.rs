@@ -282,22 +282,24 @@ fn parse_checked<I: IntoIterator<Item = T>, T: Into<std::ffi::OsString> + Clone>
     }
 }
 
-/// A value clap refuses itself, rendered as the example's own checks are: the error's line,
-/// then the usage (clap's own rendering of a refused value leaves the usage out). Help and
-/// version requests pass as they are.
+/// A value clap refuses itself, rendered as the example's own checks are: the error (with
+/// what clap adds under it, the possible values), then the usage, which clap's own
+/// rendering of a refused value leaves out. Help and version requests, and errors that
+/// show the usage already, pass as they are.
 fn with_usage(e: clap::Error) -> clap::Error {
     use clap::error::ErrorKind;
-    if matches!(
+    let text = e.render().to_string();
+    let help = matches!(
         e.kind(),
         ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
+    );
+    if help || text.contains("Usage:") {
         return e;
     }
-    let text = e.render().to_string();
-    let line = text.lines().next().unwrap_or_default();
-    let message = line.strip_prefix("error: ").unwrap_or(line).to_string();
+    let body = text.trim_end().trim_end_matches("For more information, try '--help'.").trim_end();
+    let message = body.strip_prefix("error: ").unwrap_or(body).to_string();
     Args::command().error(e.kind(), message)
 }
 
@@ -1028,6 +1030,7 @@ mod tests {
             (&["--tokens", "0"], "--tokens"),
             (&["--seed", "garbage"], "--seed"),
             (&["--dtype", "f64"], "--dtype"),
+            (&["--token", "5"], "--token"),
             (&["--bogus"], "--bogus"),
         ] {
             let err = parse_checked(argv(flags)).map(|_| ()).unwrap_err();
@@ -1035,6 +1038,10 @@ mod tests {
             let first = text.lines().next().unwrap();
             assert!(first.starts_with("error: ") && first.contains(flag), "{flags:?}: {text}");
             assert!(text.contains("Usage: rope"), "{flags:?}: {text}");
+            // What clap says under the error stays: the possible values.
+            if flags[0] == "--dtype" {
+                assert!(text.contains("[possible values: f32, f16, bf16]"), "{text}");
+            }
             assert_eq!(err.exit_code(), 2, "{flags:?}");
         }
         // A scaling factor below 1 is refused by the flag's own parser, saying why.

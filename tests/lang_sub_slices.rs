@@ -368,3 +368,25 @@ fn an_open_range_in_a_device_function_reads_the_length() {
     let want: Vec<f32> = (0..16).map(|t| x[t..].iter().sum()).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 }
+
+/// A range's bounds in Rust's order: the start read before the end's block assigns it.
+#[ptx_kernel]
+fn bounds_in_order(x: &[u32], out: &mut [u32]) {
+    let mut k: usize = 2;
+    let r = &x[k..{
+        k += 1;
+        k
+    }];
+    out[0] = r.len() as u32;
+    out[1] = r[0];
+}
+
+#[test]
+fn range_bounds_are_read_in_order() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u32>(2).unwrap();
+    let x = dev.upload(&[10u32, 11, 12, 13]).unwrap();
+    BoundsInOrder::new().launch(&dev, LaunchConfig::linear(1, 1), &x, &mut out).unwrap();
+    // As the host: `x[2..3]`.
+    assert_eq!(out.to_vec().unwrap(), [1, 12]);
+}

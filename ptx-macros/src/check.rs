@@ -235,7 +235,8 @@ fn coverage_space(ty: &Ty) -> Option<crate::coverage::Space> {
     }
 }
 
-/// Whether a `mut` binding of type `t` can be variables: a scalar, or a tuple of such (an unresolved or erroneous type passes, reported elsewhere).
+/// Whether a `mut` binding of type `t` can be variables: a scalar, or a tuple of such (an
+/// unresolved or erroneous type passes, reported elsewhere).
 fn variables(t: &Ty) -> bool {
     match t {
         Ty::Scalar(_) => true,
@@ -1740,11 +1741,9 @@ impl Checker<'_> {
                 {
                     let t = self.expr(receiver);
                     self.no_args(method, args);
-                    if matches!(self.infer.resolve(&t), Ty::Slice { .. } | Ty::Error) {
-                        let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
-                        return (Ty::Scalar(ty), false);
-                    }
-                    return self.method(e, receiver, method, args);
+                    // (A range is a slice or an error, reported.)
+                    let ty = if method == "len" { Scalar::Usize } else { Scalar::Bool };
+                    return (if t == Ty::Error { Ty::Error } else { Ty::Scalar(ty) }, false);
                 }
                 self.expr(receiver);
                 self.method(e, receiver, method, args)
@@ -3061,9 +3060,10 @@ impl Checker<'_> {
         };
         // `fast_*` have no host form; std's `clamp` panics when `min > max`, the integer
         // `rem_euclid`/`div_euclid`/`wrapping_div`/`wrapping_rem` on a zero divisor, `ilog2`
-        // and `ilog10` on a value that is not positive, `isqrt` on a negative one and `next_power_of_two` past the type (in a debug
-        // build), which must be a launch fault or wrap rather than panic while building, so
-        // these are computed by the builder (which folds constants) instead.
+        // and `ilog10` on a value that is not positive, `isqrt` on a negative one and
+        // `next_power_of_two` past the type (in a debug build), which must be a launch fault
+        // or wrap rather than panic while building, so these are computed by the builder
+        // (which folds constants) instead.
         let may_panic = name == "clamp"
             || scalar.is_int()
                 && (name.ends_with("_euclid")

@@ -760,20 +760,14 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::SubSlice { slice, start, end, inclusive, .. } => {
                 let s = self.value(slice);
-                let start = match start {
-                    Some(x) => {
-                        let v = self.value(x);
-                        quote!(::core::option::Option::Some(#v))
-                    }
+                // Both bounds evaluated in order, the first snapshotted when the second
+                // assigns what it reads (`&x[k..{ k += 1; k }]`).
+                let mut bounds = self.operands(start.iter().chain(end.iter()).map(|b| &**b)).into_iter();
+                let mut bound = |present: bool| match if present { bounds.next() } else { None } {
+                    Some(v) => quote!(::core::option::Option::Some(#v)),
                     None => quote!(::core::option::Option::None),
                 };
-                let end = match end {
-                    Some(x) => {
-                        let v = self.value(x);
-                        quote!(::core::option::Option::Some(#v))
-                    }
-                    None => quote!(::core::option::Option::None),
-                };
+                let (start, end) = (bound(start.is_some()), bound(end.is_some()));
                 // Faults through it name the binding (`row`), else the slice's range.
                 let label = match (name, &slice.kind) {
                     (Some(n), _) if !n.to_string().starts_with("__") => crate::expand::unraw(n),

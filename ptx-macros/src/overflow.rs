@@ -8,9 +8,10 @@
 //! not constants here, as rustc does not see through either. An index of a local array
 //! whose length is such a constant (`[0.0; 4]`, `[a, b]`) that is a constant past the end
 //! (`acc[4]`, `let j = 4; acc[j]`) is reported as rustc's `unconditional_panic` reports it.
-//! As rustc's lints, these look only into code that can run: an arm of an `if` that a
-//! condition of such constants rules out (`if z != 0 { x / z }`, also a `match` arm, which
-//! is one), or the right operand of `&&`/`||` that the left one decides, is not checked.
+//! As rustc's lints, these look only into code that can run: in an arm of an `if` that a
+//! condition of integer constants rules out (`if z != 0 { x / z }`, also a `match` arm,
+//! which is one), or the right operand of `&&`/`||` that the left one decides, they are not
+//! reported (a type error found here, an array of the wrong length assigned, still is).
 
 use crate::ast::*;
 use crate::check::Checked;
@@ -27,6 +28,7 @@ pub fn check(kernel: &KernelFn, checked: &Checked, errors: &mut Errors) {
         errors,
         scopes: vec![Vec::new()],
         arrays: vec![Vec::new()],
+        dead: 0,
     };
     folder.block(&kernel.body);
 }
@@ -44,6 +46,10 @@ struct Folder<'a> {
     /// Locals by name as [`Folder::scopes`]: a local array's length when it is a constant
     /// (a literal's element count, a constant repeat length), or `None`.
     arrays: Vec<Vec<(String, Option<i128>)>>,
+    /// How many arms that constant conditions rule out enclose the code being visited:
+    /// there rustc's lints (overflow, a zero divisor, a constant index past the end) are
+    /// not reported, as rustc does not look into code that cannot run; type errors are.
+    dead: usize,
 }
 
 impl Folder<'_> {
@@ -97,7 +103,7 @@ impl Folder<'_> {
         }
         if let (Some(i), Some(len)) = (value, self.length_of(&array.to_string())) {
             if i >= len {
-                self.errors.at(
+                self.lint(
                     index.span,
                     format!(
                         "this operation will panic at runtime: index out of bounds: the length of `{array}` is \
@@ -307,11 +313,19 @@ impl Folder<'_> {
             // An arm that a known condition rules out never runs: not looked into.
             ExprKind::If { cond, then, els, .. } => {
                 let known = self.truth(cond);
-                if known != Some(false) {
+                if known == Some(false) {
+                    self.in_dead_code(|f| f.block(then));
+                } else {
                     self.block(then);
                 }
-                if let (Some(els), true) = (els, known != Some(true)) {
-                    self.expr(els);
+                match (els, known) {
+                    (Some(els), Some(true)) => {
+                        self.in_dead_code(|f| f.expr(els));
+                    }
+                    (Some(els), _) => {
+                        self.expr(els);
+                    }
+                    (None, _) => {}
                 }
                 None
             }
@@ -397,18 +411,32 @@ impl Folder<'_> {
 
     /// Whether `op` with the constant right operand `rhs` (of value `value`) always fails
     /// whatever its left operand, on `ty`: a shift amount outside the width, a zero divisor.
-    /// rustc rejects both (`arithmetic_overflow`, `unconditional_panic`); one that is not a
-    /// literal is reported here (`let s = 32; x << s`), a literal one by the checker.
+    /// rustc rejects both (`arithmetic_overflow`, `unconditional_panic`), a literal
+    /// (`x << 40`) or a constant local (`let s = 32; x << s`).
     fn always_fails(&mut self, op: BinOp, ty: Scalar, value: i128, rhs: &Expr) -> bool {
         let Some(message) = always_failing(op, ty, value.unsigned_abs(), value < 0) else { return false };
-        self.errors.at(rhs.span, message);
+        self.lint(rhs.span, message);
         true
     }
 
+    /// Reports one of rustc's lints at `sp`, unless the code cannot run ([`Folder::dead`]).
+    fn lint(&mut self, sp: Sp, message: String) {
+        if self.dead == 0 {
+            self.errors.at(sp, message);
+        }
+    }
+
+    /// Visits code that cannot run with `visit`: its type errors are reported, its lints not.
+    fn in_dead_code<R>(&mut self, visit: impl FnOnce(&mut Self) -> R) -> R {
+        self.dead += 1;
+        let r = visit(self);
+        self.dead -= 1;
+        r
+    }
+
     /// The value of the condition `e` when it is known (a `bool` literal, a comparison of
-    /// constants, `!`, `&&` and `||` of such), visiting what of it runs: the right operand of
-    /// `&&` or `||` is not visited when the left one decides (it never runs), as rustc's
-    /// lints do not look into code that cannot run.
+    /// integer constants, `!`, `&&` and `||` of such); the right operand of `&&` or `||` that
+    /// the left one decides never runs, and is visited as such ([`Folder::in_dead_code`]).
     fn truth(&mut self, e: &Expr) -> Option<bool> {
         match &e.kind {
             ExprKind::Lit(Lit::Bool(b)) => Some(*b),
@@ -418,6 +446,7 @@ impl Folder<'_> {
                 let left = self.truth(a);
                 let decides = *op == BinOp::Or;
                 if left == Some(decides) {
+                    self.in_dead_code(|f| f.truth(b));
                     return left;
                 }
                 let right = self.truth(b);
@@ -448,7 +477,7 @@ impl Folder<'_> {
         if (lo..=hi).contains(&value) {
             return Some(value);
         }
-        self.errors.at(
+        self.lint(
             e.span,
             format!("this arithmetic operation will overflow: attempt to {}, which would overflow", what()),
         );

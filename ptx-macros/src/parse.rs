@@ -1413,17 +1413,11 @@ impl<'e> Parser<'e> {
             syn::Expr::Struct(_) => {
                 return self.unsupported(e, "struct literals are not supported in kernels; use scalars and tuples")
             }
-            syn::Expr::Reference(r) if range_index(&r.expr).is_some() => match range_index(&r.expr) {
+            syn::Expr::Reference(r) => match range_index(&r.expr) {
                 Some((slice, range)) => self.sub_slice(slice, range, r.mutability.is_some()),
-                None => ExprKind::Error,
+                None => return self.no_references(e),
             },
-            syn::Expr::Reference(_) | syn::Expr::RawAddr(_) => {
-                return self.unsupported(
-                    e,
-                    "references are not supported in kernels: use values directly, slices by their names (`f(x)`, \
-                     not `f(&x)`), and slice parameters by indexing",
-                )
-            }
+            syn::Expr::RawAddr(_) => return self.no_references(e),
             syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
             syn::Expr::Repeat(r) => {
                 ExprKind::Repeat { value: Box::new(self.expr(&r.expr)), len: Box::new(self.expr(&r.len)) }
@@ -1595,11 +1589,15 @@ impl<'e> Parser<'e> {
         self.expr_of(ExprKind::Error, sp)
     }
 
-    /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`),
-    /// as Rust resolves it: the `consts` modules through `std` or `core` (`f32::consts::PI`
-    /// is an error of rustc's, unless a `use std::f32;` makes it this path: it is read as a
-    /// constant of the surrounding code), and a path with a leading `::` only when it starts
-    /// with one of them.
+    /// The error for a reference that is not a range of a slice (`&x`, `&raw const x`).
+    fn no_references(&mut self, e: &syn::Expr) -> Expr {
+        self.unsupported(
+            e,
+            "references are not supported in kernels: use values directly, slices by their names (`f(x)`, \
+             not `f(&x)`), and slice parameters by indexing",
+        )
+    }
+
     /// `&slice[range]` (`&mut` when `mutable`).
     fn sub_slice(&mut self, slice: &syn::Expr, range: &syn::ExprRange, mutable: bool) -> ExprKind {
         // `&x[a..][..b]`: a range of a range.
@@ -1640,6 +1638,11 @@ impl<'e> Parser<'e> {
         Some((ty, path))
     }
 
+    /// The type of a supported constant path (`u32::MAX`, `f32::NAN`, `core::f32::consts::PI`),
+    /// as Rust resolves it: the `consts` modules through `std` or `core` (`f32::consts::PI`
+    /// is an error of rustc's, unless a `use std::f32;` makes it this path: it is read as a
+    /// constant of the surrounding code), and a path with a leading `::` only when it starts
+    /// with one of them.
     fn constant_type(&self, path: &syn::Path) -> Option<Scalar> {
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             return None;

@@ -39,9 +39,10 @@ enum Base {
 #[derive(Clone, Copy, Debug)]
 enum Length {
     /// A register: a slice's hidden length parameter, loaded when the kernel reads it
-    /// (checks, `x.len()`), or the dynamic shared array's length from the launch.
+    /// (checks, `x.len()`), the dynamic shared array's length from the launch, or a range's
+    /// length computed from its bounds.
     Loaded(Option<Reg<U64>>),
-    /// A shared array's constant length.
+    /// A constant length: a shared array's, or a range's with constant bounds.
     Fixed(u64),
 }
 

@@ -3,8 +3,9 @@
 //! here carries the Rust scalar type it has in the source ([`Scalar`]), and each operation
 //! lowers to the PTX that computes what the same Rust operation computes on the host
 //! (release-mode wrapping aside): see [`ops`] for arithmetic and casts, [`methods`] for the
-//! `f32`/`f64`/integer methods (the `half` module for `f16`/`bf16`), [`memory`] for parameters and checked slice accesses, and
-//! [`flow`] for labels and loops, [`warp`] for barriers, shuffles and votes, [`print`] for `gpu_print!`.
+//! `f32`/`f64`/integer methods (the `half` module for `f16`/`bf16`), [`memory`] for
+//! parameters, checked slice accesses and ranges of slices, and [`flow`] for labels and
+//! loops, [`warp`] for barriers, shuffles and votes, [`print`] for `gpu_print!`.
 //!
 //! Narrow integers (`u8 i8 u16 i16`) are held in 32-bit registers, kept normalised (zero- or
 //! sign-extended from their width) after every operation, so that comparisons, casts and
@@ -113,15 +114,6 @@ impl Scalar {
     /// Whether this is a 16-bit float (`f16`, `bf16`).
     pub fn is_half(self) -> bool {
         matches!(self, Scalar::F16 | Scalar::Bf16)
-    }
-
-    /// The type a `mov` of this type's register is written with: 16-bit floats move as
-    /// `.b16` (PTX has no `mov.f16`).
-    fn move_type(self) -> PtxType {
-        match self {
-            Scalar::F16 | Scalar::Bf16 => PtxType::B16,
-            other => other.reg_type(),
-        }
     }
 
     /// The signed integer type of the same width (itself for the other types).
@@ -449,7 +441,7 @@ impl KernelCtx {
     /// A fresh variable of `v`'s type, initialised to `v`.
     pub fn var(&mut self, v: Value) -> Value {
         let dst = self.b.raw_reg(v.ty.reg_type());
-        self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.move_type(), dst, src: v.op });
+        self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.reg_type().memory_type(), dst, src: v.op });
         Value::new(Operand::Reg(dst), v.ty)
     }
 
@@ -474,7 +466,7 @@ impl KernelCtx {
         match place.op {
             Operand::Reg(dst) => {
                 self.known.forget(dst);
-                self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.move_type(), dst, src: v.op })
+                self.b.push(ptx_core::ir::Instr::Mov { ty: v.ty.reg_type().memory_type(), dst, src: v.op })
             }
             Operand::Imm(_) => internal_error("assignment to a constant"),
         }
