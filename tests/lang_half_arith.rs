@@ -104,43 +104,22 @@ fn bf16_arithmetic_comparisons_and_methods_are_the_half_crates() {
 }
 
 /// Half variables in loops, compound assignment to slice elements, annotations, tuples,
-/// `loop` values and constants computed while building, against the same body on the host.
-#[ptx_kernel]
-fn half_forms(x: &[f16], y: &mut [f16], b: &mut [bf16], #[comptime] n: u32) {
-    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    if i >= y.len() {
-        return;
-    }
-    let mut acc = f16::ZERO;
-    for j in 0..n as usize {
-        acc += x[(i + j) % x.len()];
-    }
-    let h: f16 = acc;
-    let mut t = (h, x[i]);
-    if t.0 > t.1 {
-        t = (t.1, t.0);
-    }
-    let first_big = loop {
-        let mut k = 0;
-        while k < x.len() {
-            if x[k].to_f32().abs() > 4.0 {
-                break;
-            }
-            k += 1;
+/// `loop` values and constants computed while building, against the same body on the host:
+/// `half_forms` (a kernel) and `half_forms_host` (plain Rust, one index) from one body.
+macro_rules! half_forms {
+    (|$i:ident, $x:ident, $y:ident, $b:ident, $n:ident| $body:block) => {
+        #[ptx_kernel]
+        fn half_forms($x: &[f16], $y: &mut [f16], $b: &mut [bf16], #[comptime] $n: u32) {
+            let $i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if $i < $y.len() $body
         }
-        break if k < x.len() { x[k] } else { f16::NAN };
+
+        #[allow(clippy::all)]
+        fn half_forms_host($i: usize, $x: &[half::f16], $y: &mut [half::f16], $b: &mut [half::bf16], $n: u32) $body
     };
-    y[i] += t.0 * t.1 - first_big;
-    let two = f16::ONE + f16::ONE;
-    let third = bf16::ONE / bf16::from_f32(3.0);
-    b[i] = -(bf16::from_f32(x[i].to_f32()) * third) + bf16::from_f32(two.to_f32());
-    b[i] -= bf16::EPSILON;
 }
 
-/// The same body as plain Rust, one index.
-#[allow(clippy::all)]
-fn half_forms_host(i: usize, x: &[half::f16], y: &mut [half::f16], b: &mut [half::bf16], n: u32) {
-    use half::{bf16, f16};
+half_forms!(|i, x, y, b, n| {
     let mut acc = f16::ZERO;
     for j in 0..n as usize {
         acc += x[(i + j) % x.len()];
@@ -165,7 +144,7 @@ fn half_forms_host(i: usize, x: &[half::f16], y: &mut [half::f16], b: &mut [half
     let third = bf16::ONE / bf16::from_f32(3.0);
     b[i] = -(bf16::from_f32(x[i].to_f32()) * third) + bf16::from_f32(two.to_f32());
     b[i] -= bf16::EPSILON;
-}
+});
 
 #[test]
 fn half_variables_loops_and_constants_run_as_on_the_host() {

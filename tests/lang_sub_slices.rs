@@ -168,44 +168,33 @@ fn windows_of_shared_arrays_are_the_hosts() {
 }
 
 /// Loops over ranges of a slice (`&x[a..]`, `x[a..b].iter()`, `.enumerate()`) and a
-/// range's `len()`/`is_empty()` without a name, one thread a start.
+/// range's `len()`/`is_empty()` without a name, one thread a start: `range_loops` (a kernel)
+/// and `range_loops_host` (plain Rust, thread `t`) from one body.
 macro_rules! range_loops {
-    ($kernel:ident, $host:ident) => {
+    (|$x:ident, $out:ident, $t:ident| $body:block) => {
         #[ptx_kernel]
-        fn $kernel(x: &[f32], out: &mut [f32]) {
-            let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-            if t < x.len() {
-                let mut s = 0.0;
-                for v in &x[t..] {
-                    s += v;
-                }
-                for v in x[t / 2..t].iter() {
-                    s -= *v * 0.5;
-                }
-                for (i, &v) in x[..t].iter().enumerate().rev() {
-                    s += v * i as f32;
-                }
-                out[t] = s + x[t..].len() as f32 + x[t..t].is_empty() as u32 as f32;
-            }
+        fn range_loops($x: &[f32], $out: &mut [f32]) {
+            let $t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if $t < $x.len() $body
         }
 
-        fn $host(x: &[f32], out: &mut [f32], t: usize) {
-            let mut s = 0.0;
-            for v in &x[t..] {
-                s += v;
-            }
-            for v in x[t / 2..t].iter() {
-                s -= *v * 0.5;
-            }
-            for (i, &v) in x[..t].iter().enumerate().rev() {
-                s += v * i as f32;
-            }
-            out[t] = s + x[t..].len() as f32 + x[t..t].is_empty() as u32 as f32;
-        }
+        fn range_loops_host($x: &[f32], $out: &mut [f32], $t: usize) $body
     };
 }
 
-range_loops!(range_loops, range_loops_host);
+range_loops!(|x, out, t| {
+    let mut s = 0.0;
+    for v in &x[t..] {
+        s += v;
+    }
+    for v in x[t / 2..t].iter() {
+        s -= *v * 0.5;
+    }
+    for (i, &v) in x[..t].iter().enumerate().rev() {
+        s += v * i as f32;
+    }
+    out[t] = s + x[t..].len() as f32 + x[t..t].is_empty() as u32 as f32;
+});
 
 #[test]
 fn loops_over_ranges_are_the_hosts() {
