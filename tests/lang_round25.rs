@@ -157,3 +157,57 @@ fn bools_have_min_and_max() {
         .collect();
     assert_eq!(out.to_vec().unwrap(), want);
 }
+
+/// `let ... else` (refused), as plain Rust runs it: names bound by a range pattern with `@`,
+/// a `mut` name in a tuple, a pattern without names, a type written for one name, an
+/// `else` that returns, continues or panics.
+macro_rules! let_else_twin {
+    (|$i:ident, $a:ident, $out:ident| $body:block) => {
+        #[ptx_kernel]
+        fn let_else_kernel($a: &[u64], $out: &mut [u64]) {
+            let $i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            if $i < $a.len() $body
+        }
+
+        #[allow(irrefutable_let_patterns, clippy::all)]
+        fn let_else_host($i: usize, $a: &[u64], $out: &mut [u64]) $body
+    };
+}
+
+let_else_twin!(|i, a, out| {
+    let x = a[i] as u8;
+    let n @ 0u8..=50u8 = x else {
+        out[i] = 99;
+        return;
+    };
+    let (p, mut q) = (a[i] % 7, 3u64) else { return };
+    q += p;
+    let mut total: u64 = 0;
+    for k in 0..4u64 {
+        let 0..=2 = (a[i] + k) % 5 else {
+            continue;
+        };
+        total += k;
+    }
+    let 0..=1000 = a[i] else {
+        out[i] = 7;
+        return;
+    };
+    out[i] = n as u64 * 1000 + q * 10 + total;
+});
+
+#[test]
+fn let_else_runs_as_on_the_host() {
+    let a: Vec<u64> = (0..80).map(|k| k * 13).collect();
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<u64>(a.len()).unwrap();
+    LetElseKernel::new()
+        .launch(&dev, LaunchConfig::for_elements(a.len(), 32), &dev.upload(&a).unwrap(), &mut out)
+        .unwrap();
+    let mut want = vec![0u64; a.len()];
+    for i in 0..a.len() {
+        let_else_host(i, &a, &mut want);
+    }
+    assert!(want.contains(&99) && want.contains(&7) && want.iter().any(|&w| w > 1000), "{want:?}");
+    assert_eq!(out.to_vec().unwrap(), want);
+}

@@ -680,6 +680,107 @@ pub fn if_let(i: &syn::ExprIf, l: &syn::ExprLet) -> syn::ExprMatch {
     syn::parse_quote_spanned!(i.if_token.span=> match #expr { #pat => #then, _ => #els })
 }
 
+/// `let PAT = EXPR else { DIVERGE };` as Rust defines it: the names `PAT` binds are bound to
+/// what it matched, `let (a, b) = match EXPR { PAT => (a, b), _ => { DIVERGE } };` (one name
+/// alone, none as `_`; a `mut` name stays `mut` where it is bound). `None` for a pattern with
+/// a type annotation on anything but one name, which this cannot carry over.
+pub fn let_else(local: &syn::Local, expr: &syn::Expr, diverge: &syn::Expr) -> Option<syn::Local> {
+    if !ends_in_divergence(diverge) {
+        return None;
+    }
+    let (pat, annotation) = match &local.pat {
+        syn::Pat::Type(pt) => (&*pt.pat, Some(&pt.ty)),
+        other => (other, None),
+    };
+    let mut names = Vec::new();
+    let_else_names(pat, &mut names);
+    let mut arm = pat.clone();
+    without_mut(&mut arm);
+    let span = local.let_token.span;
+    let (bound, value): (TokenStream, TokenStream) = match names.as_slice() {
+        [] if annotation.is_none() => (quote_spanned!(span=> _), quote_spanned!(span=> ())),
+        [(name, mutable)] => {
+            let m = mutable.then(|| quote_spanned!(span=> mut));
+            let ty = annotation.map(|t| quote_spanned!(span=> : #t));
+            (quote_spanned!(span=> #m #name #ty), quote_spanned!(span=> #name))
+        }
+        many if annotation.is_none() => {
+            let binds = many.iter().map(|(name, mutable)| {
+                let m = mutable.then(|| quote_spanned!(span=> mut));
+                quote_spanned!(span=> #m #name)
+            });
+            let reads = many.iter().map(|(name, _)| name);
+            (quote_spanned!(span=> (#(#binds),*)), quote_spanned!(span=> (#(#reads),*)))
+        }
+        _ => return None,
+    };
+    let attrs = &local.attrs;
+    let stmt: syn::Stmt = syn::parse_quote_spanned!(span=> #(#attrs)* let #bound = match #expr { #arm => #value, _ => #diverge };);
+    match stmt {
+        syn::Stmt::Local(rewritten) => Some(rewritten),
+        _ => None,
+    }
+}
+
+/// Whether the block `e` visibly never ends (its last statement a `return`, `break`,
+/// `continue` or panic), as the `else` of a `let ... else` must (rustc refuses one that can
+/// end, E0308); one that diverges less visibly stays the parser's error.
+fn ends_in_divergence(e: &syn::Expr) -> bool {
+    let syn::Expr::Block(b) = e else { return false };
+    let last = match b.block.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => e,
+        Some(syn::Stmt::Macro(m)) => {
+            return m.mac.path.segments.last().is_some_and(|s| PANICS.contains(&s.ident.to_string().as_str()))
+        }
+        _ => return false,
+    };
+    match last {
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::Macro(m) => {
+            m.mac.path.segments.last().is_some_and(|s| PANICS.contains(&s.ident.to_string().as_str()))
+        }
+        _ => false,
+    }
+}
+
+/// The panicking macros a kernel takes (whose value is `!`).
+const PANICS: [&str; 4] = ["panic", "unreachable", "todo", "unimplemented"];
+
+/// The names a `let ... else` pattern binds, in order, with whether each is `mut` (an
+/// upper-case name is a constant the value is compared with, as in any pattern).
+fn let_else_names(p: &syn::Pat, out: &mut Vec<(syn::Ident, bool)>) {
+    match p {
+        syn::Pat::Ident(pi) => {
+            if !is_constant_name(&pi.ident.to_string()) {
+                out.push((pi.ident.clone(), pi.mutability.is_some()));
+            }
+            if let Some((_, sub)) = &pi.subpat {
+                let_else_names(sub, out);
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().take(1).for_each(|c| let_else_names(c, out)),
+        syn::Pat::Paren(pp) => let_else_names(&pp.pat, out),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| let_else_names(e, out)),
+        _ => {}
+    }
+}
+
+/// `p` with its bindings' `mut` taken off (the `let` that receives them carries it).
+fn without_mut(p: &mut syn::Pat) {
+    match p {
+        syn::Pat::Ident(pi) => {
+            pi.mutability = None;
+            if let Some((_, sub)) = &mut pi.subpat {
+                without_mut(sub);
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter_mut().for_each(without_mut),
+        syn::Pat::Paren(pp) => without_mut(&mut pp.pat),
+        syn::Pat::Tuple(t) => t.elems.iter_mut().for_each(without_mut),
+        _ => {}
+    }
+}
+
 /// `'label: while let PAT = EXPR { .. }` as `'label: loop { match EXPR { PAT => { .. } _ =>
 /// break } }` (a `continue` starts the next test, as in the `while let`).
 pub fn while_let(w: &syn::ExprWhile, l: &syn::ExprLet) -> syn::Expr {

@@ -986,6 +986,15 @@ impl<'e> Parser<'e> {
     }
 
     fn local(&mut self, local: &syn::Local) -> Option<Stmt> {
+        if let Some(init) = &local.init {
+            if let Some(rewritten) = init
+                .diverge
+                .as_ref()
+                .and_then(|(_, diverge)| crate::desugar::let_else(local, &init.expr, diverge))
+            {
+                return self.local(&rewritten);
+            }
+        }
         let mut role = self.source_role();
         let mut element = None;
         for a in &local.attrs {
@@ -1044,7 +1053,9 @@ impl<'e> Parser<'e> {
                     *self.errors = outer;
                     self.err(
                         else_token,
-                        "`let ... else` is not supported in kernels; use `if let` or `match`",
+                        "`let ... else` in kernels takes an `else` block that ends in `return`, `break`, `continue` \
+                         or a panic (it must diverge), and a type written only for a pattern of one name: use \
+                         `if let` or `match`",
                     );
                 }
                 if let Some(by) = element {

@@ -2,7 +2,10 @@ use ptx_dsl::prelude::*;
 
 #[ptx_kernel]
 fn k(y: &mut [u32]) {
-    let (a, b) = (1u32, 2u32) else { return };
+    let 0..=5 = y[0] else {
+        y[1] = 2;
+    };
+    let (a, b): (u32, u32) = (y[2], y[3]) else { return };
     y[0] = a + b;
 }
 

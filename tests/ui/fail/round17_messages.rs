@@ -121,7 +121,7 @@ fn instead_checked(y: &mut [f32]) {
     y.fill(0.0);
 }
 
-// A `let .. else` is one error, not one for its pattern and one for `Some` too.
+// A `let .. else` over an `Option` is one error (its pattern), not one for `Some` too.
 #[ptx_kernel]
 fn let_else(y: &mut [u32], n: u32) {
     let Some(v) = Some(n) else {
