@@ -1,12 +1,12 @@
 //! The `half` crate's methods on `f16`/`bf16` values, computed as that crate computes them
 //! on the host: the classification tests, `copysign` and `signum` on the 16 bits (so a
-//! NaN's sign counts, and `signum` of a NaN is that NaN), `min`/`max`/`clamp` by its
-//! comparisons. Their arithmetic and comparisons are in [`super::ops`].
+//! NaN's sign counts, and `signum` of a NaN is that NaN), `min`/`max` by its comparisons.
+//! Their arithmetic and comparisons are in [`super::ops`]; `clamp` is the other types'
+//! (`super::methods`), which computes the crate's steps.
 
 use ptx_core::builder::Val;
 use ptx_core::{Bf16, F16, U16};
 
-use super::ops::Site;
 use super::{internal_error, KernelCtx, Scalar, Value};
 
 /// A test of a half's bits, as the `half` crate writes it.
@@ -128,18 +128,5 @@ impl KernelCtx {
         let beyond = if larger { self.gt(b, a) } else { self.lt(b, a) };
         let take_b = self.bitor(nan, beyond);
         self.select(take_b, b, a)
-    }
-
-    /// `x.clamp(lo, hi)` of halves, as the `half` crate computes it: it asserts `lo <= hi`
-    /// (a NaN bound fails it too), a panic at `site` that stops the thread in a checked
-    /// kernel; then `lo` when `x < lo`, `hi` when that is above `hi`.
-    pub(crate) fn half_clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
-        let ordered = self.le(lo, hi);
-        let unordered = self.not(ordered);
-        self.panic_and_stop_if(unordered, site, "assertion failed: min <= max");
-        let below = self.lt(x, lo);
-        let t = self.select(below, lo, x);
-        let above = self.gt(t, hi);
-        self.select(above, hi, t)
     }
 }

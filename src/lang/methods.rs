@@ -5,7 +5,7 @@
 
 use ptx_core::builder::Val;
 use ptx_core::ir::{FloatMode, UnaryOp};
-use ptx_core::{math, Bf16, Cmp, CvtRound, PtxType, B32, B64, F16, F32, F64, S32, S64, U16, U32, U64};
+use ptx_core::{math, Cmp, CvtRound, PtxType, B32, B64, F32, F64, S32, S64, U16, U32, U64};
 
 use super::half::HalfTest;
 use super::ops::{dispatch, Site};
@@ -402,13 +402,17 @@ impl KernelCtx {
     /// when `x > hi`, else `x` (so a NaN `x` stays NaN). Where std panics, `lo > hi` or a NaN
     /// bound, a checked kernel records a panic at `site` and the thread stops there.
     pub fn clamp(&mut self, x: Value, lo: Value, hi: Value, site: Site) -> Value {
-        if x.ty().is_half() {
-            return self.half_clamp(x, lo, hi, site);
-        }
         let ordered = self.le(lo, hi);
         let unordered = self.not(ordered);
-        // The start of std's messages (which go on with the values).
-        let message = if x.ty().is_float() { "min > max, or either was NaN" } else { "min > max" };
+        // The start of std's messages (which go on with the values), or the `half` crate's
+        // assertion (its `lo <= hi` fails for a NaN bound too).
+        let message = if x.ty().is_half() {
+            "assertion failed: min <= max"
+        } else if x.ty().is_float() {
+            "min > max, or either was NaN"
+        } else {
+            "min > max"
+        };
         self.panic_and_stop_if(unordered, site, message);
         let below = self.lt(x, lo);
         let t = self.select(below, lo, x);
@@ -529,12 +533,8 @@ impl KernelCtx {
             Scalar::F32 => Value::of(self.b.bitcast::<U32, F32>(x.typed::<F32>()), Scalar::U32),
             Scalar::F64 => Value::of(self.b.bitcast::<U64, F64>(x.typed::<F64>()), Scalar::U64),
             // A `u16` lives in a 32-bit register: the 16 bits, widened.
-            Scalar::F16 => {
-                let bits = self.b.bitcast::<U16, F16>(x.typed::<F16>());
-                Value::of(self.b.cvt::<U32, U16>(bits, None, false), Scalar::U16)
-            }
-            Scalar::Bf16 => {
-                let bits = self.b.bitcast::<U16, Bf16>(x.typed::<Bf16>());
+            Scalar::F16 | Scalar::Bf16 => {
+                let bits = self.half_raw_bits(x);
                 Value::of(self.b.cvt::<U32, U16>(bits, None, false), Scalar::U16)
             }
             other => internal_error(&format!("to_bits of a {}", other.name())),
@@ -555,11 +555,7 @@ impl KernelCtx {
     pub fn half_from_bits(&mut self, x: Value, ty: Scalar) -> Value {
         // The `u16`'s 32-bit register, narrowed to its 16 bits.
         let bits = self.b.cvt::<U16, U32>(x.typed::<U32>(), None, false);
-        match ty {
-            Scalar::F16 => Value::of(self.b.bitcast::<F16, U16>(bits), ty),
-            Scalar::Bf16 => Value::of(self.b.bitcast::<Bf16, U16>(bits), ty),
-            other => internal_error(&format!("half_from_bits to a {}", other.name())),
-        }
+        self.half_of_raw_bits(bits, ty)
     }
 
     /// `x.count_ones()`, a `u32`.

@@ -8,7 +8,7 @@
 
 use ptx_core::builder::{Reg, Val};
 use ptx_core::ir::{Instr, Operand, ShflMode, VoteMode};
-use ptx_core::{Bf16, PtxType, SpecialReg, F16, F64, S64, U16, U32, U64};
+use ptx_core::{PtxType, SpecialReg, F64, S64, U16, U32, U64};
 
 use super::ops::Site;
 use super::{internal_error, KernelCtx, Scalar, Value};
@@ -124,19 +124,11 @@ impl KernelCtx {
             32 => Value::new(Operand::Reg(self.shuffle_word(how, value.op, lane)), value.ty),
             // `f16`/`bf16` travel as the low half of a 32-bit word (their bits unchanged).
             16 => {
-                let bits = match value.ty {
-                    Scalar::F16 => self.b.bitcast::<U16, F16>(value.typed::<F16>()),
-                    Scalar::Bf16 => self.b.bitcast::<U16, Bf16>(value.typed::<Bf16>()),
-                    _ => internal_error("a 16-bit shuffle of a type the checker rejects"),
-                };
+                let bits = self.half_raw_bits(value);
                 let word = self.b.cast::<U32, U16>(bits);
                 let moved = self.shuffle_word(how, word.operand(), lane);
                 let back = self.b.cast::<U16, U32>(typed_u32(moved));
-                let op = match value.ty {
-                    Scalar::F16 => self.b.bitcast::<F16, U16>(back).operand(),
-                    _ => self.b.bitcast::<Bf16, U16>(back).operand(),
-                };
-                Value::new(op, value.ty)
+                self.half_of_raw_bits(back, value.ty)
             }
             _ => internal_error("a shuffle of a type the checker rejects"),
         }
