@@ -727,24 +727,13 @@ pub fn let_else(local: &syn::Local, expr: &syn::Expr, diverge: &syn::Expr) -> Op
 /// end, E0308); one that diverges less visibly stays the parser's error.
 fn ends_in_divergence(e: &syn::Expr) -> bool {
     let syn::Expr::Block(b) = e else { return false };
-    let last = match b.block.stmts.last() {
-        Some(syn::Stmt::Expr(e, _)) => e,
-        Some(syn::Stmt::Macro(m)) => {
-            return m.mac.path.segments.last().is_some_and(|s| PANICS.contains(&s.ident.to_string().as_str()))
-        }
-        _ => return false,
-    };
-    match last {
-        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
-        syn::Expr::Macro(m) => {
-            m.mac.path.segments.last().is_some_and(|s| PANICS.contains(&s.ident.to_string().as_str()))
-        }
+    match b.block.stmts.last() {
+        Some(syn::Stmt::Macro(m)) => crate::parse::panics::always_panics(&m.mac),
+        Some(syn::Stmt::Expr(syn::Expr::Macro(m), _)) => crate::parse::panics::always_panics(&m.mac),
+        Some(syn::Stmt::Expr(syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_), _)) => true,
         _ => false,
     }
 }
-
-/// The panicking macros a kernel takes (whose value is `!`).
-const PANICS: [&str; 4] = ["panic", "unreachable", "todo", "unimplemented"];
 
 /// The names a `let ... else` pattern binds, in order, with whether each is `mut` (an
 /// upper-case name is a constant the value is compared with, as in any pattern).

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
-mod panics;
+pub(crate) mod panics;
 
 use crate::ast::*;
 use crate::device::{identity, path_key, Devices};
@@ -1336,14 +1336,7 @@ impl<'e> Parser<'e> {
                     self.err(t, "method calls in kernels take no type arguments");
                 }
                 // `x[a..].len()`: a method's receiver is borrowed, a range of a slice too.
-                let receiver = match range_index(&m.receiver) {
-                    Some((slice, range)) => {
-                        let kind = self.sub_slice(slice, range, false);
-                        self.expr_of(kind, Sp::of(&m.receiver))
-                    }
-                    None => self.expr(&m.receiver),
-                };
-                let receiver = Box::new(receiver);
+                let receiver = Box::new(self.range_or_expr(&m.receiver, false));
                 let args = m.args.iter().map(|a| self.expr(a)).collect();
                 ExprKind::MethodCall { receiver, method: m.method.clone(), args }
             }
@@ -1609,16 +1602,22 @@ impl<'e> Parser<'e> {
         )
     }
 
+    /// `e` where Rust borrows it (a method's receiver, what a range is taken of): a range of
+    /// a slice (`x[a..]`, borrowed `&mut` when `mutable`), or any other expression.
+    fn range_or_expr(&mut self, e: &syn::Expr, mutable: bool) -> Expr {
+        match range_index(e) {
+            Some((slice, range)) => {
+                let kind = self.sub_slice(slice, range, mutable);
+                self.expr_of(kind, Sp::of(e))
+            }
+            None => self.expr(e),
+        }
+    }
+
     /// `&slice[range]` (`&mut` when `mutable`).
     fn sub_slice(&mut self, slice: &syn::Expr, range: &syn::ExprRange, mutable: bool) -> ExprKind {
         // `&x[a..][..b]`: a range of a range.
-        let slice = match range_index(slice) {
-            Some((inner, inner_range)) => {
-                let kind = self.sub_slice(inner, inner_range, mutable);
-                self.expr_of(kind, Sp::of(slice))
-            }
-            None => self.expr(slice),
-        };
+        let slice = self.range_or_expr(slice, mutable);
         ExprKind::SubSlice {
             slice: Box::new(slice),
             start: range.start.as_ref().map(|x| Box::new(self.expr(x))),

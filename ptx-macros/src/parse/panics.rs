@@ -19,22 +19,34 @@ enum Check<'a> {
     Never,
 }
 
+/// The panics that always panic, whose value is `!`.
+const NEVER: [&str; 4] = ["panic", "unreachable", "todo", "unimplemented"];
+
+/// The name of `mac` when it is called as one of Rust's: `panic!`, or through the standard
+/// library, `std::panic!`, `::core::assert!`.
+fn std_macro_name(mac: &syn::Macro) -> Option<String> {
+    let mut names = mac.path.segments.iter().map(|s| s.ident.to_string());
+    match (names.next(), names.next(), names.next()) {
+        (Some(name), None, None) if mac.path.leading_colon.is_none() => Some(name),
+        (Some(root), Some(name), None) if root == "std" || root == "core" => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether `mac` is a panic that always panics (`panic!`, `unreachable!`, `todo!`,
+/// `unimplemented!`, also through `std::` or `core::`).
+pub(crate) fn always_panics(mac: &syn::Macro) -> bool {
+    std_macro_name(mac).is_some_and(|name| NEVER.contains(&name.as_str()))
+}
+
 impl Parser<'_> {
     /// The panic macro `mac` as an expression, or `None` when it is no panic macro.
     pub(super) fn panic_macro(&mut self, mac: &syn::Macro, sp: Sp) -> Option<Expr> {
-        // `panic!`, or through the standard library, `std::panic!`, `::core::assert!`.
-        let names: Vec<String> = mac.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let name = match names.as_slice() {
-            [name] if mac.path.leading_colon.is_none() => name,
-            [root, name] if root == "std" || root == "core" => name,
-            _ => return None,
-        };
+        let name = std_macro_name(mac)?;
         // Only the assertions have `debug_` forms (`debug_panic!` is no macro of Rust's).
         let debug_only = name.starts_with("debug_assert");
         let name = if debug_only { &name["debug_".len()..] } else { name.as_str() };
-        const PANICS: [&str; 7] =
-            ["assert", "assert_eq", "assert_ne", "panic", "unreachable", "todo", "unimplemented"];
-        if !PANICS.contains(&name) {
+        if !matches!(name, "assert" | "assert_eq" | "assert_ne") && !NEVER.contains(&name) {
             return None;
         }
         let parser = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
@@ -58,8 +70,7 @@ impl Parser<'_> {
                 );
                 return Some(self.expr_of(ExprKind::Error, sp));
             }
-            ("panic" | "unreachable" | "todo" | "unimplemented", rest) => (Check::Never, rest),
-            _ => return None,
+            (_, rest) => (Check::Never, rest),
         };
         let text = match rest {
             [] => None,
