@@ -567,13 +567,14 @@ fn print_kernels(
             })
             .collect();
         times.sort();
-        let assembled = match &ptxas {
+        // (Not tried again for the next kernel once it could not be run.)
+        let assembled = match ptxas.as_ref().filter(|_| unusable_ptxas.is_none()) {
             Some(path) => match ptxas::assemble(path, &kernel.ptx_for(Target::SM_90), "sm_90") {
                 Ok(a) => Some(a),
                 // A ptxas that cannot be run only loses these two columns, as a missing one
                 // does; one that runs and refuses the PTX is an error of the kernel's.
                 Err(e @ ptxas::PtxasError::Spawn { .. }) => {
-                    unusable_ptxas.get_or_insert(e.to_string());
+                    unusable_ptxas = Some(e.to_string());
                     None
                 }
                 Err(e) => return Err(e.to_string()),

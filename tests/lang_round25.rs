@@ -6,6 +6,11 @@
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
 #[ptx_kernel]
 fn comptime_logs(out: &mut [u32], roots: &mut [i32], #[comptime] n: u32, #[comptime] m: i32) {
     out[0] = n.ilog10();
@@ -158,23 +163,10 @@ fn bools_have_min_and_max() {
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
-/// `let ... else` (refused), as plain Rust runs it: names bound by a range pattern with `@`,
-/// a `mut` name in a tuple, a pattern without names, a type written for one name, an
-/// `else` that returns, continues or panics.
-macro_rules! let_else_twin {
-    (|$i:ident, $a:ident, $out:ident| $body:block) => {
-        #[ptx_kernel]
-        fn let_else_kernel($a: &[u64], $out: &mut [u64]) {
-            let $i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-            if $i < $a.len() $body
-        }
-
-        #[allow(irrefutable_let_patterns, clippy::all)]
-        fn let_else_host($i: usize, $a: &[u64], $out: &mut [u64]) $body
-    };
-}
-
-let_else_twin!(|i, a, out| {
+// `let ... else` (refused), as plain Rust runs it: names bound by a range pattern with `@`,
+// a `mut` name in a tuple, a pattern without names, a type written for one name, an
+// `else` that returns, continues or panics.
+twin!(let_else_kernel, let_else_host, |i, a: &[u64], out: &mut [u64]| {
     let x = a[i] as u8;
     let n @ 0u8..=50u8 = x else {
         out[i] = 99;
@@ -199,15 +191,12 @@ let_else_twin!(|i, a, out| {
 #[test]
 fn let_else_runs_as_on_the_host() {
     let a: Vec<u64> = (0..80).map(|k| k * 13).collect();
-    let dev = Device::sim();
-    let mut out = dev.zeroed::<u64>(a.len()).unwrap();
-    LetElseKernel::new()
-        .launch(&dev, LaunchConfig::for_elements(a.len(), 32), &dev.upload(&a).unwrap(), &mut out)
-        .unwrap();
     let mut want = vec![0u64; a.len()];
     for i in 0..a.len() {
         let_else_host(i, &a, &mut want);
     }
+    // Every exit is taken by some input: the first `else`, the last one, and the end.
     assert!(want.contains(&99) && want.contains(&7) && want.iter().any(|&w| w > 1000), "{want:?}");
-    assert_eq!(out.to_vec().unwrap(), want);
+    let launch = |d: &_, c, x: &_, o: &mut _| LetElseKernel::new().launch(d, c, x, o);
+    check_twin("let_else", &a, 1, &launch, let_else_host);
 }

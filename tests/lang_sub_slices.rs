@@ -6,6 +6,11 @@
 use ptx_dsl::prelude::*;
 use ptx_dsl::runtime::{Device, Error, LaunchConfig};
 
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
 /// The sum of `a[k] * b[k]` over `a`'s length.
 #[ptx_device]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -167,22 +172,9 @@ fn windows_of_shared_arrays_are_the_hosts() {
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
-/// Loops over ranges of a slice (`&x[a..]`, `x[a..b].iter()`, `.enumerate()`) and a
-/// range's `len()`/`is_empty()` without a name, one thread a start: `range_loops` (a kernel)
-/// and `range_loops_host` (plain Rust, thread `t`) from one body.
-macro_rules! range_loops {
-    (|$x:ident, $out:ident, $t:ident| $body:block) => {
-        #[ptx_kernel]
-        fn range_loops($x: &[f32], $out: &mut [f32]) {
-            let $t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-            if $t < $x.len() $body
-        }
-
-        fn range_loops_host($x: &[f32], $out: &mut [f32], $t: usize) $body
-    };
-}
-
-range_loops!(|x, out, t| {
+// Loops over ranges of a slice (`&x[a..]`, `x[a..b].iter()`, `.enumerate()`) and a
+// range's `len()`/`is_empty()` without a name, one thread a start.
+twin!(range_loops, range_loops_host, |t, x: &[f32], out: &mut [f32]| {
     let mut s = 0.0;
     for v in &x[t..] {
         s += v;
@@ -200,16 +192,8 @@ range_loops!(|x, out, t| {
 fn loops_over_ranges_are_the_hosts() {
     let mut rng = ptx_tools::rng::Rng::fresh("range_loops");
     let x: Vec<f32> = (0..70).map(|_| rng.signed_f32()).collect();
-    let dev = Device::sim();
-    let mut out = dev.zeroed::<f32>(x.len()).unwrap();
-    RangeLoops::new()
-        .launch(&dev, LaunchConfig::for_elements(x.len(), 32), &dev.upload(&x).unwrap(), &mut out)
-        .unwrap();
-    let mut want = vec![0.0f32; x.len()];
-    for t in 0..x.len() {
-        range_loops_host(&x, &mut want, t);
-    }
-    assert_eq!(out.to_vec().unwrap(), want);
+    let launch = |d: &_, c, a: &_, o: &mut _| RangeLoops::new().launch(d, c, a, o);
+    check_twin("range_loops", &x, 1, &launch, range_loops_host);
 }
 
 #[test]

@@ -19,7 +19,7 @@ macro_rules! twin {
             if $i < $a.len() $body
         }
 
-        #[allow(clippy::all, unused_assignments, unused_mut, unused_variables, unused_labels)]
+        #[allow(clippy::all, unused_assignments, unused_mut, unused_variables, unused_labels, irrefutable_let_patterns)]
         fn $host($i: usize, $a: &[$ta], $out: &mut [$to]) $body
     };
 }
