@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use crate::ast::{KernelFn, ParamKind, Scalar};
 use crate::check::Checked;
-use crate::lower::{ctx, host_type, lang_scalar, lower_body};
+use crate::lower::{ctx, host_type, lang_scalar, lower_body, shadow_probe};
 
 /// The attribute's options: `#[ptx_kernel(unchecked, crate = path)]`.
 pub struct Options {
@@ -158,6 +158,7 @@ pub fn expand_kernel(
         let n = &param.name;
         let lints = &param.lints;
         let n_str = unraw(n);
+        declare.push(shadow_probe(n));
         match param.kind {
             ParamKind::Comptime(s) => {
                 let t = host_type(s);

@@ -400,6 +400,10 @@ impl<'a> Lowerer<'a> {
         self.note(start, s.text());
         match s {
             Stmt::Let { pat, init, role, ty: annot, .. } => {
+                if !matches!(role, LetRole::Const) {
+                    let probes = pat.names().into_iter().map(shadow_probe);
+                    self.emit(probes.collect());
+                }
                 self.let_stmt(pat, init, role, annot);
                 if matches!(role, LetRole::Allowed | LetRole::Argument { .. }) {
                     // Read in the generated code, so that rustc's lint for unused variables
@@ -1653,7 +1657,11 @@ impl<'a> Lowerer<'a> {
         self.emit(
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
-        let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
+        let binding = var.map(|v| {
+            let probe = shadow_probe(v);
+            quote!(#probe let #v = #i;)
+        });
+        let binding = binding.unwrap_or_default();
         self.loop_body(label, body, (&next, &exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);
@@ -1706,7 +1714,11 @@ impl<'a> Lowerer<'a> {
             let #body_label = #k.label();
             #k.place(#body_label);
         });
-        let binding = var.map(|v| quote!(let #v = #i;)).unwrap_or_default();
+        let binding = var.map(|v| {
+            let probe = shadow_probe(v);
+            quote!(#probe let #v = #i;)
+        });
+        let binding = binding.unwrap_or_default();
         self.loop_body(label, body, (next, exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);
@@ -2027,6 +2039,21 @@ fn per_scalar(values: &[TokenStream], ty: &Ty, f: &dyn Fn(&[TokenStream]) -> Tok
         Ty::Scalar(_) => f(values),
         _ => values[0].clone(),
     }
+}
+
+/// What goes before a binding of the source's `name` (nothing but for names that start
+/// with an upper-case letter). In the generated `let NAME = ..`, a constant, static or unit
+/// struct `NAME` of the surrounding code would be a pattern, and rustc's errors would be
+/// about the generated values; `let NAME @ _ = ();` fails first, with rustc's own "let
+/// bindings cannot shadow constants" (E0530) at the name, as the plain function's
+/// `let mut NAME` does (and its `let NAME`, E0005), and otherwise binds a `NAME` that the
+/// generated binding shadows.
+pub(crate) fn shadow_probe(name: &Ident) -> TokenStream {
+    let text = name.to_string();
+    if !text.trim_start_matches("r#").starts_with(|c: char| c.is_ascii_uppercase()) {
+        return TokenStream::new();
+    }
+    quote!(#[allow(unused_variables, non_snake_case, clippy::redundant_pattern)] let #name @ _ = ();)
 }
 
 /// Whether a pattern binds anything mutably.

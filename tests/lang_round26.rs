@@ -1,0 +1,43 @@
+//! The twenty-sixth round of code the suite had not seen (docs/testing.md): kernels as users
+//! write them, each body also run as plain Rust and the results compared.
+#![allow(non_snake_case)] // names like constants' are part of what is tested
+
+use ptx_dsl::prelude::*;
+
+#[macro_use]
+#[path = "common/twin.rs"]
+mod twin;
+use twin::*;
+
+/// A device function whose parameter is named like a constant (no constant `S` is in scope).
+#[ptx_device]
+fn scaled(mut S: u32, by: u32) -> u32 {
+    S = S.wrapping_mul(by);
+    S
+}
+
+// Bindings named like constants where no constant of the name is in scope: `let`, `let mut`,
+// tuple patterns, loop variables (forward and reversed) and a device function's parameter
+// are new names, as in Rust (with a constant of the name they are rustc's E0530, in
+// tests/ui/fail/binding_shadows_constant.rs).
+twin!(upper_case_names, upper_case_names_host, |t, x: &[u32], out: &mut [u32]| {
+    let N = x[t];
+    let (mut M, A) = (N, 3u32);
+    M = M.wrapping_add(A);
+    let mut S = 0u32;
+    for I in 0..(N % 7) {
+        S = S.wrapping_add(I.wrapping_mul(M));
+    }
+    for I in (0..(N % 5)).rev() {
+        S ^= I << 3;
+    }
+    out[t] = scaled(S, A) ^ M;
+});
+
+#[test]
+fn bindings_named_like_constants_are_new_names() {
+    let mut rng = ptx_tools::rng::Rng::fresh("upper_case_names");
+    let x: Vec<u32> = (0..100).map(|_| rng.next() as u32).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| UpperCaseNames::new().launch(d, c, a, o);
+    check_twin("upper_case_names", &x, 1, &launch, upper_case_names_host);
+}
