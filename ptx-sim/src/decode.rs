@@ -1522,8 +1522,10 @@ impl Decoder {
             "bra" => self.bra(s, p, None)?,
             "brx" => self.brx(s, p)?,
             "call" => self.call(s, p)?,
-            "trap" => {
-                if p != ["trap"] {
+            // `brkpt` stops at a breakpoint: with no debugger attached, the kernel faults
+            // there as a `trap` does.
+            "trap" | "brkpt" => {
+                if p.len() != 1 {
                     return Err(unsup(self));
                 }
                 self.expect_ops(s, 0)?;
@@ -1589,6 +1591,12 @@ impl Decoder {
                     }
                     _ => return Err(unsup(self)),
                 }
+            }
+            // `pmevent a` / `pmevent.mask a` (CUDA's `__prof_trigger`): a signal to the
+            // performance counters, which the simulator has none of.
+            "pmevent" if p == ["pmevent"] || p == ["pmevent", "mask"] => {
+                self.expect_ops(s, 1)?;
+                self.src(&o[0], PtxType::U32)?;
             }
             // Threads run one after another between sync points: a sleep changes nothing.
             "nanosleep" if p == ["nanosleep", "u32"] => {
@@ -2121,14 +2129,20 @@ impl Decoder {
         };
         let load = |d: &mut Self, n: &str| {
             let (base, r) = (param(d, n)?, d.scratch());
-            d.emit(Op::Ld { space: MemSpace::Local, size: 8, n: 1, d: [r; 4], base, off: 0 }, s);
+            d.emit(
+                Op::Ld { space: MemSpace::Local, size: 8, n: 1, strong: false, d: [r; 4], base, off: 0 },
+                s,
+            );
             Ok::<_, SimError>(r)
         };
         let (fmt, list) = (load(self, fmt)?, load(self, list)?);
         let count = ret.map(|r| Ok::<_, SimError>((param(self, r)?, self.scratch()))).transpose()?;
         self.emit(Op::Printf { fmt, args: list, ret: count.map(|(_, r)| r) }, s);
         if let Some((base, r)) = count {
-            self.emit(Op::St { space: MemSpace::Local, size: 4, n: 1, s: [r; 4], base, off: 0 }, s);
+            self.emit(
+                Op::St { space: MemSpace::Local, size: 4, n: 1, strong: false, s: [r; 4], base, off: 0 },
+                s,
+            );
         }
         Ok(())
     }
@@ -2192,7 +2206,10 @@ impl Decoder {
         for word in 0..words as u32 {
             let off = i32::try_from(8 * word).unwrap_or(i32::MAX);
             let slot = first + word;
-            self.emit(Op::St { space: MemSpace::Local, size: 8, n: 1, s: [slot; 4], base: at, off }, s);
+            self.emit(
+                Op::St { space: MemSpace::Local, size: 8, n: 1, strong: false, s: [slot; 4], base: at, off },
+                s,
+            );
         }
         Ok(Some(self.konst(u64::from(base).wrapping_add(offset))))
     }
@@ -2305,9 +2322,11 @@ impl Decoder {
             return self.load_kernel_param(s, ty, n);
         }
         // `ld[.volatile][.space][.cache op][.nc][.cache hints][.vN].type`: the space (none:
-        // a generic address), the vector width and the type matter here; volatility, cache
-        // operators and hints, and `.nc` do not change what one thread reads.
+        // a generic address), the vector width and the type matter here; cache operators and
+        // hints, and `.nc` do not change what one thread reads, and the memory order only
+        // what the race checker takes for a race (`strong`).
         let mut space = MemSpace::Generic;
+        let mut strong = false;
         let mut n = 1;
         let (mut hinted, mut policy) = (false, false);
         for q in &p[1..p.len() - 1] {
@@ -2322,12 +2341,13 @@ impl Decoder {
                 "local" if space == MemSpace::Generic => space = MemSpace::Local,
                 "v2" if n == 1 => n = 2,
                 "v4" if n == 1 && ty.bits() <= 32 => n = 4,
-                "volatile" | "relaxed" | "weak" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
+                "weak" | "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
                 // `ld.acquire` / `st.release` with a scope (libcu++'s `atomic_ref` loads and
-                // stores): the simulator's memory is sequentially consistent, which gives
-                // them their ordering.
-                "acquire" if is_ld => {}
-                "release" if !is_ld => {}
+                // stores), `.relaxed` and `.volatile`: the simulator's memory is sequentially
+                // consistent, which gives them their ordering.
+                "volatile" | "relaxed" => strong = true,
+                "acquire" if is_ld => strong = true,
+                "release" if !is_ld => strong = true,
                 "cta" | "gpu" | "sys" | "cluster" => {}
                 "const" if !is_ld => {
                     return Err(self.parse_err(format!(
@@ -2364,10 +2384,10 @@ impl Decoder {
         let mut r4 = [regs[0]; 4];
         r4[..n].copy_from_slice(&regs);
         let op = match (is_ld, space, n, size) {
-            (true, MemSpace::Global, 1, 4) => Op::LdG32 { d: regs[0], base, off },
-            (false, MemSpace::Global, 1, 4) => Op::StG32 { s: regs[0], base, off },
-            (true, ..) => Op::Ld { space, size, n: n as u8, d: r4, base, off },
-            (false, ..) => Op::St { space, size, n: n as u8, s: r4, base, off },
+            (true, MemSpace::Global, 1, 4) if !strong => Op::LdG32 { d: regs[0], base, off },
+            (false, MemSpace::Global, 1, 4) if !strong => Op::StG32 { s: regs[0], base, off },
+            (true, ..) => Op::Ld { space, size, n: n as u8, strong, d: r4, base, off },
+            (false, ..) => Op::St { space, size, n: n as u8, strong, s: r4, base, off },
         };
         self.emit(op, s);
         if is_ld {

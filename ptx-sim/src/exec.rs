@@ -293,20 +293,20 @@ fn load_elsewhere(
     shared: &[u8],
     local: &[u8],
     race: &mut RaceTracker,
-    thread: u32,
-    pc: u32,
+    (thread, pc, strong): (u32, u32, bool),
 ) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let n = cnt as usize;
+    let kind = if strong { Kind::StrongLoad } else { Kind::Load };
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
-            race.touch_global(Kind::Load, thread, pc, a, total).map_err(|c| Some(c.into()))?;
+            race.touch_global(kind, thread, pc, a, total).map_err(|c| Some(c.into()))?;
             d[..n].iter().enumerate().for_each(|(i, r)| regs[*r as usize] = m.load(o + i as u64 * size, size))
         }
         Place::Shared(a) => {
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
-            race.load(thread, pc, at, total as usize)?;
+            race.touch(kind, thread, pc, at, total as usize)?;
             d[..n]
                 .iter()
                 .enumerate()
@@ -339,26 +339,33 @@ fn store_elsewhere(
     shared: &mut [u8],
     local: &mut [u8],
     race: &mut RaceTracker,
-    thread: u32,
-    pc: u32,
+    (thread, pc, strong): (u32, u32, bool),
 ) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
+    // A plain store's kind: which of its bytes rewrite the value they hold.
+    let kind = |held: &mut dyn Iterator<Item = (u64, u64)>| {
+        if strong {
+            Kind::StrongStore
+        } else {
+            Kind::Store(rewrites(size, held))
+        }
+    };
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
             if race.checks_global() {
-                let held = values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
-                race.touch_global(Kind::Store(rewrites(size, held)), thread, pc, a, total)
-                    .map_err(|c| Some(c.into()))?;
+                let mut held =
+                    values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
+                race.touch_global(kind(&mut held), thread, pc, a, total).map_err(|c| Some(c.into()))?;
             }
             values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
         }
         Place::Shared(a) => {
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
-            let held =
+            let mut held =
                 values.clone().enumerate().map(|(i, v)| (sh_load(shared, at + i * size as usize, size), v));
-            race.store(thread, pc, at, total as usize, rewrites(size, held))?;
+            race.touch(kind(&mut held), thread, pc, at, total as usize)?;
             values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
         }
         Place::Local(a) => {
@@ -634,11 +641,12 @@ fn run_thread(
                     None => trap!(addr),
                 }
             }
-            Op::Ld { space, size, n: cnt, d, base, off } => {
+            Op::Ld { space, size, n: cnt, strong, d, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match space {
+                // Strong loads, rarer, take the general path.
+                match if strong { MemSpace::Generic } else { space } {
                     MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             global_race!(Kind::Load, addr, total);
@@ -669,8 +677,7 @@ fn run_thread(
                         shared,
                         local,
                         race,
-                        env.linear,
-                        (pc - 1) as u32,
+                        (env.linear, (pc - 1) as u32, strong),
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),
@@ -678,12 +685,13 @@ fn run_thread(
                     },
                 }
             }
-            Op::St { space, size, n: cnt, s, base, off } => {
+            Op::St { space, size, n: cnt, strong, s, base, off } => {
                 let addr = r!(base).wrapping_add(off as i64 as u64);
                 race.set_store_step(Some(n));
                 let size = size as u64;
                 let total = size * cnt as u64;
-                match space {
+                // Strong stores, rarer, take the general path.
+                match if strong { MemSpace::Generic } else { space } {
                     MemSpace::Global => match g.resolve(addr, total, total) {
                         Some((a, o)) => {
                             global_race!(
@@ -734,8 +742,7 @@ fn run_thread(
                         shared,
                         local,
                         race,
-                        env.linear,
-                        (pc - 1) as u32,
+                        (env.linear, (pc - 1) as u32, strong),
                     ) {
                         Ok(()) => {}
                         Err(None) => trap!(addr),

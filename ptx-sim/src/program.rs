@@ -303,18 +303,23 @@ pub(crate) enum Op {
         base: R,
         off: i32,
     },
+    /// `ld`: `strong` for `.volatile`, `.relaxed` and `.acquire` (the race checker's
+    /// strong loads).
     Ld {
         space: MemSpace,
         size: u8,
         n: u8,
+        strong: bool,
         d: [R; 4],
         base: R,
         off: i32,
     },
+    /// `st`: `strong` for `.volatile`, `.relaxed` and `.release`.
     St {
         space: MemSpace,
         size: u8,
         n: u8,
+        strong: bool,
         s: [R; 4],
         base: R,
         off: i32,

@@ -30,6 +30,16 @@
 //! [`crate::SimOptions::uninit_shared_check`]): a byte whose last store is of no epoch was
 //! never written, and its value on a GPU is whatever was there before.
 //!
+//! Strong accesses (`.volatile`, `.relaxed`, `.acquire`, `.release` loads and stores) do
+//! not race with each other or with atomics, only with plain (weak) accesses, as in PTX's
+//! memory model; and they order plain accesses across threads as a flag does: a strong
+//! store or an atomic releases the accesses its thread made before it, and a strong load or
+//! an atomic of that byte by another thread acquires them (they are ordered before that
+//! thread's later accesses). The checker takes every strong access as release or acquire
+//! (the fence that PTX wants beside a `.relaxed` or `.volatile` one is not required) and
+//! does not follow chains of them through a third thread: it can miss a race that needs a
+//! fence, never report one that a flag orders.
+//!
 //! Shared memory is always checked (a record per byte of the block's shared memory, by
 //! whichever address reaches it: `.shared` or generic). Global memory is checked when the
 //! launch asks for it ([`crate::SimOptions::global_race_check`]): records per byte touched,
@@ -91,20 +101,48 @@ pub(crate) enum Kind {
     Store(u32),
     /// A plain load.
     Load,
-    /// An atomic read-modify-write.
+    /// An atomic read-modify-write (it acquires and releases).
     Atomic,
+    /// A strong load (`.volatile`, `.relaxed`, `.acquire`): conflicts as an atomic does, and
+    /// acquires.
+    StrongLoad,
+    /// A strong store (`.volatile`, `.relaxed`, `.release`): conflicts as an atomic does, and
+    /// releases.
+    StrongStore,
+}
+
+impl Kind {
+    /// Whether the access orders its thread's earlier accesses before those of a thread
+    /// that acquires the bytes it writes.
+    fn releases(self) -> bool {
+        matches!(self, Kind::StrongStore | Kind::Atomic)
+    }
+
+    /// Whether the access orders the accesses a release of these bytes ordered before its
+    /// thread's later ones.
+    fn acquires(self) -> bool {
+        matches!(self, Kind::StrongLoad | Kind::Atomic)
+    }
 }
 
 /// Who accessed a byte in an epoch: the thread (or `SEVERAL`), its warp (or `MIXED`), the
-/// most warp syncs any of them had passed when it accessed it, and the op of the (last)
-/// access, for the message of a race.
+/// most warp syncs any of them had passed when it accessed it, how many releases the thread
+/// had made, and the op of the (last) access, for the message of a race.
 #[derive(Clone, Copy, Debug, Default)]
 struct Access {
     epoch: u32,
     thread: u32,
     warp: u32,
     syncs: u32,
+    releases: u32,
     pc: u32,
+}
+
+/// The last release of a byte: the thread and its count of releases with it (0: none).
+#[derive(Clone, Copy, Debug, Default)]
+struct Release {
+    thread: u32,
+    count: u32,
 }
 
 /// What the current epoch knows of one byte: its last store (and the step it was, see
@@ -116,6 +154,7 @@ struct Records {
     stored_step: u64,
     loaded: Access,
     atomic: Access,
+    release: Release,
     written: bool,
 }
 
@@ -137,6 +176,12 @@ pub(crate) struct RaceTracker {
     steps: u64,
     /// The step of the store being checked ([`RaceTracker::set_store_step`]).
     step: u64,
+    /// Each thread's count of releases.
+    releases: Vec<u32>,
+    /// For `(thread << 32) | other`, the count of `other`'s releases that `thread` has
+    /// acquired: `other`'s accesses made before that many releases are ordered before
+    /// `thread`'s.
+    acquired: HashMap<u64, u32>,
 }
 
 impl RaceTracker {
@@ -154,6 +199,9 @@ impl RaceTracker {
         }
         self.warp_syncs.clear();
         self.warp_syncs.resize(threads, 0);
+        self.releases.clear();
+        self.releases.resize(threads, 0);
+        self.acquired.clear();
     }
 
     /// A thread starts (or resumes) having run `steps` instructions in the block.
@@ -198,12 +246,57 @@ impl RaceTracker {
         }
         let syncs = self.warp_syncs.get(thread as usize).copied().unwrap_or(0);
         let ordered = record.warp == thread / 32 && record.syncs < syncs;
-        (!ordered).then_some(record.thread)
+        let acquired = || {
+            let count = self.acquired.get(&(u64::from(thread) << 32 | u64::from(record.thread)));
+            count.is_some_and(|&count| record.releases < count)
+        };
+        (!ordered && (self.acquired.is_empty() || !acquired())).then_some(record.thread)
     }
 
     fn access(&self, thread: u32, pc: u32) -> Access {
         let syncs = self.warp_syncs.get(thread as usize).copied().unwrap_or(0);
-        Access { epoch: self.epoch, thread, warp: thread / 32, syncs, pc }
+        let releases = self.releases.get(thread as usize).copied().unwrap_or(0);
+        Access { epoch: self.epoch, thread, warp: thread / 32, syncs, releases, pc }
+    }
+
+    /// Thread `thread` releases (a strong store or an atomic): the release stamped on the
+    /// bytes it writes.
+    fn release(&mut self, kind: Kind, thread: u32) -> Option<Release> {
+        if !kind.releases() {
+            return None;
+        }
+        let count = self.releases.get_mut(thread as usize)?;
+        *count += 1;
+        Some(Release { thread, count: *count })
+    }
+
+    /// Thread `thread` acquires `release`, that of a byte it reads with a strong load or an
+    /// atomic.
+    fn acquire(&mut self, thread: u32, release: Release) {
+        if release.count == 0 || release.thread == thread {
+            return;
+        }
+        let known = self.acquired.entry(u64::from(thread) << 32 | u64::from(release.thread)).or_default();
+        *known = (*known).max(release.count);
+    }
+
+    /// The byte's records `r` after an access of `kind` by `thread` ([`Self::step`]'s
+    /// `after`): it acquires the byte's release and stamps its own `release`.
+    fn synchronise(
+        &mut self,
+        kind: Kind,
+        thread: u32,
+        before: Records,
+        after: Records,
+        release: Option<Release>,
+    ) -> Records {
+        if kind.acquires() {
+            self.acquire(thread, before.release);
+        }
+        match release {
+            Some(release) => Records { release, ..after },
+            None => after,
+        }
     }
 
     /// Thread `thread` stores shared bytes `at..at + len` at op `pc`, those in `rewrites`
@@ -249,7 +342,14 @@ impl RaceTracker {
         at: usize,
         len: usize,
     ) -> Result<(), Hazard> {
-        self.access_bytes(kind, !matches!(kind, Kind::Store(_)), thread, pc, at, len)
+        self.access_bytes(
+            kind,
+            matches!(kind, Kind::Load | Kind::StrongLoad | Kind::Atomic),
+            thread,
+            pc,
+            at,
+            len,
+        )
     }
 
     /// [`Self::touch`], where `reads` says whether the access needs the bytes' values.
@@ -263,6 +363,7 @@ impl RaceTracker {
         len: usize,
     ) -> Result<(), Hazard> {
         let mine = self.access(thread, pc);
+        let release = self.release(kind, thread);
         for (i, b) in (at..(at + len).min(self.shared.len())).enumerate() {
             if reads && self.unwritten && !self.shared[b].written {
                 return Err(Hazard::Unwritten(b as u64));
@@ -270,11 +371,13 @@ impl RaceTracker {
             let conflict = |(other, earlier)| Conflict {
                 other,
                 offset: b as u64,
-                stored: kind != Kind::Load,
+                stored: !matches!(kind, Kind::Load | Kind::StrongLoad),
                 global: false,
                 earlier,
             };
-            self.shared[b] = self.step(kind, i, thread, mine, self.shared[b]).map_err(conflict)?;
+            let before = self.shared[b];
+            let after = self.step(kind, i, thread, mine, before).map_err(conflict)?;
+            self.shared[b] = self.synchronise(kind, thread, before, after, release);
         }
         Ok(())
     }
@@ -291,14 +394,20 @@ impl RaceTracker {
     ) -> Result<(), Conflict> {
         let Some(mut map) = self.global.take() else { return Ok(()) };
         let mine = self.access(thread, pc);
+        let release = self.release(kind, thread);
         let mut result = Ok(());
         for (i, b) in (addr..addr + len).enumerate() {
             let records = map.entry(b).or_default();
             match self.step(kind, i, thread, mine, *records) {
-                Ok(r) => *records = r,
+                Ok(r) => *records = self.synchronise(kind, thread, *records, r, release),
                 Err((other, earlier)) => {
-                    result =
-                        Err(Conflict { other, offset: b, stored: kind != Kind::Load, global: true, earlier });
+                    result = Err(Conflict {
+                        other,
+                        offset: b,
+                        stored: !matches!(kind, Kind::Load | Kind::StrongLoad),
+                        global: true,
+                        earlier,
+                    });
                     break;
                 }
             }
@@ -331,7 +440,9 @@ impl RaceTracker {
             Kind::Store(_) => {
                 &[(r.stored, AccessKind::Store), (r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
             }
-            Kind::Load | Kind::Atomic => &[(r.stored, AccessKind::Store)],
+            Kind::Load | Kind::Atomic | Kind::StrongLoad | Kind::StrongStore => {
+                &[(r.stored, AccessKind::Store)]
+            }
         };
         for &(record, kind) in against {
             if let Some(other) = self.unordered(record, thread) {
@@ -341,7 +452,10 @@ impl RaceTracker {
         Ok(match kind {
             Kind::Store(_) => Records { stored: mine, stored_step: self.step, written: true, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
-            Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), written: true, ..r },
+            Kind::Atomic | Kind::StrongStore => {
+                Records { atomic: self.joined(r.atomic, mine), written: true, ..r }
+            }
+            Kind::StrongLoad => Records { atomic: self.joined(r.atomic, mine), ..r },
         })
     }
 
@@ -356,6 +470,7 @@ impl RaceTracker {
             thread: SEVERAL,
             warp: if before.warp == mine.warp { mine.warp } else { MIXED },
             syncs: before.syncs.max(mine.syncs),
+            releases: u32::MAX,
             pc: mine.pc,
         }
     }
