@@ -28,8 +28,14 @@ twin!(upper_case_names, upper_case_names_host, |t, x: &[u32], out: &mut [u32]| {
     for I in 0..(N % 7) {
         S = S.wrapping_add(I.wrapping_mul(M));
     }
+    // Lint levels on loops and `if`s, as rustc takes them.
+    #[allow(clippy::reversed_empty_ranges)]
     for I in (0..(N % 5)).rev() {
         S ^= I << 3;
+    }
+    #[allow(clippy::collapsible_if)]
+    if M > 7 {
+        S ^= 1;
     }
     out[t] = scaled(S, A) ^ M;
 });

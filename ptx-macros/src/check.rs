@@ -794,6 +794,17 @@ impl Checker<'_> {
         true
     }
 
+    /// Reports a method call that kernels do not have (`msg` at `at`). Its arguments'
+    /// types (`arg_types`) are then unknown: a literal there is not defaulted to `i32`, and
+    /// reported out of that range, after this error.
+    fn refuse_method(&mut self, at: Sp, msg: String, arg_types: &[Ty]) -> (Ty, bool) {
+        self.errors.at(at, msg);
+        for t in arg_types {
+            let _ = self.infer.unify(t, &Ty::Error);
+        }
+        (Ty::Error, false)
+    }
+
     /// Whether `name` names a constant array of the code around the kernel: a constant's
     /// name (upper case) that no binding in scope has.
     fn is_item_array(&self, name: &syn::Ident) -> bool {
@@ -2976,8 +2987,7 @@ impl Checker<'_> {
                 } else {
                     format!("no method `{name}` on `{}` in kernels{hint}", self.show(&other))
                 };
-                self.errors.at(Sp::of(method), msg);
-                return (Ty::Error, false);
+                return self.refuse_method(Sp::of(method), msg, &arg_types);
             }
         };
         if ord_call && (scalar.is_float() || scalar.is_half()) {
@@ -3024,8 +3034,7 @@ impl Checker<'_> {
                     methods_help(scalar)
                 )
             };
-            self.errors.at(Sp::of(method), msg);
-            return (Ty::Error, false);
+            return self.refuse_method(Sp::of(method), msg, &arg_types);
         };
         if sig.f32_only && scalar != Scalar::F32 {
             self.errors.at(

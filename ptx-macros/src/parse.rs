@@ -1168,14 +1168,28 @@ impl<'e> Parser<'e> {
     }
 
     /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the marks the
-    /// rewriting of `while let` and `|` patterns puts on its own expressions).
+    /// rewriting of `while let` and `|` patterns puts on its own expressions). Lint levels
+    /// on a block-like expression (a loop, `if`, `match`, a block: a statement, where rustc
+    /// takes them) change nothing in what the kernel computes.
     fn expr_attributes(&mut self, e: &syn::Expr) {
         let rewriting_mark = |a: &syn::Attribute| {
             a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)
         };
-        let attrs: Vec<&syn::Attribute> = expr_attrs(e).iter().filter(|a| !is_doc_comment(a)).collect();
+        let block_like = matches!(
+            e,
+            syn::Expr::ForLoop(_)
+                | syn::Expr::While(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::If(_)
+                | syn::Expr::Match(_)
+                | syn::Expr::Block(_)
+        );
+        let attrs: Vec<&syn::Attribute> = expr_attrs(e)
+            .iter()
+            .filter(|a| !is_doc_comment(a) && !(block_like && is_lint_level(a)))
+            .collect();
         if let Some(attr) = attrs.first().filter(|a| !rewriting_mark(a)) {
             if let Some(message) = statement_attribute_message(attr) {
                 self.err(attr, message);
@@ -1265,6 +1279,10 @@ impl<'e> Parser<'e> {
                             &c.ty,
                             format!("`as {0}` does not exist in Rust: round an `f32` to `{0}` with `{0}::from_f32(x)`", s.name()),
                         );
+                        ExprKind::Error
+                    }
+                    None if matches!(c.ty.as_ref(), syn::Type::Infer(_)) => {
+                        self.err(&c.ty, "`as _` (a target type to infer) is not supported in kernels: write the type, `as u32`");
                         ExprKind::Error
                     }
                     None => {
@@ -2932,11 +2950,17 @@ fn is_doc_comment(attr: &syn::Attribute) -> bool {
 /// any statement or parameter, and which changes nothing in what a kernel computes.
 fn is_lint_or_tool_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
-    let lint = ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| path.is_ident(l))
-        && matches!(attr.meta, syn::Meta::List(_));
     let tool = path.segments.len() > 1
         && path.segments.first().is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy");
-    lint || tool
+    is_lint_level(attr) || tool
+}
+
+/// Whether `attr` sets a lint level (`#[allow(..)]`, `#[expect(..)]`, `#[warn(..)]`,
+/// `#[deny(..)]`, `#[forbid(..)]`), which rustc takes on an expression statement too (a
+/// tool's attribute there is unstable).
+fn is_lint_level(attr: &syn::Attribute) -> bool {
+    ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| attr.path().is_ident(l))
+        && matches!(attr.meta, syn::Meta::List(_))
 }
 
 /// The first token of `tokens` (groups searched too) that is the identifier `name` as a
