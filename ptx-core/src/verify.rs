@@ -528,7 +528,7 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
                 "shared array {index} (counting from 0 in declaration order) has 0 bytes: give it at least \
                  one element"
             );
-            return Err(invalid(Rule::SharedNonEmpty, reason));
+            return Err(shared_error(k, index, Rule::SharedNonEmpty, reason));
         }
     }
     if k.shared.iter().filter(|s| s.dynamic).count() > 1 {
@@ -536,8 +536,15 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
         return Err(invalid(Rule::OneDynamicShared, reason));
     }
     // Laid out in declaration order, each at its alignment (the dynamic one has no size here).
-    let total =
-        k.shared.iter().fold(0u64, |end, s| end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes));
+    let ends: Vec<u64> = k
+        .shared
+        .iter()
+        .scan(0u64, |end, s| {
+            *end = end.next_multiple_of(u64::from(s.align)) + u64::from(s.bytes);
+            Some(*end)
+        })
+        .collect();
+    let total = ends.last().copied().unwrap_or(0);
     if total > MAX_STATIC_SHARED_BYTES {
         // An array of `u32::MAX` bytes is one the builder's caller saturated (its true size
         // does not fit 32 bits).
@@ -558,9 +565,30 @@ fn check_names(k: &KernelIr) -> Result<(), VerifyError> {
              its own); a larger array needs dynamic shared memory (`shared_dyn`, sized by the launch)",
             sizes.join(", ")
         );
-        return Err(invalid(Rule::SharedLimit, reason));
+        // Named by the first array that ends past the limit.
+        let first_over = ends.iter().position(|&end| end > MAX_STATIC_SHARED_BYTES).unwrap_or(0);
+        return Err(shared_error(k, first_over, Rule::SharedLimit, reason));
     }
     Ok(())
+}
+
+/// An error about shared array `index`, at the first instruction that takes its address
+/// (where the source declares it: its statement's Rust line), or about the kernel when none
+/// does.
+fn shared_error(k: &KernelIr, index: usize, rule: Rule, reason: String) -> VerifyError {
+    let id = SharedId(index as u32);
+    let names_it = |instr: &Instr| match instr {
+        Instr::SharedAddr { shared, .. } => *shared == id,
+        Instr::Ld { addr, .. } | Instr::St { addr, .. } | Instr::Atom { addr, .. } => {
+            addr.base == AddrBase::Shared(id)
+        }
+        _ => false,
+    };
+    let kind = VerifyErrorKind::InvalidForm { reason };
+    match k.body.iter().position(names_it) {
+        Some(at) => error_at(k, at, rule, kind),
+        None => kernel_error(k, rule, kind),
+    }
 }
 
 /// The most static `.shared` memory one kernel may declare (48 KiB on every target;
