@@ -80,3 +80,68 @@ fn shared_arrays_too_large_or_empty_name_their_line() {
         assert!(text.contains(what) && text.contains(&at), "n = {n}: {text} (wanted {at})");
     }
 }
+
+/// A `let` without a value in a device function, assigned in both arms.
+#[ptx_device]
+fn pick(c: bool, a: f32) -> f32 {
+    let v: f32;
+    if c {
+        v = a;
+    } else {
+        v = -a;
+    }
+    v
+}
+
+// `let` without a value (`let v: f32;`), as CUDA C ports write `float v; if (..) v = ..;`:
+// assigned in the arms of `if` and `match`, before a `loop`'s `break`, in a labelled block,
+// as a tuple, `mut` and assigned in a loop, in a device function.
+twin!(deferred_lets, deferred_lets_host, |t, x: &[f32], out: &mut [f32]| {
+    let v: f32;
+    let w;
+    if x[t] > 0.0 {
+        v = x[t];
+        w = 3u32;
+    } else {
+        v = -1.0;
+        w = 4;
+    }
+    let pair: (f32, u32);
+    match w {
+        3 => pair = (v, 1),
+        _ => {
+            pair = (v * 2.0, 2);
+        }
+    }
+    let mut acc;
+    acc = 0.0;
+    for k in 0..w {
+        acc += k as f32;
+    }
+    let z;
+    loop {
+        if acc > x[t].abs().min(50.0) {
+            z = acc;
+            break;
+        }
+        acc += 1.0;
+    }
+    let r;
+    'pick: {
+        if z > 4.0 {
+            r = pick(true, z);
+            break 'pick;
+        }
+        r = pick(false, z);
+    }
+    out[t] = v * w as f32 + pair.0 * pair.1 as f32 + acc + z + r;
+});
+
+#[test]
+fn lets_without_a_value_are_the_hosts() {
+    let mut rng = ptx_tools::rng::Rng::fresh("deferred_lets");
+    let mut x: Vec<f32> = (0..100).map(|_| rng.signed_f32() * 8.0).collect();
+    x.extend([0.0, -0.0, f32::NAN, 1e30, -1e30]);
+    let launch = |d: &_, c, a: &_, o: &mut _| DeferredLets::new().launch(d, c, a, o);
+    check_twin("deferred_lets", &x, 1, &launch, deferred_lets_host);
+}

@@ -833,6 +833,9 @@ pub enum ExprKind {
         /// Rust's panic message.
         message: String,
     },
+    /// The value of a `let` written without one (`let v: f32;`): the name is assigned
+    /// later, and read only where every path to the read assigned it, as in Rust.
+    Deferred,
     /// Something the parser already reported; it checks as any type, so that one mistake
     /// gives one error.
     Error,

@@ -10,7 +10,9 @@ use crate::ast::*;
 use crate::errors::Errors;
 use crate::types::{Infer, Ty, VarKind};
 
+mod init;
 mod moves;
+use init::{Assigned, Deferred};
 use moves::{Moved, PendingWrite};
 
 /// What the later stages need to know about each expression, indexed by [`Expr::id`].
@@ -93,6 +95,11 @@ struct Loop {
     valued: bool,
     /// Whether any `break` leaves it: a `loop` that none leaves has type `!`, as in Rust.
     broken: bool,
+    /// What the paths its `break`s take know of the `let`s without a value, joined
+    /// ([`init`]).
+    broken_with: Option<Assigned>,
+    /// The same of its `continue`s.
+    continued_with: Option<Assigned>,
 }
 
 impl Loop {
@@ -100,7 +107,7 @@ impl Loop {
     /// `value`: the type of the values its `break`s give, where they may give one.
     fn new(label: Option<&syn::Lifetime>, value: Option<Ty>, block: bool) -> Loop {
         let label = label.map(|l| l.ident.to_string());
-        Loop { label, value, block, valued: false, broken: false }
+        Loop { label, value, block, valued: false, broken: false, broken_with: None, continued_with: None }
     }
 }
 
@@ -139,6 +146,9 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         item_paths: kernel.item_paths.iter().cloned().collect(),
         arms: Vec::new(),
         moves: Vec::new(),
+        deferred: Vec::new(),
+        assigned: Assigned::default(),
+        deferred_assignments: Vec::new(),
         discarding: false,
         device_bindings_from: Vec::new(),
         unreachable: false,
@@ -328,6 +338,12 @@ struct Checker<'e> {
     /// The `&mut` slices a `let` moved (`let z = y;`: a `&mut` is not `Copy`), with where
     /// and in which arms ([`Checker::arms`]), which Rust forbids using again (E0382).
     moves: Vec<Moved>,
+    /// The `let`s without a value ([`init`]).
+    deferred: Vec<Deferred>,
+    /// What the path being checked knows of their assignments ([`init`]).
+    assigned: Assigned,
+    /// The assignments to them so far, in order: binding and place ([`init`]).
+    deferred_assignments: Vec<(usize, Sp)>,
     /// Whether the expression being checked is the value of a `let _ =` (which is no use
     /// of a moved slice).
     discarding: bool,
@@ -554,6 +570,7 @@ impl Checker<'_> {
                 );
             }
         }
+        self.report_untyped_deferred();
         self.infer.apply_defaults();
         let types: Vec<Ty> = self.types.iter().map(|t| self.infer.resolve(t)).collect();
         for &(id, value, negated, sp) in &self.int_lits {
@@ -868,6 +885,9 @@ impl Checker<'_> {
             // What follows a statement that never ends never runs: rustc does not check its
             // borrows.
             self.unreachable |= diverges;
+            if diverges {
+                self.path_ends();
+            }
         }
         let ty = match &b.tail {
             Some(t) => {
@@ -877,6 +897,9 @@ impl Checker<'_> {
             None if diverges => Ty::Never,
             None => Ty::unit(),
         };
+        if self.infer.resolve(&ty) == Ty::Never {
+            self.path_ends();
+        }
         self.unreachable = reachable_before;
         let completes = !diverges && self.infer.resolve(&ty) != Ty::Never;
         self.block_completes = completes;
@@ -897,6 +920,13 @@ impl Checker<'_> {
     /// Checks a statement; returns whether it always diverges (`return;` and the like).
     fn stmt(&mut self, s: &Stmt) -> bool {
         match s {
+            Stmt::Let { pat: Pat::Ident { name, mutable }, ty, init, span, .. }
+                if matches!(init.kind, ExprKind::Deferred) =>
+            {
+                let annot = ty.as_ref().map(|(annot, _)| self.annot(annot));
+                self.types[init.id] = self.deferred_let(name, *mutable, annot, *span);
+                false
+            }
             Stmt::Let { pat, ty, init, role, .. } => {
                 if let (ExprKind::Shared { .. }, Pat::Ident { mutable: false, .. }) = (&init.kind, pat) {
                     self.shared_init = Some(init.id);
@@ -1382,6 +1412,7 @@ impl Checker<'_> {
                 }
                 Some(b) => {
                     self.use_after_move(b.id, name, e.span, false);
+                    self.read_deferred(b.id, e.span);
                     self.mutable_reads += usize::from(b.mutable);
                     self.binding[e.id] = Some(b.id);
                     let comptime_param = b.id < self.param_count && b.comptime && !self.device;
@@ -1454,6 +1485,19 @@ impl Checker<'_> {
                     self.reference_as_value(rhs, &t, " (the assigned value)");
                 }
                 self.expect(rhs.span, &target, &t, " (the assigned value)");
+                match place {
+                    Place::Local(n) => {
+                        if let Some(id) = self.binding_id(n) {
+                            self.assign_deferred(id, Sp::of(n));
+                        }
+                    }
+                    Place::Field { base, .. } => {
+                        if let Some(id) = self.binding_id(base) {
+                            self.update_deferred(id, Sp::of(base));
+                        }
+                    }
+                    Place::Index { .. } => {}
+                }
                 (Ty::unit(), false)
             }
             ExprKind::CompoundAssign(op, place, rhs) => {
@@ -1480,6 +1524,11 @@ impl Checker<'_> {
                     let unified =
                         self.expect(rhs.span, &target, &t, &format!(" (both sides of `{}=`)", op.symbol()));
                     self.arith_operand(e.span, *op, &unified);
+                }
+                if let Place::Local(n) | Place::Field { base: n, .. } = place {
+                    if let Some(id) = self.binding_id(n) {
+                        self.update_deferred(id, Sp::of(n));
+                    }
                 }
                 (Ty::unit(), false)
             }
@@ -1778,7 +1827,10 @@ impl Checker<'_> {
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
                 self.arms.push((e.id, false));
                 let moves_before = self.moves.len();
+                let before_arms = self.assigned.clone();
                 let t = self.block(then);
+                // The `else` starts from what the condition left; the arms' paths meet after.
+                let after_then = std::mem::replace(&mut self.assigned, before_arms);
                 self.arms.pop();
                 self.forget_moves_of_diverging_arm(moves_before, self.block_completes);
                 let t = match before {
@@ -1813,6 +1865,7 @@ impl Checker<'_> {
                             _ => self.infer.resolve(&f) != Ty::Never,
                         };
                         self.forget_moves_of_diverging_arm(moves_before, completes);
+                        self.assigned = std::mem::take(&mut self.assigned).join(&after_then);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
@@ -1837,6 +1890,7 @@ impl Checker<'_> {
                         }
                     }
                     None => {
+                        self.assigned = std::mem::take(&mut self.assigned).join(&after_then);
                         if self.infer.unify(&t, &Ty::unit()).is_err() {
                             let sp = then.tail.as_ref().map_or(then.span, |t| t.span);
                             let msg = format!(
@@ -1914,7 +1968,12 @@ impl Checker<'_> {
                 let value = self.infer.fresh(VarKind::Any);
                 self.loops.push(Loop::new(Some(label), Some(value.clone()), true));
                 let t = self.block(body);
-                let broken = self.loops.pop().is_some_and(|lp| lp.broken);
+                let (broken, broken_with) =
+                    self.loops.pop().map_or((false, None), |lp| (lp.broken, lp.broken_with));
+                // Left at its end or by its `break`s.
+                if let Some(at_breaks) = broken_with {
+                    self.assigned = std::mem::take(&mut self.assigned).join(&at_breaks);
+                }
                 if self.infer.resolve(&t) != Ty::Never {
                     // Its own value, where it runs to its end; where that disagrees with its
                     // `break`s, its type is in error (reported once, here).
@@ -1989,6 +2048,11 @@ impl Checker<'_> {
                     return (Ty::Never, false);
                 };
                 self.loops[t].broken = true;
+                let here = self.assigned.clone();
+                self.loops[t].broken_with = Some(match self.loops[t].broken_with.take() {
+                    Some(before) => before.join(&here),
+                    None => here,
+                });
                 let what = if self.loops[t].block {
                     " (the values a labelled block's `break`s give)"
                 } else {
@@ -2013,7 +2077,13 @@ impl Checker<'_> {
                 (Ty::Never, false)
             }
             ExprKind::Continue { label } => {
-                self.jump_target(e.span, "continue", label);
+                if let Some(t) = self.jump_target(e.span, "continue", label) {
+                    let here = self.assigned.clone();
+                    self.loops[t].continued_with = Some(match self.loops[t].continued_with.take() {
+                        Some(before) => before.join(&here),
+                        None => here,
+                    });
+                }
                 (Ty::Never, false)
             }
             ExprKind::Return | ExprKind::Panic { .. } => (Ty::Never, false),
@@ -2021,7 +2091,8 @@ impl Checker<'_> {
                 self.expr(check);
                 (Ty::unit(), false)
             }
-            ExprKind::Error => (Ty::Error, false),
+            // Bound by its `let` ([`Checker::deferred_let`]).
+            ExprKind::Error | ExprKind::Deferred => (Ty::Error, false),
             ExprKind::Shared { elem, len, .. } => self.shared(e, *elem, len.as_deref()),
             ExprKind::Intrinsic { which, func, args } => {
                 self.shadowed_function(&func.to_string(), e.span);
@@ -2301,9 +2372,18 @@ impl Checker<'_> {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop::new(label.as_ref(), value, false));
         let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
+        let (before, assignments_before) = (self.assigned.clone(), self.deferred_assignments.len());
         let t = self.block(body);
         let completes = self.block_completes;
         self.moves_again(moves_before, bindings_before, completes);
+        // What goes round to the next iteration: the body's end and its `continue`s.
+        let continued = self.loops.last_mut().and_then(|lp| lp.continued_with.take()).unwrap_or_default();
+        let next_iteration = self.assigned.clone().join(&continued);
+        self.assigned_again(assignments_before, bindings_before, &next_iteration);
+        // A `loop` is left by its `break`s; a `while` or `for` loop also where its body has
+        // not run, or has run to its end.
+        let body_end = std::mem::replace(&mut self.assigned, before);
+        let leaves_by_breaks_only = gives_value;
         // A body that never runs to its end (`return`, `break`) leaves its moves inside: no
         // path the checker follows goes on from them.
         self.forget_moves_of_diverging_arm(moves_before, completes);
@@ -2313,11 +2393,18 @@ impl Checker<'_> {
                 format!("a loop body has type `()`, but this gives `{}`: end it with `;`", self.show(&t));
             self.errors.at(sp, msg);
         }
-        self.loops.pop().map_or(LoopExit::Never, |lp| match (lp.value, lp.valued, lp.broken) {
+        let Some(lp) = self.loops.pop() else { return LoopExit::Never };
+        let after_breaks = lp.broken_with.unwrap_or_default();
+        self.assigned = if leaves_by_breaks_only {
+            after_breaks
+        } else {
+            std::mem::take(&mut self.assigned).join(&body_end).join(&after_breaks)
+        };
+        match (lp.value, lp.valued, lp.broken) {
             (Some(t), true, _) => LoopExit::Valued(t),
             (_, _, true) => LoopExit::Broken,
             _ => LoopExit::Never,
-        })
+        }
     }
 
     /// The loop (an index into `loops`) that a `break`/`continue` at `sp` leaves, with an error
@@ -2794,7 +2881,12 @@ impl Checker<'_> {
 
     fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
         let tl = self.expr(l);
+        // The right operand of `&&`/`||` may not run: what it assigns is not known after.
+        let before_right = op.is_short_circuit().then(|| self.assigned.clone());
         let tr = self.expr(r);
+        if let Some(before) = before_right {
+            self.assigned = std::mem::take(&mut self.assigned).join(&before);
+        }
         // A reference compares with a reference only (`*v == 0.0`, or `v == &0.0` in Rust).
         if op.is_comparison() {
             match (self.names_reference(l), self.names_reference(r)) {

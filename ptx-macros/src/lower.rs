@@ -419,6 +419,13 @@ impl<'a> Lowerer<'a> {
 
     /// A `let` statement.
     fn let_stmt(&mut self, pat: &Pat, init: &Expr, role: &LetRole, annot: &Option<(TypeAnnot, Sp)>) {
+        if let (ExprKind::Deferred, Pat::Ident { name, .. }) = (&init.kind, pat) {
+            // `let v: f32;`: a variable that nothing has assigned (the checker proved that
+            // every read comes after an assignment).
+            let holder = self.holder(&self.ty(init)).unwrap_or(quote!(()));
+            self.emit(quote!(let #name = #holder;));
+            return;
+        }
         if let (Some(result), Pat::Ident { name, .. }) = (self.checked.never_results.get(&init.id), pat) {
             // A device function's body that never gives its value: its code, then the result
             // as a value of the return type that nothing assigns (no thread goes on to read it).
@@ -918,7 +925,8 @@ impl<'a> Lowerer<'a> {
                 self.emit(quote!(if ::core::cfg!(debug_assertions) { #built }));
                 Atom::Unit
             }
-            ExprKind::Error => Atom::Unit,
+            // Bound by its `let` ([`Lowerer::let_stmt`]).
+            ExprKind::Error | ExprKind::Deferred => Atom::Unit,
             ExprKind::Tuple(elems) => {
                 let vs: Vec<TokenStream> = elems.iter().map(|x| self.bound_value(x)).collect();
                 Atom::Rt(quote!((#(#vs,)*)))

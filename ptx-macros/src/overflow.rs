@@ -405,6 +405,7 @@ impl Folder<'_> {
             | ExprKind::Continue { .. }
             | ExprKind::Return
             | ExprKind::Panic { .. }
+            | ExprKind::Deferred
             | ExprKind::Error => None,
         }
     }

@@ -1029,14 +1029,19 @@ impl<'e> Parser<'e> {
         };
         let (pat, init) = match &local.init {
             None => {
-                self.err(local, "a `let` in a kernel needs an initializer (`let x = 0;`)");
-                // Still bound (as mutable: the later assignments are what the user meant), so
-                // that its uses do not report again.
+                // `let v: f32;` (or `let mut v;`), assigned later.
                 match self.pat(pat) {
-                    Some(Pat::Ident { name, .. }) => {
-                        (Pat::Ident { name, mutable: true }, self.expr_of(ExprKind::Error, Sp::of(local)))
+                    Some(Pat::Ident { name, mutable }) => {
+                        (Pat::Ident { name, mutable }, self.expr_of(ExprKind::Deferred, Sp::of(local)))
                     }
-                    Some(other) => (other, self.expr_of(ExprKind::Error, Sp::of(local))),
+                    Some(other) => {
+                        self.err(
+                            local,
+                            "a `let` without a value binds one name in kernels (`let v: f32;`, assigned later): \
+                             write one `let` for each name",
+                        );
+                        (other, self.expr_of(ExprKind::Error, Sp::of(local)))
+                    }
                     None => {
                         ty = None;
                         self.rejected_pat(pat)

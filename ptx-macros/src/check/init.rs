@@ -1,0 +1,198 @@
+//! Rust's rules for a `let` without a value (`let v: f32;`, then `v = ..` in each arm), as
+//! rustc's borrow checker applies them: the name is read only where every path to the read
+//! assigned it (E0381), and a name without `mut` is assigned at most once on any path
+//! (E0384). The checker follows the paths as it walks the body: an `if` or `match` arm that
+//! never ends (`return`, `break`, a panic) takes no part where the arms meet, the right
+//! operand of `&&`/`||` and the body of a `while` or `for` loop may not run, a `loop` is left
+//! by its `break`s. It refuses in doubt (an assignment in a loop's body before its `break`
+//! counts after the loop only for `loop`), where rustc would accept: a clear error, never a
+//! read of a register nothing wrote.
+
+use super::Checker;
+use crate::ast::*;
+use crate::types::{Ty, VarKind};
+
+/// A `let` without a value ([`Checker::deferred`]).
+pub(super) struct Deferred {
+    binding: usize,
+    name: syn::Ident,
+    /// Whether it was written `let mut`.
+    mutable: bool,
+    ty: Ty,
+}
+
+/// What the path being checked knows of the names of `let`s without a value: those it may
+/// not have assigned, and those without `mut` it may have. Where paths meet, each set is the
+/// union of theirs; a path that never ends adds nothing (both sets empty).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Assigned {
+    maybe_unassigned: Vec<usize>,
+    maybe_assigned: Vec<usize>,
+}
+
+impl Assigned {
+    /// What is known where the paths of `self` and `other` meet.
+    pub(super) fn join(mut self, other: &Assigned) -> Assigned {
+        for &b in &other.maybe_unassigned {
+            if !self.maybe_unassigned.contains(&b) {
+                self.maybe_unassigned.push(b);
+            }
+        }
+        for &b in &other.maybe_assigned {
+            if !self.maybe_assigned.contains(&b) {
+                self.maybe_assigned.push(b);
+            }
+        }
+        self
+    }
+}
+
+impl Checker<'_> {
+    /// `let name;` or `let name: T;` (`annot`'s type): a variable of that type (or of the
+    /// type its assignments give), unassigned.
+    pub(super) fn deferred_let(&mut self, name: &syn::Ident, mutable: bool, annot: Option<Ty>, at: Sp) -> Ty {
+        let ty = match annot {
+            Some(Ty::Array(_)) => {
+                self.errors.at(
+                    at,
+                    "a local array gets its value in its `let` in kernels (`let a = [0.0f32; 4];`), then its \
+                     elements are assigned",
+                );
+                Ty::Error
+            }
+            Some(ty) => ty,
+            None => self.infer.fresh(VarKind::Any),
+        };
+        // Bound as a variable (assignments are checked here, not as `mut`'s).
+        let binding = self.bind(name, ty.clone(), true, false);
+        self.deferred.push(Deferred { binding, name: name.clone(), mutable, ty: ty.clone() });
+        self.assigned.maybe_unassigned.push(binding);
+        ty
+    }
+
+    /// The `let` without a value that binding `id` is, if it is one.
+    fn deferred_binding(&self, id: usize) -> Option<&Deferred> {
+        self.deferred.iter().find(|d| d.binding == id)
+    }
+
+    /// A read of binding `id` at `sp`: E0381 where a path to it did not assign it.
+    pub(super) fn read_deferred(&mut self, id: usize, sp: Sp) {
+        if self.unreachable || !self.assigned.maybe_unassigned.contains(&id) {
+            return;
+        }
+        let Some(d) = self.deferred_binding(id) else { return };
+        let name = d.name.to_string();
+        self.errors.at(
+            sp,
+            format!(
+                "used binding `{name}` is possibly-uninitialized (rustc's E0381): a path to this read does not \
+                 assign it; assign it in every arm before (or give it its value where it is declared, `let {name} \
+                 = if .. {{ .. }} else {{ .. }};`)"
+            ),
+        );
+        // Reported once.
+        self.assigned.maybe_unassigned.retain(|&b| b != id);
+    }
+
+    /// An assignment to binding `id` (the whole of it) at `sp`: E0384 where one without
+    /// `mut` may be assigned already.
+    pub(super) fn assign_deferred(&mut self, id: usize, sp: Sp) {
+        let Some(d) = self.deferred_binding(id) else { return };
+        let (mutable, name) = (d.mutable, d.name.to_string());
+        if !mutable && self.assigned.maybe_assigned.contains(&id) && !self.unreachable {
+            self.errors.at(
+                sp,
+                format!(
+                    "cannot assign twice to immutable variable `{name}` (rustc's E0384): a path to here assigned \
+                     it already; declare it `let mut {name}`"
+                ),
+            );
+        }
+        self.assigned.maybe_unassigned.retain(|&b| b != id);
+        if !mutable && !self.assigned.maybe_assigned.contains(&id) {
+            self.assigned.maybe_assigned.push(id);
+        }
+        if !mutable {
+            self.deferred_assignments.push((id, sp));
+        }
+    }
+
+    /// Reports the assignments a loop's body made (those after the first
+    /// `assignments_before`) to names without `mut` bound before the loop (ids below
+    /// `bindings_before`) that may be assigned where the next iteration starts
+    /// (`next_iteration`): it assigns them again (E0384).
+    pub(super) fn assigned_again(
+        &mut self,
+        assignments_before: usize,
+        bindings_before: usize,
+        next_iteration: &Assigned,
+    ) {
+        if self.unreachable {
+            return;
+        }
+        let again: Vec<(usize, Sp)> = self.deferred_assignments[assignments_before..]
+            .iter()
+            .filter(|(id, _)| *id < bindings_before && next_iteration.maybe_assigned.contains(id))
+            .copied()
+            .collect();
+        for (id, at) in again {
+            let Some(name) = self.deferred_binding(id).map(|d| d.name.to_string()) else { continue };
+            self.errors.at(
+                at,
+                format!(
+                    "cannot assign twice to immutable variable `{name}` (rustc's E0384): the loop assigns it in \
+                     each iteration; declare it `let mut {name}`"
+                ),
+            );
+        }
+    }
+
+    /// An assignment to part of binding `id` (`v.0 = ..`, `v += ..`) at `sp`: a read of it,
+    /// and a second assignment where it has no `mut`.
+    pub(super) fn update_deferred(&mut self, id: usize, sp: Sp) {
+        if self.deferred_binding(id).is_none() {
+            return;
+        }
+        self.read_deferred(id, sp);
+        self.assign_deferred(id, sp);
+    }
+
+    /// The path being checked never goes on (a `return`, `break`, `continue` or panic).
+    pub(super) fn path_ends(&mut self) {
+        self.assigned = Assigned::default();
+    }
+
+    /// Reports each `let` without a value whose type nothing gave (rustc's E0282), or whose
+    /// type is one only a `let` with its value binds (a slice, a local array).
+    pub(super) fn report_untyped_deferred(&mut self) {
+        let held: Vec<(syn::Ident, Ty)> = self
+            .deferred
+            .iter()
+            .map(|d| (d.name.clone(), self.infer.resolve(&d.ty)))
+            .filter(|(_, ty)| super::holds(ty, &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3 | Ty::Array(_))))
+            .collect();
+        for (name, ty) in held {
+            let shown = self.show(&ty);
+            self.errors.at(
+                Sp::of(&name),
+                format!(
+                    "`{name}` holds `{shown}`, which a kernel binds with its value (`let {name} = ..;`): a `let` \
+                     without one holds numbers, `bool`s and tuples of them"
+                ),
+            );
+        }
+        let untyped: Vec<(syn::Ident, Ty)> = self
+            .deferred
+            .iter()
+            .filter(|d| self.infer.var_kind(&d.ty) == Some(VarKind::Any))
+            .map(|d| (d.name.clone(), d.ty.clone()))
+            .collect();
+        for (name, ty) in untyped {
+            let _ = self.infer.unify(&ty, &Ty::Error);
+            self.errors.at(
+                Sp::of(&name),
+                format!("type annotations needed (rustc's E0282): nothing assigns `{name}`; write its type, `let {name}: f32;`"),
+            );
+        }
+    }
+}
