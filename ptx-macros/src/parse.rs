@@ -1191,10 +1191,8 @@ impl<'e> Parser<'e> {
                 | syn::Expr::Match(_)
                 | syn::Expr::Block(_)
         );
-        let attrs: Vec<&syn::Attribute> = expr_attrs(e)
-            .iter()
-            .filter(|a| !is_doc_comment(a) && !(block_like && is_lint_level(a)))
-            .collect();
+        let attrs: Vec<&syn::Attribute> =
+            expr_attrs(e).iter().filter(|a| !(is_doc_comment(a) || block_like && is_lint_level(a))).collect();
         if let Some(attr) = attrs.first().filter(|a| !rewriting_mark(a)) {
             if let Some(message) = statement_attribute_message(attr) {
                 self.err(attr, message);
