@@ -145,3 +145,22 @@ fn lets_without_a_value_are_the_hosts() {
     let launch = |d: &_, c, a: &_, o: &mut _| DeferredLets::new().launch(d, c, a, o);
     check_twin("deferred_lets", &x, 1, &launch, deferred_lets_host);
 }
+
+// The float formats' integer constants, in index math and comparisons.
+twin!(format_constants, format_constants_host, |t, x: &[u32], out: &mut [u32]| {
+    let shift = x[t] % f32::MANTISSA_DIGITS;
+    let exp = (x[t] % 300) as i32 - 150;
+    let fits = exp >= f32::MIN_EXP && exp <= f32::MAX_EXP && exp > f64::MIN_10_EXP;
+    let exps = f64::MAX_10_EXP + f64::MIN_EXP + f32::MIN_10_EXP - f32::MAX_10_EXP + f64::MAX_EXP;
+    out[t] = (1u32 << shift) + f32::RADIX * f64::DIGITS + fits as u32 + f32::DIGITS
+        - f64::MANTISSA_DIGITS / 53
+        + exps as u32;
+});
+
+#[test]
+fn float_format_constants_are_the_hosts() {
+    let mut rng = ptx_tools::rng::Rng::fresh("format_constants");
+    let x: Vec<u32> = (0..100).map(|_| rng.next() as u32).collect();
+    let launch = |d: &_, c, a: &_, o: &mut _| FormatConstants::new().launch(d, c, a, o);
+    check_twin("format_constants", &x, 1, &launch, format_constants_host);
+}

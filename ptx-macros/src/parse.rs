@@ -381,6 +381,12 @@ const FLOAT_CONSTS: [&str; 18] = [
 
 /// Associated constants of the float types.
 const FLOAT_ASSOC: [&str; 7] = ["MAX", "MIN", "EPSILON", "INFINITY", "NEG_INFINITY", "NAN", "MIN_POSITIVE"];
+
+/// The `u32` constants that describe a float type's format (`f32::MANTISSA_DIGITS` is 24).
+const FLOAT_FORMAT_ASSOC_U32: [&str; 3] = ["RADIX", "MANTISSA_DIGITS", "DIGITS"];
+
+/// The `i32` ones (`f32::MAX_EXP` is 128).
+const FLOAT_FORMAT_ASSOC_I32: [&str; 4] = ["MIN_EXP", "MAX_EXP", "MIN_10_EXP", "MAX_10_EXP"];
 /// The `half` crate's constants of `f16` and `bf16` of their own type (its integer ones,
 /// `DIGITS` and the like, are constants of the surrounding code, typed by their use).
 const HALF_ASSOC: [&str; 31] = [
@@ -1580,7 +1586,8 @@ impl<'e> Parser<'e> {
                     .filter(|s| p.path.leading_colon.is_none() && !s.is_half())
                 {
                     let hint = if s.is_float() {
-                        "float constants are `MAX MIN MIN_POSITIVE EPSILON INFINITY NEG_INFINITY NAN` and \
+                        "float constants are `MAX MIN MIN_POSITIVE EPSILON INFINITY NEG_INFINITY NAN`, the \
+                         format's `RADIX MANTISSA_DIGITS DIGITS MIN_EXP MAX_EXP MIN_10_EXP MAX_10_EXP`, and \
                          `std::f32::consts::PI` and its siblings"
                     } else {
                         "integer constants are `MAX`, `MIN` and `BITS`"
@@ -1699,6 +1706,10 @@ impl<'e> Parser<'e> {
                     Some(ty)
                 } else if ty.is_int() && *name == "BITS" {
                     Some(Scalar::U32)
+                } else if ty.is_float() && FLOAT_FORMAT_ASSOC_U32.contains(name) {
+                    Some(Scalar::U32)
+                } else if ty.is_float() && FLOAT_FORMAT_ASSOC_I32.contains(name) {
+                    Some(Scalar::I32)
                 } else {
                     None
                 }
