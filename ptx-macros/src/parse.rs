@@ -1516,6 +1516,11 @@ impl<'e> Parser<'e> {
             syn::Lit::Bool(b) => Some(Lit::Bool(b.value)),
             // `b'a'` is a `u8`.
             syn::Lit::Byte(b) => Some(Lit::Int { value: b.value().into(), suffix: Some(Scalar::U8) }),
+            syn::Lit::Char(c) if c.value().is_ascii() => {
+                let byte = c.token().to_string();
+                self.err(c, format!("kernels have no `char`: write the byte literal `b{byte}` (a `u8`)"));
+                None
+            }
             other => {
                 self.err(
                     other,
@@ -1942,6 +1947,11 @@ impl<'e> Parser<'e> {
             format!("write `{}::{last}(..)`, the type's own function, without the module path", ty.name())
         } else if is_builtin(&last) {
             format!("call the built-in by its name alone: `{last}(..)`, imported from `ptx_dsl::gpu` or the prelude")
+        } else if matches!(last.as_str(), "size_of" | "align_of") {
+            format!(
+                "`{last}` is not called in kernels: write the number (`4` for `f32`), or a constant of the code \
+                 around the kernel, `const F32_BYTES: usize = std::mem::{last}::<f32>();`"
+            )
         } else {
             "unknown function: kernels call `#[ptx_device]` functions, the GPU built-ins, \
              `std::cmp::min`/`max` and `T::function(..)` such as `f32::max(a, b)`"

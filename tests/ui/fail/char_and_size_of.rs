@@ -1,0 +1,11 @@
+// What CUDA C ports write that kernels do not have, with the form they take instead: a
+// `char` literal (a byte literal), `size_of` (the number, or a constant around the kernel).
+use ptx_dsl::prelude::*;
+
+#[ptx_kernel]
+fn ported(out: &mut [u32]) {
+    out[0] = 'a' as u32;
+    out[1] = std::mem::size_of::<f32>() as u32;
+}
+
+fn main() {}
