@@ -134,7 +134,17 @@ twin!(deferred_lets, deferred_lets_host, |t, x: &[f32], out: &mut [f32]| {
         }
         r = pick(false, z);
     }
-    out[t] = v * w as f32 + pair.0 * pair.1 as f32 + acc + z + r;
+    // Assigned in a `while let`'s value, which runs at least once; `let _: T;` binds nothing.
+    let mut last;
+    let mut k = w;
+    while let 0..=5 = {
+        last = k;
+        k
+    } {
+        k += 2;
+    }
+    let _: f32;
+    out[t] = v * w as f32 + pair.0 * pair.1 as f32 + acc + z + r + last as f32;
 });
 
 #[test]

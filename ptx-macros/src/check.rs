@@ -1493,7 +1493,7 @@ impl Checker<'_> {
                     }
                     Place::Field { base, .. } => {
                         if let Some(id) = self.binding_id(base) {
-                            self.update_deferred(id, Sp::of(base));
+                            self.update_deferred(id, Sp::of(base), true);
                         }
                     }
                     Place::Index { .. } => {}
@@ -1527,7 +1527,7 @@ impl Checker<'_> {
                 }
                 if let Place::Local(n) | Place::Field { base: n, .. } = place {
                     if let Some(id) = self.binding_id(n) {
-                        self.update_deferred(id, Sp::of(n));
+                        self.update_deferred(id, Sp::of(n), matches!(place, Place::Field { .. }));
                     }
                 }
                 (Ty::unit(), false)
@@ -1954,16 +1954,23 @@ impl Checker<'_> {
                 (t, comptime)
             }
             ExprKind::While { label, cond, body } => {
+                // The condition runs again before each next iteration: its assignments
+                // repeat with the body's.
+                let repeats_from = (self.deferred_assignments.len(), self.next_binding);
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
-                self.loop_body(label, false, body);
+                self.loop_body(label, (false, false), body, Some(repeats_from));
                 (Ty::unit(), false)
             }
-            ExprKind::Loop { label, body, while_let } => match self.loop_body(label, !while_let, body) {
-                LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
-                LoopExit::Broken => (Ty::unit(), false),
-                LoopExit::Never => (Ty::Never, false),
-            },
+            // A `while let` is a `loop` whose `break` (where the pattern does not match) comes
+            // after its value is computed, as any `loop` is left by its `break`s.
+            ExprKind::Loop { label, body, while_let } => {
+                match self.loop_body(label, (!while_let, true), body, None) {
+                    LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
+                    LoopExit::Broken => (Ty::unit(), false),
+                    LoopExit::Never => (Ty::Never, false),
+                }
+            }
             ExprKind::Labeled { label, body } => {
                 let value = self.infer.fresh(VarKind::Any);
                 self.loops.push(Loop::new(Some(label), Some(value.clone()), true));
@@ -2028,7 +2035,7 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
-                self.loop_body(label, false, body);
+                self.loop_body(label, (false, false), body, None);
                 self.scopes.pop();
                 (Ty::unit(), false)
             }
@@ -2368,22 +2375,29 @@ impl Checker<'_> {
     }
 
     /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value).
-    fn loop_body(&mut self, label: &Option<syn::Lifetime>, gives_value: bool, body: &Block) -> LoopExit {
+    fn loop_body(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        (gives_value, leaves_by_breaks_only): (bool, bool),
+        body: &Block,
+        repeats_from: Option<(usize, usize)>,
+    ) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop::new(label.as_ref(), value, false));
         let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
-        let (before, assignments_before) = (self.assigned.clone(), self.deferred_assignments.len());
+        let before = self.assigned.clone();
+        let (assignments_before, declared_before) =
+            repeats_from.unwrap_or((self.deferred_assignments.len(), bindings_before));
         let t = self.block(body);
         let completes = self.block_completes;
         self.moves_again(moves_before, bindings_before, completes);
         // What goes round to the next iteration: the body's end and its `continue`s.
         let continued = self.loops.last_mut().and_then(|lp| lp.continued_with.take()).unwrap_or_default();
         let next_iteration = self.assigned.clone().join(&continued);
-        self.assigned_again(assignments_before, bindings_before, &next_iteration);
+        self.assigned_again(assignments_before, declared_before, &next_iteration);
         // A `loop` is left by its `break`s; a `while` or `for` loop also where its body has
         // not run, or has run to its end.
         let body_end = std::mem::replace(&mut self.assigned, before);
-        let leaves_by_breaks_only = gives_value;
         // A body that never runs to its end (`return`, `break`) leaves its moves inside: no
         // path the checker follows goes on from them.
         self.forget_moves_of_diverging_arm(moves_before, completes);

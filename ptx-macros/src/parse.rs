@@ -1040,6 +1040,12 @@ impl<'e> Parser<'e> {
                     Some(Pat::Ident { name, mutable }) => {
                         (Pat::Ident { name, mutable }, self.expr_of(ExprKind::Deferred, Sp::of(local)))
                     }
+                    // `let _: i32;` binds nothing: nothing to do, as in Rust.
+                    Some(other) if other.names().is_empty() && ty.is_some() => return None,
+                    Some(other) if other.names().is_empty() => {
+                        self.err(local, "type annotations needed (rustc's E0282): this `let` binds nothing and names no type");
+                        (other, self.expr_of(ExprKind::Error, Sp::of(local)))
+                    }
                     Some(other) => {
                         self.err(
                             local,
@@ -1779,6 +1785,14 @@ impl<'e> Parser<'e> {
             syn::Expr::Paren(p) => self.place(&p.expr),
             syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 p.path.get_ident().cloned().map(Place::Local)
+            }
+            syn::Expr::Index(ix) if matches!(crate::desugar::unparen(&ix.index), syn::Expr::Range(_)) => {
+                self.err(
+                    e,
+                    "a range of a slice is not assigned whole: `[T]` has no size known at compile time (rustc's \
+                     E0277); assign its elements, `for k in 0..n { y[a + k] = x[b + k]; }`",
+                );
+                None
             }
             syn::Expr::Index(ix) => {
                 let index = Box::new(self.expr(&ix.index));

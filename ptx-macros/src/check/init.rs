@@ -147,13 +147,25 @@ impl Checker<'_> {
         }
     }
 
-    /// An assignment to part of binding `id` (`v.0 = ..`, `v += ..`) at `sp`: a read of it,
-    /// and a second assignment where it has no `mut`.
-    pub(super) fn update_deferred(&mut self, id: usize, sp: Sp) {
-        if self.deferred_binding(id).is_none() {
+    /// An assignment to part of binding `id` (`v.0 = ..`, a `field`; or `v += ..`) at `sp`: a
+    /// read of it, and a second assignment where it has no `mut` (E0594 for a field).
+    pub(super) fn update_deferred(&mut self, id: usize, sp: Sp, field: bool) {
+        let Some(d) = self.deferred_binding(id) else { return };
+        let (mutable, name) = (d.mutable, d.name.to_string());
+        if self.assigned.maybe_unassigned.contains(&id) {
+            self.read_deferred(id, sp);
             return;
         }
-        self.read_deferred(id, sp);
+        if field && !mutable && !self.unreachable {
+            self.errors.at(
+                sp,
+                format!(
+                    "cannot assign to a field of `{name}`, as `{name}` is not declared as mutable (rustc's E0594); \
+                     declare it `let mut {name}`"
+                ),
+            );
+            return;
+        }
         self.assign_deferred(id, sp);
     }
 

@@ -52,6 +52,14 @@ fn each_iteration(out: &mut [u32]) {
         }
         k += 1;
     }
+    // The condition runs again before each next iteration.
+    let c: bool;
+    while {
+        c = k > 2;
+        c
+    } {
+        k -= 1;
+    }
     out[0] = 1;
 }
 
@@ -64,6 +72,10 @@ fn shapes(x: &[f32], out: &mut [f32]) {
     z = x;
     let q: f32;
     q += 1.0;
+    let p: (f32, u32);
+    p = (1.0, 2);
+    p.0 = 3.0;
+    let _;
     out[0] = z[0];
 }
 
