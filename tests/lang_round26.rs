@@ -22,7 +22,11 @@ fn scaled(mut S: u32, by: u32) -> u32 {
 // tests/ui/fail/binding_shadows_constant.rs).
 twin!(upper_case_names, upper_case_names_host, |t, x: &[u32], out: &mut [u32]| {
     let N = x[t];
+    // A new binding reads the one it shadows.
+    let N = N ^ 0x5a5a;
     let (mut M, A) = (N, 3u32);
+    let (A, B) = (N & 7, A);
+    let (A, B) = (B, A);
     M = M.wrapping_add(A);
     let mut S = 0u32;
     for I in 0..(N % 7) {
@@ -37,7 +41,7 @@ twin!(upper_case_names, upper_case_names_host, |t, x: &[u32], out: &mut [u32]| {
     if M > 7 {
         S ^= 1;
     }
-    out[t] = scaled(S, A) ^ M;
+    out[t] = scaled(S, A) ^ M ^ B;
 });
 
 #[test]

@@ -2056,10 +2056,7 @@ impl Checker<'_> {
                 };
                 self.loops[t].broken = true;
                 let here = self.assigned.clone();
-                self.loops[t].broken_with = Some(match self.loops[t].broken_with.take() {
-                    Some(before) => before.join(&here),
-                    None => here,
-                });
+                Assigned::record(&mut self.loops[t].broken_with, here);
                 let what = if self.loops[t].block {
                     " (the values a labelled block's `break`s give)"
                 } else {
@@ -2086,16 +2083,16 @@ impl Checker<'_> {
             ExprKind::Continue { label } => {
                 if let Some(t) = self.jump_target(e.span, "continue", label) {
                     let here = self.assigned.clone();
-                    self.loops[t].continued_with = Some(match self.loops[t].continued_with.take() {
-                        Some(before) => before.join(&here),
-                        None => here,
-                    });
+                    Assigned::record(&mut self.loops[t].continued_with, here);
                 }
                 (Ty::Never, false)
             }
             ExprKind::Return | ExprKind::Panic { .. } => (Ty::Never, false),
             ExprKind::DebugOnly(check) => {
+                // Left out of release builds: what it assigns is not known after it.
+                let before = self.assigned.clone();
                 self.expr(check);
+                self.assigned = std::mem::take(&mut self.assigned).join(&before);
                 (Ty::unit(), false)
             }
             // Bound by its `let` ([`Checker::deferred_let`]).

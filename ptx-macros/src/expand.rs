@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use crate::ast::{KernelFn, ParamKind, Scalar};
 use crate::check::Checked;
-use crate::lower::{ctx, host_type, lang_scalar, lower_body, shadow_probe};
+use crate::lower::{binder, ctx, host_type, lang_scalar, lower_body};
 
 /// The attribute's options: `#[ptx_kernel(unchecked, crate = path)]`.
 pub struct Options {
@@ -158,7 +158,7 @@ pub fn expand_kernel(
         let n = &param.name;
         let lints = &param.lints;
         let n_str = unraw(n);
-        declare.push(shadow_probe(n));
+        let b = binder(n);
         match param.kind {
             ParamKind::Comptime(s) => {
                 let t = host_type(s);
@@ -170,12 +170,12 @@ pub fn expand_kernel(
                 } else {
                     quote!(self.#n)
                 });
-                declare.push(quote!(#(#lints)* let #n: #t = self.#n;));
+                declare.push(quote!(#(#lints)* let #b: #t = self.#n;));
             }
             ParamKind::Scalar(s) => {
                 let t = host_type(s);
                 let scalar = format_ident!("{}", lang_scalar(s));
-                declare.push(quote!(#(#lints)* let #n = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
+                declare.push(quote!(#(#lints)* let #b = #k.scalar_param(#n_str, #p::Scalar::#scalar);));
                 launch_params.push(quote!(#n: #t));
                 let passed = match s {
                     Scalar::U8 | Scalar::U16 | Scalar::Bool => quote!(#n as u32),
@@ -201,7 +201,7 @@ pub fn expand_kernel(
                 // The length is loaded only where something reads it: the checks, `x.len()`.
                 let with_len = checked_flag || checked.lengths_read.contains(&index);
                 declare.push(
-                    quote!(#(#lints)* let #n = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);),
+                    quote!(#(#lints)* let #b = #k.slice_param(#n_str, #p::Scalar::#scalar, #with_len);),
                 );
                 let len = format_ident!("{}_len", n, span = Span::mixed_site());
                 if with_len {

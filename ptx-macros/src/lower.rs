@@ -64,8 +64,8 @@ pub fn lower_body(kernel: &KernelFn, checked: &Checked, krate: &TokenStream) -> 
     };
     let k = ctx();
     for p in kernel.params.iter().filter(|p| p.mutable) {
-        let n = &p.name;
-        l.emit(quote!(let #n = #k.mutable_var(#n);));
+        let (n, b) = (&p.name, binder(&p.name));
+        l.emit(quote!(let #b = #k.mutable_var(#n);));
     }
     for s in &kernel.body.stmts {
         l.stmt(s);
@@ -378,7 +378,8 @@ impl<'a> Lowerer<'a> {
     fn rename(&mut self, name: Option<&Ident>, v: TokenStream) -> Atom {
         match name {
             Some(n) => {
-                self.emit(quote!(let #n = #v;));
+                let b = binder(n);
+                self.emit(quote!(let #b = #v;));
                 Atom::Rt(quote!(#n))
             }
             None => Atom::Rt(v),
@@ -388,7 +389,8 @@ impl<'a> Lowerer<'a> {
     /// Emits `let name = call;` (name from the source, or a temporary) and returns it.
     fn bind(&mut self, name: Option<&Ident>, hint: &str, call: TokenStream) -> Atom {
         let n = name.cloned().unwrap_or_else(|| self.tmp(hint));
-        self.emit(quote!(let #n = #call;));
+        let b = binder(&n);
+        self.emit(quote!(let #b = #call;));
         Atom::Rt(quote!(#n))
     }
 
@@ -400,10 +402,6 @@ impl<'a> Lowerer<'a> {
         self.note(start, s.text());
         match s {
             Stmt::Let { pat, init, role, ty: annot, .. } => {
-                if !matches!(role, LetRole::Const) {
-                    let probes = pat.names().into_iter().map(shadow_probe);
-                    self.emit(probes.collect());
-                }
                 self.let_stmt(pat, init, role, annot);
                 if matches!(role, LetRole::Allowed | LetRole::Argument { .. }) {
                     // Read in the generated code, so that rustc's lint for unused variables
@@ -422,8 +420,8 @@ impl<'a> Lowerer<'a> {
         if let (ExprKind::Deferred, Pat::Ident { name, .. }) = (&init.kind, pat) {
             // `let v: f32;`: a variable that nothing has assigned (the checker proved that
             // every read comes after an assignment).
-            let holder = self.holder(&self.ty(init)).unwrap_or(quote!(()));
-            self.emit(quote!(let #name = #holder;));
+            let (holder, b) = (self.holder(&self.ty(init)).unwrap_or(quote!(())), binder(name));
+            self.emit(quote!(let #b = #holder;));
             return;
         }
         if let (Some(result), Pat::Ident { name, .. }) = (self.checked.never_results.get(&init.id), pat) {
@@ -435,7 +433,8 @@ impl<'a> Lowerer<'a> {
             };
             self.expr_stmt(init);
             if let Some(holder) = holder {
-                self.emit(quote!(let #name = #holder;));
+                let b = binder(name);
+                self.emit(quote!(let #b = #holder;));
             }
             return;
         }
@@ -460,7 +459,8 @@ impl<'a> Lowerer<'a> {
                 LetRole::Const => (const_name(name), quote!(#[allow(non_snake_case)])),
                 _ => (name.clone(), quote!()),
             };
-            self.emit(quote!(#lint let #name = #k.local_bind(&#v, #label);));
+            let b = binder(&name);
+            self.emit(quote!(#lint let #b = #k.local_bind(&#v, #label);));
             return;
         }
         if let Pat::Ident { name, mutable: false } = pat {
@@ -484,7 +484,8 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => quote!(),
                 };
-                self.emit(quote!(#lint let #name #annot = #host;));
+                let b = binder(&name);
+                self.emit(quote!(#lint let #b #annot = #host;));
                 return;
             }
             if !self.checked.reads_mutable[init.id] {
@@ -493,12 +494,18 @@ impl<'a> Lowerer<'a> {
                     // name (`let x = x;`) may be another hygiene context's (a device
                     // function's parameter bound to the caller's `x`): bound again.
                     Atom::Rt(ts) if *name == ts.to_string() && !matches!(init.kind, ExprKind::Path(_)) => {}
-                    Atom::Rt(ts) => self.emit(quote!(let #name = #ts;)),
-                    Atom::Host(h) => {
-                        let v = self.host_to_rt(h, &ty);
-                        self.emit(quote!(let #name = #v;));
+                    Atom::Rt(ts) => {
+                        let b = binder(name);
+                        self.emit(quote!(let #b = #ts;))
                     }
-                    Atom::Unit => self.emit(quote!(let #name = ();)),
+                    Atom::Host(h) => {
+                        let (v, b) = (self.host_to_rt(h, &ty), binder(name));
+                        self.emit(quote!(let #b = #v;));
+                    }
+                    Atom::Unit => {
+                        let b = binder(name);
+                        self.emit(quote!(let #b = ();))
+                    }
                 }
                 return;
             }
@@ -553,9 +560,13 @@ impl<'a> Lowerer<'a> {
                     let v = &v[0];
                     quote!(#k.mutable_var(#v))
                 });
-                self.emit(quote!(let #name = #vars;));
+                let b = binder(name);
+                self.emit(quote!(let #b = #vars;));
             }
-            Pat::Ident { name, mutable: false } => self.emit(quote!(let #name = #v;)),
+            Pat::Ident { name, mutable: false } => {
+                let b = binder(name);
+                self.emit(quote!(let #b = #v;))
+            }
             Pat::Wild => self.emit(quote!(let _ = #v;)),
             Pat::Tuple(pats, _) => {
                 let t = self.tmp("__tuple");
@@ -1666,8 +1677,8 @@ impl<'a> Lowerer<'a> {
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
         let binding = var.map(|v| {
-            let probe = shadow_probe(v);
-            quote!(#probe let #v = #i;)
+            let v = binder(v);
+            quote!(let #v = #i;)
         });
         let binding = binding.unwrap_or_default();
         self.loop_body(label, body, (&next, &exit), binding, facts, None);
@@ -1723,8 +1734,8 @@ impl<'a> Lowerer<'a> {
             #k.place(#body_label);
         });
         let binding = var.map(|v| {
-            let probe = shadow_probe(v);
-            quote!(#probe let #v = #i;)
+            let v = binder(v);
+            quote!(let #v = #i;)
         });
         let binding = binding.unwrap_or_default();
         self.loop_body(label, body, (next, exit), binding, facts, None);
@@ -2049,19 +2060,19 @@ fn per_scalar(values: &[TokenStream], ty: &Ty, f: &dyn Fn(&[TokenStream]) -> Tok
     }
 }
 
-/// What goes before a binding of the source's `name` (nothing but for names that start
-/// with an upper-case letter). In the generated `let NAME = ..`, a constant, static or unit
-/// struct `NAME` of the surrounding code would be a pattern, and rustc's errors would be
-/// about the generated values; `let NAME @ _ = ();` fails first, with rustc's own "let
-/// bindings cannot shadow constants" (E0530) at the name, as the plain function's
-/// `let mut NAME` does (and its `let NAME`, E0005), and otherwise binds a `NAME` that the
-/// generated binding shadows.
-pub(crate) fn shadow_probe(name: &Ident) -> TokenStream {
+/// The pattern that binds the source's `name` in generated code: `NAME @ _` for a name
+/// that starts with an upper-case letter, `name` otherwise. Where a constant, static or unit
+/// struct `NAME` of the surrounding code is in scope, a plain `NAME` would be a pattern that
+/// compares with it, and rustc's errors would be about the generated values; `NAME @ _` is
+/// rustc's own "let bindings cannot shadow constants" (E0530) at the name, as the plain
+/// function's `let NAME = v` is refused too (E0005), and otherwise binds `NAME` as usual.
+pub(crate) fn binder(name: &Ident) -> TokenStream {
     let text = name.to_string();
-    if !text.trim_start_matches("r#").starts_with(|c: char| c.is_ascii_uppercase()) {
-        return TokenStream::new();
+    if text.trim_start_matches("r#").starts_with(|c: char| c.is_ascii_uppercase()) {
+        quote!(#name @ _)
+    } else {
+        quote!(#name)
     }
-    quote!(#[allow(unused_variables, non_snake_case, clippy::redundant_pattern)] let #name @ _ = ();)
 }
 
 /// Whether a pattern binds anything mutably.
@@ -2076,7 +2087,7 @@ fn has_mut(p: &Pat) -> bool {
 /// A pattern with no `mut` as host Rust.
 fn host_pattern(p: &Pat) -> TokenStream {
     match p {
-        Pat::Ident { name, .. } => quote!(#name),
+        Pat::Ident { name, .. } => binder(name),
         Pat::Wild => quote!(_),
         Pat::Tuple(ps, _) => {
             let inner: Vec<TokenStream> = ps.iter().map(host_pattern).collect();

@@ -172,6 +172,9 @@ struct Parser<'e> {
     /// Parameters refused for being references to scalars (`s: &mut f32`): dereferencing
     /// one (`*s = ..`) is that mistake again, not reported twice.
     refused_references: Vec<Ident>,
+    /// Whether the expression parsed next is a statement of its block (its last one
+    /// included), where rustc takes lint levels on a block-like expression.
+    statement_next: bool,
 }
 
 /// How many times a device function of one identity may be inlined inside itself before
@@ -437,6 +440,7 @@ impl<'e> Parser<'e> {
             cycles: Errors::default(),
             jump_scopes: Vec::new(),
             refused_references: Vec::new(),
+            statement_next: false,
             ord_calls: Vec::new(),
             elements: Vec::new(),
             pattern_names: Vec::new(),
@@ -844,6 +848,7 @@ impl<'e> Parser<'e> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 syn::Stmt::Expr(e, None) if i + 1 == n => {
+                    self.statement_next = true;
                     tail = Some(Box::new(self.expr(e)));
                     tail_text = source_text(e);
                 }
@@ -885,6 +890,7 @@ impl<'e> Parser<'e> {
             // Rust (its `redundant_semicolons` lint warns of it).
             syn::Stmt::Expr(syn::Expr::Verbatim(v), Some(_)) if v.is_empty() => None,
             syn::Stmt::Expr(e, semi) => {
+                self.statement_next = true;
                 let expr = self.expr(e);
                 Some(Stmt::Expr { expr, text: source_text(s), discards: semi.is_some() })
             }
@@ -1186,23 +1192,26 @@ impl<'e> Parser<'e> {
 
     /// Reports the attributes on `e` but a `for` loop's `#[unroll]` (and the marks the
     /// rewriting of `while let` and `|` patterns puts on its own expressions). Lint levels
-    /// on a block-like expression (a loop, `if`, `match`, a block: a statement, where rustc
-    /// takes them) change nothing in what the kernel computes.
+    /// on a block-like statement (a loop, `if`, `match`, a block), where rustc takes them,
+    /// are let through; they change nothing in what the kernel computes (nor in the lints
+    /// of the generated code, which rustc reports at the user's names).
     fn expr_attributes(&mut self, e: &syn::Expr) {
+        let statement = std::mem::take(&mut self.statement_next);
         let rewriting_mark = |a: &syn::Attribute| {
             a.path().is_ident(crate::desugar::WHILE_LET_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::OR_BINDING_ATTRIBUTE)
                 || a.path().is_ident(crate::desugar::PATTERN_NAME_ATTRIBUTE)
         };
-        let block_like = matches!(
-            e,
-            syn::Expr::ForLoop(_)
-                | syn::Expr::While(_)
-                | syn::Expr::Loop(_)
-                | syn::Expr::If(_)
-                | syn::Expr::Match(_)
-                | syn::Expr::Block(_)
-        );
+        let block_like = statement
+            && matches!(
+                e,
+                syn::Expr::ForLoop(_)
+                    | syn::Expr::While(_)
+                    | syn::Expr::Loop(_)
+                    | syn::Expr::If(_)
+                    | syn::Expr::Match(_)
+                    | syn::Expr::Block(_)
+            );
         let attrs: Vec<&syn::Attribute> =
             expr_attrs(e).iter().filter(|a| !(is_doc_comment(a) || block_like && is_lint_level(a))).collect();
         if let Some(attr) = attrs.first().filter(|a| !rewriting_mark(a)) {
@@ -1523,8 +1532,14 @@ impl<'e> Parser<'e> {
             // `b'a'` is a `u8`.
             syn::Lit::Byte(b) => Some(Lit::Int { value: b.value().into(), suffix: Some(Scalar::U8) }),
             syn::Lit::Char(c) if c.value().is_ascii() => {
-                let byte = c.token().to_string();
-                self.err(c, format!("kernels have no `char`: write the byte literal `b{byte}` (a `u8`)"));
+                // A byte literal takes every escape of a `char` one but `\u{..}`.
+                let token = c.token().to_string();
+                let byte = if token.contains("\\u") {
+                    format!("{:#04x}u8", c.value() as u32)
+                } else {
+                    format!("b{token}")
+                };
+                self.err(c, format!("kernels have no `char`: write the byte `{byte}` (a `u8`)"));
                 None
             }
             other => {
@@ -1715,9 +1730,9 @@ impl<'e> Parser<'e> {
                     || (ty.is_half() && !in_std && HALF_ASSOC.contains(name));
                 if float_const || (ty.is_int() && (*name == "MAX" || *name == "MIN")) {
                     Some(ty)
-                } else if ty.is_int() && *name == "BITS" {
-                    Some(Scalar::U32)
-                } else if ty.is_float() && FLOAT_FORMAT_ASSOC_U32.contains(name) {
+                } else if (ty.is_int() && *name == "BITS")
+                    || (ty.is_float() && FLOAT_FORMAT_ASSOC_U32.contains(name))
+                {
                     Some(Scalar::U32)
                 } else if ty.is_float() && FLOAT_FORMAT_ASSOC_I32.contains(name) {
                     Some(Scalar::I32)

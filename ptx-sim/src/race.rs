@@ -35,10 +35,15 @@
 //! memory model; and they order plain accesses across threads as a flag does: a strong
 //! store or an atomic releases the accesses its thread made before it, and a strong load or
 //! an atomic of that byte by another thread acquires them (they are ordered before that
-//! thread's later accesses). The checker takes every strong access as release or acquire
-//! (the fence that PTX wants beside a `.relaxed` or `.volatile` one is not required) and
-//! does not follow chains of them through a third thread: it can miss a race that needs a
-//! fence, never report one that a flag orders.
+//! thread's later accesses). A plain load still races with another thread's strong store
+//! (a flag spun on with a plain load), though not with an atomic (above). The checker takes
+//! every strong access as release or acquire (the fence that PTX wants beside a `.relaxed`
+//! or `.volatile` one is not required), so it can miss a race that only a missing fence
+//! makes. It follows one flag between two threads: an acquire orders the accesses of the
+//! thread whose release it read, not those that thread had itself acquired from a third, nor
+//! the earlier releases an atomic read-modify-write passed on (an arrival counter's), nor
+//! the loads of several threads recorded together; such orderings are still reported as
+//! races.
 //!
 //! Shared memory is always checked (a record per byte of the block's shared memory, by
 //! whichever address reaches it: `.shared` or generic). Global memory is checked when the
@@ -112,6 +117,11 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Whether the access writes the bytes (for the message of a race).
+    fn stores(self) -> bool {
+        !matches!(self, Kind::Load | Kind::StrongLoad)
+    }
+
     /// Whether the access orders its thread's earlier accesses before those of a thread
     /// that acquires the bytes it writes.
     fn releases(self) -> bool {
@@ -154,6 +164,8 @@ struct Records {
     stored_step: u64,
     loaded: Access,
     atomic: Access,
+    /// Its strong stores (its strong loads are with the atomics, as they conflict alike).
+    strong_stored: Access,
     release: Release,
     written: bool,
 }
@@ -371,7 +383,7 @@ impl RaceTracker {
             let conflict = |(other, earlier)| Conflict {
                 other,
                 offset: b as u64,
-                stored: !matches!(kind, Kind::Load | Kind::StrongLoad),
+                stored: kind.stores(),
                 global: false,
                 earlier,
             };
@@ -401,13 +413,7 @@ impl RaceTracker {
             match self.step(kind, i, thread, mine, *records) {
                 Ok(r) => *records = self.synchronise(kind, thread, *records, r, release),
                 Err((other, earlier)) => {
-                    result = Err(Conflict {
-                        other,
-                        offset: b,
-                        stored: !matches!(kind, Kind::Load | Kind::StrongLoad),
-                        global: true,
-                        earlier,
-                    });
+                    result = Err(Conflict { other, offset: b, stored: kind.stores(), global: true, earlier });
                     break;
                 }
             }
@@ -434,15 +440,22 @@ impl RaceTracker {
             && r.stored.pc == mine.pc
             && r.stored.warp == mine.warp;
         let against: &[(Access, AccessKind)] = match kind {
-            Kind::Store(rewrites) if rewrites >> i & 1 == 1 || one_store => {
-                &[(r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
-            }
-            Kind::Store(_) => {
-                &[(r.stored, AccessKind::Store), (r.loaded, AccessKind::Load), (r.atomic, AccessKind::Atomic)]
-            }
-            Kind::Load | Kind::Atomic | Kind::StrongLoad | Kind::StrongStore => {
-                &[(r.stored, AccessKind::Store)]
-            }
+            Kind::Store(rewrites) if rewrites >> i & 1 == 1 || one_store => &[
+                (r.loaded, AccessKind::Load),
+                (r.atomic, AccessKind::Atomic),
+                (r.strong_stored, AccessKind::Store),
+            ],
+            Kind::Store(_) => &[
+                (r.stored, AccessKind::Store),
+                (r.loaded, AccessKind::Load),
+                (r.atomic, AccessKind::Atomic),
+                (r.strong_stored, AccessKind::Store),
+            ],
+            // A plain load beside a strong store (a flag spun on with a plain load) is a race
+            // in PTX's model; beside an atomic it is not reported (the module's docs).
+            Kind::Load => &[(r.stored, AccessKind::Store), (r.strong_stored, AccessKind::Store)],
+            Kind::StrongStore => &[(r.stored, AccessKind::Store), (r.loaded, AccessKind::Load)],
+            Kind::Atomic | Kind::StrongLoad => &[(r.stored, AccessKind::Store)],
         };
         for &(record, kind) in against {
             if let Some(other) = self.unordered(record, thread) {
@@ -452,8 +465,9 @@ impl RaceTracker {
         Ok(match kind {
             Kind::Store(_) => Records { stored: mine, stored_step: self.step, written: true, ..r },
             Kind::Load => Records { loaded: self.joined(r.loaded, mine), ..r },
-            Kind::Atomic | Kind::StrongStore => {
-                Records { atomic: self.joined(r.atomic, mine), written: true, ..r }
+            Kind::Atomic => Records { atomic: self.joined(r.atomic, mine), written: true, ..r },
+            Kind::StrongStore => {
+                Records { strong_stored: self.joined(r.strong_stored, mine), written: true, ..r }
             }
             Kind::StrongLoad => Records { atomic: self.joined(r.atomic, mine), ..r },
         })

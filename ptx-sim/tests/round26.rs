@@ -83,8 +83,11 @@ fn data_the_flag_does_not_order_still_races() {
     let late = handoff("st.release.cta.shared.u32", "ld.acquire.cta.shared.u32", "", "")
         .replace("    bra.uni DONE;\nWAITER:", "    st.shared.u32 [data+4], 7;\n    bra.uni DONE;\nWAITER:");
     race(run(&late));
-    // A plain (weak) store of the flag beside a strong load of it is a race of its own.
+    // A plain (weak) store of the flag beside a strong load of it is a race of its own, and
+    // so is a plain load of a flag set by a strong store (the compiler may hoist it out of
+    // the spin).
     race(run(&handoff("st.shared.u32", "ld.acquire.cta.shared.u32", "", "")));
+    race(run(&handoff("st.release.cta.shared.u32", "ld.shared.u32", "", "")));
 }
 
 #[test]

@@ -4,9 +4,10 @@
 //! (E0384). The checker follows the paths as it walks the body: an `if` or `match` arm that
 //! never ends (`return`, `break`, a panic) takes no part where the arms meet, the right
 //! operand of `&&`/`||` and the body of a `while` or `for` loop may not run, a `loop` is left
-//! by its `break`s. It refuses in doubt (an assignment in a loop's body before its `break`
-//! counts after the loop only for `loop`), where rustc would accept: a clear error, never a
-//! read of a register nothing wrote.
+//! by its `break`s. It refuses in doubt where rustc would accept (an assignment in the right
+//! operand of `&&`/`||` or in a `match` guard counts neither after the condition nor in the
+//! arm it guards): a clear error, never a read of a register nothing wrote. What
+//! `debug_assert!` assigns does not count after it (release builds leave it out).
 
 use super::Checker;
 use crate::ast::*;
@@ -31,6 +32,14 @@ pub(super) struct Assigned {
 }
 
 impl Assigned {
+    /// Joins `here`, the state at a `break` or `continue`, into what its loop has seen.
+    pub(super) fn record(seen: &mut Option<Assigned>, here: Assigned) {
+        *seen = Some(match seen.take() {
+            Some(before) => before.join(&here),
+            None => here,
+        });
+    }
+
     /// What is known where the paths of `self` and `other` meet.
     pub(super) fn join(mut self, other: &Assigned) -> Assigned {
         for &b in &other.maybe_unassigned {

@@ -6,6 +6,9 @@ use ptx_dsl::prelude::*;
 fn ported(out: &mut [u32]) {
     out[0] = 'a' as u32;
     out[1] = std::mem::size_of::<f32>() as u32;
+    out[2] = '\u{41}' as u32;
+    // Lint levels go on statements, as in Rust, not on an expression inside one.
+    out[3] = #[allow(unused_parens)] if out[0] > 1 { 1 } else { 2 };
 }
 
 fn main() {}

@@ -79,4 +79,15 @@ fn shapes(x: &[f32], out: &mut [f32]) {
     out[0] = z[0];
 }
 
+#[ptx_kernel]
+fn debug_only(x: &[f32], out: &mut [f32]) {
+    // Release builds leave the assertion out, and the assignment with it.
+    let v: f32;
+    debug_assert!({
+        v = x[0];
+        v >= 0.0
+    });
+    out[0] = v;
+}
+
 fn main() {}
