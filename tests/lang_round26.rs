@@ -148,7 +148,12 @@ twin!(deferred_lets, deferred_lets_host, |t, x: &[f32], out: &mut [f32]| {
         k += 2;
     }
     let _: f32;
-    out[t] = v * w as f32 + pair.0 * pair.1 as f32 + acc + z + r + last as f32;
+    // A name bound to a `mut` one keeps the value it had then.
+    let mut m;
+    m = v;
+    let kept = m;
+    m += 1.5;
+    out[t] = v * w as f32 + pair.0 * pair.1 as f32 + acc + z + r + last as f32 + kept * 3.0 + m;
 });
 
 #[test]
@@ -177,4 +182,53 @@ fn float_format_constants_are_the_hosts() {
     let x: Vec<u32> = (0..100).map(|_| rng.next() as u32).collect();
     let launch = |d: &_, c, a: &_, o: &mut _| FormatConstants::new().launch(d, c, a, o);
     check_twin("format_constants", &x, 1, &launch, format_constants_host);
+}
+
+// Assignments in conditions, as rustc follows them: the right operand of `&&` counts where
+// the whole is true, of `||` where it is false, `!` swaps them, and a `match` guard counts
+// in its arm.
+twin!(assigned_in_conditions, assigned_in_conditions_host, |t, x: &[i32], out: &mut [i32]| {
+    let v: i32;
+    if x[t] > 0 && {
+        v = 1;
+        true
+    } {
+        out[t] = v;
+    }
+    let w: i32;
+    match x[t] % 4 {
+        n if {
+            w = n;
+            n > 1
+        } =>
+        {
+            out[t] += w
+        }
+        _ => {}
+    }
+    let u: i32;
+    if !(x[t] > 5 || {
+        u = 3;
+        false
+    }) {
+        out[t] += u;
+    }
+    let z: i32;
+    if x[t] < 0 || {
+        z = 7;
+        x[t] > 2
+    } {
+        out[t] += 1;
+    } else {
+        out[t] += z;
+    }
+});
+
+#[test]
+fn assignments_in_conditions_are_the_hosts() {
+    let mut rng = ptx_tools::rng::Rng::fresh("assigned_in_conditions");
+    let mut x: Vec<i32> = (0..100).map(|_| (rng.next() % 21) as i32 - 10).collect();
+    x.extend([i32::MIN, i32::MAX, 0, 1, 6]);
+    let launch = |d: &_, c, a: &_, o: &mut _| AssignedInConditions::new().launch(d, c, a, o);
+    check_twin("assigned_in_conditions", &x, 1, &launch, assigned_in_conditions_host);
 }

@@ -149,6 +149,7 @@ fn check_with(kernel: &KernelFn, errors: &mut Errors, device: bool) -> Checked {
         deferred: Vec::new(),
         assigned: Assigned::default(),
         deferred_assignments: Vec::new(),
+        condition_states: HashMap::new(),
         discarding: false,
         device_bindings_from: Vec::new(),
         unreachable: false,
@@ -344,6 +345,9 @@ struct Checker<'e> {
     assigned: Assigned,
     /// The assignments to them so far, in order: binding and place ([`init`]).
     deferred_assignments: Vec<(usize, Sp)>,
+    /// What a condition built of `&&`, `||` and `!` knows of them where it is true and where
+    /// it is false, by expression id ([`init`]).
+    condition_states: HashMap<usize, (Assigned, Assigned)>,
     /// Whether the expression being checked is the value of a `let _ =` (which is no use
     /// of a moved slice).
     discarding: bool,
@@ -1827,10 +1831,12 @@ impl Checker<'_> {
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, what);
                 self.arms.push((e.id, false));
                 let moves_before = self.moves.len();
-                let before_arms = self.assigned.clone();
+                let (when_true, when_false) = self.condition_states(cond.id);
+                self.assigned = when_true;
                 let t = self.block(then);
-                // The `else` starts from what the condition left; the arms' paths meet after.
-                let after_then = std::mem::replace(&mut self.assigned, before_arms);
+                // The `else` starts from what the condition left where it is false; the arms'
+                // paths meet after.
+                let after_then = std::mem::replace(&mut self.assigned, when_false);
                 self.arms.pop();
                 self.forget_moves_of_diverging_arm(moves_before, self.block_completes);
                 let t = match before {
@@ -1938,6 +1944,10 @@ impl Checker<'_> {
             }
             ExprKind::Block(b) => {
                 let t = self.block(b);
+                if let Some(states) = b.tail.as_ref().and_then(|tail| self.condition_states.remove(&tail.id))
+                {
+                    self.condition_states.insert(e.id, states);
+                }
                 if let Some(tail) = &b.tail {
                     // A local array is a block's value as it is (no branch picks it).
                     if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
@@ -1959,7 +1969,11 @@ impl Checker<'_> {
                 let repeats_from = (self.deferred_assignments.len(), self.next_binding);
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
+                // The body runs where the condition is true; the loop ends where it is false.
+                let (when_true, when_false) = self.condition_states(cond.id);
+                self.assigned = when_true;
                 self.loop_body(label, (false, false), body, Some(repeats_from));
+                self.assigned = std::mem::take(&mut self.assigned).join(&when_false);
                 (Ty::unit(), false)
             }
             // A `while let` is a `loop` whose `break` (where the pattern does not match) comes
@@ -2791,6 +2805,10 @@ impl Checker<'_> {
             }
         }
         let t = self.expr(inner);
+        if op == UnOp::Not {
+            let (when_true, when_false) = self.condition_states(inner.id);
+            self.condition_states.insert(e.id, (when_false, when_true));
+        }
         let comptime = self.comptime[inner.id];
         let resolved = self.infer.resolve(&t);
         let kind = self.infer.var_kind(&t);
@@ -2892,11 +2910,22 @@ impl Checker<'_> {
 
     fn binary(&mut self, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> (Ty, bool) {
         let tl = self.expr(l);
-        // The right operand of `&&`/`||` may not run: what it assigns is not known after.
-        let before_right = op.is_short_circuit().then(|| self.assigned.clone());
+        // The right operand of `&&` runs where the left one is true, of `||` where it is
+        // false: what it assigns is known where the whole is true (`&&`) or false (`||`).
+        let left = op.is_short_circuit().then(|| self.condition_states(l.id));
+        if let Some((when_true, when_false)) = &left {
+            self.assigned = if op == BinOp::And { when_true.clone() } else { when_false.clone() };
+        }
         let tr = self.expr(r);
-        if let Some(before) = before_right {
-            self.assigned = std::mem::take(&mut self.assigned).join(&before);
+        if let Some((left_true, left_false)) = left {
+            let (right_true, right_false) = self.condition_states(r.id);
+            let states = if op == BinOp::And {
+                (right_true, left_false.join(&right_false))
+            } else {
+                (left_true.join(&right_true), right_false)
+            };
+            self.assigned = states.0.clone().join(&states.1);
+            self.condition_states.insert(e.id, states);
         }
         // A reference compares with a reference only (`*v == 0.0`, or `v == &0.0` in Rust).
         if op.is_comparison() {

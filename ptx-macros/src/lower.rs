@@ -420,8 +420,8 @@ impl<'a> Lowerer<'a> {
         if let (ExprKind::Deferred, Pat::Ident { name, .. }) = (&init.kind, pat) {
             // `let v: f32;`: a variable that nothing has assigned (the checker proved that
             // every read comes after an assignment).
-            let (holder, b) = (self.holder(&self.ty(init)).unwrap_or(quote!(())), binder(name));
-            self.emit(quote!(let #b = #holder;));
+            let (variable, b) = (self.deferred_var(&self.ty(init)), binder(name));
+            self.emit(quote!(let #b = #variable;));
             return;
         }
         if let (Some(result), Pat::Ident { name, .. }) = (self.checked.never_results.get(&init.id), pat) {
@@ -1289,6 +1289,23 @@ impl<'a> Lowerer<'a> {
         self.emit(quote!({ #inner }));
         self.emit(quote!(#k.place(#skip);));
         self.rename(name, quote!(#result))
+    }
+
+    /// The variable of a `let` without a value of type `ty` (a scalar or a tuple of them,
+    /// as the checker requires), element by element (`KernelCtx::deferred_var` of ptx-dsl).
+    fn deferred_var(&self, ty: &Ty) -> TokenStream {
+        let k = ctx();
+        match ty {
+            Ty::Scalar(s) => {
+                let s = self.scalar(*s);
+                quote!(#k.deferred_var(#s))
+            }
+            Ty::Tuple(elems) => {
+                let vs: Vec<TokenStream> = elems.iter().map(|t| self.deferred_var(t)).collect();
+                quote!((#(#vs,)*))
+            }
+            _ => quote!(()),
+        }
     }
 
     /// A fresh holder for a value of type `ty` (an `if`'s result), or `None` for `()`.

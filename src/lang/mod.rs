@@ -456,6 +456,16 @@ impl KernelCtx {
         }
     }
 
+    /// The variable of a `let` without a value (`let v: f32;`): a `let mut` variable
+    /// ([`Self::mutable_var`], so that a name bound to it takes a copy) holding 0 until it is
+    /// assigned. The macro proved that every read comes after an assignment, as rustc does;
+    /// the 0 is for PTX's rule that a register is written on every path to a read, which does
+    /// not follow conditions as rustc does (`if a && { v = 1; true } { v }`).
+    pub fn deferred_var(&mut self, ty: Scalar) -> Value {
+        let zero = self.zero_of(ty);
+        self.mutable_var(zero)
+    }
+
     /// A fresh variable of type `ty` without a value yet (the result of an `if` expression).
     pub fn declare(&mut self, ty: Scalar) -> Value {
         Value::new(Operand::Reg(self.b.raw_reg(ty.reg_type())), ty)

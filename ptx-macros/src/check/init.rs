@@ -2,12 +2,12 @@
 //! rustc's borrow checker applies them: the name is read only where every path to the read
 //! assigned it (E0381), and a name without `mut` is assigned at most once on any path
 //! (E0384). The checker follows the paths as it walks the body: an `if` or `match` arm that
-//! never ends (`return`, `break`, a panic) takes no part where the arms meet, the right
-//! operand of `&&`/`||` and the body of a `while` or `for` loop may not run, a `loop` is left
-//! by its `break`s. It refuses in doubt where rustc would accept (an assignment in the right
-//! operand of `&&`/`||` or in a `match` guard counts neither after the condition nor in the
-//! arm it guards): a clear error, never a read of a register nothing wrote. What
-//! `debug_assert!` assigns does not count after it (release builds leave it out).
+//! never ends (`return`, `break`, a panic) takes no part where the arms meet; a condition
+//! built of `&&`, `||` and `!` knows what it assigned where it is true and where it is false
+//! (`if a && { v = 1; true } { v }` reads an assigned `v`, as does a `match` arm after its
+//! guard); the body of a `while` or `for` loop may not run; a `loop` is left by its
+//! `break`s. What `debug_assert!` assigns does not count after it (release builds leave it
+//! out).
 
 use super::Checker;
 use crate::ast::*;
@@ -176,6 +176,12 @@ impl Checker<'_> {
             return;
         }
         self.assign_deferred(id, sp);
+    }
+
+    /// What condition `id`, just checked, knows where it is true and where it is false: its
+    /// own states for `&&`, `||`, `!` and blocks ending in one, else the path's state for both.
+    pub(super) fn condition_states(&mut self, id: usize) -> (Assigned, Assigned) {
+        self.condition_states.remove(&id).unwrap_or_else(|| (self.assigned.clone(), self.assigned.clone()))
     }
 
     /// The path being checked never goes on (a `return`, `break`, `continue` or panic).

@@ -80,6 +80,29 @@ fn shapes(x: &[f32], out: &mut [f32]) {
 }
 
 #[ptx_kernel]
+fn in_conditions(x: &[f32], out: &mut [f32]) {
+    // The right operand of `&&` may not run: not assigned after the loop, and assigned again
+    // by each iteration's condition.
+    let v: f32;
+    let mut k = 0;
+    while k < 3 && {
+        v = 1.0;
+        true
+    } {
+        k += 1;
+    }
+    out[0] = v;
+    // The `if`'s body runs where `x[0] > 0.0` alone is true.
+    let w: f32;
+    if x[0] > 0.0 || {
+        w = 1.0;
+        true
+    } {
+        out[1] = w;
+    }
+}
+
+#[ptx_kernel]
 fn debug_only(x: &[f32], out: &mut [f32]) {
     // Release builds leave the assertion out, and the assignment with it.
     let v: f32;
