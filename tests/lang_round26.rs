@@ -222,6 +222,16 @@ twin!(assigned_in_conditions, assigned_in_conditions_host, |t, x: &[i32], out: &
     } else {
         out[t] += z;
     }
+    // A `while` loop ends where its condition is false: `||`'s right operand ran.
+    let mut q: i32;
+    let mut k = 0;
+    while k < 3 || {
+        q = k + x[t] % 5;
+        false
+    } {
+        k += 1;
+    }
+    out[t] += q;
 });
 
 #[test]

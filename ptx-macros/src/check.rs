@@ -12,7 +12,7 @@ use crate::types::{Infer, Ty, VarKind};
 
 mod init;
 mod moves;
-use init::{Assigned, Deferred};
+use init::{Assigned, ConditionExit, Deferred};
 use moves::{Moved, PendingWrite};
 
 /// What the later stages need to know about each expression, indexed by [`Expr::id`].
@@ -1944,10 +1944,6 @@ impl Checker<'_> {
             }
             ExprKind::Block(b) => {
                 let t = self.block(b);
-                if let Some(states) = b.tail.as_ref().and_then(|tail| self.condition_states.remove(&tail.id))
-                {
-                    self.condition_states.insert(e.id, states);
-                }
                 if let Some(tail) = &b.tail {
                     // A local array is a block's value as it is (no branch picks it).
                     if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
@@ -1967,19 +1963,21 @@ impl Checker<'_> {
                 // The condition runs again before each next iteration: its assignments
                 // repeat with the body's.
                 let repeats_from = (self.deferred_assignments.len(), self.next_binding);
+                let before_condition = self.assigned.clone();
                 let c = self.expr(cond);
                 self.expect(cond.span, &Ty::Scalar(Scalar::Bool), &c, " (a `while` condition is a `bool`)");
-                // The body runs where the condition is true; the loop ends where it is false.
+                // The body runs where the condition is true; the loop ends where it is false,
+                // at its first test or after an iteration.
                 let (when_true, when_false) = self.condition_states(cond.id);
+                let exit = ConditionExit { before: before_condition, when_false };
                 self.assigned = when_true;
-                self.loop_body(label, (false, false), body, Some(repeats_from));
-                self.assigned = std::mem::take(&mut self.assigned).join(&when_false);
+                self.loop_body(label, (false, false), body, (Some(repeats_from), Some(exit)));
                 (Ty::unit(), false)
             }
             // A `while let` is a `loop` whose `break` (where the pattern does not match) comes
             // after its value is computed, as any `loop` is left by its `break`s.
             ExprKind::Loop { label, body, while_let } => {
-                match self.loop_body(label, (!while_let, true), body, None) {
+                match self.loop_body(label, (!while_let, true), body, (None, None)) {
                     LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
                     LoopExit::Broken => (Ty::unit(), false),
                     LoopExit::Never => (Ty::Never, false),
@@ -2049,7 +2047,7 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
-                self.loop_body(label, (false, false), body, None);
+                self.loop_body(label, (false, false), body, (None, None));
                 self.scopes.pop();
                 (Ty::unit(), false)
             }
@@ -2391,7 +2389,7 @@ impl Checker<'_> {
         label: &Option<syn::Lifetime>,
         (gives_value, leaves_by_breaks_only): (bool, bool),
         body: &Block,
-        repeats_from: Option<(usize, usize)>,
+        (repeats_from, exit): (Option<(usize, usize)>, Option<ConditionExit>),
     ) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop::new(label.as_ref(), value, false));
@@ -2420,10 +2418,12 @@ impl Checker<'_> {
         }
         let Some(lp) = self.loops.pop() else { return LoopExit::Never };
         let after_breaks = lp.broken_with.unwrap_or_default();
-        self.assigned = if leaves_by_breaks_only {
-            after_breaks
-        } else {
-            std::mem::take(&mut self.assigned).join(&body_end).join(&after_breaks)
+        self.assigned = match exit {
+            _ if leaves_by_breaks_only => after_breaks,
+            // A `while` loop: its condition false at the first test or at a later one.
+            Some(exit) => exit.after(&next_iteration).join(&after_breaks),
+            // A `for` loop: its range over before the body ran, or after a turn.
+            None => std::mem::take(&mut self.assigned).join(&body_end).join(&after_breaks),
         };
         match (lp.value, lp.valued, lp.broken) {
             (Some(t), true, _) => LoopExit::Valued(t),

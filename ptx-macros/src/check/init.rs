@@ -56,6 +56,34 @@ impl Assigned {
     }
 }
 
+/// Where a `while` loop's condition is false: what the path knew before its first test, and
+/// after that test where it was false.
+pub(super) struct ConditionExit {
+    pub(super) before: Assigned,
+    pub(super) when_false: Assigned,
+}
+
+impl ConditionExit {
+    /// What is known where the loop ends: its first test false, or a later one, made from
+    /// `next_iteration` (the test's own assignments where false are those it made the first
+    /// time).
+    pub(super) fn after(self, next_iteration: &Assigned) -> Assigned {
+        let assigned_by_test: Vec<usize> = self
+            .before
+            .maybe_unassigned
+            .iter()
+            .copied()
+            .filter(|b| !self.when_false.maybe_unassigned.contains(b))
+            .collect();
+        let mut later = next_iteration.clone().join(&Assigned {
+            maybe_unassigned: Vec::new(),
+            maybe_assigned: self.when_false.maybe_assigned.clone(),
+        });
+        later.maybe_unassigned.retain(|b| !assigned_by_test.contains(b));
+        self.when_false.join(&later)
+    }
+}
+
 impl Checker<'_> {
     /// `let name;` or `let name: T;` (`annot`'s type): a variable of that type (or of the
     /// type its assignments give), unassigned.

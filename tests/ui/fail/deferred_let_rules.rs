@@ -92,6 +92,17 @@ fn in_conditions(x: &[f32], out: &mut [f32]) {
         k += 1;
     }
     out[0] = v;
+    // A block ending in `&&` is a `bool` value to rustc, not a condition it follows.
+    let u: f32;
+    if {
+        out[2] = 1.0;
+        x[0] > 0.0 && {
+            u = 1.0;
+            true
+        }
+    } {
+        out[2] = u;
+    }
     // The `if`'s body runs where `x[0] > 0.0` alone is true.
     let w: f32;
     if x[0] > 0.0 || {
