@@ -206,6 +206,18 @@ twin!(assigned_in_conditions, assigned_in_conditions_host, |t, x: &[i32], out: &
         }
         _ => {}
     }
+    // A guard's `&&` counts in its arm too.
+    let g: i32;
+    match x[t] {
+        n if n > 1 && {
+            g = n % 7;
+            true
+        } =>
+        {
+            out[t] += g
+        }
+        _ => {}
+    }
     let u: i32;
     if !(x[t] > 5 || {
         u = 3;

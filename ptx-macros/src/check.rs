@@ -1944,6 +1944,15 @@ impl Checker<'_> {
             }
             ExprKind::Block(b) => {
                 let t = self.block(b);
+                // A `match` guard (the block the parser wraps it in) is a condition to rustc;
+                // a block of the user's that ends in `&&` is a `bool` value.
+                if is_guard(e) {
+                    if let Some(states) =
+                        b.tail.as_ref().and_then(|tail| self.condition_states.remove(&tail.id))
+                    {
+                        self.condition_states.insert(e.id, states);
+                    }
+                }
                 if let Some(tail) = &b.tail {
                     // A local array is a block's value as it is (no branch picks it).
                     if holds(&self.infer.resolve(&t), &|t| matches!(t, Ty::Slice { .. } | Ty::Dim3)) {
