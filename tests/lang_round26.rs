@@ -52,39 +52,6 @@ fn bindings_named_like_constants_are_new_names() {
     check_twin("upper_case_names", &x, 1, &launch, upper_case_names_host);
 }
 
-/// Shared arrays sized by a `#[comptime]` parameter: `n` elements in `a`, then `b`.
-#[ptx_kernel]
-fn sized_shared(out: &mut [f32], #[comptime] n: usize) {
-    let a = shared::<f32, n>();
-    let b = shared::<f32, 16>();
-    let t = thread_idx().x as usize;
-    a[t] = 1.0;
-    b[t] = 2.0;
-    sync_threads();
-    out[t] = a[t] + b[t];
-}
-
-#[test]
-fn shared_arrays_too_large_or_empty_name_their_line() {
-    use ptx_dsl::runtime::{Device, Error, LaunchConfig};
-    let dev = Device::sim();
-    let mut out = dev.zeroed::<f32>(16).expect("a buffer");
-    let cfg = LaunchConfig::for_elements(16, 16);
-    SizedShared::new(16).launch(&dev, cfg, &mut out).expect("48 KiB is enough");
-    assert_eq!(out.to_vec().expect("read back"), vec![3.0; 16]);
-    // The first array's statement, `let a = shared::<f32, n>();`, by its line and column.
-    let source = std::fs::read_to_string(file!()).expect("the test's source");
-    let (row, text) =
-        source.lines().enumerate().find(|(_, l)| l.contains("let a = shared::<f32, n>();")).expect("found");
-    let at = format!("{}:{}:{}", file!(), row + 1, text.find("let").expect("a let") + 1);
-    for (n, what) in [(20_000, "more than the 49152 bytes"), (0, "has 0 bytes")] {
-        let err = SizedShared::new(n).launch(&dev, cfg, &mut out).expect_err("refused");
-        let text = err.to_string();
-        assert!(matches!(err, Error::InvalidKernel(_)), "{text}");
-        assert!(text.contains(what) && text.contains(&at), "n = {n}: {text} (wanted {at})");
-    }
-}
-
 /// A `let` without a value in a device function, assigned in both arms.
 #[ptx_device]
 fn pick(c: bool, a: f32) -> f32 {

@@ -376,11 +376,12 @@ fn a_barrier_some_threads_never_reach_is_an_error_not_a_hang() -> ptx_dsl::runti
     Ok(())
 }
 
-/// Too much shared memory for one kernel: 2 * 32 KiB.
+/// Shared arrays sized by a `#[comptime]` parameter: `n` elements in `a` and in `b` (too
+/// much shared memory for one kernel at `n` = 8192, 2 * 32 KiB; none at 0).
 #[ptx_kernel]
-fn too_much_shared(out: &mut [f32]) {
-    let a = shared::<f32, 8192>();
-    let b = shared::<f32, 8192>();
+fn sized_shared(out: &mut [f32], #[comptime] n: usize) {
+    let a = shared::<f32, n>();
+    let b = shared::<f32, n>();
     let t = thread_idx().x as usize;
     a[t] = 1.0;
     b[t] = 2.0;
@@ -392,10 +393,36 @@ fn too_much_shared(out: &mut [f32]) {
 fn more_than_48_kib_of_shared_arrays_is_an_error_at_launch() -> ptx_dsl::runtime::Result<()> {
     let dev = Device::sim();
     let mut out = DeviceBuffer::<f32>::zeroed(&dev, 1)?;
-    let err = TooMuchShared::new().launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
+    let err = SizedShared::new(8192).launch(&dev, LaunchConfig::linear(1, 1), &mut out).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("65536 bytes") && text.contains("48 KiB"), "{text}");
     Ok(())
+}
+
+#[test]
+fn shared_arrays_too_large_or_empty_name_their_line() {
+    let dev = Device::sim();
+    let mut out = dev.zeroed::<f32>(16).expect("a buffer");
+    let cfg = LaunchConfig::for_elements(16, 16);
+    SizedShared::new(16).launch(&dev, cfg, &mut out).expect("48 KiB is enough");
+    assert_eq!(out.to_vec().expect("read back"), vec![3.0; 16]);
+    // The statement of the array in error, by its line and column: `b`, the first past the
+    // limit, and `a`, the first empty one.
+    let source = std::fs::read_to_string(file!()).expect("the test's source");
+    let at = |statement: &str| {
+        let (row, text) = source.lines().enumerate().find(|(_, l)| l.contains(statement)).expect("found");
+        format!("{}:{}:{}", file!(), row + 1, text.find("let").expect("a let") + 1)
+    };
+    let cases = [
+        (8192, "more than the 49152 bytes", at("let b = shared::<f32, n>();")),
+        (0, "has 0 bytes", at("let a = shared::<f32, n>();")),
+    ];
+    for (n, what, at) in cases {
+        let err = SizedShared::new(n).launch(&dev, cfg, &mut out).expect_err("refused");
+        let text = err.to_string();
+        assert!(matches!(err, Error::InvalidKernel(_)), "{text}");
+        assert!(text.contains(what) && text.contains(&at), "n = {n}: {text} (wanted {at})");
+    }
 }
 
 /// The built-in reductions over warps and blocks, on integers and floats, fed by a
