@@ -111,6 +111,18 @@ impl Loop {
     }
 }
 
+/// How a loop ends, for what the `let`s without a value know after it ([`init`]).
+enum LoopEnds {
+    /// A `loop` (and a `while let`, whose `break` comes after its value): by its `break`s.
+    ByBreaks,
+    /// A `while` loop: where its condition is false, at its first test or a later one; the
+    /// condition's assignments (those from `repeats_from`, an index into
+    /// [`Checker::deferred_assignments`] and the bindings then) repeat with each iteration.
+    Condition { repeats_from: (usize, usize), exit: ConditionExit },
+    /// A `for` loop: where its range is over, before the body ran or after a turn.
+    Range,
+}
+
 /// How a loop's body leaves it, which gives the loop's type.
 enum LoopExit {
     /// By a `break` with a value: the value's type.
@@ -1871,7 +1883,7 @@ impl Checker<'_> {
                             _ => self.infer.resolve(&f) != Ty::Never,
                         };
                         self.forget_moves_of_diverging_arm(moves_before, completes);
-                        self.assigned = std::mem::take(&mut self.assigned).join(&after_then);
+                        self.paths_meet(&after_then);
                         match self.infer.unify(&t, &f) {
                             Ok(ty) => ty,
                             Err((a, b)) => {
@@ -1896,7 +1908,7 @@ impl Checker<'_> {
                         }
                     }
                     None => {
-                        self.assigned = std::mem::take(&mut self.assigned).join(&after_then);
+                        self.paths_meet(&after_then);
                         if self.infer.unify(&t, &Ty::unit()).is_err() {
                             let sp = then.tail.as_ref().map_or(then.span, |t| t.span);
                             let msg = format!(
@@ -1980,13 +1992,13 @@ impl Checker<'_> {
                 let (when_true, when_false) = self.condition_states(cond.id);
                 let exit = ConditionExit { before: before_condition, when_false };
                 self.assigned = when_true;
-                self.loop_body(label, (false, false), body, (Some(repeats_from), Some(exit)));
+                self.loop_body(label, false, body, LoopEnds::Condition { repeats_from, exit });
                 (Ty::unit(), false)
             }
             // A `while let` is a `loop` whose `break` (where the pattern does not match) comes
             // after its value is computed, as any `loop` is left by its `break`s.
             ExprKind::Loop { label, body, while_let } => {
-                match self.loop_body(label, (!while_let, true), body, (None, None)) {
+                match self.loop_body(label, !while_let, body, LoopEnds::ByBreaks) {
                     LoopExit::Valued(t) => self.loop_value(e, t, "`loop`"),
                     LoopExit::Broken => (Ty::unit(), false),
                     LoopExit::Never => (Ty::Never, false),
@@ -2000,7 +2012,7 @@ impl Checker<'_> {
                     self.loops.pop().map_or((false, None), |lp| (lp.broken, lp.broken_with));
                 // Left at its end or by its `break`s.
                 if let Some(at_breaks) = broken_with {
-                    self.assigned = std::mem::take(&mut self.assigned).join(&at_breaks);
+                    self.paths_meet(&at_breaks);
                 }
                 if self.infer.resolve(&t) != Ty::Never {
                     // Its own value, where it runs to its end; where that disagrees with its
@@ -2056,7 +2068,7 @@ impl Checker<'_> {
                     self.binding[e.id] = Some(id);
                     self.loop_variables.push(id);
                 }
-                self.loop_body(label, (false, false), body, (None, None));
+                self.loop_body(label, false, body, LoopEnds::Range);
                 self.scopes.pop();
                 (Ty::unit(), false)
             }
@@ -2113,7 +2125,7 @@ impl Checker<'_> {
                 // Left out of release builds: what it assigns is not known after it.
                 let before = self.assigned.clone();
                 self.expr(check);
-                self.assigned = std::mem::take(&mut self.assigned).join(&before);
+                self.paths_meet(&before);
                 (Ty::unit(), false)
             }
             // Bound by its `let` ([`Checker::deferred_let`]).
@@ -2392,20 +2404,23 @@ impl Checker<'_> {
         }
     }
 
-    /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value).
+    /// Checks a loop's body (`gives_value`: a `loop`, which `break` may leave with a value;
+    /// `ends`: how the loop ends).
     fn loop_body(
         &mut self,
         label: &Option<syn::Lifetime>,
-        (gives_value, leaves_by_breaks_only): (bool, bool),
+        gives_value: bool,
         body: &Block,
-        (repeats_from, exit): (Option<(usize, usize)>, Option<ConditionExit>),
+        ends: LoopEnds,
     ) -> LoopExit {
         let value = gives_value.then(|| self.infer.fresh(VarKind::Any));
         self.loops.push(Loop::new(label.as_ref(), value, false));
         let (moves_before, bindings_before) = (self.moves.len(), self.next_binding);
         let before = self.assigned.clone();
-        let (assignments_before, declared_before) =
-            repeats_from.unwrap_or((self.deferred_assignments.len(), bindings_before));
+        let (assignments_before, declared_before) = match &ends {
+            LoopEnds::Condition { repeats_from, .. } => *repeats_from,
+            LoopEnds::ByBreaks | LoopEnds::Range => (self.deferred_assignments.len(), bindings_before),
+        };
         let t = self.block(body);
         let completes = self.block_completes;
         self.moves_again(moves_before, bindings_before, completes);
@@ -2413,8 +2428,6 @@ impl Checker<'_> {
         let continued = self.loops.last_mut().and_then(|lp| lp.continued_with.take()).unwrap_or_default();
         let next_iteration = self.assigned.clone().join(&continued);
         self.assigned_again(assignments_before, declared_before, &next_iteration);
-        // A `loop` is left by its `break`s; a `while` or `for` loop also where its body has
-        // not run, or has run to its end.
         let body_end = std::mem::replace(&mut self.assigned, before);
         // A body that never runs to its end (`return`, `break`) leaves its moves inside: no
         // path the checker follows goes on from them.
@@ -2427,12 +2440,10 @@ impl Checker<'_> {
         }
         let Some(lp) = self.loops.pop() else { return LoopExit::Never };
         let after_breaks = lp.broken_with.unwrap_or_default();
-        self.assigned = match exit {
-            _ if leaves_by_breaks_only => after_breaks,
-            // A `while` loop: its condition false at the first test or at a later one.
-            Some(exit) => exit.after(&next_iteration).join(&after_breaks),
-            // A `for` loop: its range over before the body ran, or after a turn.
-            None => std::mem::take(&mut self.assigned).join(&body_end).join(&after_breaks),
+        self.assigned = match ends {
+            LoopEnds::ByBreaks => after_breaks,
+            LoopEnds::Condition { exit, .. } => exit.after(&next_iteration).join(&after_breaks),
+            LoopEnds::Range => std::mem::take(&mut self.assigned).join(&body_end).join(&after_breaks),
         };
         match (lp.value, lp.valued, lp.broken) {
             (Some(t), true, _) => LoopExit::Valued(t),

@@ -489,23 +489,18 @@ impl<'a> Lowerer<'a> {
                 return;
             }
             if !self.checked.reads_mutable[init.id] {
+                let b = binder(name);
                 match self.expr(init, Some(name)) {
                     // Bound by `expr` under this name already; a variable's own
                     // name (`let x = x;`) may be another hygiene context's (a device
                     // function's parameter bound to the caller's `x`): bound again.
                     Atom::Rt(ts) if *name == ts.to_string() && !matches!(init.kind, ExprKind::Path(_)) => {}
-                    Atom::Rt(ts) => {
-                        let b = binder(name);
-                        self.emit(quote!(let #b = #ts;))
-                    }
+                    Atom::Rt(ts) => self.emit(quote!(let #b = #ts;)),
                     Atom::Host(h) => {
-                        let (v, b) = (self.host_to_rt(h, &ty), binder(name));
+                        let v = self.host_to_rt(h, &ty);
                         self.emit(quote!(let #b = #v;));
                     }
-                    Atom::Unit => {
-                        let b = binder(name);
-                        self.emit(quote!(let #b = ();))
-                    }
+                    Atom::Unit => self.emit(quote!(let #b = ();)),
                 }
                 return;
             }
@@ -1693,11 +1688,7 @@ impl<'a> Lowerer<'a> {
         self.emit(
             quote!(#k.place(#head); let #in_range = #k.#cmp(#i, #end); #k.jump_unless(#in_range, #exit);),
         );
-        let binding = var.map(|v| {
-            let v = binder(v);
-            quote!(let #v = #i;)
-        });
-        let binding = binding.unwrap_or_default();
+        let binding = var.map(binder).map(|v| quote!(let #v = #i;)).unwrap_or_default();
         self.loop_body(label, body, (&next, &exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);
@@ -1750,11 +1741,7 @@ impl<'a> Lowerer<'a> {
             let #body_label = #k.label();
             #k.place(#body_label);
         });
-        let binding = var.map(|v| {
-            let v = binder(v);
-            quote!(let #v = #i;)
-        });
-        let binding = binding.unwrap_or_default();
+        let binding = var.map(binder).map(|v| quote!(let #v = #i;)).unwrap_or_default();
         self.loop_body(label, body, (next, exit), binding, facts, None);
         self.emit(quote! {
             #k.place(#next);

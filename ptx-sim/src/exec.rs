@@ -343,29 +343,21 @@ fn store_elsewhere(
 ) -> Result<(), Option<Hazard>> {
     let total = size * cnt as u64;
     let values = s.iter().take(cnt as usize).map(|r| regs[*r as usize]);
-    // A plain store's kind: which of its bytes rewrite the value they hold.
-    let kind = |held: &mut dyn Iterator<Item = (u64, u64)>| {
-        if strong {
-            Kind::StrongStore
-        } else {
-            Kind::Store(rewrites(size, held))
-        }
-    };
     match resolve(space, addr) {
         Place::Global(a) => {
             let (m, o) = g.resolve(a, total, total).ok_or(None)?;
             if race.checks_global() {
-                let mut held =
-                    values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
-                race.touch_global(kind(&mut held), thread, pc, a, total).map_err(|c| Some(c.into()))?;
+                let held = values.clone().enumerate().map(|(i, v)| (m.load(o + i as u64 * size, size), v));
+                race.touch_global(store_kind(strong, size, held), thread, pc, a, total)
+                    .map_err(|c| Some(c.into()))?;
             }
             values.enumerate().for_each(|(i, v)| m.store(o + i as u64 * size, size, v))
         }
         Place::Shared(a) => {
             let at = shared_at(shared.len(), a, total, total).ok_or(None)?;
-            let mut held =
+            let held =
                 values.clone().enumerate().map(|(i, v)| (sh_load(shared, at + i * size as usize, size), v));
-            race.touch(kind(&mut held), thread, pc, at, total as usize)?;
+            race.touch(store_kind(strong, size, held), thread, pc, at, total as usize)?;
             values.enumerate().for_each(|(i, v)| sh_store(shared, at + i * size as usize, size, v))
         }
         Place::Local(a) => {
@@ -374,6 +366,17 @@ fn store_elsewhere(
         }
     }
     Ok(())
+}
+
+/// What a store of `size`-byte values is to the race checker: a strong one, or a plain one
+/// whose `held` pairs (the byte values memory holds, and those stored) say which of its
+/// bytes rewrite the value they hold ([`rewrites`]).
+fn store_kind(strong: bool, size: u64, held: impl Iterator<Item = (u64, u64)>) -> Kind {
+    if strong {
+        Kind::StrongStore
+    } else {
+        Kind::Store(rewrites(size, held))
+    }
 }
 
 /// Lands copy `c` of thread `thread` ([`crate::async_copy`]): reads its source (a global

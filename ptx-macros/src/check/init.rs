@@ -42,16 +42,15 @@ impl Assigned {
 
     /// What is known where the paths of `self` and `other` meet.
     pub(super) fn join(mut self, other: &Assigned) -> Assigned {
-        for &b in &other.maybe_unassigned {
-            if !self.maybe_unassigned.contains(&b) {
-                self.maybe_unassigned.push(b);
+        let add = |into: &mut Vec<usize>, from: &[usize]| {
+            for &b in from {
+                if !into.contains(&b) {
+                    into.push(b);
+                }
             }
-        }
-        for &b in &other.maybe_assigned {
-            if !self.maybe_assigned.contains(&b) {
-                self.maybe_assigned.push(b);
-            }
-        }
+        };
+        add(&mut self.maybe_unassigned, &other.maybe_unassigned);
+        add(&mut self.maybe_assigned, &other.maybe_assigned);
         self
     }
 }
@@ -75,10 +74,7 @@ impl ConditionExit {
             .copied()
             .filter(|b| !self.when_false.maybe_unassigned.contains(b))
             .collect();
-        let mut later = next_iteration.clone().join(&Assigned {
-            maybe_unassigned: Vec::new(),
-            maybe_assigned: self.when_false.maybe_assigned.clone(),
-        });
+        let mut later = next_iteration.clone();
         later.maybe_unassigned.retain(|b| !assigned_by_test.contains(b));
         self.when_false.join(&later)
     }
@@ -207,9 +203,15 @@ impl Checker<'_> {
     }
 
     /// What condition `id`, just checked, knows where it is true and where it is false: its
-    /// own states for `&&`, `||`, `!` and blocks ending in one, else the path's state for both.
+    /// own states for `&&`, `||`, `!` and a `match` guard of them, else the path's state for
+    /// both.
     pub(super) fn condition_states(&mut self, id: usize) -> (Assigned, Assigned) {
         self.condition_states.remove(&id).unwrap_or_else(|| (self.assigned.clone(), self.assigned.clone()))
+    }
+
+    /// Where the path being checked meets another that knew `other`.
+    pub(super) fn paths_meet(&mut self, other: &Assigned) {
+        self.assigned = std::mem::take(&mut self.assigned).join(other);
     }
 
     /// The path being checked never goes on (a `return`, `break`, `continue` or panic).
